@@ -1,0 +1,51 @@
+# The two set-up commands are `make run` and `make test`; both create .venv when needed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+PY     := $(BIN)/python
+STAMP  := $(VENV)/.installed
+ADDR   ?= 127.0.0.1:50051
+METRICS ?= 127.0.0.1:9464
+DATA   ?= data
+
+.PHONY: run test lint proto proto-check bench format clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS)
+
+test: $(STAMP)
+	$(BIN)/pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check referee clients tests
+	$(BIN)/ruff format --check referee clients tests
+	$(BIN)/mypy referee clients
+	cd protos && ../$(BIN)/buf lint
+
+# Regenerate the Python code (and typed stubs) from protos/ into referee/v1/.
+proto: $(STAMP)
+	$(PY) -m grpc_tools.protoc -Iprotos \
+	  --python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=. \
+	  --plugin=protoc-gen-mypy=$(BIN)/protoc-gen-mypy \
+	  --plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
+	  protos/referee/v1/*.proto
+
+# Fails when the committed generated code differs from what `make proto` gives.
+proto-check: proto
+	git diff --exit-code -- referee/v1 || (echo "generated code is stale: run make proto and commit" && exit 1)
+
+bench: $(STAMP)
+	$(BIN)/referee bench
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix referee clients tests
+	$(BIN)/ruff format referee clients tests
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,8 @@
+"""A gRPC referee for hidden-information card games.
+
+Layers, from the inside out: ``engine`` (the game interface, sans-I/O), ``games`` (one package
+per game), ``store`` (event stores), ``v1`` (code generated from ``protos/``), ``server``
+(the gRPC service), ``scenario`` (scripted games). The clients live in ``clients/``.
+"""
+
+__version__ = "0.1.0"

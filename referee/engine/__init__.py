@@ -1,0 +1,32 @@
+"""The rules engine: the game interface, deterministic chance and the in-process table.
+
+Nothing below ``referee.engine`` or ``referee.games`` imports gRPC, a database, a clock or
+asyncio: commands in, events out.
+"""
+
+from referee.engine.game import (
+    FixedDeal,
+    Game,
+    GameConfig,
+    GameInfo,
+    OptionSpec,
+    Rejection,
+    SeatResult,
+)
+from referee.engine.registry import all_games, get_game, register
+from referee.engine.table import Table, View
+
+__all__ = [
+    "FixedDeal",
+    "Game",
+    "GameConfig",
+    "GameInfo",
+    "OptionSpec",
+    "Rejection",
+    "SeatResult",
+    "Table",
+    "View",
+    "all_games",
+    "get_game",
+    "register",
+]

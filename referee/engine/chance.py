@@ -1,0 +1,94 @@
+"""Deterministic chance: every shuffle and random pick derives from the game's secret seed.
+
+Randomness is decided when an event is decided and recorded in that event, so replaying a log
+never needs this module. The derivation is language-neutral so a third party can re-check a
+deal once the seed is revealed:
+
+* a stream of bytes is ``SHA-256(seed || label || counter)`` for counter = 0, 1, 2, ...
+  (counter as 8 bytes big-endian), concatenated;
+* an integer below ``n`` takes 8 bytes of the stream as a big-endian number ``x`` and is
+  ``x mod n``, rejecting ``x >= 2**64 - (2**64 mod n)`` (so there is no modulo bias);
+* a shuffle is Fisher–Yates: for ``i`` from ``len - 1`` down to 1, swap item ``i`` with item
+  ``below(i + 1)``;
+* the label of the k-th shuffle of a game is ``b"shuffle:" + str(k)``, of the k-th pick
+  ``b"pick:" + str(k)``.
+
+>>> shuffled(range(5), b"seed", 0) == shuffled(range(5), b"seed", 0)
+True
+>>> sorted(shuffled(range(5), b"seed", 1))
+[0, 1, 2, 3, 4]
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+from referee.engine.game import GameConfig
+
+T = TypeVar("T")
+
+_LIMIT = 1 << 64
+
+
+def _stream(seed: bytes, label: bytes) -> Iterator[int]:
+    counter = 0
+    while True:
+        block = hashlib.sha256(seed + label + counter.to_bytes(8, "big")).digest()
+        for offset in range(0, 32, 8):
+            yield int.from_bytes(block[offset : offset + 8], "big")
+        counter += 1
+
+
+def _below(stream: Iterator[int], n: int) -> int:
+    cutoff = _LIMIT - (_LIMIT % n)
+    while True:
+        x = next(stream)
+        if x < cutoff:
+            return x % n
+
+
+def shuffled(items: Iterable[T], seed: bytes, index: int) -> list[T]:
+    """The ``index``-th shuffle of a game with ``seed``: a new list, ``items`` untouched."""
+    deck = list(items)
+    stream = _stream(seed, b"shuffle:" + str(index).encode())
+    for i in range(len(deck) - 1, 0, -1):
+        j = _below(stream, i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def picked(n: int, seed: bytes, index: int) -> int:
+    """The ``index``-th random pick of a game: an integer in ``range(n)``.
+
+    >>> 0 <= picked(4, b"seed", 0) < 4
+    True
+    """
+    return _below(_stream(seed, b"pick:" + str(index).encode()), n)
+
+
+def deck_for(config: GameConfig, index: int, cards: Iterable[str]) -> list[str]:
+    """The order of the ``index``-th shuffle of ``cards``: the fixed deal's if given, else seeded.
+
+    A fixed deck must be a permutation of ``cards`` (same multiset), else :class:`ValueError`.
+    """
+    pool = list(cards)
+    if config.deal is not None and index < len(config.deal.decks):
+        given = list(config.deal.decks[index])
+        if sorted(given) != sorted(pool):
+            raise ValueError(
+                f"fixed deck {index} is not a permutation of the {len(pool)} cards to shuffle"
+            )
+        return given
+    return shuffled(pool, config.seed, index)
+
+
+def pick_for(config: GameConfig, index: int, n: int) -> int:
+    """The ``index``-th random pick in ``range(n)``: the fixed deal's if given, else seeded."""
+    if config.deal is not None and index < len(config.deal.picks):
+        value = config.deal.picks[index]
+        if not 0 <= value < n:
+            raise ValueError(f"fixed pick {index} must be in 0..{n - 1}, got {value}")
+        return value
+    return picked(n, config.seed, index)

@@ -1,0 +1,253 @@
+"""The one interface every game implements (sans-I/O: no gRPC, database, clock or asyncio).
+
+A game is a set of pure functions over a mutable *state* object:
+
+* ``new_state(config)``  the table before anything happened (seats, options, secret seed);
+* ``start(state)``       the opening events (the first deal);
+* ``decide(state, seat, command)`` the events a command causes, or a :class:`Rejection`;
+* ``apply(state, event)`` folds one event into the state (the only function that mutates);
+* ``legal_commands(state, seat)`` what ``seat`` may send now, compact and complete;
+* ``view(state, viewer)`` everything ``viewer`` may know now;
+* ``redact(event, viewer)`` the version of an event ``viewer`` may see;
+* ``results(state)`` the final score and rank of every seat, or ``None`` while playing.
+
+Commands, events and views are frozen dataclasses. Their class and field names are the wire
+names: :mod:`referee.server.codec` maps them onto the game's proto messages by name, so a game
+never imports protobuf.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+Seat = int
+#: A viewer is a seat index, or ``None`` for a spectator (public information only).
+Viewer = int | None
+
+Command = Any
+Event = Any
+StateT = TypeVar("StateT")
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """A game option chosen at creation: a name, its default and the values it allows.
+
+    ``allowed`` lists the allowed values; when it is empty the value is an integer between
+    ``minimum`` and ``maximum``.
+    """
+
+    name: str
+    default: str
+    description: str
+    allowed: tuple[str, ...] = ()
+    minimum: int = 0
+    maximum: int = 0
+
+    def check(self, value: str) -> str:
+        """Return the normalised value, or raise :class:`ValueError` saying what is allowed.
+
+        >>> OptionSpec("rounds", "5", "rounds to play", minimum=1, maximum=20).check("07")
+        '7'
+        """
+        if self.allowed:
+            if value not in self.allowed:
+                raise ValueError(
+                    f"option {self.name!r} must be one of {', '.join(self.allowed)}, got {value!r}"
+                )
+            return value
+        try:
+            number = int(value)
+        except ValueError:
+            raise ValueError(f"option {self.name!r} must be an integer, got {value!r}") from None
+        if not self.minimum <= number <= self.maximum:
+            raise ValueError(
+                f"option {self.name!r} must be between {self.minimum} and {self.maximum}, "
+                f"got {number}"
+            )
+        return str(number)
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """Public description of a game type."""
+
+    type_id: str
+    name: str
+    min_players: int
+    max_players: int
+    options: tuple[OptionSpec, ...]
+    rules: str  # path of the authoritative rules file, relative to the rules folder
+    summary: str
+
+    def normalise_options(self, given: Mapping[str, str]) -> dict[str, str]:
+        """Fill defaults and check every option; unknown names are an error."""
+        specs = {spec.name: spec for spec in self.options}
+        unknown = sorted(set(given) - set(specs))
+        if unknown:
+            raise ValueError(
+                f"unknown option(s) {', '.join(unknown)} for {self.type_id}; "
+                f"known: {', '.join(specs) or 'none'}"
+            )
+        return {
+            name: spec.check(given[name]) if name in given else spec.default
+            for name, spec in specs.items()
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FixedDeal:
+    """An explicit outcome for the game's chance events, used instead of the seed.
+
+    ``decks`` gives card orders for successive shuffles (top card first), in the game's card
+    notation; ``picks`` gives the results of successive random choices (e.g. a seat index).
+    Shuffles or picks beyond those given fall back to the seed.
+    """
+
+    decks: tuple[tuple[str, ...], ...] = ()
+    picks: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """Everything needed to rebuild a game from its event log: the log is config + events."""
+
+    game_type: str
+    players: int
+    options: Mapping[str, str]
+    seed: bytes
+    deal: FixedDeal | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """Final standing of one seat: its score (as the game counts it) and rank (1 = best, ties share)."""
+
+    seat: int
+    score: int
+    rank: int
+
+
+class Rejection(Exception):
+    """A command broke a rule. Nothing changes.
+
+    ``kind`` is ``"illegal"`` for a move the rules forbid or a malformed command
+    (INVALID_ARGUMENT on the wire) and ``"precondition"`` for a command that is fine in
+    itself but not now: not your turn, game over (FAILED_PRECONDITION).
+    """
+
+    def __init__(
+        self, rule_id: str, message: str, kind: Literal["illegal", "precondition"] = "illegal"
+    ) -> None:
+        super().__init__(f"{rule_id}: {message}")
+        self.rule_id = rule_id
+        self.message = message
+        self.kind = kind
+
+
+def not_your_turn(seat: Seat, pending: Sequence[Seat], rule_id: str) -> Rejection:
+    """The standard rejection for a command from a seat with no pending decision."""
+    if not pending:
+        return Rejection(rule_id, "the game is over", "precondition")
+    waiting = ", ".join(str(s) for s in pending)
+    return Rejection(
+        rule_id, f"seat {seat} has no decision to make; waiting for seat {waiting}", "precondition"
+    )
+
+
+def rank_by_score(scores: Sequence[int], *, lower_wins: bool) -> tuple[SeatResult, ...]:
+    """Competition ranking ("1224"): equal scores share a rank.
+
+    >>> [r.rank for r in rank_by_score([10, 3, 10, 7], lower_wins=True)]
+    [3, 1, 3, 2]
+    """
+    results = []
+    for seat, score in enumerate(scores):
+        better = sum(1 for other in scores if (other < score if lower_wins else other > score))
+        results.append(SeatResult(seat=seat, score=score, rank=better + 1))
+    return tuple(results)
+
+
+class Game(abc.ABC, Generic[StateT]):
+    """A game's rules. Subclasses are stateless; all state lives in ``StateT``."""
+
+    info: ClassVar[GameInfo]
+    #: Every command, event and view dataclass of the game (the codec maps them by name).
+    command_types: ClassVar[tuple[type, ...]]
+    event_types: ClassVar[tuple[type, ...]]
+    view_type: ClassVar[type]
+
+    @abc.abstractmethod
+    def new_state(self, config: GameConfig) -> StateT:
+        """The table before the first event. ``config.options`` are already normalised."""
+
+    @abc.abstractmethod
+    def start(self, state: StateT) -> list[Event]:
+        """The opening events (deal, first player). Called once, right after ``new_state``."""
+
+    @abc.abstractmethod
+    def decide(self, state: StateT, seat: Seat, command: Command) -> list[Event]:
+        """The events ``command`` by ``seat`` causes. Raises :class:`Rejection`. Never mutates."""
+
+    @abc.abstractmethod
+    def apply(self, state: StateT, event: Event) -> StateT:
+        """Fold ``event`` into ``state`` (in place) and return it."""
+
+    @abc.abstractmethod
+    def pending(self, state: StateT) -> tuple[Seat, ...]:
+        """Seats whose decision the game is waiting for (empty when the game is over)."""
+
+    @abc.abstractmethod
+    def legal_commands(self, state: StateT, seat: Seat) -> list[Command]:
+        """Every command ``seat`` may send now, in a canonical order (empty if none)."""
+
+    @abc.abstractmethod
+    def view(self, state: StateT, viewer: Viewer) -> Any:
+        """The game-specific view for ``viewer``: only what the rules let it see."""
+
+    @abc.abstractmethod
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        """``event`` as ``viewer`` may see it (the event itself when nothing is hidden)."""
+
+    @abc.abstractmethod
+    def results(self, state: StateT) -> tuple[SeatResult, ...] | None:
+        """Final results when the game is over, else ``None``."""
+
+    # --- support for the generic conformance suite -------------------------------------------
+
+    @abc.abstractmethod
+    def command_space(self, state: StateT, seat: Seat) -> list[Command]:
+        """A finite superset of the legal commands (used to check that illegal ones are refused)."""
+
+    @abc.abstractmethod
+    def hidden_variant(self, state: StateT, viewer: Viewer, salt: int) -> StateT:
+        """A copy of ``state`` that differs only in what ``viewer`` may not see.
+
+        Used by the leak test: ``viewer``'s view of both states must be identical.
+        """
+
+    def copy_state(self, state: StateT) -> StateT:
+        """A deep, independent copy of ``state``."""
+        import copy
+
+        return copy.deepcopy(state)
+
+
+__all__ = [
+    "Command",
+    "Event",
+    "FixedDeal",
+    "Game",
+    "GameConfig",
+    "GameInfo",
+    "OptionSpec",
+    "Rejection",
+    "Seat",
+    "SeatResult",
+    "Viewer",
+    "not_your_turn",
+    "rank_by_score",
+]

@@ -1,0 +1,1 @@
+"""One package per game, each implementing :class:`referee.engine.Game`."""
