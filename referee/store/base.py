@@ -1,0 +1,297 @@
+"""The event-store interface: an append-only log of opaque events per game.
+
+The referee is event sourced: a game's state is never stored, only the events that built it,
+so any state can be rebuilt by folding the log through the game's ``apply``. The store knows
+nothing about games or protobuf; events are opaque ``bytes``. It guarantees what the server
+cannot check by itself:
+
+* **No gaps, no forks.** Events of a game are numbered 1, 2, 3, ... ``append`` takes the
+  version (last sequence) the caller decided against and fails with :class:`VersionConflict`
+  when someone else appended first (optimistic concurrency), so two commands can never both be
+  applied to the same state.
+* **At most once.** An accepted command's outcome is stored in the same transaction as its
+  events; a client retrying the same command id gets :class:`DuplicateCommand` carrying the
+  first outcome instead of having the command applied twice.
+* **Wake-ups.** Listeners hear about every commit, so streams can push new events without
+  polling.
+"""
+
+from __future__ import annotations
+
+import abc
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+
+__all__ = [
+    "CommandOutcome",
+    "DuplicateCommand",
+    "EventStore",
+    "GameExists",
+    "GameNotFound",
+    "GameRecord",
+    "Listener",
+    "StoreError",
+    "StoredEvent",
+    "VersionConflict",
+]
+
+_log = logging.getLogger(__name__)
+
+#: Called as ``listener(game_id, version)`` after a commit; see :meth:`EventStore.add_listener`.
+Listener = Callable[[str, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """What a game was created with; written once, never changed.
+
+    ``seed`` and ``deal`` decide the hidden cards, so they are left out of ``repr`` to keep them
+    out of logs and tracebacks. Only hashes of the seat tokens are kept, so a leaked database
+    does not let anyone play as a seat.
+    """
+
+    game_id: str
+    game_type: str
+    players: int
+    options: dict[str, str]
+    #: Secret seed of the game's randomness; never shown to clients.
+    seed: bytes = field(repr=False)
+    #: Opaque serialized fixed deal, ``b""`` when the deal comes from the seed.
+    deal: bytes = field(repr=False)
+    #: SHA-256 hex digest of each seat's secret token, indexed by seat.
+    seat_token_hashes: tuple[str, ...]
+    #: Unix time of creation, set by the caller (the store reads no clock).
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event of a game's log."""
+
+    game_id: str
+    #: 1, 2, 3, ... per game, without gaps.
+    sequence: int
+    #: Opaque serialized event (a protobuf message for the server).
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class CommandOutcome:
+    """The result of an accepted command, stored atomically with the events it appended.
+
+    ``first_sequence..last_sequence`` (inclusive) are the events the command produced; a command
+    that produced no event has ``last_sequence == first_sequence - 1``.
+    """
+
+    command_id: str
+    seat: int
+    #: Hash of the command payload, so a command id reused for another command can be told
+    #: apart from a genuine retry (the store does not compare it; the caller does).
+    fingerprint: str
+    first_sequence: int
+    last_sequence: int
+
+
+class StoreError(Exception):
+    """Base class of the errors the event store raises on purpose."""
+
+
+class VersionConflict(StoreError):
+    """The game moved on since the caller read it: ``actual`` is not ``expected``.
+
+    The caller should reload the events after ``expected``, decide again and retry.
+    """
+
+    def __init__(self, game_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"game {game_id!r} is at version {actual}, expected {expected}")
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+
+
+class GameExists(StoreError):
+    """A game with this id was created already."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} exists already")
+        self.game_id = game_id
+
+
+class GameNotFound(StoreError):
+    """No game has this id."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} not found")
+        self.game_id = game_id
+
+
+class DuplicateCommand(StoreError):
+    """The command id was recorded already for this game; nothing was appended.
+
+    ``outcome`` is the outcome recorded the first time: answer a retry with it. If its
+    ``fingerprint`` differs from the new command's, the id was reused for another command.
+    """
+
+    def __init__(self, game_id: str, outcome: CommandOutcome) -> None:
+        super().__init__(f"command {outcome.command_id!r} of game {game_id!r} was recorded already")
+        self.game_id = game_id
+        self.outcome = outcome
+
+
+class EventStore(abc.ABC):
+    """An append-only, per-game event log with optimistic concurrency; safe to share by threads.
+
+    Backends implement the abstract methods; listener bookkeeping lives here so every backend
+    notifies the same way. Stores are context managers that :meth:`close` on exit.
+    """
+
+    def __init__(self) -> None:
+        self._listeners: dict[int, Listener] = {}
+        self._listeners_lock = threading.Lock()
+        self._next_listener = 0
+
+    # -- writing ---------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def create_game(self, record: GameRecord, events: Sequence[bytes]) -> None:
+        """Store ``record`` and the opening ``events`` (sequences 1..n) in one transaction.
+
+        Raises :class:`GameExists` when ``record.game_id`` is taken. Listeners are then called
+        with ``(game_id, len(events))``.
+        """
+
+    @abc.abstractmethod
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        outcome: CommandOutcome | None = None,
+    ) -> int:
+        """Append ``events`` as sequences ``expected_version + 1, ...``; return the new version.
+
+        Everything happens in one transaction, checked in this order:
+
+        1. :class:`GameNotFound` if the game does not exist;
+        2. :class:`DuplicateCommand` if ``outcome`` is given and its ``command_id`` was
+           recorded for this game already (checked before the version, because a retry
+           usually carries a stale version);
+        3. :class:`VersionConflict` if the game's version is not ``expected_version``.
+
+        ``outcome``, when given, must cover exactly the appended events
+        (``first_sequence == expected_version + 1``, ``last_sequence == expected_version +
+        len(events)``), else :class:`ValueError`. On any error nothing is written.
+        """
+
+    @abc.abstractmethod
+    def set_finished(self, game_id: str, finished: bool = True) -> None:
+        """Mark the game finished (or not); :class:`GameNotFound`. Listeners are not called."""
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """Events with ``sequence > after`` in ascending order, at most ``limit`` of them.
+
+        :class:`GameNotFound`; :class:`ValueError` for a negative ``limit``.
+        """
+
+    @abc.abstractmethod
+    def version(self, game_id: str) -> int:
+        """The game's last sequence (0 before any event); :class:`GameNotFound`."""
+
+    @abc.abstractmethod
+    def get_game(self, game_id: str) -> GameRecord:
+        """The record the game was created with; :class:`GameNotFound`."""
+
+    @abc.abstractmethod
+    def list_games(self) -> list[tuple[GameRecord, int, bool]]:
+        """Every game as ``(record, version, finished)``, oldest ``created_at`` first.
+
+        Games created at the same time keep their creation order.
+        """
+
+    @abc.abstractmethod
+    def find_command(self, game_id: str, command_id: str) -> CommandOutcome | None:
+        """The recorded outcome of ``command_id`` in the game, if any; :class:`GameNotFound`."""
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the store's resources; idempotent. Later calls raise :class:`RuntimeError`."""
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- listeners -------------------------------------------------------------------------
+
+    def add_listener(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener(game_id, version)`` after every successful commit; return unsubscribe.
+
+        A commit is a :meth:`create_game` or an :meth:`append`; ``version`` is the game's last
+        sequence right after it. The in-process backends call listeners synchronously **in the
+        committing thread, after the commit and outside any store lock**, so a listener may read
+        the store. A networked backend (e.g. PostgreSQL ``LISTEN/NOTIFY``) would call them from
+        its notification thread instead, also for commits made by other processes. Either way a
+        listener must be quick and thread-safe (typically it just wakes waiters, e.g. via
+        ``loop.call_soon_threadsafe``), and it must not rely on seeing versions in order:
+        concurrent commits may notify out of order, so treat the version as "at least this"
+        and read the store. An exception from a listener is logged and swallowed, because the
+        commit has happened and must not look failed to the caller.
+
+        The returned function removes this subscription; calling it again does nothing.
+        """
+        with self._listeners_lock:
+            token = self._next_listener
+            self._next_listener += 1
+            self._listeners[token] = listener
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                self._listeners.pop(token, None)
+
+        return unsubscribe
+
+    def _notify(self, game_id: str, version: int) -> None:
+        """Call every listener; backends call this after committing, with no lock held."""
+        with self._listeners_lock:
+            listeners = list(self._listeners.values())
+        for listener in listeners:
+            try:
+                listener(game_id, version)
+            except Exception:
+                _log.exception("event store listener %r failed for game %r", listener, game_id)
+
+
+def check_outcome(expected_version: int, count: int, outcome: CommandOutcome | None) -> None:
+    """Raise :class:`ValueError` unless ``outcome`` covers exactly the events being appended.
+
+    Shared by the backends: a mismatched outcome would make a retry answer with wrong events.
+    """
+    if outcome is None:
+        return
+    first, last = expected_version + 1, expected_version + count
+    if (outcome.first_sequence, outcome.last_sequence) != (first, last):
+        raise ValueError(
+            f"outcome of command {outcome.command_id!r} covers sequences "
+            f"{outcome.first_sequence}..{outcome.last_sequence}, but the append writes "
+            f"{first}..{last}"
+        )
+
+
+def check_limit(limit: int | None) -> None:
+    """Raise :class:`ValueError` for a negative read limit."""
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must not be negative, got {limit}")

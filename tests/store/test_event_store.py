@@ -1,0 +1,425 @@
+"""One behaviour contract, run against every event-store backend.
+
+:class:`EventStoreContract` holds the tests; each backend subclasses it and only says how to
+make a store, so the backends cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import abc
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from referee.store import (
+    CommandOutcome,
+    DuplicateCommand,
+    EventStore,
+    GameExists,
+    GameNotFound,
+    GameRecord,
+    MemoryEventStore,
+    SqliteEventStore,
+    StoredEvent,
+    VersionConflict,
+    open_store,
+)
+
+
+def record(game_id: str = "g1", created_at: float = 1000.0) -> GameRecord:
+    return GameRecord(
+        game_id=game_id,
+        game_type="vampire_queen",
+        players=2,
+        options={"rounds": "5", "variant": "classic"},
+        seed=b"\x00secret-seed\xff",
+        deal=b"",
+        seat_token_hashes=("a" * 64, "b" * 64),
+        created_at=created_at,
+    )
+
+
+def outcome(command_id: str, first: int, last: int, seat: int = 0) -> CommandOutcome:
+    return CommandOutcome(command_id, seat, f"fp-{command_id}", first, last)
+
+
+class EventStoreContract(abc.ABC):
+    """Behaviour every :class:`EventStore` must have; subclasses provide :meth:`make_store`."""
+
+    @abc.abstractmethod
+    def make_store(self, tmp_path: Path) -> EventStore:
+        """A new, empty store (files, if any, under ``tmp_path``)."""
+
+    @pytest.fixture
+    def store(self, tmp_path: Path) -> Iterator[EventStore]:
+        store = self.make_store(tmp_path)
+        yield store
+        store.close()
+
+    # -- create and read -------------------------------------------------------------------
+
+    def test_create_then_read(self, store: EventStore) -> None:
+        store.create_game(record(), [b"deal", b"", b"first turn"])
+        assert store.version("g1") == 3
+        assert store.get_game("g1") == record()
+        assert store.read("g1") == [
+            StoredEvent("g1", 1, b"deal"),
+            StoredEvent("g1", 2, b""),
+            StoredEvent("g1", 3, b"first turn"),
+        ]
+
+    def test_create_without_events_is_version_zero(self, store: EventStore) -> None:
+        store.create_game(record(), [])
+        assert store.version("g1") == 0
+        assert store.read("g1") == []
+        assert store.append("g1", 0, [b"e1"]) == 1
+
+    def test_game_exists(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        with pytest.raises(GameExists) as caught:
+            store.create_game(record(created_at=2000.0), [b"other", b"other"])
+        assert caught.value.game_id == "g1"
+        assert store.get_game("g1").created_at == 1000.0
+        assert [e.payload for e in store.read("g1")] == [b"e1"]
+
+    def test_seed_and_deal_stay_out_of_repr(self) -> None:
+        assert "secret" not in repr(record())
+
+    def test_stored_record_is_not_aliased(self, store: EventStore) -> None:
+        original = record()
+        store.create_game(original, [])
+        original.options["rounds"] = "99"
+        store.get_game("g1").options["rounds"] = "98"
+        assert store.get_game("g1").options["rounds"] == "5"
+
+    # -- append and versions ---------------------------------------------------------------
+
+    def test_append_with_expected_version(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        assert store.append("g1", 1, [b"e2", b"e3"]) == 3
+        assert store.append("g1", 3, [b"e4"]) == 4
+        assert store.append("g1", 4, []) == 4
+        assert [(e.sequence, e.payload) for e in store.read("g1")] == [
+            (1, b"e1"),
+            (2, b"e2"),
+            (3, b"e3"),
+            (4, b"e4"),
+        ]
+
+    @pytest.mark.parametrize("expected", [0, 1, 3, -1])
+    def test_version_conflict_appends_nothing(self, store: EventStore, expected: int) -> None:
+        store.create_game(record(), [b"e1", b"e2"])
+        with pytest.raises(VersionConflict) as caught:
+            store.append("g1", expected, [b"late"], outcome("c1", expected + 1, expected + 1))
+        assert (caught.value.game_id, caught.value.expected, caught.value.actual) == (
+            "g1",
+            expected,
+            2,
+        )
+        assert store.version("g1") == 2
+        assert [e.payload for e in store.read("g1")] == [b"e1", b"e2"]
+        assert store.find_command("g1", "c1") is None
+
+    def test_games_have_separate_sequences(self, store: EventStore) -> None:
+        store.create_game(record("g1"), [b"a1"])
+        store.create_game(record("g2", created_at=1001.0), [])
+        store.append("g2", 0, [b"b1"])
+        assert store.read("g1") == [StoredEvent("g1", 1, b"a1")]
+        assert store.read("g2") == [StoredEvent("g2", 1, b"b1")]
+
+    def test_read_after_and_limit(self, store: EventStore) -> None:
+        store.create_game(record(), [f"e{i}".encode() for i in range(1, 6)])
+        assert [e.sequence for e in store.read("g1", after=2)] == [3, 4, 5]
+        assert [e.sequence for e in store.read("g1", after=1, limit=2)] == [2, 3]
+        assert [e.sequence for e in store.read("g1", limit=1)] == [1]
+        assert store.read("g1", after=4, limit=10) == [StoredEvent("g1", 5, b"e5")]
+        assert store.read("g1", after=5) == []
+        assert store.read("g1", after=9) == []
+        assert store.read("g1", limit=0) == []
+        with pytest.raises(ValueError, match="limit"):
+            store.read("g1", limit=-1)
+
+    # -- missing games ---------------------------------------------------------------------
+
+    def test_game_not_found_everywhere(self, store: EventStore) -> None:
+        store.create_game(record("other"), [b"e1"])
+        calls: list[Callable[[], object]] = [
+            lambda: store.append("nope", 0, [b"e1"]),
+            lambda: store.append("nope", 0, [b"e1"], outcome("c1", 1, 1)),
+            lambda: store.read("nope"),
+            lambda: store.version("nope"),
+            lambda: store.get_game("nope"),
+            lambda: store.find_command("nope", "c1"),
+            lambda: store.set_finished("nope"),
+        ]
+        for call in calls:
+            with pytest.raises(GameNotFound) as caught:
+                call()
+            assert caught.value.game_id == "nope"
+        assert [r.game_id for r, _, _ in store.list_games()] == ["other"]
+
+    # -- idempotent commands ---------------------------------------------------------------
+
+    def test_command_outcome_is_recorded(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        first = outcome("c1", 2, 3, seat=1)
+        store.append("g1", 1, [b"e2", b"e3"], first)
+        assert store.find_command("g1", "c1") == first
+        assert store.find_command("g1", "c2") is None
+
+    def test_duplicate_command_returns_first_outcome(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        first = outcome("c1", 2, 2)
+        store.append("g1", 1, [b"e2"], first)
+        store.append("g1", 2, [b"e3"])
+        # A retry carries the stale version: the duplicate wins over the conflict.
+        for expected in (1, 3):
+            with pytest.raises(DuplicateCommand) as caught:
+                store.append("g1", expected, [b"again"], outcome("c1", expected + 1, expected + 1))
+            assert caught.value.outcome == first
+        assert store.version("g1") == 3
+        assert [e.payload for e in store.read("g1")] == [b"e1", b"e2", b"e3"]
+
+    def test_command_ids_are_per_game(self, store: EventStore) -> None:
+        store.create_game(record("g1"), [])
+        store.create_game(record("g2"), [])
+        store.append("g1", 0, [b"a"], outcome("c1", 1, 1))
+        store.append("g2", 0, [b"b"], outcome("c1", 1, 1, seat=1))
+        assert store.find_command("g2", "c1") == outcome("c1", 1, 1, seat=1)
+
+    def test_command_without_events_is_recorded(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        assert store.append("g1", 1, [], outcome("c1", 2, 1)) == 1
+        with pytest.raises(DuplicateCommand):
+            store.append("g1", 1, [], outcome("c1", 2, 1))
+
+    def test_outcome_must_match_the_appended_events(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        with pytest.raises(ValueError, match="covers sequences"):
+            store.append("g1", 1, [b"e2", b"e3"], outcome("c1", 2, 2))
+        assert store.version("g1") == 1
+        assert store.find_command("g1", "c1") is None
+
+    # -- listeners -------------------------------------------------------------------------
+
+    def test_listeners_hear_commits_only(self, store: EventStore) -> None:
+        heard: list[tuple[str, int]] = []
+        store.add_listener(lambda game_id, version: heard.append((game_id, version)))
+        store.create_game(record(), [b"e1"])
+        store.append("g1", 1, [b"e2", b"e3"], outcome("c1", 2, 3))
+        with pytest.raises(VersionConflict):
+            store.append("g1", 1, [b"late"])
+        with pytest.raises(DuplicateCommand):
+            store.append("g1", 3, [b"again"], outcome("c1", 4, 4))
+        with pytest.raises(GameExists):
+            store.create_game(record(), [])
+        with pytest.raises(GameNotFound):
+            store.append("nope", 0, [b"x"])
+        store.set_finished("g1")
+        assert heard == [("g1", 1), ("g1", 3)]
+
+    def test_listener_runs_in_committing_thread_without_lock(self, store: EventStore) -> None:
+        seen: list[tuple[int, int]] = []
+
+        def listener(game_id: str, version: int) -> None:
+            # Reading the store here would deadlock if a store lock were still held.
+            seen.append((threading.get_ident(), store.version(game_id)))
+
+        store.add_listener(listener)
+        store.create_game(record(), [b"e1"])
+        assert seen == [(threading.get_ident(), 1)]
+
+    def test_unsubscribe(self, store: EventStore) -> None:
+        kept: list[int] = []
+        dropped: list[int] = []
+        store.add_listener(lambda _game, version: kept.append(version))
+        unsubscribe = store.add_listener(lambda _game, version: dropped.append(version))
+        store.create_game(record(), [b"e1"])
+        unsubscribe()
+        unsubscribe()  # idempotent
+        store.append("g1", 1, [b"e2"])
+        assert (kept, dropped) == ([1, 2], [1])
+
+    def test_failing_listener_does_not_fail_the_commit(
+        self, store: EventStore, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        heard: list[int] = []
+
+        def broken(game_id: str, version: int) -> None:
+            raise RuntimeError("boom")
+
+        store.add_listener(broken)
+        store.add_listener(lambda _game, version: heard.append(version))
+        store.create_game(record(), [b"e1"])
+        assert store.append("g1", 1, [b"e2"]) == 2
+        assert heard == [1, 2]
+        assert "listener" in caplog.text
+
+    # -- listing and finishing -------------------------------------------------------------
+
+    def test_list_games_oldest_first_with_finished_flag(self, store: EventStore) -> None:
+        store.create_game(record("late", created_at=3000.0), [b"e1"])
+        store.create_game(record("early", created_at=1000.0), [])
+        store.create_game(record("tie-a", created_at=2000.0), [b"e1", b"e2"])
+        store.create_game(record("tie-b", created_at=2000.0), [])
+        store.set_finished("tie-a")
+        store.set_finished("late")
+        store.set_finished("late", False)
+        listed = [(r.game_id, version, finished) for r, version, finished in store.list_games()]
+        assert listed == [
+            ("early", 0, False),
+            ("tie-a", 2, True),
+            ("tie-b", 0, False),
+            ("late", 1, False),
+        ]
+        assert store.list_games()[0][0] == record("early", created_at=1000.0)
+
+    def test_list_games_empty(self, store: EventStore) -> None:
+        assert store.list_games() == []
+
+    # -- concurrency -----------------------------------------------------------------------
+
+    def test_concurrent_appends_leave_no_gaps_or_duplicates(self, store: EventStore) -> None:
+        threads, per_thread = 6, 25
+        store.create_game(record(), [])
+        start = threading.Barrier(threads)
+
+        def worker(index: int) -> None:
+            start.wait()
+            for n in range(per_thread):
+                command_id = f"t{index}-{n}"
+                while True:
+                    version = store.version("g1")
+                    time.sleep(0)  # let another thread in between the read and the append
+                    try:
+                        store.append(
+                            "g1",
+                            version,
+                            [command_id.encode()],
+                            outcome(command_id, version + 1, version + 1, seat=index),
+                        )
+                        break
+                    except VersionConflict as conflict:
+                        assert conflict.actual > version  # someone else got in: retry
+
+        pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join(timeout=60)
+            assert not thread.is_alive()
+
+        total = threads * per_thread
+        events = store.read("g1")
+        assert store.version("g1") == total
+        assert [e.sequence for e in events] == list(range(1, total + 1))
+        payloads = sorted(e.payload.decode() for e in events)
+        assert payloads == sorted(f"t{i}-{n}" for i in range(threads) for n in range(per_thread))
+        for event in events:
+            found = store.find_command("g1", event.payload.decode())
+            assert found is not None
+            assert found.first_sequence == found.last_sequence == event.sequence
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def test_close_is_idempotent_and_final(self, tmp_path: Path) -> None:
+        with self.make_store(tmp_path) as store:
+            store.create_game(record(), [])
+        store.close()
+        with pytest.raises(RuntimeError, match="closed"):
+            store.version("g1")
+        with pytest.raises(RuntimeError, match="closed"):
+            store.list_games()
+
+
+class TestMemoryEventStore(EventStoreContract):
+    def make_store(self, tmp_path: Path) -> EventStore:
+        return MemoryEventStore()
+
+
+class TestSqliteEventStore(EventStoreContract):
+    def make_store(self, tmp_path: Path) -> EventStore:
+        return SqliteEventStore(tmp_path / "referee.db")
+
+    def test_data_survives_reopen(self, tmp_path: Path) -> None:
+        path = tmp_path / "nested" / "folders" / "referee.db"
+        with SqliteEventStore(path) as store:
+            store.create_game(record("g1"), [b"e1"])
+            store.create_game(record("g2", created_at=500.0), [])
+            store.append("g1", 1, [b"e2", b""], outcome("c1", 2, 3, seat=1))
+            store.set_finished("g2")
+        with SqliteEventStore(path, synchronous="FULL") as store:
+            assert store.read("g1") == [
+                StoredEvent("g1", 1, b"e1"),
+                StoredEvent("g1", 2, b"e2"),
+                StoredEvent("g1", 3, b""),
+            ]
+            assert store.find_command("g1", "c1") == outcome("c1", 2, 3, seat=1)
+            assert [(r, v, f) for r, v, f in store.list_games()] == [
+                (record("g2", created_at=500.0), 0, True),
+                (record("g1"), 3, False),
+            ]
+            assert store.append("g1", 3, [b"e4"]) == 4
+
+    def test_wal_mode_and_schema_version(self, tmp_path: Path) -> None:
+        path = tmp_path / "referee.db"
+        with SqliteEventStore(path):
+            probe = sqlite3.connect(path)
+            try:
+                assert probe.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+                assert probe.execute("PRAGMA user_version").fetchone() == (1,)
+            finally:
+                probe.close()
+
+    def test_refuses_newer_schema(self, tmp_path: Path) -> None:
+        path = tmp_path / "referee.db"
+        SqliteEventStore(path).close()
+        probe = sqlite3.connect(path)
+        probe.execute("PRAGMA user_version = 99")
+        probe.close()
+        with pytest.raises(RuntimeError, match="schema version 99"):
+            SqliteEventStore(path)
+
+    def test_two_stores_on_one_file_see_each_other(self, tmp_path: Path) -> None:
+        path = tmp_path / "referee.db"
+        with SqliteEventStore(path) as first, SqliteEventStore(path) as second:
+            first.create_game(record(), [b"e1"])
+            assert second.append("g1", 1, [b"e2"]) == 2
+            with pytest.raises(VersionConflict) as caught:
+                first.append("g1", 1, [b"stale"])
+            assert caught.value.actual == 2
+
+    def test_in_memory_database(self) -> None:
+        with SqliteEventStore(":memory:") as store:
+            store.create_game(record(), [b"e1"])
+            assert store.version("g1") == 1
+
+    def test_rejects_bad_synchronous(self, tmp_path: Path) -> None:
+        with pytest.raises(ValueError, match="synchronous"):
+            SqliteEventStore(tmp_path / "x.db", synchronous="SOMETIMES")  # type: ignore[arg-type]
+
+
+class TestOpenStore:
+    def test_memory(self) -> None:
+        with open_store("memory:") as store:
+            assert isinstance(store, MemoryEventStore)
+
+    def test_sqlite(self, tmp_path: Path) -> None:
+        path = tmp_path / "sub" / "referee.db"
+        with open_store(f"sqlite:{path}") as store:
+            assert isinstance(store, SqliteEventStore)
+            store.create_game(record(), [])
+        assert path.exists()
+
+    def test_sqlite_memory(self) -> None:
+        with open_store("sqlite::memory:") as store:
+            assert isinstance(store, SqliteEventStore)
+
+    @pytest.mark.parametrize("url", ["", "sqlite:", "memory", "postgres://db", "mem:"])
+    def test_rejects_unknown_urls(self, url: str) -> None:
+        with pytest.raises(ValueError, match="unsupported event store URL"):
+            open_store(url)
