@@ -8,7 +8,7 @@ deal once the seed is revealed:
   (counter as 8 bytes big-endian), concatenated;
 * an integer below ``n`` takes 8 bytes of the stream as a big-endian number ``x`` and is
   ``x mod n``, rejecting ``x >= 2**64 - (2**64 mod n)`` (so there is no modulo bias);
-* a shuffle is Fisher–Yates: for ``i`` from ``len - 1`` down to 1, swap item ``i`` with item
+* a shuffle is Fisher-Yates: for ``i`` from ``len - 1`` down to 1, swap item ``i`` with item
   ``below(i + 1)``;
 * the label of the k-th shuffle of a game is ``b"shuffle:" + str(k)``, of the k-th pick
   ``b"pick:" + str(k)``.

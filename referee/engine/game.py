@@ -124,7 +124,7 @@ class GameConfig:
 
 @dataclass(frozen=True, slots=True)
 class SeatResult:
-    """Final standing of one seat: its score (as the game counts it) and rank (1 = best, ties share)."""
+    """Final standing of a seat: score (as the game counts it), rank (1 = best; ties share)."""
 
     seat: int
     score: int

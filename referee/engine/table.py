@@ -77,14 +77,14 @@ class Table(Generic[StateT]):
         game = get_game(game_type)
         config = make_config(game, players, options or {}, seed, deal)
         table: Table[Any] = Table(game, config)
-        table._extend(game.start(table.state))
+        table.extend(game.start(table.state))
         return table
 
     @classmethod
     def replay(cls, config: GameConfig, events: Sequence[Event]) -> Table[Any]:
         """Rebuild a game from its config and event log; needs no randomness."""
         table: Table[Any] = Table(get_game(config.game_type), config)
-        table._extend(events)
+        table.extend(events)
         return table
 
     # --- play -----------------------------------------------------------------------------
@@ -113,10 +113,10 @@ class Table(Generic[StateT]):
     def submit(self, seat: Seat, command: Command) -> list[Event]:
         """Decide and apply ``command``; returns the new events. Raises Rejection."""
         events = self.decide(seat, command)
-        self._extend(events)
+        self.extend(events)
         return events
 
-    def _extend(self, events: Sequence[Event]) -> None:
+    def extend(self, events: Sequence[Event]) -> None:
         apply = self.game.apply
         state = self.state
         for event in events:

@@ -1,4 +1,4 @@
-"""Vampire Queen rules (``shared/rules/vampire-queen.md``). Every rule id appears where it is enforced.
+"""Vampire Queen rules (``shared/rules/vampire-queen.md``); each rule id appears where enforced.
 
 Hands are kept as counts by value (index 1-13 number cards, 14 queens) plus the Hunter holders,
 so legal sets are enumerated from counts, never from combinations of card ids.
@@ -114,9 +114,7 @@ class VampireQueenState:
 
     def hunters_in_hand(self, seat: int) -> list[int]:
         return [
-            h
-            for h in HUNTERS
-            if self.hunter_holder.get(h) == seat and self.hunter_on_table != h
+            h for h in HUNTERS if self.hunter_holder.get(h) == seat and self.hunter_on_table != h
         ]
 
     def hand_penalty(self, seat: int) -> int:
@@ -449,9 +447,7 @@ class VampireQueen(Game[VampireQueenState]):
     def command_space(self, state: VampireQueenState, seat: Seat) -> list[Any]:
         space: list[Any] = [Pass(), LeadHunter(HUNTER_15), LeadHunter(HUNTER_20), LeadHunter(7)]
         space += [PlayCard(v) for v in range(0, 16)]
-        space += [
-            PlaySet(v, c, q) for v in range(0, 16) for c in range(0, 13) for q in range(0, 5)
-        ]
+        space += [PlaySet(v, c, q) for v in range(0, 16) for c in range(0, 13) for q in range(0, 5)]
         return space
 
     def view(self, state: VampireQueenState, viewer: Viewer) -> VampireQueenView:
@@ -656,8 +652,10 @@ def _cards_removed(event: Any) -> int:
 
 def _penalty_removed(event: Any) -> int:
     if isinstance(event, SetPlayed):
-        return event.count * event.value if event.value == QUEEN else (
-            (event.count - event.queens) * event.value + event.queens * QUEEN
+        return (
+            event.count * event.value
+            if event.value == QUEEN
+            else ((event.count - event.queens) * event.value + event.queens * QUEEN)
         )
     if isinstance(event, HunterLed):
         return event.hunter

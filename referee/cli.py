@@ -1,0 +1,75 @@
+"""The ``referee`` command: ``serve``, ``scenario run``, ``bench``."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from referee.server.hub import Limits
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="referee", description="Game referee server and tools.")
+    commands = parser.add_subparsers(dest="command")
+
+    serving = commands.add_parser("serve", help="run the gRPC server (default)")
+    serving.add_argument("--listen", default="127.0.0.1:50051", help="host:port for gRPC")
+    serving.add_argument(
+        "--store",
+        default="sqlite:data/referee.sqlite3",
+        help="event store: sqlite:PATH (default sqlite:data/referee.sqlite3) or memory:",
+    )
+    serving.add_argument(
+        "--metrics", default="127.0.0.1:9464", help="host:port for /metrics ('' to disable)"
+    )
+    serving.add_argument("--max-games", type=int, default=Limits.max_games)
+    serving.add_argument("--max-streams", type=int, default=Limits.max_streams)
+    serving.add_argument(
+        "--stream-buffer",
+        type=int,
+        default=Limits.stream_buffer,
+        help="notifications a slow stream may fall behind before it is ended",
+    )
+    serving.add_argument("--max-message-bytes", type=int, default=4 * 1024 * 1024)
+
+    scenario = commands.add_parser("scenario", help="scripted games")
+    scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
+    run = scenario_commands.add_parser("run", help="run scenario files; non-zero on a mismatch")
+    run.add_argument("files", nargs="+")
+
+    bench = commands.add_parser("bench", help="in-process random-play steps/s for every game")
+    bench.add_argument("--quick", action="store_true", help="a short smoke run")
+    bench.add_argument("--out", default="bench-results", help="folder for the JSON and Markdown")
+
+    args = parser.parse_args(argv)
+    if args.command == "scenario":
+        from referee.scenario.runner import main as run_scenarios
+
+        return int(run_scenarios(args.files))
+    if args.command == "bench":
+        from referee.bench import main as run_bench
+
+        return int(run_bench(quick=args.quick, out=args.out))
+    if args.command is None:
+        args = parser.parse_args(["serve", *(argv or [])])
+    from referee.server.app import ServerConfig, configure_logging, serve
+
+    configure_logging()
+    config = ServerConfig(
+        listen=args.listen,
+        store=args.store,
+        metrics=args.metrics or None,
+        limits=Limits(
+            max_games=args.max_games,
+            max_streams=args.max_streams,
+            stream_buffer=args.stream_buffer,
+        ),
+        max_message_bytes=args.max_message_bytes,
+    )
+    asyncio.run(serve(config))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

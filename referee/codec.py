@@ -1,0 +1,248 @@
+"""Between the engine's value objects and the ``referee.v1`` protobuf messages.
+
+The mapping is by name, so a new game needs no code here: the game type id ``vampire-queen``
+is the ``oneof`` field ``vampire_queen`` of ``Command``/``Event``/``View``; a command or event
+class ``PlaySet`` is the field ``play_set`` of the game's ``VampireQueenCommand`` (of type
+``VampireQueenCommand.PlaySet``); dataclass fields are message fields of the same name. Enums
+are ``IntEnum`` with the proto's numbers, ``X | None`` is a proto3 ``optional`` field.
+
+>>> from referee.games.vampire_queen.model import PlaySet
+>>> message = command_to_proto("vampire-queen", PlaySet(value=8, count=3, queens=1))
+>>> command_from_proto(message)
+('vampire-queen', PlaySet(value=8, count=3, queens=1))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+import types
+import typing
+from functools import cache
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from referee.engine.game import FixedDeal, SeatResult, Viewer
+from referee.engine.registry import all_games, get_game
+from referee.engine.table import View
+from referee.v1 import referee_pb2 as pb
+
+
+class CodecError(ValueError):
+    """A message that does not describe a valid command: ``field`` names the offending path."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.description = message
+
+
+def game_field(game_type: str) -> str:
+    """The ``oneof`` field name of a game type id: ``vampire-queen`` -> ``vampire_queen``."""
+    return game_type.replace("-", "_")
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+@cache
+def _game_types_by_field() -> dict[str, str]:
+    return {game_field(g.info.type_id): g.info.type_id for g in all_games()}
+
+
+@cache
+def _classes_by_name(game_type: str, kind: str) -> dict[str, type]:
+    game = get_game(game_type)
+    classes = game.command_types if kind == "command" else game.event_types
+    return {_snake(cls.__name__): cls for cls in classes}
+
+
+# --- generic dataclass <-> message ---------------------------------------------------------
+
+
+@cache
+def _field_plan(cls: Any) -> tuple[tuple[str, str, Any], ...]:
+    """How to read each field of dataclass ``cls``: (name, kind, type) with kind one of
+    scalar, enum, optional, repeated, repeated_message, message."""
+    hints = typing.get_type_hints(cls)
+    plan = []
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        origin = typing.get_origin(hint)
+        args = typing.get_args(hint)
+        if origin in (types.UnionType, typing.Union):
+            inner = next(a for a in args if a is not type(None))
+            plan.append((f.name, "optional", inner))
+        elif origin is tuple:
+            item = args[0]
+            kind = "repeated_message" if dataclasses.is_dataclass(item) else "repeated"
+            plan.append((f.name, kind, item))
+        elif dataclasses.is_dataclass(hint):
+            plan.append((f.name, "message", hint))
+        elif isinstance(hint, type) and issubclass(hint, enum.IntEnum):
+            plan.append((f.name, "enum", hint))
+        else:
+            plan.append((f.name, "scalar", hint))
+    return tuple(plan)
+
+
+def fill(message: Message, obj: Any) -> Message:
+    """Copy dataclass ``obj`` into ``message`` field by field; returns ``message``."""
+    plan: tuple[tuple[str, str, Any], ...] = _field_plan(type(obj))  # type: ignore[arg-type]
+    for name, kind, _ in plan:
+        value = getattr(obj, name)
+        if value is None:
+            continue
+        if kind == "repeated_message":
+            target = getattr(message, name)
+            for item in value:
+                fill(target.add(), item)
+        elif kind == "repeated":
+            getattr(message, name).extend(value)
+        elif kind == "message":
+            fill(getattr(message, name), value)
+        else:
+            setattr(message, name, value)
+    return message
+
+
+def read(cls: type, message: Message) -> Any:
+    """Build dataclass ``cls`` from ``message`` (the inverse of :func:`fill`)."""
+    values: dict[str, Any] = {}
+    for name, kind, inner in _field_plan(cls):
+        if kind == "optional":
+            values[name] = getattr(message, name) if message.HasField(name) else None
+        elif kind == "repeated_message":
+            values[name] = tuple(read(inner, item) for item in getattr(message, name))
+        elif kind == "repeated":
+            values[name] = tuple(getattr(message, name))
+        elif kind == "message":
+            values[name] = read(inner, getattr(message, name))
+        elif kind == "enum":
+            values[name] = inner(getattr(message, name))
+        else:
+            values[name] = getattr(message, name)
+    return cls(**values)
+
+
+def _game_oneof(message: Message, what: str) -> tuple[str, Message]:
+    which = message.WhichOneof("game")
+    if which is None:
+        raise CodecError(f"{what}.game", "no game is set (e.g. vampire_queen)")
+    type_id = _game_types_by_field().get(which)
+    if type_id is None:
+        raise CodecError(f"{what}.{which}", "this server does not run that game")
+    return type_id, getattr(message, which)
+
+
+def _kind_of(message: Message, path: str, classes: dict[str, type]) -> Any:
+    kind = message.WhichOneof("kind")
+    if kind is None:
+        raise CodecError(f"{path}.kind", "empty: choose one of " + ", ".join(classes))
+    return read(classes[kind], getattr(message, kind))
+
+
+# --- commands, events, views ---------------------------------------------------------------
+
+
+def command_to_proto(game_type: str, command: Any) -> pb.Command:
+    message = pb.Command()
+    inner = getattr(message, game_field(game_type))
+    target = getattr(inner, _snake(type(command).__name__))
+    target.SetInParent()  # an empty command (Pass) must still select its oneof field
+    fill(target, command)
+    return message
+
+
+def command_from_proto(message: pb.Command, path: str = "command") -> tuple[str, Any]:
+    """(game type, command); :class:`CodecError` when the message names no command."""
+    type_id, inner = _game_oneof(message, path)
+    return type_id, _kind_of(
+        inner, f"{path}.{game_field(type_id)}", _classes_by_name(type_id, "command")
+    )
+
+
+def event_to_proto(game_type: str, event: Any, sequence: int) -> pb.Event:
+    message = pb.Event(sequence=sequence)
+    inner = getattr(message, game_field(game_type))
+    target = getattr(inner, _snake(type(event).__name__))
+    target.SetInParent()
+    fill(target, event)
+    return message
+
+
+def event_from_proto(message: pb.Event) -> Any:
+    type_id, inner = _game_oneof(message, "event")
+    return _kind_of(inner, "event", _classes_by_name(type_id, "event"))
+
+
+def results_to_proto(results: tuple[SeatResult, ...] | None) -> list[pb.SeatResult]:
+    return [pb.SeatResult(seat=r.seat, score=r.score, rank=r.rank) for r in results or ()]
+
+
+def view_to_proto(game_id: str, players: int, view: View) -> pb.View:
+    message = pb.View(
+        game_id=game_id,
+        game_type=view.game_type,
+        version=view.version,
+        pending_seats=view.pending,
+        game_over=view.over,
+        results=results_to_proto(view.results),
+        players=players,
+    )
+    if view.viewer is not None:
+        message.seat = view.viewer
+    message.legal_commands.extend(command_to_proto(view.game_type, c) for c in view.legal_commands)
+    fill(getattr(message, game_field(view.game_type)), view.game)
+    return message
+
+
+def view_from_proto(message: pb.View) -> View:
+    """The engine's View from its message (used by tests and the scenario runner)."""
+    type_id, inner = _game_oneof(message, "view")
+    viewer: Viewer = message.seat if message.HasField("seat") else None
+    results = (
+        tuple(SeatResult(r.seat, r.score, r.rank) for r in message.results)
+        if message.game_over
+        else None
+    )
+    return View(
+        game_type=type_id,
+        viewer=viewer,
+        version=message.version,
+        pending=tuple(message.pending_seats),
+        legal_commands=tuple(command_from_proto(c)[1] for c in message.legal_commands),
+        game=read(get_game(type_id).view_type, inner),
+        results=results,
+    )
+
+
+def deal_from_proto(message: pb.FixedDeal) -> FixedDeal | None:
+    if not message.decks and not message.picks:
+        return None
+    return FixedDeal(
+        decks=tuple(tuple(deck.cards) for deck in message.decks), picks=tuple(message.picks)
+    )
+
+
+def deal_to_proto(deal: FixedDeal | None) -> pb.FixedDeal:
+    message = pb.FixedDeal()
+    if deal is not None:
+        for deck in deal.decks:
+            message.decks.add().cards.extend(deck)
+        message.picks.extend(deal.picks)
+    return message
+
+
+def command_from_json(data: Any) -> tuple[str, Any]:
+    """A command in the proto's JSON form, e.g. ``{"vampireQueen": {"pass": {}}}``."""
+    message = pb.Command()
+    try:
+        json_format.ParseDict(data, message)
+    except json_format.ParseError as error:
+        raise CodecError("command", str(error)) from None
+    return command_from_proto(message)

@@ -1,0 +1,1 @@
+"""The gRPC server: servicer, live-game hub, errors, metrics and the process around them."""

@@ -1,0 +1,184 @@
+"""The server process: gRPC (with health and reflection), metrics, logs, graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
+
+from referee.server import errors
+from referee.server.hub import GameHub, Limits
+from referee.server.metrics import SERVICE, Metrics
+from referee.server.service import RefereeServicer
+from referee.store import open_store
+from referee.v1 import referee_pb2
+from referee.v1 import referee_pb2_grpc as pb_grpc
+
+
+@dataclass
+class ServerConfig:
+    listen: str = "127.0.0.1:50051"
+    store: str = "sqlite:data/referee.sqlite3"
+    metrics: str | None = "127.0.0.1:9464"
+    limits: Limits = field(default_factory=Limits)
+    max_message_bytes: int = 4 * 1024 * 1024
+    grace_seconds: float = 5.0
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """structlog JSON lines on stderr."""
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+class RefereeServer:
+    """One referee process. ``await start()``, then ``await stop()``."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.metrics = Metrics()
+        self.hub = GameHub(open_store(config.store), self.metrics, config.limits)
+        options = [
+            ("grpc.max_receive_message_length", config.max_message_bytes),
+            ("grpc.max_send_message_length", config.max_message_bytes),
+        ]
+        self.server = grpc.aio.server(options=options)
+        pb_grpc.add_RefereeServiceServicer_to_server(
+            RefereeServicer(self.hub, self.metrics), self.server
+        )
+        self.health = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        names = (
+            referee_pb2.DESCRIPTOR.services_by_name["RefereeService"].full_name,
+            health.SERVICE_NAME,
+            reflection.SERVICE_NAME,
+        )
+        reflection.enable_server_reflection(names, self.server)
+        self.port = self.server.add_insecure_port(config.listen)
+        if self.port == 0:
+            raise OSError(f"cannot listen on {config.listen}")
+        self.metrics_port: int | None = None
+
+    @property
+    def address(self) -> str:
+        host = self.config.listen.rsplit(":", 1)[0]
+        return f"{host}:{self.port}"
+
+    async def start(self) -> None:
+        await self.hub.recover()
+        if self.config.metrics:
+            host, port = self.config.metrics.rsplit(":", 1)
+            http, _ = start_http_server(int(port), host, registry=self.metrics.registry)
+            self.metrics_port = http.server_port
+            self._http = http
+        await self.server.start()
+        for name in ("", SERVICE):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self) -> None:
+        """Graceful: NOT_SERVING, end streams (clients resume), finish calls, close the store."""
+        await self.health.enter_graceful_shutdown()
+        self.hub.close_streams(
+            errors.ClientError(
+                grpc.StatusCode.UNAVAILABLE,
+                "the server is shutting down; resume with after_sequence",
+                "SHUTDOWN",
+            )
+        )
+        await self.server.stop(self.config.grace_seconds)
+        if self.metrics_port is not None:
+            self._http.shutdown()
+        self.hub.close()
+
+
+async def serve(config: ServerConfig) -> None:
+    """Run until SIGTERM or SIGINT."""
+    server = RefereeServer(config)
+    await server.start()
+    log = structlog.get_logger("referee")
+    log.info(
+        "serving",
+        address=server.address,
+        store=config.store,
+        metrics=f"http://{config.metrics}/metrics" if config.metrics else None,
+    )
+    print(
+        f"referee listening on {server.address} (store {config.store})\n"
+        f"  try: grpcurl -plaintext {server.address} list\n"
+        f"       referee-cli new --game vampire-queen --players 4 --bots 3 "
+        f"--server {server.address}\n"
+        + (f"  metrics: http://{config.metrics}/metrics\n" if config.metrics else ""),
+        file=sys.stderr,
+        flush=True,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting_down")
+    await server.stop()
+    log.info("stopped")
+
+
+@contextlib.contextmanager
+def running_server(
+    store: str = "memory:", limits: Limits | None = None, **options: Any
+) -> Iterator[RefereeServer]:
+    """A real server on an ephemeral port in a background thread (tests, embedding).
+
+    ``str(server.address)`` is where to connect; the server stops when the block exits.
+    """
+    config = ServerConfig(
+        listen="127.0.0.1:0", store=store, metrics=None, limits=limits or Limits(), **options
+    )
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    holder: dict[str, Any] = {}
+
+    async def main() -> None:
+        try:
+            server = RefereeServer(config)
+            await server.start()
+        except BaseException as error:
+            holder["error"] = error
+            ready.set()
+            return
+        holder["server"] = server
+        holder["stop"] = asyncio.Event()
+        ready.set()
+        await holder["stop"].wait()
+        await server.stop()
+
+    thread = threading.Thread(target=loop.run_until_complete, args=(main(),), daemon=True)
+    thread.start()
+    ready.wait()
+    if "error" in holder:
+        thread.join()
+        raise holder["error"]
+    try:
+        yield holder["server"]
+    finally:
+        loop.call_soon_threadsafe(holder["stop"].set)
+        thread.join(timeout=30)
+        loop.close()

@@ -1,0 +1,54 @@
+"""Prometheus metrics (names of go-grpc-prometheus for the RPC series), one registry per server."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+SERVICE = "referee.v1.RefereeService"
+_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+
+
+class Metrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        labels = ["grpc_type", "grpc_service", "grpc_method"]
+        self.started = Counter(
+            "grpc_server_started_total",
+            "RPCs started.",
+            labels,
+            registry=self.registry,
+        )
+        self.handled = Counter(
+            "grpc_server_handled_total",
+            "RPCs completed on the server, by status code.",
+            [*labels, "grpc_code"],
+            registry=self.registry,
+        )
+        self.handling = Histogram(
+            "grpc_server_handling_seconds",
+            "Time to handle an RPC (whole stream for streaming RPCs).",
+            labels,
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
+        self.msg_sent = Counter(
+            "grpc_server_msg_sent_total", "Stream messages sent.", labels, registry=self.registry
+        )
+        self.commands = Counter(
+            "referee_commands_total",
+            "Commands by game type, outcome (accepted/rejected/duplicate) and reason (rule id).",
+            ["game_type", "outcome", "reason"],
+            registry=self.registry,
+        )
+        self.games_active = Gauge(
+            "referee_games_active", "Games in memory that are not over.", registry=self.registry
+        )
+        self.streams_open = Gauge(
+            "referee_streams_open", "Open StreamGame calls.", registry=self.registry
+        )
+        self.store_append = Histogram(
+            "referee_store_append_seconds",
+            "Time to durably append a command's events.",
+            buckets=_BUCKETS,
+            registry=self.registry,
+        )
