@@ -12,11 +12,10 @@ True
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.engine.chance import deck_for, pick_for
+from referee.engine.chance import deck_for, pick_for, shuffled
 from referee.engine.game import (
     Game,
     GameConfig,
@@ -497,7 +496,7 @@ class VampireQueen(Game[VampireQueenState]):
         other = self.copy_state(state)
         hidden = [s for s in range(state.players) if s != viewer]
         pool = [v for s in hidden for v in range(1, 15) for _ in range(state.hands[s][v])]
-        random.Random(salt).shuffle(pool)
+        pool = shuffled(pool, b"hidden-variant", salt)
         for s in hidden:
             size = sum(state.hands[s])
             counts = [0] * 15
