@@ -25,7 +25,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from referee.engine.game import FixedDeal, SeatResult, Viewer
+from referee.engine.game import Decision, FixedDeal, SeatResult, Viewer
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
 from referee.v1 import referee_pb2 as pb
@@ -184,12 +184,17 @@ def results_to_proto(results: tuple[SeatResult, ...] | None) -> list[pb.SeatResu
     return [pb.SeatResult(seat=r.seat, score=r.score, rank=r.rank) for r in results or ()]
 
 
+def decisions_to_proto(decisions: tuple[Decision, ...]) -> list[pb.PendingDecision]:
+    return [pb.PendingDecision(seat=d.seat, kind=d.kind, rule_id=d.rule_id) for d in decisions]
+
+
 def view_to_proto(game_id: str, players: int, view: View) -> pb.View:
     message = pb.View(
         game_id=game_id,
         game_type=view.game_type,
         version=view.version,
         pending_seats=view.pending,
+        decisions=decisions_to_proto(view.decisions),
         game_over=view.over,
         results=results_to_proto(view.results),
         players=players,
@@ -215,6 +220,7 @@ def view_from_proto(message: pb.View) -> View:
         viewer=viewer,
         version=message.version,
         pending=tuple(message.pending_seats),
+        decisions=tuple(Decision(d.seat, d.kind, d.rule_id) for d in message.decisions),
         legal_commands=tuple(command_from_proto(c)[1] for c in message.legal_commands),
         game=read(get_game(type_id).view_type, inner),
         results=results,

@@ -5,6 +5,7 @@ asyncio: commands in, events out.
 """
 
 from referee.engine.game import (
+    Decision,
     FixedDeal,
     Game,
     GameConfig,
@@ -17,6 +18,7 @@ from referee.engine.registry import all_games, get_game, register
 from referee.engine.table import Table, View
 
 __all__ = [
+    "Decision",
     "FixedDeal",
     "Game",
     "GameConfig",

@@ -123,6 +123,19 @@ class GameConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class Decision:
+    """A decision the game waits for: which seat decides, what about, under which rule.
+
+    >>> Decision(seat=2, kind="follow", rule_id="VQ-7")
+    Decision(seat=2, kind='follow', rule_id='VQ-7')
+    """
+
+    seat: int
+    kind: str
+    rule_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class SeatResult:
     """Final standing of a seat: score (as the game counts it), rank (1 = best; ties share)."""
 
@@ -197,8 +210,32 @@ class Game(abc.ABC, Generic[StateT]):
         """Fold ``event`` into ``state`` (in place) and return it."""
 
     @abc.abstractmethod
+    def decisions(self, state: StateT) -> tuple[Decision, ...]:
+        """Every decision the game waits for now, at most one per seat (empty when over).
+
+        Several seats may be asked at once, and not only the seat whose turn it is (a block,
+        a count that lands on another player): clocks and default actions treat them alike.
+        """
+
     def pending(self, state: StateT) -> tuple[Seat, ...]:
         """Seats whose decision the game is waiting for (empty when the game is over)."""
+        return tuple(decision.seat for decision in self.decisions(state))
+
+    def check_pending(self, state: StateT, seat: Seat, end_rule: str) -> Decision:
+        """The decision ``seat`` is asked for, or the standard FAILED_PRECONDITION rejection
+        (naming the rule of a pending decision, or ``end_rule`` when the game is over)."""
+        decisions = self.decisions(state)
+        for decision in decisions:
+            if decision.seat == seat:
+                return decision
+        rule = decisions[0].rule_id if decisions else end_rule
+        raise not_your_turn(seat, tuple(d.seat for d in decisions), rule)
+
+    def default_command(self, state: StateT, seat: Seat) -> Command | None:
+        """The command a seat's clock plays for it: the first legal one in canonical order
+        (games list the gentlest first, e.g. a pass). ``None`` if the seat has no decision."""
+        legal = self.legal_commands(state, seat)
+        return legal[0] if legal else None
 
     @abc.abstractmethod
     def legal_commands(self, state: StateT, seat: Seat) -> list[Command]:
@@ -238,6 +275,7 @@ class Game(abc.ABC, Generic[StateT]):
 
 __all__ = [
     "Command",
+    "Decision",
     "Event",
     "FixedDeal",
     "Game",

@@ -20,10 +20,12 @@ from typing import Any, Generic
 
 from referee.engine.game import (
     Command,
+    Decision,
     Event,
     FixedDeal,
     Game,
     GameConfig,
+    Rejection,
     Seat,
     SeatResult,
     StateT,
@@ -44,6 +46,7 @@ class View:
     viewer: Viewer
     version: int
     pending: tuple[Seat, ...]
+    decisions: tuple[Decision, ...]
     legal_commands: tuple[Command, ...]
     game: Any
     results: tuple[SeatResult, ...] | None
@@ -102,11 +105,12 @@ class Table(Generic[StateT]):
     def results(self) -> tuple[SeatResult, ...] | None:
         return self.game.results(self.state)
 
+    def decisions(self) -> tuple[Decision, ...]:
+        return self.game.decisions(self.state)
+
     def decide(self, seat: Seat, command: Command) -> list[Event]:
         """The events ``command`` would cause; raises Rejection. Changes nothing."""
         if not 0 <= seat < self.config.players:
-            from referee.engine.game import Rejection
-
             raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
         return self.game.decide(self.state, seat, command)
 
@@ -128,11 +132,13 @@ class Table(Generic[StateT]):
         game = self.game
         state = self.state
         legal = tuple(game.legal_commands(state, viewer)) if viewer is not None else ()
+        decisions = game.decisions(state)
         return View(
             game_type=game.info.type_id,
             viewer=viewer,
             version=len(self.log),
-            pending=game.pending(state),
+            pending=tuple(d.seat for d in decisions),
+            decisions=decisions,
             legal_commands=legal,
             game=game.view(state, viewer),
             results=game.results(state),

@@ -88,6 +88,7 @@ class LiveGame:
             options=dict(self.record.options),
             version=table.version,
             pending_seats=table.pending(),
+            decisions=codec.decisions_to_proto(table.decisions()),
             game_over=self.over,
             results=codec.results_to_proto(table.results()),
             created_unix_ms=int(self.record.created_at * 1000),

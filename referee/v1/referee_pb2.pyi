@@ -310,6 +310,38 @@ class SeatToken(_message.Message):
 Global___SeatToken: _TypeAlias = SeatToken  # noqa: Y015
 
 @_typing.final
+class PendingDecision(_message.Message):
+    """A decision the game waits for. Several may be pending at once, and not only for the seat
+    whose turn it is (e.g. a block out of turn).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    RULE_ID_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that decides."""
+    kind: _builtins.str
+    """What about, in the game's words (Vampire Queen: "lead", "follow", "answer_hunter")."""
+    rule_id: _builtins.str
+    """The rule that asks for this decision, e.g. "VQ-7"."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        kind: _builtins.str = ...,
+        rule_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "rule_id", b"rule_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PendingDecision: _TypeAlias = PendingDecision  # noqa: Y015
+
+@_typing.final
 class SeatResult(_message.Message):
     """Final standing of one seat."""
 
@@ -374,6 +406,7 @@ class GameSummary(_message.Message):
     GAME_OVER_FIELD_NUMBER: _builtins.int
     RESULTS_FIELD_NUMBER: _builtins.int
     CREATED_UNIX_MS_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -398,6 +431,10 @@ class GameSummary(_message.Message):
     def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]:
         """Final results (game over only)."""
 
+    @_builtins.property
+    def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___PendingDecision]:
+        """The decisions the game waits for (the seats in pending_seats, with what about)."""
+
     def __init__(
         self,
         *,
@@ -410,10 +447,11 @@ class GameSummary(_message.Message):
         game_over: _builtins.bool = ...,
         results: _abc.Iterable[Global___SeatResult] | None = ...,
         created_unix_ms: _builtins.int = ...,
+        decisions: _abc.Iterable[Global___PendingDecision] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "decisions", b"decisions", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -634,6 +672,7 @@ class View(_message.Message):
     GAME_OVER_FIELD_NUMBER: _builtins.int
     RESULTS_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
+    DECISIONS_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
@@ -662,6 +701,10 @@ class View(_message.Message):
         """Final results (game over only)."""
 
     @_builtins.property
+    def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___PendingDecision]:
+        """The decisions the game waits for (the seats in pending_seats, with what about)."""
+
+    @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenView:
         """A Vampire Queen view."""
 
@@ -677,11 +720,12 @@ class View(_message.Message):
         game_over: _builtins.bool = ...,
         results: _abc.Iterable[Global___SeatResult] | None = ...,
         players: _builtins.int = ...,
+        decisions: _abc.Iterable[Global___PendingDecision] | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game", b"game", "seat", b"seat", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "decisions", b"decisions", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

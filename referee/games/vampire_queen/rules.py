@@ -17,6 +17,7 @@ from typing import Any
 
 from referee.engine.chance import deck_for, pick_for, shuffled
 from referee.engine.game import (
+    Decision,
     Game,
     GameConfig,
     GameInfo,
@@ -25,7 +26,6 @@ from referee.engine.game import (
     Seat,
     SeatResult,
     Viewer,
-    not_your_turn,
     rank_by_score,
 )
 from referee.games.vampire_queen.model import (
@@ -223,14 +223,18 @@ class VampireQueen(Game[VampireQueenState]):
 
     # --- deciding ----------------------------------------------------------------------------
 
-    def pending(self, state: VampireQueenState) -> tuple[Seat, ...]:
-        return () if state.over else (state.turn,)
+    def decisions(self, state: VampireQueenState) -> tuple[Decision, ...]:
+        if state.over:
+            return ()
+        kind = state.trick_kind
+        if kind is TrickKind.UNSPECIFIED:
+            return (Decision(state.turn, "lead", "VQ-6"),)
+        if kind is TrickKind.NORMAL:
+            return (Decision(state.turn, "follow", "VQ-7"),)
+        return (Decision(state.turn, "answer_hunter", "VQ-12"),)
 
     def decide(self, state: VampireQueenState, seat: Seat, command: Any) -> list[Any]:
-        if state.over:
-            raise not_your_turn(seat, (), "VQ-19")
-        if seat != state.turn:
-            raise not_your_turn(seat, (state.turn,), "VQ-7")
+        self.check_pending(state, seat, end_rule="VQ-19")
         kind = state.trick_kind
         if kind is TrickKind.UNSPECIFIED:
             first = self._decide_lead(state, seat, command)
