@@ -254,7 +254,7 @@ class VampireQueen(Game[VampireQueenState]):
                 raise Rejection("VQ-1", f"there is no {hunter} Hunter; Hunters are 15 and 20")
             if hunter not in state.hunters_in_hand(seat):
                 raise Rejection("VQ-11", f"you do not hold the {hunter} Hunter")
-            if state.barred[seat] == hunter and self._other_lead_exists(state, seat, hunter):
+            if state.barred[seat] == hunter:
                 raise Rejection(
                     "VQ-15", f"you took the {hunter} Hunter and may not lead it in this trick"
                 )
@@ -326,13 +326,6 @@ class VampireQueen(Game[VampireQueenState]):
                 "VQ-8",
                 f"you do not hold {numbers} x {_card_name(value)} and {queens} queen(s)",
             )
-
-    def _other_lead_exists(self, state: VampireQueenState, seat: Seat, barred: int) -> bool:
-        """VQ-15 cannot force a seat with no other lead to stay silent (VQ-6 wins)."""
-        hand = state.hands[seat]
-        return any(hand[v] for v in range(1, 15)) or any(
-            h != barred for h in state.hunters_in_hand(seat)
-        )
 
     def _continue(self, state: VampireQueenState, seat: Seat, first: Any) -> list[Any]:
         """The events that follow ``first`` without anyone deciding: skips, trick end, scoring,
@@ -442,9 +435,9 @@ class VampireQueen(Game[VampireQueenState]):
         for q in range(1, queens + 1):
             moves.append(PlaySet(QUEEN, q, q))
         hunters = state.hunters_in_hand(seat)
-        for hunter in hunters:
-            if state.barred[seat] != hunter or not self._other_lead_exists(state, seat, hunter):
-                moves.append(LeadHunter(hunter))
+        # VQ-15: never the Hunter just taken. (The taker always holds the card it answered
+        # with, so it always has another lead.)
+        moves.extend(LeadHunter(h) for h in hunters if state.barred[seat] != h)
         return moves
 
     def command_space(self, state: VampireQueenState, seat: Seat) -> list[Any]:
