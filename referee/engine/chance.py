@@ -42,6 +42,8 @@ def _stream(seed: bytes, label: bytes) -> Iterator[int]:
 
 
 def _below(stream: Iterator[int], n: int) -> int:
+    if not 0 < n <= _LIMIT:
+        raise ValueError(f"cannot draw below {n}: n must be in 1..2**64")
     cutoff = _LIMIT - (_LIMIT % n)
     while True:
         x = next(stream)

@@ -171,6 +171,25 @@ def not_your_turn(seat: Seat, pending: Sequence[Seat], rule_id: str) -> Rejectio
     )
 
 
+def require_int_fields(command: object, rule_id: str) -> None:
+    """Reject a command whose fields are not all plain integers (library callers can send
+    anything; the wire cannot). Commands of every game so far carry only integer fields.
+
+    >>> from dataclasses import make_dataclass
+    >>> Play = make_dataclass("Play", [("value", int)])
+    >>> require_int_fields(Play(value="9"), "XX-1")
+    Traceback (most recent call last):
+    ...
+    referee.engine.game.Rejection: XX-1: Play.value must be an integer, got '9'
+    """
+    for name in getattr(command, "__dataclass_fields__", {}):
+        value = getattr(command, name)
+        if type(value) is not int:
+            raise Rejection(
+                rule_id, f"{type(command).__name__}.{name} must be an integer, got {value!r}"
+            )
+
+
 def rank_by_score(scores: Sequence[int], *, lower_wins: bool) -> tuple[SeatResult, ...]:
     """Competition ranking ("1224"): equal scores share a rank.
 
@@ -288,4 +307,5 @@ __all__ = [
     "Viewer",
     "not_your_turn",
     "rank_by_score",
+    "require_int_fields",
 ]

@@ -27,6 +27,7 @@ from referee.engine.game import (
     SeatResult,
     Viewer,
     rank_by_score,
+    require_int_fields,
 )
 from referee.games.vampire_queen.model import (
     HUNTER_15,
@@ -235,6 +236,7 @@ class VampireQueen(Game[VampireQueenState]):
 
     def decide(self, state: VampireQueenState, seat: Seat, command: Any) -> list[Any]:
         self.check_pending(state, seat, end_rule="VQ-19")
+        require_int_fields(command, "VQ-8")
         kind = state.trick_kind
         if kind is TrickKind.UNSPECIFIED:
             first = self._decide_lead(state, seat, command)
@@ -305,8 +307,6 @@ class VampireQueen(Game[VampireQueenState]):
     def _check_set(state: VampireQueenState, seat: Seat, command: PlaySet) -> None:
         """VQ-8/VQ-9: a set is one value plus queens, or queens alone (value 14)."""
         value, count, queens = command.value, command.count, command.queens
-        if not (isinstance(value, int) and isinstance(count, int) and isinstance(queens, int)):
-            raise Rejection("VQ-8", "value, count and queens must be integers")
         if count < 1 or not 0 <= queens <= count:
             raise Rejection("VQ-8", "a set has at least one card and 0..count queens")
         if value == QUEEN:
