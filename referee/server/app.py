@@ -51,6 +51,32 @@ def configure_logging(level: int = logging.INFO) -> None:
     )
 
 
+class HealthServicer(health.aio.HealthServicer):  # type: ignore[misc]
+    """The standard health service, whose Watch streams also end at shutdown (after sending
+    NOT_SERVING) instead of holding the server for its whole grace period."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._closing = asyncio.Event()
+
+    async def Watch(self, request: Any, context: Any) -> None:
+        watch = asyncio.ensure_future(super().Watch(request, context))
+        closing = asyncio.ensure_future(self._closing.wait())
+        try:
+            await asyncio.wait({watch, closing}, return_when=asyncio.FIRST_COMPLETED)
+            if not watch.done():
+                await asyncio.sleep(0.05)  # let the NOT_SERVING update go out first
+        finally:
+            for task in (watch, closing):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    async def close_watches(self) -> None:
+        await self.enter_graceful_shutdown()
+        self._closing.set()
+
+
 class RefereeServer:
     """One referee process. ``await start()``, then ``await stop()``."""
 
@@ -66,7 +92,7 @@ class RefereeServer:
         pb_grpc.add_RefereeServiceServicer_to_server(
             RefereeServicer(self.hub, self.metrics), self.server
         )
-        self.health = health.aio.HealthServicer()
+        self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         names = (
             referee_pb2.DESCRIPTOR.services_by_name["RefereeService"].full_name,
@@ -97,7 +123,7 @@ class RefereeServer:
 
     async def stop(self) -> None:
         """Graceful: NOT_SERVING, end streams (clients resume), finish calls, close the store."""
-        await self.health.enter_graceful_shutdown()
+        await self.health.close_watches()
         self.hub.close_streams(
             errors.ClientError(
                 grpc.StatusCode.UNAVAILABLE,
@@ -128,8 +154,7 @@ async def serve(config: ServerConfig) -> None:
         f"       referee-cli new --game vampire-queen --players 4 --bots 3 "
         f"--server {server.address}\n"
         + (f"  metrics: http://{config.metrics}/metrics\n" if config.metrics else ""),
-        file=sys.stderr,
-        flush=True,
+        flush=True,  # stdout: for people; stderr carries only JSON log lines
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

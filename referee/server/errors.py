@@ -16,6 +16,17 @@ from grpc_status import rpc_status
 from referee.engine.game import Rejection
 
 DOMAIN = "referee.v1"
+#: Errors may echo what a client sent; clip it so trailers stay far below gRPC's metadata limit.
+MAX_ECHO = 300
+
+
+def clip(text: str) -> str:
+    """``text``, shortened to :data:`MAX_ECHO` characters.
+
+    >>> len(clip("x" * 10_000))
+    300
+    """
+    return text if len(text) <= MAX_ECHO else text[: MAX_ECHO - 3] + "..."
 
 
 @dataclass
@@ -40,12 +51,15 @@ class ClientError(Exception):
             packed.Pack(message)  # type: ignore[arg-type]
             details.append(packed)
 
-        pack(error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata))
+        metadata = {clip(k): clip(v) for k, v in self.metadata.items()}
+        pack(error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=metadata))
         if self.field_violations:
             pack(
                 error_details_pb2.BadRequest(
                     field_violations=[
-                        error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
+                        error_details_pb2.BadRequest.FieldViolation(
+                            field=clip(f), description=clip(d)
+                        )
                         for f, d in self.field_violations
                     ]
                 )
@@ -62,7 +76,7 @@ class ClientError(Exception):
                 )
             )
         status = status_pb2.Status(
-            code=getattr(code_pb2, self.code.name), message=self.message, details=details
+            code=getattr(code_pb2, self.code.name), message=clip(self.message), details=details
         )
         return rpc_status.to_status(status)
 

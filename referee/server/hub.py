@@ -42,6 +42,8 @@ T = TypeVar("T")
 
 #: How many rejected command ids per game are remembered (a retry returns the first outcome).
 REJECTED_MEMORY = 256
+#: Longest game id, game type or command id accepted (errors echo them; keep them short).
+MAX_ID_LENGTH = 128
 
 
 @dataclass
@@ -74,6 +76,8 @@ class LiveGame:
     subscribers: set[Subscriber] = field(default_factory=set)
     accepted: dict[str, CommandOutcome] = field(default_factory=dict)
     rejected: OrderedDict[str, tuple[str, ClientError]] = field(default_factory=OrderedDict)
+    #: batch_ends[i] = sequence of the last event appended together with event i + 1.
+    batch_ends: list[int] = field(default_factory=list)
 
     @property
     def over(self) -> bool:
@@ -143,6 +147,8 @@ class GameHub:
     async def create(self, request: pb.CreateGameRequest) -> tuple[LiveGame, list[str]]:
         if not request.game_type:
             raise errors.bad_request("game_type", "required (see ListGameTypes)")
+        if len(request.game_type) > MAX_ID_LENGTH:
+            raise errors.bad_request("game_type", "unknown game type (see ListGameTypes)")
         try:
             game = get_game(request.game_type)
         except KeyError as error:
@@ -172,7 +178,7 @@ class GameHub:
         payloads = self._encode(config.game_type, opening, 1)
         await self._store(self.store.create_game, record, payloads)
         table.extend(opening)
-        live = LiveGame(game_id, record, table)
+        live = LiveGame(game_id, record, table, batch_ends=[len(opening)] * len(opening))
         self.games[game_id] = live
         self._active += 1
         self.metrics.games_active.set(self._active)
@@ -182,6 +188,8 @@ class GameHub:
         """The live game, loaded from the store (replayed) on first use."""
         if not game_id:
             raise errors.bad_request("game_id", "required")
+        if len(game_id) > MAX_ID_LENGTH:
+            raise errors.bad_request("game_id", f"at most {MAX_ID_LENGTH} characters")
         live = self.games.get(game_id)
         if live is not None:
             return live
@@ -215,8 +223,11 @@ class GameHub:
             record.seed,
             decode_deal(record.deal),
         )
-        events = [codec.event_from_proto(pb.Event.FromString(e.payload)) for e in stored]
-        return LiveGame(game_id, record, Table.replay(config, events))
+        messages = [pb.Event.FromString(e.payload) for e in stored]
+        events = [codec.event_from_proto(m) for m in messages]
+        live = LiveGame(game_id, record, Table.replay(config, events))
+        live.batch_ends = [m.batch_end_sequence for m in messages]
+        return live
 
     def authorise(self, live: LiveGame, token: str, spectator: bool) -> Viewer:
         """The seat a token belongs to; ``None`` for a spectator."""
@@ -243,10 +254,10 @@ class GameHub:
         size = request.page_size or 100
         if not 0 < size <= 1000:
             raise errors.bad_request("page_size", "must be 1..1000")
-        try:
-            offset = int(request.page_token or "0")
-        except ValueError:
-            raise errors.bad_request("page_token", "not a token from ListGames") from None
+        token = request.page_token or "0"
+        if not (token.isascii() and token.isdigit()) or len(token) > 12:
+            raise errors.bad_request("page_token", "not a token from ListGames")
+        offset = int(token)
         listed = await self._store(self.store.list_games)
         chosen = [
             record
@@ -266,14 +277,16 @@ class GameHub:
 
     async def submit(
         self, request: pb.SubmitCommandRequest
-    ) -> tuple[LiveGame, int, pb.SubmitCommandResponse, Any]:
-        """Returns (game, seat, response, decoded command). Raises ClientError."""
+    ) -> tuple[LiveGame, int, pb.SubmitCommandResponse]:
+        """Returns (game, seat, response). Raises ClientError."""
         live = await self.get(request.game_id)
         seat = self.authorise(live, request.seat_token, spectator=False)
         assert seat is not None
         command_id = request.command_id
-        if not command_id or len(command_id) > 128:
-            raise errors.bad_request("command_id", "required, at most 128 characters (a UUID)")
+        if not command_id or len(command_id) > MAX_ID_LENGTH:
+            raise errors.bad_request(
+                "command_id", f"required, at most {MAX_ID_LENGTH} characters (e.g. a UUID)"
+            )
         if not request.HasField("command"):
             raise errors.bad_request("command", "required")
         try:
@@ -292,7 +305,7 @@ class GameHub:
             if first is not None:
                 if first.fingerprint != fingerprint:
                     raise _reused(command_id)
-                return live, seat, self._accepted(live, seat, first, duplicate=True), command
+                return live, seat, self._accepted(live, seat, first, duplicate=True)
             refused = live.rejected.get(command_id)
             if refused is not None:
                 if refused[0] != fingerprint:
@@ -322,23 +335,19 @@ class GameHub:
             try:
                 await self._store(self.store.append, live.game_id, version, payloads, outcome)
             except DuplicateCommand as duplicate:  # another process got there first
-                return (
-                    live,
-                    seat,
-                    self._accepted(live, seat, duplicate.outcome, duplicate=True),
-                    command,
-                )
+                return live, seat, self._accepted(live, seat, duplicate.outcome, duplicate=True)
             except VersionConflict as conflict:
                 raise errors.version_conflict(version, conflict.actual) from None
             self.metrics.store_append.observe(time.perf_counter() - started)
             table.extend(events)
+            live.batch_ends.extend([outcome.last_sequence] * len(events))
             live.accepted[command_id] = outcome
             if live.over:
                 await self._store(self.store.set_finished, live.game_id, True)
                 self._active -= 1
                 self.metrics.games_active.set(self._active)
         self._publish(live)
-        return live, seat, self._accepted(live, seat, outcome, duplicate=False), command
+        return live, seat, self._accepted(live, seat, outcome, duplicate=False)
 
     def _accepted(
         self, live: LiveGame, seat: int, outcome: CommandOutcome, *, duplicate: bool
@@ -352,10 +361,13 @@ class GameHub:
 
     @staticmethod
     def _encode(game_type: str, events: list[Any], first: int) -> list[bytes]:
-        return [
-            codec.event_to_proto(game_type, event, first + i).SerializeToString()
-            for i, event in enumerate(events)
-        ]
+        last = first + len(events) - 1
+        payloads = []
+        for i, event in enumerate(events):
+            message = codec.event_to_proto(game_type, event, first + i)
+            message.batch_end_sequence = last
+            payloads.append(message.SerializeToString())
+        return payloads
 
     # --- streams ----------------------------------------------------------------------------
 
@@ -395,8 +407,10 @@ class GameHub:
                     event = live.table.log[sent]
                     replica.extend((event,))
                     sent += 1
+                    message = codec.event_to_proto(game_type, game.redact(event, viewer), sent)
+                    message.batch_end_sequence = live.batch_ends[sent - 1]
                     yield pb.StreamGameResponse(
-                        event=codec.event_to_proto(game_type, game.redact(event, viewer), sent),
+                        event=message,
                         view=codec.view_to_proto(
                             live.game_id, live.record.players, replica.view(viewer)
                         ),

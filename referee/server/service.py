@@ -15,6 +15,7 @@ import grpc
 import structlog
 
 from referee.engine.registry import all_games
+from referee.server import errors
 from referee.server.errors import ClientError
 from referee.server.hub import GameHub, StreamEnded
 from referee.server.metrics import SERVICE, Metrics
@@ -126,14 +127,15 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
     ) -> pb.SubmitCommandResponse:
         started = time.perf_counter()
         try:
-            live, seat, response, command = await self.hub.submit(request)
+            live, seat, response = await self.hub.submit(request)
         except ClientError as error:
             rule = error.metadata.get("rule_id", error.reason)
             self.metrics.commands.labels(_game_type_of(request), "rejected", rule).inc()
+            rejected_seat = error.metadata.get("seat")
             log.info(
                 "command",
-                game_id=request.game_id,
-                seat=error.metadata.get("seat"),
+                game_id=errors.clip(request.game_id),
+                seat=int(rejected_seat) if rejected_seat is not None else None,
                 command_type=_command_type_of(request),
                 outcome="rejected",
                 code=error.code.name,
@@ -142,14 +144,13 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
             )
             raise
         game_type = live.record.game_type
-        command_type = type(command).__name__
         outcome = "duplicate" if response.duplicate else "accepted"
         self.metrics.commands.labels(game_type, outcome, "ok").inc()
         log.info(
             "command",
             game_id=live.game_id,
             seat=seat,
-            command_type=command_type,
+            command_type=_command_type_of(request),
             outcome=outcome,
             version=live.table.version,
             latency_ms=round((time.perf_counter() - started) * 1000, 3),

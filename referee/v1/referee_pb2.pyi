@@ -632,9 +632,15 @@ class Event(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SEQUENCE_FIELD_NUMBER: _builtins.int
+    BATCH_END_SEQUENCE_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Sequence number in the game's log: 1, 2, 3, ... with no gap."""
+    batch_end_sequence: _builtins.int
+    """Sequence number of the last event appended together with this one (by the same command,
+    or at creation). Views after earlier events of a batch show passing states (e.g. a seat
+    about to be skipped); a client may wait for this sequence before asking for input.
+    """
     @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenEvent:
         """A Vampire Queen event."""
@@ -643,11 +649,12 @@ class Event(_message.Message):
         self,
         *,
         sequence: _builtins.int = ...,
+        batch_end_sequence: _builtins.int = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenEvent | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "sequence", b"sequence", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "game", b"game", "sequence", b"sequence", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
