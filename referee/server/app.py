@@ -177,6 +177,7 @@ def running_server(
     config = ServerConfig(
         listen="127.0.0.1:0", store=store, metrics=None, limits=limits or Limits(), **options
     )
+    configure_logging()
     loop = asyncio.new_event_loop()
     ready = threading.Event()
     holder: dict[str, Any] = {}

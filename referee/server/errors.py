@@ -117,12 +117,16 @@ def rule_violation(rejection: Rejection, seat: int) -> ClientError:
     )
 
 
-def version_conflict(expected: int, current: int) -> ClientError:
+def version_conflict(expected: int, current: int, seat: int) -> ClientError:
     return ClientError(
         grpc.StatusCode.ABORTED,
         f"expected version {expected} but the game is at version {current}",
         "VERSION_CONFLICT",
-        metadata={"expected_version": str(expected), "current_version": str(current)},
+        metadata={
+            "expected_version": str(expected),
+            "current_version": str(current),
+            "seat": str(seat),
+        },
     )
 
 

@@ -313,7 +313,7 @@ class GameHub:
                 raise refused[1]
             table = live.table
             if request.HasField("expected_version") and request.expected_version != table.version:
-                raise errors.version_conflict(request.expected_version, table.version)
+                raise errors.version_conflict(request.expected_version, table.version, seat)
             try:
                 events = table.decide(seat, command)
             except Rejection as rejection:
@@ -337,7 +337,7 @@ class GameHub:
             except DuplicateCommand as duplicate:  # another process got there first
                 return live, seat, self._accepted(live, seat, duplicate.outcome, duplicate=True)
             except VersionConflict as conflict:
-                raise errors.version_conflict(version, conflict.actual) from None
+                raise errors.version_conflict(version, conflict.actual, seat) from None
             self.metrics.store_append.observe(time.perf_counter() - started)
             table.extend(events)
             live.batch_ends.extend([outcome.last_sequence] * len(events))

@@ -807,7 +807,7 @@ class SubmitCommandResponse(_message.Message):
     """True when this command id had been accepted before and this is its first outcome again."""
     @_builtins.property
     def view(self) -> Global___View:
-        """The seat's view right after the command."""
+        """The seat's view right after the command (for a duplicate: the seat's current view)."""
 
     def __init__(
         self,

@@ -1,0 +1,140 @@
+"""``referee-bot``: play one seat, or self-play whole games, against a running referee.
+
+referee-bot play --server ADDR --game-id ID --token TOKEN [--strategy heuristic] [--seed S]
+referee-bot selfplay --game vampire-queen --players 4 --games 10 [--seed 1] [--strategy mix]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections.abc import Sequence
+
+import grpc
+
+from referee.v1 import referee_pb2, referee_pb2_grpc
+from referee_bot import DEFAULT_SERVER
+from referee_bot.runner import (
+    BotError,
+    describe_rpc_error,
+    parse_options,
+    play_seat,
+    selfplay_game,
+)
+from referee_bot.strategies import make_strategy, strategy_names
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="referee-bot", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    play = commands.add_parser("play", help="play one seat of an existing game")
+    play.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
+    play.add_argument("--game-id", required=True)
+    play.add_argument("--token", required=True, help="the seat's secret token")
+    play.add_argument("--strategy", default="heuristic", choices=strategy_names())
+    play.add_argument("--seed", help="seed of the bot's random choices")
+
+    selfplay = commands.add_parser("selfplay", help="create games and play every seat")
+    selfplay.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
+    selfplay.add_argument("--game", default="vampire-queen", help="game type id")
+    selfplay.add_argument("--players", type=int, default=4)
+    selfplay.add_argument("--games", type=int, default=1)
+    selfplay.add_argument("--seed", type=int, help="game i uses seed S+i (deal and bots)")
+    selfplay.add_argument(
+        "--strategy",
+        default="heuristic",
+        choices=[*strategy_names(), "mix"],
+        help="mix: heuristic on even seats, random on odd seats",
+    )
+    selfplay.add_argument(
+        "--options", nargs="+", action="extend", metavar="K=V", help="game options, e.g. rounds=1"
+    )
+    selfplay.add_argument("--timeout", type=float, default=600.0, help="seconds per game")
+    return parser
+
+
+def _play(args: argparse.Namespace) -> int:
+    with grpc.insecure_channel(args.server) as channel:
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        try:
+            game_type = stub.GetGame(
+                referee_pb2.GetGameRequest(game_id=args.game_id), timeout=30
+            ).game.game_type
+            outcome = play_seat(
+                stub,
+                args.game_id,
+                args.token,
+                make_strategy(args.strategy, game_type),
+                random.Random(args.seed),
+            )
+        except grpc.RpcError as error:
+            print(f"referee-bot: {describe_rpc_error(error)}", file=sys.stderr)
+            return 1
+        except BotError as error:
+            print(f"referee-bot: {error}", file=sys.stderr)
+            return 1
+    view = outcome.final_view
+    result = next((r for r in view.results if r.seat == outcome.seat), None) if view else None
+    print(
+        json.dumps(
+            {
+                "game_id": args.game_id,
+                "seat": outcome.seat,
+                "score": result.score if result else None,
+                "rank": result.rank if result else None,
+                "commands": outcome.commands,
+            }
+        )
+    )
+    return 0
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    try:
+        options = parse_options(args.options)
+    except ValueError as error:
+        print(f"referee-bot: {error}", file=sys.stderr)
+        return 2
+    if args.strategy == "mix":
+        strategies = ["heuristic" if s % 2 == 0 else "random" for s in range(args.players)]
+    else:
+        strategies = [args.strategy] * args.players
+    failures = 0
+    with grpc.insecure_channel(args.server) as channel:
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        for index in range(args.games):
+            seed = None if args.seed is None else str(args.seed + index)
+            try:
+                report = selfplay_game(
+                    stub,
+                    args.game,
+                    args.players,
+                    strategies,
+                    options=options,
+                    seed=seed,
+                    timeout=args.timeout,
+                )
+            except grpc.RpcError as error:
+                print(f"referee-bot: game {index}: {describe_rpc_error(error)}", file=sys.stderr)
+                failures += 1
+                continue
+            except (BotError, TimeoutError) as error:
+                print(f"referee-bot: game {index}: {error}", file=sys.stderr)
+                failures += 1
+                continue
+            print(json.dumps(report), flush=True)
+    return 1 if failures else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "play":
+        return _play(args)
+    return _selfplay(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

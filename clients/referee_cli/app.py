@@ -1,0 +1,360 @@
+"""``referee-cli``: play or watch a game in the terminal, over the public gRPC API only.
+
+    referee-cli new --game vampire-queen --players 4 --bots 3 [--options rounds=1] [--seed S]
+    referee-cli join --game-id ID --token TOKEN
+    referee-cli spectate --game-id ID
+    referee-cli list
+
+A background thread reads the game's stream (resuming after drops) into a queue; the main
+thread prints each event as one line, and when the newest view ends a batch of events and
+asks this seat to decide, it draws the screen, lists the legal commands by number and reads
+the choice from stdin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import queue
+import random
+import threading
+from collections.abc import Sequence
+from typing import TextIO
+
+import grpc
+
+from referee.v1 import referee_pb2, referee_pb2_grpc
+from referee_bot import DEFAULT_SERVER
+from referee_bot.runner import (
+    BotError,
+    GameStream,
+    SeatBot,
+    describe_rpc_error,
+    parse_options,
+    settled,
+    submit,
+)
+from referee_bot.strategies import make_strategy, strategy_names
+from referee_cli import render
+
+
+class Terminal:
+    """stdin/stdout with optional ANSI emphasis when stdout is a terminal."""
+
+    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
+        self.stdin = stdin
+        self.stdout = stdout
+        self.ansi = bool(getattr(stdout, "isatty", lambda: False)())
+
+    def say(self, text: str = "") -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    def strong(self, text: str) -> str:
+        return f"\x1b[1m{text}\x1b[0m" if self.ansi else text
+
+    def ask(self, prompt: str) -> str | None:
+        """One line from stdin, or None at end of input."""
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        return None if line == "" else line.strip()
+
+
+class _Reader:
+    """Feeds a GameStream into a queue from a background thread."""
+
+    END = object()
+
+    def __init__(self, stream: GameStream) -> None:
+        self.stream = stream
+        self.items: queue.Queue[object] = queue.Queue()
+        self.thread = threading.Thread(target=self._run, name="stream-reader", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            for message in self.stream:
+                self.items.put(message)
+        except BaseException as error:
+            self.items.put(error)
+        self.items.put(self.END)
+
+    def next_batch(self) -> tuple[list[referee_pb2.StreamGameResponse], bool]:
+        """The next message and any already queued after it; True when the stream has ended."""
+        batch: list[referee_pb2.StreamGameResponse] = []
+        item = self.items.get()
+        while True:
+            if item is self.END:
+                return batch, True
+            if isinstance(item, BaseException):
+                raise item
+            assert isinstance(item, referee_pb2.StreamGameResponse)
+            batch.append(item)
+            try:
+                item = self.items.get_nowait()
+            except queue.Empty:
+                return batch, False
+
+
+def follow_game(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+    term: Terminal,
+    game_id: str,
+    *,
+    token: str = "",
+    after_sequence: int = 0,
+) -> int:
+    """Show a game as it happens; play the seat of ``token`` (spectate without one).
+    Returns the exit status (0 at game over or when the player quits)."""
+    spectator = not token
+    stream = GameStream(
+        stub,
+        game_id,
+        token=token,
+        spectator=spectator,
+        after_sequence=after_sequence,
+    )
+    reader = _Reader(stream)
+    newest: referee_pb2.View | None = None
+    newest_settled = False
+    replay_until = after_sequence  # the first view's version: print the history before asking
+    seen = after_sequence  # the last event sequence printed
+    prompted = -1
+    first = True
+    try:
+        while True:
+            try:
+                batch, ended = reader.next_batch()
+            except BotError as error:
+                term.say(f"error: {error}")
+                return 1
+            for message in batch:
+                view = message.view
+                me = view.seat if view.HasField("seat") else None
+                if message.HasField("event"):
+                    seen = message.event.sequence
+                    line = render.describe_event(message.event, view, me)
+                    if line is not None:
+                        term.say(line)
+                    kind = message.event.vampire_queen.WhichOneof("kind")
+                    if spectator and kind == "round_scored":
+                        scored = message.event.vampire_queen.round_scored
+                        if scored.round < view.vampire_queen.rounds:  # else: final screen
+                            term.say(render.render_view(view))
+                if newest is None or view.version >= newest.version:
+                    newest, newest_settled = view, settled(message)
+                if not message.HasField("event"):  # a (re)connection's current view
+                    replay_until = max(replay_until, view.version)
+                    if first and not view.game_over and view.version == after_sequence:
+                        term.say(render.render_view(view))  # nothing to replay: draw it now
+                first = False
+            if ended:  # the server ends the stream after the game's final event
+                if newest is not None and newest.game_over:
+                    term.say(render.render_view(newest))
+                    return 0
+                term.say("The stream ended before the game was over.")
+                return 1
+            if (
+                newest is None
+                or not newest_settled
+                or seen < replay_until
+                or not newest.HasField("seat")
+                or newest.seat not in newest.pending_seats
+                or not newest.legal_commands
+                or newest.version <= prompted
+            ):
+                continue
+            prompted = newest.version
+            outcome = _prompt_and_submit(stub, term, newest, token)
+            if outcome == "quit":
+                term.say(
+                    f"You left the game. Rejoin with: referee-cli join --game-id {game_id} "
+                    f"--token {token}"
+                )
+                return 0
+            if outcome == "retry":
+                prompted = -1  # ask again on the next message (e.g. after a reconnection)
+    finally:
+        stream.cancel()
+
+
+def _prompt_and_submit(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+    term: Terminal,
+    view: referee_pb2.View,
+    token: str,
+) -> str:
+    """Draw the screen, read a choice, send it. Returns "sent", "quit", "wait" (the game
+    moved on: a newer view will ask again) or "retry" (the command could not be sent)."""
+    term.say()
+    term.say(render.render_view(view))
+    term.say(term.strong("Your move:"))
+    term.say(render.render_menu(view))
+    count = len(view.legal_commands)
+    while True:
+        answer = term.ask(f"Choose 1-{count} (q to quit): ")
+        if answer is None or answer.lower() in ("q", "quit", "exit"):
+            return "quit"
+        if not answer.isdigit() or not 1 <= int(answer) <= count:
+            term.say(f"Please type a number from 1 to {count}, or q to quit.")
+            continue
+        command = view.legal_commands[int(answer) - 1]
+        try:
+            submit(stub, view.game_id, token, command, expected_version=view.version)
+            return "sent"
+        except grpc.RpcError as error:
+            term.say(f"error: {describe_rpc_error(error)}")
+            if error.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+                return "wait"
+            if error.code() != grpc.StatusCode.INVALID_ARGUMENT:
+                return "retry"
+
+
+# --- subcommands ---------------------------------------------------------------------------
+
+
+def cmd_new(
+    stub: referee_pb2_grpc.RefereeServiceStub, term: Terminal, args: argparse.Namespace
+) -> int:
+    if not 0 <= args.bots < args.players:
+        term.say("error: --bots must be between 0 and players - 1 (you play seat 0)")
+        return 2
+    created = stub.CreateGame(
+        referee_pb2.CreateGameRequest(
+            game_type=args.game,
+            players=args.players,
+            options=parse_options(args.options),
+            seed="" if args.seed is None else str(args.seed),
+        ),
+        timeout=30,
+    )
+    game_id = created.game_id
+    term.say(f"Created game {game_id} ({args.game}, {args.players} players). You are seat 0.")
+    tokens = {seat.seat: seat.token for seat in created.seats}
+    bots = []
+    for seat in range(1, args.bots + 1):
+        rng = random.Random(None if args.seed is None else f"{args.seed}:{seat}")
+        strategy = make_strategy(args.bot_strategy, args.game)
+        bots.append(SeatBot(stub, game_id, tokens[seat], strategy, rng).start())
+        term.say(f"seat {seat}: bot ({args.bot_strategy})")
+    for seat in range(args.bots + 1, args.players):
+        term.say(
+            f"seat {seat}: open; join with: referee-cli join --game-id {game_id} "
+            f"--token {tokens[seat]}"
+        )
+    try:
+        return follow_game(stub, term, game_id, token=tokens[0])
+    finally:
+        for bot in bots:
+            bot.stop()
+        for bot in bots:
+            if bot.error is not None:
+                term.say(f"bot error: {bot.error}")
+
+
+def cmd_join(
+    stub: referee_pb2_grpc.RefereeServiceStub, term: Terminal, args: argparse.Namespace
+) -> int:
+    view = stub.GetView(
+        referee_pb2.GetViewRequest(game_id=args.game_id, seat_token=args.token), timeout=30
+    ).view
+    term.say(f"Joined game {args.game_id} as seat {view.seat}.")
+    return follow_game(stub, term, args.game_id, token=args.token, after_sequence=view.version)
+
+
+def cmd_spectate(
+    stub: referee_pb2_grpc.RefereeServiceStub, term: Terminal, args: argparse.Namespace
+) -> int:
+    after = 0
+    if not args.from_start:
+        after = stub.GetView(
+            referee_pb2.GetViewRequest(game_id=args.game_id, spectator=True), timeout=30
+        ).view.version
+    term.say(f"Watching game {args.game_id} (public information only).")
+    return follow_game(stub, term, args.game_id, after_sequence=after)
+
+
+def cmd_list(
+    stub: referee_pb2_grpc.RefereeServiceStub, term: Terminal, args: argparse.Namespace
+) -> int:
+    response = stub.ListGames(
+        referee_pb2.ListGamesRequest(running_only=args.running, game_type=args.game or ""),
+        timeout=30,
+    )
+    if not response.games:
+        term.say("No games.")
+        return 0
+    term.say(f"{'game id':<36}  {'game':<14} {'seats':>5} {'events':>6}  {'created':<19}  status")
+    for game in response.games:
+        created = datetime.datetime.fromtimestamp(game.created_unix_ms / 1000).strftime(
+            "%Y-%m-%d %H:%M:%S"
+        )
+        if game.game_over:
+            winners = ", ".join(str(r.seat) for r in game.results if r.rank == 1)
+            status = f"over (won by seat {winners})"
+        else:
+            status = "waiting for seat " + ", ".join(str(s) for s in game.pending_seats)
+        term.say(
+            f"{game.game_id:<36}  {game.game_type:<14} {game.players:>5} {game.version:>6}  "
+            f"{created:<19}  {status}"
+        )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="referee-cli", description="Play or watch referee games in the terminal."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def with_server(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        sub.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
+        return sub
+
+    new = with_server(commands.add_parser("new", help="create a game and play seat 0"))
+    new.add_argument("--game", default="vampire-queen", help="game type id")
+    new.add_argument("--players", type=int, default=4)
+    new.add_argument("--bots", type=int, default=None, help="bots on seats 1..N (default all)")
+    new.add_argument("--bot-strategy", default="heuristic", choices=strategy_names())
+    new.add_argument("--options", nargs="+", action="extend", metavar="K=V")
+    new.add_argument("--seed", help="seed of the deal (and of the bots)")
+
+    join = with_server(commands.add_parser("join", help="play a seat of an existing game"))
+    join.add_argument("--game-id", required=True)
+    join.add_argument("--token", required=True, help="the seat's secret token")
+
+    spectate = with_server(commands.add_parser("spectate", help="watch a game"))
+    spectate.add_argument("--game-id", required=True)
+    spectate.add_argument(
+        "--from-start", action="store_true", help="replay every event from the beginning"
+    )
+
+    games = with_server(commands.add_parser("list", help="list the server's games"))
+    games.add_argument("--running", action="store_true", help="only games not over")
+    games.add_argument("--game", help="only this game type")
+    return parser
+
+
+COMMANDS = {"new": cmd_new, "join": cmd_join, "spectate": cmd_spectate, "list": cmd_list}
+
+
+def run(argv: Sequence[str] | None, stdin: TextIO, stdout: TextIO) -> int:
+    """Parse ``argv`` and run the subcommand with the given terminal streams."""
+    args = build_parser().parse_args(argv)
+    if args.command == "new" and args.bots is None:
+        args.bots = args.players - 1
+    term = Terminal(stdin, stdout)
+    with grpc.insecure_channel(args.server) as channel:
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        try:
+            return COMMANDS[args.command](stub, term, args)
+        except grpc.RpcError as error:
+            term.say(f"error: {describe_rpc_error(error)}")
+            return 1
+        except ValueError as error:
+            term.say(f"error: {error}")
+            return 2
+        except KeyboardInterrupt:
+            term.say("Interrupted.")
+            return 130

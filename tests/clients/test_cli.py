@@ -1,0 +1,193 @@
+"""referee-cli against a real server: a person (stdin) plays against bots, joins, spectates."""
+
+from __future__ import annotations
+
+import io
+import random
+import re
+import threading
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from referee.server.app import running_server
+from referee.v1 import referee_pb2, referee_pb2_grpc
+from referee_bot.runner import SeatBot, submit
+from referee_bot.strategies import make_strategy
+from referee_cli.app import Terminal, _prompt_and_submit, run
+from tests.clients import play_set
+
+
+@pytest.fixture(scope="module")
+def address() -> Iterator[str]:
+    with running_server(store="memory:") as server:
+        yield str(server.address)
+
+
+@pytest.fixture
+def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
+    with grpc.insecure_channel(address) as channel:
+        yield referee_pb2_grpc.RefereeServiceStub(channel)
+
+
+def cli(argv: list[str], stdin: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    code = run(argv, io.StringIO(stdin), out)
+    return code, out.getvalue()
+
+
+def create(
+    stub: referee_pb2_grpc.RefereeServiceStub, players: int = 3
+) -> referee_pb2.CreateGameResponse:
+    request = referee_pb2.CreateGameRequest(
+        game_type="vampire-queen", players=players, options={"rounds": "1"}, seed="cli"
+    )
+    response: referee_pb2.CreateGameResponse = stub.CreateGame(request)
+    return response
+
+
+def bots_for(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+    created: referee_pb2.CreateGameResponse,
+    seats: list[int],
+) -> list[SeatBot]:
+    return [
+        SeatBot(
+            stub,
+            created.game_id,
+            created.seats[s].token,
+            make_strategy("heuristic", ""),
+            random.Random(s),
+        ).start()
+        for s in seats
+    ]
+
+
+def test_new_game_played_from_stdin_against_two_bots(
+    address: str, stub: referee_pb2_grpc.RefereeServiceStub
+) -> None:
+    argv = ["new", "--server", address, "--game", "vampire-queen", "--players", "3"]
+    argv += ["--bots", "2", "--options", "rounds=1", "--seed", "3"]
+    code, out = cli(argv, "1\n" * 500)
+    assert code == 0, out
+    game_id = re.search(r"Created game (\S+)", out)
+    assert game_id is not None
+    game = stub.GetGame(referee_pb2.GetGameRequest(game_id=game_id.group(1))).game
+    assert game.game_over
+    assert "seat 1: bot (heuristic)" in out
+    assert "you are dealt 13 cards: " in out
+    # the history (round start, own deal) is printed before the first question
+    assert out.index("--- round 1 of 1:") < out.index("you are dealt") < out.index("Your move:")
+    assert "Your move:\n1) " in out
+    assert "Your hand (" in out
+    assert re.search(r"seat \d (leads|plays|passes)", out)
+    assert re.search(r"seat \d( \(you\))? (wins|takes) the trick", out)
+    assert "--- round 1 scored: penalties" in out
+    assert "Final standings:" in out and "(you)" in out.split("Final standings:")[-1]
+    # only seat 0's own cards are ever shown
+    assert out.count("you are dealt") == 1
+
+
+def test_bad_input_reprompts_and_q_leaves(address: str) -> None:
+    argv = ["new", "--server", address, "--players", "3", "--options", "rounds=1"]
+    code, out = cli([*argv, "--seed", "4"], "hello\n0\n999\n\nq\n")
+    assert code == 0
+    assert out.count("Please type a number from 1 to") == 4
+    assert "You left the game. Rejoin with: referee-cli join --game-id" in out
+    code, out = cli([*argv, "--seed", "5"], "")  # end of input also leaves
+    assert code == 0 and "You left the game" in out
+
+
+def test_join_a_seat_and_play_it_to_the_end(
+    address: str, stub: referee_pb2_grpc.RefereeServiceStub
+) -> None:
+    created = create(stub)
+    bots = bots_for(stub, created, [1, 2])
+    argv = ["join", "--server", address, "--game-id", created.game_id]
+    code, out = cli([*argv, "--token", created.seats[0].token], "x\n" + "1\n" * 500)
+    assert code == 0, out
+    assert f"Joined game {created.game_id} as seat 0." in out
+    assert "Please type a number" in out
+    assert "Final standings:" in out
+    for bot in bots:
+        assert bot.join(30).final_view is not None
+
+
+def test_spectate_live_and_from_the_start(
+    address: str, stub: referee_pb2_grpc.RefereeServiceStub
+) -> None:
+    created = create(stub, players=4)
+    result: dict[str, tuple[int, str]] = {}
+    watcher = threading.Thread(
+        target=lambda: result.update(
+            live=cli(["spectate", "--server", address, "--game-id", created.game_id])
+        )
+    )
+    watcher.start()
+    bots = bots_for(stub, created, [0, 1, 2, 3])
+    for bot in bots:
+        bot.join(60)
+    watcher.join(60)
+    code, live = result["live"]
+    assert code == 0, live
+    assert "(public information only)" in live
+    assert "Final standings:" in live
+    assert "Your hand" not in live and "you are dealt" not in live and "(you)" not in live
+
+    code, replay = cli(
+        ["spectate", "--server", address, "--game-id", created.game_id, "--from-start"]
+    )
+    assert code == 0
+    assert "--- round 1 of 1:" in replay
+    assert "--- game over:" in replay
+    assert "Your hand" not in replay and "you are dealt" not in replay
+
+
+def test_list_shows_games(address: str, stub: referee_pb2_grpc.RefereeServiceStub) -> None:
+    created = create(stub)
+    code, out = cli(["list", "--server", address])
+    assert code == 0
+    line = next(line for line in out.splitlines() if line.startswith(created.game_id))
+    assert "vampire-queen" in line and "waiting for seat" in line
+    code, out = cli(["list", "--server", address, "--running", "--game", "vampire-queen"])
+    assert code == 0 and created.game_id in out
+
+
+def test_errors_are_shown_not_raised(
+    address: str, stub: referee_pb2_grpc.RefereeServiceStub
+) -> None:
+    created = create(stub)
+    code, out = cli(["join", "--server", address, "--game-id", created.game_id, "--token", "nope"])
+    assert code == 1 and "error: PERMISSION_DENIED" in out
+    code, out = cli(["spectate", "--server", address, "--game-id", "no-such-game"])
+    assert code == 1 and "error: NOT_FOUND" in out
+    code, out = cli(["new", "--server", address, "--players", "3", "--bots", "3"])
+    assert code == 2 and "--bots" in out
+    code, out = cli(["new", "--server", address, "--options", "rounds=zero"])
+    assert code == 1 and "error: INVALID_ARGUMENT" in out
+
+
+def test_a_refused_command_is_reported_and_the_prompt_goes_on(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+) -> None:
+    created = create(stub)
+    seat = stub.GetGame(referee_pb2.GetGameRequest(game_id=created.game_id)).game.pending_seats[0]
+    token = created.seats[seat].token
+    view = stub.GetView(referee_pb2.GetViewRequest(game_id=created.game_id, seat_token=token)).view
+
+    # an illegal command (as a buggy list would offer): INVALID_ARGUMENT, then ask again
+    bogus = referee_pb2.View()
+    bogus.CopyFrom(view)
+    del bogus.legal_commands[:]
+    bogus.legal_commands.append(play_set(13, 12))
+    out = io.StringIO()
+    assert _prompt_and_submit(stub, Terminal(io.StringIO("1\nq\n"), out), bogus, token) == "quit"
+    assert "error: INVALID_ARGUMENT: VQ-8" in out.getvalue()
+    assert "[rule VQ-8]" in out.getvalue()
+
+    # a stale view: ABORTED, wait for the next view
+    submit(stub, created.game_id, token, view.legal_commands[0], expected_version=view.version)
+    out = io.StringIO()
+    assert _prompt_and_submit(stub, Terminal(io.StringIO("1\n"), out), view, token) == "wait"
+    assert "error: ABORTED" in out.getvalue()
