@@ -129,6 +129,8 @@ class GameHub:
         self.streams = 0
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._stop_listening: Callable[[], None] = lambda: None
         self._active = 0
 
     async def _store(self, fn: Callable[..., T], *args: Any) -> T:
@@ -136,7 +138,14 @@ class GameHub:
         return await loop.run_in_executor(self._writer, fn, *args)
 
     async def recover(self) -> int:
-        """Count the unfinished games in the store (they load on first use); returns the count."""
+        """Count the unfinished games in the store (they load on first use) and listen to the
+        store for appends made elsewhere; returns the number of games."""
+        loop = asyncio.get_running_loop()
+
+        def appended(game_id: str, version: int) -> None:  # called on a store thread
+            loop.call_soon_threadsafe(self._appended, game_id, version)
+
+        self._stop_listening = self.store.add_listener(appended)
         listed = await self._store(self.store.list_games)
         self._active = sum(1 for _, _, finished in listed if not finished)
         self.metrics.games_active.set(self._active)
@@ -441,7 +450,28 @@ class GameHub:
                 with contextlib.suppress(asyncio.QueueFull):
                     sub.queue.put_nowait(-1)
 
+    def _appended(self, game_id: str, version: int) -> None:
+        """The store committed events of ``game_id`` up to ``version``. Our own appends are
+        applied by :meth:`submit`; with a shared (networked) store another process may have
+        appended, so a loaded game that is behind catches up from the store."""
+        live = self.games.get(game_id)
+        if live is not None and version > live.table.version:
+            task = asyncio.ensure_future(self._catch_up(live))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _catch_up(self, live: LiveGame) -> None:
+        async with live.lock:  # after any of our own appends in flight has been applied
+            stored = await self._store(self.store.read, live.game_id, live.table.version, None)
+            if not stored:
+                return
+            messages = [pb.Event.FromString(e.payload) for e in stored]
+            live.table.extend([codec.event_from_proto(m) for m in messages])
+            live.batch_ends.extend(m.batch_end_sequence for m in messages)
+        self._publish(live)
+
     def close(self) -> None:
+        self._stop_listening()
         self._writer.shutdown(wait=True)
         self.store.close()
 
