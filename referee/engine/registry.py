@@ -8,7 +8,10 @@ from typing import Any
 from referee.engine.game import Game
 
 #: Game modules imported on first use of the registry (one package per game).
-GAME_MODULES = ("referee.games.vampire_queen",)
+GAME_MODULES = (
+    "referee.games.vampire_queen",
+    "referee.games.dracula_vs_van_helsing",
+)
 
 _games: dict[str, Game[Any]] = {}
 _loaded = False

@@ -129,8 +129,24 @@ def _vampire_queen_builder() -> DeckBuilder:
     return DeckBuilder(cards=DECK, hand_size=hand_size_for, card=card)
 
 
+def _dracula_vs_van_helsing_builder() -> DeckBuilder:
+    """Dracula vs Van Helsing: ``hands`` are the 5 slots of each seat, districts 1-5 in order;
+    the draw deck is the rest in canonical order (give ``decks`` to choose the draws)."""
+    from referee.games.dracula_vs_van_helsing.model import DECK, DISTRICTS, card_code, notation
+
+    def card(value: object) -> str:
+        if not isinstance(value, str):
+            raise ValueError(f'a card is a colour letter and a value 1-8 ("Y3"), got {value!r}')
+        return notation(card_code(value))
+
+    return DeckBuilder(cards=DECK, hand_size=lambda players: DISTRICTS, card=card)
+
+
 #: Game type id -> a function returning its deck builder (lazy: games load on first use).
-DECK_BUILDERS: dict[str, Callable[[], DeckBuilder]] = {"vampire-queen": _vampire_queen_builder}
+DECK_BUILDERS: dict[str, Callable[[], DeckBuilder]] = {
+    "vampire-queen": _vampire_queen_builder,
+    "dracula-vs-van-helsing": _dracula_vs_van_helsing_builder,
+}
 
 
 def deck_builder(game_type: str) -> DeckBuilder:

@@ -20,6 +20,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from referee.v1 import dracula_vs_van_helsing_pb2 as _dracula_vs_van_helsing_pb2
 from referee.v1 import vampire_queen_pb2 as _vampire_queen_pb2
 import builtins as _builtins
 import sys
@@ -606,20 +607,26 @@ class Command(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
+    DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenCommand:
         """A Vampire Queen command."""
+
+    @_builtins.property
+    def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingCommand:
+        """A Dracula vs Van Helsing command."""
 
     def __init__(
         self,
         *,
         vampire_queen: _vampire_queen_pb2.VampireQueenCommand | None = ...,
+        dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingCommand | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "dracula_vs_van_helsing"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -634,6 +641,7 @@ class Event(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     BATCH_END_SEQUENCE_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
+    DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Sequence number in the game's log: 1, 2, 3, ... with no gap."""
     batch_end_sequence: _builtins.int
@@ -645,18 +653,23 @@ class Event(_message.Message):
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenEvent:
         """A Vampire Queen event."""
 
+    @_builtins.property
+    def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingEvent:
+        """A Dracula vs Van Helsing event."""
+
     def __init__(
         self,
         *,
         sequence: _builtins.int = ...,
         batch_end_sequence: _builtins.int = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenEvent | None = ...,
+        dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "game", b"game", "sequence", b"sequence", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sequence", b"sequence", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "dracula_vs_van_helsing"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -681,6 +694,7 @@ class View(_message.Message):
     PLAYERS_FIELD_NUMBER: _builtins.int
     DECISIONS_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
+    DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -715,6 +729,10 @@ class View(_message.Message):
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenView:
         """A Vampire Queen view."""
 
+    @_builtins.property
+    def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView:
+        """A Dracula vs Van Helsing view."""
+
     def __init__(
         self,
         *,
@@ -729,14 +747,15 @@ class View(_message.Message):
         players: _builtins.int = ...,
         decisions: _abc.Iterable[Global___PendingDecision] | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
+        dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game", b"game", "seat", b"seat", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "seat", b"seat", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "decisions", b"decisions", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "dracula_vs_van_helsing"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
