@@ -10,6 +10,7 @@ from referee.engine.game import Game
 #: Game modules imported on first use of the registry (one package per game).
 GAME_MODULES = (
     "referee.games.vampire_queen",
+    "referee.games.sleeping_queens",
     "referee.games.dracula_vs_van_helsing",
 )
 

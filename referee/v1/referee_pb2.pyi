@@ -21,6 +21,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from referee.v1 import dracula_vs_van_helsing_pb2 as _dracula_vs_van_helsing_pb2
+from referee.v1 import sleeping_queens_pb2 as _sleeping_queens_pb2
 from referee.v1 import vampire_queen_pb2 as _vampire_queen_pb2
 import builtins as _builtins
 import sys
@@ -607,10 +608,15 @@ class Command(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
+    SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenCommand:
         """A Vampire Queen command."""
+
+    @_builtins.property
+    def sleeping_queens(self) -> _sleeping_queens_pb2.SleepingQueensCommand:
+        """A Sleeping Queens command."""
 
     @_builtins.property
     def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingCommand:
@@ -620,13 +626,14 @@ class Command(_message.Message):
         self,
         *,
         vampire_queen: _vampire_queen_pb2.VampireQueenCommand | None = ...,
+        sleeping_queens: _sleeping_queens_pb2.SleepingQueensCommand | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingCommand | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "dracula_vs_van_helsing"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -641,6 +648,7 @@ class Event(_message.Message):
     SEQUENCE_FIELD_NUMBER: _builtins.int
     BATCH_END_SEQUENCE_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
+    SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Sequence number in the game's log: 1, 2, 3, ... with no gap."""
@@ -654,6 +662,10 @@ class Event(_message.Message):
         """A Vampire Queen event."""
 
     @_builtins.property
+    def sleeping_queens(self) -> _sleeping_queens_pb2.SleepingQueensEvent:
+        """A Sleeping Queens event."""
+
+    @_builtins.property
     def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingEvent:
         """A Dracula vs Van Helsing event."""
 
@@ -663,13 +675,14 @@ class Event(_message.Message):
         sequence: _builtins.int = ...,
         batch_end_sequence: _builtins.int = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenEvent | None = ...,
+        sleeping_queens: _sleeping_queens_pb2.SleepingQueensEvent | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sequence", b"sequence", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "dracula_vs_van_helsing"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -694,6 +707,7 @@ class View(_message.Message):
     PLAYERS_FIELD_NUMBER: _builtins.int
     DECISIONS_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
+    SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
@@ -730,6 +744,10 @@ class View(_message.Message):
         """A Vampire Queen view."""
 
     @_builtins.property
+    def sleeping_queens(self) -> _sleeping_queens_pb2.SleepingQueensView:
+        """A Sleeping Queens view."""
+
+    @_builtins.property
     def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView:
         """A Dracula vs Van Helsing view."""
 
@@ -747,15 +765,16 @@ class View(_message.Message):
         players: _builtins.int = ...,
         decisions: _abc.Iterable[Global___PendingDecision] | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
+        sleeping_queens: _sleeping_queens_pb2.SleepingQueensView | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "seat", b"seat", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "dracula_vs_van_helsing"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
