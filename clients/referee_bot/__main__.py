@@ -2,6 +2,7 @@
 
 referee-bot play --server ADDR --game-id ID --token TOKEN [--strategy heuristic] [--seed S]
 referee-bot selfplay --game vampire-queen --players 4 --games 10 [--seed 1] [--strategy mix]
+referee-bot selfplay --game dracula-vs-van-helsing --games 10     (2 seats by default)
 """
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ from collections.abc import Sequence
 import grpc
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
-from referee_bot import DEFAULT_SERVER
+from referee_bot import DEFAULT_SERVER, sdk
 from referee_bot.runner import (
     BotError,
+    default_players,
     describe_rpc_error,
     parse_options,
-    play_seat,
     selfplay_game,
 )
+from referee_bot.sdk import StrategyBot
 from referee_bot.strategies import make_strategy, strategy_names
 
 
@@ -40,7 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     selfplay = commands.add_parser("selfplay", help="create games and play every seat")
     selfplay.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
     selfplay.add_argument("--game", default="vampire-queen", help="game type id")
-    selfplay.add_argument("--players", type=int, default=4)
+    selfplay.add_argument(
+        "--players", type=int, help="number of seats (default: 4, within the game's range)"
+    )
     selfplay.add_argument("--games", type=int, default=1)
     selfplay.add_argument("--seed", type=int, help="game i uses seed S+i (deal and bots)")
     selfplay.add_argument(
@@ -63,32 +67,15 @@ def _play(args: argparse.Namespace) -> int:
             game_type = stub.GetGame(
                 referee_pb2.GetGameRequest(game_id=args.game_id), timeout=30
             ).game.game_type
-            outcome = play_seat(
-                stub,
-                args.game_id,
-                args.token,
-                make_strategy(args.strategy, game_type),
-                random.Random(args.seed),
-            )
+            bot = StrategyBot(make_strategy(args.strategy, game_type), random.Random(args.seed))
+            outcome = sdk.play(bot, stub, args.game_id, args.token)
         except grpc.RpcError as error:
             print(f"referee-bot: {describe_rpc_error(error)}", file=sys.stderr)
             return 1
         except BotError as error:
             print(f"referee-bot: {error}", file=sys.stderr)
             return 1
-    view = outcome.final_view
-    result = next((r for r in view.results if r.seat == outcome.seat), None) if view else None
-    print(
-        json.dumps(
-            {
-                "game_id": args.game_id,
-                "seat": outcome.seat,
-                "score": result.score if result else None,
-                "rank": result.rank if result else None,
-                "commands": outcome.commands,
-            }
-        )
-    )
+    print(json.dumps(outcome.report()), flush=True)
     return 0
 
 
@@ -98,13 +85,19 @@ def _selfplay(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"referee-bot: {error}", file=sys.stderr)
         return 2
-    if args.strategy == "mix":
-        strategies = ["heuristic" if s % 2 == 0 else "random" for s in range(args.players)]
-    else:
-        strategies = [args.strategy] * args.players
     failures = 0
     with grpc.insecure_channel(args.server) as channel:
         stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        if args.players is None:
+            try:
+                args.players = default_players(stub, args.game)
+            except grpc.RpcError as error:
+                print(f"referee-bot: {describe_rpc_error(error)}", file=sys.stderr)
+                return 1
+        if args.strategy == "mix":
+            strategies = ["heuristic" if s % 2 == 0 else "random" for s in range(args.players)]
+        else:
+            strategies = [args.strategy] * args.players
         for index in range(args.games):
             seed = None if args.seed is None else str(args.seed + index)
             try:

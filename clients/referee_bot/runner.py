@@ -318,6 +318,15 @@ def parse_options(items: list[str] | None) -> dict[str, str]:
     return options
 
 
+def default_players(stub: referee_pb2_grpc.RefereeServiceStub, game_type: str) -> int:
+    """4 seats, or the nearest number the game allows (2 for a duel), from ListGameTypes."""
+    types = stub.ListGameTypes(referee_pb2.ListGameTypesRequest(), timeout=30).game_types
+    known = next((t for t in types if t.game_type == game_type), None)
+    if known is None:
+        return 4  # CreateGame will say what is wrong with the game type
+    return int(max(known.min_players, min(4, known.max_players)))
+
+
 def selfplay_game(
     stub: referee_pb2_grpc.RefereeServiceStub,
     game_type: str,

@@ -4,6 +4,9 @@ A strategy sees only what the server sends its seat (a :class:`referee_pb2.View`
 ``legal_commands``); it never re-implements the rules. It always returns one of
 ``view.legal_commands``.
 
+The heuristics of Dracula vs Van Helsing and Sleeping Queens live in their own modules
+(:mod:`referee_bot.strategy_dracula`, :mod:`referee_bot.strategy_sleeping_queens`).
+
 Strategies are registered by name and game type in :data:`STRATEGIES`
 (``STRATEGIES[name][game_type]``, ``"*"`` for any game). :func:`make_strategy` looks one up and
 falls back to ``random`` for a game type with no strategy of that name, so a new game is
@@ -19,6 +22,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from referee.v1 import referee_pb2, vampire_queen_pb2
+from referee_bot.strategy_dracula import DraculaHeuristic
+from referee_bot.strategy_sleeping_queens import SleepingQueensHeuristic
 
 VQCommand = vampire_queen_pb2.VampireQueenCommand
 VQView = vampire_queen_pb2.VampireQueenView
@@ -171,7 +176,11 @@ def _emptying(
 #: Strategy factories: ``STRATEGIES[name][game_type]``; game type ``"*"`` means any game.
 STRATEGIES: dict[str, dict[str, StrategyFactory]] = {
     "random": {ANY_GAME: RandomStrategy},
-    "heuristic": {"vampire-queen": VampireQueenHeuristic},
+    "heuristic": {
+        "vampire-queen": VampireQueenHeuristic,
+        "dracula-vs-van-helsing": DraculaHeuristic,
+        "sleeping-queens": SleepingQueensHeuristic,
+    },
 }
 
 

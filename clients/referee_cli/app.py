@@ -1,6 +1,8 @@
 """``referee-cli``: play or watch a game in the terminal, over the public gRPC API only.
 
     referee-cli new --game vampire-queen --players 4 --bots 3 [--options rounds=1] [--seed S]
+    referee-cli new --game dracula-vs-van-helsing        (2 players: you and one bot)
+    referee-cli new --game sleeping-queens --players 3
     referee-cli join --game-id ID --token TOKEN
     referee-cli spectate --game-id ID
     referee-cli list
@@ -29,6 +31,7 @@ from referee_bot.runner import (
     BotError,
     GameStream,
     SeatBot,
+    default_players,
     describe_rpc_error,
     parse_options,
     settled,
@@ -137,11 +140,8 @@ def follow_game(
                     line = render.describe_event(message.event, view, me)
                     if line is not None:
                         term.say(line)
-                    kind = message.event.vampire_queen.WhichOneof("kind")
-                    if spectator and kind == "round_scored":
-                        scored = message.event.vampire_queen.round_scored
-                        if scored.round < view.vampire_queen.rounds:  # else: final screen
-                            term.say(render.render_view(view))
+                    if spectator and render.redraw_for_spectator(message.event, view):
+                        term.say(render.render_view(view))  # e.g. after a round's scores
                 if newest is None or view.version >= newest.version:
                     newest, newest_settled = view, settled(message)
                 if not message.HasField("event"):  # a (re)connection's current view
@@ -217,6 +217,10 @@ def _prompt_and_submit(
 def cmd_new(
     stub: referee_pb2_grpc.RefereeServiceStub, term: Terminal, args: argparse.Namespace
 ) -> int:
+    if args.players is None:
+        args.players = default_players(stub, args.game)
+    if args.bots is None:
+        args.bots = args.players - 1
     if not 0 <= args.bots < args.players:
         term.say("error: --bots must be between 0 and players - 1 (you play seat 0)")
         return 2
@@ -314,7 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     new = with_server(commands.add_parser("new", help="create a game and play seat 0"))
     new.add_argument("--game", default="vampire-queen", help="game type id")
-    new.add_argument("--players", type=int, default=4)
+    new.add_argument(
+        "--players", type=int, help="number of seats (default: 4, within the game's range)"
+    )
     new.add_argument("--bots", type=int, default=None, help="bots on seats 1..N (default all)")
     new.add_argument("--bot-strategy", default="heuristic", choices=strategy_names())
     new.add_argument("--options", nargs="+", action="extend", metavar="K=V")
@@ -342,8 +348,6 @@ COMMANDS = {"new": cmd_new, "join": cmd_join, "spectate": cmd_spectate, "list": 
 def run(argv: Sequence[str] | None, stdin: TextIO, stdout: TextIO) -> int:
     """Parse ``argv`` and run the subcommand with the given terminal streams."""
     args = build_parser().parse_args(argv)
-    if args.command == "new" and args.bots is None:
-        args.bots = args.players - 1
     term = Terminal(stdin, stdout)
     with grpc.insecure_channel(args.server) as channel:
         stub = referee_pb2_grpc.RefereeServiceStub(channel)

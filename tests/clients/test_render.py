@@ -5,7 +5,7 @@ from __future__ import annotations
 import doctest
 
 from referee.v1 import referee_pb2, vampire_queen_pb2
-from referee_cli import render
+from referee_cli import render, render_vampire_queen
 from tests.clients import VQ, lead_hunter, make_view, pass_, play_card, play_set, trick_play
 
 VQE = vampire_queen_pb2.VampireQueenEvent
@@ -17,6 +17,7 @@ def event(**kind: object) -> referee_pb2.Event:
 
 def test_doctests() -> None:
     assert doctest.testmod(render).failed == 0
+    assert doctest.testmod(render_vampire_queen).failed == 0
 
 
 def test_hand_is_sorted_and_grouped_with_hunters_last() -> None:

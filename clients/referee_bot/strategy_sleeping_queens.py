@@ -1,0 +1,182 @@
+"""A heuristic Sleeping Queens player, from the view and its legal commands only.
+
+On its turn the bot gives each legal action a value in queen points and plays the best:
+
+1. a move that wins at once (SQ-15): a Knight whose queen brings the bot to the queens or
+   points it needs, a King when one more queen is enough or a known queen brings the points;
+2. a **King** wakes the known sleeping queen worth the most, else an unknown one (value: the
+   average of the queens that may lie there, about 10);
+3. a **Knight** steals the most valuable opponent queen: worth her points, plus a share for
+   what the opponent loses (more in a duel), times 0.8 for the risk of a Dragon;
+4. a **Potion** puts the most valuable opponent queen to sleep: a share of her points (more
+   when her owner leads), times 0.8 for a Wand;
+5. a **Jester**: a chance to wake a queen or to play again;
+6. otherwise **discard** to cycle cards: the equation or pair with the most cards, else the
+   lowest single number, else the power card of least use now (a Knight or Potion with no
+   target, a second Dragon or Wand, then the rest; the last Dragon and Wand are kept).
+
+Knights never aim at the Cat (Dog) Queen while the bot holds the Dog (Cat) Queen, and known
+sleeping positions of that rival are avoided (SQ-12). The bot always **blocks** a Knight or a
+Potion when it can; when it wakes a queen for a Jester or the Rose Queen it takes the best
+known position, else an unknown one; a queen it puts back to sleep goes to the first empty
+position.
+"""
+
+from __future__ import annotations
+
+import random
+
+from referee.v1 import referee_pb2, sleeping_queens_pb2
+
+SQ = sleeping_queens_pb2.SleepingQueens
+SQView = sleeping_queens_pb2.SleepingQueensView
+
+KING, JESTER, KNIGHT, POTION, WAND, DRAGON = 11, 12, 13, 14, 15, 16
+#: Points of each queen (SQ-1).
+POINTS: dict[int, int] = {
+    SQ.QUEEN_ROSE: 5,
+    SQ.QUEEN_CAKE: 5,
+    SQ.QUEEN_RAINBOW: 5,
+    SQ.QUEEN_STARFISH: 5,
+    SQ.QUEEN_LADYBUG: 10,
+    SQ.QUEEN_MOON: 10,
+    SQ.QUEEN_SUNFLOWER: 10,
+    SQ.QUEEN_PEACOCK: 10,
+    SQ.QUEEN_CAT: 15,
+    SQ.QUEEN_DOG: 15,
+    SQ.QUEEN_PANCAKE: 15,
+    SQ.QUEEN_HEART: 20,
+}
+RIVAL: dict[int, int] = {SQ.QUEEN_CAT: SQ.QUEEN_DOG, SQ.QUEEN_DOG: SQ.QUEEN_CAT}
+WIN = 1000.0
+
+
+class SleepingQueensHeuristic:
+    """Plays Sleeping Queens (see the module's docstring)."""
+
+    block_risk = 0.8
+
+    def choose(self, view: referee_pb2.View, rng: random.Random) -> referee_pb2.Command:
+        legal = list(view.legal_commands)
+        game = view.sleeping_queens
+        kinds = [c.sleeping_queens.WhichOneof("kind") for c in legal]
+        if "block" in kinds:
+            return legal[kinds.index("block")]
+        if "decline_block" in kinds:
+            return legal[kinds.index("decline_block")]
+        if "wake_queen" in kinds:
+            return self._wake(view, legal)
+        if "place_queen" in kinds:
+            return legal[kinds.index("place_queen")]
+        if game.phase != SQView.PHASE_TURN:
+            return legal[0]
+        values = [self.value(view, c) for c in legal]
+        best = max(range(len(legal)), key=lambda i: (values[i], -i))
+        return legal[best]
+
+    # --- what each action is worth -----------------------------------------------------
+
+    def value(self, view: referee_pb2.View, command: referee_pb2.Command) -> float:
+        """The value of a turn action, in queen points (higher is better)."""
+        game = view.sleeping_queens
+        me = view.seat
+        mine = _awake(game, me)
+        points = sum(POINTS.get(q, 0) for q in mine)
+        c = command.sleeping_queens
+        kind = c.WhichOneof("kind")
+        players = max(2, view.players)
+        if kind == "play_king":
+            known = _known_at(game, c.play_king.position)
+            if known and RIVAL.get(known) in mine:
+                return -1.0  # she would go straight back to sleep
+            gain = POINTS.get(known, 0) if known else _unknown_average(game)
+            sure = POINTS.get(known, 0)  # an unknown queen's points are not sure
+            if _wins(game, len(mine) + 1, points + sure):
+                return WIN + gain
+            return gain + 0.01  # on a tie the King goes first: it cannot be blocked
+        if kind in ("play_knight", "play_potion"):
+            q = c.play_knight.queen if kind == "play_knight" else c.play_potion.queen
+            owner = _owner(game, q)
+            share = 1.0 / (players - 1)
+            if owner is not None and _points_of(game, owner) >= max(
+                _points_of(game, s) for s in range(view.players)
+            ):
+                share += 0.25  # hurting the leader
+            if kind == "play_potion":
+                return POINTS.get(q, 0) * share * self.block_risk
+            if RIVAL.get(q) in mine:
+                return -1.0  # wasted, or bounced back to sleep (SQ-12 options)
+            gain = POINTS.get(q, 0)
+            if _wins(game, len(mine) + 1, points + gain):
+                return WIN + gain
+            return (gain * (1 + share)) * self.block_risk
+        if kind == "play_jester":
+            return _unknown_average(game) / players + 2.0
+        if kind == "discard":
+            return _discard_value(list(game.hand), list(c.discard.cards), game, me)
+        return 0.0
+
+    # --- waking a queen (Jester count, Rose bonus) -------------------------------------
+
+    def _wake(
+        self, view: referee_pb2.View, legal: list[referee_pb2.Command]
+    ) -> referee_pb2.Command:
+        game = view.sleeping_queens
+        mine = _awake(game, view.seat)
+
+        def value(command: referee_pb2.Command) -> float:
+            known = _known_at(game, command.sleeping_queens.wake_queen.position)
+            if not known:
+                return _unknown_average(game)
+            return -1.0 if RIVAL.get(known) in mine else float(POINTS.get(known, 0))
+
+        values = [value(c) for c in legal]
+        return legal[max(range(len(legal)), key=lambda i: (values[i], -i))]
+
+
+def _wins(game: SQView, queens: int, points: int) -> bool:
+    """Whether that many queens or points win at once (SQ-15)."""
+    return bool(
+        (game.queens_to_win and queens >= game.queens_to_win)
+        or (game.points_to_win and points >= game.points_to_win)
+    )
+
+
+def _awake(game: SQView, seat: int) -> list[int]:
+    return next((list(a.queens) for a in game.awake if a.seat == seat), [])
+
+
+def _points_of(game: SQView, seat: int) -> int:
+    return next((a.points for a in game.awake if a.seat == seat), 0)
+
+
+def _owner(game: SQView, q: int) -> int | None:
+    return next((a.seat for a in game.awake if q in a.queens), None)
+
+
+def _known_at(game: SQView, position: int) -> int:
+    return next((p.queen for p in game.positions if p.position == position and p.asleep), 0)
+
+
+def _unknown_average(game: SQView) -> float:
+    """The average points of the queens that may lie face down at an unknown position."""
+    placed = {q for a in game.awake for q in a.queens}
+    placed.update(p.queen for p in game.positions if p.queen)
+    unknown = [v for q, v in POINTS.items() if q not in placed]
+    return sum(unknown) / len(unknown) if unknown else 0.0
+
+
+def _discard_value(hand: list[int], cards: list[int], game: SQView, me: int) -> float:
+    """Discards cycle the hand: more cards are better; a lone number the lower the better;
+    a lone power card by how little it is worth keeping (always below any number)."""
+    if len(cards) > 1:
+        return 0.5 * len(cards)
+    value = cards[0]
+    if value <= 10:
+        return 0.3 - value / 100  # the lowest single number first
+    targets = any(a.queens for a in game.awake if a.seat != me)
+    if value in (KNIGHT, POTION) and not targets:
+        return 0.1  # nothing to aim at now
+    if value in (DRAGON, WAND):
+        return 0.05 if hand.count(value) > 1 else -0.5  # keep one of each to block
+    return {JESTER: -0.2, KNIGHT: -0.3, POTION: -0.3, KING: -1.0}.get(value, -0.4)
