@@ -12,6 +12,7 @@ GAME_MODULES = (
     "referee.games.vampire_queen",
     "referee.games.sleeping_queens",
     "referee.games.dracula_vs_van_helsing",
+    "referee.games.mau_mau_vampires",
 )
 
 _games: dict[str, Game[Any]] = {}

@@ -142,10 +142,20 @@ def _dracula_vs_van_helsing_builder() -> DeckBuilder:
     return DeckBuilder(cards=DECK, hand_size=lambda players: DISTRICTS, card=card)
 
 
+def _mau_mau_vampires_builder() -> DeckBuilder:
+    """Mau Mau Vampires: cards "R1".."P11" (or "red:S1"), "CLOCK", "WOLF"; after the hands
+    the next card starts the discard pile, then the draws, all in canonical order."""
+    from referee.games.mau_mau_vampires.model import FULL_DECK_NOTATION, read_card
+    from referee.games.mau_mau_vampires.rules import hand_size_for as mm_hand_size
+
+    return DeckBuilder(cards=FULL_DECK_NOTATION, hand_size=mm_hand_size, card=read_card)
+
+
 #: Game type id -> a function returning its deck builder (lazy: games load on first use).
 DECK_BUILDERS: dict[str, Callable[[], DeckBuilder]] = {
     "vampire-queen": _vampire_queen_builder,
     "dracula-vs-van-helsing": _dracula_vs_van_helsing_builder,
+    "mau-mau-vampires": _mau_mau_vampires_builder,
 }
 
 

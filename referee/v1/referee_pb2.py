@@ -23,11 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from referee.v1 import dracula_vs_van_helsing_pb2 as referee_dot_v1_dot_dracula__vs__van__helsing__pb2
+from referee.v1 import mau_mau_vampires_pb2 as referee_dot_v1_dot_mau__mau__vampires__pb2
 from referee.v1 import sleeping_queens_pb2 as referee_dot_v1_dot_sleeping__queens__pb2
 from referee.v1 import vampire_queen_pb2 as referee_dot_v1_dot_vampire__queen__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18referee/v1/referee.proto\x12\nreferee.v1\x1a\'referee/v1/dracula_vs_van_helsing.proto\x1a referee/v1/sleeping_queens.proto\x1a\x1ereferee/v1/vampire_queen.proto\"\x80\x01\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\x12\x0f\n\x07minimum\x18\x05 \x01(\x05\x12\x0f\n\x07maximum\x18\x06 \x01(\x05\"\x9e\x01\n\x08GameType\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0bmin_players\x18\x03 \x01(\x05\x12\x13\n\x0bmax_players\x18\x04 \x01(\x05\x12\'\n\x07options\x18\x05 \x03(\x0b\x32\x16.referee.v1.GameOption\x12\r\n\x05rules\x18\x06 \x01(\t\x12\x0f\n\x07summary\x18\x07 \x01(\t\"\x16\n\x14ListGameTypesRequest\"A\n\x15ListGameTypesResponse\x12(\n\ngame_types\x18\x01 \x03(\x0b\x32\x14.referee.v1.GameType\"\\\n\tFixedDeal\x12)\n\x05\x64\x65\x63ks\x18\x01 \x03(\x0b\x32\x1a.referee.v1.FixedDeal.Deck\x12\r\n\x05picks\x18\x02 \x03(\x05\x1a\x15\n\x04\x44\x65\x63k\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\xd7\x01\n\x11\x43reateGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12;\n\x07options\x18\x03 \x03(\x0b\x32*.referee.v1.CreateGameRequest.OptionsEntry\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12#\n\x04\x64\x65\x61l\x18\x05 \x01(\x0b\x32\x15.referee.v1.FixedDeal\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"(\n\tSeatToken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05token\x18\x02 \x01(\t\">\n\x0fPendingDecision\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0f\n\x07rule_id\x18\x03 \x01(\t\"7\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05score\x18\x02 \x01(\x05\x12\x0c\n\x04rank\x18\x03 \x01(\x05\"\xd6\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x35\n\x07options\x18\x04 \x03(\x0b\x32$.referee.v1.GameSummary.OptionsEntry\x12\x0f\n\x07version\x18\x05 \x01(\x04\x12\x15\n\rpending_seats\x18\x06 \x03(\x05\x12\x11\n\tgame_over\x18\x07 \x01(\x08\x12\'\n\x07results\x18\x08 \x03(\x0b\x32\x16.referee.v1.SeatResult\x12\x17\n\x0f\x63reated_unix_ms\x18\t \x01(\x03\x12.\n\tdecisions\x18\n \x03(\x0b\x32\x1b.referee.v1.PendingDecision\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"r\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12$\n\x05seats\x18\x02 \x03(\x0b\x32\x15.referee.v1.SeatToken\x12%\n\x04game\x18\x03 \x01(\x0b\x32\x17.referee.v1.GameSummary\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"8\n\x0fGetGameResponse\x12%\n\x04game\x18\x01 \x01(\x0b\x32\x17.referee.v1.GameSummary\"b\n\x10ListGamesRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x14\n\x0crunning_only\x18\x02 \x01(\x08\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"T\n\x11ListGamesResponse\x12&\n\x05games\x18\x01 \x03(\x0b\x32\x17.referee.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xd3\x01\n\x07\x43ommand\x12\x38\n\rvampire_queen\x18\n \x01(\x0b\x32\x1f.referee.v1.VampireQueenCommandH\x00\x12<\n\x0fsleeping_queens\x18\x0b \x01(\x0b\x32!.referee.v1.SleepingQueensCommandH\x00\x12H\n\x16\x64racula_vs_van_helsing\x18\x0c \x01(\x0b\x32&.referee.v1.DraculaVsVanHelsingCommandH\x00\x42\x06\n\x04game\"\xf9\x01\n\x05\x45vent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x1a\n\x12\x62\x61tch_end_sequence\x18\x02 \x01(\x04\x12\x36\n\rvampire_queen\x18\n \x01(\x0b\x32\x1d.referee.v1.VampireQueenEventH\x00\x12:\n\x0fsleeping_queens\x18\x0b \x01(\x0b\x32\x1f.referee.v1.SleepingQueensEventH\x00\x12\x46\n\x16\x64racula_vs_van_helsing\x18\x0c \x01(\x0b\x32$.referee.v1.DraculaVsVanHelsingEventH\x00\x42\x06\n\x04game\"\xd9\x03\n\x04View\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\x15\n\rpending_seats\x18\x05 \x03(\x05\x12+\n\x0elegal_commands\x18\x06 \x03(\x0b\x32\x13.referee.v1.Command\x12\x11\n\tgame_over\x18\x07 \x01(\x08\x12\'\n\x07results\x18\x08 \x03(\x0b\x32\x16.referee.v1.SeatResult\x12\x0f\n\x07players\x18\t \x01(\x05\x12.\n\tdecisions\x18\x14 \x03(\x0b\x32\x1b.referee.v1.PendingDecision\x12\x35\n\rvampire_queen\x18\n \x01(\x0b\x32\x1c.referee.v1.VampireQueenViewH\x00\x12\x39\n\x0fsleeping_queens\x18\x0b \x01(\x0b\x32\x1e.referee.v1.SleepingQueensViewH\x00\x12\x45\n\x16\x64racula_vs_van_helsing\x18\x0c \x01(\x0b\x32#.referee.v1.DraculaVsVanHelsingViewH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\"\xa9\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x04H\x00\x88\x01\x01\x12$\n\x07\x63ommand\x18\x05 \x01(\x0b\x32\x13.referee.v1.CommandB\x13\n\x11_expected_version\"y\n\x15SubmitCommandResponse\x12\x16\n\x0e\x66irst_sequence\x18\x01 \x01(\x04\x12\x15\n\rlast_sequence\x18\x02 \x01(\x04\x12\x11\n\tduplicate\x18\x03 \x01(\x08\x12\x1e\n\x04view\x18\x04 \x01(\x0b\x32\x10.referee.v1.View\"H\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x11\n\tspectator\x18\x03 \x01(\x08\"1\n\x0fGetViewResponse\x12\x1e\n\x04view\x18\x01 \x01(\x0b\x32\x10.referee.v1.View\"c\n\x11StreamGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x11\n\tspectator\x18\x03 \x01(\x08\x12\x16\n\x0e\x61\x66ter_sequence\x18\x04 \x01(\x04\"V\n\x12StreamGameResponse\x12 \n\x05\x65vent\x18\x01 \x01(\x0b\x32\x11.referee.v1.Event\x12\x1e\n\x04view\x18\x02 \x01(\x0b\x32\x10.referee.v1.View2\xaa\x04\n\x0eRefereeService\x12T\n\rListGameTypes\x12 .referee.v1.ListGameTypesRequest\x1a!.referee.v1.ListGameTypesResponse\x12K\n\nCreateGame\x12\x1d.referee.v1.CreateGameRequest\x1a\x1e.referee.v1.CreateGameResponse\x12\x42\n\x07GetGame\x12\x1a.referee.v1.GetGameRequest\x1a\x1b.referee.v1.GetGameResponse\x12H\n\tListGames\x12\x1c.referee.v1.ListGamesRequest\x1a\x1d.referee.v1.ListGamesResponse\x12T\n\rSubmitCommand\x12 .referee.v1.SubmitCommandRequest\x1a!.referee.v1.SubmitCommandResponse\x12\x42\n\x07GetView\x12\x1a.referee.v1.GetViewRequest\x1a\x1b.referee.v1.GetViewResponse\x12M\n\nStreamGame\x12\x1d.referee.v1.StreamGameRequest\x1a\x1e.referee.v1.StreamGameResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18referee/v1/referee.proto\x12\nreferee.v1\x1a\'referee/v1/dracula_vs_van_helsing.proto\x1a!referee/v1/mau_mau_vampires.proto\x1a referee/v1/sleeping_queens.proto\x1a\x1ereferee/v1/vampire_queen.proto\"\x80\x01\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rdefault_value\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\x12\x0f\n\x07minimum\x18\x05 \x01(\x05\x12\x0f\n\x07maximum\x18\x06 \x01(\x05\"\x9e\x01\n\x08GameType\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0bmin_players\x18\x03 \x01(\x05\x12\x13\n\x0bmax_players\x18\x04 \x01(\x05\x12\'\n\x07options\x18\x05 \x03(\x0b\x32\x16.referee.v1.GameOption\x12\r\n\x05rules\x18\x06 \x01(\t\x12\x0f\n\x07summary\x18\x07 \x01(\t\"\x16\n\x14ListGameTypesRequest\"A\n\x15ListGameTypesResponse\x12(\n\ngame_types\x18\x01 \x03(\x0b\x32\x14.referee.v1.GameType\"\\\n\tFixedDeal\x12)\n\x05\x64\x65\x63ks\x18\x01 \x03(\x0b\x32\x1a.referee.v1.FixedDeal.Deck\x12\r\n\x05picks\x18\x02 \x03(\x05\x1a\x15\n\x04\x44\x65\x63k\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\xd7\x01\n\x11\x43reateGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12;\n\x07options\x18\x03 \x03(\x0b\x32*.referee.v1.CreateGameRequest.OptionsEntry\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12#\n\x04\x64\x65\x61l\x18\x05 \x01(\x0b\x32\x15.referee.v1.FixedDeal\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"(\n\tSeatToken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05token\x18\x02 \x01(\t\">\n\x0fPendingDecision\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0f\n\x07rule_id\x18\x03 \x01(\t\"7\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05score\x18\x02 \x01(\x05\x12\x0c\n\x04rank\x18\x03 \x01(\x05\"\xd6\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x35\n\x07options\x18\x04 \x03(\x0b\x32$.referee.v1.GameSummary.OptionsEntry\x12\x0f\n\x07version\x18\x05 \x01(\x04\x12\x15\n\rpending_seats\x18\x06 \x03(\x05\x12\x11\n\tgame_over\x18\x07 \x01(\x08\x12\'\n\x07results\x18\x08 \x03(\x0b\x32\x16.referee.v1.SeatResult\x12\x17\n\x0f\x63reated_unix_ms\x18\t \x01(\x03\x12.\n\tdecisions\x18\n \x03(\x0b\x32\x1b.referee.v1.PendingDecision\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"r\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12$\n\x05seats\x18\x02 \x03(\x0b\x32\x15.referee.v1.SeatToken\x12%\n\x04game\x18\x03 \x01(\x0b\x32\x17.referee.v1.GameSummary\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"8\n\x0fGetGameResponse\x12%\n\x04game\x18\x01 \x01(\x0b\x32\x17.referee.v1.GameSummary\"b\n\x10ListGamesRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x14\n\x0crunning_only\x18\x02 \x01(\x08\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"T\n\x11ListGamesResponse\x12&\n\x05games\x18\x01 \x03(\x0b\x32\x17.referee.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x92\x02\n\x07\x43ommand\x12\x38\n\rvampire_queen\x18\n \x01(\x0b\x32\x1f.referee.v1.VampireQueenCommandH\x00\x12<\n\x0fsleeping_queens\x18\x0b \x01(\x0b\x32!.referee.v1.SleepingQueensCommandH\x00\x12H\n\x16\x64racula_vs_van_helsing\x18\x0c \x01(\x0b\x32&.referee.v1.DraculaVsVanHelsingCommandH\x00\x12=\n\x10mau_mau_vampires\x18\r \x01(\x0b\x32!.referee.v1.MauMauVampiresCommandH\x00\x42\x06\n\x04game\"\xb6\x02\n\x05\x45vent\x12\x10\n\x08sequence\x18\x01 \x01(\x04\x12\x1a\n\x12\x62\x61tch_end_sequence\x18\x02 \x01(\x04\x12\x36\n\rvampire_queen\x18\n \x01(\x0b\x32\x1d.referee.v1.VampireQueenEventH\x00\x12:\n\x0fsleeping_queens\x18\x0b \x01(\x0b\x32\x1f.referee.v1.SleepingQueensEventH\x00\x12\x46\n\x16\x64racula_vs_van_helsing\x18\x0c \x01(\x0b\x32$.referee.v1.DraculaVsVanHelsingEventH\x00\x12;\n\x10mau_mau_vampires\x18\r \x01(\x0b\x32\x1f.referee.v1.MauMauVampiresEventH\x00\x42\x06\n\x04game\"\x95\x04\n\x04View\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x01\x88\x01\x01\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\x15\n\rpending_seats\x18\x05 \x03(\x05\x12+\n\x0elegal_commands\x18\x06 \x03(\x0b\x32\x13.referee.v1.Command\x12\x11\n\tgame_over\x18\x07 \x01(\x08\x12\'\n\x07results\x18\x08 \x03(\x0b\x32\x16.referee.v1.SeatResult\x12\x0f\n\x07players\x18\t \x01(\x05\x12.\n\tdecisions\x18\x14 \x03(\x0b\x32\x1b.referee.v1.PendingDecision\x12\x35\n\rvampire_queen\x18\n \x01(\x0b\x32\x1c.referee.v1.VampireQueenViewH\x00\x12\x39\n\x0fsleeping_queens\x18\x0b \x01(\x0b\x32\x1e.referee.v1.SleepingQueensViewH\x00\x12\x45\n\x16\x64racula_vs_van_helsing\x18\x0c \x01(\x0b\x32#.referee.v1.DraculaVsVanHelsingViewH\x00\x12:\n\x10mau_mau_vampires\x18\r \x01(\x0b\x32\x1e.referee.v1.MauMauVampiresViewH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\"\xa9\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x04H\x00\x88\x01\x01\x12$\n\x07\x63ommand\x18\x05 \x01(\x0b\x32\x13.referee.v1.CommandB\x13\n\x11_expected_version\"y\n\x15SubmitCommandResponse\x12\x16\n\x0e\x66irst_sequence\x18\x01 \x01(\x04\x12\x15\n\rlast_sequence\x18\x02 \x01(\x04\x12\x11\n\tduplicate\x18\x03 \x01(\x08\x12\x1e\n\x04view\x18\x04 \x01(\x0b\x32\x10.referee.v1.View\"H\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x11\n\tspectator\x18\x03 \x01(\x08\"1\n\x0fGetViewResponse\x12\x1e\n\x04view\x18\x01 \x01(\x0b\x32\x10.referee.v1.View\"c\n\x11StreamGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x11\n\tspectator\x18\x03 \x01(\x08\x12\x16\n\x0e\x61\x66ter_sequence\x18\x04 \x01(\x04\"V\n\x12StreamGameResponse\x12 \n\x05\x65vent\x18\x01 \x01(\x0b\x32\x11.referee.v1.Event\x12\x1e\n\x04view\x18\x02 \x01(\x0b\x32\x10.referee.v1.View2\xaa\x04\n\x0eRefereeService\x12T\n\rListGameTypes\x12 .referee.v1.ListGameTypesRequest\x1a!.referee.v1.ListGameTypesResponse\x12K\n\nCreateGame\x12\x1d.referee.v1.CreateGameRequest\x1a\x1e.referee.v1.CreateGameResponse\x12\x42\n\x07GetGame\x12\x1a.referee.v1.GetGameRequest\x1a\x1b.referee.v1.GetGameResponse\x12H\n\tListGames\x12\x1c.referee.v1.ListGamesRequest\x1a\x1d.referee.v1.ListGamesResponse\x12T\n\rSubmitCommand\x12 .referee.v1.SubmitCommandRequest\x1a!.referee.v1.SubmitCommandResponse\x12\x42\n\x07GetView\x12\x1a.referee.v1.GetViewRequest\x1a\x1b.referee.v1.GetViewResponse\x12M\n\nStreamGame\x12\x1d.referee.v1.StreamGameRequest\x1a\x1e.referee.v1.StreamGameResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,60 +39,60 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
   _globals['_GAMESUMMARY_OPTIONSENTRY']._loaded_options = None
   _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_GAMEOPTION']._serialized_start=148
-  _globals['_GAMEOPTION']._serialized_end=276
-  _globals['_GAMETYPE']._serialized_start=279
-  _globals['_GAMETYPE']._serialized_end=437
-  _globals['_LISTGAMETYPESREQUEST']._serialized_start=439
-  _globals['_LISTGAMETYPESREQUEST']._serialized_end=461
-  _globals['_LISTGAMETYPESRESPONSE']._serialized_start=463
-  _globals['_LISTGAMETYPESRESPONSE']._serialized_end=528
-  _globals['_FIXEDDEAL']._serialized_start=530
-  _globals['_FIXEDDEAL']._serialized_end=622
-  _globals['_FIXEDDEAL_DECK']._serialized_start=601
-  _globals['_FIXEDDEAL_DECK']._serialized_end=622
-  _globals['_CREATEGAMEREQUEST']._serialized_start=625
-  _globals['_CREATEGAMEREQUEST']._serialized_end=840
-  _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_start=794
-  _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_end=840
-  _globals['_SEATTOKEN']._serialized_start=842
-  _globals['_SEATTOKEN']._serialized_end=882
-  _globals['_PENDINGDECISION']._serialized_start=884
-  _globals['_PENDINGDECISION']._serialized_end=946
-  _globals['_SEATRESULT']._serialized_start=948
-  _globals['_SEATRESULT']._serialized_end=1003
-  _globals['_GAMESUMMARY']._serialized_start=1006
-  _globals['_GAMESUMMARY']._serialized_end=1348
-  _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_start=794
-  _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_end=840
-  _globals['_CREATEGAMERESPONSE']._serialized_start=1350
-  _globals['_CREATEGAMERESPONSE']._serialized_end=1464
-  _globals['_GETGAMEREQUEST']._serialized_start=1466
-  _globals['_GETGAMEREQUEST']._serialized_end=1499
-  _globals['_GETGAMERESPONSE']._serialized_start=1501
-  _globals['_GETGAMERESPONSE']._serialized_end=1557
-  _globals['_LISTGAMESREQUEST']._serialized_start=1559
-  _globals['_LISTGAMESREQUEST']._serialized_end=1657
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1659
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1743
-  _globals['_COMMAND']._serialized_start=1746
-  _globals['_COMMAND']._serialized_end=1957
-  _globals['_EVENT']._serialized_start=1960
-  _globals['_EVENT']._serialized_end=2209
-  _globals['_VIEW']._serialized_start=2212
-  _globals['_VIEW']._serialized_end=2685
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=2688
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=2857
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=2859
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=2980
-  _globals['_GETVIEWREQUEST']._serialized_start=2982
-  _globals['_GETVIEWREQUEST']._serialized_end=3054
-  _globals['_GETVIEWRESPONSE']._serialized_start=3056
-  _globals['_GETVIEWRESPONSE']._serialized_end=3105
-  _globals['_STREAMGAMEREQUEST']._serialized_start=3107
-  _globals['_STREAMGAMEREQUEST']._serialized_end=3206
-  _globals['_STREAMGAMERESPONSE']._serialized_start=3208
-  _globals['_STREAMGAMERESPONSE']._serialized_end=3294
-  _globals['_REFEREESERVICE']._serialized_start=3297
-  _globals['_REFEREESERVICE']._serialized_end=3851
+  _globals['_GAMEOPTION']._serialized_start=183
+  _globals['_GAMEOPTION']._serialized_end=311
+  _globals['_GAMETYPE']._serialized_start=314
+  _globals['_GAMETYPE']._serialized_end=472
+  _globals['_LISTGAMETYPESREQUEST']._serialized_start=474
+  _globals['_LISTGAMETYPESREQUEST']._serialized_end=496
+  _globals['_LISTGAMETYPESRESPONSE']._serialized_start=498
+  _globals['_LISTGAMETYPESRESPONSE']._serialized_end=563
+  _globals['_FIXEDDEAL']._serialized_start=565
+  _globals['_FIXEDDEAL']._serialized_end=657
+  _globals['_FIXEDDEAL_DECK']._serialized_start=636
+  _globals['_FIXEDDEAL_DECK']._serialized_end=657
+  _globals['_CREATEGAMEREQUEST']._serialized_start=660
+  _globals['_CREATEGAMEREQUEST']._serialized_end=875
+  _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_start=829
+  _globals['_CREATEGAMEREQUEST_OPTIONSENTRY']._serialized_end=875
+  _globals['_SEATTOKEN']._serialized_start=877
+  _globals['_SEATTOKEN']._serialized_end=917
+  _globals['_PENDINGDECISION']._serialized_start=919
+  _globals['_PENDINGDECISION']._serialized_end=981
+  _globals['_SEATRESULT']._serialized_start=983
+  _globals['_SEATRESULT']._serialized_end=1038
+  _globals['_GAMESUMMARY']._serialized_start=1041
+  _globals['_GAMESUMMARY']._serialized_end=1383
+  _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_start=829
+  _globals['_GAMESUMMARY_OPTIONSENTRY']._serialized_end=875
+  _globals['_CREATEGAMERESPONSE']._serialized_start=1385
+  _globals['_CREATEGAMERESPONSE']._serialized_end=1499
+  _globals['_GETGAMEREQUEST']._serialized_start=1501
+  _globals['_GETGAMEREQUEST']._serialized_end=1534
+  _globals['_GETGAMERESPONSE']._serialized_start=1536
+  _globals['_GETGAMERESPONSE']._serialized_end=1592
+  _globals['_LISTGAMESREQUEST']._serialized_start=1594
+  _globals['_LISTGAMESREQUEST']._serialized_end=1692
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1694
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1778
+  _globals['_COMMAND']._serialized_start=1781
+  _globals['_COMMAND']._serialized_end=2055
+  _globals['_EVENT']._serialized_start=2058
+  _globals['_EVENT']._serialized_end=2368
+  _globals['_VIEW']._serialized_start=2371
+  _globals['_VIEW']._serialized_end=2904
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=2907
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=3076
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=3078
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=3199
+  _globals['_GETVIEWREQUEST']._serialized_start=3201
+  _globals['_GETVIEWREQUEST']._serialized_end=3273
+  _globals['_GETVIEWRESPONSE']._serialized_start=3275
+  _globals['_GETVIEWRESPONSE']._serialized_end=3324
+  _globals['_STREAMGAMEREQUEST']._serialized_start=3326
+  _globals['_STREAMGAMEREQUEST']._serialized_end=3425
+  _globals['_STREAMGAMERESPONSE']._serialized_start=3427
+  _globals['_STREAMGAMERESPONSE']._serialized_end=3513
+  _globals['_REFEREESERVICE']._serialized_start=3516
+  _globals['_REFEREESERVICE']._serialized_end=4070
 # @@protoc_insertion_point(module_scope)

@@ -21,6 +21,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from referee.v1 import dracula_vs_van_helsing_pb2 as _dracula_vs_van_helsing_pb2
+from referee.v1 import mau_mau_vampires_pb2 as _mau_mau_vampires_pb2
 from referee.v1 import sleeping_queens_pb2 as _sleeping_queens_pb2
 from referee.v1 import vampire_queen_pb2 as _vampire_queen_pb2
 import builtins as _builtins
@@ -610,6 +611,7 @@ class Command(_message.Message):
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
+    MAU_MAU_VAMPIRES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenCommand:
         """A Vampire Queen command."""
@@ -622,18 +624,23 @@ class Command(_message.Message):
     def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingCommand:
         """A Dracula vs Van Helsing command."""
 
+    @_builtins.property
+    def mau_mau_vampires(self) -> _mau_mau_vampires_pb2.MauMauVampiresCommand:
+        """A Mau Mau Vampires command."""
+
     def __init__(
         self,
         *,
         vampire_queen: _vampire_queen_pb2.VampireQueenCommand | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensCommand | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingCommand | None = ...,
+        mau_mau_vampires: _mau_mau_vampires_pb2.MauMauVampiresCommand | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing", "mau_mau_vampires"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -650,6 +657,7 @@ class Event(_message.Message):
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
+    MAU_MAU_VAMPIRES_FIELD_NUMBER: _builtins.int
     sequence: _builtins.int
     """Sequence number in the game's log: 1, 2, 3, ... with no gap."""
     batch_end_sequence: _builtins.int
@@ -669,6 +677,10 @@ class Event(_message.Message):
     def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingEvent:
         """A Dracula vs Van Helsing event."""
 
+    @_builtins.property
+    def mau_mau_vampires(self) -> _mau_mau_vampires_pb2.MauMauVampiresEvent:
+        """A Mau Mau Vampires event."""
+
     def __init__(
         self,
         *,
@@ -677,12 +689,13 @@ class Event(_message.Message):
         vampire_queen: _vampire_queen_pb2.VampireQueenEvent | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensEvent | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingEvent | None = ...,
+        mau_mau_vampires: _mau_mau_vampires_pb2.MauMauVampiresEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing", "mau_mau_vampires"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -709,6 +722,7 @@ class View(_message.Message):
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
+    MAU_MAU_VAMPIRES_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -751,6 +765,10 @@ class View(_message.Message):
     def dracula_vs_van_helsing(self) -> _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView:
         """A Dracula vs Van Helsing view."""
 
+    @_builtins.property
+    def mau_mau_vampires(self) -> _mau_mau_vampires_pb2.MauMauVampiresView:
+        """A Mau Mau Vampires view."""
+
     def __init__(
         self,
         *,
@@ -767,14 +785,15 @@ class View(_message.Message):
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensView | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView | None = ...,
+        mau_mau_vampires: _mau_mau_vampires_pb2.MauMauVampiresView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing", "mau_mau_vampires"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...

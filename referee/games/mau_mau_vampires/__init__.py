@@ -1,0 +1,13 @@
+"""Mau Mau Vampires (``shared/rules/mau-mau-vampires.md``, MM-1 ... MM-28).
+
+Importing this package reads and checks the character data file (``characters.json``, MM-4):
+a malformed file fails here, at start-up, with a message naming the entry.
+"""
+
+from referee.engine.registry import register
+from referee.games.mau_mau_vampires.model import *  # noqa: F403 (the wire vocabulary)
+from referee.games.mau_mau_vampires.rules import MauMauVampires, MauMauVampiresState
+
+GAME = register(MauMauVampires())
+
+__all__ = ["GAME", "MauMauVampires", "MauMauVampiresState"]
