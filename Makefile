@@ -39,8 +39,16 @@ proto: $(STAMP)
 proto-check: proto
 	git diff --exit-code -- referee/v1 || (echo "generated code is stale: run make proto and commit" && exit 1)
 
-bench: $(STAMP)
-	$(BIN)/referee bench
+# Performance figures (docs/performance.md); the peers come from the `bench` extra.
+BENCH_STAMP := $(VENV)/.bench-installed
+BENCH_OUT   ?= bench-results
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BIN)/referee bench --out $(BENCH_OUT)
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix referee clients tests

@@ -38,9 +38,17 @@ def main(argv: list[str] | None = None) -> int:
     run = scenario_commands.add_parser("run", help="run scenario files; non-zero on a mismatch")
     run.add_argument("files", nargs="+")
 
-    bench = commands.add_parser("bench", help="in-process random-play steps/s for every game")
-    bench.add_argument("--quick", action="store_true", help="a short smoke run")
-    bench.add_argument("--out", default="bench-results", help="folder for the JSON and Markdown")
+    bench = commands.add_parser(
+        "bench", help="performance figures (docs/performance.md), as ratios measured side by side"
+    )
+    bench.add_argument("--quick", action="store_true", help="a smoke run of seconds (CI)")
+    bench.add_argument("--out", default="bench-results", help="folder for bench.json and bench.md")
+    bench.add_argument("--only", help="parts to run, e.g. P1,P5 (default: P1 to P6)")
+    bench.add_argument("--game", default="vampire-queen", help="game of P2, P3, P4 and P6")
+    bench.add_argument("--players", type=int, default=4, help="players of P2, P3, P4 and P6")
+    bench.add_argument("--concurrency", type=int, help="concurrent games of P2 and P6")
+    bench.add_argument("--capacity-games", type=int, help="games held in P4 (two streams each)")
+    bench.add_argument("--recovery-games", type=int, help="games in P5's cold-start database")
 
     args = parser.parse_args(argv)
     if args.command == "scenario":
@@ -50,7 +58,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "bench":
         from referee.bench import main as run_bench
 
-        return int(run_bench(quick=args.quick, out=args.out))
+        try:
+            return int(
+                run_bench(
+                    quick=args.quick,
+                    out=args.out,
+                    only=args.only,
+                    game=args.game,
+                    players=args.players,
+                    concurrency=args.concurrency,
+                    capacity_games=args.capacity_games,
+                    recovery_games=args.recovery_games,
+                    argv=argv if argv is not None else sys.argv[1:],
+                )
+            )
+        except ValueError as error:
+            parser.error(str(error))
     if args.command is None:
         args = parser.parse_args(["serve", *(argv or [])])
     from referee.server.app import ServerConfig, configure_logging, serve

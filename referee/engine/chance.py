@@ -22,6 +22,8 @@ True
 from __future__ import annotations
 
 import hashlib
+import itertools
+import struct
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
@@ -32,13 +34,14 @@ T = TypeVar("T")
 _LIMIT = 1 << 64
 
 
+#: A SHA-256 digest read as four 8-byte big-endian integers.
+_FOUR_WORDS = struct.Struct(">4Q")
+
+
 def _stream(seed: bytes, label: bytes) -> Iterator[int]:
-    counter = 0
-    while True:
-        block = hashlib.sha256(seed + label + counter.to_bytes(8, "big")).digest()
-        for offset in range(0, 32, 8):
-            yield int.from_bytes(block[offset : offset + 8], "big")
-        counter += 1
+    prefix = seed + label
+    for counter in itertools.count():
+        yield from _FOUR_WORDS.unpack(hashlib.sha256(prefix + counter.to_bytes(8, "big")).digest())
 
 
 def _below(stream: Iterator[int], n: int) -> int:

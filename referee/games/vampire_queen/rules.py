@@ -13,6 +13,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from referee.engine.chance import deck_for, pick_for, shuffled
@@ -57,6 +58,52 @@ from referee.games.vampire_queen.model import (
 #: VQ-1: the 108 cards that are shuffled and dealt (the Hunters never are), in deal notation.
 DECK: tuple[str, ...] = tuple(str(v) for v in range(1, 14) for _ in range(8)) + ("Q",) * 4
 _NOTATION = {str(v): v for v in range(1, 14)} | {"Q": QUEEN}
+
+
+# Commands are immutable values, so the legal moves are built once per distinct situation
+# (value, cards held, queens held, ...) and shared: a step allocates no command objects.
+PASS = Pass()
+_CARDS = {v: PlayCard(v) for v in range(1, QUEEN + 1)}
+_HUNTER_LEADS = {h: LeadHunter(h) for h in HUNTERS}
+
+
+@cache
+def _leads(value: int, have: int, queens: int) -> tuple[PlaySet, ...]:
+    """VQ-8: every set a leader can make of ``value`` holding ``have`` of it and ``queens``
+    queens: 1..have cards of the value plus 0..queens queens."""
+    return tuple(PlaySet(value, k + q, q) for k in range(1, have + 1) for q in range(queens + 1))
+
+
+@cache
+def _queen_sets(queens: int) -> tuple[PlaySet, ...]:
+    """VQ-9: queens alone are a set worth 14, of 1..queens cards."""
+    return tuple(PlaySet(QUEEN, q, q) for q in range(1, queens + 1))
+
+
+@cache
+def _follows(value: int, have: int, queens: int, count: int) -> tuple[PlaySet, ...]:
+    """VQ-7/VQ-8: the sets of exactly ``count`` cards of ``value`` (at least one real card,
+    queens filling the rest) from ``have`` of it and ``queens`` queens."""
+    return tuple(
+        PlaySet(value, count, q) for q in range(max(0, count - have), min(queens, count - 1) + 1)
+    )
+
+
+# Events and trick plays are immutable values as well: the few distinct ones are built once.
+_set_played = cache(SetPlayed)
+_passed = cache(Passed)
+_card_played = cache(CardPlayed)
+_trick_play = cache(TrickPlay)
+
+
+@cache
+def _decision(seat: int, kind: TrickKind) -> Decision:
+    """VQ-6/VQ-7/VQ-12: what the seat on turn decides in a trick of this kind."""
+    if kind is TrickKind.UNSPECIFIED:
+        return Decision(seat, "lead", "VQ-6")
+    if kind is TrickKind.NORMAL:
+        return Decision(seat, "follow", "VQ-7")
+    return Decision(seat, "answer_hunter", "VQ-12")
 
 
 def hand_size_for(players: int) -> int:
@@ -111,6 +158,14 @@ class VampireQueenState:
             if self.hunter_holder.get(hunter) == seat and self.hunter_on_table != hunter:
                 count += 1
         return count
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        """``cards_in_hand`` of every seat."""
+        sizes = [sum(hand) for hand in self.hands]
+        for hunter, holder in self.hunter_holder.items():
+            if self.hunter_on_table != hunter:
+                sizes[holder] += 1
+        return tuple(sizes)
 
     def hunters_in_hand(self, seat: int) -> list[int]:
         return [
@@ -227,15 +282,14 @@ class VampireQueen(Game[VampireQueenState]):
     def decisions(self, state: VampireQueenState) -> tuple[Decision, ...]:
         if state.over:
             return ()
-        kind = state.trick_kind
-        if kind is TrickKind.UNSPECIFIED:
-            return (Decision(state.turn, "lead", "VQ-6"),)
-        if kind is TrickKind.NORMAL:
-            return (Decision(state.turn, "follow", "VQ-7"),)
-        return (Decision(state.turn, "answer_hunter", "VQ-12"),)
+        return (_decision(state.turn, state.trick_kind),)
+
+    def pending(self, state: VampireQueenState) -> tuple[Seat, ...]:
+        return () if state.over else (state.turn,)  # one seat decides at a time
 
     def decide(self, state: VampireQueenState, seat: Seat, command: Any) -> list[Any]:
-        self.check_pending(state, seat, end_rule="VQ-19")
+        if state.over or seat != state.turn:
+            self.check_pending(state, seat, end_rule="VQ-19")  # raises the standard rejection
         require_int_fields(command, "VQ-8")
         kind = state.trick_kind
         if kind is TrickKind.UNSPECIFIED:
@@ -249,7 +303,7 @@ class VampireQueen(Game[VampireQueenState]):
     def _decide_lead(self, state: VampireQueenState, seat: Seat, command: Any) -> Any:
         if isinstance(command, PlaySet):
             self._check_set(state, seat, command)
-            return SetPlayed(seat, command.value, command.count, command.queens)
+            return _set_played(seat, command.value, command.count, command.queens)
         if isinstance(command, LeadHunter):
             hunter = command.hunter
             if hunter not in HUNTERS:
@@ -267,7 +321,7 @@ class VampireQueen(Game[VampireQueenState]):
 
     def _decide_follow(self, state: VampireQueenState, seat: Seat, command: Any) -> Any:
         if isinstance(command, Pass):
-            return Passed(seat)  # VQ-7: passing is always allowed
+            return _passed(seat)  # VQ-7: passing is always allowed
         if isinstance(command, PlaySet):
             if command.count != state.lead_count:
                 raise Rejection(
@@ -278,7 +332,7 @@ class VampireQueen(Game[VampireQueenState]):
                     "VQ-7", f"a set must be strictly higher than {state.best_value} to beat it"
                 )
             self._check_set(state, seat, command)
-            return SetPlayed(seat, command.value, command.count, command.queens)
+            return _set_played(seat, command.value, command.count, command.queens)
         if isinstance(command, LeadHunter):
             raise Rejection("VQ-11", "only the leader can play a Hunter, as the lead")
         if isinstance(command, PlayCard):
@@ -294,7 +348,7 @@ class VampireQueen(Game[VampireQueenState]):
                 )
             if state.hands[seat][value] == 0:
                 raise Rejection("VQ-12", f"you hold no {_card_name(value)}")
-            return CardPlayed(seat, value)
+            return _card_played(seat, value)
         if isinstance(command, Pass):
             raise Rejection("VQ-12", "no one may pass in a Hunter trick: play one card")
         if isinstance(command, LeadHunter):
@@ -334,8 +388,6 @@ class VampireQueen(Game[VampireQueenState]):
         n = state.players
         leader = state.leader
         hunter_trick = isinstance(first, HunterLed) or state.trick_kind is TrickKind.HUNTER
-        # The played card counts as in effect already; track what changes in hand sizes.
-        removed = _cards_removed(first)
         nxt = (seat + 1) % n
         if hunter_trick:
             # VQ-13: seats holding only Hunters are skipped.
@@ -352,9 +404,10 @@ class VampireQueen(Game[VampireQueenState]):
             winner = seat if isinstance(first, SetPlayed) else state.best_seat
             events.append(TrickWon(winner, False, ()))
             taken = ()
-        # VQ-17: after the trick is resolved, does anyone have no cards?
+        # VQ-17: after the trick is resolved, does anyone have no cards? (The card(s) just
+        # played count as gone already.)
         sizes = [state.cards_in_hand(s) for s in range(n)]
-        sizes[seat] -= removed
+        sizes[seat] -= _cards_removed(first)
         sizes[winner] += len(taken)
         if min(sizes) > 0:
             return events
@@ -413,31 +466,28 @@ class VampireQueen(Game[VampireQueenState]):
         queens = hand[QUEEN]
         kind = state.trick_kind
         if kind is TrickKind.HUNTER:  # VQ-12
-            return [PlayCard(v) for v in range(1, 15) if hand[v]]
+            return [_CARDS[v] for v in range(1, 15) if hand[v]]
         if kind is TrickKind.NORMAL:  # VQ-7: pass, or the same count strictly higher
             count = state.lead_count
-            moves: list[Any] = [Pass()]
+            moves: list[Any] = [PASS]
             for value in range(state.best_value + 1, 14):
                 have = hand[value]
                 if have:
-                    for q in range(max(0, count - have), min(queens, count - 1) + 1):
-                        moves.append(PlaySet(value, count, q))
+                    moves += _follows(value, have, queens, count)
             if queens >= count and state.best_value < QUEEN:  # VQ-9: 14 cannot be beaten
-                moves.append(PlaySet(QUEEN, count, count))
+                moves.append(_queen_sets(count)[-1])
             return moves
         # Leading (VQ-6, VQ-8, VQ-9, VQ-11, VQ-15)
         moves = []
         for value in range(1, 14):
             have = hand[value]
-            for k in range(1, have + 1):
-                for q in range(queens + 1):
-                    moves.append(PlaySet(value, k + q, q))
-        for q in range(1, queens + 1):
-            moves.append(PlaySet(QUEEN, q, q))
+            if have:
+                moves += _leads(value, have, queens)
+        moves += _queen_sets(queens)
         hunters = state.hunters_in_hand(seat)
         # VQ-15: never the Hunter just taken. (The taker always holds the card it answered
         # with, so it always has another lead.)
-        moves.extend(LeadHunter(h) for h in hunters if state.barred[seat] != h)
+        moves.extend(_HUNTER_LEADS[h] for h in hunters if state.barred[seat] != h)
         return moves
 
     def command_space(self, state: VampireQueenState, seat: Seat) -> list[Any]:
@@ -451,14 +501,15 @@ class VampireQueen(Game[VampireQueenState]):
             hand: tuple[int, ...] = ()
         else:
             counts = state.hands[viewer]
-            hand = tuple(v for v in range(1, 15) for _ in range(counts[v])) + tuple(
-                state.hunters_in_hand(viewer)
-            )
+            cards: list[int] = []
+            for value in range(1, 15):
+                cards += [value] * counts[value]
+            hand = (*cards, *state.hunters_in_hand(viewer))
         return VampireQueenView(
             round=state.round,
             rounds=state.rounds,
             hand=hand,
-            hand_sizes=tuple(state.cards_in_hand(s) for s in range(state.players)),
+            hand_sizes=state.hand_sizes(),
             hunter_15_holder=state.hunter_holder.get(HUNTER_15, 0),
             hunter_20_holder=state.hunter_holder.get(HUNTER_20, 0),
             leader=state.leader,
@@ -555,13 +606,13 @@ def _apply_set_played(state: VampireQueenState, e: SetPlayed) -> None:
     if state.trick_kind is TrickKind.UNSPECIFIED:
         state.trick_kind = TrickKind.NORMAL
         state.lead_count = e.count
-    state.trick.append(TrickPlay(e.seat, PlayKind.SET, e.value, e.count, e.queens))
+    state.trick.append(_trick_play(e.seat, PlayKind.SET, e.value, e.count, e.queens))
     state.best_value, state.best_seat = e.value, e.seat
     state.turn = state.next_seat(e.seat)
 
 
 def _apply_passed(state: VampireQueenState, e: Passed) -> None:
-    state.trick.append(TrickPlay(e.seat, PlayKind.PASS, 0, 0, 0))
+    state.trick.append(_trick_play(e.seat, PlayKind.PASS, 0, 0, 0))
     state.turn = state.next_seat(e.seat)
 
 
@@ -571,7 +622,7 @@ def _apply_hunter_led(state: VampireQueenState, e: HunterLed) -> None:
     state.hunter_on_table = e.hunter
     state.pile = [e.hunter]
     state.best_value, state.best_seat = 0, -1  # VQ-11: the Hunter counts 0
-    state.trick.append(TrickPlay(e.seat, PlayKind.HUNTER, e.hunter, 1, 0))
+    state.trick.append(_trick_play(e.seat, PlayKind.HUNTER, e.hunter, 1, 0))
     state.turn = state.next_seat(e.seat)
 
 
@@ -581,12 +632,12 @@ def _apply_card_played(state: VampireQueenState, e: CardPlayed) -> None:
     rank = state.hunter_queen if e.value == QUEEN else e.value  # VQ-12 ruling
     if rank > state.best_value or (rank == state.best_value and state.hunter_tie_last):
         state.best_value, state.best_seat = rank, e.seat  # VQ-14 tie ruling
-    state.trick.append(TrickPlay(e.seat, PlayKind.CARD, e.value, 1, 1 if e.value == QUEEN else 0))
+    state.trick.append(_trick_play(e.seat, PlayKind.CARD, e.value, 1, 1 if e.value == QUEEN else 0))
     state.turn = state.next_seat(e.seat)
 
 
 def _apply_skipped(state: VampireQueenState, e: Skipped) -> None:
-    state.trick.append(TrickPlay(e.seat, PlayKind.SKIP, 0, 0, 0))
+    state.trick.append(_trick_play(e.seat, PlayKind.SKIP, 0, 0, 0))
     state.turn = state.next_seat(e.seat)
 
 

@@ -1,0 +1,852 @@
+"""P2, P3, P4 and P6: the gRPC service, measured from a client in another process.
+
+The referee server (``referee serve``, SQLite store) and the bare echo server
+(:mod:`referee.bench.echo`) run as child processes on 127.0.0.1; this process is the client:
+asyncio bots that open every seat's stream and answer their turns with a random legal command.
+
+* **P2** commands/s with many concurrent games, every seat's stream open, divided by the echo
+  server's unary calls/s from the same client with the same concurrency, alternately.
+* **P3** complete bot games over gRPC (same seeds, same random choices as the in-process
+  games of :func:`referee.bench.engine.random_play`) against the same games in-process.
+* **P4** games and open streams one server process holds, and its RSS (``/proc/PID/status``).
+* **P6** latency from sending a command to its event arriving on every seat's stream, at
+  about 70% of P2's throughput (paced, open loop), against the echo's latency at that rate.
+
+Every loop is bounded in time and count and stops by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import grpc
+
+from referee.bench import echo
+from referee.bench.engine import random_play
+from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc as pb_grpc
+
+#: Seconds any single RPC may take before the benchmark gives up on it.
+RPC_TIMEOUT = 30.0
+CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]  # one TCP connection per channel
+
+
+# --- child processes ------------------------------------------------------------------------
+
+
+@dataclass
+class ServerProcess:
+    """A server in a child process; ``address`` is read from its banner."""
+
+    process: subprocess.Popen[str]
+    address: str
+    log: IO[str] | None = None
+
+    @classmethod
+    def start(cls, argv: Sequence[str], log_path: Path | None = None) -> ServerProcess:
+        log = log_path.open("w") if log_path is not None else None
+        process = subprocess.Popen(
+            [sys.executable, *argv],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log if log is not None else subprocess.DEVNULL,
+            text=True,
+        )
+        assert process.stdout is not None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([process.stdout], [], [], 0.5)
+            if ready:
+                line = process.stdout.readline()
+                if not line:
+                    break
+                if " listening on " in line:
+                    address = line.split(" listening on ", 1)[1].split()[0]
+                    return cls(process, address, log)
+            if process.poll() is not None:
+                break
+        process.kill()
+        process.wait()
+        raise RuntimeError(f"server {' '.join(argv)} did not start (see {log_path})")
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def memory_kib(self) -> dict[str, int]:
+        """VmRSS and VmHWM (peak RSS) of the process, in KiB."""
+        found = {}
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "VmHWM"):
+                found[name] = int(value.split()[0])
+        return found
+
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the process has used so far."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        if self.log is not None:
+            self.log.close()
+
+
+def referee_argv(store: str, max_games: int, max_streams: int) -> list[str]:
+    return [
+        "-m",
+        "referee",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--store",
+        store,
+        "--metrics",
+        "",
+        "--max-games",
+        str(max_games),
+        "--max-streams",
+        str(max_streams),
+    ]
+
+
+ECHO_ARGV = ["-m", "referee.bench.echo", "--listen", "127.0.0.1:0"]
+
+
+# --- load accounting --------------------------------------------------------------------------
+
+
+class Pacer:
+    """Open-loop pacing: at most ``rate`` starts per second, no catch-up bursts."""
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate
+        self.next = time.perf_counter()
+
+    async def wait(self) -> None:
+        now = time.perf_counter()
+        slot = max(self.next, now)
+        self.next = slot + self.interval
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
+@dataclass
+class Load:
+    """A measured window after a warm-up; work stops by itself at the window's end."""
+
+    warmup: float
+    seconds: float
+    pacer: Pacer | None = None
+    max_commands: int = 10**9
+    started: float = field(default_factory=time.perf_counter)
+    commands: int = 0
+    total: int = 0  # commands including the warm-up (for CPU time per command)
+    messages: int = 0  # stream messages received, warm-up included
+    errors: int = 0
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def begin(self) -> float:
+        return self.started + self.warmup
+
+    @property
+    def end(self) -> float:
+        return self.begin + self.seconds
+
+    def stopping(self) -> bool:
+        return time.perf_counter() >= self.end or self.commands >= self.max_commands
+
+    def done(self, finished: float) -> None:
+        self.total += 1
+        if self.begin <= finished <= self.end:
+            self.commands += 1
+
+    def latency(self, sent: float, arrived: float) -> None:
+        if self.begin <= sent and arrived <= self.end:
+            self.latencies.append(arrived - sent)
+
+    def summary(self) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "per_second": self.commands / self.seconds,
+            "commands": self.commands,
+            "seconds": self.seconds,
+            "errors": self.errors,
+            "stream_messages_per_command": self.messages / max(self.total, 1),
+        }
+        if self.latencies:
+            ordered = sorted(self.latencies)
+            found["p50_ms"] = 1000 * ordered[len(ordered) // 2]
+            found["p99_ms"] = 1000 * ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+            found["samples"] = len(ordered)
+        return found
+
+
+def _settled(message: pb.StreamGameResponse) -> bool:
+    """The view ends its command's batch of events (see ``referee_bot.runner.settled``)."""
+    if not message.HasField("event"):
+        return True
+    return message.event.sequence >= message.event.batch_end_sequence
+
+
+@dataclass
+class GameSpec:
+    game_type: str = "vampire-queen"
+    players: int = 4
+    options: dict[str, str] = field(default_factory=dict)
+
+
+# --- bots -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Table:
+    """One game as the client sees it."""
+
+    game_id: str
+    players: int
+    rng: random.Random
+    sent_at: dict[int, float] = field(default_factory=dict)
+    arrivals: dict[int, int] = field(default_factory=dict)
+    commands: int = 0
+
+
+async def _seat(
+    stub: pb_grpc.RefereeServiceStub,
+    table: _Table,
+    token: str,
+    call: Any,
+    load: Load | None,
+) -> bool:
+    """Read one seat's stream; play its turns. True when the game ended."""
+    acted = -1
+    async for message in call:
+        now = time.perf_counter()
+        if load is not None:
+            load.messages += 1
+        if message.HasField("event"):
+            sequence = message.event.sequence
+            seen = table.arrivals.get(sequence, 0) + 1
+            if seen < table.players:
+                table.arrivals[sequence] = seen
+            else:
+                table.arrivals.pop(sequence, None)
+                sent = table.sent_at.pop(sequence, None)
+                if sent is not None and load is not None:
+                    load.latency(sent, now)
+        view = message.view
+        if view.game_over:
+            return True
+        if (
+            not _settled(message)
+            or view.version <= acted
+            or view.seat not in view.pending_seats
+            or not view.legal_commands
+        ):
+            continue
+        acted = view.version
+        if load is not None and load.stopping():
+            return False
+        command = table.rng.choice(view.legal_commands)
+        if load is not None and load.pacer is not None:
+            await load.pacer.wait()
+        sent = time.perf_counter()
+        table.sent_at[view.version + 1] = sent
+        await stub.SubmitCommand(
+            pb.SubmitCommandRequest(
+                game_id=table.game_id,
+                seat_token=token,
+                command_id=str(uuid.uuid4()),
+                command=command,
+                expected_version=view.version,
+            ),
+            timeout=RPC_TIMEOUT,
+        )
+        table.commands += 1
+        if load is not None:
+            load.done(time.perf_counter())
+    return False
+
+
+async def play_game(
+    stub: pb_grpc.RefereeServiceStub, spec: GameSpec, seed: int, load: Load | None = None
+) -> int:
+    """One complete game (or until ``load`` stops) with a bot on every seat and every seat's
+    stream open; the choices are those of ``random_play(…, seed)``. Returns the commands."""
+    created = await stub.CreateGame(
+        pb.CreateGameRequest(
+            game_type=spec.game_type, players=spec.players, options=spec.options, seed=str(seed)
+        ),
+        timeout=RPC_TIMEOUT,
+    )
+    table = _Table(created.game_id, spec.players, random.Random(seed))
+    calls = [
+        stub.StreamGame(pb.StreamGameRequest(game_id=created.game_id, seat_token=s.token))
+        for s in created.seats
+    ]
+    tasks = [
+        asyncio.ensure_future(_seat(stub, table, s.token, call, load))
+        for s, call in zip(created.seats, calls, strict=True)
+    ]
+    try:
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        if any(task.exception() is None and task.result() for task in done):
+            await asyncio.wait(tasks, timeout=RPC_TIMEOUT)  # the others see the end too
+        for task in done:
+            task.result()  # raise a bot's error
+    finally:
+        for call in calls:
+            call.cancel()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return table.commands
+
+
+async def _games_until(
+    stub: pb_grpc.RefereeServiceStub, spec: GameSpec, load: Load, first_seed: int
+) -> None:
+    seed = first_seed
+    while not load.stopping():
+        try:
+            await play_game(stub, spec, seed, load)
+        except grpc.aio.AioRpcError:
+            load.errors += 1
+            await asyncio.sleep(0.05)
+        seed += 1_000_003
+
+
+async def _echo_until(call: Any, request: pb.SubmitCommandRequest, load: Load) -> None:
+    while not load.stopping():
+        if load.pacer is not None:
+            await load.pacer.wait()
+        sent = time.perf_counter()
+        try:
+            await call(request, timeout=RPC_TIMEOUT)
+        except grpc.aio.AioRpcError:
+            load.errors += 1
+            continue
+        arrived = time.perf_counter()
+        load.done(arrived)
+        load.latency(sent, arrived)
+
+
+#: What each watcher of the bare fan-out receives: about one stream message of the referee
+#: (an event with the seat's view after it).
+FANOUT_PAYLOAD = bytes(400)
+
+
+def _echo_request() -> pb.SubmitCommandRequest:
+    """A SubmitCommand request like the bots send (the echo returns it unread)."""
+    command = pb.Command()
+    command.vampire_queen.play_set.value = 9
+    command.vampire_queen.play_set.count = 2
+    command.vampire_queen.play_set.queens = 1
+    return pb.SubmitCommandRequest(
+        game_id=uuid.uuid4().hex[:16],
+        seat_token="x" * 32,
+        command_id=str(uuid.uuid4()),
+        command=command,
+        expected_version=123,
+    )
+
+
+@contextlib.contextmanager
+def _cpu(server: ServerProcess, load: Load, into: dict[str, Any]) -> Iterator[None]:
+    """CPU time per command of the server and of this client process, over the whole run."""
+    server_before, client_before = server.cpu_seconds(), time.process_time()
+    started = time.perf_counter()
+    yield
+    wall = time.perf_counter() - started
+    server_cpu = server.cpu_seconds() - server_before
+    client_cpu = time.process_time() - client_before
+    total = max(load.total, 1)
+    into["server_cpu_us_per_command"] = 1e6 * server_cpu / total
+    into["client_cpu_us_per_command"] = 1e6 * client_cpu / total
+    into["server_cpu_share"] = server_cpu / wall
+    into["client_cpu_share"] = client_cpu / wall
+
+
+async def _referee_window(
+    server: ServerProcess, spec: GameSpec, concurrency: int, load: Load, seed: int
+) -> dict[str, Any]:
+    cpu: dict[str, Any] = {}
+    with _cpu(server, load, cpu):
+        await _referee_load(server.address, spec, concurrency, load, seed)
+    return load.summary() | cpu
+
+
+async def _referee_load(
+    address: str, spec: GameSpec, concurrency: int, load: Load, seed: int
+) -> None:
+    channels = [grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) for _ in range(2)]
+    try:
+        stubs = [pb_grpc.RefereeServiceStub(c) for c in channels]
+        runs = [
+            _games_until(stubs[i % len(stubs)], spec, load, seed + i) for i in range(concurrency)
+        ]
+        await asyncio.wait_for(asyncio.gather(*runs), load.warmup + load.seconds + RPC_TIMEOUT)
+    finally:
+        for channel in channels:
+            await channel.close()
+
+
+async def _fanout_window(
+    server: ServerProcess, concurrency: int, watchers: int, load: Load
+) -> dict[str, Any]:
+    cpu: dict[str, Any] = {}
+    with _cpu(server, load, cpu):
+        await _fanout_load(server.address, concurrency, watchers, load)
+    return load.summary() | cpu
+
+
+async def _fanout_load(address: str, concurrency: int, watchers: int, load: Load) -> None:
+    """Like the referee load, with the bare server: each worker publishes to its room (one
+    unary call) and waits until each of the room's ``watchers`` streams has the message."""
+    channels = [grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) for _ in range(2)]
+    calls: list[Any] = []
+    try:
+
+        async def worker(index: int) -> None:
+            channel = channels[index % len(channels)]
+            room = uuid.uuid4().bytes[: echo.ROOM_BYTES]
+            streams = [channel.unary_stream(echo.WATCH)(room) for _ in range(watchers)]
+            calls.extend(streams)
+            for stream in streams:
+                await stream.read()  # subscribed
+            publish = channel.unary_unary(echo.PUBLISH)
+            request = room + FANOUT_PAYLOAD
+            while not load.stopping():
+                if load.pacer is not None:
+                    await load.pacer.wait()
+                sent = time.perf_counter()
+                await publish(request, timeout=RPC_TIMEOUT)
+                for stream in streams:
+                    await asyncio.wait_for(stream.read(), RPC_TIMEOUT)
+                arrived = time.perf_counter()
+                load.done(arrived)
+                load.latency(sent, arrived)
+
+        runs = [worker(i) for i in range(concurrency)]
+        await asyncio.wait_for(asyncio.gather(*runs), load.warmup + load.seconds + RPC_TIMEOUT)
+    finally:
+        for call in calls:
+            call.cancel()
+        for channel in channels:
+            await channel.close()
+
+
+async def _echo_window(server: ServerProcess, concurrency: int, load: Load) -> dict[str, Any]:
+    cpu: dict[str, Any] = {}
+    with _cpu(server, load, cpu):
+        await _echo_load(server.address, concurrency, load)
+    return load.summary() | cpu
+
+
+async def _echo_load(address: str, concurrency: int, load: Load) -> None:
+    channels = [grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) for _ in range(2)]
+    try:
+        calls = [
+            c.unary_unary(
+                echo.METHOD,
+                request_serializer=pb.SubmitCommandRequest.SerializeToString,
+                response_deserializer=pb.SubmitCommandRequest.FromString,
+            )
+            for c in channels
+        ]
+        request = _echo_request()
+        runs = [_echo_until(calls[i % len(calls)], request, load) for i in range(concurrency)]
+        await asyncio.wait_for(asyncio.gather(*runs), load.warmup + load.seconds + RPC_TIMEOUT)
+    finally:
+        for channel in channels:
+            await channel.close()
+
+
+# --- P2 and P6 ------------------------------------------------------------------------------
+
+
+@dataclass
+class Settings:
+    quick: bool
+    spec: GameSpec
+    concurrency: int
+    rounds: int
+    warmup: float
+    seconds: float
+
+    @classmethod
+    def make(cls, quick: bool, spec: GameSpec, concurrency: int | None) -> Settings:
+        if quick:
+            return cls(quick, spec, concurrency or 4, 1, 0.2, 0.8)
+        return cls(quick, spec, concurrency or 32, 3, 1.5, 6.0)
+
+
+async def throughput(
+    referee: ServerProcess, echo_server: ServerProcess, settings: Settings
+) -> dict[str, Any]:
+    """P2: alternate echo and referee windows; the ratio is the median of the rounds'."""
+    rounds = []
+    for index in range(settings.rounds):
+        echo_run = await _echo_window(
+            echo_server, settings.concurrency, Load(settings.warmup, settings.seconds)
+        )
+        fanout_run = await _fanout_window(
+            echo_server,
+            settings.concurrency,
+            settings.spec.players,
+            Load(settings.warmup, settings.seconds),
+        )
+        referee_run = await _referee_window(
+            referee,
+            settings.spec,
+            settings.concurrency,
+            Load(settings.warmup, settings.seconds),
+            seed=index * 10_000,
+        )
+        rounds.append(
+            {
+                "echo": echo_run,
+                "fanout": fanout_run,
+                "referee": referee_run,
+                "ratio": referee_run["per_second"] / max(echo_run["per_second"], 1e-9),
+                "fanout_ratio": fanout_run["per_second"] / max(echo_run["per_second"], 1e-9),
+                "referee_to_fanout": referee_run["per_second"]
+                / max(fanout_run["per_second"], 1e-9),
+            }
+        )
+    return {
+        "game": settings.spec.game_type,
+        "players": settings.spec.players,
+        "concurrent_games": settings.concurrency,
+        "open_streams": settings.concurrency * settings.spec.players,
+        "referee_commands_per_second": statistics.median(
+            r["referee"]["per_second"] for r in rounds
+        ),
+        "echo_calls_per_second": statistics.median(r["echo"]["per_second"] for r in rounds),
+        "ratio": statistics.median(r["ratio"] for r in rounds),
+        "fanout_calls_per_second": statistics.median(r["fanout"]["per_second"] for r in rounds),
+        "fanout_ratio": statistics.median(r["fanout_ratio"] for r in rounds),
+        "referee_to_fanout": statistics.median(r["referee_to_fanout"] for r in rounds),
+        "stream_messages_per_command": statistics.median(
+            r["referee"]["stream_messages_per_command"] for r in rounds
+        ),
+        "fanout_server_cpu_us_per_call": statistics.median(
+            r["fanout"]["server_cpu_us_per_command"] for r in rounds
+        ),
+        "referee_server_cpu_us_per_command": statistics.median(
+            r["referee"]["server_cpu_us_per_command"] for r in rounds
+        ),
+        "echo_server_cpu_us_per_call": statistics.median(
+            r["echo"]["server_cpu_us_per_command"] for r in rounds
+        ),
+        "referee_client_cpu_us_per_command": statistics.median(
+            r["referee"]["client_cpu_us_per_command"] for r in rounds
+        ),
+        "echo_client_cpu_us_per_call": statistics.median(
+            r["echo"]["client_cpu_us_per_command"] for r in rounds
+        ),
+        "rounds": rounds,
+    }
+
+
+async def latency(
+    referee: ServerProcess, echo_server: ServerProcess, settings: Settings, max_rate: float
+) -> dict[str, Any]:
+    """P6: both servers paced at 70% of the referee's measured maximum."""
+    rate = 0.7 * max_rate
+    rounds = []
+    for index in range(settings.rounds):
+        echo_run = await _echo_window(
+            echo_server,
+            settings.concurrency,
+            Load(settings.warmup, settings.seconds, pacer=Pacer(rate)),
+        )
+        fanout_run = await _fanout_window(
+            echo_server,
+            settings.concurrency,
+            settings.spec.players,
+            Load(settings.warmup, settings.seconds, pacer=Pacer(rate)),
+        )
+        referee_run = await _referee_window(
+            referee,
+            settings.spec,
+            settings.concurrency,
+            Load(settings.warmup, settings.seconds, pacer=Pacer(rate)),
+            seed=500_000 + index * 10_000,
+        )
+        rounds.append({"echo": echo_run, "fanout": fanout_run, "referee": referee_run})
+
+    def middle(side: str, key: str) -> float:
+        return float(statistics.median(r[side].get(key, float("nan")) for r in rounds))
+
+    found: dict[str, Any] = {
+        "rate_per_second": rate,
+        "referee_p50_ms": middle("referee", "p50_ms"),
+        "referee_p99_ms": middle("referee", "p99_ms"),
+        "echo_p50_ms": middle("echo", "p50_ms"),
+        "echo_p99_ms": middle("echo", "p99_ms"),
+        "fanout_p50_ms": middle("fanout", "p50_ms"),
+        "fanout_p99_ms": middle("fanout", "p99_ms"),
+        "rounds": rounds,
+    }
+    found["p50_ratio"] = found["referee_p50_ms"] / found["echo_p50_ms"]
+    found["p99_ratio"] = found["referee_p99_ms"] / found["echo_p99_ms"]
+    found["fanout_p50_ratio"] = found["fanout_p50_ms"] / found["echo_p50_ms"]
+    found["fanout_p99_ratio"] = found["fanout_p99_ms"] / found["echo_p99_ms"]
+    return found
+
+
+# --- P3 -------------------------------------------------------------------------------------
+
+
+async def remote_vs_local(referee: str, echo_address: str, settings: Settings) -> dict[str, Any]:
+    """P3: the same seeded random games in-process and over gRPC, one after the other, and
+    (throughput view) all of them at once over gRPC. The floor is as many echo round trips,
+    one after the other, as the games have commands: what gRPC alone costs."""
+    spec = settings.spec
+    seeds = list(range(700, 700 + (2 if settings.quick else 12)))
+    local_seconds = 0.0
+    local_steps = []
+    for seed in seeds:
+        started = time.perf_counter()
+        local_steps.append(random_play(spec.game_type, spec.players, seed, spec.options or None))
+        local_seconds += time.perf_counter() - started
+    async with grpc.aio.insecure_channel(referee, options=CHANNEL_OPTIONS) as channel:
+        stub = pb_grpc.RefereeServiceStub(channel)
+        await play_game(stub, spec, 1)  # warm-up
+        remote_steps = []
+        started = time.perf_counter()
+        for seed in seeds:
+            remote_steps.append(
+                await asyncio.wait_for(play_game(stub, spec, seed), 10 * RPC_TIMEOUT)
+            )
+        sequential = time.perf_counter() - started
+        started = time.perf_counter()
+        await asyncio.wait_for(
+            asyncio.gather(*(play_game(stub, spec, seed) for seed in seeds)), 10 * RPC_TIMEOUT
+        )
+        concurrent = time.perf_counter() - started
+    async with grpc.aio.insecure_channel(echo_address, options=CHANNEL_OPTIONS) as channel:
+        call = channel.unary_unary(
+            echo.METHOD,
+            request_serializer=pb.SubmitCommandRequest.SerializeToString,
+            response_deserializer=pb.SubmitCommandRequest.FromString,
+        )
+        request = _echo_request()
+        await call(request, timeout=RPC_TIMEOUT)
+        started = time.perf_counter()
+        for _ in range(sum(local_steps)):
+            await call(request, timeout=RPC_TIMEOUT)
+        floor = time.perf_counter() - started
+    return {
+        "game": spec.game_type,
+        "players": spec.players,
+        "games": len(seeds),
+        "commands": sum(local_steps),
+        "same_games": local_steps == remote_steps,
+        "local_seconds": local_seconds,
+        "remote_sequential_seconds": sequential,
+        "remote_concurrent_seconds": concurrent,
+        "ratio": sequential / local_seconds,
+        "concurrent_ratio": concurrent / local_seconds,
+        "echo_round_trips_seconds": floor,
+        "floor_ratio": floor / local_seconds,
+        "remote_ms_per_command": 1000 * sequential / sum(local_steps),
+        "echo_ms_per_round_trip": 1000 * floor / sum(local_steps),
+    }
+
+
+# --- P4 -------------------------------------------------------------------------------------
+
+
+async def _hold(
+    server: ServerProcess, spec: GameSpec, games: int, streams_per_game: int
+) -> dict[str, Any]:
+    per_channel = 500
+    channel_count = max(1, (games * streams_per_game + per_channel - 1) // per_channel)
+    channels = [
+        grpc.aio.insecure_channel(server.address, options=CHANNEL_OPTIONS)
+        for _ in range(channel_count)
+    ]
+    stubs = [pb_grpc.RefereeServiceStub(c) for c in channels]
+    calls: list[Any] = []
+    by_game: dict[str, Any] = {}  # seat 0's stream of each game
+    gate = asyncio.Semaphore(64)
+    try:
+        before = server.memory_kib()
+        started = time.perf_counter()
+
+        async def create(index: int) -> pb.CreateGameResponse:
+            async with gate:
+                response: pb.CreateGameResponse = await stubs[index % len(stubs)].CreateGame(
+                    pb.CreateGameRequest(game_type=spec.game_type, players=spec.players),
+                    timeout=RPC_TIMEOUT,
+                )
+                return response
+
+        created = await asyncio.gather(*(create(i) for i in range(games)))
+        create_seconds = time.perf_counter() - started
+        with_games = server.memory_kib()
+
+        async def open_stream(index: int, game: pb.CreateGameResponse, seat: int) -> None:
+            async with gate:
+                call = stubs[index % len(stubs)].StreamGame(
+                    pb.StreamGameRequest(
+                        game_id=game.game_id,
+                        seat_token=game.seats[seat].token,
+                        after_sequence=game.game.version,
+                    )
+                )
+                calls.append(call)
+                if seat == 0:
+                    by_game[game.game_id] = call
+                await asyncio.wait_for(call.read(), RPC_TIMEOUT)  # the current view
+
+        started = time.perf_counter()
+        await asyncio.gather(
+            *(
+                open_stream(i * streams_per_game + seat, game, seat)
+                for i, game in enumerate(created)
+                for seat in range(streams_per_game)
+            )
+        )
+        open_seconds = time.perf_counter() - started
+        with_streams = server.memory_kib()
+        # Still serving: a command in a game whose streams are open reaches them.
+        probe = created[0]
+        started = time.perf_counter()
+        pending = probe.game.pending_seats[0]
+        legal = (
+            await stubs[0].GetView(
+                pb.GetViewRequest(game_id=probe.game_id, seat_token=probe.seats[pending].token),
+                timeout=RPC_TIMEOUT,
+            )
+        ).view.legal_commands[0]
+        await stubs[0].SubmitCommand(
+            pb.SubmitCommandRequest(
+                game_id=probe.game_id,
+                seat_token=probe.seats[pending].token,
+                command_id=str(uuid.uuid4()),
+                command=legal,
+            ),
+            timeout=RPC_TIMEOUT,
+        )
+        event = await asyncio.wait_for(by_game[probe.game_id].read(), RPC_TIMEOUT)
+        probe_ms = 1000 * (time.perf_counter() - started)
+        streams = games * streams_per_game
+        game_kib = (with_games["VmRSS"] - before["VmRSS"]) / games
+        stream_kib = (with_streams["VmRSS"] - with_games["VmRSS"]) / streams
+        return {
+            "game": spec.game_type,
+            "players": spec.players,
+            "games": games,
+            "streams": streams,
+            "rss_start_mib": before["VmRSS"] / 1024,
+            "rss_games_mib": with_games["VmRSS"] / 1024,
+            "rss_streams_mib": with_streams["VmRSS"] / 1024,
+            "peak_rss_mib": with_streams["VmHWM"] / 1024,
+            "kib_per_game": game_kib,
+            "kib_per_stream": stream_kib,
+            "create_seconds": create_seconds,
+            "open_seconds": open_seconds,
+            "probe_ms": probe_ms,
+            "probe_event_received": event.HasField("event"),
+            "projected_10k_games_20k_streams_mib": (
+                before["VmRSS"] + 10_000 * game_kib + 20_000 * stream_kib
+            )
+            / 1024,
+        }
+    finally:
+        for call in calls:
+            call.cancel()
+        for channel in channels:
+            await channel.close()
+
+
+def capacity(quick: bool, spec: GameSpec, folder: Path, games: int | None = None) -> dict[str, Any]:
+    """P4 in a fresh server process (SQLite store): ``games`` games, two streams each."""
+    count = games or (100 if quick else 10_000)
+    server = ServerProcess.start(
+        referee_argv(f"sqlite:{folder / 'capacity.sqlite3'}", count + 10, 2 * count + 10),
+        folder / "capacity.log",
+    )
+    try:
+        return asyncio.run(_hold(server, spec, count, 2))
+    finally:
+        server.stop()
+
+
+# --- all of it ------------------------------------------------------------------------------
+
+
+def run(
+    parts: set[str],
+    quick: bool,
+    spec: GameSpec,
+    concurrency: int | None = None,
+    capacity_games: int | None = None,
+) -> dict[str, Any]:
+    settings = Settings.make(quick, spec, concurrency)
+    results: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="referee-bench-service-") as tmp:
+        folder = Path(tmp)
+        if parts & {"P2", "P3", "P6"}:
+            referee = ServerProcess.start(
+                referee_argv(f"sqlite:{folder / 'referee.sqlite3'}", 10**6, 10**6),
+                folder / "referee.log",
+            )
+            try:
+                echo_server = ServerProcess.start(ECHO_ARGV)
+                try:
+                    results |= asyncio.run(_service(parts, referee, echo_server, settings))
+                finally:
+                    echo_server.stop()
+            finally:
+                referee.stop()
+        if "P4" in parts:
+            results["P4"] = capacity(quick, spec, folder, capacity_games)
+    return results
+
+
+async def _service(
+    parts: set[str], referee: ServerProcess, echo_server: ServerProcess, settings: Settings
+) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    if "P3" in parts:
+        results["P3"] = await remote_vs_local(referee.address, echo_server.address, settings)
+    if parts & {"P2", "P6"}:
+        p2 = await throughput(referee, echo_server, settings)
+        if "P2" in parts:
+            results["P2"] = p2
+        if "P6" in parts:
+            results["P6"] = await latency(
+                referee,
+                echo_server,
+                settings,
+                max_rate=p2["referee_commands_per_second"],
+            )
+    return results

@@ -1,0 +1,60 @@
+"""``referee bench --quick`` writes its JSON and Markdown (P1 and P5 at minimal size).
+
+A smoke test only: no speed is asserted anywhere (the machine is shared and noisy); the
+figures themselves are compared in docs/performance.md, as ratios measured side by side.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.bench import parse_parts
+from referee.cli import main
+
+
+def test_quick_p1_and_p5_write_json_and_markdown(tmp_path: Path) -> None:
+    out = tmp_path / "bench"
+    argv = ["bench", "--quick", "--only", "P1,P5", "--out", str(out), "--recovery-games", "4"]
+    assert main(argv) == 0
+
+    report = json.loads((out / "bench.json").read_text())
+    assert set(report) == {"meta", "headline", "targets", "results"}
+    assert report["meta"]["quick"] is True
+    assert report["meta"]["parts"] == ["P1", "P5"]
+    assert report["meta"]["command"] == "referee " + " ".join(argv)
+    assert set(report["results"]) == {"P1", "P5"}
+
+    p1 = report["results"]["P1"]
+    assert {"games", "peers", "notes", "peer_versions", "min_ratio"} <= set(p1)
+    assert {row["game"] for row in p1["games"]} >= {"vampire-queen"}
+    for row in p1["games"]:
+        assert row["steps"] > 0 and row["steps_per_second"] > 0
+        assert "ratio_to_rlcard_uno" in row
+    # A peer is either measured or skipped with a note, never an error.
+    measured = {row["game"] for row in p1["peers"]}
+    assert len(measured) + len(p1["notes"]) == 2
+
+    p5 = report["results"]["P5"]
+    for mode in ("normal", "full"):
+        appends = p5["appends"][mode]
+        assert appends["store_appends_per_second"] > 0 and appends["raw_inserts_per_second"] > 0
+        assert {"ratio", "raw_same_writes_ratio"} <= set(appends)
+    recovery = p5["recovery"]
+    assert (recovery["games"], recovery["finished"], recovery["running"]) == (4, 2, 2)
+    assert recovery["games_listed"] == 4
+    assert {"ready_seconds", "replay_running_seconds"} <= set(recovery)
+
+    markdown = (out / "bench.md").read_text()
+    assert "| P1 |" in markdown and "| P5 |" in markdown
+    assert "## P1 engine" in markdown and "## P5 store" in markdown
+    assert report["meta"]["command"] in markdown
+
+
+def test_unknown_part_is_refused() -> None:
+    with pytest.raises(ValueError, match="P9"):
+        parse_parts("P1,P9")
+    with pytest.raises(SystemExit):
+        main(["bench", "--only", "P7"])
