@@ -4,8 +4,9 @@ A strategy sees only what the server sends its seat (a :class:`referee_pb2.View`
 ``legal_commands``); it never re-implements the rules. It always returns one of
 ``view.legal_commands``.
 
-The heuristics of Dracula vs Van Helsing and Sleeping Queens live in their own modules
-(:mod:`referee_bot.strategy_dracula`, :mod:`referee_bot.strategy_sleeping_queens`).
+The heuristics of Dracula vs Van Helsing, Sleeping Queens and Mau Mau Vampires live in their
+own modules (:mod:`referee_bot.strategy_dracula`, :mod:`referee_bot.strategy_sleeping_queens`,
+:mod:`referee_bot.strategy_mau_mau`).
 
 Strategies are registered by name and game type in :data:`STRATEGIES`
 (``STRATEGIES[name][game_type]``, ``"*"`` for any game). :func:`make_strategy` looks one up and
@@ -23,6 +24,7 @@ from typing import Protocol
 
 from referee.v1 import referee_pb2, vampire_queen_pb2
 from referee_bot.strategy_dracula import DraculaHeuristic
+from referee_bot.strategy_mau_mau import MauMauHeuristic
 from referee_bot.strategy_sleeping_queens import SleepingQueensHeuristic
 
 VQCommand = vampire_queen_pb2.VampireQueenCommand
@@ -180,6 +182,7 @@ STRATEGIES: dict[str, dict[str, StrategyFactory]] = {
         "vampire-queen": VampireQueenHeuristic,
         "dracula-vs-van-helsing": DraculaHeuristic,
         "sleeping-queens": SleepingQueensHeuristic,
+        "mau-mau-vampires": MauMauHeuristic,
     },
 }
 

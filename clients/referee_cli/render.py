@@ -1,10 +1,10 @@
 """Text for people: views, events and commands as plain strings (pure functions, no I/O).
 
 Each game has its own module (``render_vampire_queen``, ``render_dracula``,
-``render_sleeping_queens``) exporting a :class:`~referee_cli.render_common.GameText`; this
-module dispatches to it by game type (views) or by the message's ``game`` oneof (events,
-commands). Adding a game is one entry in :data:`GAMES`. A game without an entry is shown as
-protobuf text.
+``render_sleeping_queens``, ``render_mau_mau``) exporting a
+:class:`~referee_cli.render_common.GameText`; this module dispatches to it by game type
+(views) or by the message's ``game`` oneof (events, commands). Adding a game is one entry in
+:data:`GAMES`. A game without an entry is shown as protobuf text.
 
 Vampire Queen's card helpers are re-exported here:
 
@@ -19,7 +19,12 @@ from __future__ import annotations
 from google.protobuf import text_format
 
 from referee.v1 import referee_pb2
-from referee_cli import render_dracula, render_sleeping_queens, render_vampire_queen
+from referee_cli import (
+    render_dracula,
+    render_mau_mau,
+    render_sleeping_queens,
+    render_vampire_queen,
+)
 from referee_cli.render_common import GameText, render_results, seat_name
 from referee_cli.render_vampire_queen import (
     card,
@@ -52,6 +57,7 @@ GAMES: dict[str, GameText] = {
     "vampire-queen": render_vampire_queen.TEXT,
     "dracula-vs-van-helsing": render_dracula.TEXT,
     "sleeping-queens": render_sleeping_queens.TEXT,
+    "mau-mau-vampires": render_mau_mau.TEXT,
 }
 
 

@@ -1,0 +1,123 @@
+"""Mau Mau Vampires end to end over gRPC: bots self-play whole games (JSON reports), a person
+plays referee-cli from stdin against bots, a spectator watches a finished game."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterator
+
+import grpc
+import pytest
+
+from referee.server.app import running_server
+from referee.v1 import referee_pb2, referee_pb2_grpc
+from referee_bot.__main__ import main as bot_main
+from referee_cli.app import run as cli_run
+
+GAME = "mau-mau-vampires"
+
+
+@pytest.fixture(scope="module")
+def address() -> Iterator[str]:
+    with running_server() as server:
+        yield str(server.address)
+
+
+@pytest.fixture
+def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
+    with grpc.insecure_channel(address) as channel:
+        yield referee_pb2_grpc.RefereeServiceStub(channel)
+
+
+def cli(argv: list[str], stdin: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    code = cli_run(argv, io.StringIO(stdin), out)
+    return code, out.getvalue()
+
+
+@pytest.mark.parametrize(("players", "strategy"), [(2, "heuristic"), (4, "heuristic"), (3, "mix")])
+def test_selfplay_reports_valid_json(
+    address: str,
+    stub: referee_pb2_grpc.RefereeServiceStub,
+    capsys: pytest.CaptureFixture[str],
+    players: int,
+    strategy: str,
+) -> None:
+    argv = ["selfplay", "--server", address, "--game", GAME, "--players", str(players)]
+    argv += ["--games", "2", "--seed", "5", "--strategy", strategy, "--options", "hands=1"]
+    assert bot_main(argv) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert len(lines) == 2
+    for report in map(json.loads, lines):
+        assert report["game"] == GAME
+        assert isinstance(report["commands"], int) and report["commands"] > 0
+        seats = report["seats"]
+        assert [s["seat"] for s in seats] == list(range(players))
+        for s in seats:
+            heuristic = strategy == "heuristic" or s["seat"] % 2 == 0  # mix: even seats
+            assert s["strategy"] == ("heuristic" if heuristic else "random")
+        summary = stub.GetGame(referee_pb2.GetGameRequest(game_id=report["game_id"])).game
+        assert summary.game_over and summary.game_type == GAME
+        assert summary.options["hands"] == "1"
+        assert [(r.seat, r.score, r.rank) for r in summary.results] == [
+            (s["seat"], s["score"], s["rank"]) for s in seats
+        ]
+        # MM-23: 1 point per card in the other hands (+2 for the one who went out); the
+        # highest score wins (MM-24)
+        best = max(s["score"] for s in seats)
+        assert best > 0
+        assert all((s["rank"] == 1) == (s["score"] == best) for s in seats)
+
+
+def test_played_from_stdin_against_bots(
+    address: str, stub: referee_pb2_grpc.RefereeServiceStub
+) -> None:
+    argv = ["new", "--server", address, "--game", GAME, "--players", "3", "--seed", "11"]
+    code, out = cli([*argv, "--options", "hands=1"], "1\n" * 3000)
+    assert code == 0, out
+    found = re.search(r"Created game (\S+) \(mau-mau-vampires, 3 players\)", out)
+    assert found is not None
+    game = stub.GetGame(referee_pb2.GetGameRequest(game_id=found.group(1))).game
+    assert game.game_over
+    assert "seat 1: bot (heuristic)" in out and "seat 2: bot (heuristic)" in out
+    start = re.search(r"--- hand 1 of 1: seat \d( \(you\))? deals 8 cards each, day side up", out)
+    assert start is not None
+    assert re.search(r"you are dealt: ((red|blue|green|purple): |Clock|Werewolf)", out)
+    assert re.search(r"the discard pile starts with (red|blue|green|purple) \w+", out)
+    # the screen: the table, every seat with its character, the hand, the menu in words
+    assert "== Mau Mau Vampires | game " in out and "| hand 1/1 | you are seat 0 ==" in out
+    assert re.search(r"(Day \(humans\)|Night \(vampires\)) \| clocks \d/3 \|", out)
+    assert re.search(r"Top card: (red|blue|green|purple) \w+   Wish: ", out)
+    assert re.search(r"> seat 0 \(you\) +\d+ +\d+  The \w+ \((human|vampire)\)", out)
+    assert re.search(r"      day( \(now\))?: \w+ or \w+ -> \([a-h]\) ", out)
+    assert re.search(r"Your hand \(\d+\): ", out)
+    assert re.search(r"Your move:\n1\) draw a card\n", out)
+    assert re.search(r"\n1\) keep (a Clock|a Werewolf|(red|blue|green|purple) \w+) and end", out)
+    # the narration: seat 0 always chooses 1 (draw, keep, no wish, decline ...)
+    assert re.search(r"seat 0 \(you\) draws (a Clock|a Werewolf|(red|blue|green|purple) \w+)", out)
+    assert re.search(r"seat [12] plays (a Clock|a Werewolf|(red|blue|green|purple) \w+)", out)
+    assert re.search(r"seat [12] draws \d cards?", out)
+    assert re.search(r"--- hand 1 ends: (seat \d is out of cards \(\+2\)|blocked)", out)
+    assert re.search(r"--- game over: seat \d( \(you\))? (wins|and .* share the win) with ", out)
+    final = out.split("--- game over:")[-1]
+    assert "Game over." in final and "Winner" in final and "Scores:" in final
+    assert "seat 1 draws red" not in out  # the bots' cards stay hidden (MM-28)
+    assert "mau_mau_vampires {" not in out  # every event and command is in words
+
+
+def test_spectating_a_finished_game_from_the_start(
+    address: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["selfplay", "--server", address, "--game", GAME, "--players", "2"]
+    assert bot_main([*argv, "--seed", "8", "--options", "hands=2"]) == 0
+    report = json.loads(capsys.readouterr().out.splitlines()[-1])
+    game_id = report["game_id"]
+    code, out = cli(["spectate", "--server", address, "--game-id", game_id, "--from-start"])
+    assert code == 0, out
+    assert "(you)" not in out and "you are dealt" not in out
+    assert re.search(r"seat [01] draws \d cards?", out)
+    assert "--- hand 2 of 2: " in out
+    assert out.count("| spectator ==") >= 2  # a new hand redraws the table
+    assert "--- game over: " in out
