@@ -8,17 +8,28 @@ ADDR   ?= 127.0.0.1:50051
 METRICS ?= 127.0.0.1:9464
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench format clean
+.PHONY: run test lint proto proto-check bench format clean node-bot
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament]'
 	touch $(STAMP)
+
+# The Node.js sample bot's packages (exactly package-lock.json), when node and npm are here;
+# without them the tests that need the Node bot are skipped, with a message.
+NODE_BOT := clients/node-bot
+node-bot:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  echo "npm ci in $(NODE_BOT) (node $$(node --version))"; \
+	  cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+	  echo "node/npm not found: skipping the Node.js sample bot (its tests will be skipped)"; \
+	fi
 
 run: $(STAMP)
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS)
 
-test: $(STAMP)
+test: $(STAMP) node-bot
 	$(BIN)/pytest
 
 lint: $(STAMP)
@@ -55,4 +66,4 @@ format: $(STAMP)
 	$(BIN)/ruff format referee clients tests
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules

@@ -1,10 +1,11 @@
-"""The ``referee`` command: ``serve``, ``scenario run``, ``bench``."""
+"""The ``referee`` command: ``serve``, ``scenario run``, ``bench``, ``verify``."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+from typing import Any
 
 from referee.server.hub import Limits
 
@@ -50,7 +51,24 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--capacity-games", type=int, help="games held in P4 (two streams each)")
     bench.add_argument("--recovery-games", type=int, help="games in P5's cold-start database")
 
+    verifying = commands.add_parser(
+        "verify",
+        help="re-check a finished game against its seed commitment (docs/fairness.md)",
+        description="Re-derive every event of a finished game from its revealed seed and "
+        "its commands; exit 0 when the log is consistent, 1 when it is not, 2 when the game "
+        "cannot be read or has nothing to check yet (no commitment, seed not revealed).",
+    )
+    verifying.add_argument("game_id")
+    source = verifying.add_mutually_exclusive_group()
+    source.add_argument(
+        "--store", help="event store to read: sqlite:PATH (default sqlite:data/referee.sqlite3)"
+    )
+    source.add_argument("--server", help="host:port of a running referee (uses ExportGame)")
+    verifying.add_argument("--json", action="store_true", help="print the report as JSON")
+
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        return _verify(args.game_id, args.store, args.server, args.json)
     if args.command == "scenario":
         from referee.scenario.runner import main as run_scenarios
 
@@ -92,6 +110,45 @@ def main(argv: list[str] | None = None) -> int:
     )
     asyncio.run(serve(config))
     return 0
+
+
+def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bool) -> int:
+    import json
+
+    from referee import fairness
+
+    try:
+        if server:
+            import grpc
+
+            from referee.v1 import referee_pb2 as pb
+            from referee.v1 import referee_pb2_grpc as pb_grpc
+
+            with grpc.insecure_channel(server) as channel:
+                stub = pb_grpc.RefereeServiceStub(channel)
+                try:
+                    export = stub.ExportGame(pb.ExportGameRequest(game_id=game_id), timeout=60)
+                except grpc.RpcError as error:
+                    call: Any = error  # a failed call is also a grpc.Call
+                    print(f"referee verify: {call.code().name}: {call.details()}", file=sys.stderr)
+                    return 2
+            report = fairness.verify_export(export)
+        else:
+            from referee.store import GameNotFound, open_store
+
+            try:
+                with open_store(store_url or "sqlite:data/referee.sqlite3") as store:
+                    report = fairness.verify_store(store, game_id)
+            except GameNotFound:
+                print(f"referee verify: no game {game_id!r} in the store", file=sys.stderr)
+                return 2
+    except (OSError, ValueError, RuntimeError) as error:
+        print(f"referee verify: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps(report.to_json(), indent=2) if as_json else report.text())
+    if report.unverifiable:
+        return 2  # nothing to check (yet): not a tampered log
+    return 0 if report.ok else 1
 
 
 if __name__ == "__main__":

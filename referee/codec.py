@@ -4,7 +4,9 @@ The mapping is by name, so a new game needs no code here: the game type id ``vam
 is the ``oneof`` field ``vampire_queen`` of ``Command``/``Event``/``View``; a command or event
 class ``PlaySet`` is the field ``play_set`` of the game's ``VampireQueenCommand`` (of type
 ``VampireQueenCommand.PlaySet``); dataclass fields are message fields of the same name. Enums
-are ``IntEnum`` with the proto's numbers, ``X | None`` is a proto3 ``optional`` field.
+are ``IntEnum`` with the proto's numbers, ``X | None`` is a proto3 ``optional`` field. The
+referee's own events (:mod:`referee.engine.table_events`) are the ``referee`` field of
+``Event``'s ``game`` oneof, the same for every game.
 
 >>> from referee.games.vampire_queen.model import PlaySet
 >>> message = command_to_proto("vampire-queen", PlaySet(value=8, count=3, queens=1))
@@ -19,7 +21,7 @@ import enum
 import re
 import types
 import typing
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from google.protobuf import json_format
@@ -28,6 +30,15 @@ from google.protobuf.message import Message
 from referee.engine.game import Decision, FixedDeal, SeatResult, Viewer
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
+from referee.engine.table_events import (
+    DefaultPlayed,
+    GameAborted,
+    SeatForfeited,
+    SeedCommitted,
+    SeedRevealed,
+    TableEvent,
+    TimedOut,
+)
 from referee.v1 import referee_pb2 as pb
 
 
@@ -45,6 +56,7 @@ def game_field(game_type: str) -> str:
     return game_type.replace("-", "_")
 
 
+@cache
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
@@ -123,7 +135,11 @@ def read(cls: type, message: Message) -> Any:
         elif kind == "message":
             values[name] = read(inner, getattr(message, name))
         elif kind == "enum":
-            values[name] = inner(getattr(message, name))
+            number = getattr(message, name)
+            try:
+                values[name] = inner(number)
+            except ValueError:  # proto3 enums are open: a client may send any number
+                raise CodecError(name, f"{number} is not a known {inner.__name__}") from None
         else:
             values[name] = getattr(message, name)
     return cls(**values)
@@ -158,6 +174,20 @@ def command_to_proto(game_type: str, command: Any) -> pb.Command:
     return message
 
 
+@lru_cache(maxsize=8192)
+def _cached_command(game_type: str, command: Any) -> pb.Command:
+    return command_to_proto(game_type, command)
+
+
+def _command_message(game_type: str, command: Any) -> pb.Command:
+    """``command_to_proto``, built once per distinct command: a view lists the same few legal
+    commands again and again. The result is shared, so it is only ever copied (``extend``)."""
+    try:
+        return _cached_command(game_type, command)
+    except TypeError:  # an unhashable command: build it each time
+        return command_to_proto(game_type, command)
+
+
 def command_from_proto(message: pb.Command, path: str = "command") -> tuple[str, Any]:
     """(game type, command); :class:`CodecError` when the message names no command."""
     type_id, inner = _game_oneof(message, path)
@@ -167,6 +197,8 @@ def command_from_proto(message: pb.Command, path: str = "command") -> tuple[str,
 
 
 def event_to_proto(game_type: str, event: Any, sequence: int) -> pb.Event:
+    if isinstance(event, TableEvent):
+        return table_event_to_proto(game_type, event, sequence)
     message = pb.Event(sequence=sequence)
     inner = getattr(message, game_field(game_type))
     target = getattr(inner, _snake(type(event).__name__))
@@ -176,8 +208,67 @@ def event_to_proto(game_type: str, event: Any, sequence: int) -> pb.Event:
 
 
 def event_from_proto(message: pb.Event) -> Any:
+    if message.WhichOneof("game") == "referee":
+        return table_event_from_proto(message.referee)
     type_id, inner = _game_oneof(message, "event")
     return _kind_of(inner, "event", _classes_by_name(type_id, "event"))
+
+
+def table_event_to_proto(game_type: str, event: TableEvent, sequence: int) -> pb.Event:
+    """A referee event (commitment, reveal, timeout, forfeit, abort) as ``Event.referee``."""
+    message = pb.Event(sequence=sequence)
+    inner = message.referee
+    if isinstance(event, SeedCommitted):
+        inner.seed_committed.commitment = event.commitment
+        inner.seed_committed.deal_commitment = event.deal_commitment
+    elif isinstance(event, SeedRevealed):
+        inner.seed_revealed.seed = event.seed
+        if event.deal is not None:
+            inner.seed_revealed.deal.CopyFrom(deal_to_proto(event.deal))
+    elif isinstance(event, TimedOut):
+        timed_out = inner.timed_out
+        timed_out.seat, timed_out.kind, timed_out.rule_id = event.seat, event.kind, event.rule_id
+        timed_out.timeouts = event.timeouts
+        if event.command is not None:
+            timed_out.command.CopyFrom(command_to_proto(game_type, event.command))
+    elif isinstance(event, SeatForfeited):
+        inner.seat_forfeited.seat = event.seat
+        inner.seat_forfeited.timeouts = event.timeouts
+    elif isinstance(event, DefaultPlayed):
+        played = inner.default_played
+        played.seat, played.kind, played.rule_id = event.seat, event.kind, event.rule_id
+        if event.command is not None:
+            played.command.CopyFrom(command_to_proto(game_type, event.command))
+    elif isinstance(event, GameAborted):
+        inner.game_aborted.reason = event.reason
+    else:  # pragma: no cover - every TableEvent subclass is listed above
+        raise TypeError(f"not a referee event: {event!r}")
+    return message
+
+
+def table_event_from_proto(message: pb.RefereeEvent) -> TableEvent:
+    """The inverse of :func:`table_event_to_proto`; :class:`CodecError` for an empty one."""
+    kind = message.WhichOneof("kind")
+    if kind == "seed_committed":
+        committed = message.seed_committed
+        return SeedCommitted(committed.commitment, committed.deal_commitment)
+    if kind == "seed_revealed":
+        revealed = message.seed_revealed
+        deal = deal_from_proto(revealed.deal) if revealed.HasField("deal") else None
+        return SeedRevealed(bytes(revealed.seed), deal)
+    if kind == "timed_out":
+        t = message.timed_out
+        command = command_from_proto(t.command)[1] if t.HasField("command") else None
+        return TimedOut(t.seat, t.kind, t.rule_id, command, t.timeouts)
+    if kind == "seat_forfeited":
+        return SeatForfeited(message.seat_forfeited.seat, message.seat_forfeited.timeouts)
+    if kind == "default_played":
+        d = message.default_played
+        command = command_from_proto(d.command)[1] if d.HasField("command") else None
+        return DefaultPlayed(d.seat, d.kind, d.rule_id, command)
+    if kind == "game_aborted":
+        return GameAborted(message.game_aborted.reason)
+    raise CodecError("event.referee.kind", "empty")
 
 
 def results_to_proto(results: tuple[SeatResult, ...] | None) -> list[pb.SeatResult]:
@@ -198,10 +289,12 @@ def view_to_proto(game_id: str, players: int, view: View) -> pb.View:
         game_over=view.over,
         results=results_to_proto(view.results),
         players=players,
+        seed_commitment=view.commitment,
+        aborted=view.aborted,
     )
     if view.viewer is not None:
         message.seat = view.viewer
-    message.legal_commands.extend(command_to_proto(view.game_type, c) for c in view.legal_commands)
+    message.legal_commands.extend(_command_message(view.game_type, c) for c in view.legal_commands)
     fill(getattr(message, game_field(view.game_type)), view.game)
     return message
 
@@ -212,7 +305,7 @@ def view_from_proto(message: pb.View) -> View:
     viewer: Viewer = message.seat if message.HasField("seat") else None
     results = (
         tuple(SeatResult(r.seat, r.score, r.rank) for r in message.results)
-        if message.game_over
+        if message.game_over and not message.aborted
         else None
     )
     return View(
@@ -224,6 +317,8 @@ def view_from_proto(message: pb.View) -> View:
         legal_commands=tuple(command_from_proto(c)[1] for c in message.legal_commands),
         game=read(get_game(type_id).view_type, inner),
         results=results,
+        commitment=message.seed_commitment,
+        aborted=message.aborted,
     )
 
 

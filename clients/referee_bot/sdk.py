@@ -279,6 +279,8 @@ class SeatContext:
     seed: str | None
     #: A generator seeded with ``--seed`` (unseeded without it).
     rng: random.Random
+    #: Every parsed argument (a bot's own options too, see ``arguments`` of :func:`main`).
+    args: argparse.Namespace
 
 
 def parser(prog: str | None = None) -> argparse.ArgumentParser:
@@ -292,6 +294,29 @@ def parser(prog: str | None = None) -> argparse.ArgumentParser:
     return parse
 
 
+def attach_values(
+    argv: Sequence[str], flags: Sequence[str] = ("--token", "--game-id", "--seed")
+) -> list[str]:
+    """``--token -x`` -> ``--token=-x``: a seat token may begin with ``-``, which argparse
+    would take for an option.
+
+    >>> attach_values(["--token", "-abc", "--seed", "1"])
+    ['--token=-abc', '--seed=1']
+    """
+    result: list[str] = []
+    items = list(argv)
+    index = 0
+    while index < len(items):
+        item = items[index]
+        if item in flags and index + 1 < len(items):
+            result.append(f"{item}={items[index + 1]}")
+            index += 2
+            continue
+        result.append(item)
+        index += 1
+    return result
+
+
 def main(
     make_bot: Callable[[SeatContext], Bot],
     argv: Sequence[str] | None = None,
@@ -302,10 +327,12 @@ def main(
     """Run one seat from the command line; print :meth:`PlayResult.report` as one JSON line.
 
     Returns the exit status: 0 when the game ended, 1 on an error (printed on stderr).
-    ``arguments`` may extend :func:`parser` with a bot's own options (the parsed namespace is
-    not passed on; read them from ``sys.argv`` or close over them).
+    ``arguments`` may extend :func:`parser` with a bot's own options (they arrive in
+    ``context.args``).
     """
-    args = (arguments or parser(prog)).parse_args(argv)
+    args = (arguments or parser(prog)).parse_args(
+        attach_values(sys.argv[1:] if argv is None else argv)
+    )
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(name)s: %(message)s",
@@ -322,6 +349,7 @@ def main(
                 game_type=game.game_type,
                 seed=args.seed,
                 rng=random.Random(args.seed),
+                args=args,
             )
             result = play(make_bot(context), stub, args.game_id, args.token)
         except grpc.RpcError as error:

@@ -16,6 +16,7 @@ from referee.engine.game import (
 )
 from referee.engine.registry import all_games, get_game, register
 from referee.engine.table import Table, View
+from referee.engine.table_events import TableEvent, TableSettings
 
 __all__ = [
     "Decision",
@@ -27,6 +28,8 @@ __all__ = [
     "Rejection",
     "SeatResult",
     "Table",
+    "TableEvent",
+    "TableSettings",
     "View",
     "all_games",
     "get_game",

@@ -9,6 +9,13 @@ True
 >>> events = table.submit(seat, command)
 >>> len(table.log) == table.version
 True
+
+A refereed table (``settings`` given, as the server makes them) opens with a commitment to its
+seed and reveals the seed when the game ends (``docs/fairness.md``):
+
+>>> table = Table.create("vampire-queen", players=3, seed=b"doc", settings=TableSettings())
+>>> type(table.log[0]).__name__, table.status.commitment == commitment(b"doc")
+('SeedCommitted', True)
 """
 
 from __future__ import annotations
@@ -32,6 +39,19 @@ from referee.engine.game import (
     Viewer,
 )
 from referee.engine.registry import get_game
+from referee.engine.table_events import (
+    DefaultPlayed,
+    GameAborted,
+    SeatForfeited,
+    SeedCommitted,
+    SeedRevealed,
+    TableEvent,
+    TableSettings,
+    TableStatus,
+    TimedOut,
+    commitment,
+    deal_commitment,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +59,9 @@ class View:
     """Everything ``viewer`` may know now, plus its legal commands.
 
     ``version`` is the sequence number of the last event folded in (0 before any event).
-    ``pending`` lists every seat whose decision the game waits for.
+    ``pending`` lists every seat whose decision the game waits for. ``commitment`` is the seed
+    commitment of a refereed table (``""`` otherwise); ``aborted`` is true once the organiser
+    ended the game (it is then over, with no results).
     """
 
     game_type: str
@@ -50,20 +72,31 @@ class View:
     legal_commands: tuple[Command, ...]
     game: Any
     results: tuple[SeatResult, ...] | None
+    commitment: str = ""
+    aborted: bool = False
 
     @property
     def over(self) -> bool:
-        return self.results is not None
+        return self.results is not None or self.aborted
 
 
 class Table(Generic[StateT]):
-    """One game: its config, current state and full (unredacted) event log."""
+    """One game: its config, current state and full (unredacted) event log.
 
-    def __init__(self, game: Game[StateT], config: GameConfig) -> None:
+    ``settings`` makes a *refereed* table: its opening commits to the seed, the seed is
+    revealed when the game is over, and timeouts may forfeit a seat. Without settings (the
+    plain library mode) the log holds only the game's own events.
+    """
+
+    def __init__(
+        self, game: Game[StateT], config: GameConfig, settings: TableSettings | None = None
+    ) -> None:
         self.game = game
         self.config = config
+        self.settings = settings
         self.state: StateT = game.new_state(config)
         self.log: list[Event] = []
+        self.status = TableStatus(config.players)
 
     # --- construction ---------------------------------------------------------------------
 
@@ -75,20 +108,37 @@ class Table(Generic[StateT]):
         options: Mapping[str, str] | None = None,
         seed: bytes | None = None,
         deal: FixedDeal | None = None,
+        settings: TableSettings | None = None,
     ) -> Table[Any]:
         """A new game with its opening events already applied. Raises ValueError on bad setup."""
         game = get_game(game_type)
         config = make_config(game, players, options or {}, seed, deal)
-        table: Table[Any] = Table(game, config)
-        table.extend(game.start(table.state))
+        table: Table[Any] = Table(game, config, settings)
+        table.extend(table.opening())
         return table
 
     @classmethod
-    def replay(cls, config: GameConfig, events: Sequence[Event]) -> Table[Any]:
+    def replay(
+        cls, config: GameConfig, events: Sequence[Event], settings: TableSettings | None = None
+    ) -> Table[Any]:
         """Rebuild a game from its config and event log; needs no randomness."""
-        table: Table[Any] = Table(get_game(config.game_type), config)
+        table: Table[Any] = Table(get_game(config.game_type), config, settings)
         table.extend(events)
         return table
+
+    def opening(self) -> list[Event]:
+        """The opening events of this (still empty) table: the seed commitment of a refereed
+        table, then the game's start (the deal). Not applied."""
+        events: list[Event] = []
+        if self.settings is not None:
+            events.append(
+                SeedCommitted(
+                    commitment(self.config.seed),
+                    deal_commitment(self.config.seed, self.config.deal),
+                )
+            )
+        events.extend(self.game.start(self.state))
+        return events
 
     # --- play -----------------------------------------------------------------------------
 
@@ -96,23 +146,124 @@ class Table(Generic[StateT]):
     def version(self) -> int:
         return len(self.log)
 
+    @property
+    def _idle(self) -> bool:
+        """True before the game's first event and after an abort: nobody is asked anything."""
+        status = self.status
+        return status.aborted is not None or len(self.log) == status.count
+
     def pending(self) -> tuple[Seat, ...]:
-        return self.game.pending(self.state)
+        return () if self._idle else self.game.pending(self.state)
 
     def legal_commands(self, seat: Seat) -> list[Command]:
+        if self._idle or seat in self.status.forfeited:
+            return []
         return self.game.legal_commands(self.state, seat)
 
     def results(self) -> tuple[SeatResult, ...] | None:
         return self.game.results(self.state)
 
+    @property
+    def over(self) -> bool:
+        """True once the game has results, or was aborted."""
+        return self.status.aborted is not None or self.game.results(self.state) is not None
+
     def decisions(self) -> tuple[Decision, ...]:
-        return self.game.decisions(self.state)
+        return () if self._idle else self.game.decisions(self.state)
 
     def decide(self, seat: Seat, command: Command) -> list[Event]:
         """The events ``command`` would cause; raises Rejection. Changes nothing."""
         if not 0 <= seat < self.config.players:
             raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+        status = self.status
+        if status.aborted is not None:
+            raise Rejection("ABORTED", "the game was aborted", "precondition")
+        if seat in status.forfeited:
+            raise Rejection(
+                "FORFEIT", f"seat {seat} has forfeited; the referee plays for it", "precondition"
+            )
         return self.game.decide(self.state, seat, command)
+
+    # --- the referee's decisions (refereed tables) ----------------------------------------
+
+    def decision_of(self, seat: Seat) -> Decision | None:
+        """The decision ``seat`` is asked for now, if any."""
+        return next((d for d in self.decisions() if d.seat == seat), None)
+
+    def default_command(self, seat: Seat) -> Command | None:
+        """The command a timeout plays for ``seat`` (``Game.default_command``)."""
+        if self.decision_of(seat) is None:
+            return None
+        return self.game.default_command(self.state, seat)
+
+    def time_out(self, seat: Seat) -> list[Event]:
+        """The events of ``seat`` running out of time: :class:`TimedOut`, a
+        :class:`SeatForfeited` when this timeout reaches the forfeit limit, then the events of
+        the seat's default command. Raises Rejection when the seat has no decision to make."""
+        decision, command = self._default(seat)
+        timeouts = self.status.timeouts[seat] + 1
+        events: list[Event] = [TimedOut(seat, decision.kind, decision.rule_id, command, timeouts)]
+        limit = self.settings.forfeit_after_timeouts if self.settings is not None else 0
+        if limit and timeouts >= limit and seat not in self.status.forfeited:
+            events.append(SeatForfeited(seat, timeouts))
+        events.extend(self.game.decide(self.state, seat, command))
+        return events
+
+    def forfeited_play(self) -> list[Event] | None:
+        """The default play of the first forfeited seat the game waits for
+        (:class:`DefaultPlayed` and the command's events), or None if there is none."""
+        if not self.status.forfeited or self.over:
+            return None
+        for decision in self.decisions():
+            if decision.seat in self.status.forfeited:
+                _, command = self._default(decision.seat)
+                played = DefaultPlayed(decision.seat, decision.kind, decision.rule_id, command)
+                return [played, *self.game.decide(self.state, decision.seat, command)]
+        return None
+
+    def _default(self, seat: Seat) -> tuple[Decision, Command]:
+        decision = self.decision_of(seat)
+        if decision is None:
+            raise Rejection("CLOCK", f"seat {seat} has no decision to make", "precondition")
+        command = self.game.default_command(self.state, seat)
+        if command is None:
+            raise Rejection("CLOCK", f"seat {seat} has no legal command", "precondition")
+        return decision, command
+
+    def reveal_due(self) -> bool:
+        """True when a refereed game is over and its seed must be revealed now."""
+        status = self.status
+        return (
+            status.refereed
+            and status.revealed is None
+            and not (self.settings is not None and self.settings.defer_reveal)
+            and self.over
+        )
+
+    def reveal(self) -> list[Event]:
+        """The :class:`SeedRevealed` event of a refereed game that is over (also when the
+        reveal was deferred). Raises Rejection before the end or after the reveal."""
+        status = self.status
+        if not status.refereed:
+            raise Rejection("REVEAL", "this table made no seed commitment", "precondition")
+        if status.revealed is not None:
+            raise Rejection("REVEAL", "the seed was revealed already", "precondition")
+        if not self.over:
+            raise Rejection(
+                "REVEAL", "the seed is revealed only when the game is over", "precondition"
+            )
+        return [SeedRevealed(self.config.seed, self.config.deal)]
+
+    def abort(self, reason: str) -> list[Event]:
+        """The events of an abort: :class:`GameAborted`, then the reveal (unless deferred).
+        Raises Rejection when the game is over already."""
+        if self.over:
+            raise Rejection("ABORTED", "the game is over already", "precondition")
+        events: list[Event] = [GameAborted(reason)]
+        deferred = self.settings is not None and self.settings.defer_reveal
+        if self.status.refereed and not deferred:
+            events.append(SeedRevealed(self.config.seed, self.config.deal))
+        return events
 
     def submit(self, seat: Seat, command: Command) -> list[Event]:
         """Decide and apply ``command``; returns the new events. Raises Rejection."""
@@ -121,18 +272,22 @@ class Table(Generic[StateT]):
         return events
 
     def extend(self, events: Sequence[Event]) -> None:
+        """Fold ``events`` in: table events into :attr:`status`, the game's into its state."""
         apply = self.game.apply
         state = self.state
         for event in events:
-            state = apply(state, event)
+            if isinstance(event, TableEvent):
+                self.status.fold(event)
+            else:
+                state = apply(state, event)
         self.state = state
         self.log.extend(events)
 
     def view(self, viewer: Viewer) -> View:
         game = self.game
         state = self.state
-        legal = tuple(game.legal_commands(state, viewer)) if viewer is not None else ()
-        decisions = game.decisions(state)
+        legal = tuple(self.legal_commands(viewer)) if viewer is not None else ()
+        decisions = self.decisions()
         return View(
             game_type=game.info.type_id,
             viewer=viewer,
@@ -142,11 +297,19 @@ class Table(Generic[StateT]):
             legal_commands=legal,
             game=game.view(state, viewer),
             results=game.results(state),
+            commitment=self.status.commitment,
+            aborted=self.status.aborted is not None,
         )
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        """``event`` as ``viewer`` may see it (table events included)."""
+        if isinstance(event, TableEvent):
+            return event.redacted(viewer)
+        return self.game.redact(event, viewer)
 
     def redacted_log(self, viewer: Viewer, start: int = 0) -> list[Event]:
         """Events from sequence number ``start + 1`` on, as ``viewer`` may see them."""
-        redact = self.game.redact
+        redact = self.redact
         return [redact(event, viewer) for event in self.log[start:]]
 
 

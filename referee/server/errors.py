@@ -117,6 +117,17 @@ def rule_violation(rejection: Rejection, seat: int) -> ClientError:
     )
 
 
+def not_now(message: str, reason: str) -> ClientError:
+    """FAILED_PRECONDITION for a request that is fine but not in the game's current state
+    (abort a finished game, reveal before the end, export before the reveal)."""
+    return ClientError(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        message,
+        reason,
+        precondition=("GAME_STATE", "game", message),
+    )
+
+
 def version_conflict(expected: int, current: int, seat: int) -> ClientError:
     return ClientError(
         grpc.StatusCode.ABORTED,

@@ -3,6 +3,10 @@
 The hub owns every loaded game: its table (state + full log), its seat-token hashes, a lock that
 serialises its commands, and its open streams. Store calls run on one writer thread so nothing
 blocks the event loop; the in-memory table changes only after the store has committed.
+
+The hub is also the referee's own hand at the table (:meth:`GameHub._referee`): it times out
+decisions whose clock ran out, plays the default commands of forfeited seats, reveals the seed
+when a game ends, and keeps each seat's error accounting.
 """
 
 from __future__ import annotations
@@ -15,17 +19,20 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
+import structlog
 
 from referee import codec
 from referee.engine.game import FixedDeal, Rejection, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
+from referee.engine.table_events import SeatForfeited, TimedOut
 from referee.server import errors
+from referee.server.clocks import GameSettings, SeatClocks
 from referee.server.errors import ClientError
 from referee.server.metrics import Metrics
 from referee.store import (
@@ -34,9 +41,12 @@ from referee.store import (
     EventStore,
     GameNotFound,
     GameRecord,
+    StoreError,
     VersionConflict,
 )
 from referee.v1 import referee_pb2 as pb
+
+log = structlog.get_logger("referee")
 
 T = TypeVar("T")
 
@@ -44,6 +54,18 @@ T = TypeVar("T")
 REJECTED_MEMORY = 256
 #: Longest game id, game type or command id accepted (errors echo them; keep them short).
 MAX_ID_LENGTH = 128
+#: Longest abort reason (it is public, in the log).
+MAX_REASON_LENGTH = 300
+#: Most batches the referee appends in a row on its own (default plays of forfeited seats);
+#: beyond it the game is aborted rather than played on forever.
+AUTO_PLAY_LIMIT = 2000
+#: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
+REJECTED, DISCONNECTS = "rejected", "disconnects"
+
+
+def now_ms() -> int:
+    """Unix time in milliseconds (clocks outlive the process, so wall-clock time)."""
+    return int(time.time() * 1000)
 
 
 @dataclass
@@ -78,14 +100,108 @@ class LiveGame:
     rejected: OrderedDict[str, tuple[str, ClientError]] = field(default_factory=OrderedDict)
     #: batch_ends[i] = sequence of the last event appended together with event i + 1.
     batch_ends: list[int] = field(default_factory=list)
+    #: The version our append in flight reaches (0 if none): the store's notice of it is ours.
+    writing: int = 0
+    settings: GameSettings = field(default_factory=GameSettings)
+    #: recorded_ms[i] = when the batch of event i + 1 was appended (unix ms).
+    recorded_ms: list[int] = field(default_factory=list)
+    #: sequence -> the stamp of the first event of a batch a decision caused.
+    decided: dict[int, pb.Decided] = field(default_factory=dict)
+    clocks: SeatClocks | None = None
+    #: Per-seat counters kept in the store: {seat: {"rejected": n, "disconnects": n}}.
+    stats: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: The timer of the next clock deadline.
+    timer: asyncio.TimerHandle | None = None
+    #: True once the game's end was recorded (store flag, active-games count).
+    ended: bool = False
+
+    def __post_init__(self) -> None:
+        if self.clocks is None:
+            self.clocks = SeatClocks(self.settings.clock, self.record.players)
+
+    @property
+    def seat_clocks(self) -> SeatClocks:
+        assert self.clocks is not None
+        return self.clocks
 
     @property
     def over(self) -> bool:
-        return self.table.results() is not None
+        """The game ended (results, or an abort)."""
+        return self.table.over
+
+    @property
+    def finished(self) -> bool:
+        """Over, and nothing more to come on its own (the seed reveal is not pending)."""
+        return self.table.over and not self.table.reveal_due()
+
+    def absorb(self, events: Sequence[Any], recorded: int, decided: pb.Decided | None) -> None:
+        """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
+        table = self.table
+        first = table.version + 1
+        table.extend(events)
+        count = len(events)
+        self.batch_ends.extend([table.version] * count)
+        self.recorded_ms.extend([recorded] * count)
+        if decided is not None and count:
+            self.decided[first] = decided
+        self.seat_clocks.fold(table.decisions(), recorded, decided)
+
+    def absorb_messages(self, messages: Sequence[pb.Event]) -> None:
+        """Fold in stored events, batch by batch (loading, catching up)."""
+        start = 0
+        while start < len(messages):
+            end = start + 1
+            last = messages[start].batch_end_sequence
+            while end < len(messages) and messages[end].sequence <= last:
+                end += 1
+            head = messages[start]
+            recorded = head.recorded_unix_ms or now_ms()  # events from before stamps
+            decided = pb.Decided()
+            decided.CopyFrom(head.decided)
+            self.absorb(
+                [codec.event_from_proto(m) for m in messages[start:end]],
+                recorded,
+                decided if head.HasField("decided") else None,
+            )
+            start = end
+
+    def event_message(self, index: int, viewer: Viewer, *, redact: bool = True) -> pb.Event:
+        """Event ``index + 1`` as ``viewer`` may see it (or unredacted), with its stamps."""
+        table = self.table
+        event = table.log[index]
+        if redact:
+            event = table.redact(event, viewer)
+        message = codec.event_to_proto(self.record.game_type, event, index + 1)
+        message.batch_end_sequence = self.batch_ends[index]
+        message.recorded_unix_ms = self.recorded_ms[index]
+        stamp = self.decided.get(index + 1)
+        if stamp is not None:
+            message.decided.CopyFrom(stamp)
+        return message
+
+    def seat_stats(self) -> list[pb.SeatStats]:
+        status = self.table.status
+        clocks = self.seat_clocks
+        out = []
+        for seat in range(self.record.players):
+            counters = self.stats.get(seat, {})
+            out.append(
+                pb.SeatStats(
+                    seat=seat,
+                    rejected_commands=counters.get(REJECTED, 0),
+                    timeouts=status.timeouts[seat],
+                    disconnects=counters.get(DISCONNECTS, 0),
+                    forfeited=seat in status.forfeited,
+                    commands=clocks.commands[seat],
+                    decision_ms_total=clocks.decision_ms_total[seat],
+                )
+            )
+        return out
 
     def summary(self) -> pb.GameSummary:
         table = self.table
-        return pb.GameSummary(
+        status = table.status
+        message = pb.GameSummary(
             game_id=self.game_id,
             game_type=self.record.game_type,
             players=self.record.players,
@@ -96,10 +212,55 @@ class LiveGame:
             game_over=self.over,
             results=codec.results_to_proto(table.results()),
             created_unix_ms=int(self.record.created_at * 1000),
+            seed_commitment=status.commitment,
+            deal_commitment=status.deal_commitment,
+            seat_stats=self.seat_stats(),
+            aborted=status.aborted is not None,
+            abort_reason=status.aborted or "",
+            defer_seed_reveal=self.settings.defer_seed_reveal,
         )
+        if status.revealed is not None:
+            message.revealed_seed = status.revealed.seed
+        if self.settings.clock.enabled:
+            message.clock.CopyFrom(self.settings.clock.to_proto())
+        return message
 
     def view(self, viewer: Viewer) -> pb.View:
-        return codec.view_to_proto(self.game_id, self.record.players, self.table.view(viewer))
+        message = codec.view_to_proto(self.game_id, self.record.players, self.table.view(viewer))
+        if self.settings.clock.enabled and not self.over:
+            message.clocks.extend(self.seat_clocks.to_proto(now_ms(), self.table.status.forfeited))
+        return message
+
+    def visible_version(self, now: int) -> int:
+        """The last event the organiser may see now: ``organiser_delay_events`` behind and
+        ``organiser_delay_ms`` old, at the end of a batch; everything once the game is over."""
+        version = self.table.version
+        if self.over or not self.settings.delayed:
+            return version
+        visible = max(0, version - self.settings.organiser_delay_events)
+        if self.settings.organiser_delay_ms:
+            cutoff = now - self.settings.organiser_delay_ms
+            while visible > 0 and self.recorded_ms[visible - 1] > cutoff:
+                visible -= 1
+        while visible > 0 and self.batch_ends[visible - 1] != visible:
+            visible -= 1
+        return visible
+
+    def view_at(self, viewer: Viewer, version: int) -> pb.View:
+        """``viewer``'s view as of event ``version`` (the current one with clocks)."""
+        if version >= self.table.version:
+            return self.view(viewer)
+        table = self.table
+        past = Table.replay(table.config, table.log[:version], table.settings)
+        return codec.view_to_proto(self.game_id, self.record.players, past.view(viewer))
+
+
+@dataclass(frozen=True, slots=True)
+class Watcher:
+    """Who reads a view or stream: the viewer, and whether it is the (delayed) organiser."""
+
+    viewer: Viewer
+    organiser: bool = False
 
 
 def hash_token(token: str) -> str:
@@ -149,11 +310,28 @@ class GameHub:
         listed = await self._store(self.store.list_games)
         self._active = sum(1 for _, _, finished in listed if not finished)
         self.metrics.games_active.set(self._active)
+        # Games with a clock run without anyone asking: load them now so their timers run.
+        for record, _, finished in listed:
+            if not finished and GameSettings.from_json(record.settings).clock.enabled:
+                self._spawn(self._preload(record.game_id))
         return len(listed)
+
+    async def _preload(self, game_id: str) -> None:
+        try:
+            await self.get(game_id)
+        except Exception:
+            log.exception("preload_failed", game_id=game_id)
+
+    def _spawn(self, coroutine: Any) -> None:
+        """Run ``coroutine`` in the background, kept referenced until it is done."""
+        task = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     # --- games ------------------------------------------------------------------------------
 
-    async def create(self, request: pb.CreateGameRequest) -> tuple[LiveGame, list[str]]:
+    async def create(self, request: pb.CreateGameRequest) -> tuple[LiveGame, list[str], str]:
+        """A new game: (game, seat tokens, organiser token)."""
         if not request.game_type:
             raise errors.bad_request("game_type", "required (see ListGameTypes)")
         if len(request.game_type) > MAX_ID_LENGTH:
@@ -167,12 +345,19 @@ class GameHub:
         seed = request.seed.encode() if request.seed else None
         deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
+            settings = GameSettings.from_request(request)
+        except ValueError as error:
+            field_name, _, description = str(error).partition(": ")
+            raise errors.bad_request(field_name, description) from None
+        try:
             config = make_config(game, request.players, dict(request.options), seed, deal)
-            table: Table[Any] = Table(game, config)
-            opening = game.start(table.state)
+            table: Table[Any] = Table(game, config, settings.table())
+            opening = table.opening()
         except ValueError as error:
             raise errors.bad_request(_setup_field(str(error)), str(error)) from None
-        tokens = [secrets.token_urlsafe(24) for _ in range(config.players)]
+        # A prefix keeps tokens from starting with "-" (command lines would take it for a flag).
+        tokens = [f"seat-{secrets.token_urlsafe(24)}" for _ in range(config.players)]
+        organiser = f"org-{secrets.token_urlsafe(24)}"
         game_id = secrets.token_hex(8)
         record = GameRecord(
             game_id=game_id,
@@ -183,15 +368,19 @@ class GameHub:
             deal=encode_deal(deal),
             seat_token_hashes=tuple(hash_token(t) for t in tokens),
             created_at=time.time(),
+            settings=settings.to_json(),
+            organiser_token_hash=hash_token(organiser),
         )
-        payloads = self._encode(config.game_type, opening, 1)
+        recorded = now_ms()
+        payloads = self._encode(config.game_type, opening, 1, recorded)
         await self._store(self.store.create_game, record, payloads)
-        table.extend(opening)
-        live = LiveGame(game_id, record, table, batch_ends=[len(opening)] * len(opening))
+        live = LiveGame(game_id, record, table, settings=settings)
+        live.absorb(opening, recorded, None)
         self.games[game_id] = live
         self._active += 1
         self.metrics.games_active.set(self._active)
-        return live, tokens
+        self._arm(live)
+        return live, tokens, organiser
 
     async def get(self, game_id: str) -> LiveGame:
         """The live game, loaded from the store (replayed) on first use."""
@@ -209,6 +398,7 @@ class GameHub:
             try:
                 live = await self._load(game_id)
                 self.games[game_id] = live
+                self._spawn(self._resume(live))
                 pending.set_result(live)
             except BaseException as failure:
                 pending.set_exception(failure)
@@ -232,11 +422,19 @@ class GameHub:
             record.seed,
             decode_deal(record.deal),
         )
-        messages = [pb.Event.FromString(e.payload) for e in stored]
-        events = [codec.event_from_proto(m) for m in messages]
-        live = LiveGame(game_id, record, Table.replay(config, events))
-        live.batch_ends = [m.batch_end_sequence for m in messages]
+        settings = GameSettings.from_json(record.settings)
+        stats = await self._store(self.store.stats, game_id)
+        table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
+        live = LiveGame(game_id, record, table, settings=settings, stats=stats)
+        live.absorb_messages([pb.Event.FromString(e.payload) for e in stored])
+        live.ended = live.over
         return live
+
+    async def _resume(self, live: LiveGame) -> None:
+        """After loading: whatever the referee had left to do (a reveal, overdue clocks)."""
+        async with live.lock:
+            await self._referee(live)
+        self._publish(live)
 
     def authorise(self, live: LiveGame, token: str, spectator: bool) -> Viewer:
         """The seat a token belongs to; ``None`` for a spectator."""
@@ -258,6 +456,54 @@ class GameHub:
             "TOKEN_INVALID",
             metadata={"game_id": live.game_id},
         )
+
+    def authorise_organiser(self, live: LiveGame, token: str) -> None:
+        """Raise unless ``token`` is the game's organiser token (seat tokens are refused)."""
+        if not token:
+            raise ClientError(
+                grpc.StatusCode.UNAUTHENTICATED,
+                "organiser_token is required (from CreateGameResponse)",
+                "TOKEN_MISSING",
+            )
+        expected = live.record.organiser_token_hash
+        if not expected or not hmac.compare_digest(hash_token(token), expected):
+            raise ClientError(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "this token is not the organiser token of this game",
+                "TOKEN_INVALID",
+                metadata={"game_id": live.game_id},
+            )
+
+    def watcher(
+        self,
+        live: LiveGame,
+        seat_token: str,
+        spectator: bool,
+        organiser_token: str,
+        as_seat: int | None,
+    ) -> Watcher:
+        """Who a GetView or StreamGame request reads as: a seat, a spectator or the organiser
+        (any seat, delayed)."""
+        if organiser_token:
+            self.authorise_organiser(live, organiser_token)
+            if as_seat is not None and not 0 <= as_seat < live.record.players:
+                raise errors.bad_request("as_seat", f"must be a seat, 0..{live.record.players - 1}")
+            return Watcher(as_seat, organiser=True)
+        if as_seat is not None:
+            if seat_token:
+                raise ClientError(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "as_seat needs the organiser token; a seat token shows its own seat only",
+                    "ORGANISER_ONLY",
+                    metadata={"game_id": live.game_id},
+                )
+            self.authorise_organiser(live, organiser_token)  # raises UNAUTHENTICATED
+        return Watcher(self.authorise(live, seat_token, spectator))
+
+    def view_for(self, live: LiveGame, watcher: Watcher) -> pb.View:
+        if watcher.organiser:
+            return live.view_at(watcher.viewer, live.visible_version(now_ms()))
+        return live.view(watcher.viewer)
 
     async def list_games(self, request: pb.ListGamesRequest) -> pb.ListGamesResponse:
         size = request.page_size or 100
@@ -288,6 +534,7 @@ class GameHub:
         self, request: pb.SubmitCommandRequest
     ) -> tuple[LiveGame, int, pb.SubmitCommandResponse]:
         """Returns (game, seat, response). Raises ClientError."""
+        arrival = now_ms()
         live = await self.get(request.game_id)
         seat = self.authorise(live, request.seat_token, spectator=False)
         assert seat is not None
@@ -297,66 +544,293 @@ class GameHub:
                 "command_id", f"required, at most {MAX_ID_LENGTH} characters (e.g. a UUID)"
             )
         if not request.HasField("command"):
+            self._count(live, seat, REJECTED)
             raise errors.bad_request("command", "required")
         try:
             game_type, command = codec.command_from_proto(request.command)
         except codec.CodecError as error:
+            self._count(live, seat, REJECTED)
             raise errors.bad_request(error.field, error.description) from None
         if game_type != live.record.game_type:
+            self._count(live, seat, REJECTED)
             raise errors.bad_request(
                 "command", f"this game is {live.record.game_type}, not {game_type}"
             )
         fingerprint = _fingerprint(seat, request.command)
         async with live.lock:
             first = live.accepted.get(command_id)
-            if first is None:
-                first = await self._store(self.store.find_command, live.game_id, command_id)
             if first is not None:
                 if first.fingerprint != fingerprint:
                     raise _reused(command_id)
                 return live, seat, self._accepted(live, seat, first, duplicate=True)
+            # An id this process has not accepted may still be in the store (accepted before a
+            # restart, or by another process). Such a retry is stale by now, so the store is
+            # asked only when the command cannot be applied; one that can goes to the append,
+            # which refuses a recorded id itself (DuplicateCommand): no extra store round trip.
             refused = live.rejected.get(command_id)
             if refused is not None:
+                first = await self._recorded(live, command_id, fingerprint)
+                if first is not None:
+                    return live, seat, self._accepted(live, seat, first, duplicate=True)
                 if refused[0] != fingerprint:
                     raise _reused(command_id)
                 raise refused[1]
+            if live.settings.clock.enabled:
+                # A decision whose time ran out before this command arrived times out first
+                # (however late the timer task runs on a busy server).
+                await self._referee(live, arrival)
             table = live.table
             if request.HasField("expected_version") and request.expected_version != table.version:
+                first = await self._recorded(live, command_id, fingerprint)
+                if first is not None:
+                    return live, seat, self._accepted(live, seat, first, duplicate=True)
                 raise errors.version_conflict(request.expected_version, table.version, seat)
             try:
                 events = table.decide(seat, command)
             except Rejection as rejection:
+                first = await self._recorded(live, command_id, fingerprint)
+                if first is not None:
+                    return live, seat, self._accepted(live, seat, first, duplicate=True)
                 violation = errors.rule_violation(rejection, seat)
                 live.rejected[command_id] = (fingerprint, violation)
                 while len(live.rejected) > REJECTED_MEMORY:
                     live.rejected.popitem(last=False)
+                self._count(live, seat, REJECTED)
                 raise violation from None
             version = table.version
+            decision_ms = live.seat_clocks.elapsed(seat, arrival)
             outcome = CommandOutcome(
                 command_id=command_id,
                 seat=seat,
                 fingerprint=fingerprint,
                 first_sequence=version + 1,
                 last_sequence=version + len(events),
+                payload=request.command.SerializeToString(deterministic=True),
+                decision_ms=decision_ms,
             )
-            payloads = self._encode(live.record.game_type, events, version + 1)
-            started = time.perf_counter()
+            decided = pb.Decided(
+                seat=seat, decision_ms=decision_ms, client_decision_ms=request.client_decision_ms
+            )
             try:
-                await self._store(self.store.append, live.game_id, version, payloads, outcome)
-            except DuplicateCommand as duplicate:  # another process got there first
+                await self._commit(live, events, decided, outcome)
+            except DuplicateCommand as duplicate:  # recorded before (a retry) or elsewhere
+                if duplicate.outcome.fingerprint != fingerprint:
+                    raise _reused(command_id) from None
                 return live, seat, self._accepted(live, seat, duplicate.outcome, duplicate=True)
             except VersionConflict as conflict:
                 raise errors.version_conflict(version, conflict.actual, seat) from None
-            self.metrics.store_append.observe(time.perf_counter() - started)
-            table.extend(events)
-            live.batch_ends.extend([outcome.last_sequence] * len(events))
             live.accepted[command_id] = outcome
-            if live.over:
-                await self._store(self.store.set_finished, live.game_id, True)
-                self._active -= 1
-                self.metrics.games_active.set(self._active)
+            self.metrics.decision_seconds.labels(live.record.game_type).observe(decision_ms / 1000)
+            response = self._accepted(live, seat, outcome, duplicate=False)  # right after it
+            await self._referee(live)
         self._publish(live)
-        return live, seat, self._accepted(live, seat, outcome, duplicate=False)
+        return live, seat, response
+
+    async def _commit(
+        self,
+        live: LiveGame,
+        events: list[Any],
+        decided: pb.Decided | None,
+        outcome: CommandOutcome | None = None,
+    ) -> None:
+        """Append one batch (atomically, with ``outcome`` if a command caused it), then fold
+        it in. Call with the game's lock held. Raises the store's errors."""
+        version = live.table.version
+        recorded = now_ms()
+        payloads = self._encode(live.record.game_type, events, version + 1, recorded, decided)
+        started = time.perf_counter()
+        live.writing = version + len(events)
+        try:
+            await self._store(self.store.append, live.game_id, version, payloads, outcome)
+        finally:
+            live.writing = 0
+        self.metrics.store_append.observe(time.perf_counter() - started)
+        live.absorb(events, recorded, decided)
+
+    # --- the referee's own moves ------------------------------------------------------------
+
+    async def _referee(self, live: LiveGame, now: int | None = None) -> None:
+        """Everything the referee must do by itself now, each as its own batch: reveal the
+        seed of a game that ended, play the default commands of forfeited seats, time out the
+        decisions whose clock ran out by ``now``. Then record the end of the game and set the
+        timer of the next deadline. Call with the game's lock held; never raises a store error
+        (what was committed stays committed; another writer's appends are caught up)."""
+        table = live.table
+        before = table.version
+        try:
+            for _ in range(AUTO_PLAY_LIMIT):
+                if table.reveal_due():
+                    await self._commit(live, table.reveal(), None)
+                elif (played := table.forfeited_play()) is not None:
+                    seat = played[0].seat
+                    by = pb.DECIDED_BY_FORFEIT
+                    await self._commit(live, played, pb.Decided(seat=seat, by=by))
+                elif (due := self._overdue(live, now_ms() if now is None else now)) is not None:
+                    await self._time_out(live, *due)
+                else:
+                    break
+            else:
+                if not table.over:
+                    reason = "the forfeited seats' default commands did not end the game"
+                    await self._commit(live, table.abort(reason), None)
+                    log.warning("game_aborted", game_id=live.game_id, reason=reason)
+        except StoreError as error:  # e.g. another process appended first: follow it
+            log.warning("referee_append_failed", game_id=live.game_id, error=str(error))
+            self._spawn(self._catch_up(live))
+        if table.over and not live.ended:
+            live.ended = True
+            with contextlib.suppress(StoreError):
+                await self._store(self.store.set_finished, live.game_id, True)
+            self._active -= 1
+            self.metrics.games_active.set(self._active)
+        self._arm(live)
+        if table.version != before:
+            self._publish(live)
+
+    def _overdue(self, live: LiveGame, now: int) -> tuple[int, int] | None:
+        """``(seat, elapsed ms)`` of the earliest decision whose time ran out by ``now``."""
+        if not live.settings.clock.enabled or live.table.over:
+            return None
+        status = live.table.status
+        first = live.seat_clocks.next_deadline(skip=status.forfeited)
+        if first is None or first[0] > now:
+            return None
+        seat = first[1]
+        return seat, live.seat_clocks.elapsed(seat, now)
+
+    async def _time_out(self, live: LiveGame, seat: int, elapsed: int) -> None:
+        try:
+            events = live.table.time_out(seat)
+        except Rejection as rejection:  # no legal command: a game bug, never a client's
+            log.error("timeout_impossible", game_id=live.game_id, seat=seat, error=str(rejection))
+            live.seat_clocks.starts.pop(seat, None)  # do not try again for this decision
+            return
+        decided = pb.Decided(seat=seat, decision_ms=elapsed, by=pb.DECIDED_BY_TIMEOUT)
+        await self._commit(live, events, decided)
+        timed_out = events[0]
+        assert isinstance(timed_out, TimedOut)
+        game_type = live.record.game_type
+        self.metrics.seat_errors.labels(game_type, "timeout").inc()
+        forfeited = any(isinstance(e, SeatForfeited) for e in events)
+        if forfeited:
+            self.metrics.seat_errors.labels(game_type, "forfeit").inc()
+        log.info(
+            "timeout",
+            game_id=live.game_id,
+            seat=seat,
+            kind=timed_out.kind,
+            timeouts=timed_out.timeouts,
+            forfeited=forfeited,
+            elapsed_ms=elapsed,
+        )
+
+    def _arm(self, live: LiveGame) -> None:
+        """(Re)set the timer of the game's next clock deadline."""
+        if live.timer is not None:
+            live.timer.cancel()
+            live.timer = None
+        if not live.settings.clock.enabled or live.table.over:
+            return
+        first = live.seat_clocks.next_deadline(skip=live.table.status.forfeited)
+        if first is None:
+            return
+        delay = max(0.0, (first[0] - now_ms()) / 1000) + 0.001
+        live.timer = asyncio.get_running_loop().call_later(delay, self._expire, live)
+
+    def _expire(self, live: LiveGame) -> None:
+        live.timer = None
+        if self.games.get(live.game_id) is live:
+            self._spawn(self._run_referee(live))
+
+    async def _run_referee(self, live: LiveGame) -> None:
+        try:
+            async with live.lock:
+                await self._referee(live)
+        except Exception:
+            log.exception("referee_failed", game_id=live.game_id)
+
+    def _count(self, live: LiveGame, seat: int, name: str) -> None:
+        """Add one to a seat's counter, in memory now and in the store soon (the store's
+        writer thread keeps the order; a response never waits for it)."""
+        counters = live.stats.setdefault(seat, {})
+        counters[name] = counters.get(name, 0) + 1
+        kind = "rejected" if name == REJECTED else "disconnect"
+        self.metrics.seat_errors.labels(live.record.game_type, kind).inc()
+        try:
+            future = self._writer.submit(self.store.add_stats, live.game_id, seat, {name: 1})
+        except RuntimeError:  # shutting down: the writer is closed
+            return
+        future.add_done_callback(_log_failure)
+
+    # --- organiser --------------------------------------------------------------------------
+
+    async def abort(self, request: pb.AbortGameRequest) -> LiveGame:
+        live = await self.get(request.game_id)
+        self.authorise_organiser(live, request.organiser_token)
+        reason = request.reason.strip() or "aborted by the organiser"
+        if len(reason) > MAX_REASON_LENGTH:
+            raise errors.bad_request("reason", f"at most {MAX_REASON_LENGTH} characters")
+        async with live.lock:
+            try:
+                events = live.table.abort(reason)
+            except Rejection as rejection:
+                raise errors.not_now(rejection.message, "GAME_OVER") from None
+            try:
+                await self._commit(live, events, None)
+            except VersionConflict:
+                raise errors.not_now("the game moved on; try again", "BUSY") from None
+            await self._referee(live)
+        self._publish(live)
+        log.info("game_aborted", game_id=live.game_id, reason=reason)
+        return live
+
+    async def reveal(self, request: pb.RevealSeedRequest) -> LiveGame:
+        live = await self.get(request.game_id)
+        self.authorise_organiser(live, request.organiser_token)
+        async with live.lock:
+            table = live.table
+            if table.status.revealed is None:
+                try:
+                    events = table.reveal()
+                except Rejection as rejection:
+                    raise errors.not_now(rejection.message, "NOT_OVER") from None
+                try:
+                    await self._commit(live, events, None)
+                except VersionConflict:
+                    raise errors.not_now("the game moved on; try again", "BUSY") from None
+        self._publish(live)
+        return live
+
+    async def export(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
+        """The full log and commands of a game whose seed is public (docs/fairness.md)."""
+        live = await self.get(request.game_id)
+        if live.table.status.revealed is None:
+            raise errors.not_now(
+                "the full log is public once the seed is revealed (after the game)", "NOT_REVEALED"
+            )
+        recorded = await self._store(self.store.commands, live.game_id)
+        response = pb.ExportGameResponse(game=live.summary())
+        version = live.table.version
+        response.events.extend(live.event_message(i, None, redact=False) for i in range(version))
+        for outcome in recorded:
+            entry = response.commands.add(
+                seat=outcome.seat,
+                first_sequence=outcome.first_sequence,
+                last_sequence=outcome.last_sequence,
+                decision_ms=outcome.decision_ms,
+            )
+            entry.command.ParseFromString(outcome.payload)
+        return response
+
+    async def _recorded(
+        self, live: LiveGame, command_id: str, fingerprint: str
+    ) -> CommandOutcome | None:
+        """The outcome the store holds for ``command_id``, if any; raises if that id was used
+        for a different command."""
+        first = await self._store(self.store.find_command, live.game_id, command_id)
+        if first is not None and first.fingerprint != fingerprint:
+            raise _reused(command_id)
+        return first
 
     def _accepted(
         self, live: LiveGame, seat: int, outcome: CommandOutcome, *, duplicate: bool
@@ -369,12 +843,23 @@ class GameHub:
         )
 
     @staticmethod
-    def _encode(game_type: str, events: list[Any], first: int) -> list[bytes]:
+    def _encode(
+        game_type: str,
+        events: list[Any],
+        first: int,
+        recorded: int = 0,
+        decided: pb.Decided | None = None,
+    ) -> list[bytes]:
+        """The stored form of a batch: each event with its sequence, the batch's end and
+        recording time, and the first one with the stamp of the decision that caused it."""
         last = first + len(events) - 1
         payloads = []
         for i, event in enumerate(events):
             message = codec.event_to_proto(game_type, event, first + i)
             message.batch_end_sequence = last
+            message.recorded_unix_ms = recorded
+            if i == 0 and decided is not None:
+                message.decided.CopyFrom(decided)
             payloads.append(message.SerializeToString())
         return payloads
 
@@ -389,42 +874,47 @@ class GameHub:
                 sub.overflowed = True  # the stream ends; the client resumes later
 
     async def stream(
-        self, live: LiveGame, viewer: Viewer, after: int
+        self, live: LiveGame, watcher: Watcher | Viewer, after: int
     ) -> AsyncIterator[pb.StreamGameResponse]:
         """First the current view, then every event after ``after`` with the view after it,
-        then live events; returns after the final event of a finished game."""
+        then live events; returns after the final event of a finished game (the seed reveal
+        included). The organiser's stream runs behind by the game's organiser delay."""
+        if not isinstance(watcher, Watcher):
+            watcher = Watcher(watcher)
+        viewer = watcher.viewer
+        delayed = watcher.organiser and live.settings.delayed
+
+        def visible() -> int:
+            return live.visible_version(now_ms()) if delayed else live.table.version
+
         if self.streams >= self.limits.max_streams:
             raise errors.exhausted("streams", self.limits.max_streams)
-        if after > live.table.version:
-            raise errors.bad_request(
-                "after_sequence", f"the game has only {live.table.version} events"
-            )
+        if after > visible():
+            raise errors.bad_request("after_sequence", f"the game has only {visible()} events")
         sub = Subscriber(asyncio.Queue(self.limits.stream_buffer))
         live.subscribers.add(sub)
         self.streams += 1
         self.metrics.streams_open.set(self.streams)
-        game = live.table.game
-        game_type = live.record.game_type
+        table = live.table
+        players = live.record.players
         try:
-            yield pb.StreamGameResponse(view=live.view(viewer))
+            yield pb.StreamGameResponse(view=live.view_at(viewer, visible()))
             # A private replica follows the log so each event comes with the view after it.
-            replica = Table.replay(live.table.config, live.table.log[:after])
+            replica = Table.replay(table.config, table.log[:after], table.settings)
             sent = after
             while True:
-                target = live.table.version
+                target = visible()
                 while sent < target:
-                    event = live.table.log[sent]
-                    replica.extend((event,))
+                    replica.extend((table.log[sent],))
                     sent += 1
-                    message = codec.event_to_proto(game_type, game.redact(event, viewer), sent)
-                    message.batch_end_sequence = live.batch_ends[sent - 1]
+                    if sent == table.version:  # the current view: with the clocks
+                        seen = live.view(viewer)
+                    else:
+                        seen = codec.view_to_proto(live.game_id, players, replica.view(viewer))
                     yield pb.StreamGameResponse(
-                        event=message,
-                        view=codec.view_to_proto(
-                            live.game_id, live.record.players, replica.view(viewer)
-                        ),
+                        event=live.event_message(sent - 1, viewer), view=seen
                     )
-                if live.over:
+                if live.finished and sent >= table.version:
                     return
                 if sub.closing is not None:
                     raise StreamEnded(sub.closing)
@@ -436,7 +926,18 @@ class GameHub:
                             last_sequence=str(sent),
                         )
                     )
-                await sub.queue.get()
+                if delayed and sent < table.version and live.settings.organiser_delay_ms:
+                    # Wake up when the next batch is old enough to be shown.
+                    due = live.recorded_ms[sent] + live.settings.organiser_delay_ms - now_ms()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(sub.queue.get(), max(0.005, due / 1000))
+                else:
+                    await sub.queue.get()
+        except (GeneratorExit, asyncio.CancelledError):
+            mid_game = not live.over and sub.closing is None  # not ended by a shutdown
+            if viewer is not None and not watcher.organiser and mid_game:
+                self._count(live, viewer, DISCONNECTS)  # the seat's client hung up mid-game
+            raise
         finally:
             live.subscribers.discard(sub)
             self.streams -= 1
@@ -455,7 +956,7 @@ class GameHub:
         applied by :meth:`submit`; with a shared (networked) store another process may have
         appended, so a loaded game that is behind catches up from the store."""
         live = self.games.get(game_id)
-        if live is not None and version > live.table.version:
+        if live is not None and version > max(live.table.version, live.writing):
             task = asyncio.ensure_future(self._catch_up(live))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -465,15 +966,28 @@ class GameHub:
             stored = await self._store(self.store.read, live.game_id, live.table.version, None)
             if not stored:
                 return
-            messages = [pb.Event.FromString(e.payload) for e in stored]
-            live.table.extend([codec.event_from_proto(m) for m in messages])
-            live.batch_ends.extend(m.batch_end_sequence for m in messages)
+            live.absorb_messages([pb.Event.FromString(e.payload) for e in stored])
+            if live.over and not live.ended:
+                live.ended = True  # the other writer recorded the end
+                self._active -= 1
+                self.metrics.games_active.set(self._active)
+            self._arm(live)
         self._publish(live)
 
     def close(self) -> None:
+        for live in self.games.values():
+            if live.timer is not None:
+                live.timer.cancel()
+                live.timer = None
         self._stop_listening()
         self._writer.shutdown(wait=True)
         self.store.close()
+
+
+def _log_failure(future: concurrent.futures.Future[None]) -> None:
+    error = future.exception()
+    if error is not None:
+        log.warning("stats_write_failed", error=str(error))
 
 
 def _reused(command_id: str) -> ClientError:
@@ -493,4 +1007,4 @@ def _setup_field(message: str) -> str:
     return "game_type"
 
 
-__all__ = ["GameHub", "Limits", "LiveGame", "StreamEnded"]
+__all__ = ["GameHub", "Limits", "LiveGame", "StreamEnded", "Watcher", "now_ms"]

@@ -46,6 +46,19 @@ class Metrics:
         self.streams_open = Gauge(
             "referee_streams_open", "Open StreamGame calls.", registry=self.registry
         )
+        self.seat_errors = Counter(
+            "referee_seat_errors_total",
+            "Seat errors by game type and kind (rejected, timeout, forfeit, disconnect).",
+            ["game_type", "kind"],
+            registry=self.registry,
+        )
+        self.decision_seconds = Histogram(
+            "referee_decision_seconds",
+            "Measured decision time of accepted commands (from the decision's start).",
+            ["game_type"],
+            buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900),
+            registry=self.registry,
+        )
         self.store_append = Histogram(
             "referee_store_append_seconds",
             "Time to durably append a command's events.",

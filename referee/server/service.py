@@ -93,18 +93,20 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
     async def CreateGame(
         self, request: pb.CreateGameRequest, context: Any
     ) -> pb.CreateGameResponse:
-        live, tokens = await self.hub.create(request)
+        live, tokens, organiser = await self.hub.create(request)
         log.info(
             "game_created",
             game_id=live.game_id,
             game_type=live.record.game_type,
             players=live.record.players,
             options=dict(live.record.options),
+            settings=live.record.settings,
         )
         return pb.CreateGameResponse(
             game_id=live.game_id,
             seats=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(tokens)],
             game=live.summary(),
+            organiser_token=organiser,
         )
 
     @_unary
@@ -118,8 +120,32 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
     @_unary
     async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
         live = await self.hub.get(request.game_id)
-        viewer = self.hub.authorise(live, request.seat_token, request.spectator)
-        return pb.GetViewResponse(view=live.view(viewer))
+        watcher = self.hub.watcher(
+            live,
+            request.seat_token,
+            request.spectator,
+            request.organiser_token,
+            request.as_seat if request.HasField("as_seat") else None,
+        )
+        return pb.GetViewResponse(view=self.hub.view_for(live, watcher))
+
+    @_unary
+    async def AbortGame(self, request: pb.AbortGameRequest, context: Any) -> pb.AbortGameResponse:
+        live = await self.hub.abort(request)
+        return pb.AbortGameResponse(game=live.summary())
+
+    @_unary
+    async def RevealSeed(
+        self, request: pb.RevealSeedRequest, context: Any
+    ) -> pb.RevealSeedResponse:
+        live = await self.hub.reveal(request)
+        return pb.RevealSeedResponse(game=live.summary())
+
+    @_unary
+    async def ExportGame(
+        self, request: pb.ExportGameRequest, context: Any
+    ) -> pb.ExportGameResponse:
+        return await self.hub.export(request)
 
     @_unary
     async def SubmitCommand(
@@ -167,8 +193,14 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         sent = self.metrics.msg_sent.labels(*labels)
         try:
             live = await self.hub.get(request.game_id)
-            viewer = self.hub.authorise(live, request.seat_token, request.spectator)
-            async for message in self.hub.stream(live, viewer, request.after_sequence):
+            watcher = self.hub.watcher(
+                live,
+                request.seat_token,
+                request.spectator,
+                request.organiser_token,
+                request.as_seat if request.HasField("as_seat") else None,
+            )
+            async for message in self.hub.stream(live, watcher, request.after_sequence):
                 yield message
                 sent.inc()
         except StreamEnded as ended:

@@ -14,6 +14,9 @@ cannot check by itself:
   first outcome instead of having the command applied twice.
 * **Wake-ups.** Listeners hear about every commit, so streams can push new events without
   polling.
+
+Next to the log, a store keeps per-seat counters (error accounting: rejected commands,
+disconnects) that are not events, because a refused command changes nothing in the game.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from __future__ import annotations
 import abc
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import Any
 
 __all__ = [
     "CommandOutcome",
@@ -65,6 +69,10 @@ class GameRecord:
     seat_token_hashes: tuple[str, ...]
     #: Unix time of creation, set by the caller (the store reads no clock).
     created_at: float
+    #: Table settings chosen at creation (clock, organiser delay, ...): JSON-compatible values.
+    settings: dict[str, Any] = field(default_factory=dict)
+    #: SHA-256 hex digest of the organiser's token; ``""`` when the game has none.
+    organiser_token_hash: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +101,11 @@ class CommandOutcome:
     fingerprint: str
     first_sequence: int
     last_sequence: int
+    #: The command as sent (opaque bytes: a serialized ``referee.v1.Command`` for the server),
+    #: so the game can be re-checked from its log (``docs/fairness.md``).
+    payload: bytes = field(default=b"", repr=False)
+    #: How long the seat took to decide, in milliseconds, measured by the caller.
+    decision_ms: int = 0
 
 
 class StoreError(Exception):
@@ -217,6 +230,22 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     def find_command(self, game_id: str, command_id: str) -> CommandOutcome | None:
         """The recorded outcome of ``command_id`` in the game, if any; :class:`GameNotFound`."""
+
+    @abc.abstractmethod
+    def commands(self, game_id: str) -> list[CommandOutcome]:
+        """Every recorded command of the game, by ``first_sequence``; :class:`GameNotFound`."""
+
+    # -- per-seat counters -----------------------------------------------------------------
+
+    @abc.abstractmethod
+    def add_stats(self, game_id: str, seat: int, counts: Mapping[str, int]) -> None:
+        """Add each ``counts[name]`` to the seat's counter ``name`` (missing counters start at
+        0) in one transaction; :class:`GameNotFound`. Listeners are not called."""
+
+    @abc.abstractmethod
+    def stats(self, game_id: str) -> dict[int, dict[str, int]]:
+        """Every counter of the game: ``{seat: {name: value}}`` (seats with none are left out);
+        :class:`GameNotFound`."""
 
     # -- lifecycle -------------------------------------------------------------------------
 

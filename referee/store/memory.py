@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.store.base import (
@@ -29,11 +29,13 @@ class _Game:
     events: list[bytes]
     commands: dict[str, CommandOutcome] = field(default_factory=dict)
     finished: bool = False
+    stats: dict[int, dict[str, int]] = field(default_factory=dict)
 
 
 def _copy(record: GameRecord) -> GameRecord:
-    """A record with its own ``options`` dict, so callers cannot change stored data by aliasing."""
-    return dataclasses.replace(record, options=dict(record.options))
+    """A record with its own ``options`` and ``settings``, so callers cannot change stored data
+    by aliasing."""
+    return dataclasses.replace(record, options=dict(record.options), settings=dict(record.settings))
 
 
 class MemoryEventStore(EventStore):
@@ -125,6 +127,21 @@ class MemoryEventStore(EventStore):
     def find_command(self, game_id: str, command_id: str) -> CommandOutcome | None:
         with self._lock:
             return self._game(game_id).commands.get(command_id)
+
+    def commands(self, game_id: str) -> list[CommandOutcome]:
+        with self._lock:
+            recorded = list(self._game(game_id).commands.values())
+        return sorted(recorded, key=lambda outcome: outcome.first_sequence)
+
+    def add_stats(self, game_id: str, seat: int, counts: Mapping[str, int]) -> None:
+        with self._lock:
+            counters = self._game(game_id).stats.setdefault(seat, {})
+            for name, amount in counts.items():
+                counters[name] = counters.get(name, 0) + amount
+
+    def stats(self, game_id: str) -> dict[int, dict[str, int]]:
+        with self._lock:
+            return {seat: dict(c) for seat, c in self._game(game_id).stats.items()}
 
     def close(self) -> None:
         with self._lock:

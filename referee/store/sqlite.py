@@ -15,10 +15,10 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from referee.store.base import (
     CommandOutcome,
@@ -35,8 +35,17 @@ from referee.store.base import (
 
 __all__ = ["SCHEMA_VERSION", "SqliteEventStore"]
 
-#: Stored in ``PRAGMA user_version``; bump it (and migrate in ``_init_schema``) on any change.
-SCHEMA_VERSION = 1
+#: Stored in ``PRAGMA user_version``; bump it (and add a step to ``_MIGRATIONS``) on any change.
+SCHEMA_VERSION = 2
+
+#: Per-seat counters (error accounting), added in schema version 2.
+_SEAT_STATS = """CREATE TABLE seat_stats (
+        game_id TEXT NOT NULL REFERENCES games (game_id),
+        seat    INTEGER NOT NULL,
+        name    TEXT NOT NULL,
+        value   INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat, name)
+    ) WITHOUT ROWID"""
 
 _SCHEMA = (
     """CREATE TABLE games (
@@ -49,7 +58,9 @@ _SCHEMA = (
         token_hashes TEXT NOT NULL,               -- JSON array of sha256 hex digests
         created_at   REAL NOT NULL,
         finished     INTEGER NOT NULL DEFAULT 0,
-        version      INTEGER NOT NULL             -- last sequence, kept to check appends fast
+        version      INTEGER NOT NULL,            -- last sequence, kept to check appends fast
+        settings     TEXT NOT NULL DEFAULT '{}',  -- JSON object: clock, organiser delay, ...
+        organiser_hash TEXT NOT NULL DEFAULT ''   -- sha256 hex digest of the organiser token
     )""",
     "CREATE INDEX games_by_creation ON games (created_at)",
     """CREATE TABLE events (
@@ -65,20 +76,54 @@ _SCHEMA = (
         fingerprint    TEXT NOT NULL,
         first_sequence INTEGER NOT NULL,
         last_sequence  INTEGER NOT NULL,
+        payload        BLOB NOT NULL DEFAULT x'',  -- the command as sent
+        decision_ms    INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (game_id, command_id)
     ) WITHOUT ROWID""",
+    _SEAT_STATS,
 )
 
+#: ``_MIGRATIONS[v]`` takes a database from schema version ``v`` to ``v + 1``.
+_MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        "ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'",
+        "ALTER TABLE games ADD COLUMN organiser_hash TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE commands ADD COLUMN payload BLOB NOT NULL DEFAULT x''",
+        "ALTER TABLE commands ADD COLUMN decision_ms INTEGER NOT NULL DEFAULT 0",
+        _SEAT_STATS,
+    ),
+}
+
 _GAME_COLUMNS = (
-    "game_id, game_type, players, options, seed, deal, token_hashes, created_at, version, finished"
+    "game_id, game_type, players, options, seed, deal, token_hashes, created_at, version, finished,"
+    " settings, organiser_hash"
+)
+
+_COMMAND_COLUMNS = (
+    "command_id, seat, fingerprint, first_sequence, last_sequence, payload, decision_ms"
 )
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
 
+def _outcome(row: Sequence[Any]) -> CommandOutcome:
+    """Rebuild a :class:`CommandOutcome` from a row of ``_COMMAND_COLUMNS``."""
+    command_id, seat, fingerprint, first, last, payload, decision_ms = row
+    return CommandOutcome(
+        str(command_id),
+        int(seat),
+        str(fingerprint),
+        int(first),
+        int(last),
+        payload=bytes(payload),
+        decision_ms=int(decision_ms),
+    )
+
+
 def _record(row: Sequence[Any]) -> GameRecord:
-    """Rebuild a :class:`GameRecord` from the first eight columns of ``_GAME_COLUMNS``."""
+    """Rebuild a :class:`GameRecord` from a row of ``_GAME_COLUMNS``."""
     game_id, game_type, players, options, seed, deal, token_hashes, created_at = row[:8]
+    settings, organiser_hash = row[10:12]
     return GameRecord(
         game_id=game_id,
         game_type=game_type,
@@ -88,6 +133,8 @@ def _record(row: Sequence[Any]) -> GameRecord:
         deal=bytes(deal),
         seat_token_hashes=tuple(json.loads(token_hashes)),
         created_at=float(created_at),
+        settings=dict(json.loads(settings)),
+        organiser_token_hash=str(organiser_hash),
     )
 
 
@@ -123,18 +170,25 @@ class SqliteEventStore(EventStore):
             raise
 
     def _init_schema(self) -> None:
-        """Create the tables in a new database; refuse one written by a newer version."""
+        """Create the tables in a new database, migrate an older one (in one transaction);
+        refuse one written by a newer version."""
         with self._transaction() as conn:
             (found,) = conn.execute("PRAGMA user_version").fetchone()
             if found == 0:
                 for statement in _SCHEMA:
                     conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif found != SCHEMA_VERSION:
+            elif found == SCHEMA_VERSION:
+                return
+            elif found in _MIGRATIONS:
+                for version in range(found, SCHEMA_VERSION):
+                    for statement in _MIGRATIONS[version]:
+                        conn.execute(statement)
+            else:
                 raise RuntimeError(
                     f"{self.path}: event store schema version {found} is not supported "
                     f"(this referee knows version {SCHEMA_VERSION})"
                 )
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def _connection(self) -> sqlite3.Connection:
         """The open connection (call with the lock held)."""
@@ -166,7 +220,7 @@ class SqliteEventStore(EventStore):
             if taken.fetchone() is not None:
                 raise GameExists(record.game_id)
             conn.execute(
-                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
+                f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                 (
                     record.game_id,
                     record.game_type,
@@ -177,6 +231,8 @@ class SqliteEventStore(EventStore):
                     json.dumps(list(record.seat_token_hashes)),
                     record.created_at,
                     len(payloads),
+                    json.dumps(record.settings, sort_keys=True),
+                    record.organiser_token_hash,
                 ),
             )
             conn.executemany(
@@ -194,38 +250,66 @@ class SqliteEventStore(EventStore):
     ) -> int:
         payloads = [bytes(event) for event in events]
         check_outcome(expected_version, len(payloads), outcome)
+        version = expected_version + len(payloads)
         with self._lock, self._transaction() as conn:
-            row = conn.execute("SELECT version FROM games WHERE game_id = ?", (game_id,)).fetchone()
-            if row is None:
-                raise GameNotFound(game_id)
-            if outcome is not None:
-                first = self._find_command(conn, game_id, outcome.command_id)
-                if first is not None:
-                    raise DuplicateCommand(game_id, first)
-            actual = int(row[0])
-            if actual != expected_version:
-                raise VersionConflict(game_id, expected_version, actual)
-            version = expected_version + len(payloads)
-            conn.executemany(
-                "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
-                [(game_id, seq, payload) for seq, payload in enumerate(payloads, actual + 1)],
-            )
-            conn.execute("UPDATE games SET version = ? WHERE game_id = ?", (version, game_id))
-            if outcome is not None:
+            # The usual case in three statements: the version moves on only if it was the
+            # expected one, and the command id's primary key refuses a recorded command.
+            moved = conn.execute(
+                "UPDATE games SET version = ? WHERE game_id = ? AND version = ?",
+                (version, game_id, expected_version),
+            ).rowcount
+            if outcome is not None and moved:
+                try:
+                    self._insert_command(conn, game_id, outcome)
+                except sqlite3.IntegrityError:
+                    moved = 0  # recorded already: rolled back below as a DuplicateCommand
+            if not moved:
+                self._refuse(conn, game_id, expected_version, outcome)
+            if len(payloads) == 1:
                 conn.execute(
-                    "INSERT INTO commands (game_id, command_id, seat, fingerprint,"
-                    " first_sequence, last_sequence) VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        game_id,
-                        outcome.command_id,
-                        outcome.seat,
-                        outcome.fingerprint,
-                        outcome.first_sequence,
-                        outcome.last_sequence,
-                    ),
+                    "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
+                    (game_id, version, payloads[0]),
+                )
+            elif payloads:
+                conn.executemany(
+                    "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
+                    [(game_id, s, p) for s, p in enumerate(payloads, expected_version + 1)],
                 )
         self._notify(game_id, version)
         return version
+
+    @staticmethod
+    def _insert_command(conn: sqlite3.Connection, game_id: str, outcome: CommandOutcome) -> None:
+        conn.execute(
+            "INSERT INTO commands (game_id, command_id, seat, fingerprint,"
+            " first_sequence, last_sequence, payload, decision_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                game_id,
+                outcome.command_id,
+                outcome.seat,
+                outcome.fingerprint,
+                outcome.first_sequence,
+                outcome.last_sequence,
+                bytes(outcome.payload),
+                outcome.decision_ms,
+            ),
+        )
+
+    def _refuse(
+        self,
+        conn: sqlite3.Connection,
+        game_id: str,
+        expected_version: int,
+        outcome: CommandOutcome | None,
+    ) -> NoReturn:
+        """Raise why an append cannot happen, in the documented order: no such game, a
+        recorded command id, then a version conflict."""
+        actual = self._version(conn, game_id)  # GameNotFound
+        if outcome is not None:
+            first = self._find_command(conn, game_id, outcome.command_id)
+            if first is not None:
+                raise DuplicateCommand(game_id, first)
+        raise VersionConflict(game_id, expected_version, actual)
 
     def set_finished(self, game_id: str, finished: bool = True) -> None:
         with self._lock, self._transaction() as conn:
@@ -282,20 +366,49 @@ class SqliteEventStore(EventStore):
         conn: sqlite3.Connection, game_id: str, command_id: str
     ) -> CommandOutcome | None:
         row = conn.execute(
-            "SELECT seat, fingerprint, first_sequence, last_sequence FROM commands"
-            " WHERE game_id = ? AND command_id = ?",
+            f"SELECT {_COMMAND_COLUMNS} FROM commands WHERE game_id = ? AND command_id = ?",
             (game_id, command_id),
         ).fetchone()
-        if row is None:
-            return None
-        seat, fingerprint, first, last = row
-        return CommandOutcome(command_id, int(seat), str(fingerprint), int(first), int(last))
+        return None if row is None else _outcome(row)
 
     def find_command(self, game_id: str, command_id: str) -> CommandOutcome | None:
         with self._lock:
             conn = self._connection()
             self._version(conn, game_id)  # GameNotFound
             return self._find_command(conn, game_id, command_id)
+
+    def commands(self, game_id: str) -> list[CommandOutcome]:
+        with self._lock:
+            conn = self._connection()
+            self._version(conn, game_id)  # GameNotFound
+            rows = conn.execute(
+                f"SELECT {_COMMAND_COLUMNS} FROM commands WHERE game_id = ?"
+                " ORDER BY first_sequence",
+                (game_id,),
+            ).fetchall()
+        return [_outcome(row) for row in rows]
+
+    def add_stats(self, game_id: str, seat: int, counts: Mapping[str, int]) -> None:
+        with self._lock, self._transaction() as conn:
+            self._version(conn, game_id)  # GameNotFound
+            conn.executemany(
+                "INSERT INTO seat_stats (game_id, seat, name, value) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, seat, name) DO UPDATE SET value = value + excluded.value",
+                [(game_id, seat, name, amount) for name, amount in counts.items()],
+            )
+
+    def stats(self, game_id: str) -> dict[int, dict[str, int]]:
+        with self._lock:
+            conn = self._connection()
+            self._version(conn, game_id)  # GameNotFound
+            rows = conn.execute(
+                "SELECT seat, name, value FROM seat_stats WHERE game_id = ? ORDER BY seat, name",
+                (game_id,),
+            ).fetchall()
+        counters: dict[int, dict[str, int]] = {}
+        for seat, name, value in rows:
+            counters.setdefault(int(seat), {})[str(name)] = int(value)
+        return counters
 
     def close(self) -> None:
         with self._lock:

@@ -11,8 +11,9 @@ Errors are gRPC status codes with google.rpc error details:
   FAILED_PRECONDITION not your turn, game over (PreconditionFailure + ErrorInfo with rule_id)
   ABORTED             expected_version does not match (ErrorInfo metadata current_version)
   NOT_FOUND           unknown game id
-  UNAUTHENTICATED     no seat token
-  PERMISSION_DENIED   a token that is not a seat token of this game
+  UNAUTHENTICATED     no seat token (or no organiser token where one is required)
+  PERMISSION_DENIED   a token that is not a seat token of this game; a seat token where the
+                      organiser token is required (as_seat, AbortGame, RevealSeed)
   RESOURCE_EXHAUSTED  a server limit (games, streams, message size, slow stream consumer)
 """
 
@@ -20,6 +21,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from referee.v1 import dracula_vs_van_helsing_pb2 as _dracula_vs_van_helsing_pb2
 from referee.v1 import mau_mau_vampires_pb2 as _mau_mau_vampires_pb2
 from referee.v1 import sleeping_queens_pb2 as _sleeping_queens_pb2
@@ -34,6 +36,30 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _DecidedBy:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _DecidedByEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_DecidedBy.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    DECIDED_BY_UNSPECIFIED: _DecidedBy.ValueType  # 0
+    """The seat itself, by a command."""
+    DECIDED_BY_TIMEOUT: _DecidedBy.ValueType  # 1
+    """The referee, because the seat's clock ran out."""
+    DECIDED_BY_FORFEIT: _DecidedBy.ValueType  # 2
+    """The referee, because the seat has forfeited."""
+
+class DecidedBy(_DecidedBy, metaclass=_DecidedByEnumTypeWrapper):
+    """Who made a decision."""
+
+DECIDED_BY_UNSPECIFIED: DecidedBy.ValueType  # 0
+"""The seat itself, by a command."""
+DECIDED_BY_TIMEOUT: DecidedBy.ValueType  # 1
+"""The referee, because the seat's clock ran out."""
+DECIDED_BY_FORFEIT: DecidedBy.ValueType  # 2
+"""The referee, because the seat has forfeited."""
+Global___DecidedBy: _TypeAlias = DecidedBy  # noqa: Y015
 
 @_typing.final
 class GameOption(_message.Message):
@@ -253,6 +279,10 @@ class CreateGameRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     DEAL_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    ORGANISER_DELAY_EVENTS_FIELD_NUMBER: _builtins.int
+    ORGANISER_DELAY_MS_FIELD_NUMBER: _builtins.int
+    DEFER_SEED_REVEAL_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A game type id from ListGameTypes."""
     players: _builtins.int
@@ -260,6 +290,18 @@ class CreateGameRequest(_message.Message):
     seed: _builtins.str
     """Optional seed: the same seed, options and commands give the same game. When empty, the
     server draws a secret random seed.
+    """
+    organiser_delay_events: _builtins.int
+    """The organiser's views lag this many events behind the game (0 = live), rounded back to
+    the end of a batch, so a broadcast cannot help anyone at the table. Lifted at the end.
+    """
+    organiser_delay_ms: _builtins.int
+    """The organiser's views show only events at least this old (milliseconds; 0 = live).
+    Combined with organiser_delay_events, the larger delay wins. Lifted at the end.
+    """
+    defer_seed_reveal: _builtins.bool
+    """Keep the seed secret when the game ends, until the organiser calls RevealSeed (e.g. when
+    the same seed deals other games of a duplicate tournament that are not over yet).
     """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
@@ -269,6 +311,10 @@ class CreateGameRequest(_message.Message):
     def deal(self) -> Global___FixedDeal:
         """Optional explicit deal; overrides the seed for the shuffles and picks it gives."""
 
+    @_builtins.property
+    def clock(self) -> Global___ClockSettings:
+        """Optional clock for every pending decision (a table setting, not a game option)."""
+
     def __init__(
         self,
         *,
@@ -277,14 +323,139 @@ class CreateGameRequest(_message.Message):
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         seed: _builtins.str = ...,
         deal: Global___FixedDeal | None = ...,
+        clock: Global___ClockSettings | None = ...,
+        organiser_delay_events: _builtins.int = ...,
+        organiser_delay_ms: _builtins.int = ...,
+        defer_seed_reveal: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "deal", b"deal"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "game_type", b"game_type", "options", b"options", "players", b"players", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class ClockSettings(_message.Message):
+    """A time limit for every pending decision, with an optional time bank per seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISION_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    FORFEIT_AFTER_TIMEOUTS_FIELD_NUMBER: _builtins.int
+    decision_ms: _builtins.int
+    """Milliseconds each decision may take before the seat's bank is used (0 = no clock)."""
+    bank_ms: _builtins.int
+    """Milliseconds per seat for the whole game, used once a decision overruns decision_ms.
+    When a decision has used decision_ms and the whole bank, it times out: the referee plays
+    the game's default command for that seat and records a TimedOut event.
+    """
+    forfeit_after_timeouts: _builtins.int
+    """After this many timeouts the seat forfeits: from then on the referee plays the default
+    command for it at once, to the end of the game (0 = never).
+    """
+    def __init__(
+        self,
+        *,
+        decision_ms: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+        forfeit_after_timeouts: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "decision_ms", b"decision_ms", "forfeit_after_timeouts", b"forfeit_after_timeouts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClockSettings: _TypeAlias = ClockSettings  # noqa: Y015
+
+@_typing.final
+class SeatClock(_message.Message):
+    """A seat's clock, as a view shows it (games with a clock only)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PENDING_FIELD_NUMBER: _builtins.int
+    REMAINING_MS_FIELD_NUMBER: _builtins.int
+    BANK_MS_FIELD_NUMBER: _builtins.int
+    DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """Seat index."""
+    pending: _builtins.bool
+    """True when the game waits for this seat's decision now."""
+    remaining_ms: _builtins.int
+    """Milliseconds left of the current decision's own allowance (0 when not pending)."""
+    bank_ms: _builtins.int
+    """Milliseconds left in the seat's bank, after what the current decision has used of it."""
+    deadline_unix_ms: _builtins.int
+    """When the current decision times out, milliseconds since the Unix epoch (0 when not
+    pending, or when the seat has forfeited).
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        pending: _builtins.bool = ...,
+        remaining_ms: _builtins.int = ...,
+        bank_ms: _builtins.int = ...,
+        deadline_unix_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_ms", b"bank_ms", "deadline_unix_ms", b"deadline_unix_ms", "pending", b"pending", "remaining_ms", b"remaining_ms", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatClock: _TypeAlias = SeatClock  # noqa: Y015
+
+@_typing.final
+class SeatStats(_message.Message):
+    """Error accounting and timing of one seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    REJECTED_COMMANDS_FIELD_NUMBER: _builtins.int
+    TIMEOUTS_FIELD_NUMBER: _builtins.int
+    DISCONNECTS_FIELD_NUMBER: _builtins.int
+    FORFEITED_FIELD_NUMBER: _builtins.int
+    COMMANDS_FIELD_NUMBER: _builtins.int
+    DECISION_MS_TOTAL_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """Seat index."""
+    rejected_commands: _builtins.int
+    """Commands refused: illegal, malformed, or not this seat's turn."""
+    timeouts: _builtins.int
+    """Decisions that ran out of time (the referee played the default command)."""
+    disconnects: _builtins.int
+    """The seat's event stream was ended by its client while the game was running."""
+    forfeited: _builtins.bool
+    """The seat forfeited (forfeit_after_timeouts) and plays default commands to the end."""
+    commands: _builtins.int
+    """Commands the seat made itself (accepted)."""
+    decision_ms_total: _builtins.int
+    """Total measured decision time of those commands, in milliseconds."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        rejected_commands: _builtins.int = ...,
+        timeouts: _builtins.int = ...,
+        disconnects: _builtins.int = ...,
+        forfeited: _builtins.bool = ...,
+        commands: _builtins.int = ...,
+        decision_ms_total: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commands", b"commands", "decision_ms_total", b"decision_ms_total", "disconnects", b"disconnects", "forfeited", b"forfeited", "rejected_commands", b"rejected_commands", "seat", b"seat", "timeouts", b"timeouts"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatStats: _TypeAlias = SeatStats  # noqa: Y015
 
 @_typing.final
 class SeatToken(_message.Message):
@@ -410,6 +581,14 @@ class GameSummary(_message.Message):
     RESULTS_FIELD_NUMBER: _builtins.int
     CREATED_UNIX_MS_FIELD_NUMBER: _builtins.int
     DECISIONS_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    REVEALED_SEED_FIELD_NUMBER: _builtins.int
+    DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    SEAT_STATS_FIELD_NUMBER: _builtins.int
+    ABORTED_FIELD_NUMBER: _builtins.int
+    ABORT_REASON_FIELD_NUMBER: _builtins.int
+    DEFER_SEED_REVEAL_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -422,6 +601,22 @@ class GameSummary(_message.Message):
     """True once the game is over."""
     created_unix_ms: _builtins.int
     """Creation time, milliseconds since the Unix epoch."""
+    seed_commitment: _builtins.str
+    """SHA-256 of the game's secret seed, lowercase hex: published at creation, checked against
+    the seed revealed at the end (docs/fairness.md).
+    """
+    revealed_seed: _builtins.bytes
+    """The seed, once revealed (empty before): anyone can then re-check every deal."""
+    deal_commitment: _builtins.str
+    """SHA-256 of the seed followed by the fixed deal in its canonical JSON form
+    (docs/fairness.md), lowercase hex; empty without a fixed deal.
+    """
+    aborted: _builtins.bool
+    """True when the organiser aborted the game (game_over is then true, with no results)."""
+    abort_reason: _builtins.str
+    """Why the game was aborted."""
+    defer_seed_reveal: _builtins.bool
+    """The seed stays secret after the end until the organiser calls RevealSeed."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options, every one filled in."""
@@ -438,6 +633,14 @@ class GameSummary(_message.Message):
     def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___PendingDecision]:
         """The decisions the game waits for (the seats in pending_seats, with what about)."""
 
+    @_builtins.property
+    def clock(self) -> Global___ClockSettings:
+        """The clock the game was created with (absent without one)."""
+
+    @_builtins.property
+    def seat_stats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatStats]:
+        """Error accounting and decision times, by seat."""
+
     def __init__(
         self,
         *,
@@ -451,10 +654,18 @@ class GameSummary(_message.Message):
         results: _abc.Iterable[Global___SeatResult] | None = ...,
         created_unix_ms: _builtins.int = ...,
         decisions: _abc.Iterable[Global___PendingDecision] | None = ...,
+        seed_commitment: _builtins.str = ...,
+        revealed_seed: _builtins.bytes = ...,
+        deal_commitment: _builtins.str = ...,
+        clock: Global___ClockSettings | None = ...,
+        seat_stats: _abc.Iterable[Global___SeatStats] | None = ...,
+        aborted: _builtins.bool = ...,
+        abort_reason: _builtins.str = ...,
+        defer_seed_reveal: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "decisions", b"decisions", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "revealed_seed", b"revealed_seed", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -469,8 +680,13 @@ class CreateGameResponse(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The new game's id."""
+    organiser_token: _builtins.str
+    """The organiser's secret: watch any seat (delayed), abort the game, reveal a deferred seed.
+    Never give it to a player.
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatToken]:
         """One secret token per seat, by seat. Hand each to the player of that seat only."""
@@ -485,10 +701,11 @@ class CreateGameResponse(_message.Message):
         game_id: _builtins.str = ...,
         seats: _abc.Iterable[Global___SeatToken] | None = ...,
         game: Global___GameSummary | None = ...,
+        organiser_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "organiser_token", b"organiser_token", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -654,6 +871,9 @@ class Event(_message.Message):
 
     SEQUENCE_FIELD_NUMBER: _builtins.int
     BATCH_END_SEQUENCE_FIELD_NUMBER: _builtins.int
+    RECORDED_UNIX_MS_FIELD_NUMBER: _builtins.int
+    DECIDED_FIELD_NUMBER: _builtins.int
+    REFEREE_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
@@ -665,6 +885,16 @@ class Event(_message.Message):
     or at creation). Views after earlier events of a batch show passing states (e.g. a seat
     about to be skipped); a client may wait for this sequence before asking for input.
     """
+    recorded_unix_ms: _builtins.int
+    """When the event's batch was recorded, milliseconds since the Unix epoch."""
+    @_builtins.property
+    def decided(self) -> Global___Decided:
+        """On the first event of a batch caused by a seat's decision: whose, and how long it took."""
+
+    @_builtins.property
+    def referee(self) -> Global___RefereeEvent:
+        """An event of the referee itself (commitment, reveal, timeout, forfeit, abort)."""
+
     @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenEvent:
         """A Vampire Queen event."""
@@ -686,20 +916,291 @@ class Event(_message.Message):
         *,
         sequence: _builtins.int = ...,
         batch_end_sequence: _builtins.int = ...,
+        recorded_unix_ms: _builtins.int = ...,
+        decided: Global___Decided | None = ...,
+        referee: Global___RefereeEvent | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenEvent | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensEvent | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingEvent | None = ...,
         mau_mau_vampires: _mau_mau_vampires_pb2.MauMauVampiresEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decided", b"decided", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "referee", b"referee", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "decided", b"decided", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "recorded_unix_ms", b"recorded_unix_ms", "referee", b"referee", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["vampire_queen", "sleeping_queens", "dracula_vs_van_helsing", "mau_mau_vampires"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["referee", "vampire_queen", "sleeping_queens", "dracula_vs_van_helsing", "mau_mau_vampires"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___Event: _TypeAlias = Event  # noqa: Y015
+
+@_typing.final
+class Decided(_message.Message):
+    """A decision that caused a batch of events: a seat's command, a timeout or a forfeited seat's
+    default play.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DECISION_MS_FIELD_NUMBER: _builtins.int
+    BY_FIELD_NUMBER: _builtins.int
+    CLIENT_DECISION_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that decided (or for which the referee decided)."""
+    decision_ms: _builtins.int
+    """Milliseconds from the start of the seat's decision to its command (for a timeout, the
+    time it was given; 0 for a forfeited seat's default play).
+    """
+    by: Global___DecidedBy.ValueType
+    """Why the referee decided for the seat (unspecified for the seat's own command)."""
+    client_decision_ms: _builtins.int
+    """The decision time the client reported (SubmitCommandRequest.client_decision_ms), if any."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        decision_ms: _builtins.int = ...,
+        by: Global___DecidedBy.ValueType = ...,
+        client_decision_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by", b"by", "client_decision_ms", b"client_decision_ms", "decision_ms", b"decision_ms", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Decided: _TypeAlias = Decided  # noqa: Y015
+
+@_typing.final
+class RefereeEvent(_message.Message):
+    """An event of the referee, the same for every game. Public, except each command in it, which
+    only its seat (and the full log) sees.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class SeedCommitted(_message.Message):
+        """The first event of every game: a commitment to the secret seed (docs/fairness.md)."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        COMMITMENT_FIELD_NUMBER: _builtins.int
+        DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
+        commitment: _builtins.str
+        """SHA-256 of the seed, lowercase hex."""
+        deal_commitment: _builtins.str
+        """SHA-256 of the seed followed by the fixed deal in its canonical JSON form
+        (docs/fairness.md), lowercase hex; empty when there is none.
+        """
+        def __init__(
+            self,
+            *,
+            commitment: _builtins.str = ...,
+            deal_commitment: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "deal_commitment", b"deal_commitment"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class SeedRevealed(_message.Message):
+        """The seed (and any fixed deal), revealed when the game is over."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEED_FIELD_NUMBER: _builtins.int
+        DEAL_FIELD_NUMBER: _builtins.int
+        seed: _builtins.bytes
+        """The seed: SHA-256 of it is the commitment."""
+        @_builtins.property
+        def deal(self) -> Global___FixedDeal:
+            """The fixed deal the game was created with, if any."""
+
+        def __init__(
+            self,
+            *,
+            seed: _builtins.bytes = ...,
+            deal: Global___FixedDeal | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "seed", b"seed"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class TimedOut(_message.Message):
+        """A seat ran out of time: the referee played the default command for it."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        KIND_FIELD_NUMBER: _builtins.int
+        RULE_ID_FIELD_NUMBER: _builtins.int
+        COMMAND_FIELD_NUMBER: _builtins.int
+        TIMEOUTS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        kind: _builtins.str
+        """The decision's kind (as in PendingDecision)."""
+        rule_id: _builtins.str
+        """The rule that asked for the decision."""
+        timeouts: _builtins.int
+        """The seat's timeouts so far, this one included."""
+        @_builtins.property
+        def command(self) -> Global___Command:
+            """The command played for the seat (the game's default command); only that seat sees it,
+            the events after this one show its effects.
+            """
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            kind: _builtins.str = ...,
+            rule_id: _builtins.str = ...,
+            command: Global___Command | None = ...,
+            timeouts: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "kind", b"kind", "rule_id", b"rule_id", "seat", b"seat", "timeouts", b"timeouts"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class SeatForfeited(_message.Message):
+        """A seat forfeited (ClockSettings.forfeit_after_timeouts): from now on the referee plays
+        the default command for it at once.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        TIMEOUTS_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        timeouts: _builtins.int
+        """Its timeouts so far."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            timeouts: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "timeouts", b"timeouts"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class DefaultPlayed(_message.Message):
+        """The referee played the default command for a seat that has forfeited."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        KIND_FIELD_NUMBER: _builtins.int
+        RULE_ID_FIELD_NUMBER: _builtins.int
+        COMMAND_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        kind: _builtins.str
+        """The decision's kind."""
+        rule_id: _builtins.str
+        """The rule that asked for the decision."""
+        @_builtins.property
+        def command(self) -> Global___Command:
+            """The command played (only that seat sees it)."""
+
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            kind: _builtins.str = ...,
+            rule_id: _builtins.str = ...,
+            command: Global___Command | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "kind", b"kind", "rule_id", b"rule_id", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class GameAborted(_message.Message):
+        """The organiser aborted the game. It has no results."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        REASON_FIELD_NUMBER: _builtins.int
+        reason: _builtins.str
+        """The organiser's reason."""
+        def __init__(
+            self,
+            *,
+            reason: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SEED_COMMITTED_FIELD_NUMBER: _builtins.int
+    SEED_REVEALED_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
+    SEAT_FORFEITED_FIELD_NUMBER: _builtins.int
+    DEFAULT_PLAYED_FIELD_NUMBER: _builtins.int
+    GAME_ABORTED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def seed_committed(self) -> Global___RefereeEvent.SeedCommitted:
+        """The seed commitment."""
+
+    @_builtins.property
+    def seed_revealed(self) -> Global___RefereeEvent.SeedRevealed:
+        """The seed reveal."""
+
+    @_builtins.property
+    def timed_out(self) -> Global___RefereeEvent.TimedOut:
+        """A timeout."""
+
+    @_builtins.property
+    def seat_forfeited(self) -> Global___RefereeEvent.SeatForfeited:
+        """A forfeit."""
+
+    @_builtins.property
+    def default_played(self) -> Global___RefereeEvent.DefaultPlayed:
+        """A forfeited seat's default command."""
+
+    @_builtins.property
+    def game_aborted(self) -> Global___RefereeEvent.GameAborted:
+        """An abort."""
+
+    def __init__(
+        self,
+        *,
+        seed_committed: Global___RefereeEvent.SeedCommitted | None = ...,
+        seed_revealed: Global___RefereeEvent.SeedRevealed | None = ...,
+        timed_out: Global___RefereeEvent.TimedOut | None = ...,
+        seat_forfeited: Global___RefereeEvent.SeatForfeited | None = ...,
+        default_played: Global___RefereeEvent.DefaultPlayed | None = ...,
+        game_aborted: Global___RefereeEvent.GameAborted | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["default_played", b"default_played", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["default_played", b"default_played", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___RefereeEvent: _TypeAlias = RefereeEvent  # noqa: Y015
 
 @_typing.final
 class View(_message.Message):
@@ -719,6 +1220,9 @@ class View(_message.Message):
     RESULTS_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     DECISIONS_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
+    ABORTED_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
@@ -735,6 +1239,10 @@ class View(_message.Message):
     """True once the game is over."""
     players: _builtins.int
     """Number of seats."""
+    seed_commitment: _builtins.str
+    """SHA-256 of the game's secret seed, lowercase hex (docs/fairness.md)."""
+    aborted: _builtins.bool
+    """True when the organiser aborted the game."""
     @_builtins.property
     def pending_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Seats whose decision the game waits for."""
@@ -752,6 +1260,12 @@ class View(_message.Message):
     @_builtins.property
     def decisions(self) -> _containers.RepeatedCompositeFieldContainer[Global___PendingDecision]:
         """The decisions the game waits for (the seats in pending_seats, with what about)."""
+
+    @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatClock]:
+        """Every seat's clock (games with a clock only, while they run), as of when the view was
+        sent; empty in views of earlier states (a stream catching up, a delayed organiser view).
+        """
 
     @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenView:
@@ -782,6 +1296,9 @@ class View(_message.Message):
         results: _abc.Iterable[Global___SeatResult] | None = ...,
         players: _builtins.int = ...,
         decisions: _abc.Iterable[Global___PendingDecision] | None = ...,
+        seed_commitment: _builtins.str = ...,
+        clocks: _abc.Iterable[Global___SeatClock] | None = ...,
+        aborted: _builtins.bool = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensView | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView | None = ...,
@@ -789,7 +1306,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -813,6 +1330,7 @@ class SubmitCommandRequest(_message.Message):
     COMMAND_ID_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     COMMAND_FIELD_NUMBER: _builtins.int
+    CLIENT_DECISION_MS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat_token: _builtins.str
@@ -823,6 +1341,10 @@ class SubmitCommandRequest(_message.Message):
     """
     expected_version: _builtins.int
     """If set, the command is applied only if the game's version equals it (else ABORTED)."""
+    client_decision_ms: _builtins.int
+    """Optional: how long the client took to decide, by its own clock (milliseconds). Recorded
+    next to the referee's own measure (Event.decided); clocks use only the referee's.
+    """
     @_builtins.property
     def command(self) -> Global___Command:
         """The command."""
@@ -835,10 +1357,11 @@ class SubmitCommandRequest(_message.Message):
         command_id: _builtins.str = ...,
         expected_version: _builtins.int | None = ...,
         command: Global___Command | None = ...,
+        client_decision_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "client_decision_ms", b"client_decision_ms", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -891,24 +1414,36 @@ class GetViewRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     SPECTATOR_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
+    AS_SEAT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat_token: _builtins.str
     """The seat's secret token; leave empty and set spectator for public information only."""
     spectator: _builtins.bool
     """Ask for the spectator's view (public information only); no token needed."""
+    organiser_token: _builtins.str
+    """The organiser token: with it, the view of as_seat (or the spectator's view without
+    as_seat), delayed as set at creation. Seat tokens are refused (PERMISSION_DENIED).
+    """
+    as_seat: _builtins.int
+    """The seat to watch with the organiser token."""
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
         spectator: _builtins.bool = ...,
+        organiser_token: _builtins.str = ...,
+        as_seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
+    _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__as_seat) -> _WhichOneofReturnType__as_seat | None: ...
 
 Global___GetViewRequest: _TypeAlias = GetViewRequest  # noqa: Y015
 
@@ -946,6 +1481,8 @@ class StreamGameRequest(_message.Message):
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     SPECTATOR_FIELD_NUMBER: _builtins.int
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
+    AS_SEAT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat_token: _builtins.str
@@ -956,6 +1493,12 @@ class StreamGameRequest(_message.Message):
     """Send events with a sequence number above this (0 = from the start). To resume, pass
     the last sequence number received.
     """
+    organiser_token: _builtins.str
+    """The organiser token: with it, the stream of as_seat (or the spectator's without
+    as_seat), delayed as set at creation. Seat tokens are refused (PERMISSION_DENIED).
+    """
+    as_seat: _builtins.int
+    """The seat to watch with the organiser token."""
     def __init__(
         self,
         *,
@@ -963,12 +1506,16 @@ class StreamGameRequest(_message.Message):
         seat_token: _builtins.str = ...,
         spectator: _builtins.bool = ...,
         after_sequence: _builtins.int = ...,
+        organiser_token: _builtins.str = ...,
+        as_seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "game_id", b"game_id", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "after_sequence", b"after_sequence", "as_seat", b"as_seat", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
+    _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__as_seat) -> _WhichOneofReturnType__as_seat | None: ...
 
 Global___StreamGameRequest: _TypeAlias = StreamGameRequest  # noqa: Y015
 
@@ -1001,3 +1548,205 @@ class StreamGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StreamGameResponse: _TypeAlias = StreamGameResponse  # noqa: Y015
+
+@_typing.final
+class AbortGameRequest(_message.Message):
+    """Request of AbortGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    organiser_token: _builtins.str
+    """The organiser token from CreateGameResponse."""
+    reason: _builtins.str
+    """Why (public, at most 300 characters)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        organiser_token: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "organiser_token", b"organiser_token", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortGameRequest: _TypeAlias = AbortGameRequest  # noqa: Y015
+
+@_typing.final
+class AbortGameResponse(_message.Message):
+    """Response of AbortGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game after the abort."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortGameResponse: _TypeAlias = AbortGameResponse  # noqa: Y015
+
+@_typing.final
+class RevealSeedRequest(_message.Message):
+    """Request of RevealSeed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    organiser_token: _builtins.str
+    """The organiser token from CreateGameResponse."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        organiser_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "organiser_token", b"organiser_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevealSeedRequest: _TypeAlias = RevealSeedRequest  # noqa: Y015
+
+@_typing.final
+class RevealSeedResponse(_message.Message):
+    """Response of RevealSeed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game, with revealed_seed set."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevealSeedResponse: _TypeAlias = RevealSeedResponse  # noqa: Y015
+
+@_typing.final
+class ExportGameRequest(_message.Message):
+    """Request of ExportGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportGameRequest: _TypeAlias = ExportGameRequest  # noqa: Y015
+
+@_typing.final
+class CommandRecord(_message.Message):
+    """A command a seat made, as recorded with the events it caused."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    FIRST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    DECISION_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    first_sequence: _builtins.int
+    """First event the command appended."""
+    last_sequence: _builtins.int
+    """Last event the command appended."""
+    decision_ms: _builtins.int
+    """Its measured decision time, in milliseconds."""
+    @_builtins.property
+    def command(self) -> Global___Command:
+        """The command."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        first_sequence: _builtins.int = ...,
+        last_sequence: _builtins.int = ...,
+        command: Global___Command | None = ...,
+        decision_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "decision_ms", b"decision_ms", "first_sequence", b"first_sequence", "last_sequence", b"last_sequence", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CommandRecord: _TypeAlias = CommandRecord  # noqa: Y015
+
+@_typing.final
+class ExportGameResponse(_message.Message):
+    """Response of ExportGame: everything needed to re-check the game (docs/fairness.md)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    COMMANDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game (options, clock, seed commitment and the revealed seed)."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """Every event, unredacted, in order."""
+
+    @_builtins.property
+    def commands(self) -> _containers.RepeatedCompositeFieldContainer[Global___CommandRecord]:
+        """Every accepted command, in order."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameSummary | None = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+        commands: _abc.Iterable[Global___CommandRecord] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commands", b"commands", "events", b"events", "game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportGameResponse: _TypeAlias = ExportGameResponse  # noqa: Y015

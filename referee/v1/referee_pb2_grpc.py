@@ -70,6 +70,21 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_v1_dot_referee__pb2.StreamGameRequest.SerializeToString,
                 response_deserializer=referee_dot_v1_dot_referee__pb2.StreamGameResponse.FromString,
                 _registered_method=True)
+        self.AbortGame = channel.unary_unary(
+                '/referee.v1.RefereeService/AbortGame',
+                request_serializer=referee_dot_v1_dot_referee__pb2.AbortGameRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.AbortGameResponse.FromString,
+                _registered_method=True)
+        self.RevealSeed = channel.unary_unary(
+                '/referee.v1.RefereeService/RevealSeed',
+                request_serializer=referee_dot_v1_dot_referee__pb2.RevealSeedRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.RevealSeedResponse.FromString,
+                _registered_method=True)
+        self.ExportGame = channel.unary_unary(
+                '/referee.v1.RefereeService/ExportGame',
+                request_serializer=referee_dot_v1_dot_referee__pb2.ExportGameRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.ExportGameResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -122,6 +137,30 @@ class RefereeServiceServicer:
         """A seat's (or a spectator's) game: first the current view, then every event after
         `after_sequence` redacted for that viewer, each with the view after it, then live events.
         Ends with OK after the game's final event. Resume by passing the last sequence received.
+        With the organiser token, any seat's view (as_seat), delayed as set at creation.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AbortGame(self, request, context):
+        """Ends a running game (organiser token only): GameAborted, then the seed is revealed
+        (unless defer_seed_reveal). Streams end with OK; later commands fail FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RevealSeed(self, request, context):
+        """Reveals the seed of a finished game created with defer_seed_reveal (organiser token only).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportGame(self, request, context):
+        """The full, unredacted record of a game whose seed has been revealed (public: anyone can
+        check the deals with it, see docs/fairness.md). FAILED_PRECONDITION before the reveal.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -164,6 +203,21 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.StreamGame,
                     request_deserializer=referee_dot_v1_dot_referee__pb2.StreamGameRequest.FromString,
                     response_serializer=referee_dot_v1_dot_referee__pb2.StreamGameResponse.SerializeToString,
+            ),
+            'AbortGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.AbortGame,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.AbortGameRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.AbortGameResponse.SerializeToString,
+            ),
+            'RevealSeed': grpc.unary_unary_rpc_method_handler(
+                    servicer.RevealSeed,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.RevealSeedRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.RevealSeedResponse.SerializeToString,
+            ),
+            'ExportGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportGame,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.ExportGameRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.ExportGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -356,6 +410,87 @@ class RefereeService:
             '/referee.v1.RefereeService/StreamGame',
             referee_dot_v1_dot_referee__pb2.StreamGameRequest.SerializeToString,
             referee_dot_v1_dot_referee__pb2.StreamGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AbortGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/AbortGame',
+            referee_dot_v1_dot_referee__pb2.AbortGameRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.AbortGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RevealSeed(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/RevealSeed',
+            referee_dot_v1_dot_referee__pb2.RevealSeedRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.RevealSeedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/ExportGame',
+            referee_dot_v1_dot_referee__pb2.ExportGameRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.ExportGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -11,8 +11,9 @@ Errors are gRPC status codes with google.rpc error details:
   FAILED_PRECONDITION not your turn, game over (PreconditionFailure + ErrorInfo with rule_id)
   ABORTED             expected_version does not match (ErrorInfo metadata current_version)
   NOT_FOUND           unknown game id
-  UNAUTHENTICATED     no seat token
-  PERMISSION_DENIED   a token that is not a seat token of this game
+  UNAUTHENTICATED     no seat token (or no organiser token where one is required)
+  PERMISSION_DENIED   a token that is not a seat token of this game; a seat token where the
+                      organiser token is required (as_seat, AbortGame, RevealSeed)
   RESOURCE_EXHAUSTED  a server limit (games, streams, message size, slow stream consumer)
 """
 
@@ -62,6 +63,17 @@ class RefereeServiceStub:
     """A seat's (or a spectator's) game: first the current view, then every event after
     `after_sequence` redacted for that viewer, each with the view after it, then live events.
     Ends with OK after the game's final event. Resume by passing the last sequence received.
+    With the organiser token, any seat's view (as_seat), delayed as set at creation.
+    """
+    AbortGame: _grpc.UnaryUnaryMultiCallable[_referee_pb2.AbortGameRequest, _referee_pb2.AbortGameResponse]
+    """Ends a running game (organiser token only): GameAborted, then the seed is revealed
+    (unless defer_seed_reveal). Streams end with OK; later commands fail FAILED_PRECONDITION.
+    """
+    RevealSeed: _grpc.UnaryUnaryMultiCallable[_referee_pb2.RevealSeedRequest, _referee_pb2.RevealSeedResponse]
+    """Reveals the seed of a finished game created with defer_seed_reveal (organiser token only)."""
+    ExportGame: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ExportGameRequest, _referee_pb2.ExportGameResponse]
+    """The full, unredacted record of a game whose seed has been revealed (public: anyone can
+    check the deals with it, see docs/fairness.md). FAILED_PRECONDITION before the reveal.
     """
 
 @_typing.type_check_only
@@ -85,6 +97,17 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     """A seat's (or a spectator's) game: first the current view, then every event after
     `after_sequence` redacted for that viewer, each with the view after it, then live events.
     Ends with OK after the game's final event. Resume by passing the last sequence received.
+    With the organiser token, any seat's view (as_seat), delayed as set at creation.
+    """
+    AbortGame: _aio.UnaryUnaryMultiCallable[_referee_pb2.AbortGameRequest, _referee_pb2.AbortGameResponse]  # type: ignore[assignment]
+    """Ends a running game (organiser token only): GameAborted, then the seed is revealed
+    (unless defer_seed_reveal). Streams end with OK; later commands fail FAILED_PRECONDITION.
+    """
+    RevealSeed: _aio.UnaryUnaryMultiCallable[_referee_pb2.RevealSeedRequest, _referee_pb2.RevealSeedResponse]  # type: ignore[assignment]
+    """Reveals the seed of a finished game created with defer_seed_reveal (organiser token only)."""
+    ExportGame: _aio.UnaryUnaryMultiCallable[_referee_pb2.ExportGameRequest, _referee_pb2.ExportGameResponse]  # type: ignore[assignment]
+    """The full, unredacted record of a game whose seed has been revealed (public: anyone can
+    check the deals with it, see docs/fairness.md). FAILED_PRECONDITION before the reveal.
     """
 
 class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -147,6 +170,35 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         """A seat's (or a spectator's) game: first the current view, then every event after
         `after_sequence` redacted for that viewer, each with the view after it, then live events.
         Ends with OK after the game's final event. Resume by passing the last sequence received.
+        With the organiser token, any seat's view (as_seat), delayed as set at creation.
+        """
+
+    @_abc_1.abstractmethod
+    def AbortGame(
+        self,
+        request: _referee_pb2.AbortGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.AbortGameResponse, _abc.Awaitable[_referee_pb2.AbortGameResponse]]:
+        """Ends a running game (organiser token only): GameAborted, then the seed is revealed
+        (unless defer_seed_reveal). Streams end with OK; later commands fail FAILED_PRECONDITION.
+        """
+
+    @_abc_1.abstractmethod
+    def RevealSeed(
+        self,
+        request: _referee_pb2.RevealSeedRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.RevealSeedResponse, _abc.Awaitable[_referee_pb2.RevealSeedResponse]]:
+        """Reveals the seed of a finished game created with defer_seed_reveal (organiser token only)."""
+
+    @_abc_1.abstractmethod
+    def ExportGame(
+        self,
+        request: _referee_pb2.ExportGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.ExportGameResponse, _abc.Awaitable[_referee_pb2.ExportGameResponse]]:
+        """The full, unredacted record of a game whose seed has been revealed (public: anyone can
+        check the deals with it, see docs/fairness.md). FAILED_PRECONDITION before the reveal.
         """
 
 def add_RefereeServiceServicer_to_server(servicer: RefereeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

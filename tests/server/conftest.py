@@ -8,6 +8,7 @@ play them with random legal commands through the API, read streams and decode th
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -189,6 +191,46 @@ def create_game(
     return Game(created.game_id, tokens, created)
 
 
+def create_refereed(
+    stub: pb_grpc.RefereeServiceStub,
+    players: int = 3,
+    rounds: int | None = 1,
+    seed: str = "",
+    game_type: str = GAME,
+    options: dict[str, str] | None = None,
+    **settings: Any,
+) -> Game:
+    """A game with table settings (``clock=pb.ClockSettings(...)``, ``defer_seed_reveal``,
+    ``organiser_delay_events``, ``organiser_delay_ms``, ``deal``)."""
+    chosen = dict(options or {})
+    if rounds is not None and game_type == GAME:
+        chosen["rounds"] = str(rounds)
+    request = pb.CreateGameRequest(
+        game_type=game_type, players=players, options=chosen, seed=seed, **settings
+    )
+    created = stub.CreateGame(request, timeout=RPC_TIMEOUT)
+    tokens = [seat.token for seat in sorted(created.seats, key=lambda s: s.seat)]
+    return Game(created.game_id, tokens, created)
+
+
+def wait_for(condition: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
+    """Poll ``condition`` until it returns something truthy (returned); fail after
+    ``timeout`` seconds. Generous on purpose: the machine may be busy."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = condition()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what} after {timeout} s")
+        time.sleep(0.05)
+
+
+def referee_kind(event: pb.Event) -> str:
+    """The kind of a referee event (``timed_out``, ``seed_revealed``, ...), else ``""``."""
+    return event.referee.WhichOneof("kind") or "" if event.HasField("referee") else ""
+
+
 def summary(stub: pb_grpc.RefereeServiceStub, game: Game) -> pb.GameSummary:
     return stub.GetGame(pb.GetGameRequest(game_id=game.game_id), timeout=RPC_TIMEOUT).game
 
@@ -203,8 +245,11 @@ def view(stub: pb_grpc.RefereeServiceStub, game: Game, seat: int | None) -> pb.V
 
 
 def snapshot(stub: pb_grpc.RefereeServiceStub, game: Game) -> tuple[bytes, ...]:
-    """The game's summary and every seat's (and the spectator's) view, serialised."""
-    parts = [summary(stub, game)]
+    """The game's summary and every seat's (and the spectator's) view, serialised. The
+    summary's error accounting is left out: counting a refused command is its job."""
+    game_summary = summary(stub, game)
+    del game_summary.seat_stats[:]
+    parts: list[Message] = [game_summary]
     parts += [view(stub, game, seat) for seat in [*range(game.players), None]]
     return tuple(part.SerializeToString(deterministic=True) for part in parts)
 
@@ -373,6 +418,7 @@ __all__ = [
     "Played",
     "assert_bad_request",
     "create_game",
+    "create_refereed",
     "dealt_hand",
     "event_kind",
     "fails",
@@ -383,6 +429,7 @@ __all__ = [
     "read_ok",
     "read_stream",
     "read_until",
+    "referee_kind",
     "serialised",
     "snapshot",
     "stream_fails",
@@ -392,4 +439,5 @@ __all__ = [
     "summary",
     "view",
     "vq_command",
+    "wait_for",
 ]

@@ -126,4 +126,5 @@ def test_a_seat_view_shows_only_its_own_hand(stub: pb_grpc.RefereeServiceStub) -
     twin = create_game(stub, players=players, deal=fixed_deal(swapped, pick))
     mine, theirs = view(stub, game, 0), view(stub, twin, 0)
     theirs.game_id = mine.game_id
+    theirs.seed_commitment = mine.seed_commitment  # each game has its own secret seed
     assert mine == theirs

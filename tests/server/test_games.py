@@ -55,8 +55,10 @@ def test_create_game_returns_tokens_and_summary(stub: pb_grpc.RefereeServiceStub
     assert info.game_id == created.game_id and info.game_type == GAME and info.players == 4
     # Options come back with every default filled in.
     assert dict(info.options) == {"rounds": "2", "hunter_tie": "last", "hunter_queen": "1"}
-    # The opening deal is already in the log: a round start and one HandDealt per seat.
-    assert info.version == 1 + 4
+    # The opening is already in the log: the seed commitment (docs/fairness.md), then the
+    # deal: a round start and one HandDealt per seat.
+    assert info.version == 1 + 1 + 4
+    assert len(info.seed_commitment) == 64 and not info.revealed_seed
     assert len(info.pending_seats) == 1 and not info.game_over and not info.results
     assert info.created_unix_ms > 1_600_000_000_000
     assert summary(stub, game) == info

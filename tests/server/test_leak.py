@@ -117,7 +117,12 @@ def test_a_whole_random_game_leaks_nothing(
         received[seat].append(response.SerializeToString())
     streams = {v: read_ok(stub, stream_request(game, v)) for v in [*range(PLAYERS), None]}
     for v, messages in streams.items():
-        received[v].extend(m.SerializeToString() for m in messages)
+        # The seed is public once the game is over, in the stream's last event (and nowhere
+        # else); everything before it is searched for it.
+        *during, reveal = messages
+        assert reveal.event.referee.seed_revealed.seed == SEED.encode()
+        assert during[-1].view.game_over
+        received[v].extend(m.SerializeToString() for m in during)
         received[v].append(view(stub, game, v).SerializeToString())
     assert sum(len(e) for e in errors.values()) > 20, "the probe made too few rejected attempts"
 
@@ -203,13 +208,26 @@ def _outcome(stub: pb_grpc.RefereeServiceStub, game: Game, seat: int, command: p
 
 
 def _as_seen_by(stub: pb_grpc.RefereeServiceStub, game: Game, seat: int) -> list[bytes]:
-    """The seat's view and its whole stream so far, game id blanked."""
-    version = summary(stub, game).version
+    """The seat's view and its whole stream so far, game id and commitments blanked (each game
+    commits to its own secret seed, and to the deal salted with it: docs/fairness.md)."""
+    public = summary(stub, game)
+    version = public.version
     messages = [view(stub, game, seat), *read_until(stub, stream_request(game, seat), version)]
-    return [
-        m.SerializeToString(deterministic=True).replace(game.game_id.encode(), b"<game>")
-        for m in messages
+    blanks = [
+        (game.game_id.encode(), b"<game>"),
+        (public.seed_commitment.encode(), b"<commitment>"),
+        (public.deal_commitment.encode(), b"<deal commitment>"),
     ]
+    seen = []
+    for message in messages:
+        if isinstance(message, pb.StreamGameResponse):  # when it happened is not a card
+            message.event.ClearField("recorded_unix_ms")
+            message.event.decided.ClearField("decision_ms")
+        data = message.SerializeToString(deterministic=True)
+        for secret, blank in blanks:
+            data = data.replace(secret, blank)
+        seen.append(data)
+    return seen
 
 
 def test_what_a_seat_learns_does_not_depend_on_hidden_cards(

@@ -21,7 +21,7 @@ async def _scenario() -> None:
     second = GameHub(store, Metrics(), Limits())
     await first.recover()
     await second.recover()
-    live, tokens = await first.create(
+    live, tokens, _ = await first.create(
         pb.CreateGameRequest(game_type="vampire-queen", players=3, seed="shared")
     )
     mirror = await second.get(live.game_id)

@@ -73,8 +73,11 @@ def test_stream_of_a_finished_game(
     final = summary(stub, finished).version
     messages = read_ok(stub, stream_request(finished, seat))  # ends with OK
     check_stream_shape(messages, seat, 0, final)
-    assert event_kind(messages[-1].event) == "game_ended"
-    assert event_kind(messages[1].event) == "round_started"
+    # The seed commitment first, the seed reveal last (docs/fairness.md); the game in between.
+    assert messages[1].event.referee.WhichOneof("kind") == "seed_committed"
+    assert event_kind(messages[2].event) == "round_started"
+    assert event_kind(messages[-2].event) == "game_ended"
+    assert messages[-1].event.referee.seed_revealed.seed == b"streams"
     now = view(stub, finished, seat)
     assert messages[0].view == now
     assert messages[-1].view == now
@@ -169,7 +172,7 @@ def test_live_streams_receive_events_as_they_happen(
         assert not thread.is_alive(), "a live stream did not end after the final event"
     assert endings == dict.fromkeys(viewers), endings  # every stream ended with OK
     final = summary(stub, game).version
-    assert played.responses[-1].last_sequence == final
+    assert played.responses[-1].last_sequence + 1 == final  # and the seed reveal
     for v in viewers:
         messages = received[v]
         assert not messages[0].HasField("event")

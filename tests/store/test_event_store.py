@@ -7,6 +7,7 @@ make a store, so the backends cannot drift apart.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import sqlite3
 import threading
 import time
@@ -204,6 +205,52 @@ class EventStoreContract(abc.ABC):
         assert store.version("g1") == 1
         assert store.find_command("g1", "c1") is None
 
+    def test_command_payload_and_decision_time_are_kept(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        first = CommandOutcome("c1", 1, "fp", 2, 2, payload=b"\x00cmd\xff", decision_ms=1234)
+        store.append("g1", 1, [b"e2"], first)
+        assert store.find_command("g1", "c1") == first
+        with pytest.raises(DuplicateCommand) as caught:
+            store.append("g1", 2, [b"e3"], CommandOutcome("c1", 1, "fp", 3, 3, payload=b"x"))
+        assert caught.value.outcome == first
+
+    def test_commands_in_log_order(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        assert store.commands("g1") == []
+        store.append("g1", 1, [b"e2"], outcome("z-late-id", 2, 2))
+        store.append("g1", 2, [b"e3"])  # a batch of the referee's own: no command
+        store.append("g1", 3, [b"e4", b"e5"], outcome("a-early-id", 4, 5, seat=1))
+        assert [(c.command_id, c.first_sequence) for c in store.commands("g1")] == [
+            ("z-late-id", 2),
+            ("a-early-id", 4),
+        ]
+        with pytest.raises(GameNotFound):
+            store.commands("nope")
+
+    def test_seat_stats_add_up(self, store: EventStore) -> None:
+        store.create_game(record(), [b"e1"])
+        store.create_game(record("g2", created_at=1001.0), [])
+        assert store.stats("g1") == {}
+        store.add_stats("g1", 1, {"rejected": 1})
+        store.add_stats("g1", 1, {"rejected": 2, "disconnects": 1})
+        store.add_stats("g1", 0, {"disconnects": 1})
+        store.add_stats("g2", 1, {"rejected": 5})
+        assert store.stats("g1") == {0: {"disconnects": 1}, 1: {"rejected": 3, "disconnects": 1}}
+        assert store.stats("g2") == {1: {"rejected": 5}}
+        with pytest.raises(GameNotFound):
+            store.add_stats("nope", 0, {"rejected": 1})
+        with pytest.raises(GameNotFound):
+            store.stats("nope")
+
+    def test_settings_and_organiser_hash_round_trip(self, store: EventStore) -> None:
+        settings = {"clock": {"decision_ms": 200, "bank_ms": 0}, "defer_seed_reveal": True}
+        stored = dataclasses.replace(record(), settings=settings, organiser_token_hash="c" * 64)
+        store.create_game(stored, [])
+        assert store.get_game("g1") == stored
+        store.get_game("g1").settings["clock"] = {}
+        assert store.get_game("g1").settings == settings
+        assert store.list_games()[0][0] == stored
+
     # -- listeners -------------------------------------------------------------------------
 
     def test_listeners_hear_commits_only(self, store: EventStore) -> None:
@@ -371,9 +418,63 @@ class TestSqliteEventStore(EventStoreContract):
             probe = sqlite3.connect(path)
             try:
                 assert probe.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-                assert probe.execute("PRAGMA user_version").fetchone() == (1,)
+                assert probe.execute("PRAGMA user_version").fetchone() == (2,)
             finally:
                 probe.close()
+
+    def test_migrates_a_version_1_database(self, tmp_path: Path) -> None:
+        """A file written by the schema-1 referee opens, keeps its data and gains the new
+        columns (with neutral values) and the seat counters."""
+        path = tmp_path / "referee.db"
+        old = sqlite3.connect(path)
+        old.executescript(
+            """
+            CREATE TABLE games (
+                game_id TEXT PRIMARY KEY, game_type TEXT NOT NULL, players INTEGER NOT NULL,
+                options TEXT NOT NULL, seed BLOB NOT NULL, deal BLOB NOT NULL,
+                token_hashes TEXT NOT NULL, created_at REAL NOT NULL,
+                finished INTEGER NOT NULL DEFAULT 0, version INTEGER NOT NULL);
+            CREATE INDEX games_by_creation ON games (created_at);
+            CREATE TABLE events (game_id TEXT NOT NULL REFERENCES games (game_id),
+                sequence INTEGER NOT NULL, payload BLOB NOT NULL,
+                PRIMARY KEY (game_id, sequence)) WITHOUT ROWID;
+            CREATE TABLE commands (game_id TEXT NOT NULL REFERENCES games (game_id),
+                command_id TEXT NOT NULL, seat INTEGER NOT NULL, fingerprint TEXT NOT NULL,
+                first_sequence INTEGER NOT NULL, last_sequence INTEGER NOT NULL,
+                PRIMARY KEY (game_id, command_id)) WITHOUT ROWID;
+            PRAGMA user_version = 1;
+            """
+        )
+        old.execute(
+            "INSERT INTO games VALUES ('g1', 'vampire_queen', 2, ?, ?, x'', ?, 1000.0, 1, 2)",
+            (
+                '{"rounds": "5", "variant": "classic"}',
+                b"\x00secret-seed\xff",
+                '["' + "a" * 64 + '", "' + "b" * 64 + '"]',
+            ),
+        )
+        old.executemany("INSERT INTO events VALUES ('g1', ?, ?)", [(1, b"e1"), (2, b"e2")])
+        old.execute("INSERT INTO commands VALUES ('g1', 'c1', 0, 'fp-c1', 2, 2)")
+        old.commit()
+        old.close()
+
+        with SqliteEventStore(path) as store:
+            assert store.list_games() == [(record(), 2, True)]
+            assert store.get_game("g1").settings == {}
+            assert store.get_game("g1").organiser_token_hash == ""
+            assert store.find_command("g1", "c1") == outcome("c1", 2, 2)
+            assert store.commands("g1")[0].payload == b""
+            assert [e.payload for e in store.read("g1")] == [b"e1", b"e2"]
+            store.add_stats("g1", 0, {"rejected": 1})
+            store.append("g1", 2, [b"e3"], CommandOutcome("c2", 1, "fp", 3, 3, b"p", 7))
+        with SqliteEventStore(path) as store:  # migrated once; opens as version 2
+            assert store.stats("g1") == {0: {"rejected": 1}}
+            assert store.find_command("g1", "c2") == CommandOutcome("c2", 1, "fp", 3, 3, b"p", 7)
+        probe = sqlite3.connect(path)
+        try:
+            assert probe.execute("PRAGMA user_version").fetchone() == (2,)
+        finally:
+            probe.close()
 
     def test_refuses_newer_schema(self, tmp_path: Path) -> None:
         path = tmp_path / "referee.db"

@@ -1,0 +1,618 @@
+"""Networked games: each bot a separate process talking gRPC to the referee.
+
+For one game the runner creates it (``CreateGame`` with the deal's seed), follows it as a
+spectator (the public event stream, kept as the game's replay data), and starts one process
+per seat from the bot's command line with the placeholders filled in. It watches two things:
+
+* a bot process that **exits** while the game is not over: a ``crash``;
+* a seat that stays **pending** longer than ``limits.move_timeout`` (its first decision gets
+  ``limits.start_timeout`` more, for the process to start): a ``hang``; the process is killed.
+
+A fault costs the bot, never the tournament. With ``on_failure: fallback`` (the default) the
+runner plays the rest of that seat itself with the ``fallback`` strategy (``random``): the game
+is finished and counted as played by the faulty bot, with the fault recorded. With
+``on_failure: forfeit`` the game is stopped (``AbortGame`` when the referee has it) and scored
+as a loss for the faulty bot (last rank; the others share rank 1). A game still running after
+``limits.game_timeout`` is stopped the same way, the seats it waits for being at fault.
+
+When the referee counts faults per seat itself (``GameSummary.seat_stats``: illegal commands,
+clock timeouts, disconnects) the runner adds them to the bots' faults.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from google.protobuf import json_format, message_factory
+from google.protobuf.message import Message
+
+from referee.v1 import referee_pb2, referee_pb2_grpc
+from referee_bot.runner import BotError, GameStream, describe_rpc_error, settled
+from referee_bot.sdk import StrategyBot, play
+from referee_bot.strategies import make_strategy
+from referee_tournament.config import BotConfig, TournamentConfig
+from referee_tournament.records import Fault, GameRecord, SeatRecord, forfeit_seats
+from referee_tournament.schedule import GameSpec
+
+POLL = 0.02
+
+
+@dataclass(frozen=True)
+class Features:
+    """Referee-side API this runner uses when the server's protos have it."""
+
+    seat_stats: bool
+    abort_game: bool
+    organiser_token_field: str | None
+    clock: bool
+    defer_seed_reveal: bool
+    reveal_seed: bool
+
+    @classmethod
+    def detect(cls) -> Features:
+        summary = referee_pb2.GameSummary.DESCRIPTOR.fields_by_name
+        service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+        created = referee_pb2.CreateGameResponse.DESCRIPTOR.fields_by_name
+        create = referee_pb2.CreateGameRequest.DESCRIPTOR.fields_by_name
+        token = next(
+            (name for name in created if "organi" in name and "token" in name),
+            None,
+        )
+        return cls(
+            seat_stats="seat_stats" in summary,
+            abort_game="AbortGame" in service.methods_by_name and token is not None,
+            organiser_token_field=token,
+            clock="clock" in create,
+            defer_seed_reveal="defer_seed_reveal" in create and token is not None,
+            reveal_seed="RevealSeed" in service.methods_by_name and token is not None,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seat_stats": self.seat_stats,
+            "abort_game": self.abort_game,
+            "organiser_token": self.organiser_token_field is not None,
+            "clock": self.clock,
+            "defer_seed_reveal": self.defer_seed_reveal and self.reveal_seed,
+        }
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def python_path() -> str:
+    """PYTHONPATH for bot processes: where ``referee`` and ``referee_bot`` are imported from
+    (a plain checkout has ``referee_bot`` in ``clients/``), then the inherited value."""
+    import referee
+    import referee_bot
+
+    parts = [
+        str(Path(referee.__file__).resolve().parents[1]),
+        str(Path(referee_bot.__file__).resolve().parents[1]),
+    ]
+    inherited = os.environ.get("PYTHONPATH")
+    if inherited:
+        parts.append(inherited)
+    return os.pathsep.join(dict.fromkeys(parts))
+
+
+def command_line(bot: BotConfig, values: dict[str, str]) -> list[str]:
+    return [arg.format_map(values) for arg in bot.argv()]
+
+
+@dataclass
+class _Watch:
+    """What the spectator stream has shown so far (shared with the monitor)."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    version: int = 0
+    pending: tuple[int, ...] = ()
+    since: float = field(default_factory=time.monotonic)
+    over: bool = False
+    final_view: referee_pb2.View | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    batches: set[int] = field(default_factory=set)
+    #: Seats seen to move at least once (their start-up allowance is over).
+    moved: set[int] = field(default_factory=set)
+    error: str = ""
+
+
+class NetworkRunner:
+    """Plays games on a referee at ``address``; bot output goes to ``log_dir``."""
+
+    def __init__(self, config: TournamentConfig, address: str, log_dir: Path) -> None:
+        self.config = config
+        self.address = address
+        self.log_dir = log_dir
+        self.channel = grpc.insecure_channel(address)
+        self.stub = referee_pb2_grpc.RefereeServiceStub(self.channel)
+        self.features = Features.detect()
+        self.env_path = python_path()
+        #: game id -> organiser token, for revealing the deferred seeds at the end.
+        self.organiser_tokens: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def check(self) -> None:
+        """Fail early (ValueError) on a game type or table size the referee does not run, or
+        a clock it does not have."""
+        if self.config.clock and not self.features.clock:
+            raise ValueError("clock: this referee has no clocks (CreateGameRequest.clock)")
+        response = self.stub.ListGameTypes(referee_pb2.ListGameTypesRequest(), timeout=30)
+        known = {t.game_type: t for t in response.game_types}
+        for index, entry in enumerate(self.config.games):
+            info = known.get(entry.game)
+            if info is None:
+                raise ValueError(
+                    f"games[{index}].game: the referee has no game {entry.game!r}; "
+                    f"it runs {', '.join(sorted(known))}"
+                )
+            if not info.min_players <= entry.players <= info.max_players:
+                raise ValueError(
+                    f"games[{index}].players: {entry.game} is for {info.min_players} to "
+                    f"{info.max_players} players, got {entry.players}"
+                )
+
+    def finish(self, records: list[GameRecord]) -> None:
+        """After the last game: reveal every deferred seed (RevealSeed), so that anyone can
+        check each deal against its commitment (``referee verify``)."""
+        if not (self.features.defer_seed_reveal and self.features.reveal_seed):
+            return
+        service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+        call = _Method(self.channel, service.methods_by_name["RevealSeed"])
+        for record in records:
+            token = self.organiser_tokens.get(record.game_id)
+            if not token:
+                continue
+            request = call.request_class(game_id=record.game_id, organiser_token=token)
+            try:
+                response = call(request, timeout=10)
+                record.seed_revealed = bool(response.game.revealed_seed)
+            except grpc.RpcError:
+                record.seed_revealed = False
+
+    # --- one game -----------------------------------------------------------------------
+
+    def play(self, spec: GameSpec) -> tuple[GameRecord, dict[str, Any]]:
+        """Play one game; returns its record and its replay data. Never raises for a bot's
+        fault; a referee that refuses the game gives a ``failed`` record."""
+        started = time.monotonic()
+        request = referee_pb2.CreateGameRequest(
+            game_type=spec.game,
+            players=spec.players,
+            options=dict(spec.options),
+            seed=spec.seed,
+        )
+        if self.config.clock:
+            for key, value in self.config.clock.items():
+                setattr(request.clock, key, value)
+        if self.features.defer_seed_reveal and self.features.reveal_seed:
+            # Every seating of a deal shares its seed: it stays secret until the tournament
+            # is over (reveal_seeds), else the first game to end would give the deal away.
+            request.defer_seed_reveal = True
+        try:
+            created = self.stub.CreateGame(request, timeout=30)
+        except grpc.RpcError as error:
+            detail = f"CreateGame: {describe_rpc_error(error)}"
+            return GameRecord(spec=spec, status="failed", detail=detail), {}
+        game = _Game(self, spec, created, started)
+        if game.organiser_token:
+            with self._lock:
+                self.organiser_tokens[game.game_id] = game.organiser_token
+        try:
+            return game.run()
+        finally:
+            game.cleanup()
+
+
+class _Game:
+    def __init__(
+        self,
+        runner: NetworkRunner,
+        spec: GameSpec,
+        created: referee_pb2.CreateGameResponse,
+        started: float,
+    ) -> None:
+        self.runner = runner
+        self.spec = spec
+        self.limits = runner.config.limits
+        self.game_id = created.game_id
+        self.tokens = {seat.seat: seat.token for seat in created.seats}
+        self.organiser_token = (
+            str(getattr(created, runner.features.organiser_token_field))
+            if runner.features.organiser_token_field
+            else ""
+        )
+        self.commitment = str(getattr(created.game, "seed_commitment", ""))
+        self.started = started
+        self.watch = _Watch()
+        self.processes: dict[int, subprocess.Popen[bytes]] = {}
+        self.process_started: dict[int, float] = {}
+        self.logs: list[Any] = []
+        self.faulty: set[int] = set()
+        #: Seats whose process the runner ended while the game was running.
+        self.killed: set[int] = set()
+        self.fallbacks: dict[int, GameStream] = {}
+        self.threads: list[threading.Thread] = []
+        self.faults: list[Fault] = []
+        self.stream = GameStream(runner.stub, self.game_id, spectator=True, stop_at_game_over=True)
+
+    # --- spectator ----------------------------------------------------------------------
+
+    def _follow(self) -> None:
+        watch = self.watch
+        try:
+            for message in self.stream:
+                with watch.lock:
+                    if message.HasField("event"):
+                        event = message.event
+                        watch.events.append(message_json(event))
+                        if event.WhichOneof("game") != "referee":  # not the referee's own
+                            watch.batches.add(event.batch_end_sequence)
+                    view = message.view
+                    if not settled(message) or view.version < watch.version:
+                        continue
+                    pending = tuple(view.pending_seats)
+                    if view.version != watch.version:
+                        watch.since = time.monotonic()
+                        # One seat pending, or a seat no longer pending: it has moved.
+                        for seat in watch.pending:
+                            if len(watch.pending) == 1 or seat not in pending:
+                                watch.moved.add(seat)
+                    watch.version = view.version
+                    watch.pending = pending
+                    watch.final_view = view
+                    if view.game_over:
+                        watch.over = True
+        except BotError as error:
+            with watch.lock:
+                watch.error = str(error)
+
+    # --- bots ---------------------------------------------------------------------------
+
+    def _start_bots(self) -> None:
+        spec = self.spec
+        for seat, name in enumerate(spec.seating):
+            bot = self.runner.config.bot(name)
+            values = {
+                "server": self.runner.address,
+                "game_id": self.game_id,
+                "token": self.tokens[seat],
+                "seat": str(seat),
+                "seed": spec.bot_seed(seat),
+                "game": spec.game,
+                "players": str(spec.players),
+                "bot": name,
+                "python": sys.executable,
+            }
+            env = {
+                **os.environ,
+                "PYTHONPATH": self.runner.env_path,
+                **bot.env,
+                "REFEREE_SERVER": values["server"],
+                "REFEREE_GAME_ID": values["game_id"],
+                "REFEREE_TOKEN": values["token"],
+                "REFEREE_SEAT": values["seat"],
+                "REFEREE_SEED": values["seed"],
+            }
+            self.runner.log_dir.mkdir(parents=True, exist_ok=True)
+            log_path = self.runner.log_dir / f"{spec.index:04d}-seat{seat}-{_safe(name)}.log"
+            log = log_path.open("wb")
+            self.logs.append(log)
+            argv = command_line(bot, values)
+            self.process_started[seat] = time.monotonic()
+            try:
+                self.processes[seat] = subprocess.Popen(
+                    argv,
+                    cwd=bot.cwd,
+                    env=env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            except OSError as error:
+                self._fault(seat, "crash", f"cannot start {argv[0]!r}: {error}")
+
+    def _kill(self, seat: int) -> None:
+        process = self.processes.get(seat)
+        if process is None or process.poll() is not None:
+            return
+        with self.watch.lock:
+            if not self.watch.over:
+                self.killed.add(seat)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(5)
+
+    def _fault(self, seat: int, kind: str, detail: str) -> None:
+        self.faulty.add(seat)
+        self.faults.append(Fault(bot=self.spec.seating[seat], seat=seat, kind=kind, detail=detail))
+        self._kill(seat)
+        if self.runner.config.on_failure == "fallback" and kind != "game_timeout":
+            self._start_fallback(seat)
+
+    def _start_fallback(self, seat: int) -> None:
+        runner = self.runner
+        strategy = make_strategy(runner.config.fallback, self.spec.game)
+        bot = StrategyBot(strategy, random.Random(f"{self.spec.bot_seed(seat)}:fallback"))
+        token = self.tokens[seat]
+        stream = GameStream(runner.stub, self.game_id, token=token, stop_at_game_over=True)
+        self.fallbacks[seat] = stream
+
+        def run() -> None:
+            with contextlib.suppress(BotError, grpc.RpcError):
+                play(bot, runner.stub, self.game_id, token, stream=stream)
+
+        thread = threading.Thread(target=run, name=f"fallback-{self.game_id}-{seat}", daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def _game_over(self) -> bool:
+        """The referee's word (the spectator stream may lag behind a bot's exit)."""
+        try:
+            game = self.runner.stub.GetGame(
+                referee_pb2.GetGameRequest(game_id=self.game_id), timeout=10
+            ).game
+        except grpc.RpcError:
+            return False
+        return bool(game.game_over)
+
+    def _current_version(self) -> int | None:
+        try:
+            game = self.runner.stub.GetGame(
+                referee_pb2.GetGameRequest(game_id=self.game_id), timeout=10
+            ).game
+        except grpc.RpcError:
+            return None
+        return int(game.version)
+
+    # --- the game -----------------------------------------------------------------------
+
+    def run(self) -> tuple[GameRecord, dict[str, Any]]:
+        follower = threading.Thread(target=self._follow, name=f"watch-{self.game_id}", daemon=True)
+        follower.start()
+        self.threads.append(follower)
+        self._start_bots()
+        limits = self.limits
+        deadline = self.started + limits.game_timeout
+        forfeited = False
+        while True:
+            with self.watch.lock:
+                over = self.watch.over
+                version = self.watch.version
+                pending = self.watch.pending
+                since = self.watch.since
+                moved = set(self.watch.moved)
+            if over:
+                break
+            now = time.monotonic()
+            if now > deadline:
+                for seat in pending or range(self.spec.players):
+                    self._fault(seat, "game_timeout", f"game not over after {limits.game_timeout}s")
+                forfeited = True
+                break
+            if not follower.is_alive() and not over:
+                if self._game_over():
+                    follower.join(5)
+                    break
+                with self.watch.lock:
+                    error = self.watch.error or "the spectator stream ended"
+                return self._failed(error)
+            for seat, process in list(self.processes.items()):
+                if seat in self.faulty:
+                    continue
+                code = process.poll()
+                if code is not None:
+                    if self._game_over():
+                        break
+                    self._fault(seat, "crash", f"exited with status {code} before the game's end")
+                    continue
+                start = since
+                if seat not in moved:  # its first move: the process may still be starting
+                    start = max(since, self.process_started[seat] + limits.start_timeout)
+                if seat in pending and now - start > limits.move_timeout:
+                    if self._current_version() != version:
+                        continue  # the stream lags: the seat did move
+                    self._fault(seat, "hang", f"no move within {limits.move_timeout}s")
+            if self.faulty and self.runner.config.on_failure == "forfeit":
+                forfeited = True
+                break
+            time.sleep(POLL)
+        if forfeited:
+            return self._forfeit()
+        return self._finish()
+
+    def _finish(self) -> tuple[GameRecord, dict[str, Any]]:
+        # Let the bots see the end and exit by themselves.
+        end = time.monotonic() + self.limits.exit_grace
+        for process in self.processes.values():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(max(0.0, end - time.monotonic()))
+        for thread in self.threads:
+            thread.join(max(0.0, end - time.monotonic()))
+        with self.watch.lock:
+            view = self.watch.final_view
+            events = list(self.watch.events)
+            commands = max(0, len(self.watch.batches) - 1)
+        if view is None or not view.game_over:
+            try:
+                view = self.runner.stub.GetView(
+                    referee_pb2.GetViewRequest(game_id=self.game_id, spectator=True), timeout=10
+                ).view
+            except grpc.RpcError as error:
+                return self._failed(f"GetView: {error.code()}")
+        by_seat = {r.seat: r for r in view.results}
+        seats = [
+            SeatRecord(
+                seat=seat,
+                bot=name,
+                rank=by_seat[seat].rank,
+                score=by_seat[seat].score,
+                replaced=seat in self.fallbacks,
+            )
+            for seat, name in enumerate(self.spec.seating)
+        ]
+        self._referee_stats(seats)
+        record = GameRecord(
+            spec=self.spec,
+            status="fallback" if self.faulty else "ok",
+            seats=seats,
+            faults=self.faults,
+            game_id=self.game_id,
+            commands=commands,
+            seconds=time.monotonic() - self.started,
+            seed_commitment=self.commitment,
+        )
+        return record, self._replay(events, view)
+
+    def _forfeit(self) -> tuple[GameRecord, dict[str, Any]]:
+        # End the game first (when the referee can), so that the other bots see its end and
+        # exit by themselves, rather than being cut off in a running game.
+        self._abort("stopped by the tournament: " + ", ".join(f.kind for f in self.faults))
+        end = time.monotonic() + (self.limits.exit_grace if self.runner.features.abort_game else 0)
+        for process in self.processes.values():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(max(0.0, end - time.monotonic()))
+        for seat in list(self.processes):
+            self._kill(seat)
+        self.stream.cancel()
+        with self.watch.lock:
+            view = self.watch.final_view
+            events = list(self.watch.events)
+            commands = max(0, len(self.watch.batches) - 1)
+        seats = forfeit_seats(self.spec, self.faulty)
+        self._referee_stats(seats)
+        record = GameRecord(
+            spec=self.spec,
+            status="forfeit",
+            seats=seats,
+            faults=self.faults,
+            game_id=self.game_id,
+            commands=commands,
+            seconds=time.monotonic() - self.started,
+            seed_commitment=self.commitment,
+            detail="stopped: " + "; ".join(f"{f.bot} {f.kind}" for f in self.faults),
+        )
+        return record, self._replay(events, view)
+
+    def _failed(self, error: str) -> tuple[GameRecord, dict[str, Any]]:
+        for seat in list(self.processes):
+            self._kill(seat)
+        record = GameRecord(
+            spec=self.spec,
+            status="failed",
+            game_id=self.game_id,
+            seconds=time.monotonic() - self.started,
+            detail=error,
+        )
+        return record, {}
+
+    def _abort(self, reason: str) -> None:
+        """AbortGame, when the referee has it (with the organiser token, when it has one)."""
+        if not self.runner.features.abort_game:
+            return
+        service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+        call = _Method(self.runner.channel, service.methods_by_name["AbortGame"])
+        request = call.request_class(
+            game_id=self.game_id, organiser_token=self.organiser_token, reason=reason[:300]
+        )
+        with contextlib.suppress(grpc.RpcError):
+            call(request, timeout=10)
+
+    def _referee_stats(self, seats: list[SeatRecord]) -> None:
+        """Add GameSummary.seat_stats (when the referee has them) to the faults and seats."""
+        if not self.runner.features.seat_stats:
+            return
+        try:
+            game = self.runner.stub.GetGame(
+                referee_pb2.GetGameRequest(game_id=self.game_id), timeout=10
+            ).game
+        except grpc.RpcError:
+            return
+        by_seat = {s.seat: s for s in seats}
+        for stats in game.seat_stats:
+            seat = stats.seat
+            if not 0 <= seat < self.spec.players:
+                continue
+            data = message_json(stats)
+            for name, kind in REFEREE_STATS.items():
+                count = int(data.get(name, 0))
+                if kind == "disconnect" and (seat in self.faulty or seat in self.killed):
+                    continue  # the crash or hang is counted; or the runner cut it off
+                if count > 0:
+                    self.faults.append(
+                        Fault(
+                            bot=self.spec.seating[seat],
+                            seat=seat,
+                            kind=kind,
+                            count=count,
+                            detail=f"referee: seat_stats.{name}",
+                        )
+                    )
+            if seat in by_seat and "commands" in stats.DESCRIPTOR.fields_by_name:
+                by_seat[seat].commands = int(data.get("commands", 0))
+                by_seat[seat].decision_ms = int(data.get("decision_ms_total", 0))
+
+    def _replay(
+        self, events: list[dict[str, Any]], view: referee_pb2.View | None
+    ) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            **self.spec.to_json(),
+            "events": events,
+            "final_view": message_json(view) if view is not None else None,
+        }
+
+    def cleanup(self) -> None:
+        self.stream.cancel()
+        for stream in self.fallbacks.values():
+            stream.cancel()
+        for seat in list(self.processes):
+            self._kill(seat)
+        for log in self.logs:
+            log.close()
+
+
+#: SeatStats field -> fault kind.
+REFEREE_STATS = {
+    "rejected_commands": "rejected",
+    "timeouts": "timeout",
+    "disconnects": "disconnect",
+    "forfeited": "clock_forfeit",
+}
+
+
+class _Method:
+    """A unary method called by its descriptor (an API the stubs may not have had)."""
+
+    def __init__(self, channel: grpc.Channel, method: Any) -> None:
+        self.request_class: Any = message_factory.GetMessageClass(method.input_type)
+        response_class = message_factory.GetMessageClass(method.output_type)
+        self.call = channel.unary_unary(
+            f"/{method.containing_service.full_name}/{method.name}",
+            request_serializer=self.request_class.SerializeToString,
+            response_deserializer=response_class.FromString,
+        )
+
+    def __call__(self, request: Any, timeout: float) -> Any:
+        return self.call(request, timeout=timeout)
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

@@ -1,0 +1,207 @@
+"""Events of the referee itself, the same for every game, and the small state they build.
+
+A game's log holds the game's own events and, next to them, these *table events*: the seed
+commitment (the first event of a refereed game), the seed reveal at the end, timeouts,
+forfeits, default plays and an abort. :class:`~referee.engine.table.Table` folds them into a
+:class:`TableStatus` and passes only the game's events to ``game.apply``, so games never see
+them. Like everything under ``referee.engine`` this is sans-I/O: the server decides *when* a
+clock runs out; the table only knows what a timeout does.
+
+The commitment is ``SHA-256(seed)`` in lowercase hex (``docs/fairness.md``):
+
+>>> commitment(b"seed")
+'19b25856e1c150ca834cffc8b59b23adbd0ec0389e58eb22b3b64768098d002b'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.engine.game import Command, FixedDeal, Seat, Viewer
+
+
+def commitment(seed: bytes) -> str:
+    """The published commitment to a seed: SHA-256, lowercase hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def deal_text(deal: FixedDeal) -> bytes:
+    """The canonical form of a fixed deal that its commitment hashes: compact JSON, keys in
+    this order, ASCII only.
+
+    >>> deal_text(FixedDeal(decks=(("1", "Q"),), picks=(2,)))
+    b'{"decks":[["1","Q"]],"picks":[2]}'
+    """
+    data = {"decks": [list(deck) for deck in deal.decks], "picks": list(deal.picks)}
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def deal_commitment(seed: bytes, deal: FixedDeal | None) -> str:
+    """SHA-256 of the seed followed by :func:`deal_text`, lowercase hex; ``""`` without a
+    fixed deal. The secret seed in front keeps a small deal from being guessed by trying
+    every possibility against the commitment."""
+    if deal is None:
+        return ""
+    return hashlib.sha256(seed + deal_text(deal)).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """The rules of the table around the game (chosen at creation, not game options).
+
+    ``forfeit_after_timeouts``: after that many timeouts a seat forfeits and the referee plays
+    its default commands to the end (0 = never). ``defer_reveal``: the seed is not revealed
+    when the game ends but only on request (:meth:`Table.reveal`), e.g. while other games of a
+    duplicate tournament are dealt from the same seed.
+    """
+
+    forfeit_after_timeouts: int = 0
+    defer_reveal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableEvent:
+    """Base class of the referee's own events (not passed to the game)."""
+
+    def redacted(self, viewer: Viewer) -> TableEvent:
+        """The event as ``viewer`` may see it (public unless a subclass hides a part)."""
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class SeedCommitted(TableEvent):
+    """The first event of a refereed game: SHA-256 of the secret seed (and of a fixed deal)."""
+
+    commitment: str
+    deal_commitment: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SeedRevealed(TableEvent):
+    """The seed (and any fixed deal), public once the game is over."""
+
+    seed: bytes
+    deal: FixedDeal | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut(TableEvent):
+    """``seat`` ran out of time deciding ``kind``; the game's events for ``command`` (its
+    default command) follow. Only ``seat`` sees the command itself."""
+
+    seat: Seat
+    kind: str
+    rule_id: str
+    command: Command | None
+    timeouts: int
+
+    def redacted(self, viewer: Viewer) -> TableEvent:
+        if viewer == self.seat or self.command is None:
+            return self
+        return TimedOut(self.seat, self.kind, self.rule_id, None, self.timeouts)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatForfeited(TableEvent):
+    """``seat`` reached the forfeit limit: from now on its default commands are played."""
+
+    seat: Seat
+    timeouts: int
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultPlayed(TableEvent):
+    """The referee played ``command`` (the default) for ``seat``, which has forfeited."""
+
+    seat: Seat
+    kind: str
+    rule_id: str
+    command: Command | None
+
+    def redacted(self, viewer: Viewer) -> TableEvent:
+        if viewer == self.seat or self.command is None:
+            return self
+        return DefaultPlayed(self.seat, self.kind, self.rule_id, None)
+
+
+@dataclass(frozen=True, slots=True)
+class GameAborted(TableEvent):
+    """The organiser ended the game; it has no results."""
+
+    reason: str
+
+
+TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
+    SeedCommitted,
+    SeedRevealed,
+    TimedOut,
+    SeatForfeited,
+    DefaultPlayed,
+    GameAborted,
+)
+
+
+@dataclass(slots=True)
+class TableStatus:
+    """What the table events built: commitment, reveal, timeouts, forfeits, abort."""
+
+    players: int
+    commitment: str = ""
+    deal_commitment: str = ""
+    revealed: SeedRevealed | None = None
+    timeouts: list[int] = field(default_factory=list)
+    forfeited: set[int] = field(default_factory=set)
+    aborted: str | None = None
+    #: How many table events were folded (the table started once a game event came after).
+    count: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.timeouts:
+            self.timeouts = [0] * self.players
+
+    def fold(self, event: TableEvent) -> None:
+        self.count += 1
+        if isinstance(event, SeedCommitted):
+            self.commitment = event.commitment
+            self.deal_commitment = event.deal_commitment
+        elif isinstance(event, SeedRevealed):
+            self.revealed = event
+        elif isinstance(event, TimedOut):
+            self.timeouts[event.seat] = event.timeouts
+        elif isinstance(event, SeatForfeited):
+            self.forfeited.add(event.seat)
+        elif isinstance(event, GameAborted):
+            self.aborted = event.reason
+
+    @property
+    def refereed(self) -> bool:
+        """True for a game that committed to its seed (and so reveals it at the end)."""
+        return bool(self.commitment)
+
+
+def describe(event: Any) -> str:
+    """A short name of a table event for messages, e.g. ``TimedOut(seat 2)``."""
+    seat = getattr(event, "seat", None)
+    name = type(event).__name__
+    return f"{name}(seat {seat})" if seat is not None else name
+
+
+__all__ = [
+    "TABLE_EVENT_TYPES",
+    "DefaultPlayed",
+    "GameAborted",
+    "SeatForfeited",
+    "SeedCommitted",
+    "SeedRevealed",
+    "TableEvent",
+    "TableSettings",
+    "TableStatus",
+    "TimedOut",
+    "commitment",
+    "deal_commitment",
+    "deal_text",
+    "describe",
+]

@@ -1,0 +1,210 @@
+"""Table settings chosen at creation, and the per-seat clocks of a live game.
+
+Clocks are not part of the rules engine (it reads no clock): the server measures time. Every
+batch of events records when it was appended (``Event.recorded_unix_ms``) and, for a batch a
+seat's decision caused, whose decision it was and how long it took (``Event.decided``). Folding
+those stamps in log order gives, for every pending decision, when it started and how much of
+each seat's bank is left, so a restarted server recovers every deadline from the log alone.
+
+A seat's decision *starts* with the batch after which the game first asks it (or asks it
+something else, or asks it again after its own decision); batches other seats cause while it
+keeps thinking about the same decision do not restart it. It may take ``decision_ms``; beyond
+that its bank drains; when both are used up, the decision times out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.engine.game import Decision
+from referee.engine.table_events import TableSettings
+from referee.v1 import referee_pb2 as pb
+
+#: Bounds of the settings a client may choose (milliseconds unless named otherwise).
+MIN_DECISION_MS = 50
+MAX_DECISION_MS = 24 * 3600 * 1000
+MAX_BANK_MS = 7 * 24 * 3600 * 1000
+MAX_FORFEIT_AFTER = 1000
+MAX_DELAY_EVENTS = 1_000_000
+MAX_DELAY_MS = 24 * 3600 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """``CreateGameRequest.clock``; ``decision_ms == 0`` means no clock."""
+
+    decision_ms: int = 0
+    bank_ms: int = 0
+    forfeit_after_timeouts: int = 0
+
+    @property
+    def enabled(self) -> bool:
+        return self.decision_ms > 0
+
+    def to_proto(self) -> pb.ClockSettings:
+        return pb.ClockSettings(
+            decision_ms=self.decision_ms,
+            bank_ms=self.bank_ms,
+            forfeit_after_timeouts=self.forfeit_after_timeouts,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GameSettings:
+    """The table settings of a game (not game options), stored with it as JSON."""
+
+    clock: Clock = Clock()
+    organiser_delay_events: int = 0
+    organiser_delay_ms: int = 0
+    defer_seed_reveal: bool = False
+
+    def table(self) -> TableSettings:
+        """The part the rules engine needs (forfeit limit, reveal policy)."""
+        return TableSettings(
+            forfeit_after_timeouts=self.clock.forfeit_after_timeouts,
+            defer_reveal=self.defer_seed_reveal,
+        )
+
+    @property
+    def delayed(self) -> bool:
+        return bool(self.organiser_delay_events or self.organiser_delay_ms)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "clock": {
+                "decision_ms": self.clock.decision_ms,
+                "bank_ms": self.clock.bank_ms,
+                "forfeit_after_timeouts": self.clock.forfeit_after_timeouts,
+            },
+            "organiser_delay_events": self.organiser_delay_events,
+            "organiser_delay_ms": self.organiser_delay_ms,
+            "defer_seed_reveal": self.defer_seed_reveal,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> GameSettings:
+        """Settings as stored; missing entries (games from before settings) take defaults."""
+        clock = data.get("clock") or {}
+        return cls(
+            clock=Clock(
+                decision_ms=int(clock.get("decision_ms", 0)),
+                bank_ms=int(clock.get("bank_ms", 0)),
+                forfeit_after_timeouts=int(clock.get("forfeit_after_timeouts", 0)),
+            ),
+            organiser_delay_events=int(data.get("organiser_delay_events", 0)),
+            organiser_delay_ms=int(data.get("organiser_delay_ms", 0)),
+            defer_seed_reveal=bool(data.get("defer_seed_reveal", False)),
+        )
+
+    @classmethod
+    def from_request(cls, request: pb.CreateGameRequest) -> GameSettings:
+        """The settings of a CreateGame request; :class:`ValueError` naming the field."""
+        clock = request.clock
+        if clock.decision_ms and not MIN_DECISION_MS <= clock.decision_ms <= MAX_DECISION_MS:
+            raise ValueError(
+                f"clock.decision_ms: must be 0 (no clock) or {MIN_DECISION_MS}..{MAX_DECISION_MS}"
+            )
+        if clock.bank_ms > MAX_BANK_MS:
+            raise ValueError(f"clock.bank_ms: at most {MAX_BANK_MS}")
+        if clock.forfeit_after_timeouts > MAX_FORFEIT_AFTER:
+            raise ValueError(f"clock.forfeit_after_timeouts: at most {MAX_FORFEIT_AFTER}")
+        if not clock.decision_ms and (clock.bank_ms or clock.forfeit_after_timeouts):
+            raise ValueError("clock.decision_ms: required with bank_ms or forfeit_after_timeouts")
+        if request.organiser_delay_events > MAX_DELAY_EVENTS:
+            raise ValueError(f"organiser_delay_events: at most {MAX_DELAY_EVENTS}")
+        if request.organiser_delay_ms > MAX_DELAY_MS:
+            raise ValueError(f"organiser_delay_ms: at most {MAX_DELAY_MS}")
+        return cls(
+            clock=Clock(clock.decision_ms, clock.bank_ms, clock.forfeit_after_timeouts),
+            organiser_delay_events=request.organiser_delay_events,
+            organiser_delay_ms=request.organiser_delay_ms,
+            defer_seed_reveal=request.defer_seed_reveal,
+        )
+
+
+@dataclass(slots=True)
+class SeatClocks:
+    """When each pending decision started, each seat's bank, and decision-time totals."""
+
+    clock: Clock
+    players: int
+    #: seat -> (unix ms the decision started, the decision), for every pending seat.
+    starts: dict[int, tuple[int, Decision]] = field(default_factory=dict)
+    bank: list[int] = field(default_factory=list)
+    commands: list[int] = field(default_factory=list)
+    decision_ms_total: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.bank = [self.clock.bank_ms] * self.players
+        self.commands = [0] * self.players
+        self.decision_ms_total = [0] * self.players
+
+    def fold(
+        self, decisions: Iterable[Decision], recorded_ms: int, decided: pb.Decided | None
+    ) -> None:
+        """Account for one batch: ``decided`` (its stamp, if a decision caused it), and the
+        ``decisions`` pending after it, recorded at ``recorded_ms``."""
+        actor = -1
+        if decided is not None:
+            actor = decided.seat
+            if decided.by == pb.DECIDED_BY_UNSPECIFIED:
+                self.commands[actor] += 1
+                self.decision_ms_total[actor] += decided.decision_ms
+            if self.clock.enabled and decided.by != pb.DECIDED_BY_FORFEIT:
+                over = max(0, decided.decision_ms - self.clock.decision_ms)
+                self.bank[actor] = max(0, self.bank[actor] - over)
+        starts: dict[int, tuple[int, Decision]] = {}
+        for decision in decisions:
+            before = self.starts.get(decision.seat)
+            if before is None or before[1] != decision or decision.seat == actor:
+                starts[decision.seat] = (recorded_ms, decision)
+            else:
+                starts[decision.seat] = before
+        self.starts = starts
+
+    def elapsed(self, seat: int, now_ms: int) -> int:
+        """Milliseconds the seat has been deciding (0 when it has no decision)."""
+        start = self.starts.get(seat)
+        return max(0, now_ms - start[0]) if start is not None else 0
+
+    def deadline(self, seat: int) -> int | None:
+        """When the seat's pending decision times out (unix ms); None without clock or
+        decision."""
+        start = self.starts.get(seat)
+        if start is None or not self.clock.enabled:
+            return None
+        return start[0] + self.clock.decision_ms + self.bank[seat]
+
+    def next_deadline(self, skip: Iterable[int] = ()) -> tuple[int, int] | None:
+        """``(deadline, seat)`` of the earliest pending decision, not counting ``skip``."""
+        skipped = set(skip)
+        found = [
+            (deadline, seat)
+            for seat in self.starts
+            if seat not in skipped and (deadline := self.deadline(seat)) is not None
+        ]
+        return min(found) if found else None
+
+    def to_proto(self, now_ms: int, forfeited: Iterable[int] = ()) -> list[pb.SeatClock]:
+        """Every seat's clock as of ``now_ms`` (empty without a clock)."""
+        if not self.clock.enabled:
+            return []
+        out = set(forfeited)
+        clocks = []
+        for seat in range(self.players):
+            start = self.starts.get(seat)
+            message = pb.SeatClock(seat=seat, bank_ms=self.bank[seat])
+            if start is not None:
+                used = max(0, now_ms - start[0])
+                message.pending = True
+                message.remaining_ms = max(0, self.clock.decision_ms - used)
+                message.bank_ms = max(0, self.bank[seat] - max(0, used - self.clock.decision_ms))
+                if seat not in out:
+                    message.deadline_unix_ms = start[0] + self.clock.decision_ms + self.bank[seat]
+            clocks.append(message)
+        return clocks
+
+
+__all__ = ["Clock", "GameSettings", "SeatClocks"]

@@ -1,0 +1,224 @@
+"""The Python bot SDK against a real referee: a bot is a class with choose(view)."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+
+from referee.v1 import referee_pb2, referee_pb2_grpc
+from referee_bot import sdk
+from referee_bot.runner import GameStream
+from referee_bot.sdk import PlayResult, play
+
+
+class Chooser:
+    """Any legal command, from a seeded generator (always the first one may never end a game
+    of Sleeping Queens)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.views: list[referee_pb2.View] = []
+        self.rng = random.Random(seed)
+
+    def choose(self, view: referee_pb2.View) -> referee_pb2.Command:
+        self.views.append(view)
+        return self.rng.choice(list(view.legal_commands))
+
+
+class IllegalFirst(Chooser):
+    def choose(self, view: referee_pb2.View) -> referee_pb2.Command:
+        if not self.views:
+            self.views.append(view)
+            return referee_pb2.Command()  # names no command: INVALID_ARGUMENT
+        return super().choose(view)
+
+
+@pytest.fixture
+def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
+    with grpc.insecure_channel(address) as channel:
+        yield referee_pb2_grpc.RefereeServiceStub(channel)
+
+
+def play_all(
+    stub: Any, game: str, players: int, bots: list[Any], options: dict[str, str] | None = None
+) -> tuple[str, list[PlayResult]]:
+    created = stub.CreateGame(
+        referee_pb2.CreateGameRequest(
+            game_type=game, players=players, options=options or {}, seed="sdk"
+        )
+    )
+    results: list[PlayResult | None] = [None] * players
+    errors: list[BaseException] = []
+
+    def seat(index: int, token: str) -> None:
+        try:
+            results[index] = play(bots[index], stub, created.game_id, token)
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [
+        threading.Thread(target=seat, args=(s.seat, s.token), daemon=True) for s in created.seats
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors, errors
+    assert all(r is not None for r in results)
+    return created.game_id, [r for r in results if r is not None]
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "options"),
+    [("vampire-queen", 3, {"rounds": "1"}), ("sleeping-queens", 3, {})],
+)
+def test_a_bot_is_one_method(
+    stub: referee_pb2_grpc.RefereeServiceStub, game: str, players: int, options: dict[str, str]
+) -> None:
+    bots = [Chooser(seed) for seed in range(players)]
+    game_id, results = play_all(stub, game, players, bots, options)
+    summary = stub.GetGame(referee_pb2.GetGameRequest(game_id=game_id)).game
+    assert summary.game_over
+    for index, (bot, result) in enumerate(zip(bots, results, strict=True)):
+        assert result.seat == index and result.illegal == 0
+        # Asked only on settled views where its seat was pending, once per version.
+        versions = [v.version for v in bot.views]
+        assert versions == sorted(set(versions))
+        assert all(index in v.pending_seats and v.legal_commands for v in bot.views)
+        assert result.commands == len(bot.views) == len(result.decision_ms)
+        report = result.report()
+        assert report["rank"] == next(r.rank for r in summary.results if r.seat == index)
+        decisions = report["decisions"]
+        assert isinstance(decisions, dict) and decisions["count"] == result.commands
+        assert 0 <= decisions["mean_ms"] <= decisions["max_ms"]
+        assert 0 <= decisions["p95_ms"] <= decisions["max_ms"]
+        json.dumps(report)
+
+
+def test_an_illegal_command_is_counted_and_the_default_played(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+) -> None:
+    bots: list[Any] = [IllegalFirst(), Chooser()]
+    _, results = play_all(stub, "sleeping-queens", 2, bots)
+    assert results[0].illegal == 1 and results[1].illegal == 0
+    assert results[0].final_view is not None and results[0].final_view.game_over
+
+
+class Drop(grpc.RpcError):
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return "dropped by the test"
+
+
+class DroppingStub:
+    """Passes every call on, but the first StreamGame of each seat breaks after 3 messages."""
+
+    def __init__(self, stub: referee_pb2_grpc.RefereeServiceStub) -> None:
+        self.stub = stub
+        self.opened: list[int] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stub, name)
+
+    def StreamGame(self, request: referee_pb2.StreamGameRequest) -> Any:
+        self.opened.append(request.after_sequence)
+        call = self.stub.StreamGame(request)
+        first = len(self.opened) == 1
+
+        class Call:
+            def __iter__(self) -> Iterator[referee_pb2.StreamGameResponse]:
+                for count, message in enumerate(call, 1):
+                    yield message
+                    if first and count == 3:
+                        call.cancel()
+                        raise Drop()
+
+            def cancel(self) -> None:
+                call.cancel()
+
+        return Call()
+
+
+def test_a_dropped_stream_is_resumed_after_the_last_sequence(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+) -> None:
+    created = stub.CreateGame(
+        referee_pb2.CreateGameRequest(game_type="sleeping-queens", players=2, seed="drop")
+    )
+    dropping = DroppingStub(stub)
+    results: dict[int, PlayResult] = {}
+
+    def seat(index: int, token: str, chosen: Any) -> None:
+        bot = Chooser()
+        stream = GameStream(chosen, created.game_id, token=token, stop_at_game_over=True)
+        results[index] = play(bot, chosen, created.game_id, token, stream=stream)
+
+    threads = [
+        threading.Thread(
+            target=seat, args=(s.seat, s.token, dropping if s.seat == 0 else stub), daemon=True
+        )
+        for s in created.seats
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert results[0].reconnects == 1 and results[1].reconnects == 0
+    assert dropping.opened[0] == 0 and dropping.opened[1] > 0  # resumed after a sequence
+    assert results[0].final_view is not None and results[0].final_view.game_over
+
+
+def test_main_runs_a_bot_script(
+    address: str, stub: referee_pb2_grpc.RefereeServiceStub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    created = stub.CreateGame(
+        referee_pb2.CreateGameRequest(game_type="sleeping-queens", players=2, seed="main")
+    )
+    other = threading.Thread(
+        target=play,
+        args=(Chooser(), stub, created.game_id, created.seats[1].token),
+        daemon=True,
+    )
+    other.start()
+    seen: list[sdk.SeatContext] = []
+
+    def make_bot(context: sdk.SeatContext) -> Chooser:
+        seen.append(context)
+        return Chooser()
+
+    argv = [f"--server={address}", f"--game-id={created.game_id}"]
+    argv += [f"--token={created.seats[0].token}", "--seed=7"]
+    assert sdk.main(make_bot, argv) == 0
+    other.join(30)
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert report["seat"] == 0 and report["commands"] > 0
+    assert seen[0].game_type == "sleeping-queens" and seen[0].seed == "7"
+    assert sdk.main(make_bot, [f"--server={address}", "--game-id=nope", "--token=x"]) == 1
+
+
+def test_the_docs_example_bot() -> None:
+    """The SDK example of docs/tournaments.md, as written."""
+    import re
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "tournaments.md"
+    [block] = re.findall(r"```python\n(.*?)```", docs.read_text(), flags=re.S)
+    namespace: dict[str, Any] = {"__name__": "docs_example"}
+    exec(compile(block, str(docs), "exec"), namespace)
+    context = sdk.SeatContext("s", "g", "vampire-queen", "1", random.Random(1), args=None)  # type: ignore[arg-type]
+    bot = namespace["make_bot"](context)
+    view = referee_pb2.View(legal_commands=[referee_pb2.Command(), referee_pb2.Command()])
+    assert bot.choose(view) in view.legal_commands
+
+
+def test_sdk_doctests() -> None:
+    import doctest
+
+    assert doctest.testmod(sdk).failed == 0
