@@ -168,8 +168,38 @@ class NetworkRunner:
                 )
 
     def finish(self, records: list[GameRecord]) -> None:
-        """After the last game: reveal every deferred seed (RevealSeed), so that anyone can
-        check each deal against its commitment (``referee verify``)."""
+        """After the last game: reveal every deferred seed (RevealSeed), then check every
+        game as ``referee verify --server`` does: each deal against its commitment, each
+        event against the revealed seed and the recorded commands (docs/fairness.md)."""
+        self._reveal(records)
+        self._verify(records)
+
+    def _verify(self, records: list[GameRecord]) -> None:
+        if (
+            "ExportGame"
+            not in referee_pb2.DESCRIPTOR.services_by_name["RefereeService"].methods_by_name
+        ):
+            return
+        from referee.fairness import verify_export
+
+        for record in records:
+            if not record.game_id or record.status == "failed":
+                continue
+            try:
+                export = self.stub.ExportGame(
+                    referee_pb2.ExportGameRequest(game_id=record.game_id), timeout=60
+                )
+            except grpc.RpcError as error:
+                record.verified = False
+                record.detail = (record.detail + f"; verify: {error.code().name}").lstrip("; ")
+                continue
+            report = verify_export(export)
+            record.verified = report.ok
+            if not report.ok:
+                problem = "; ".join(report.problems) or "unverifiable"
+                record.detail = (record.detail + f"; verify: {problem}").lstrip("; ")
+
+    def _reveal(self, records: list[GameRecord]) -> None:
         if not (self.features.defer_seed_reveal and self.features.reveal_seed):
             return
         service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]

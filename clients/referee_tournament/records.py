@@ -83,6 +83,8 @@ class GameRecord:
     seed_commitment: str = ""
     #: Whether the seed was revealed after the tournament (None: the referee cannot).
     seed_revealed: bool | None = None
+    #: Whether ``referee verify`` passed on the game after the reveal (None: not checked).
+    verified: bool | None = None
 
     @property
     def rated(self) -> bool:
@@ -101,6 +103,7 @@ class GameRecord:
             "detail": self.detail,
             "seed_commitment": self.seed_commitment,
             "seed_revealed": self.seed_revealed,
+            "verified": self.verified,
         }
 
 
