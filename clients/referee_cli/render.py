@@ -84,10 +84,35 @@ def describe_event(
 ) -> str | None:
     """One line for an event (``view`` is the view right after it, for context), or None for
     an event not worth a line (another seat's hidden deal)."""
+    if event.WhichOneof("game") == "referee":
+        return describe_referee_event(event.referee, view)
     text = game_text(field=event.WhichOneof("game"))
     if text is None:
         return text_format.MessageToString(event, as_one_line=True)
     return text.describe_event(event, view, me)
+
+
+def describe_referee_event(
+    event: referee_pb2.RefereeEvent, view: referee_pb2.View | None = None
+) -> str:
+    """The referee's own events (fairness, clocks, aborts), the same for every game."""
+    kind = event.WhichOneof("kind")
+    if kind == "seed_committed":
+        return f"the referee commits to the deal: SHA-256 {event.seed_committed.commitment[:16]}..."
+    if kind == "seed_revealed":
+        return f"the referee reveals the seed {event.seed_revealed.seed.hex()} (referee verify)"
+    if kind == "timed_out":
+        timed = event.timed_out
+        return f"seat {timed.seat} ran out of time ({timed.kind}); the referee plays for it"
+    if kind == "seat_forfeited":
+        return f"seat {event.seat_forfeited.seat} forfeits: the referee plays for it from now on"
+    if kind == "default_played":
+        played = event.default_played
+        move = describe_command(played.command, view) if played.HasField("command") else "?"
+        return f"the referee plays for seat {played.seat}: {move}"
+    if kind == "game_aborted":
+        return f"the game was aborted: {event.game_aborted.reason or 'no reason given'}"
+    return text_format.MessageToString(event, as_one_line=True)
 
 
 def describe_command(command: referee_pb2.Command, view: referee_pb2.View | None = None) -> str:

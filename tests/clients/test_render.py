@@ -189,3 +189,22 @@ def test_game_over_shows_final_standings() -> None:
         ["4.", "seat", "3", "90", "points"],
     ]
     assert render.render_results(view).startswith("Final standings:")
+
+
+def test_referee_events_are_narrated_for_every_game() -> None:
+    from referee.v1 import referee_pb2 as pb
+    from referee_cli.render import describe_event
+
+    committed = pb.Event(sequence=1)
+    committed.referee.seed_committed.commitment = "ab" * 32
+    assert "commits to the deal" in (describe_event(committed) or "")
+    revealed = pb.Event(sequence=9)
+    revealed.referee.seed_revealed.seed = b"\x01\x02"
+    assert "0102" in (describe_event(revealed) or "")
+    timed = pb.Event(sequence=5)
+    timed.referee.timed_out.seat = 2
+    timed.referee.timed_out.kind = "lead"
+    assert "seat 2 ran out of time (lead)" in (describe_event(timed) or "")
+    aborted = pb.Event(sequence=6)
+    aborted.referee.game_aborted.reason = "organiser"
+    assert "aborted: organiser" in (describe_event(aborted) or "")
