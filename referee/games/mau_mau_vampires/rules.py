@@ -232,14 +232,28 @@ class MauMauVampiresState:
     def next_playing(self, seat: int) -> int:
         """The left neighbour among the seats playing this hand (play goes clockwise)."""
         playing = self.playing
-        for step in range(1, self.players + 1):
-            other = (seat + step) % self.players
-            if other in playing:
-                return other
-        return seat
+        table = _NEXT_PLAYING.get(playing)
+        if table is not None and len(table) == self.players:
+            return table[seat]
+        _NEXT_PLAYING[playing] = tuple(
+            _next_of(playing, s, self.players) for s in range(self.players)
+        )
+        return _next_of(playing, seat, self.players)
 
     def character(self, seat: int) -> CharacterData:
         return CHARACTERS.characters[self.characters[seat]]
+
+
+def _next_of(playing: tuple[int, ...], seat: int, players: int) -> int:
+    for step in range(1, players + 1):
+        other = (seat + step) % players
+        if other in playing:
+            return other
+    return seat
+
+
+#: The left neighbour of each seat, by the tuple of seats playing (see ``next_playing``).
+_NEXT_PLAYING: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
 class _Draft:
@@ -516,7 +530,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
             first = (dealer + step) % len(d.sizes)
             if first in playing:
                 break
-        d.emit(TurnStarted(first, False))
+        d.emit(_STARTED[first])
 
     # --- decisions ---------------------------------------------------------------------------
 
@@ -567,7 +581,14 @@ class MauMauVampires(Game[MauMauVampiresState]):
                     "precondition",
                 )
             raise not_your_turn(seat, tuple(d.seat for d in decisions), _rule_of(decisions))
-        _check_shape(command)
+        if id(command) not in _PREBUILT:
+            _check_shape(command)
+        if phase is _TURN:
+            # The usual cases first, without a draft: a card drawn from a non-empty deck.
+            if isinstance(command, DrawCard) and state.deck:
+                return [_DRAWN_ON_TURN[seat][state.deck[-1]]]
+        elif phase is _PLAY_DRAWN and isinstance(command, EndTurn):
+            return [_STARTED[state.next_playing(seat)]]
         d = _Draft(state)
         if phase is Phase.TURN:
             self._decide_turn(state, d, seat, command)
@@ -600,7 +621,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         self, state: MauMauVampiresState, d: _Draft, seat: int, command: Any
     ) -> None:
         if isinstance(command, EndTurn):
-            d.emit(TurnStarted(state.next_playing(seat), False))
+            d.emit(_STARTED[state.next_playing(seat)])
             return
         if isinstance(command, PlayCard):
             code = code_of(command.card)
@@ -620,7 +641,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         if d.idle >= len(state.playing):
             self._end_hand(state, d, None)
         else:
-            d.emit(TurnStarted(state.next_playing(seat), False))
+            d.emit(_STARTED[state.next_playing(seat)])
 
     def _play(
         self, state: MauMauVampiresState, d: _Draft, seat: int, command: PlayCard, code: int
@@ -635,7 +656,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
             self._check_playable(state, code)
             owed = owed_for(left)
             announced = _announced(state, command.announce, owed, "MM-16")
-            d.emit(CardPlayed(seat, CARDS[code], announced, owed, None, ""))
+            d.emit(_PLAYED[seat][code][announced][owed])
             d.sizes[seat] = left
             d.bury(state.top)
             _penalty(d, seat, owed, announced)
@@ -720,7 +741,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
             d.sizes[seat] += len(state.pot)
         if last:
             d.draw(seat, 2, DrawReason.SPECIAL_LAST_CARD)
-        d.emit(TurnStarted(state.next_playing(seat), False))
+        d.emit(_STARTED[state.next_playing(seat)])
 
     # --- abilities (MM-18 ... MM-22) ---------------------------------------------------------
 
@@ -747,7 +768,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         elif extra:
             d.emit(TurnStarted(seat, True))
         else:
-            d.emit(TurnStarted(state.next_playing(seat), False))
+            d.emit(_STARTED[state.next_playing(seat)])
 
     def _after_ability(
         self, state: MauMauVampiresState, d: _Draft, seat: int, *, extra: bool = False
@@ -1025,16 +1046,22 @@ class MauMauVampires(Game[MauMauVampiresState]):
 
     def legal_commands(self, state: MauMauVampiresState, seat: Seat) -> list[Any]:
         phase = state.phase
-        if phase is Phase.TURN and seat == state.turn:
-            moves: list[Any] = [_DRAW]
+        if phase is _TURN and seat == state.turn:
             hand = state.hands[seat]
             # MM-9, MM-14: only these codes can match the top card or the wished colour.
-            candidates = _OF_COLOUR[state.wish] if state.wish else _MATCHING[state.top]
-            announcements = self._announcements(state, owed_for(state.sizes[seat] - 1))
-            for code in candidates:
-                if hand[code]:
-                    plays = _PLAYS[code]
-                    moves.extend(plays[a] for a in announcements)
+            wish = state.wish
+            candidates = _OF_COLOUR[wish] if wish else _MATCHING[state.top]
+            left = state.sizes[seat] - 1
+            moves: list[Any]
+            if state.auto_announce or not 0 <= left <= 1:  # nothing owed (MM-16)
+                moves = [_DRAW, *[_PLAYS[code][0] for code in candidates if hand[code]]]
+            else:
+                announcements = (_OWED[left], _NONE)
+                moves = [_DRAW]
+                for code in candidates:
+                    if hand[code]:
+                        plays = _PLAYS[code]
+                        moves.extend([plays[a] for a in announcements])
             if hand[CLOCK]:
                 moves.extend(self._plays(state, seat, CLOCK))
             if hand[WEREWOLF]:
@@ -1473,6 +1500,9 @@ def _check_fixed_deck(index: int, deck: Sequence[str]) -> None:
 
 
 _SAY_NOTHING = (_NONE,)
+_OWED = (Announcement.MAU_MAU, Announcement.MAU)
+_TURN = Phase.TURN
+_PLAY_DRAWN = Phase.PLAY_DRAWN
 #: Phases whose one decision is the acting player's (state.turn).
 _TURN_PHASES = frozenset({Phase.TURN, Phase.PLAY_DRAWN, Phase.ABILITY, Phase.SHARE_DRAWN})
 _WISH = Phase.WISH
@@ -1923,3 +1953,25 @@ _APPLY: dict[type, Any] = {
     HandEnded: _apply_hand_ended,
     GameEnded: _apply_game_ended,
 }
+
+
+#: Shared immutable events of the usual steps (built once; events are frozen values).
+_SEATS = MauMauVampires.info.max_players
+#: TurnStarted(seat, False) by seat.
+_STARTED: tuple[TurnStarted, ...] = tuple(TurnStarted(seat, False) for seat in range(_SEATS))
+#: CardsDrawn of one card on a turn (MM-8), by seat and code.
+_DRAWN_ON_TURN: tuple[tuple[CardsDrawn, ...], ...] = tuple(
+    tuple(CardsDrawn(seat, 1, (CARDS[code],), DrawReason.TURN) for code in range(CODES))
+    for seat in range(_SEATS)
+)
+#: CardPlayed of a Mau Mau card: _PLAYED[seat][code][announced][owed].
+_PLAYED: tuple[tuple[tuple[tuple[CardPlayed, ...], ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            tuple(CardPlayed(seat, CARDS[code], a, o, None, "") for o in Announcement)
+            for a in Announcement
+        )
+        for code in range(MAU_MAU_CARDS)
+    )
+    for seat in range(_SEATS)
+)
