@@ -957,9 +957,7 @@ class GameHub:
         appended, so a loaded game that is behind catches up from the store."""
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
-            task = asyncio.ensure_future(self._catch_up(live))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self._catch_up(live))
 
     async def _catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied

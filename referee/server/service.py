@@ -117,16 +117,20 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
     async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
         return await self.hub.list_games(request)
 
-    @_unary
-    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
-        live = await self.hub.get(request.game_id)
-        watcher = self.hub.watcher(
+    def _watcher(self, live: Any, request: pb.GetViewRequest | pb.StreamGameRequest) -> Any:
+        """Who is watching: a seat, the spectator, or the organiser as some seat."""
+        return self.hub.watcher(
             live,
             request.seat_token,
             request.spectator,
             request.organiser_token,
             request.as_seat if request.HasField("as_seat") else None,
         )
+
+    @_unary
+    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+        live = await self.hub.get(request.game_id)
+        watcher = self._watcher(live, request)
         return pb.GetViewResponse(view=self.hub.view_for(live, watcher))
 
     @_unary
@@ -193,13 +197,7 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         sent = self.metrics.msg_sent.labels(*labels)
         try:
             live = await self.hub.get(request.game_id)
-            watcher = self.hub.watcher(
-                live,
-                request.seat_token,
-                request.spectator,
-                request.organiser_token,
-                request.as_seat if request.HasField("as_seat") else None,
-            )
+            watcher = self._watcher(live, request)
             async for message in self.hub.stream(live, watcher, request.after_sequence):
                 yield message
                 sent.inc()
