@@ -12,7 +12,7 @@ DATA   ?= data
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,postgres]'
 	touch $(STAMP)
 
 # The Node.js sample bot's packages (exactly package-lock.json), when node and npm are here;
@@ -55,7 +55,7 @@ BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_OUT   ?= bench-results
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,bench]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,bench,postgres]'
 	touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
