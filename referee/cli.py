@@ -24,6 +24,19 @@ def main(argv: list[str] | None = None) -> int:
     serving.add_argument(
         "--metrics", default="127.0.0.1:9464", help="host:port for /metrics ('' to disable)"
     )
+    serving.add_argument(
+        "--http",
+        default="",
+        help="host:port for browsers: Connect, gRPC-Web and the web client ('' = off)",
+    )
+    serving.add_argument(
+        "--http-cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="another origin (e.g. http://localhost:5173) browsers may call --http from; "
+        "repeat for more, '*' for any (default: the HTTP port's own origin only)",
+    )
     serving.add_argument("--max-games", type=int, default=Limits.max_games)
     serving.add_argument("--max-streams", type=int, default=Limits.max_streams)
     serving.add_argument(
@@ -101,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         listen=args.listen,
         store=args.store,
         metrics=args.metrics or None,
+        http=args.http or None,
+        cors_origins=tuple(args.http_cors_origin),
         limits=Limits(
             max_games=args.max_games,
             max_streams=args.max_streams,
