@@ -22,9 +22,9 @@ from referee.server import errors
 from referee.server.hub import GameHub, Limits
 from referee.server.metrics import SERVICE, Metrics
 from referee.server.service import RefereeServicer
+from referee.server.wire import add_referee_service
 from referee.store import open_store
 from referee.v1 import referee_pb2
-from referee.v1 import referee_pb2_grpc as pb_grpc
 
 
 @dataclass
@@ -87,11 +87,12 @@ class RefereeServer:
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
+            # gRPC sets SO_REUSEPORT by default: a second server on a port in use would start
+            # "listening" and the two would split the traffic. Refuse instead (issue 10).
+            ("grpc.so_reuseport", 0),
         ]
         self.server = grpc.aio.server(options=options)
-        pb_grpc.add_RefereeServiceServicer_to_server(
-            RefereeServicer(self.hub, self.metrics), self.server
-        )
+        add_referee_service(RefereeServicer(self.hub, self.metrics), self.server, self.metrics)
         self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         names = (
@@ -100,9 +101,15 @@ class RefereeServer:
             reflection.SERVICE_NAME,
         )
         reflection.enable_server_reflection(names, self.server)
-        self.port = self.server.add_insecure_port(config.listen)
+        try:
+            self.port = self.server.add_insecure_port(config.listen)
+        except RuntimeError:  # grpc raises this when the port cannot be bound
+            self.port = 0
         if self.port == 0:
-            raise OSError(f"cannot listen on {config.listen}")
+            raise OSError(
+                f"cannot listen on {config.listen}: the address is in use or not available "
+                "(is another referee running there?)"
+            )
         self.metrics_port: int | None = None
 
     @property

@@ -13,6 +13,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -25,6 +26,7 @@ from tests.server.conftest import (
     RPC_TIMEOUT,
     Game,
     create_game,
+    failure_of,
     play_to_end,
     read_ok,
     stream_request,
@@ -114,3 +116,37 @@ def test_tiny_deadlines_and_hang_ups_never_wedge_a_game(
             messages = read_ok(stub, stream_request(game, None))
             events = [m.event.sequence for m in messages if m.HasField("event")]
             assert events == list(range(1, final.version + 1))
+
+
+# --- bytes that are not protobuf ---------------------------------------------------------------
+
+#: Not a protobuf message: a field tag with wire type 7, which does not exist.
+GARBAGE = b"\xff\xff\xff\xff\x0f"
+
+
+@pytest.mark.parametrize(
+    "method",
+    [m.name for m in pb.DESCRIPTOR.services_by_name["RefereeService"].methods],
+)
+def test_bytes_that_are_not_protobuf_are_invalid_argument(method: str) -> None:
+    """Issue 10 §3: every method answers undecodable request bytes with INVALID_ARGUMENT and a
+    BadRequest detail (gRPC's own answer would be UNKNOWN, "Wire format was corrupt")."""
+    streaming = pb.DESCRIPTOR.services_by_name["RefereeService"].methods_by_name[method]
+    with (
+        running_server(store="memory:", grace_seconds=1.0) as server,
+        grpc.insecure_channel(server.address) as channel,
+    ):
+        path = f"/referee.v1.RefereeService/{method}"
+        if streaming.server_streaming:
+            call: Any = channel.unary_stream(path)(GARBAGE, timeout=RPC_TIMEOUT)
+            with pytest.raises(grpc.RpcError) as raised:
+                list(call)
+        else:
+            with pytest.raises(grpc.RpcError) as raised:
+                channel.unary_unary(path)(GARBAGE, timeout=RPC_TIMEOUT)
+        failure = failure_of(raised.value)
+        assert failure.code is grpc.StatusCode.INVALID_ARGUMENT, failure
+        assert failure.fields == ["request"]
+        # The server is fine afterwards.
+        stub = pb_grpc.RefereeServiceStub(channel)
+        assert stub.ListGameTypes(pb.ListGameTypesRequest(), timeout=RPC_TIMEOUT).game_types
