@@ -27,7 +27,7 @@ import grpc
 import structlog
 
 from referee import codec
-from referee.engine.game import FixedDeal, Rejection, Viewer
+from referee.engine.game import Rejection, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
@@ -43,6 +43,16 @@ from referee.store import (
     GameRecord,
     StoreError,
     VersionConflict,
+)
+from referee.stored import (
+    decode_command,
+    decode_deal,
+    decode_events,
+    encode_batch,
+    encode_command,
+    encode_deal,
+    read_batches,
+    stamp,
 )
 from referee.v1 import referee_pb2 as pb
 
@@ -148,22 +158,9 @@ class LiveGame:
 
     def absorb_messages(self, messages: Sequence[pb.Event]) -> None:
         """Fold in stored events, batch by batch (loading, catching up)."""
-        start = 0
-        while start < len(messages):
-            end = start + 1
-            last = messages[start].batch_end_sequence
-            while end < len(messages) and messages[end].sequence <= last:
-                end += 1
-            head = messages[start]
-            recorded = head.recorded_unix_ms or now_ms()  # events from before stamps
-            decided = pb.Decided()
-            decided.CopyFrom(head.decided)
-            self.absorb(
-                [codec.event_from_proto(m) for m in messages[start:end]],
-                recorded,
-                decided if head.HasField("decided") else None,
-            )
-            start = end
+        for batch in read_batches(messages):
+            recorded = batch.recorded_ms or now_ms()  # events from before stamps
+            self.absorb(batch.events, recorded, batch.decided)
 
     def event_message(self, index: int, viewer: Viewer, *, redact: bool = True) -> pb.Event:
         """Event ``index + 1`` as ``viewer`` may see it (or unredacted), with its stamps."""
@@ -172,12 +169,9 @@ class LiveGame:
         if redact:
             event = table.redact(event, viewer)
         message = codec.event_to_proto(self.record.game_type, event, index + 1)
-        message.batch_end_sequence = self.batch_ends[index]
-        message.recorded_unix_ms = self.recorded_ms[index]
-        stamp = self.decided.get(index + 1)
-        if stamp is not None:
-            message.decided.CopyFrom(stamp)
-        return message
+        return stamp(
+            message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
+        )
 
     def seat_stats(self) -> list[pb.SeatStats]:
         status = self.table.status
@@ -273,14 +267,6 @@ def _fingerprint(seat: int, command: pb.Command) -> str:
     ).hexdigest()
 
 
-def encode_deal(deal: FixedDeal | None) -> bytes:
-    return codec.deal_to_proto(deal).SerializeToString() if deal is not None else b""
-
-
-def decode_deal(data: bytes) -> FixedDeal | None:
-    return codec.deal_from_proto(pb.FixedDeal.FromString(data)) if data else None
-
-
 class GameHub:
     def __init__(self, store: EventStore, metrics: Metrics, limits: Limits) -> None:
         self.store = store
@@ -372,7 +358,7 @@ class GameHub:
             organiser_token_hash=hash_token(organiser),
         )
         recorded = now_ms()
-        payloads = self._encode(config.game_type, opening, 1, recorded)
+        payloads = encode_batch(config.game_type, opening, 1, recorded)
         await self._store(self.store.create_game, record, payloads)
         live = LiveGame(game_id, record, table, settings=settings)
         live.absorb(opening, recorded, None)
@@ -426,7 +412,7 @@ class GameHub:
         stats = await self._store(self.store.stats, game_id)
         table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
         live = LiveGame(game_id, record, table, settings=settings, stats=stats)
-        live.absorb_messages([pb.Event.FromString(e.payload) for e in stored])
+        live.absorb_messages(decode_events(e.payload for e in stored))
         live.ended = live.over
         return live
 
@@ -605,7 +591,7 @@ class GameHub:
                 fingerprint=fingerprint,
                 first_sequence=version + 1,
                 last_sequence=version + len(events),
-                payload=request.command.SerializeToString(deterministic=True),
+                payload=encode_command(request.command),
                 decision_ms=decision_ms,
             )
             decided = pb.Decided(
@@ -637,7 +623,7 @@ class GameHub:
         it in. Call with the game's lock held. Raises the store's errors."""
         version = live.table.version
         recorded = now_ms()
-        payloads = self._encode(live.record.game_type, events, version + 1, recorded, decided)
+        payloads = encode_batch(live.record.game_type, events, version + 1, recorded, decided)
         started = time.perf_counter()
         live.writing = version + len(events)
         try:
@@ -819,7 +805,7 @@ class GameHub:
                 last_sequence=outcome.last_sequence,
                 decision_ms=outcome.decision_ms,
             )
-            entry.command.ParseFromString(outcome.payload)
+            entry.command.CopyFrom(decode_command(outcome.payload))
         return response
 
     async def _recorded(
@@ -841,27 +827,6 @@ class GameHub:
             duplicate=duplicate,
             view=live.view(seat),
         )
-
-    @staticmethod
-    def _encode(
-        game_type: str,
-        events: list[Any],
-        first: int,
-        recorded: int = 0,
-        decided: pb.Decided | None = None,
-    ) -> list[bytes]:
-        """The stored form of a batch: each event with its sequence, the batch's end and
-        recording time, and the first one with the stamp of the decision that caused it."""
-        last = first + len(events) - 1
-        payloads = []
-        for i, event in enumerate(events):
-            message = codec.event_to_proto(game_type, event, first + i)
-            message.batch_end_sequence = last
-            message.recorded_unix_ms = recorded
-            if i == 0 and decided is not None:
-                message.decided.CopyFrom(decided)
-            payloads.append(message.SerializeToString())
-        return payloads
 
     # --- streams ----------------------------------------------------------------------------
 
@@ -964,7 +929,7 @@ class GameHub:
             stored = await self._store(self.store.read, live.game_id, live.table.version, None)
             if not stored:
                 return
-            live.absorb_messages([pb.Event.FromString(e.payload) for e in stored])
+            live.absorb_messages(decode_events(e.payload for e in stored))
             if live.over and not live.ended:
                 live.ended = True  # the other writer recorded the end
                 self._active -= 1
