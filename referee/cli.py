@@ -123,7 +123,11 @@ def main(argv: list[str] | None = None) -> int:
         ),
         max_message_bytes=args.max_message_bytes,
     )
-    asyncio.run(serve(config))
+    try:
+        asyncio.run(serve(config))
+    except OSError as error:  # e.g. the port is taken: say so, exit non-zero, no traceback
+        print(f"referee serve: {error}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -25,9 +25,9 @@ from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.hub import GameHub, Limits
 from referee.server.metrics import SERVICE, Metrics
 from referee.server.service import RefereeCore, RefereeServicer
+from referee.server.wire import add_referee_service
 from referee.store import open_store
 from referee.v1 import referee_pb2
-from referee.v1 import referee_pb2_grpc as pb_grpc
 
 
 @dataclass
@@ -96,10 +96,13 @@ class RefereeServer:
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
+            # gRPC sets SO_REUSEPORT by default: a second server on a port in use would start
+            # "listening" and the two would split the traffic. Refuse instead (issue 10).
+            ("grpc.so_reuseport", 0),
         ]
         self.server = grpc.aio.server(options=options)
         self.core = RefereeCore(self.hub, self.metrics)
-        pb_grpc.add_RefereeServiceServicer_to_server(RefereeServicer(self.core), self.server)
+        add_referee_service(RefereeServicer(self.core), self.server, self.metrics)
         self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         names = (
@@ -108,9 +111,15 @@ class RefereeServer:
             reflection.SERVICE_NAME,
         )
         reflection.enable_server_reflection(names, self.server)
-        self.port = self.server.add_insecure_port(config.listen)
+        try:
+            self.port = self.server.add_insecure_port(config.listen)
+        except RuntimeError:  # grpc raises this when the port cannot be bound
+            self.port = 0
         if self.port == 0:
-            raise OSError(f"cannot listen on {config.listen}")
+            raise OSError(
+                f"cannot listen on {config.listen}: the address is in use or not available "
+                "(is another referee running there?)"
+            )
         self.metrics_port: int | None = None
         self.http: HttpServer | None = None
         if config.http is not None:
