@@ -6,6 +6,7 @@ PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
 ADDR   ?= 127.0.0.1:50051
 METRICS ?= 127.0.0.1:9464
+HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
 .PHONY: run test lint proto proto-check bench format clean node-bot
@@ -27,7 +28,8 @@ node-bot:
 	fi
 
 run: $(STAMP)
-	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS)
+	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
+	  --http $(HTTP)
 
 test: $(STAMP) node-bot
 	$(BIN)/pytest

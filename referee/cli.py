@@ -36,6 +36,22 @@ def build_parser() -> argparse.ArgumentParser:
         default="127.0.0.1:9464",
         help="host:port for /metrics ('' to disable)",
     )
+    _env_flag(
+        serving,
+        "--http",
+        default="",
+        help="host:port for browsers: Connect, gRPC-Web and the web client ('' = off)",
+    )
+    _env_flag(
+        serving,
+        "--http-cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="another origin (e.g. http://localhost:5173) browsers may call --http from; "
+        "repeat for more, '*' for any (default: the HTTP port's own origin only); "
+        "in the environment: comma-separated",
+    )
     _env_flag(serving, "--max-games", type=int, default=Limits.max_games, help="per replica")
     _env_flag(serving, "--max-streams", type=int, default=Limits.max_streams, help="per replica")
     _env_flag(
@@ -136,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
         listen=args.listen,
         store=args.store,
         metrics=args.metrics or None,
+        http=args.http or None,
+        cors_origins=tuple(args.http_cors_origin),
         limits=Limits(
             max_games=args.max_games,
             max_streams=args.max_streams,
@@ -144,7 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
     )
-    asyncio.run(serve(config))
+    try:
+        asyncio.run(serve(config))
+    except OSError as error:  # e.g. the port is taken: say so, exit non-zero, no traceback
+        print(f"referee serve: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -153,7 +175,11 @@ def _env_flag(parser: argparse.ArgumentParser, flag: str, **options: Any) -> Non
     ``REFEREE_MAX_GAMES``), so containers are configured by environment alone."""
     name = "REFEREE_" + flag.removeprefix("--").replace("-", "_").upper()
     if name in os.environ:
-        options["default"] = os.environ[name]  # argparse applies ``type`` to string defaults
+        value = os.environ[name]
+        if options.get("action") == "append":  # a list: comma-separated in the environment
+            options["default"] = [item.strip() for item in value.split(",") if item.strip()]
+        else:
+            options["default"] = value  # argparse applies ``type`` to string defaults
     shown = options.get("help", "")
     options["help"] = f"{shown}{'; ' if shown else ''}env {name}"
     parser.add_argument(flag, **options)

@@ -19,6 +19,8 @@ def test_every_serve_flag_has_an_environment_variable(monkeypatch: pytest.Monkey
         "REFEREE_STREAM_BUFFER": "56",
         "REFEREE_MAX_MESSAGE_BYTES": "78",
         "REFEREE_GRACE_SECONDS": "1.5",
+        "REFEREE_HTTP": "0.0.0.0:8080",
+        "REFEREE_HTTP_CORS_ORIGIN": "http://a.example, http://b.example",
     }
     for name, value in values.items():
         monkeypatch.setenv(name, value)
@@ -30,6 +32,8 @@ def test_every_serve_flag_has_an_environment_variable(monkeypatch: pytest.Monkey
     )
     assert (args.max_games, args.max_streams, args.stream_buffer) == (12, 34, 56)
     assert (args.max_message_bytes, args.grace_seconds) == (78, 1.5)
+    assert args.http == "0.0.0.0:8080"
+    assert args.http_cors_origin == ["http://a.example", "http://b.example"]
     # The flag wins over the environment.
     assert build_parser().parse_args(["serve", "--max-games", "3"]).max_games == 3
     # Each variable is named in --help, and none is left without one.
