@@ -4,40 +4,76 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from typing import Any
 
+from referee import cli_help
 from referee.server.hub import Limits
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="referee", description="Game referee server and tools.")
-    commands = parser.add_subparsers(dest="command")
 
-    serving = commands.add_parser("serve", help="run the gRPC server (default)")
+def build_parser() -> argparse.ArgumentParser:
+    from referee.engine.registry import all_games
+
+    game_ids = ", ".join(game.info.type_id for game in all_games())
+    parser = cli_help.parser(
+        "referee",
+        "Game referee server and tools. Without a command: serve.",
+        epilog="Docs: README.md, docs/operations.md (flags, logs, metrics), docs/rules/.",
+    )
+    commands = cli_help.subcommands(parser, dest="command", metavar="COMMAND")
+
+    serving = commands.add_parser("serve", help="run the gRPC server (the default command)")
     serving.add_argument("--listen", default="127.0.0.1:50051", help="host:port for gRPC")
     serving.add_argument(
         "--store",
         default="sqlite:data/referee.sqlite3",
-        help="event store: sqlite:PATH (default sqlite:data/referee.sqlite3) or memory:",
+        help="event store: sqlite:PATH or memory: (lost at exit)",
     )
     serving.add_argument(
-        "--metrics", default="127.0.0.1:9464", help="host:port for /metrics ('' to disable)"
+        "--metrics",
+        default="127.0.0.1:9464",
+        help="host:port for Prometheus /metrics; '' turns metrics off",
     )
-    serving.add_argument("--max-games", type=int, default=Limits.max_games)
-    serving.add_argument("--max-streams", type=int, default=Limits.max_streams)
+    serving.add_argument(
+        "--log-level",
+        default="info",
+        choices=LOG_LEVELS,
+        help="JSON log lines on stderr from this level up; debug adds one line per command",
+    )
+    serving.add_argument(
+        "--max-games",
+        type=int,
+        default=Limits.max_games,
+        help="games not over that the server holds; CreateGame beyond: RESOURCE_EXHAUSTED",
+    )
+    serving.add_argument(
+        "--max-streams",
+        type=int,
+        default=Limits.max_streams,
+        help="open StreamGame calls; more: RESOURCE_EXHAUSTED",
+    )
     serving.add_argument(
         "--stream-buffer",
         type=int,
         default=Limits.stream_buffer,
         help="notifications a slow stream may fall behind before it is ended",
     )
-    serving.add_argument("--max-message-bytes", type=int, default=4 * 1024 * 1024)
+    serving.add_argument(
+        "--max-message-bytes",
+        type=int,
+        default=4 * 1024 * 1024,
+        help="largest gRPC message received or sent, in bytes",
+    )
 
-    scenario = commands.add_parser("scenario", help="scripted games")
-    scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
+    scenario = commands.add_parser("scenario", help="scripted games (docs/scenarios.md)")
+    scenario_commands = cli_help.subcommands(
+        scenario, dest="scenario_command", required=True, metavar="COMMAND"
+    )
     run = scenario_commands.add_parser("run", help="run scenario files; non-zero on a mismatch")
-    run.add_argument("files", nargs="+")
+    run.add_argument("files", nargs="+", help="scenario files (.yaml, .json) or folders")
 
     bench = commands.add_parser(
         "bench", help="performance figures (docs/performance.md), as ratios measured side by side"
@@ -45,11 +81,19 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--quick", action="store_true", help="a smoke run of seconds (CI)")
     bench.add_argument("--out", default="bench-results", help="folder for bench.json and bench.md")
     bench.add_argument("--only", help="parts to run, e.g. P1,P5 (default: P1 to P6)")
-    bench.add_argument("--game", default="vampire-queen", help="game of P2, P3, P4 and P6")
+    bench.add_argument(
+        "--game", default="vampire-queen", help=f"game id of P2, P3, P4 and P6: {game_ids}"
+    )
     bench.add_argument("--players", type=int, default=4, help="players of P2, P3, P4 and P6")
-    bench.add_argument("--concurrency", type=int, help="concurrent games of P2 and P6")
-    bench.add_argument("--capacity-games", type=int, help="games held in P4 (two streams each)")
-    bench.add_argument("--recovery-games", type=int, help="games in P5's cold-start database")
+    bench.add_argument(
+        "--concurrency", type=int, help="concurrent games of P2 and P6 (default: by the part)"
+    )
+    bench.add_argument(
+        "--capacity-games", type=int, help="games held in P4, two streams each (default: by P4)"
+    )
+    bench.add_argument(
+        "--recovery-games", type=int, help="games in P5's cold-start database (default: by P5)"
+    )
 
     verifying = commands.add_parser(
         "verify",
@@ -58,14 +102,18 @@ def main(argv: list[str] | None = None) -> int:
         "its commands; exit 0 when the log is consistent, 1 when it is not, 2 when the game "
         "cannot be read or has nothing to check yet (no commitment, seed not revealed).",
     )
-    verifying.add_argument("game_id")
+    verifying.add_argument("game_id", help="the game to check")
     source = verifying.add_mutually_exclusive_group()
     source.add_argument(
-        "--store", help="event store to read: sqlite:PATH (default sqlite:data/referee.sqlite3)"
+        "--store", help="event store to read: sqlite:PATH (default: sqlite:data/referee.sqlite3)"
     )
     source.add_argument("--server", help="host:port of a running referee (uses ExportGame)")
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
+    return parser
 
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "verify":
         return _verify(args.game_id, args.store, args.server, args.json)
@@ -96,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["serve", *(argv or [])])
     from referee.server.app import ServerConfig, configure_logging, serve
 
-    configure_logging()
+    configure_logging(logging.getLevelNamesMapping()[args.log_level.upper()])
     config = ServerConfig(
         listen=args.listen,
         store=args.store,

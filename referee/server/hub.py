@@ -379,6 +379,7 @@ class GameHub:
         self.games[game_id] = live
         self._active += 1
         self.metrics.games_active.set(self._active)
+        self.metrics.game_created(config.game_type)
         self._arm(live)
         return live, tokens, organiser
 
@@ -683,6 +684,7 @@ class GameHub:
                 await self._store(self.store.set_finished, live.game_id, True)
             self._active -= 1
             self.metrics.games_active.set(self._active)
+            self.metrics.game_ended(live)
         self._arm(live)
         if table.version != before:
             self._publish(live)
