@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from typing import Any
 
@@ -15,6 +16,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``referee`` command line (the ``serve`` defaults read from the environment now)."""
     from referee.engine.registry import all_games
 
     game_ids = ", ".join(game.info.type_id for game in all_games())
@@ -25,48 +27,92 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = cli_help.subcommands(parser, dest="command", metavar="COMMAND")
 
-    serving = commands.add_parser("serve", help="run the gRPC server (the default command)")
-    serving.add_argument("--listen", default="127.0.0.1:50051", help="host:port for gRPC")
-    serving.add_argument(
+    serving = commands.add_parser(
+        "serve",
+        help="run the gRPC server (the default command)",
+        description="Run the gRPC server. Every flag can also be set by the environment "
+        "variable named in its help (the flag wins); docs/operations.md.",
+    )
+    _env_flag(serving, "--listen", default="127.0.0.1:50051", help="host:port for gRPC")
+    _env_flag(
+        serving,
         "--store",
         default="sqlite:data/referee.sqlite3",
-        help="event store: sqlite:PATH or memory: (lost at exit)",
+        help="event store: sqlite:PATH, memory: (lost at exit) or postgresql://... (shared by "
+        "several replicas)",
     )
-    serving.add_argument(
+    _env_flag(
+        serving,
         "--metrics",
         default="127.0.0.1:9464",
-        help="host:port for Prometheus /metrics; '' turns metrics off",
+        help="host:port for Prometheus /metrics ('' to disable)",
     )
-    serving.add_argument(
+    _env_flag(
+        serving,
         "--log-level",
         default="info",
         choices=LOG_LEVELS,
         help="JSON log lines on stderr from this level up; debug adds one line per command",
     )
-    serving.add_argument(
+    _env_flag(
+        serving,
+        "--http",
+        default="",
+        help="host:port for browsers: Connect, gRPC-Web and the web client ('' = off)",
+    )
+    _env_flag(
+        serving,
+        "--http-cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="another origin (e.g. http://localhost:5173) browsers may call --http from; "
+        "repeat for more, '*' for any (default: the HTTP port's own origin only); "
+        "in the environment: comma-separated",
+    )
+    _env_flag(
+        serving,
         "--max-games",
         type=int,
         default=Limits.max_games,
-        help="games not over that the server holds; CreateGame beyond: RESOURCE_EXHAUSTED",
+        help="games not over that one replica holds; more: RESOURCE_EXHAUSTED",
     )
-    serving.add_argument(
+    _env_flag(
+        serving,
         "--max-streams",
         type=int,
         default=Limits.max_streams,
-        help="open StreamGame calls; more: RESOURCE_EXHAUSTED",
+        help="open StreamGame calls per replica; more: RESOURCE_EXHAUSTED",
     )
-    serving.add_argument(
+    _env_flag(
+        serving,
         "--stream-buffer",
         type=int,
         default=Limits.stream_buffer,
         help="notifications a slow stream may fall behind before it is ended",
     )
-    serving.add_argument(
+    _env_flag(
+        serving,
         "--max-message-bytes",
         type=int,
         default=4 * 1024 * 1024,
         help="largest gRPC message received or sent, in bytes",
     )
+    _env_flag(
+        serving,
+        "--grace-seconds",
+        type=float,
+        default=5.0,
+        help="how long a stopping server lets calls in flight finish",
+    )
+
+    health = commands.add_parser(
+        "health",
+        help="ask a server's gRPC health service; exit 0 when SERVING (container probes)",
+    )
+    health.add_argument("--address", default="127.0.0.1:50051", help="host:port of the server")
+    health.add_argument("--service", default="", help="service name ('' = the whole server)")
+    health.add_argument("--timeout", type=float, default=3.0, help="seconds to wait")
 
     scenario = commands.add_parser("scenario", help="scripted games (docs/scenarios.md)")
     scenario_commands = cli_help.subcommands(
@@ -109,12 +155,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     source.add_argument("--server", help="host:port of a running referee (uses ExportGame)")
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
+
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "health":
+        return _health(args.address, args.service, args.timeout)
     if args.command == "verify":
         return _verify(args.game_id, args.store, args.server, args.json)
     if args.command == "scenario":
@@ -149,15 +198,54 @@ def main(argv: list[str] | None = None) -> int:
         listen=args.listen,
         store=args.store,
         metrics=args.metrics or None,
+        http=args.http or None,
+        cors_origins=tuple(args.http_cors_origin),
         limits=Limits(
             max_games=args.max_games,
             max_streams=args.max_streams,
             stream_buffer=args.stream_buffer,
         ),
         max_message_bytes=args.max_message_bytes,
+        grace_seconds=args.grace_seconds,
     )
-    asyncio.run(serve(config))
+    try:
+        asyncio.run(serve(config))
+    except OSError as error:  # e.g. the port is taken: say so, exit non-zero, no traceback
+        print(f"referee serve: {error}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _env_flag(parser: argparse.ArgumentParser, flag: str, **options: Any) -> None:
+    """A flag whose default comes from ``REFEREE_<FLAG>`` when that is set (``--max-games``:
+    ``REFEREE_MAX_GAMES``), so containers are configured by environment alone."""
+    name = "REFEREE_" + flag.removeprefix("--").replace("-", "_").upper()
+    if name in os.environ:
+        value = os.environ[name]
+        if options.get("action") == "append":  # a list: comma-separated in the environment
+            options["default"] = [item.strip() for item in value.split(",") if item.strip()]
+        else:
+            options["default"] = value  # argparse applies ``type`` to string defaults
+    shown = options.get("help", "")
+    options["help"] = f"{shown}{'; ' if shown else ''}env {name}"
+    parser.add_argument(flag, **options)
+
+
+def _health(address: str, service: str, timeout: float) -> int:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            answer = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+        except grpc.RpcError as error:
+            call: Any = error
+            print(f"referee health: {address}: {call.code().name}", file=sys.stderr)
+            return 1
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
+    print(f"{address}: {status}")
+    return 0 if answer.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
 def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bool) -> int:
