@@ -386,7 +386,7 @@ class GameHub:
         self.games[live.game_id] = live
         self._active += 1
         self.metrics.games_active.set(self._active)
-        self.metrics.game_created(config.game_type)
+        self.metrics.game_created(live.record.game_type)
         self._arm(live)
 
     async def get(self, game_id: str) -> LiveGame:
