@@ -102,7 +102,7 @@ def test_flags_that_take_a_game_list_the_game_ids(
 
 
 def test_the_default_shown_is_the_default_used() -> None:
-    help_text = dict(ALL)["referee serve"].format_help()
+    help_text = re.sub(r"\s+", " ", dict(ALL)["referee serve"].format_help())
     assert "(default: info)" in help_text
     assert "(default: 127.0.0.1:50051)" in help_text
     parsed = cli.build_parser().parse_args(["serve"])
