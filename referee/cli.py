@@ -32,6 +32,13 @@ def main(argv: list[str] | None = None) -> int:
         default=Limits.stream_buffer,
         help="notifications a slow stream may fall behind before it is ended",
     )
+    serving.add_argument(
+        "--stream-stall-seconds",
+        type=float,
+        default=Limits.stream_stall_seconds,
+        help="a stream whose client takes no message for this long is ended with "
+        "RESOURCE_EXHAUSTED (0 = never)",
+    )
     serving.add_argument("--max-message-bytes", type=int, default=4 * 1024 * 1024)
 
     scenario = commands.add_parser("scenario", help="scripted games")
@@ -105,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             max_games=args.max_games,
             max_streams=args.max_streams,
             stream_buffer=args.stream_buffer,
+            stream_stall_seconds=args.stream_stall_seconds,
         ),
         max_message_bytes=args.max_message_bytes,
     )

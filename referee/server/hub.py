@@ -19,7 +19,7 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -85,6 +85,8 @@ class Limits:
     max_games: int = 10_000
     max_streams: int = 20_000
     stream_buffer: int = 256
+    #: A stream whose client has not taken a message for this long is ended (0 = never).
+    stream_stall_seconds: float = 10.0
 
 
 class StreamEnded(Exception):
@@ -898,7 +900,7 @@ class GameHub:
 
     async def stream(
         self, live: LiveGame, watcher: Watcher | Viewer, after: int
-    ) -> AsyncIterator[pb.StreamGameResponse]:
+    ) -> AsyncGenerator[pb.StreamGameResponse, None]:
         """First the current view, then every event after ``after`` with the view after it,
         then live events; returns after the final event of a finished game (the seed reveal
         included). The organiser's stream runs behind by the game's organiser delay."""

@@ -6,9 +6,10 @@ Game logic lives in the engine; state and streams in :mod:`referee.server.hub`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -187,20 +188,38 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         )
         return response
 
-    async def StreamGame(
+    async def StreamGame(  # type: ignore[override]  # writes with context.write
         self, request: pb.StreamGameRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[pb.StreamGameResponse]:
+    ) -> None:
         labels = ("server_stream", SERVICE, "StreamGame")
         self.metrics.started.labels(*labels).inc()
         started = time.perf_counter()
         code = grpc.StatusCode.OK
         sent = self.metrics.msg_sent.labels(*labels)
+        stall = self.hub.limits.stream_stall_seconds
         try:
             live = await self.hub.get(request.game_id)
             watcher = self._watcher(live, request)
-            async for message in self.hub.stream(live, watcher, request.after_sequence):
-                yield message
-                sent.inc()
+            stream = self.hub.stream(live, watcher, request.after_sequence)
+            async with contextlib.aclosing(stream):
+                async for message in stream:
+                    # A client that keeps its connection alive but never reads (grants no
+                    # HTTP/2 window) would block this write for ever and hold a stream slot:
+                    # a write that is not taken within the stall limit ends the stream.
+                    try:
+                        # In this task, not wait_for's own: grpc.aio notices a client that
+                        # hangs up only in the handler's task.
+                        async with asyncio.timeout(stall or None):
+                            await context.write(message)
+                    except TimeoutError:
+                        raise StreamEnded(
+                            errors.exhausted(
+                                "stream stall seconds",
+                                int(stall),
+                                last_sequence=str(message.event.sequence),
+                            )
+                        ) from None
+                    sent.inc()
         except StreamEnded as ended:
             code = ended.error.code
             await context.abort_with_status(ended.error.to_status())
