@@ -11,6 +11,12 @@ from referee.server.hub import Limits
 
 
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
+    if given[:2] == ["scenario", "run"] and len(given) > 2:
+        # The scenario runner reads its own options (--server, --keep-going, --junit).
+        from referee.scenario.runner import main as run_scenarios
+
+        return int(run_scenarios(given[2:]))
     parser = argparse.ArgumentParser(prog="referee", description="Game referee server and tools.")
     commands = parser.add_subparsers(dest="command")
 
