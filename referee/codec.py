@@ -27,6 +27,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from referee import rulebook
 from referee.engine.game import Decision, FixedDeal, GameInfo, SeatResult, Viewer
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
@@ -280,6 +281,8 @@ def game_type_to_proto(info: GameInfo) -> pb.GameType:
         max_players=info.max_players,
         rules=info.rules,
         summary=info.summary,
+        rules_path=rulebook.rules_path(info.rules),
+        rules_text=rulebook.rules_text(info.rules),
     )
     for option in info.options:
         entry.options.add(

@@ -19,7 +19,7 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -69,6 +69,8 @@ MAX_REASON_LENGTH = 300
 #: Most batches the referee appends in a row on its own (default plays of forfeited seats);
 #: beyond it the game is aborted rather than played on forever.
 AUTO_PLAY_LIMIT = 2000
+#: How often a command is decided again after another writer appended first.
+CONFLICT_RETRIES = 5
 #: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
 REJECTED, DISCONNECTS = "rejected", "disconnects"
 
@@ -276,7 +278,7 @@ class GameHub:
         self.streams = 0
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
-        self._tasks: set[asyncio.Future[None]] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()
         self._stop_listening: Callable[[], None] = lambda: None
         self._active = 0
 
@@ -308,11 +310,25 @@ class GameHub:
         except Exception:
             log.exception("preload_failed", game_id=game_id)
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Awaitable[T]) -> asyncio.Future[T]:
         """Run ``coroutine`` in the background, kept referenced until it is done."""
-        task = asyncio.ensure_future(coroutine)
+        task: asyncio.Future[T] = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_retrieve)
+        return task
+
+    async def _unit(self, coroutine: Awaitable[T]) -> T:
+        """Run ``coroutine`` to its end whatever happens to the caller, and return its result.
+
+        A client whose deadline expires, or which hangs up, cancels its call's task. Work that
+        changes a game (decide, append to the store, fold into the live table, publish) must
+        happen as a unit or not at all: cancelled half-way, the store would hold events the
+        live game never saw, and every later command would conflict (issue 10). So such work
+        runs in a task of its own that the caller only waits for; its outcome is dropped if
+        nobody is left to hear it.
+        """
+        return await asyncio.shield(self._spawn(coroutine))
 
     # --- games ------------------------------------------------------------------------------
 
@@ -357,16 +373,21 @@ class GameHub:
             settings=settings.to_json(),
             organiser_token_hash=hash_token(organiser),
         )
-        recorded = now_ms()
-        payloads = encode_batch(config.game_type, opening, 1, recorded)
-        await self._store(self.store.create_game, record, payloads)
         live = LiveGame(game_id, record, table, settings=settings)
+        await self._unit(self._create_unit(live, opening))
+        return live, tokens, organiser
+
+    async def _create_unit(self, live: LiveGame, opening: list[Any]) -> None:
+        """Store a new game and keep it live (see :meth:`_unit`)."""
+        recorded = now_ms()
+        payloads = encode_batch(live.record.game_type, opening, 1, recorded)
+        await self._store(self.store.create_game, live.record, payloads)
         live.absorb(opening, recorded, None)
-        self.games[game_id] = live
+        self.games[live.game_id] = live
         self._active += 1
         self.metrics.games_active.set(self._active)
+        self.metrics.game_created(live.record.game_type)
         self._arm(live)
-        return live, tokens, organiser
 
     async def get(self, game_id: str) -> LiveGame:
         """The live game, loaded from the store (replayed) on first use."""
@@ -377,23 +398,23 @@ class GameHub:
         live = self.games.get(game_id)
         if live is not None:
             return live
-        pending = self._loading.get(game_id)
-        if pending is None:
-            pending = asyncio.get_running_loop().create_future()
-            self._loading[game_id] = pending
-            try:
-                live = await self._load(game_id)
-                self.games[game_id] = live
-                self._spawn(self._resume(live))
-                pending.set_result(live)
-            except BaseException as failure:
-                pending.set_exception(failure)
-                pending.exception()  # mark retrieved: other waiters may not exist
-                raise
-            finally:
-                del self._loading[game_id]
+        loading = self._loading.get(game_id)
+        if loading is None:
+            # One load per game however many calls ask at once; a caller that gives up does
+            # not cancel it for the others.
+            loading = self._spawn(self._load_and_keep(game_id))
+            self._loading[game_id] = loading
+        result: LiveGame = await asyncio.shield(loading)
+        return result
+
+    async def _load_and_keep(self, game_id: str) -> LiveGame:
+        try:
+            live = await self._load(game_id)
+            self.games[game_id] = live
+            self._spawn(self._resume(live))
             return live
-        return await asyncio.shield(pending)
+        finally:
+            del self._loading[game_id]
 
     async def _load(self, game_id: str) -> LiveGame:
         try:
@@ -543,12 +564,28 @@ class GameHub:
                 "command", f"this game is {live.record.game_type}, not {game_type}"
             )
         fingerprint = _fingerprint(seat, request.command)
+        response = await self._unit(
+            self._submit_unit(live, seat, request, command, fingerprint, arrival)
+        )
+        return live, seat, response
+
+    async def _submit_unit(
+        self,
+        live: LiveGame,
+        seat: int,
+        request: pb.SubmitCommandRequest,
+        command: Any,
+        fingerprint: str,
+        arrival: int,
+    ) -> pb.SubmitCommandResponse:
+        """Decide, append, fold in and publish one command (see :meth:`_unit`)."""
+        command_id = request.command_id
         async with live.lock:
             first = live.accepted.get(command_id)
             if first is not None:
                 if first.fingerprint != fingerprint:
                     raise _reused(command_id)
-                return live, seat, self._accepted(live, seat, first, duplicate=True)
+                return self._accepted(live, seat, first, duplicate=True)
             # An id this process has not accepted may still be in the store (accepted before a
             # restart, or by another process). Such a retry is stale by now, so the store is
             # asked only when the command cannot be applied; one that can goes to the append,
@@ -557,7 +594,7 @@ class GameHub:
             if refused is not None:
                 first = await self._recorded(live, command_id, fingerprint)
                 if first is not None:
-                    return live, seat, self._accepted(live, seat, first, duplicate=True)
+                    return self._accepted(live, seat, first, duplicate=True)
                 if refused[0] != fingerprint:
                     raise _reused(command_id)
                 raise refused[1]
@@ -566,51 +603,65 @@ class GameHub:
                 # (however late the timer task runs on a busy server).
                 await self._referee(live, arrival)
             table = live.table
-            if request.HasField("expected_version") and request.expected_version != table.version:
-                first = await self._recorded(live, command_id, fingerprint)
-                if first is not None:
-                    return live, seat, self._accepted(live, seat, first, duplicate=True)
-                raise errors.version_conflict(request.expected_version, table.version, seat)
-            try:
-                events = table.decide(seat, command)
-            except Rejection as rejection:
-                first = await self._recorded(live, command_id, fingerprint)
-                if first is not None:
-                    return live, seat, self._accepted(live, seat, first, duplicate=True)
-                violation = errors.rule_violation(rejection, seat)
-                live.rejected[command_id] = (fingerprint, violation)
-                while len(live.rejected) > REJECTED_MEMORY:
-                    live.rejected.popitem(last=False)
-                self._count(live, seat, REJECTED)
-                raise violation from None
-            version = table.version
-            decision_ms = live.seat_clocks.elapsed(seat, arrival)
-            outcome = CommandOutcome(
-                command_id=command_id,
-                seat=seat,
-                fingerprint=fingerprint,
-                first_sequence=version + 1,
-                last_sequence=version + len(events),
-                payload=encode_command(request.command),
-                decision_ms=decision_ms,
-            )
-            decided = pb.Decided(
-                seat=seat, decision_ms=decision_ms, client_decision_ms=request.client_decision_ms
-            )
-            try:
-                await self._commit(live, events, decided, outcome)
-            except DuplicateCommand as duplicate:  # recorded before (a retry) or elsewhere
-                if duplicate.outcome.fingerprint != fingerprint:
-                    raise _reused(command_id) from None
-                return live, seat, self._accepted(live, seat, duplicate.outcome, duplicate=True)
-            except VersionConflict as conflict:
-                raise errors.version_conflict(version, conflict.actual, seat) from None
+            # Another writer (a second process on a shared store) may have appended since we
+            # last looked: then we catch up and decide again, a few times at most, instead of
+            # answering ABORTED to a client that asked for no particular version.
+            for _attempt in range(CONFLICT_RETRIES):
+                if (
+                    request.HasField("expected_version")
+                    and request.expected_version != table.version
+                ):
+                    first = await self._recorded(live, command_id, fingerprint)
+                    if first is not None:
+                        return self._accepted(live, seat, first, duplicate=True)
+                    raise errors.version_conflict(request.expected_version, table.version, seat)
+                try:
+                    events = table.decide(seat, command)
+                except Rejection as rejection:
+                    first = await self._recorded(live, command_id, fingerprint)
+                    if first is not None:
+                        return self._accepted(live, seat, first, duplicate=True)
+                    violation = errors.rule_violation(rejection, seat)
+                    live.rejected[command_id] = (fingerprint, violation)
+                    while len(live.rejected) > REJECTED_MEMORY:
+                        live.rejected.popitem(last=False)
+                    self._count(live, seat, REJECTED)
+                    raise violation from None
+                version = table.version
+                decision_ms = live.seat_clocks.elapsed(seat, arrival)
+                outcome = CommandOutcome(
+                    command_id=command_id,
+                    seat=seat,
+                    fingerprint=fingerprint,
+                    first_sequence=version + 1,
+                    last_sequence=version + len(events),
+                    payload=encode_command(request.command),
+                    decision_ms=decision_ms,
+                )
+                decided = pb.Decided(
+                    seat=seat,
+                    decision_ms=decision_ms,
+                    client_decision_ms=request.client_decision_ms,
+                )
+                try:
+                    await self._commit(live, events, decided, outcome)
+                except DuplicateCommand as duplicate:  # recorded before (a retry) or elsewhere
+                    if duplicate.outcome.fingerprint != fingerprint:
+                        raise _reused(command_id) from None
+                    await self._follow_store(live)  # it may be ahead of us
+                    return self._accepted(live, seat, duplicate.outcome, duplicate=True)
+                except VersionConflict:
+                    await self._follow_store(live)
+                    continue
+                break
+            else:
+                raise errors.not_now("the game is busy; try again", "BUSY")
             live.accepted[command_id] = outcome
             self.metrics.decision_seconds.labels(live.record.game_type).observe(decision_ms / 1000)
             response = self._accepted(live, seat, outcome, duplicate=False)  # right after it
             await self._referee(live)
         self._publish(live)
-        return live, seat, response
+        return response
 
     async def _commit(
         self,
@@ -669,6 +720,7 @@ class GameHub:
                 await self._store(self.store.set_finished, live.game_id, True)
             self._active -= 1
             self.metrics.games_active.set(self._active)
+            self.metrics.game_ended(live)
         self._arm(live)
         if table.version != before:
             self._publish(live)
@@ -756,36 +808,44 @@ class GameHub:
         reason = request.reason.strip() or "aborted by the organiser"
         if len(reason) > MAX_REASON_LENGTH:
             raise errors.bad_request("reason", f"at most {MAX_REASON_LENGTH} characters")
-        async with live.lock:
-            try:
-                events = live.table.abort(reason)
-            except Rejection as rejection:
-                raise errors.not_now(rejection.message, "GAME_OVER") from None
-            try:
-                await self._commit(live, events, None)
-            except VersionConflict:
-                raise errors.not_now("the game moved on; try again", "BUSY") from None
-            await self._referee(live)
-        self._publish(live)
+        await self._unit(self._abort_unit(live, reason))
         log.info("game_aborted", game_id=live.game_id, reason=reason)
         return live
+
+    async def _abort_unit(self, live: LiveGame, reason: str) -> None:
+        async with live.lock:
+            await self._organiser_batch(live, lambda: live.table.abort(reason), "GAME_OVER")
+            await self._referee(live)
+        self._publish(live)
+
+    async def _organiser_batch(
+        self, live: LiveGame, events: Callable[[], list[Any]], refused: str
+    ) -> None:
+        """Commit the batch ``events()`` decides (abort, reveal); after another writer's
+        append, follow the store and decide again. Call with the game's lock held."""
+        for _attempt in range(CONFLICT_RETRIES):
+            try:
+                batch = events()
+            except Rejection as rejection:
+                raise errors.not_now(rejection.message, refused) from None
+            try:
+                await self._commit(live, batch, None)
+                return
+            except VersionConflict:
+                await self._follow_store(live)
+        raise errors.not_now("the game moved on; try again", "BUSY")
 
     async def reveal(self, request: pb.RevealSeedRequest) -> LiveGame:
         live = await self.get(request.game_id)
         self.authorise_organiser(live, request.organiser_token)
-        async with live.lock:
-            table = live.table
-            if table.status.revealed is None:
-                try:
-                    events = table.reveal()
-                except Rejection as rejection:
-                    raise errors.not_now(rejection.message, "NOT_OVER") from None
-                try:
-                    await self._commit(live, events, None)
-                except VersionConflict:
-                    raise errors.not_now("the game moved on; try again", "BUSY") from None
-        self._publish(live)
+        await self._unit(self._reveal_unit(live))
         return live
+
+    async def _reveal_unit(self, live: LiveGame) -> None:
+        async with live.lock:
+            if live.table.status.revealed is None:
+                await self._organiser_batch(live, live.table.reveal, "NOT_OVER")
+        self._publish(live)
 
     async def export(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
         """The full log and commands of a game whose seed is public (docs/fairness.md)."""
@@ -926,16 +986,23 @@ class GameHub:
 
     async def _catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied
-            stored = await self._store(self.store.read, live.game_id, live.table.version, None)
-            if not stored:
-                return
-            live.absorb_messages(decode_events(e.payload for e in stored))
-            if live.over and not live.ended:
-                live.ended = True  # the other writer recorded the end
-                self._active -= 1
-                self.metrics.games_active.set(self._active)
-            self._arm(live)
-        self._publish(live)
+            changed = await self._follow_store(live)
+        if changed:
+            self._publish(live)
+
+    async def _follow_store(self, live: LiveGame) -> bool:
+        """Fold in whatever the store holds beyond the live table (another writer's appends);
+        True if there was any. Call with the game's lock held; the caller publishes."""
+        stored = await self._store(self.store.read, live.game_id, live.table.version, None)
+        if not stored:
+            return False
+        live.absorb_messages(decode_events(e.payload for e in stored))
+        if live.over and not live.ended:
+            live.ended = True  # the other writer recorded the end
+            self._active -= 1
+            self.metrics.games_active.set(self._active)
+        self._arm(live)
+        return True
 
     def close(self) -> None:
         for live in self.games.values():
@@ -945,6 +1012,15 @@ class GameHub:
         self._stop_listening()
         self._writer.shutdown(wait=True)
         self.store.close()
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a background task's outcome as seen: a unit whose caller gave up may end with a
+    ClientError nobody is left to hear, which is not worth a warning."""
+    if not task.cancelled():
+        error = task.exception()
+        if error is not None and not isinstance(error, ClientError | StoreError):
+            log.error("task_failed", error=repr(error))
 
 
 def _log_failure(future: concurrent.futures.Future[None]) -> None:
