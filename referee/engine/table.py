@@ -35,6 +35,7 @@ from referee.engine.game import (
     Rejection,
     Seat,
     SeatResult,
+    SetupRefused,
     StateT,
     Viewer,
 )
@@ -323,8 +324,11 @@ def make_config(
     """Check the setup parameters and build a config (a fresh secret seed if none given)."""
     info = game.info
     if not info.min_players <= players <= info.max_players:
-        raise ValueError(
-            f"{info.type_id} is for {info.min_players} to {info.max_players} players, got {players}"
+        raise SetupRefused(
+            "players",
+            f"{info.type_id} is for {info.min_players} to {info.max_players} players, "
+            f"got {players}",
+            info.players_rule,
         )
     return GameConfig(
         game_type=info.type_id,

@@ -1341,6 +1341,10 @@ def test_mm_24_after_three_tie_break_hands_the_still_tied_share_the_win() -> Non
     assert of_type(events, GameEnded) == [GameEnded((32, 32), (1, 1))]
     results = table.results()
     assert results is not None and [r.rank for r in results] == [1, 1]
+    # MM-24 ended the game: later commands are refused by it.
+    for seat in (0, 1):
+        rejection = rejected(table, seat, DrawCard())
+        assert rejection.kind == "precondition" and rejection.rule_id == "MM-24"
 
 
 def test_mm_25_the_social_rules_are_not_part_of_the_game() -> None:
