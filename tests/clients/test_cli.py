@@ -15,6 +15,7 @@ from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import SeatBot, submit
 from referee_bot.strategies import make_strategy
+from referee_cli import app
 from referee_cli.app import Terminal, _prompt_and_submit, run
 from tests.clients import play_set
 
@@ -29,6 +30,21 @@ def address() -> Iterator[str]:
 def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
     with grpc.insecure_channel(address) as channel:
         yield referee_pb2_grpc.RefereeServiceStub(channel)
+
+
+@pytest.fixture(autouse=True)
+def no_bot_left() -> Iterator[None]:
+    """Bots of ``new --bots`` are processes that outlive a CLI that quit: stop them."""
+    yield
+    stop_started_bots()
+
+
+def stop_started_bots() -> None:
+    while app.STARTED_BOTS:
+        process = app.STARTED_BOTS.pop()
+        if process.poll() is None:
+            process.terminate()
+        process.wait(30)
 
 
 def cli(argv: list[str], stdin: str = "") -> tuple[int, str]:
@@ -94,7 +110,8 @@ def test_bad_input_reprompts_and_q_leaves(address: str) -> None:
     code, out = cli([*argv, "--seed", "4"], "hello\n0\n999\n\nq\n")
     assert code == 0
     assert out.count("Please type a number from 1 to") == 4
-    assert "You left the game. Rejoin with: referee-cli join --game-id" in out
+    assert "You left the game; it waits for you. Rejoin with:\n  referee-cli join --server" in out
+    assert "The bots play on (processes " in out
     code, out = cli([*argv, "--seed", "5"], "")  # end of input also leaves
     assert code == 0 and "You left the game" in out
 
@@ -189,5 +206,17 @@ def test_a_refused_command_is_reported_and_the_prompt_goes_on(
     # a stale view: ABORTED, wait for the next view
     submit(stub, created.game_id, token, view.legal_commands[0], expected_version=view.version)
     out = io.StringIO()
-    assert _prompt_and_submit(stub, Terminal(io.StringIO("1\n"), out), view, token) == "wait"
+    answers = io.StringIO("1\n1\n")  # the lead's value, then how many (two steps)
+    assert _prompt_and_submit(stub, Terminal(answers, out), view, token) == "wait"
     assert "error: ABORTED" in out.getvalue()
+
+
+def test_rules_prints_the_page_the_server_sends(address: str) -> None:
+    code, out = cli(["rules", "--server", address, "mau-mau-vampires"])
+    assert code == 0
+    assert out.startswith("# Mau Mau Vampires\n") and "- **MM-15**" in out
+    code, out = cli(["rules", "--server", address])
+    assert code == 0
+    assert "vampire-queen            Vampire Queen: docs/rules/vampire-queen.md" in out
+    code, out = cli(["rules", "--server", address, "chess"])
+    assert code == 2 and "no game 'chess'" in out and "docs/rules/sleeping-queens.md" in out
