@@ -9,13 +9,10 @@ import re
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
-import pytest
 
-from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from tests.clients.pty_session import GUARD_SECONDS, PtySession
 
@@ -23,12 +20,6 @@ BIN = Path(sys.executable).parent
 #: A 4-player Vampire Queen deal in which seat 0 (the person) leads first, with 36 legal leads.
 SEED = "6"
 PROMPT = r"Choose 1-(\d+) \(q to quit[^)]*\): "
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with running_server(store="memory:") as server:
-        yield str(server.address)
 
 
 def referee_cli(*args: str) -> PtySession:
