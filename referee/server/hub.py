@@ -388,6 +388,7 @@ class GameHub:
         self.games[live.game_id] = live
         self._active += 1
         self.metrics.games_active.set(self._active)
+        self.metrics.game_created(live.record.game_type)
         self._arm(live)
 
     async def get(self, game_id: str) -> LiveGame:
@@ -736,6 +737,7 @@ class GameHub:
                 await self._store(self.store.set_finished, live.game_id, True)
             self._active -= 1
             self.metrics.games_active.set(self._active)
+            self.metrics.game_ended(live)
         self._arm(live)
         if table.version != before:
             self._publish(live)

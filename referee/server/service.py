@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
+from referee import rulebook
 from referee.engine.registry import all_games
 from referee.server import errors
 from referee.server.errors import ClientError
@@ -81,6 +82,8 @@ class RefereeCore:
                 max_players=info.max_players,
                 rules=info.rules,
                 summary=info.summary,
+                rules_path=rulebook.rules_path(info.rules),
+                rules_text=rulebook.rules_text(info.rules),
             )
             for option in info.options:
                 entry.options.add(
@@ -158,7 +161,7 @@ class RefereeCore:
             rule = error.metadata.get("rule_id", error.reason)
             self.metrics.commands.labels(_game_type_of(request), "rejected", rule).inc()
             rejected_seat = error.metadata.get("seat")
-            log.info(
+            log.debug(  # one line per command: only with --log-level debug
                 "command",
                 game_id=errors.clip(request.game_id),
                 seat=int(rejected_seat) if rejected_seat is not None else None,
@@ -172,7 +175,7 @@ class RefereeCore:
         game_type = live.record.game_type
         outcome = "duplicate" if response.duplicate else "accepted"
         self.metrics.commands.labels(game_type, outcome, "ok").inc()
-        log.info(
+        log.debug(
             "command",
             game_id=live.game_id,
             seat=seat,
