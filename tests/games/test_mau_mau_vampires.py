@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from referee.engine import FixedDeal, Rejection, Table
+from referee.engine import FixedDeal, Table
 from referee.games.mau_mau_vampires import characters as character_data
 from referee.games.mau_mau_vampires import rules
 from referee.games.mau_mau_vampires.characters import (
@@ -99,6 +99,8 @@ from referee.games.mau_mau_vampires.model import (
 )
 from referee.games.mau_mau_vampires.rules import MAX_TIEBREAKS, hand_size_for
 from tests.engine.test_registry import shipped
+from tests.games.helpers import game_view as view
+from tests.games.helpers import of_type, play, rejected, seen_by
 
 GAME = "mau-mau-vampires"
 MAU = Announcement.MAU
@@ -243,42 +245,9 @@ def play_card(text: str, announce: Announcement = NONE, wolf: int | None = None)
     return PlayCard(card(text), announce, wolf)
 
 
-def play(table: Table[Any], *moves: tuple[int, Any]) -> list[Any]:
-    """Submit ``(seat, command)`` moves in order; all the events they caused."""
-    events: list[Any] = []
-    for seat, command in moves:
-        events.extend(table.submit(seat, command))
-    return events
-
-
-def rejected(table: Table[Any], seat: int, command: Any) -> Rejection:
-    """A command that must be refused; checks that nothing changed and returns the error."""
-    version = table.version
-    before = table.game.copy_state(table.state)
-    try:
-        table.submit(seat, command)
-    except Rejection as error:
-        assert table.version == version
-        assert table.state == before
-        return error
-    raise AssertionError(f"{command!r} by seat {seat} was accepted")
-
-
-def of_type(events: Sequence[Any], kind: type) -> list[Any]:
-    return [e for e in events if type(e) is kind]
-
-
-def view(table: Table[Any], viewer: int | None) -> Any:
-    return table.view(viewer).game
-
-
 def hand_of(table: Table[Any], seat: int | None) -> tuple[Card, ...]:
     hand: tuple[Card, ...] = view(table, seat).hand
     return hand
-
-
-def seen_by(table: Table[Any], events: Sequence[Any], viewer: int | None) -> list[Any]:
-    return [table.game.redact(e, viewer) for e in events]
 
 
 def drawn(events: Sequence[Any]) -> list[tuple[int, int, DrawReason]]:
