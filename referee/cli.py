@@ -150,6 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run = scenario_commands.add_parser("run", help="run scenario files; non-zero on a mismatch")
     run.add_argument("files", nargs="+", help="scenario files (.yaml, .json) or folders")
+    run.add_argument(
+        "--server", metavar="HOST:PORT", help="play against this running referee over gRPC"
+    )
+    run.add_argument(
+        "--keep-going", action="store_true", help="report every mismatch, not only the first"
+    )
+    run.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
 
     bench = commands.add_parser(
         "bench", help="performance figures (docs/performance.md), as ratios measured side by side"
@@ -199,7 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "scenario":
         from referee.scenario.runner import main as run_scenarios
 
-        return int(run_scenarios(args.files))
+        options = ["--keep-going"] if args.keep_going else []
+        options += ["--server", args.server] if args.server else []
+        options += ["--junit", args.junit] if args.junit else []
+        return int(run_scenarios([*options, *args.files]))
     if args.command == "bench":
         from referee.bench import main as run_bench
 

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
-from referee import rulebook
+from referee import codec
 from referee.engine.registry import all_games
 from referee.server import errors
 from referee.server.errors import ClientError
@@ -73,27 +73,7 @@ class RefereeCore:
     @_unary
     async def ListGameTypes(self, request: pb.ListGameTypesRequest) -> pb.ListGameTypesResponse:
         response = pb.ListGameTypesResponse()
-        for game in all_games():
-            info = game.info
-            entry = response.game_types.add(
-                game_type=info.type_id,
-                name=info.name,
-                min_players=info.min_players,
-                max_players=info.max_players,
-                rules=info.rules,
-                summary=info.summary,
-                rules_path=rulebook.rules_path(info.rules),
-                rules_text=rulebook.rules_text(info.rules),
-            )
-            for option in info.options:
-                entry.options.add(
-                    name=option.name,
-                    default_value=option.default,
-                    description=option.description,
-                    allowed_values=option.allowed,
-                    minimum=option.minimum,
-                    maximum=option.maximum,
-                )
+        response.game_types.extend(codec.game_type_to_proto(g.info) for g in all_games())
         return response
 
     @_unary
