@@ -89,7 +89,7 @@ def test_a_crashed_bot_is_not_credited_with_the_fallbacks_results(
         assert next(r for r in label_rows if r["bot"] == "crashy")["wins"] == 0
 
     out = tmp_path / "cli"
-    assert main([str(_write(tmp_path, config_text(address)))] + ["--out", str(out)]) == 0
+    assert main([str(_write(tmp_path, config_text(address))), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "Finished by the fallback (random), not credited to the bot" in printed
     assert "Finished by the fallback" in (out / "report.html").read_text(encoding="utf-8")
