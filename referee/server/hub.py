@@ -504,6 +504,7 @@ class GameHub:
         except SetupRefused as error:
             refused = errors.bad_request(error.field, str(error))
             if error.rule_id:  # named as a command's rejection names its rule
+                refused.reason = "RULE_VIOLATION"
                 refused.metadata["rule_id"] = error.rule_id
             raise refused from None
         except ValueError as error:
