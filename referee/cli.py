@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -63,12 +64,21 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument(
         "--store", help="event store to read: sqlite:PATH (default sqlite:data/referee.sqlite3)"
     )
-    source.add_argument("--server", help="host:port of a running referee (uses ExportGame)")
+    source.add_argument(
+        "--server",
+        help="host:port of a running referee (uses ExportGame, with the organiser token)",
+    )
+    verifying.add_argument(
+        "--organiser-token",
+        default=os.environ.get("REFEREE_ORGANISER_TOKEN", ""),
+        help="the game's organiser token for --server (default $REFEREE_ORGANISER_TOKEN); "
+        "not needed for a game created with public_reveal_waives_secrecy",
+    )
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
 
     args = parser.parse_args(argv)
     if args.command == "verify":
-        return _verify(args.game_id, args.store, args.server, args.json)
+        return _verify(args.game_id, args.store, args.server, args.json, args.organiser_token)
     if args.command == "scenario":
         from referee.scenario.runner import main as run_scenarios
 
@@ -112,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bool) -> int:
+def _verify(
+    game_id: str, store_url: str | None, server: str | None, as_json: bool, token: str = ""
+) -> int:
     import json
 
     from referee import fairness
@@ -127,7 +139,8 @@ def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bo
             with grpc.insecure_channel(server) as channel:
                 stub = pb_grpc.RefereeServiceStub(channel)
                 try:
-                    export = stub.ExportGame(pb.ExportGameRequest(game_id=game_id), timeout=60)
+                    request = pb.ExportGameRequest(game_id=game_id, organiser_token=token)
+                    export = stub.ExportGame(request, timeout=60)
                 except grpc.RpcError as error:
                     call: Any = error  # a failed call is also a grpc.Call
                     print(f"referee verify: {call.code().name}: {call.details()}", file=sys.stderr)

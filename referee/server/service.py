@@ -143,7 +143,7 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         self, request: pb.RevealSeedRequest, context: Any
     ) -> pb.RevealSeedResponse:
         live = await self.hub.reveal(request)
-        return pb.RevealSeedResponse(game=live.summary())
+        return pb.RevealSeedResponse(game=live.summary(organiser=True))
 
     @_unary
     async def ExportGame(
