@@ -6,13 +6,14 @@ PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed
 ADDR   ?= 127.0.0.1:50051
 METRICS ?= 127.0.0.1:9464
+HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
 .PHONY: run test lint proto proto-check bench format clean node-bot
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,postgres,rl]'
 	touch $(STAMP)
 
 # The Node.js sample bot's packages (exactly package-lock.json), when node and npm are here;
@@ -27,7 +28,8 @@ node-bot:
 	fi
 
 run: $(STAMP)
-	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS)
+	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
+	  --http $(HTTP)
 
 test: $(STAMP) node-bot
 	$(BIN)/pytest
@@ -55,7 +57,7 @@ BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_OUT   ?= bench-results
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,bench]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,bench,postgres,rl]'
 	touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)

@@ -4,41 +4,122 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 from typing import Any
 
+from referee import cli_help
 from referee.server.hub import Limits
 
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="referee", description="Game referee server and tools.")
-    commands = parser.add_subparsers(dest="command")
 
-    serving = commands.add_parser("serve", help="run the gRPC server (default)")
-    serving.add_argument("--listen", default="127.0.0.1:50051", help="host:port for gRPC")
-    serving.add_argument(
+def build_parser() -> argparse.ArgumentParser:
+    """The ``referee`` command line (the ``serve`` defaults read from the environment now)."""
+    from referee.engine.registry import all_games
+
+    game_ids = ", ".join(game.info.type_id for game in all_games())
+    parser = cli_help.parser(
+        "referee",
+        "Game referee server and tools. Without a command: serve.",
+        epilog="Docs: README.md, docs/operations.md (flags, logs, metrics), docs/rules/.",
+    )
+    commands = cli_help.subcommands(parser, dest="command", metavar="COMMAND")
+
+    serving = commands.add_parser(
+        "serve",
+        help="run the gRPC server (the default command)",
+        description="Run the gRPC server. Every flag can also be set by the environment "
+        "variable named in its help (the flag wins); docs/operations.md.",
+    )
+    _env_flag(serving, "--listen", default="127.0.0.1:50051", help="host:port for gRPC")
+    _env_flag(
+        serving,
         "--store",
         default="sqlite:data/referee.sqlite3",
-        help="event store: sqlite:PATH (default sqlite:data/referee.sqlite3) or memory:",
+        help="event store: sqlite:PATH, memory: (lost at exit) or postgresql://... (shared by "
+        "several replicas)",
     )
-    serving.add_argument(
-        "--metrics", default="127.0.0.1:9464", help="host:port for /metrics ('' to disable)"
+    _env_flag(
+        serving,
+        "--metrics",
+        default="127.0.0.1:9464",
+        help="host:port for Prometheus /metrics ('' to disable)",
     )
-    serving.add_argument("--max-games", type=int, default=Limits.max_games)
-    serving.add_argument("--max-streams", type=int, default=Limits.max_streams)
-    serving.add_argument(
+    _env_flag(
+        serving,
+        "--log-level",
+        default="info",
+        choices=LOG_LEVELS,
+        help="JSON log lines on stderr from this level up; debug adds one line per command",
+    )
+    _env_flag(
+        serving,
+        "--http",
+        default="",
+        help="host:port for browsers: Connect, gRPC-Web and the web client ('' = off)",
+    )
+    _env_flag(
+        serving,
+        "--http-cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="another origin (e.g. http://localhost:5173) browsers may call --http from; "
+        "repeat for more, '*' for any (default: the HTTP port's own origin only); "
+        "in the environment: comma-separated",
+    )
+    _env_flag(
+        serving,
+        "--max-games",
+        type=int,
+        default=Limits.max_games,
+        help="games not over that one replica holds; more: RESOURCE_EXHAUSTED",
+    )
+    _env_flag(
+        serving,
+        "--max-streams",
+        type=int,
+        default=Limits.max_streams,
+        help="open StreamGame calls per replica; more: RESOURCE_EXHAUSTED",
+    )
+    _env_flag(
+        serving,
         "--stream-buffer",
         type=int,
         default=Limits.stream_buffer,
         help="notifications a slow stream may fall behind before it is ended",
     )
-    serving.add_argument("--max-message-bytes", type=int, default=4 * 1024 * 1024)
+    _env_flag(
+        serving,
+        "--max-message-bytes",
+        type=int,
+        default=4 * 1024 * 1024,
+        help="largest gRPC message received or sent, in bytes",
+    )
+    _env_flag(
+        serving,
+        "--grace-seconds",
+        type=float,
+        default=5.0,
+        help="how long a stopping server lets calls in flight finish",
+    )
 
-    scenario = commands.add_parser("scenario", help="scripted games")
-    scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
+    health = commands.add_parser(
+        "health",
+        help="ask a server's gRPC health service; exit 0 when SERVING (container probes)",
+    )
+    health.add_argument("--address", default="127.0.0.1:50051", help="host:port of the server")
+    health.add_argument("--service", default="", help="service name ('' = the whole server)")
+    health.add_argument("--timeout", type=float, default=3.0, help="seconds to wait")
+
+    scenario = commands.add_parser("scenario", help="scripted games (docs/scenarios.md)")
+    scenario_commands = cli_help.subcommands(
+        scenario, dest="scenario_command", required=True, metavar="COMMAND"
+    )
     run = scenario_commands.add_parser("run", help="run scenario files; non-zero on a mismatch")
-    run.add_argument("files", nargs="+")
+    run.add_argument("files", nargs="+", help="scenario files (.yaml, .json) or folders")
 
     bench = commands.add_parser(
         "bench", help="performance figures (docs/performance.md), as ratios measured side by side"
@@ -46,11 +127,19 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--quick", action="store_true", help="a smoke run of seconds (CI)")
     bench.add_argument("--out", default="bench-results", help="folder for bench.json and bench.md")
     bench.add_argument("--only", help="parts to run, e.g. P1,P5 (default: P1 to P6)")
-    bench.add_argument("--game", default="vampire-queen", help="game of P2, P3, P4 and P6")
+    bench.add_argument(
+        "--game", default="vampire-queen", help=f"game id of P2, P3, P4 and P6: {game_ids}"
+    )
     bench.add_argument("--players", type=int, default=4, help="players of P2, P3, P4 and P6")
-    bench.add_argument("--concurrency", type=int, help="concurrent games of P2 and P6")
-    bench.add_argument("--capacity-games", type=int, help="games held in P4 (two streams each)")
-    bench.add_argument("--recovery-games", type=int, help="games in P5's cold-start database")
+    bench.add_argument(
+        "--concurrency", type=int, help="concurrent games of P2 and P6 (default: by the part)"
+    )
+    bench.add_argument(
+        "--capacity-games", type=int, help="games held in P4, two streams each (default: by P4)"
+    )
+    bench.add_argument(
+        "--recovery-games", type=int, help="games in P5's cold-start database (default: by P5)"
+    )
 
     verifying = commands.add_parser(
         "verify",
@@ -59,10 +148,10 @@ def main(argv: list[str] | None = None) -> int:
         "its commands; exit 0 when the log is consistent, 1 when it is not, 2 when the game "
         "cannot be read or has nothing to check yet (no commitment, seed not revealed).",
     )
-    verifying.add_argument("game_id")
+    verifying.add_argument("game_id", help="the game to check")
     source = verifying.add_mutually_exclusive_group()
     source.add_argument(
-        "--store", help="event store to read: sqlite:PATH (default sqlite:data/referee.sqlite3)"
+        "--store", help="event store to read: sqlite:PATH (default: sqlite:data/referee.sqlite3)"
     )
     source.add_argument(
         "--server",
@@ -70,15 +159,23 @@ def main(argv: list[str] | None = None) -> int:
     )
     verifying.add_argument(
         "--organiser-token",
-        default=os.environ.get("REFEREE_ORGANISER_TOKEN", ""),
-        help="the game's organiser token for --server (default $REFEREE_ORGANISER_TOKEN); "
+        # No default here: help shows defaults, and a token must never be printed.
+        help="the game's organiser token for --server (else env REFEREE_ORGANISER_TOKEN); "
         "not needed for a game created with public_reveal_waives_secrecy",
     )
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
 
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "health":
+        return _health(args.address, args.service, args.timeout)
     if args.command == "verify":
-        return _verify(args.game_id, args.store, args.server, args.json, args.organiser_token)
+        token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
+        return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "scenario":
         from referee.scenario.runner import main as run_scenarios
 
@@ -106,20 +203,59 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["serve", *(argv or [])])
     from referee.server.app import ServerConfig, configure_logging, serve
 
-    configure_logging()
+    configure_logging(logging.getLevelNamesMapping()[args.log_level.upper()])
     config = ServerConfig(
         listen=args.listen,
         store=args.store,
         metrics=args.metrics or None,
+        http=args.http or None,
+        cors_origins=tuple(args.http_cors_origin),
         limits=Limits(
             max_games=args.max_games,
             max_streams=args.max_streams,
             stream_buffer=args.stream_buffer,
         ),
         max_message_bytes=args.max_message_bytes,
+        grace_seconds=args.grace_seconds,
     )
-    asyncio.run(serve(config))
+    try:
+        asyncio.run(serve(config))
+    except OSError as error:  # e.g. the port is taken: say so, exit non-zero, no traceback
+        print(f"referee serve: {error}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _env_flag(parser: argparse.ArgumentParser, flag: str, **options: Any) -> None:
+    """A flag whose default comes from ``REFEREE_<FLAG>`` when that is set (``--max-games``:
+    ``REFEREE_MAX_GAMES``), so containers are configured by environment alone."""
+    name = "REFEREE_" + flag.removeprefix("--").replace("-", "_").upper()
+    if name in os.environ:
+        value = os.environ[name]
+        if options.get("action") == "append":  # a list: comma-separated in the environment
+            options["default"] = [item.strip() for item in value.split(",") if item.strip()]
+        else:
+            options["default"] = value  # argparse applies ``type`` to string defaults
+    shown = options.get("help", "")
+    options["help"] = f"{shown}{'; ' if shown else ''}env {name}"
+    parser.add_argument(flag, **options)
+
+
+def _health(address: str, service: str, timeout: float) -> int:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            answer = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+        except grpc.RpcError as error:
+            call: Any = error
+            print(f"referee health: {address}: {call.code().name}", file=sys.stderr)
+            return 1
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
+    print(f"{address}: {status}")
+    return 0 if answer.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
 def _verify(

@@ -32,7 +32,7 @@ from typing import Any
 from google.protobuf import text_format
 
 from referee import codec
-from referee.engine.game import FixedDeal, GameConfig, Rejection
+from referee.engine.game import GameConfig, Rejection
 from referee.engine.registry import get_game
 from referee.engine.table import Table
 from referee.engine.table_events import (
@@ -45,6 +45,7 @@ from referee.engine.table_events import (
     commitment,
     deal_commitment,
 )
+from referee.stored import StoredFormError, batch_spans, decode_command, decode_deal, decode_events
 from referee.v1 import referee_pb2 as pb
 
 __all__ = [
@@ -207,27 +208,20 @@ def verify(
 
     by_first = {record.first_sequence: record for record in commands}
     used: set[int] = set()
-    start = 0
-    while start < len(events):
-        last = events[start].batch_end_sequence or start + 1
-        if not start < last <= len(events):
-            return report.fail(
-                f"sequence {start + 1}: batch end {last} is outside the log", start + 1
-            )
-        batch = list(events[start:last])
-        if any(m.batch_end_sequence not in (last, 0) for m in batch):
-            return report.fail(f"sequences {start + 1}..{last}: inconsistent batch ends", last)
-        if start == 0:
-            expected = opening
-        else:
-            found = _expected(table, decoded[start], start + 1, by_first, used, report)
-            if found is None:
+    try:  # batch by batch: the first bad sequence is reported, whatever is wrong there
+        for start, end in batch_spans(events):
+            if start == 0:
+                expected = opening
+            else:
+                found = _expected(table, decoded[start], start + 1, by_first, used, report)
+                if found is None:
+                    return report
+                expected = found
+            if not _same(game_type, expected, list(events[start:end]), start + 1, report):
                 return report
-            expected = found
-        if not _same(game_type, expected, batch, start + 1, report):
-            return report
-        table.extend(expected)
-        start = last
+            table.extend(expected)
+    except StoredFormError as error:
+        return report.fail(str(error), error.sequence)
 
     unused = sorted(set(by_first) - used)
     if unused:
@@ -323,9 +317,9 @@ def verify_store(store: Any, game_id: str) -> Report:
 
     record = store.get_game(game_id)
     settings = GameSettings.from_json(record.settings)
-    events = [pb.Event.FromString(e.payload) for e in store.read(game_id)]
+    events = decode_events(e.payload for e in store.read(game_id))
     commands = [
-        CommandRecord(c.seat, c.first_sequence, pb.Command.FromString(c.payload), c.decision_ms)
+        CommandRecord(c.seat, c.first_sequence, decode_command(c.payload), c.decision_ms)
         for c in store.commands(game_id)
     ]
     config = GameConfig(
@@ -333,13 +327,9 @@ def verify_store(store: Any, game_id: str) -> Report:
         players=record.players,
         options=dict(record.options),
         seed=b"",
-        deal=_stored_deal(record.deal),
+        deal=decode_deal(record.deal),
     )
     return verify(config, events, commands, settings.table())
-
-
-def _stored_deal(data: bytes) -> FixedDeal | None:
-    return codec.deal_from_proto(pb.FixedDeal.FromString(data)) if data else None
 
 
 def verify_export(export: pb.ExportGameResponse) -> Report:

@@ -25,6 +25,7 @@ from typing import TextIO
 
 import grpc
 
+from referee import cli_help
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot import DEFAULT_SERVER
 from referee_bot.runner import (
@@ -37,7 +38,7 @@ from referee_bot.runner import (
     settled,
     submit,
 )
-from referee_bot.strategies import make_strategy, strategy_names
+from referee_bot.strategies import known_games, make_strategy, strategy_names
 from referee_cli import render
 
 
@@ -309,42 +310,86 @@ def cmd_list(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="referee-cli", description="Play or watch referee games in the terminal."
+    games = ", ".join(known_games())
+    parser = cli_help.parser(
+        "referee-cli",
+        "Play or watch referee games in the terminal.",
+        epilog="The rules of each game: referee-cli rules GAME, or docs/rules/ in the repository.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = cli_help.subcommands(parser, dest="command", required=True, metavar="COMMAND")
 
     def with_server(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
         sub.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
         return sub
 
     new = with_server(commands.add_parser("new", help="create a game and play seat 0"))
-    new.add_argument("--game", default="vampire-queen", help="game type id")
+    new.add_argument("--game", default="vampire-queen", help=f"game type id: {games}")
     new.add_argument(
         "--players", type=int, help="number of seats (default: 4, within the game's range)"
     )
-    new.add_argument("--bots", type=int, default=None, help="bots on seats 1..N (default all)")
-    new.add_argument("--bot-strategy", default="heuristic", choices=strategy_names())
-    new.add_argument("--options", nargs="+", action="extend", metavar="K=V")
-    new.add_argument("--seed", help="seed of the deal (and of the bots)")
+    new.add_argument(
+        "--bots",
+        type=int,
+        default=None,
+        help="bots on seats 1..N, each its own referee-bot process that plays on after you "
+        "quit (default: every other seat)",
+    )
+    new.add_argument(
+        "--bot-strategy",
+        default="heuristic",
+        choices=strategy_names(),
+        help="how the bots choose",
+    )
+    new.add_argument(
+        "--options", nargs="+", action="extend", metavar="K=V", help="game options, e.g. rounds=1"
+    )
+    new.add_argument("--seed", help="seed of the deal and of the bots (default: random)")
 
     join = with_server(commands.add_parser("join", help="play a seat of an existing game"))
-    join.add_argument("--game-id", required=True)
+    join.add_argument("--game-id", required=True, help="the game's id")
     join.add_argument("--token", required=True, help="the seat's secret token")
 
     spectate = with_server(commands.add_parser("spectate", help="watch a game"))
-    spectate.add_argument("--game-id", required=True)
+    spectate.add_argument("--game-id", required=True, help="the game's id")
     spectate.add_argument(
         "--from-start", action="store_true", help="replay every event from the beginning"
     )
 
-    games = with_server(commands.add_parser("list", help="list the server's games"))
-    games.add_argument("--running", action="store_true", help="only games not over")
-    games.add_argument("--game", help="only this game type")
+    games_parser = with_server(commands.add_parser("list", help="list the server's games"))
+    games_parser.add_argument("--running", action="store_true", help="only games not over")
+    games_parser.add_argument("--game", help=f"only this game type id: {games}")
+
+    rules = with_server(commands.add_parser("rules", help="print the rules of a game"))
+    rules.add_argument("game", nargs="?", help=f"game type id: {games} (default: list them)")
     return parser
 
 
-COMMANDS = {"new": cmd_new, "join": cmd_join, "spectate": cmd_spectate, "list": cmd_list}
+def cmd_rules(
+    stub: referee_pb2_grpc.RefereeServiceStub, term: Terminal, args: argparse.Namespace
+) -> int:
+    """The rules page the server sends with ListGameTypes (or where it is, in the repository)."""
+    types = stub.ListGameTypes(referee_pb2.ListGameTypesRequest(), timeout=30).game_types
+    chosen = next((t for t in types if t.game_type == args.game), None)
+    if chosen is None:
+        if args.game:
+            term.say(f"error: the server has no game {args.game!r}")
+        for game_type in types:
+            term.say(f"{game_type.game_type:<24} {game_type.name}: {game_type.rules_path}")
+        return 0 if not args.game else 2
+    if chosen.rules_text:
+        term.say(chosen.rules_text.rstrip("\n"))
+    else:
+        term.say(f"The server has no rules text; see {chosen.rules_path} in the repository.")
+    return 0
+
+
+COMMANDS = {
+    "new": cmd_new,
+    "join": cmd_join,
+    "spectate": cmd_spectate,
+    "list": cmd_list,
+    "rules": cmd_rules,
+}
 
 
 def run(argv: Sequence[str] | None, stdin: TextIO, stdout: TextIO) -> int:

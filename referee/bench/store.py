@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from referee.engine.table import Table
-from referee.server.hub import GameHub, Limits, encode_deal, hash_token
+from referee.server.hub import GameHub, Limits, hash_token
 from referee.server.metrics import Metrics
 from referee.store import CommandOutcome, GameRecord, SqliteEventStore
 from referee.store.sqlite import _SCHEMA, Synchronous
+from referee.stored import encode_batch, encode_deal
 
 #: A typical event payload: a serialized SetPlayed with its sequence numbers (about 20 bytes).
 PAYLOAD = bytes(range(24))
@@ -179,7 +180,7 @@ def _logs(distinct: int, players: int) -> list[tuple[Any, list[bytes]]]:
             batches.append(table.submit(seat, rng.choice(table.legal_commands(seat))))
         payloads: list[bytes] = []
         for batch in batches:
-            payloads += GameHub._encode("vampire-queen", batch, len(payloads) + 1)
+            payloads += encode_batch("vampire-queen", batch, len(payloads) + 1)
         logs.append((table.config, payloads))
     return logs
 

@@ -30,6 +30,7 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FileDescripto
 from referee import codec
 from referee.engine.game import FixedDeal, Rejection, Viewer
 from referee.engine.table import Table
+from referee.scenario import match as schema
 from referee.v1 import referee_pb2 as pb
 
 OK = "OK"
@@ -226,16 +227,6 @@ def _show(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _scalar_equal(expected: Any, actual: Any) -> bool:
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return type(expected) is type(actual) and expected == actual
-    if isinstance(expected, int) and isinstance(actual, str):
-        return str(expected) == actual  # proto3 JSON writes 64-bit integers as strings
-    if isinstance(expected, int | float) and isinstance(actual, int | float):
-        return expected == actual
-    return type(expected) is type(actual) and expected == actual
-
-
 def subset_mismatch(expected: Any, actual: Any, path: str = "") -> str | None:
     """``None`` when ``actual`` matches ``expected``, else where and how the first mismatch is.
 
@@ -265,19 +256,8 @@ def subset_mismatch(expected: Any, actual: Any, path: str = "") -> str | None:
                 return problem
         return None
     if isinstance(expected, list):
-        if not isinstance(actual, list):
-            return f"{where}: expected a list {_show(expected)}, got {_show(actual)}"
-        if len(expected) != len(actual):
-            return (
-                f"{where}: expected {len(expected)} item(s) {_show(expected)}, "
-                f"got {len(actual)} {_show(actual)}"
-            )
-        for index, (want, have) in enumerate(zip(expected, actual, strict=True)):
-            problem = subset_mismatch(want, have, f"{path}[{index}]")
-            if problem is not None:
-                return problem
-        return None
-    if not _scalar_equal(expected, actual):
+        return schema.list_mismatch(expected, actual, path, subset_mismatch)
+    if not schema.scalar_equal(expected, actual):
         return f"{where}: expected {_show(expected)}, got {_show(actual)}"
     return None
 
@@ -378,6 +358,25 @@ _STEP_KEYS = {"seat", "command", "expect", "view", "events", "expect_view", "not
 _CHECK_KEYS = {"seat", "match"}
 _EVENTS_KEYS = {"as", "match"}
 _EXPECT_KEYS = {"code", "rule", "message"}
+
+
+#: The schema a view check matches: a ``referee.v1.View`` in proto JSON form.
+VIEW = schema.message_type(pb.View.DESCRIPTOR)
+#: The schema an events check matches: a list of ``referee.v1.Event``.
+EVENTS = schema.list_of(pb.Event.DESCRIPTOR)
+
+
+def _check_spec(expected: Any, kind: schema.Type, path: str, where: str) -> None:
+    """Fail the file when ``expected`` names a key (or a value) that the schema has not."""
+    try:
+        schema.check_spec(expected, kind)
+    except schema.SpecError as error:
+        sub = (
+            f"{where}.{error.path}"
+            if error.path and not error.path.startswith("[")
+            else (where + error.path)
+        )
+        raise _fail(path, sub, error.message) from None
 
 
 def _fail(path: str, where: str, message: str) -> ScenarioError:
@@ -553,12 +552,14 @@ def _view_checks(value: Any, players: int, path: str, where: str) -> tuple[Check
         viewer: ViewerSpec = (
             _viewer(item["seat"], players, path, f"{at}.seat") if "seat" in item else "step"
         )
+        _check_spec(item["match"], VIEW, path, f"{at}.match")
         checks.append(Check(viewer, item["match"]))
     return tuple(checks)
 
 
 def _events_check(value: Any, players: int, path: str, where: str) -> Check:
     if isinstance(value, list):
+        _check_spec(value, EVENTS, path, where)
         return Check("step", value)
     if not isinstance(value, dict) or not isinstance(value.get("match"), list):
         raise _fail(path, where, "expected a list of events or {as: seat|spectator, match: [...]}")
@@ -566,6 +567,7 @@ def _events_check(value: Any, players: int, path: str, where: str) -> Check:
     viewer: ViewerSpec = (
         _viewer(value["as"], players, path, f"{where}.as") if "as" in value else ("step")
     )
+    _check_spec(value["match"], EVENTS, path, f"{where}.match")
     return Check(viewer, value["match"])
 
 
@@ -714,12 +716,12 @@ def _run_step(table: Table[Any], step: Step) -> str | None:
             return problem
         if step.events is not None:
             viewer = _resolve(step.events.viewer, step)
-            problem = subset_mismatch(step.events.match, events_json(table, before, viewer))
+            problem = schema.mismatch(step.events.match, events_json(table, before, viewer), EVENTS)
             if problem is not None:
                 return f"events as {_viewer_name(viewer)}: {problem}"
     for check in step.views:
         viewer = _resolve(check.viewer, step)
-        problem = subset_mismatch(check.match, view_json(table, viewer))
+        problem = schema.mismatch(check.match, view_json(table, viewer), VIEW)
         if problem is not None:
             return f"view of {_viewer_name(viewer)}: {problem}"
     return None

@@ -1,4 +1,5 @@
-"""The server process: gRPC (with health and reflection), metrics, logs, graceful shutdown."""
+"""The server process: gRPC (with health and reflection), HTTP for browsers (Connect, gRPC-Web,
+the web client), metrics, logs, graceful shutdown."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -19,12 +21,13 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from referee.server import errors
+from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.hub import GameHub, Limits
 from referee.server.metrics import SERVICE, Metrics
-from referee.server.service import RefereeServicer
+from referee.server.service import RefereeCore, RefereeServicer
+from referee.server.wire import add_referee_service
 from referee.store import open_store
 from referee.v1 import referee_pb2
-from referee.v1 import referee_pb2_grpc as pb_grpc
 
 
 @dataclass
@@ -32,6 +35,12 @@ class ServerConfig:
     listen: str = "127.0.0.1:50051"
     store: str = "sqlite:data/referee.sqlite3"
     metrics: str | None = "127.0.0.1:9464"
+    #: host:port of the HTTP port (Connect, gRPC-Web, the web client); None = no HTTP port.
+    http: str | None = None
+    #: Origins other than the HTTP port's own that browsers may call it from ("*" = any).
+    cors_origins: tuple[str, ...] = ()
+    #: Folder of the built web client served at the HTTP port's "/" (default clients/web/dist).
+    web_root: str | None = None
     limits: Limits = field(default_factory=Limits)
     max_message_bytes: int = 4 * 1024 * 1024
     grace_seconds: float = 5.0
@@ -87,11 +96,13 @@ class RefereeServer:
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
+            # gRPC sets SO_REUSEPORT by default: a second server on a port in use would start
+            # "listening" and the two would split the traffic. Refuse instead (issue 10).
+            ("grpc.so_reuseport", 0),
         ]
         self.server = grpc.aio.server(options=options)
-        pb_grpc.add_RefereeServiceServicer_to_server(
-            RefereeServicer(self.hub, self.metrics), self.server
-        )
+        self.core = RefereeCore(self.hub, self.metrics)
+        add_referee_service(RefereeServicer(self.core), self.server, self.metrics)
         self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         names = (
@@ -100,10 +111,25 @@ class RefereeServer:
             reflection.SERVICE_NAME,
         )
         reflection.enable_server_reflection(names, self.server)
-        self.port = self.server.add_insecure_port(config.listen)
+        try:
+            self.port = self.server.add_insecure_port(config.listen)
+        except RuntimeError:  # grpc raises this when the port cannot be bound
+            self.port = 0
         if self.port == 0:
-            raise OSError(f"cannot listen on {config.listen}")
+            raise OSError(
+                f"cannot listen on {config.listen}: the address is in use or not available "
+                "(is another referee running there?)"
+            )
         self.metrics_port: int | None = None
+        self.http: HttpServer | None = None
+        if config.http is not None:
+            app = HttpApp(
+                self.core,
+                cors_origins=config.cors_origins,
+                read_max_bytes=config.max_message_bytes,
+                web_root=Path(config.web_root) if config.web_root else WEB_ROOT,
+            )
+            self.http = HttpServer(app, config.http, config.grace_seconds)
 
     @property
     def address(self) -> str:
@@ -118,6 +144,8 @@ class RefereeServer:
             self.metrics_port = http.server_port
             self._http = http
         await self.server.start()
+        if self.http is not None:
+            await self.http.start()
         for name in ("", SERVICE):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -131,7 +159,10 @@ class RefereeServer:
                 "SHUTDOWN",
             )
         )
-        await self.server.stop(self.config.grace_seconds)
+        stopping = [self.server.stop(self.config.grace_seconds)]
+        if self.http is not None:
+            stopping.append(self.http.stop())
+        await asyncio.gather(*stopping)
         if self.metrics_port is not None:
             self._http.shutdown()
         self.hub.close()
@@ -147,13 +178,15 @@ async def serve(config: ServerConfig) -> None:
         address=server.address,
         store=config.store,
         metrics=f"http://{config.metrics}/metrics" if config.metrics else None,
+        http=f"http://{server.http.address}/" if server.http else None,
     )
     print(
         f"referee listening on {server.address} (store {config.store})\n"
         f"  try: grpcurl -plaintext {server.address} list\n"
         f"       referee-cli new --game vampire-queen --players 4 --bots 3 "
         f"--server {server.address}\n"
-        + (f"  metrics: http://{config.metrics}/metrics\n" if config.metrics else ""),
+        + (f"  metrics: http://{config.metrics}/metrics\n" if config.metrics else "")
+        + (_http_banner(server.http) if server.http else ""),
         flush=True,  # stdout: for people; stderr carries only JSON log lines
     )
     stop = asyncio.Event()
@@ -164,6 +197,19 @@ async def serve(config: ServerConfig) -> None:
     log.info("shutting_down")
     await server.stop()
     log.info("stopped")
+
+
+def _http_banner(http: HttpServer) -> str:
+    url = f"http://{http.address}"
+    page = (
+        f"  web client: {url}/  (play in a browser)\n"
+        if http.app.has_web_client
+        else f"  web client: not built (needs Node.js and npm: make web), then {url}/\n"
+    )
+    return (
+        page + f"  Connect/gRPC-Web: curl -H 'Content-Type: application/json' -d '{{}}' "
+        f"{url}/{SERVICE}/ListGameTypes\n"
+    )
 
 
 @contextlib.contextmanager

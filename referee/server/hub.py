@@ -19,7 +19,7 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -27,7 +27,7 @@ import grpc
 import structlog
 
 from referee import codec
-from referee.engine.game import FixedDeal, Rejection, Viewer
+from referee.engine.game import Rejection, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
@@ -44,6 +44,16 @@ from referee.store import (
     StoreError,
     VersionConflict,
 )
+from referee.stored import (
+    decode_command,
+    decode_deal,
+    decode_events,
+    encode_batch,
+    encode_command,
+    encode_deal,
+    read_batches,
+    stamp,
+)
 from referee.v1 import referee_pb2 as pb
 
 log = structlog.get_logger("referee")
@@ -59,6 +69,8 @@ MAX_REASON_LENGTH = 300
 #: Most batches the referee appends in a row on its own (default plays of forfeited seats);
 #: beyond it the game is aborted rather than played on forever.
 AUTO_PLAY_LIMIT = 2000
+#: How often a command is decided again after another writer appended first.
+CONFLICT_RETRIES = 5
 #: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
 REJECTED, DISCONNECTS = "rejected", "disconnects"
 
@@ -148,22 +160,9 @@ class LiveGame:
 
     def absorb_messages(self, messages: Sequence[pb.Event]) -> None:
         """Fold in stored events, batch by batch (loading, catching up)."""
-        start = 0
-        while start < len(messages):
-            end = start + 1
-            last = messages[start].batch_end_sequence
-            while end < len(messages) and messages[end].sequence <= last:
-                end += 1
-            head = messages[start]
-            recorded = head.recorded_unix_ms or now_ms()  # events from before stamps
-            decided = pb.Decided()
-            decided.CopyFrom(head.decided)
-            self.absorb(
-                [codec.event_from_proto(m) for m in messages[start:end]],
-                recorded,
-                decided if head.HasField("decided") else None,
-            )
-            start = end
+        for batch in read_batches(messages):
+            recorded = batch.recorded_ms or now_ms()  # events from before stamps
+            self.absorb(batch.events, recorded, batch.decided)
 
     def event_message(self, index: int, viewer: Viewer, *, redact: bool = True) -> pb.Event:
         """Event ``index + 1`` as ``viewer`` may see it (or unredacted), with its stamps."""
@@ -172,12 +171,9 @@ class LiveGame:
         if redact:
             event = table.redact(event, viewer)
         message = codec.event_to_proto(self.record.game_type, event, index + 1)
-        message.batch_end_sequence = self.batch_ends[index]
-        message.recorded_unix_ms = self.recorded_ms[index]
-        stamp = self.decided.get(index + 1)
-        if stamp is not None:
-            message.decided.CopyFrom(stamp)
-        return message
+        return stamp(
+            message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
+        )
 
     def seat_stats(self) -> list[pb.SeatStats]:
         status = self.table.status
@@ -278,14 +274,6 @@ def _fingerprint(seat: int, command: pb.Command) -> str:
     ).hexdigest()
 
 
-def encode_deal(deal: FixedDeal | None) -> bytes:
-    return codec.deal_to_proto(deal).SerializeToString() if deal is not None else b""
-
-
-def decode_deal(data: bytes) -> FixedDeal | None:
-    return codec.deal_from_proto(pb.FixedDeal.FromString(data)) if data else None
-
-
 class GameHub:
     def __init__(self, store: EventStore, metrics: Metrics, limits: Limits) -> None:
         self.store = store
@@ -295,7 +283,7 @@ class GameHub:
         self.streams = 0
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
-        self._tasks: set[asyncio.Future[None]] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()
         self._stop_listening: Callable[[], None] = lambda: None
         self._active = 0
 
@@ -327,11 +315,25 @@ class GameHub:
         except Exception:
             log.exception("preload_failed", game_id=game_id)
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Awaitable[T]) -> asyncio.Future[T]:
         """Run ``coroutine`` in the background, kept referenced until it is done."""
-        task = asyncio.ensure_future(coroutine)
+        task: asyncio.Future[T] = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_retrieve)
+        return task
+
+    async def _unit(self, coroutine: Awaitable[T]) -> T:
+        """Run ``coroutine`` to its end whatever happens to the caller, and return its result.
+
+        A client whose deadline expires, or which hangs up, cancels its call's task. Work that
+        changes a game (decide, append to the store, fold into the live table, publish) must
+        happen as a unit or not at all: cancelled half-way, the store would hold events the
+        live game never saw, and every later command would conflict (issue 10). So such work
+        runs in a task of its own that the caller only waits for; its outcome is dropped if
+        nobody is left to hear it.
+        """
+        return await asyncio.shield(self._spawn(coroutine))
 
     # --- games ------------------------------------------------------------------------------
 
@@ -377,16 +379,21 @@ class GameHub:
             settings={**settings.to_json(), seeds.SALT_KEY: config.salt.hex()},
             organiser_token_hash=hash_token(organiser),
         )
-        recorded = now_ms()
-        payloads = self._encode(config.game_type, opening, 1, recorded)
-        await self._store(self.store.create_game, record, payloads)
         live = LiveGame(game_id, record, table, settings=settings)
+        await self._unit(self._create_unit(live, opening))
+        return live, tokens, organiser
+
+    async def _create_unit(self, live: LiveGame, opening: list[Any]) -> None:
+        """Store a new game and keep it live (see :meth:`_unit`)."""
+        recorded = now_ms()
+        payloads = encode_batch(live.record.game_type, opening, 1, recorded)
+        await self._store(self.store.create_game, live.record, payloads)
         live.absorb(opening, recorded, None)
-        self.games[game_id] = live
+        self.games[live.game_id] = live
         self._active += 1
         self.metrics.games_active.set(self._active)
+        self.metrics.game_created(live.record.game_type)
         self._arm(live)
-        return live, tokens, organiser
 
     async def get(self, game_id: str) -> LiveGame:
         """The live game, loaded from the store (replayed) on first use."""
@@ -397,23 +404,23 @@ class GameHub:
         live = self.games.get(game_id)
         if live is not None:
             return live
-        pending = self._loading.get(game_id)
-        if pending is None:
-            pending = asyncio.get_running_loop().create_future()
-            self._loading[game_id] = pending
-            try:
-                live = await self._load(game_id)
-                self.games[game_id] = live
-                self._spawn(self._resume(live))
-                pending.set_result(live)
-            except BaseException as failure:
-                pending.set_exception(failure)
-                pending.exception()  # mark retrieved: other waiters may not exist
-                raise
-            finally:
-                del self._loading[game_id]
+        loading = self._loading.get(game_id)
+        if loading is None:
+            # One load per game however many calls ask at once; a caller that gives up does
+            # not cancel it for the others.
+            loading = self._spawn(self._load_and_keep(game_id))
+            self._loading[game_id] = loading
+        result: LiveGame = await asyncio.shield(loading)
+        return result
+
+    async def _load_and_keep(self, game_id: str) -> LiveGame:
+        try:
+            live = await self._load(game_id)
+            self.games[game_id] = live
+            self._spawn(self._resume(live))
             return live
-        return await asyncio.shield(pending)
+        finally:
+            del self._loading[game_id]
 
     async def _load(self, game_id: str) -> LiveGame:
         try:
@@ -433,7 +440,7 @@ class GameHub:
         stats = await self._store(self.store.stats, game_id)
         table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
         live = LiveGame(game_id, record, table, settings=settings, stats=stats)
-        live.absorb_messages([pb.Event.FromString(e.payload) for e in stored])
+        live.absorb_messages(decode_events(e.payload for e in stored))
         live.ended = live.over
         return live
 
@@ -564,12 +571,28 @@ class GameHub:
                 "command", f"this game is {live.record.game_type}, not {game_type}"
             )
         fingerprint = _fingerprint(seat, request.command)
+        response = await self._unit(
+            self._submit_unit(live, seat, request, command, fingerprint, arrival)
+        )
+        return live, seat, response
+
+    async def _submit_unit(
+        self,
+        live: LiveGame,
+        seat: int,
+        request: pb.SubmitCommandRequest,
+        command: Any,
+        fingerprint: str,
+        arrival: int,
+    ) -> pb.SubmitCommandResponse:
+        """Decide, append, fold in and publish one command (see :meth:`_unit`)."""
+        command_id = request.command_id
         async with live.lock:
             first = live.accepted.get(command_id)
             if first is not None:
                 if first.fingerprint != fingerprint:
                     raise _reused(command_id)
-                return live, seat, self._accepted(live, seat, first, duplicate=True)
+                return self._accepted(live, seat, first, duplicate=True)
             # An id this process has not accepted may still be in the store (accepted before a
             # restart, or by another process). Such a retry is stale by now, so the store is
             # asked only when the command cannot be applied; one that can goes to the append,
@@ -578,7 +601,7 @@ class GameHub:
             if refused is not None:
                 first = await self._recorded(live, command_id, fingerprint)
                 if first is not None:
-                    return live, seat, self._accepted(live, seat, first, duplicate=True)
+                    return self._accepted(live, seat, first, duplicate=True)
                 if refused[0] != fingerprint:
                     raise _reused(command_id)
                 raise refused[1]
@@ -587,51 +610,65 @@ class GameHub:
                 # (however late the timer task runs on a busy server).
                 await self._referee(live, arrival)
             table = live.table
-            if request.HasField("expected_version") and request.expected_version != table.version:
-                first = await self._recorded(live, command_id, fingerprint)
-                if first is not None:
-                    return live, seat, self._accepted(live, seat, first, duplicate=True)
-                raise errors.version_conflict(request.expected_version, table.version, seat)
-            try:
-                events = table.decide(seat, command)
-            except Rejection as rejection:
-                first = await self._recorded(live, command_id, fingerprint)
-                if first is not None:
-                    return live, seat, self._accepted(live, seat, first, duplicate=True)
-                violation = errors.rule_violation(rejection, seat)
-                live.rejected[command_id] = (fingerprint, violation)
-                while len(live.rejected) > REJECTED_MEMORY:
-                    live.rejected.popitem(last=False)
-                self._count(live, seat, REJECTED)
-                raise violation from None
-            version = table.version
-            decision_ms = live.seat_clocks.elapsed(seat, arrival)
-            outcome = CommandOutcome(
-                command_id=command_id,
-                seat=seat,
-                fingerprint=fingerprint,
-                first_sequence=version + 1,
-                last_sequence=version + len(events),
-                payload=request.command.SerializeToString(deterministic=True),
-                decision_ms=decision_ms,
-            )
-            decided = pb.Decided(
-                seat=seat, decision_ms=decision_ms, client_decision_ms=request.client_decision_ms
-            )
-            try:
-                await self._commit(live, events, decided, outcome)
-            except DuplicateCommand as duplicate:  # recorded before (a retry) or elsewhere
-                if duplicate.outcome.fingerprint != fingerprint:
-                    raise _reused(command_id) from None
-                return live, seat, self._accepted(live, seat, duplicate.outcome, duplicate=True)
-            except VersionConflict as conflict:
-                raise errors.version_conflict(version, conflict.actual, seat) from None
+            # Another writer (a second process on a shared store) may have appended since we
+            # last looked: then we catch up and decide again, a few times at most, instead of
+            # answering ABORTED to a client that asked for no particular version.
+            for _attempt in range(CONFLICT_RETRIES):
+                if (
+                    request.HasField("expected_version")
+                    and request.expected_version != table.version
+                ):
+                    first = await self._recorded(live, command_id, fingerprint)
+                    if first is not None:
+                        return self._accepted(live, seat, first, duplicate=True)
+                    raise errors.version_conflict(request.expected_version, table.version, seat)
+                try:
+                    events = table.decide(seat, command)
+                except Rejection as rejection:
+                    first = await self._recorded(live, command_id, fingerprint)
+                    if first is not None:
+                        return self._accepted(live, seat, first, duplicate=True)
+                    violation = errors.rule_violation(rejection, seat)
+                    live.rejected[command_id] = (fingerprint, violation)
+                    while len(live.rejected) > REJECTED_MEMORY:
+                        live.rejected.popitem(last=False)
+                    self._count(live, seat, REJECTED)
+                    raise violation from None
+                version = table.version
+                decision_ms = live.seat_clocks.elapsed(seat, arrival)
+                outcome = CommandOutcome(
+                    command_id=command_id,
+                    seat=seat,
+                    fingerprint=fingerprint,
+                    first_sequence=version + 1,
+                    last_sequence=version + len(events),
+                    payload=encode_command(request.command),
+                    decision_ms=decision_ms,
+                )
+                decided = pb.Decided(
+                    seat=seat,
+                    decision_ms=decision_ms,
+                    client_decision_ms=request.client_decision_ms,
+                )
+                try:
+                    await self._commit(live, events, decided, outcome)
+                except DuplicateCommand as duplicate:  # recorded before (a retry) or elsewhere
+                    if duplicate.outcome.fingerprint != fingerprint:
+                        raise _reused(command_id) from None
+                    await self._follow_store(live)  # it may be ahead of us
+                    return self._accepted(live, seat, duplicate.outcome, duplicate=True)
+                except VersionConflict:
+                    await self._follow_store(live)
+                    continue
+                break
+            else:
+                raise errors.not_now("the game is busy; try again", "BUSY")
             live.accepted[command_id] = outcome
             self.metrics.decision_seconds.labels(live.record.game_type).observe(decision_ms / 1000)
             response = self._accepted(live, seat, outcome, duplicate=False)  # right after it
             await self._referee(live)
         self._publish(live)
-        return live, seat, response
+        return response
 
     async def _commit(
         self,
@@ -644,7 +681,7 @@ class GameHub:
         it in. Call with the game's lock held. Raises the store's errors."""
         version = live.table.version
         recorded = now_ms()
-        payloads = self._encode(live.record.game_type, events, version + 1, recorded, decided)
+        payloads = encode_batch(live.record.game_type, events, version + 1, recorded, decided)
         started = time.perf_counter()
         live.writing = version + len(events)
         try:
@@ -690,6 +727,7 @@ class GameHub:
                 await self._store(self.store.set_finished, live.game_id, True)
             self._active -= 1
             self.metrics.games_active.set(self._active)
+            self.metrics.game_ended(live)
         self._arm(live)
         if table.version != before:
             self._publish(live)
@@ -777,36 +815,44 @@ class GameHub:
         reason = request.reason.strip() or "aborted by the organiser"
         if len(reason) > MAX_REASON_LENGTH:
             raise errors.bad_request("reason", f"at most {MAX_REASON_LENGTH} characters")
-        async with live.lock:
-            try:
-                events = live.table.abort(reason)
-            except Rejection as rejection:
-                raise errors.not_now(rejection.message, "GAME_OVER") from None
-            try:
-                await self._commit(live, events, None)
-            except VersionConflict:
-                raise errors.not_now("the game moved on; try again", "BUSY") from None
-            await self._referee(live)
-        self._publish(live)
+        await self._unit(self._abort_unit(live, reason))
         log.info("game_aborted", game_id=live.game_id, reason=reason)
         return live
+
+    async def _abort_unit(self, live: LiveGame, reason: str) -> None:
+        async with live.lock:
+            await self._organiser_batch(live, lambda: live.table.abort(reason), "GAME_OVER")
+            await self._referee(live)
+        self._publish(live)
+
+    async def _organiser_batch(
+        self, live: LiveGame, events: Callable[[], list[Any]], refused: str
+    ) -> None:
+        """Commit the batch ``events()`` decides (abort, reveal); after another writer's
+        append, follow the store and decide again. Call with the game's lock held."""
+        for _attempt in range(CONFLICT_RETRIES):
+            try:
+                batch = events()
+            except Rejection as rejection:
+                raise errors.not_now(rejection.message, refused) from None
+            try:
+                await self._commit(live, batch, None)
+                return
+            except VersionConflict:
+                await self._follow_store(live)
+        raise errors.not_now("the game moved on; try again", "BUSY")
 
     async def reveal(self, request: pb.RevealSeedRequest) -> LiveGame:
         live = await self.get(request.game_id)
         self.authorise_organiser(live, request.organiser_token)
-        async with live.lock:
-            table = live.table
-            if table.status.revealed is None:
-                try:
-                    events = table.reveal()
-                except Rejection as rejection:
-                    raise errors.not_now(rejection.message, "NOT_OVER") from None
-                try:
-                    await self._commit(live, events, None)
-                except VersionConflict:
-                    raise errors.not_now("the game moved on; try again", "BUSY") from None
-        self._publish(live)
+        await self._unit(self._reveal_unit(live))
         return live
+
+    async def _reveal_unit(self, live: LiveGame) -> None:
+        async with live.lock:
+            if live.table.status.revealed is None:
+                await self._organiser_batch(live, live.table.reveal, "NOT_OVER")
+        self._publish(live)
 
     async def export(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
         """The full log and commands of a game whose seed has been released, for its organiser
@@ -837,7 +883,7 @@ class GameHub:
                 last_sequence=outcome.last_sequence,
                 decision_ms=outcome.decision_ms,
             )
-            entry.command.ParseFromString(outcome.payload)
+            entry.command.CopyFrom(decode_command(outcome.payload))
         return response
 
     async def _recorded(
@@ -859,27 +905,6 @@ class GameHub:
             duplicate=duplicate,
             view=live.view(seat),
         )
-
-    @staticmethod
-    def _encode(
-        game_type: str,
-        events: list[Any],
-        first: int,
-        recorded: int = 0,
-        decided: pb.Decided | None = None,
-    ) -> list[bytes]:
-        """The stored form of a batch: each event with its sequence, the batch's end and
-        recording time, and the first one with the stamp of the decision that caused it."""
-        last = first + len(events) - 1
-        payloads = []
-        for i, event in enumerate(events):
-            message = codec.event_to_proto(game_type, event, first + i)
-            message.batch_end_sequence = last
-            message.recorded_unix_ms = recorded
-            if i == 0 and decided is not None:
-                message.decided.CopyFrom(decided)
-            payloads.append(message.SerializeToString())
-        return payloads
 
     # --- streams ----------------------------------------------------------------------------
 
@@ -979,16 +1004,23 @@ class GameHub:
 
     async def _catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied
-            stored = await self._store(self.store.read, live.game_id, live.table.version, None)
-            if not stored:
-                return
-            live.absorb_messages([pb.Event.FromString(e.payload) for e in stored])
-            if live.over and not live.ended:
-                live.ended = True  # the other writer recorded the end
-                self._active -= 1
-                self.metrics.games_active.set(self._active)
-            self._arm(live)
-        self._publish(live)
+            changed = await self._follow_store(live)
+        if changed:
+            self._publish(live)
+
+    async def _follow_store(self, live: LiveGame) -> bool:
+        """Fold in whatever the store holds beyond the live table (another writer's appends);
+        True if there was any. Call with the game's lock held; the caller publishes."""
+        stored = await self._store(self.store.read, live.game_id, live.table.version, None)
+        if not stored:
+            return False
+        live.absorb_messages(decode_events(e.payload for e in stored))
+        if live.over and not live.ended:
+            live.ended = True  # the other writer recorded the end
+            self._active -= 1
+            self.metrics.games_active.set(self._active)
+        self._arm(live)
+        return True
 
     def close(self) -> None:
         for live in self.games.values():
@@ -998,6 +1030,15 @@ class GameHub:
         self._stop_listening()
         self._writer.shutdown(wait=True)
         self.store.close()
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a background task's outcome as seen: a unit whose caller gave up may end with a
+    ClientError nobody is left to hear, which is not worth a warning."""
+    if not task.cancelled():
+        error = task.exception()
+        if error is not None and not isinstance(error, ClientError | StoreError):
+            log.error("task_failed", error=repr(error))
 
 
 def _log_failure(future: concurrent.futures.Future[None]) -> None:

@@ -1,19 +1,26 @@
-"""The ``referee.v1.RefereeService`` servicer: request checks, errors, logs and metrics.
+"""``referee.v1.RefereeService``, once for every transport, and its gRPC adapter.
 
-Game logic lives in the engine; state and streams in :mod:`referee.server.hub`.
+:class:`RefereeCore` implements each RPC once: a protobuf request in, a response (or, for
+``StreamGame``, an async iterator of responses) out, every error a client can cause raised as
+:class:`ClientError`. Request checks, metrics and logs live here, so the gRPC adapter below and
+the HTTP adapter (:mod:`referee.server.http`) stay thin: they only move messages and turn
+``ClientError`` into their protocol's status. Game logic lives in the engine; state and streams
+in :mod:`referee.server.hub`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 import structlog
 
+from referee import rulebook
 from referee.engine.registry import all_games
 from referee.server import errors
 from referee.server.errors import ClientError
@@ -26,28 +33,26 @@ log = structlog.get_logger("referee")
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
+Core = TypeVar("Core", bound="RefereeCore")
 
 
 def _unary(
-    method: Callable[[Any, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]],
-) -> Callable[[Any, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]]:
-    """Metrics per RPC, and ClientError -> status with details."""
+    method: Callable[[Core, Req], Awaitable[Resp]],
+) -> Callable[[Core, Req], Awaitable[Resp]]:
+    """Metrics per RPC, by the status code the call ends with (whatever the transport)."""
     name = method.__name__
 
     @functools.wraps(method)
-    async def wrapper(
-        self: RefereeServicer, request: Req, context: grpc.aio.ServicerContext[Req, Resp]
-    ) -> Resp:
+    async def wrapper(self: Core, request: Req) -> Resp:
         labels = ("unary", SERVICE, name)
         self.metrics.started.labels(*labels).inc()
         started = time.perf_counter()
         code = grpc.StatusCode.OK
         try:
-            return await method(self, request, context)
+            return await method(self, request)
         except ClientError as error:
             code = error.code
-            await context.abort_with_status(error.to_status())
-            raise  # unreachable: abort raises
+            raise
         except BaseException:
             code = grpc.StatusCode.INTERNAL
             raise
@@ -58,15 +63,15 @@ def _unary(
     return wrapper
 
 
-class RefereeServicer(pb_grpc.RefereeServiceServicer):
+class RefereeCore:
+    """Every RPC of the service, transport-free. Methods are named as in the proto."""
+
     def __init__(self, hub: GameHub, metrics: Metrics) -> None:
         self.hub = hub
         self.metrics = metrics
 
     @_unary
-    async def ListGameTypes(
-        self, request: pb.ListGameTypesRequest, context: Any
-    ) -> pb.ListGameTypesResponse:
+    async def ListGameTypes(self, request: pb.ListGameTypesRequest) -> pb.ListGameTypesResponse:
         response = pb.ListGameTypesResponse()
         for game in all_games():
             info = game.info
@@ -77,6 +82,8 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
                 max_players=info.max_players,
                 rules=info.rules,
                 summary=info.summary,
+                rules_path=rulebook.rules_path(info.rules),
+                rules_text=rulebook.rules_text(info.rules),
             )
             for option in info.options:
                 entry.options.add(
@@ -90,9 +97,7 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         return response
 
     @_unary
-    async def CreateGame(
-        self, request: pb.CreateGameRequest, context: Any
-    ) -> pb.CreateGameResponse:
+    async def CreateGame(self, request: pb.CreateGameRequest) -> pb.CreateGameResponse:
         live, tokens, organiser = await self.hub.create(request)
         log.info(
             "game_created",
@@ -110,11 +115,11 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         )
 
     @_unary
-    async def GetGame(self, request: pb.GetGameRequest, context: Any) -> pb.GetGameResponse:
+    async def GetGame(self, request: pb.GetGameRequest) -> pb.GetGameResponse:
         return pb.GetGameResponse(game=(await self.hub.get(request.game_id)).summary())
 
     @_unary
-    async def ListGames(self, request: pb.ListGamesRequest, context: Any) -> pb.ListGamesResponse:
+    async def ListGames(self, request: pb.ListGamesRequest) -> pb.ListGamesResponse:
         return await self.hub.list_games(request)
 
     def _watcher(self, live: Any, request: pb.GetViewRequest | pb.StreamGameRequest) -> Any:
@@ -128,33 +133,27 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         )
 
     @_unary
-    async def GetView(self, request: pb.GetViewRequest, context: Any) -> pb.GetViewResponse:
+    async def GetView(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
         live = await self.hub.get(request.game_id)
         watcher = self._watcher(live, request)
         return pb.GetViewResponse(view=self.hub.view_for(live, watcher))
 
     @_unary
-    async def AbortGame(self, request: pb.AbortGameRequest, context: Any) -> pb.AbortGameResponse:
+    async def AbortGame(self, request: pb.AbortGameRequest) -> pb.AbortGameResponse:
         live = await self.hub.abort(request)
         return pb.AbortGameResponse(game=live.summary())
 
     @_unary
-    async def RevealSeed(
-        self, request: pb.RevealSeedRequest, context: Any
-    ) -> pb.RevealSeedResponse:
+    async def RevealSeed(self, request: pb.RevealSeedRequest) -> pb.RevealSeedResponse:
         live = await self.hub.reveal(request)
         return pb.RevealSeedResponse(game=live.summary(organiser=True))
 
     @_unary
-    async def ExportGame(
-        self, request: pb.ExportGameRequest, context: Any
-    ) -> pb.ExportGameResponse:
+    async def ExportGame(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
         return await self.hub.export(request)
 
     @_unary
-    async def SubmitCommand(
-        self, request: pb.SubmitCommandRequest, context: Any
-    ) -> pb.SubmitCommandResponse:
+    async def SubmitCommand(self, request: pb.SubmitCommandRequest) -> pb.SubmitCommandResponse:
         started = time.perf_counter()
         try:
             live, seat, response = await self.hub.submit(request)
@@ -162,7 +161,7 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
             rule = error.metadata.get("rule_id", error.reason)
             self.metrics.commands.labels(_game_type_of(request), "rejected", rule).inc()
             rejected_seat = error.metadata.get("seat")
-            log.info(
+            log.debug(  # one line per command: only with --log-level debug
                 "command",
                 game_id=errors.clip(request.game_id),
                 seat=int(rejected_seat) if rejected_seat is not None else None,
@@ -176,7 +175,7 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         game_type = live.record.game_type
         outcome = "duplicate" if response.duplicate else "accepted"
         self.metrics.commands.labels(game_type, outcome, "ok").inc()
-        log.info(
+        log.debug(
             "command",
             game_id=live.game_id,
             seat=seat,
@@ -188,8 +187,10 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         return response
 
     async def StreamGame(
-        self, request: pb.StreamGameRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[pb.StreamGameResponse]:
+        self, request: pb.StreamGameRequest
+    ) -> AsyncGenerator[pb.StreamGameResponse, None]:
+        """The stream's messages; a stream the server ends (overflow, shutdown) raises the
+        ClientError it ends with after the last message."""
         labels = ("server_stream", SERVICE, "StreamGame")
         self.metrics.started.labels(*labels).inc()
         started = time.perf_counter()
@@ -203,10 +204,10 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
                 sent.inc()
         except StreamEnded as ended:
             code = ended.error.code
-            await context.abort_with_status(ended.error.to_status())
+            raise ended.error from None
         except ClientError as error:
             code = error.code
-            await context.abort_with_status(error.to_status())
+            raise
         except BaseException as error:
             code = (
                 grpc.StatusCode.CANCELLED
@@ -217,6 +218,60 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
         finally:
             self.metrics.handled.labels(*labels, code.name).inc()
             self.metrics.handling.labels(*labels).observe(time.perf_counter() - started)
+
+
+async def _grpc_unary(context: grpc.aio.ServicerContext[Any, Any], call: Awaitable[Resp]) -> Resp:
+    try:
+        return await call
+    except ClientError as error:
+        await context.abort_with_status(error.to_status())
+        raise  # unreachable: abort raises
+
+
+class RefereeServicer(pb_grpc.RefereeServiceServicer):
+    """The gRPC adapter: each method hands its request to :class:`RefereeCore`."""
+
+    def __init__(self, core: RefereeCore) -> None:
+        self.core = core
+
+    async def ListGameTypes(self, request: Any, context: Any) -> pb.ListGameTypesResponse:
+        return await _grpc_unary(context, self.core.ListGameTypes(request))
+
+    async def CreateGame(self, request: Any, context: Any) -> pb.CreateGameResponse:
+        return await _grpc_unary(context, self.core.CreateGame(request))
+
+    async def GetGame(self, request: Any, context: Any) -> pb.GetGameResponse:
+        return await _grpc_unary(context, self.core.GetGame(request))
+
+    async def ListGames(self, request: Any, context: Any) -> pb.ListGamesResponse:
+        return await _grpc_unary(context, self.core.ListGames(request))
+
+    async def GetView(self, request: Any, context: Any) -> pb.GetViewResponse:
+        return await _grpc_unary(context, self.core.GetView(request))
+
+    async def AbortGame(self, request: Any, context: Any) -> pb.AbortGameResponse:
+        return await _grpc_unary(context, self.core.AbortGame(request))
+
+    async def RevealSeed(self, request: Any, context: Any) -> pb.RevealSeedResponse:
+        return await _grpc_unary(context, self.core.RevealSeed(request))
+
+    async def ExportGame(self, request: Any, context: Any) -> pb.ExportGameResponse:
+        return await _grpc_unary(context, self.core.ExportGame(request))
+
+    async def SubmitCommand(self, request: Any, context: Any) -> pb.SubmitCommandResponse:
+        return await _grpc_unary(context, self.core.SubmitCommand(request))
+
+    async def StreamGame(
+        self, request: pb.StreamGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.StreamGameResponse]:
+        # aclosing: a cancelled call closes the core's stream at once (the hub counts the
+        # disconnect and frees the stream slot now, not when the generator is collected).
+        async with contextlib.aclosing(self.core.StreamGame(request)) as stream:
+            try:
+                async for message in stream:
+                    yield message
+            except ClientError as error:
+                await context.abort_with_status(error.to_status())
 
 
 def _game_type_of(request: pb.SubmitCommandRequest) -> str:

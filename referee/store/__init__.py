@@ -4,6 +4,7 @@ Pick a backend with :func:`open_store`, e.g. from the server's ``--store`` setti
 
     store = open_store("sqlite:var/referee.db")  # durable, one file
     store = open_store("memory:")                # lost on exit; tests and demos
+    store = open_store("postgresql://db/referee") # shared by replicas (the `postgres` extra)
 """
 
 from __future__ import annotations
@@ -41,20 +42,32 @@ __all__ = [
 
 
 def open_store(url: str) -> EventStore:
-    """Open the store named by ``url``: ``"memory:"`` or ``"sqlite:PATH"``.
+    """Open the store named by ``url``: ``"memory:"``, ``"sqlite:PATH"`` or a PostgreSQL URL
+    (``postgresql://...`` or ``postgres://...``, any libpq connection URL).
 
     ``PATH`` is a file path (relative to the working directory, folders created as needed) or
-    ``:memory:``.
+    ``:memory:``. PostgreSQL needs the ``postgres`` extra (psycopg), imported only here.
 
     >>> type(open_store("memory:")).__name__
     'MemoryEventStore'
-    >>> open_store("postgres://db/referee")
+    >>> open_store("mysql://db")
     Traceback (most recent call last):
     ...
-    ValueError: unsupported event store URL 'postgres://db/referee': use 'memory:' or 'sqlite:PATH'
+    ValueError: unsupported event store URL 'mysql://db': use memory:, sqlite:PATH or postgresql://...
     """
     if url == "memory:":
         return MemoryEventStore()
     if url.startswith("sqlite:") and len(url) > len("sqlite:"):
         return SqliteEventStore(url.removeprefix("sqlite:"))
-    raise ValueError(f"unsupported event store URL {url!r}: use 'memory:' or 'sqlite:PATH'")
+    if url.startswith(("postgresql://", "postgres://")):
+        try:
+            from referee.store.postgres import PostgresEventStore
+        except ImportError as error:  # psycopg missing
+            raise ValueError(
+                f"{url.split('://')[0]}:// needs psycopg: pip install 'game-referee[postgres]'"
+                f" ({error})"
+            ) from None
+        return PostgresEventStore(url)
+    raise ValueError(
+        f"unsupported event store URL {url!r}: use memory:, sqlite:PATH or postgresql://..."
+    )

@@ -22,6 +22,7 @@ disconnects) that are not events, because a refused command changes nothing in t
 from __future__ import annotations
 
 import abc
+import json
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -160,6 +161,10 @@ class EventStore(abc.ABC):
     Backends implement the abstract methods; listener bookkeeping lives here so every backend
     notifies the same way. Stores are context managers that :meth:`close` on exit.
     """
+
+    #: True when other processes may append to the same games (a networked store): a reader
+    #: must then expect commits it did not make, announced only through the listeners.
+    shared: bool = False
 
     def __init__(self) -> None:
         self._listeners: dict[int, Listener] = {}
@@ -324,3 +329,38 @@ def check_limit(limit: int | None) -> None:
     """Raise :class:`ValueError` for a negative read limit."""
     if limit is not None and limit < 0:
         raise ValueError(f"limit must not be negative, got {limit}")
+
+
+def outcome_from_row(row: Sequence[Any]) -> CommandOutcome:
+    """Rebuild a :class:`CommandOutcome` from a SQL row of ``command_id, seat, fingerprint,
+    first_sequence, last_sequence, payload, decision_ms`` (the SQL backends' column order)."""
+    command_id, seat, fingerprint, first, last, payload, decision_ms = row
+    return CommandOutcome(
+        str(command_id),
+        int(seat),
+        str(fingerprint),
+        int(first),
+        int(last),
+        payload=bytes(payload),
+        decision_ms=int(decision_ms),
+    )
+
+
+def record_from_row(row: Sequence[Any]) -> GameRecord:
+    """Rebuild a :class:`GameRecord` from a SQL row of ``game_id, game_type, players, options,
+    seed, deal, token_hashes, created_at, version, finished, settings, organiser_hash`` (JSON
+    text in options, token_hashes and settings)."""
+    game_id, game_type, players, options, seed, deal, token_hashes, created_at = row[:8]
+    settings, organiser_hash = row[10:12]
+    return GameRecord(
+        game_id=game_id,
+        game_type=game_type,
+        players=players,
+        options=dict(json.loads(options)),
+        seed=bytes(seed),
+        deal=bytes(deal),
+        seat_token_hashes=tuple(json.loads(token_hashes)),
+        created_at=float(created_at),
+        settings=dict(json.loads(settings)),
+        organiser_token_hash=str(organiser_hash),
+    )

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import Literal, NoReturn
 
 from referee.store.base import (
     CommandOutcome,
@@ -31,6 +31,8 @@ from referee.store.base import (
     VersionConflict,
     check_limit,
     check_outcome,
+    outcome_from_row,
+    record_from_row,
 )
 
 __all__ = ["SCHEMA_VERSION", "SqliteEventStore"]
@@ -104,38 +106,6 @@ _COMMAND_COLUMNS = (
 )
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
-
-
-def _outcome(row: Sequence[Any]) -> CommandOutcome:
-    """Rebuild a :class:`CommandOutcome` from a row of ``_COMMAND_COLUMNS``."""
-    command_id, seat, fingerprint, first, last, payload, decision_ms = row
-    return CommandOutcome(
-        str(command_id),
-        int(seat),
-        str(fingerprint),
-        int(first),
-        int(last),
-        payload=bytes(payload),
-        decision_ms=int(decision_ms),
-    )
-
-
-def _record(row: Sequence[Any]) -> GameRecord:
-    """Rebuild a :class:`GameRecord` from a row of ``_GAME_COLUMNS``."""
-    game_id, game_type, players, options, seed, deal, token_hashes, created_at = row[:8]
-    settings, organiser_hash = row[10:12]
-    return GameRecord(
-        game_id=game_id,
-        game_type=game_type,
-        players=players,
-        options=dict(json.loads(options)),
-        seed=bytes(seed),
-        deal=bytes(deal),
-        seat_token_hashes=tuple(json.loads(token_hashes)),
-        created_at=float(created_at),
-        settings=dict(json.loads(settings)),
-        organiser_token_hash=str(organiser_hash),
-    )
 
 
 class SqliteEventStore(EventStore):
@@ -350,7 +320,7 @@ class SqliteEventStore(EventStore):
             )
         if row is None:
             raise GameNotFound(game_id)
-        return _record(row)
+        return record_from_row(row)
 
     def list_games(self) -> list[tuple[GameRecord, int, bool]]:
         with self._lock:
@@ -359,7 +329,7 @@ class SqliteEventStore(EventStore):
                 .execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY created_at, rowid")
                 .fetchall()
             )
-        return [(_record(row), int(row[8]), bool(row[9])) for row in rows]
+        return [(record_from_row(row), int(row[8]), bool(row[9])) for row in rows]
 
     @staticmethod
     def _find_command(
@@ -369,7 +339,7 @@ class SqliteEventStore(EventStore):
             f"SELECT {_COMMAND_COLUMNS} FROM commands WHERE game_id = ? AND command_id = ?",
             (game_id, command_id),
         ).fetchone()
-        return None if row is None else _outcome(row)
+        return None if row is None else outcome_from_row(row)
 
     def find_command(self, game_id: str, command_id: str) -> CommandOutcome | None:
         with self._lock:
@@ -386,7 +356,7 @@ class SqliteEventStore(EventStore):
                 " ORDER BY first_sequence",
                 (game_id,),
             ).fetchall()
-        return [_outcome(row) for row in rows]
+        return [outcome_from_row(row) for row in rows]
 
     def add_stats(self, game_id: str, seat: int, counts: Mapping[str, int]) -> None:
         with self._lock, self._transaction() as conn:

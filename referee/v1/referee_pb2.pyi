@@ -118,6 +118,8 @@ class GameType(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    RULES_PATH_FIELD_NUMBER: _builtins.int
+    RULES_TEXT_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Identifier used in CreateGameRequest.game_type, e.g. "vampire-queen"."""
     name: _builtins.str
@@ -127,9 +129,17 @@ class GameType(_message.Message):
     max_players: _builtins.int
     """Most seats."""
     rules: _builtins.str
-    """The rules file this implementation follows."""
+    """The rules page's file name (see rules_path for where it is)."""
     summary: _builtins.str
     """One-line description."""
+    rules_path: _builtins.str
+    """Where the rules page is, relative to the root of the referee's source repository, e.g.
+    "docs/rules/vampire-queen.md": the rule ids of errors (ErrorInfo rule_id) are defined there.
+    """
+    rules_text: _builtins.str
+    """The rules page itself (Markdown), for a client to show to its players; empty when the
+    server runs without its docs/ folder (an install from a wheel).
+    """
     @_builtins.property
     def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameOption]:
         """Options with their defaults."""
@@ -144,10 +154,12 @@ class GameType(_message.Message):
         options: _abc.Iterable[Global___GameOption] | None = ...,
         rules: _builtins.str = ...,
         summary: _builtins.str = ...,
+        rules_path: _builtins.str = ...,
+        rules_text: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules", b"rules", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules", b"rules", "rules_path", b"rules_path", "rules_text", b"rules_text", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

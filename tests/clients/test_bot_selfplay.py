@@ -9,7 +9,6 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -24,18 +23,6 @@ from referee_bot.runner import GameStream, SeatBot, selfplay_game
 from referee_bot.strategies import make_strategy
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with running_server(store="memory:") as server:
-        yield str(server.address)
-
-
-@pytest.fixture
-def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with grpc.insecure_channel(address) as channel:
-        yield referee_pb2_grpc.RefereeServiceStub(channel)
 
 
 def test_runner_doctests() -> None:

@@ -6,35 +6,12 @@ import io
 import random
 import re
 import threading
-from collections.abc import Iterator
 
-import grpc
-import pytest
-
-from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import SeatBot, submit
 from referee_bot.strategies import make_strategy
-from referee_cli.app import Terminal, _prompt_and_submit, run
-from tests.clients import play_set
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with running_server(store="memory:") as server:
-        yield str(server.address)
-
-
-@pytest.fixture
-def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with grpc.insecure_channel(address) as channel:
-        yield referee_pb2_grpc.RefereeServiceStub(channel)
-
-
-def cli(argv: list[str], stdin: str = "") -> tuple[int, str]:
-    out = io.StringIO()
-    code = run(argv, io.StringIO(stdin), out)
-    return code, out.getvalue()
+from referee_cli.app import Terminal, _prompt_and_submit
+from tests.clients import cli, play_set
 
 
 def create(

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
 
-import grpc
 import pytest
 
-from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import play_seat
 from referee_bot.strategies import RandomStrategy, make_strategy
@@ -481,12 +478,6 @@ def _random_view(rng: random.Random) -> referee_pb2.View:
 @pytest.mark.parametrize("seed", range(200))
 def test_every_choice_is_legal_on_random_views(seed: int) -> None:
     choose(_random_view(random.Random(seed)))
-
-
-@pytest.fixture(scope="module")
-def stub() -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with running_server() as server, grpc.insecure_channel(str(server.address)) as channel:
-        yield referee_pb2_grpc.RefereeServiceStub(channel)
 
 
 def _recorded_views(

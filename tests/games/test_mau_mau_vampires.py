@@ -23,6 +23,7 @@ shipped file. With it (day symbols / vampire symbol, colour):
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import random
 from collections import Counter
@@ -32,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from referee.engine import FixedDeal, Rejection, Table
+from referee.engine import FixedDeal, Table
 from referee.games.mau_mau_vampires import characters as character_data
 from referee.games.mau_mau_vampires import rules
 from referee.games.mau_mau_vampires.characters import (
@@ -97,6 +98,9 @@ from referee.games.mau_mau_vampires.model import (
     read_card,
 )
 from referee.games.mau_mau_vampires.rules import MAX_TIEBREAKS, hand_size_for
+from tests.engine.test_registry import shipped
+from tests.games.helpers import game_view as view
+from tests.games.helpers import of_type, play, rejected, seen_by
 
 GAME = "mau-mau-vampires"
 MAU = Announcement.MAU
@@ -241,42 +245,9 @@ def play_card(text: str, announce: Announcement = NONE, wolf: int | None = None)
     return PlayCard(card(text), announce, wolf)
 
 
-def play(table: Table[Any], *moves: tuple[int, Any]) -> list[Any]:
-    """Submit ``(seat, command)`` moves in order; all the events they caused."""
-    events: list[Any] = []
-    for seat, command in moves:
-        events.extend(table.submit(seat, command))
-    return events
-
-
-def rejected(table: Table[Any], seat: int, command: Any) -> Rejection:
-    """A command that must be refused; checks that nothing changed and returns the error."""
-    version = table.version
-    before = table.game.copy_state(table.state)
-    try:
-        table.submit(seat, command)
-    except Rejection as error:
-        assert table.version == version
-        assert table.state == before
-        return error
-    raise AssertionError(f"{command!r} by seat {seat} was accepted")
-
-
-def of_type(events: Sequence[Any], kind: type) -> list[Any]:
-    return [e for e in events if type(e) is kind]
-
-
-def view(table: Table[Any], viewer: int | None) -> Any:
-    return table.view(viewer).game
-
-
 def hand_of(table: Table[Any], seat: int | None) -> tuple[Card, ...]:
     hand: tuple[Card, ...] = view(table, seat).hand
     return hand
-
-
-def seen_by(table: Table[Any], events: Sequence[Any], viewer: int | None) -> list[Any]:
-    return [table.game.redact(e, viewer) for e in events]
 
 
 def drawn(events: Sequence[Any]) -> list[tuple[int, int, DrawReason]]:
@@ -420,8 +391,9 @@ def test_mm_4_data_that_is_not_json_fails_at_load(tmp_path: Path) -> None:
 def test_mm_4_the_shipped_file_loads_from_the_package() -> None:
     """MM-4: the data file ships inside the package (package data), read at import."""
     assert isinstance(character_data.load_shipped(), CharacterTable)
-    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
-    assert "characters.json" in pyproject and '"referee.games.mau_mau_vampires"' in pyproject
+    packages, data = shipped(Path(__file__).resolve().parents[2])
+    assert "referee.games.mau_mau_vampires" in packages
+    assert any(fnmatch.fnmatch("characters.json", pattern) for pattern in data)
 
 
 # --- setup (MM-5 ... MM-7) --------------------------------------------------------------------

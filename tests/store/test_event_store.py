@@ -520,7 +520,7 @@ class TestOpenStore:
         with open_store("sqlite::memory:") as store:
             assert isinstance(store, SqliteEventStore)
 
-    @pytest.mark.parametrize("url", ["", "sqlite:", "memory", "postgres://db", "mem:"])
+    @pytest.mark.parametrize("url", ["", "sqlite:", "memory", "mysql://db", "mem:", "postgresql"])
     def test_rejects_unknown_urls(self, url: str) -> None:
         with pytest.raises(ValueError, match="unsupported event store URL"):
             open_store(url)

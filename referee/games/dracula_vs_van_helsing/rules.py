@@ -40,6 +40,7 @@ from referee.engine.game import (
     SeatResult,
     Viewer,
     rank_by_score,
+    union_members,
 )
 from referee.games.dracula_vs_van_helsing.model import (
     CARDS,
@@ -57,6 +58,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     CardRevealed,
     ChooseTrump,
     Colour,
+    Command,
     Comparison,
     DeckTopRevealed,
     DiscardDrawn,
@@ -69,6 +71,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     DrawnCardPlaced,
     EffectSkipped,
     EndCalled,
+    Event,
     ExchangeDistrict,
     GameEnd,
     GameEnded,
@@ -243,36 +246,8 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             "Dracula turns humans into vampires, Van Helsing drains his HP."
         ),
     )
-    command_types = (
-        Draw,
-        CallEnd,
-        DiscardDrawn,
-        PlaceDrawn,
-        RevealOwn,
-        RevealOpponent,
-        SwapSlots,
-        ExchangeDistrict,
-        ChooseTrump,
-    )
-    event_types = (
-        GameStarted,
-        RoundStarted,
-        SlotsDealt,
-        TurnStarted,
-        EndCalled,
-        CardDrawn,
-        DrawnCardDiscarded,
-        DrawnCardPlaced,
-        CardRevealed,
-        DeckTopRevealed,
-        SlotsSwapped,
-        DistrictExchanged,
-        TrumpChanged,
-        EffectSkipped,
-        RoundEnded,
-        DistrictResolved,
-        GameEnded,
-    )
+    command_types = union_members(Command)
+    event_types = union_members(Event)
     view_type = DraculaVsVanHelsingView
 
     # --- setup -------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ from referee.engine.game import (
     Viewer,
     not_your_turn,
     rank_by_score,
+    union_members,
 )
 from referee.games.mau_mau_vampires.characters import CHARACTERS, CharacterData
 from referee.games.mau_mau_vampires.model import (
@@ -85,6 +86,7 @@ from referee.games.mau_mau_vampires.model import (
     CharacterView,
     Colour,
     ColourCalled,
+    Command,
     DayNightTurned,
     DeckShuffled,
     DeclineAbility,
@@ -92,6 +94,7 @@ from referee.games.mau_mau_vampires.model import (
     DrawnShared,
     DrawReason,
     EndTurn,
+    Event,
     GameEnded,
     GiveCard,
     HandEnded,
@@ -402,45 +405,8 @@ class MauMauVampires(Game[MauMauVampiresState]):
         rules="mau-mau-vampires.md",
         summary="Mau Mau with day and night characters, werewolves, clocks and wishes.",
     )
-    command_types = (
-        DrawCard,
-        PlayCard,
-        EndTurn,
-        Wish,
-        NoWish,
-        UseAbility,
-        DeclineAbility,
-        GiveCard,
-        CallColour,
-        ShowCard,
-        SwapCharacters,
-        ShareDrawn,
-        SetAside,
-    )
-    event_types = (
-        HandStarted,
-        DeckShuffled,
-        CardsDealt,
-        StartingCardTurned,
-        TurnStarted,
-        CardsDrawn,
-        CardPlayed,
-        DayNightTurned,
-        WishOffered,
-        Wished,
-        AbilityTriggered,
-        AbilityDeclined,
-        AbilityUsed,
-        CardGiven,
-        ColourCalled,
-        CardShown,
-        CharactersSwapped,
-        DrawnShared,
-        CardSetAside,
-        PotTaken,
-        HandEnded,
-        GameEnded,
-    )
+    command_types = union_members(Command)
+    event_types = union_members(Event)
     view_type = MauMauVampiresView
 
     # --- setup -------------------------------------------------------------------------------

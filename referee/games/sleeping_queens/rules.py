@@ -52,6 +52,7 @@ from referee.engine.game import (
     SeatResult,
     Viewer,
     rank_by_score,
+    union_members,
 )
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
@@ -76,10 +77,12 @@ from referee.games.sleeping_queens.model import (
     BlockDeclined,
     Blocked,
     CardsDrawn,
+    Command,
     DeckShuffled,
     DeclineBlock,
     Discard,
     Discarded,
+    Event,
     GameEnded,
     JesterPlayed,
     JesterTurned,
@@ -450,39 +453,8 @@ class SleepingQueens(Game[SleepingQueensState]):
         summary="Wake the queens with Kings, steal them with Knights, put them back to sleep "
         "with Potions; blocks out of turn, blind picks by position.",
     )
-    command_types = (
-        Discard,
-        PlayKing,
-        PlayKnight,
-        PlayPotion,
-        PlayJester,
-        Block,
-        DeclineBlock,
-        WakeQueen,
-        PlaceQueen,
-    )
-    event_types = (
-        DeckShuffled,
-        QueensLaid,
-        CardsDrawn,
-        TurnStarted,
-        Discarded,
-        KingPlayed,
-        QueenWoken,
-        QueenBounced,
-        RoseBonus,
-        JesterPlayed,
-        JesterTurned,
-        KnightPlayed,
-        PotionPlayed,
-        Blocked,
-        BlockDeclined,
-        QueenStolen,
-        KnightWasted,
-        KnightBounced,
-        QueenPutToSleep,
-        GameEnded,
-    )
+    command_types = union_members(Command)
+    event_types = union_members(Event)
     view_type = SleepingQueensView
 
     # --- setup -------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from referee.engine.game import (
     Viewer,
     rank_by_score,
     require_int_fields,
+    union_members,
 )
 from referee.games.vampire_queen.model import (
     HUNTER_15,
@@ -36,6 +37,8 @@ from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
     CardPlayed,
+    Command,
+    Event,
     GameEnded,
     HandDealt,
     HunterLed,
@@ -204,19 +207,8 @@ class VampireQueen(Game[VampireQueenState]):
         rules="vampire-queen.md",
         summary="Climbing and shedding: beat the set led or pass; never get stuck with a Hunter.",
     )
-    command_types = (PlaySet, LeadHunter, Pass, PlayCard)
-    event_types = (
-        RoundStarted,
-        HandDealt,
-        SetPlayed,
-        Passed,
-        HunterLed,
-        CardPlayed,
-        Skipped,
-        TrickWon,
-        RoundScored,
-        GameEnded,
-    )
+    command_types = union_members(Command)
+    event_types = union_members(Event)
     view_type = VampireQueenView
 
     # --- setup -------------------------------------------------------------------------------

@@ -1,0 +1,180 @@
+"""The stored form of a game: how its events, batches, deal and commands are kept as bytes.
+
+An event store (:mod:`referee.store`) keeps opaque payloads; this module alone decides what
+they hold, so the hub, ``referee verify`` and the benchmark write and read the same form:
+
+* **an event** is a serialized ``referee.v1.Event``: its sequence number and the game's event
+  (:mod:`referee.codec`), unredacted;
+* **a batch** is the run of events one command (or the opening, a timeout, a default play,
+  the reveal) appended together. Each of its events carries the batch's last sequence number
+  (``batch_end_sequence``) and when it was recorded (``recorded_unix_ms``); the first one
+  also carries the stamp of the decision that caused it (``decided``), if any. Events
+  written before stamps existed have ``batch_end_sequence`` 0 and count as batches of one;
+* **the fixed deal** of a game record is a serialized ``referee.v1.FixedDeal``, ``b""`` when
+  the deal comes from the seed;
+* **a command** (a command outcome's payload) is the client's ``referee.v1.Command``,
+  serialized deterministically so that equal commands have equal bytes.
+
+No transport and no store here: bytes and messages in, engine values out.
+
+>>> from referee.games.vampire_queen.model import Pass, Passed
+>>> payloads = encode_batch("vampire-queen", [Passed(seat=1), Passed(seat=2)], 7, 1000)
+>>> [(b.first, b.last, b.events, b.recorded_ms) for b in read_batches(decode_events(payloads))]
+[(7, 8, (Passed(seat=1), Passed(seat=2)), 1000)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee import codec
+from referee.engine.game import FixedDeal
+from referee.v1 import referee_pb2 as pb
+
+__all__ = [
+    "Batch",
+    "StoredFormError",
+    "batch_spans",
+    "decode_command",
+    "decode_deal",
+    "decode_events",
+    "encode_batch",
+    "encode_command",
+    "encode_deal",
+    "read_batches",
+    "stamp",
+]
+
+
+class StoredFormError(ValueError):
+    """Stored events that do not form whole batches; ``sequence`` is where it shows first."""
+
+    def __init__(self, sequence: int, message: str) -> None:
+        super().__init__(message)
+        self.sequence = sequence
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """One batch read back: its events (engine values) and its stamps.
+
+    ``recorded_ms`` is 0 for events stored before recording times were kept.
+    """
+
+    first: int
+    events: tuple[Any, ...]
+    recorded_ms: int = 0
+    decided: pb.Decided | None = None
+
+    @property
+    def last(self) -> int:
+        """The sequence number of the batch's last event."""
+        return self.first + len(self.events) - 1
+
+
+# --- events and batches ----------------------------------------------------------------------
+
+
+def stamp(
+    message: pb.Event, batch_end: int, recorded_ms: int, decided: pb.Decided | None = None
+) -> pb.Event:
+    """Put a batch's stamps on one of its events (``decided`` only on the first); returns it.
+    Streams send events with the same stamps as the stored ones."""
+    message.batch_end_sequence = batch_end
+    message.recorded_unix_ms = recorded_ms
+    if decided is not None:
+        message.decided.CopyFrom(decided)
+    return message
+
+
+def encode_batch(
+    game_type: str,
+    events: Sequence[Any],
+    first: int,
+    recorded_ms: int = 0,
+    decided: pb.Decided | None = None,
+) -> list[bytes]:
+    """The payloads of one batch whose first event gets sequence number ``first``."""
+    last = first + len(events) - 1
+    payloads = []
+    for offset, event in enumerate(events):
+        message = codec.event_to_proto(game_type, event, first + offset)
+        stamp(message, last, recorded_ms, decided if offset == 0 else None)
+        payloads.append(message.SerializeToString())
+    return payloads
+
+
+def decode_events(payloads: Iterable[bytes]) -> list[pb.Event]:
+    """Stored payloads as ``Event`` messages (unredacted, with their stamps)."""
+    return [pb.Event.FromString(payload) for payload in payloads]
+
+
+def batch_spans(messages: Sequence[pb.Event]) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` index ranges of the batches in ``messages``, a run of whole batches of
+    one log in order (from any batch start). :class:`StoredFormError` where a batch's events
+    are not consecutive, disagree on its end, or run past ``messages``.
+
+    >>> log = [pb.Event(sequence=s, batch_end_sequence=e) for s, e in [(3, 3), (4, 5), (5, 5)]]
+    >>> list(batch_spans(log))
+    [(0, 1), (1, 3)]
+    """
+    start = 0
+    while start < len(messages):
+        head = messages[start]
+        first = head.sequence
+        last = head.batch_end_sequence or first  # unstamped: a batch of one
+        end = start + last - first + 1
+        if last < first or end > len(messages):
+            raise StoredFormError(first, f"sequence {first}: batch end {last} is outside the log")
+        for offset in range(start, end):
+            message = messages[offset]
+            if message.sequence != first + offset - start:
+                raise StoredFormError(
+                    first + offset - start,
+                    f"sequence {first + offset - start}: found sequence {message.sequence}",
+                )
+            if message.batch_end_sequence not in (last, 0):
+                raise StoredFormError(last, f"sequences {first}..{last}: inconsistent batch ends")
+        yield start, end
+        start = end
+
+
+def read_batches(messages: Sequence[pb.Event]) -> Iterator[Batch]:
+    """The batches of ``messages`` (see :func:`batch_spans`), decoded to engine values."""
+    for start, end in batch_spans(messages):
+        head = messages[start]
+        decided = None
+        if head.HasField("decided"):
+            decided = pb.Decided()
+            decided.CopyFrom(head.decided)  # not a view into the message
+        yield Batch(
+            first=head.sequence,
+            events=tuple(codec.event_from_proto(m) for m in messages[start:end]),
+            recorded_ms=head.recorded_unix_ms,
+            decided=decided,
+        )
+
+
+# --- the game record's deal, and commands -------------------------------------------------------
+
+
+def encode_deal(deal: FixedDeal | None) -> bytes:
+    """A game record's ``deal``: ``b""`` when the deal comes from the seed."""
+    return codec.deal_to_proto(deal).SerializeToString() if deal is not None else b""
+
+
+def decode_deal(data: bytes) -> FixedDeal | None:
+    """The inverse of :func:`encode_deal`."""
+    return codec.deal_from_proto(pb.FixedDeal.FromString(data)) if data else None
+
+
+def encode_command(command: pb.Command) -> bytes:
+    """A command outcome's payload: deterministic, so a retried command has the same bytes."""
+    return command.SerializeToString(deterministic=True)
+
+
+def decode_command(payload: bytes) -> pb.Command:
+    """The inverse of :func:`encode_command`."""
+    return pb.Command.FromString(payload)
