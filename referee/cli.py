@@ -93,6 +93,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--stream-stall-seconds",
+        type=float,
+        default=Limits.stream_stall_seconds,
+        help="a stream whose client takes no message for this long is ended with "
+        "RESOURCE_EXHAUSTED (0 = never)",
+    )
+    _env_flag(
+        serving,
+        "--max-live-games",
+        type=int,
+        default=Limits.max_live_games,
+        help="most games held in memory; idle ones beyond it load again on demand",
+    )
+    _env_flag(
+        serving,
+        "--evict-idle-seconds",
+        type=float,
+        default=Limits.evict_idle_seconds,
+        help="a game with no call, stream or running clock for this long leaves memory",
+    )
+    _env_flag(
+        serving,
+        "--idle-expiry-seconds",
+        type=float,
+        default=Limits.idle_expiry_seconds,
+        help="abort a game without a clock that had no move and no seat connected for "
+        "this long, with a public reason (0 = never; default 24 h)",
+    )
+    _env_flag(
+        serving,
         "--max-message-bytes",
         type=int,
         default=4 * 1024 * 1024,
@@ -120,6 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run = scenario_commands.add_parser("run", help="run scenario files; non-zero on a mismatch")
     run.add_argument("files", nargs="+", help="scenario files (.yaml, .json) or folders")
+    run.add_argument(
+        "--server", metavar="HOST:PORT", help="play against this running referee over gRPC"
+    )
+    run.add_argument(
+        "--keep-going", action="store_true", help="report every mismatch, not only the first"
+    )
+    run.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
 
     bench = commands.add_parser(
         "bench", help="performance figures (docs/performance.md), as ratios measured side by side"
@@ -179,7 +216,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "scenario":
         from referee.scenario.runner import main as run_scenarios
 
-        return int(run_scenarios(args.files))
+        options = ["--keep-going"] if args.keep_going else []
+        options += ["--server", args.server] if args.server else []
+        options += ["--junit", args.junit] if args.junit else []
+        return int(run_scenarios([*options, *args.files]))
     if args.command == "bench":
         from referee.bench import main as run_bench
 
@@ -214,6 +254,10 @@ def main(argv: list[str] | None = None) -> int:
             max_games=args.max_games,
             max_streams=args.max_streams,
             stream_buffer=args.stream_buffer,
+            stream_stall_seconds=args.stream_stall_seconds,
+            max_live_games=args.max_live_games,
+            evict_idle_seconds=args.evict_idle_seconds,
+            idle_expiry_seconds=args.idle_expiry_seconds,
         ),
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,

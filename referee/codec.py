@@ -27,7 +27,8 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from referee.engine.game import Decision, FixedDeal, SeatResult, Viewer
+from referee import rulebook
+from referee.engine.game import Decision, FixedDeal, GameInfo, SeatResult, Viewer
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
 from referee.engine.table_events import (
@@ -271,6 +272,30 @@ def table_event_from_proto(message: pb.RefereeEvent) -> TableEvent:
     if kind == "game_aborted":
         return GameAborted(message.game_aborted.reason)
     raise CodecError("event.referee.kind", "empty")
+
+
+def game_type_to_proto(info: GameInfo) -> pb.GameType:
+    """A game type's public description, as ``ListGameTypes`` lists it."""
+    entry = pb.GameType(
+        game_type=info.type_id,
+        name=info.name,
+        min_players=info.min_players,
+        max_players=info.max_players,
+        rules=info.rules,
+        summary=info.summary,
+        rules_path=rulebook.rules_path(info.rules),
+        rules_text=rulebook.rules_text(info.rules),
+    )
+    for option in info.options:
+        entry.options.add(
+            name=option.name,
+            default_value=option.default,
+            description=option.description,
+            allowed_values=option.allowed,
+            minimum=option.minimum,
+            maximum=option.maximum,
+        )
+    return entry
 
 
 def results_to_proto(results: tuple[SeatResult, ...] | None) -> list[pb.SeatResult]:

@@ -19,7 +19,7 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -85,6 +85,19 @@ class Limits:
     max_games: int = 10_000
     max_streams: int = 20_000
     stream_buffer: int = 256
+    #: A stream whose client has not taken a message for this long is ended (0 = never).
+    stream_stall_seconds: float = 10.0
+    #: Most games held in memory; beyond it the least recently used idle ones are dropped
+    #: (they load again from the store on demand).
+    max_live_games: int = 2000
+    #: A game nobody has used for this long (no call, no stream, no clock running) is
+    #: dropped from memory.
+    evict_idle_seconds: float = 120.0
+    #: A game without a clock that has had no event and no open seat stream for this long
+    #: is aborted as abandoned (0 = never).
+    idle_expiry_seconds: float = 24 * 3600.0
+    #: Summaries of finished games dropped from memory kept for ListGames.
+    summary_cache: int = 20_000
 
 
 class StreamEnded(Exception):
@@ -99,6 +112,8 @@ class Subscriber:
     queue: asyncio.Queue[int]
     overflowed: bool = False
     closing: ClientError | None = None
+    #: The seat whose stream this is (``None``: a spectator or the organiser).
+    seat: int | None = None
 
 
 @dataclass(eq=False)
@@ -126,6 +141,8 @@ class LiveGame:
     timer: asyncio.TimerHandle | None = None
     #: True once the game's end was recorded (store flag, active-games count).
     ended: bool = False
+    #: When a call last used the game (monotonic seconds): idle games leave memory.
+    touched: float = field(default_factory=time.monotonic)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -286,6 +303,14 @@ class GameHub:
         self._tasks: set[asyncio.Future[Any]] = set()
         self._stop_listening: Callable[[], None] = lambda: None
         self._active = 0
+        # Loads decode and replay whole logs: on threads of their own, never on the event
+        # loop (a cold load of a long game stalled every other call, issue 10).
+        self._loader = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="load")
+        #: Summaries of finished games no longer in memory, least recently used first.
+        self._summaries: OrderedDict[str, pb.GameSummary] = OrderedDict()
+        #: Unix ms of the last event of every unfinished game (idle expiry), in memory or not.
+        self._activity: dict[str, int] = {}
+        self._sweeper: asyncio.Future[None] | None = None
 
     async def _store(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -307,7 +332,98 @@ class GameHub:
         for record, _, finished in listed:
             if not finished and GameSettings.from_json(record.settings).clock.enabled:
                 self._spawn(self._preload(record.game_id))
+        unfinished = [record.game_id for record, _, finished in listed if not finished]
+        self._spawn(self._read_activity(unfinished))
+        self._sweeper = self._spawn(self._sweep())
         return len(listed)
+
+    async def _read_activity(self, game_ids: list[str]) -> None:
+        """When each unfinished game last had an event (the idle expiry's clock)."""
+        for game_id in game_ids:
+            try:
+                version = await self._store(self.store.version, game_id)
+                last = await self._store(self.store.read, game_id, max(0, version - 1), 1)
+            except StoreError:
+                continue
+            stamp = decode_events(e.payload for e in last)[0].recorded_unix_ms if last else 0
+            self._activity.setdefault(game_id, stamp or now_ms())
+
+    async def _sweep(self) -> None:
+        """Now and then: drop idle games from memory, abort abandoned ones."""
+        limits = self.limits
+        periods = [limits.evict_idle_seconds, limits.idle_expiry_seconds, 120.0]
+        period = max(0.05, min(p for p in periods if p > 0) / 4)
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await self._expire_abandoned()
+                self._evict()
+            except Exception:
+                log.exception("sweep_failed")
+
+    async def _expire_abandoned(self) -> None:
+        expiry = self.limits.idle_expiry_seconds
+        if expiry <= 0:
+            return
+        cutoff = now_ms() - int(expiry * 1000)
+        for game_id, last in list(self._activity.items()):
+            if last > cutoff:
+                continue
+            live = self.games.get(game_id) or await self.get(game_id)
+            seats_here = any(sub.seat is not None for sub in live.subscribers)
+            if live.over or live.settings.clock.enabled or seats_here:
+                if live.over or live.settings.clock.enabled:
+                    self._activity.pop(game_id, None)
+                continue
+            hours = expiry / 3600
+            reason = (
+                f"abandoned: no move and no seat connected for {hours:g} h"
+                if hours >= 1
+                else f"abandoned: no move and no seat connected for {expiry:g} s"
+            )
+            with contextlib.suppress(ClientError):
+                await self._unit(self._abort_unit(live, reason))
+                log.info("game_expired", game_id=game_id, reason=reason)
+
+    def _keep(self, live: LiveGame) -> None:
+        """Hold ``live`` in memory (dropping others beyond the bound)."""
+        self.games[live.game_id] = live
+        self._summaries.pop(live.game_id, None)
+        live.touched = time.monotonic()
+        if len(self.games) > self.limits.max_live_games:
+            self._evict()
+
+    def _evictable(self, live: LiveGame, now: float, idle: float) -> bool:
+        """Nobody uses ``live``: no stream, no call holding it, no clock to run."""
+        return (
+            not live.subscribers
+            and not live.lock.locked()
+            and live.timer is None
+            and live.game_id not in self._loading
+            and now - live.touched >= idle
+        )
+
+    def _evict(self) -> None:
+        """Drop the games idle for ``evict_idle_seconds``, then, while more than
+        ``max_live_games`` are held, the least recently used of those nobody uses."""
+        now = time.monotonic()
+        idle = self.limits.evict_idle_seconds
+        for live in list(self.games.values()):
+            if self._evictable(live, now, idle):
+                self._drop(live)
+        excess = len(self.games) - self.limits.max_live_games
+        if excess > 0:
+            unused = [live for live in self.games.values() if self._evictable(live, now, 0)]
+            unused.sort(key=lambda live: live.touched)
+            for live in unused[:excess]:
+                self._drop(live)
+
+    def _drop(self, live: LiveGame) -> None:
+        del self.games[live.game_id]
+        if live.finished:  # nothing changes it without loading it again: keep its summary
+            self._summaries[live.game_id] = live.summary()
+            while len(self._summaries) > self.limits.summary_cache:
+                self._summaries.popitem(last=False)
 
     async def _preload(self, game_id: str) -> None:
         try:
@@ -389,7 +505,8 @@ class GameHub:
         payloads = encode_batch(live.record.game_type, opening, 1, recorded)
         await self._store(self.store.create_game, live.record, payloads)
         live.absorb(opening, recorded, None)
-        self.games[live.game_id] = live
+        self._keep(live)
+        self._activity[live.game_id] = recorded
         self._active += 1
         self.metrics.games_active.set(self._active)
         self.metrics.game_created(live.record.game_type)
@@ -403,6 +520,7 @@ class GameHub:
             raise errors.bad_request("game_id", f"at most {MAX_ID_LENGTH} characters")
         live = self.games.get(game_id)
         if live is not None:
+            live.touched = time.monotonic()
             return live
         loading = self._loading.get(game_id)
         if loading is None:
@@ -416,18 +534,24 @@ class GameHub:
     async def _load_and_keep(self, game_id: str) -> LiveGame:
         try:
             live = await self._load(game_id)
-            self.games[game_id] = live
+            self._keep(live)
             self._spawn(self._resume(live))
             return live
         finally:
             del self._loading[game_id]
 
     async def _load(self, game_id: str) -> LiveGame:
+        loop = asyncio.get_running_loop()
         try:
-            record = await self._store(self.store.get_game, game_id)
-            stored = await self._store(self.store.read, game_id, 0, None)
+            return await loop.run_in_executor(self._loader, self._load_now, game_id)
         except GameNotFound:
             raise errors.not_found(game_id) from None
+
+    def _load_now(self, game_id: str) -> LiveGame:
+        """Read a game from the store and replay it (on a loader thread: the store is safe to
+        share by threads, and nothing here touches the event loop)."""
+        record = self.store.get_game(game_id)
+        stored = self.store.read(game_id, 0, None)
         config = make_config(
             get_game(record.game_type),
             record.players,
@@ -437,7 +561,7 @@ class GameHub:
             seeds.stored_salt(record.settings),
         )
         settings = GameSettings.from_json(record.settings)
-        stats = await self._store(self.store.stats, game_id)
+        stats = self.store.stats(game_id)
         table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
         live = LiveGame(game_id, record, table, settings=settings, stats=stats)
         live.absorb_messages(decode_events(e.payload for e in stored))
@@ -537,7 +661,12 @@ class GameHub:
         page = chosen[offset : offset + size]
         response = pb.ListGamesResponse()
         for record in page:
-            response.games.append((await self.get(record.game_id)).summary())
+            cached = self._summaries.get(record.game_id)
+            if cached is not None and record.game_id not in self.games:
+                self._summaries.move_to_end(record.game_id)
+                response.games.append(cached)
+            else:
+                response.games.append((await self.get(record.game_id)).summary())
         if offset + size < len(chosen):
             response.next_page_token = str(offset + size)
         return response
@@ -690,6 +819,10 @@ class GameHub:
             live.writing = 0
         self.metrics.store_append.observe(time.perf_counter() - started)
         live.absorb(events, recorded, decided)
+        if live.over:
+            self._activity.pop(live.game_id, None)
+        else:
+            self._activity[live.game_id] = recorded
 
     # --- the referee's own moves ------------------------------------------------------------
 
@@ -918,7 +1051,7 @@ class GameHub:
 
     async def stream(
         self, live: LiveGame, watcher: Watcher | Viewer, after: int
-    ) -> AsyncIterator[pb.StreamGameResponse]:
+    ) -> AsyncGenerator[pb.StreamGameResponse, None]:
         """First the current view, then every event after ``after`` with the view after it,
         then live events; returns after the final event of a finished game (the seed reveal
         included). The organiser's stream runs behind by the game's organiser delay."""
@@ -934,7 +1067,8 @@ class GameHub:
             raise errors.exhausted("streams", self.limits.max_streams)
         if after > visible():
             raise errors.bad_request("after_sequence", f"the game has only {visible()} events")
-        sub = Subscriber(asyncio.Queue(self.limits.stream_buffer))
+        seat = None if watcher.organiser else viewer
+        sub = Subscriber(asyncio.Queue(self.limits.stream_buffer), seat=seat)
         live.subscribers.add(sub)
         self.streams += 1
         self.metrics.streams_open.set(self.streams)
@@ -1015,6 +1149,8 @@ class GameHub:
         if not stored:
             return False
         live.absorb_messages(decode_events(e.payload for e in stored))
+        if not live.over:
+            self._activity[live.game_id] = now_ms()
         if live.over and not live.ended:
             live.ended = True  # the other writer recorded the end
             self._active -= 1
@@ -1023,6 +1159,9 @@ class GameHub:
         return True
 
     def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        self._loader.shutdown(wait=True)
         for live in self.games.values():
             if live.timer is not None:
                 live.timer.cancel()

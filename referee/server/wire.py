@@ -10,6 +10,7 @@ guard in front of the servicer's method that answers it with ``INVALID_ARGUMENT`
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +93,16 @@ def _guard_unary(name: str, behaviour: Any, metrics: Metrics) -> Any:
 
 
 def _guard_stream(name: str, behaviour: Any, metrics: Metrics) -> Any:
+    if not inspect.isasyncgenfunction(behaviour):  # a handler that writes with context.write
+
+        async def writing(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+            if isinstance(request, Undecodable):
+                _count_refusal(metrics, "server_stream", name)
+                await context.abort_with_status(_refusal(request))
+            await behaviour(request, context)
+
+        return writing
+
     async def stream(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
