@@ -302,6 +302,8 @@ class GameHub:
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         self._stop_listening: Callable[[], None] = lambda: None
+        #: Games another replica announced that we looked at once (see :meth:`_appended`).
+        self._heard_of: set[str] = set()
         self._active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
         # loop (a cold load of a long game stalled every other call, issue 10).
@@ -743,6 +745,11 @@ class GameHub:
             # last looked: then we catch up and decide again, a few times at most, instead of
             # answering ABORTED to a client that asked for no particular version.
             for _attempt in range(CONFLICT_RETRIES):
+                expected = request.expected_version if request.HasField("expected_version") else 0
+                if expected > table.version:
+                    # The client saw events we have not: another replica appended them and
+                    # its notice is still on the way. Read them now rather than refuse.
+                    await self._follow_store(live)
                 if (
                     request.HasField("expected_version")
                     and request.expected_version != table.version
@@ -754,6 +761,8 @@ class GameHub:
                 try:
                     events = table.decide(seat, command)
                 except Rejection as rejection:
+                    if self.store.shared and await self._follow_store(live):
+                        continue  # we were behind another replica: decide on the current state
                     first = await self._recorded(live, command_id, fingerprint)
                     if first is not None:
                         return self._accepted(live, seat, first, duplicate=True)
@@ -851,7 +860,15 @@ class GameHub:
                     reason = "the forfeited seats' default commands did not end the game"
                     await self._commit(live, table.abort(reason), None)
                     log.warning("game_aborted", game_id=live.game_id, reason=reason)
-        except StoreError as error:  # e.g. another process appended first: follow it
+        except VersionConflict:
+            # Another replica acted first (typically the same timeout, which must land once):
+            # not a failure; follow the store so the timer below is set from the real state.
+            log.info("referee_append_lost", game_id=live.game_id)
+            try:
+                await self._follow_store(live)
+            except StoreError:
+                self._spawn(self._catch_up(live))
+        except StoreError as error:
             log.warning("referee_append_failed", game_id=live.game_id, error=str(error))
             self._spawn(self._catch_up(live))
         if table.over and not live.ended:
@@ -1065,6 +1082,9 @@ class GameHub:
 
         if self.streams >= self.limits.max_streams:
             raise errors.exhausted("streams", self.limits.max_streams)
+        if after > live.table.version and self.store.shared:
+            # A client resuming here after another replica saw more than this one has yet.
+            await self._catch_up(live)
         if after > visible():
             raise errors.bad_request("after_sequence", f"the game has only {visible()} events")
         seat = None if watcher.organiser else viewer
@@ -1135,6 +1155,19 @@ class GameHub:
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
             self._spawn(self._catch_up(live))
+        elif live is None and self.store.shared and game_id not in self._heard_of:
+            # A game another replica created: if it runs a clock, load it so its timeouts fire
+            # here too when that replica dies (the store lets exactly one timeout land).
+            self._heard_of.add(game_id)
+            self._spawn(self._adopt(game_id))
+
+    async def _adopt(self, game_id: str) -> None:
+        try:
+            record = await self._store(self.store.get_game, game_id)
+        except StoreError:
+            return
+        if GameSettings.from_json(record.settings).clock.enabled and game_id not in self.games:
+            await self._preload(game_id)
 
     async def _catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from enum import IntEnum
 from typing import Any, NoReturn
 
-from referee.engine.chance import deck_for, pick_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation, pick_for
 from referee.engine.game import (
     Decision,
     Game,
@@ -940,7 +940,19 @@ class MauMauVampires(Game[MauMauVampiresState]):
         # MM-16: giving cards away is an action that may leave 1 or 0 cards.
         owed = owed_for(left) if kept < len(pair) else _NONE
         announced = _announced(state, command.announce, owed, "MM-16")
-        d.emit(DrawnShared(seat, tuple(to_seats), tuple(CARDS[c] for c in pair), announced, owed))
+        # MM-28: the receivers are listed by seat (then card), never in the order of the
+        # cards: that order is the drawer's secret, and a receiver (or a spectator) would learn
+        # from it how the hidden cards compare (MM-22 g).
+        given = sorted(zip(to_seats, pair, strict=True))
+        d.emit(
+            DrawnShared(
+                seat,
+                tuple(to for to, _ in given),
+                tuple(CARDS[code] for _, code in given),
+                announced,
+                owed,
+            )
+        )
         for to in to_seats:
             d.sizes[to] += 1
         _penalty(d, seat, owed, announced)
@@ -1271,14 +1283,17 @@ class MauMauVampires(Game[MauMauVampiresState]):
         if state.phase is Phase.SHARE_DRAWN and viewer != state.turn:
             pool.extend(state.pair)
             slots.extend(("pair", i, 0) for i in range(len(state.pair)))
-        pool = shuffled(pool, b"hidden-variant", salt)
-        # Colour-bound slots first: the pool holds their original cards, so a match exists.
-        order = sorted(range(len(slots)), key=lambda i: slots[i][2] == 0)
-        assigned: dict[int, int] = {}
-        for i in order:
-            colour = slots[i][2]
-            pick = next(k for k, c in enumerate(pool) if not colour or colour_of(c) == colour)
-            assigned[i] = pool.pop(pick)
+        # The deck, the pot and the cards of (g) are ordered zones (their order is hidden too).
+        zones = [zone if zone in ("deck", "pot", "pair") else None for zone, _, _ in slots]
+        pool = hidden_permutation(pool, zones, salt)
+        assigned = dict(enumerate(pool))
+        if any(colour and colour_of(pool[i]) != colour for i, (_, _, colour) in enumerate(slots)):
+            # Colour-bound slots first: the pool holds their original cards, so a match exists.
+            order = sorted(range(len(slots)), key=lambda i: slots[i][2] == 0)
+            for i in order:
+                colour = slots[i][2]
+                pick = next(k for k, c in enumerate(pool) if not colour or colour_of(c) == colour)
+                assigned[i] = pool.pop(pick)
         other.pot = list(state.pot)
         other.shown = list(state.shown)
         for i, (zone, where, _) in enumerate(slots):
@@ -1297,7 +1312,8 @@ class MauMauVampires(Game[MauMauVampiresState]):
                 other.hands[where][code] += 1
                 if zone == "drawn":
                     other.drawn = code
-        other.pair.sort()  # the state keeps the cards of (g) sorted, as its events list them
+        # The cards of (g) stay in whatever order they were dealt here: only their drawer sees
+        # them, so no event may depend on their order (MM-28).
         return other
 
     def copy_state(self, state: MauMauVampiresState) -> MauMauVampiresState:
@@ -1738,7 +1754,7 @@ def _apply_cards_drawn(state: MauMauVampiresState, e: CardsDrawn) -> None:
     if e.reason is DrawReason.DRAW_TWO_AND_SHARE:
         deck = state.deck
         state.pair.extend(deck.pop() for _ in range(e.count))
-        state.pair.sort()  # as the event lists them; ShareDrawn.to_seats follows this order
+        state.pair.sort()  # as the event and the view list them; ShareDrawn.to_seats too
         state.phase = Phase.SHARE_DRAWN
         return
     taken = _take_into(state, e.seat, e.count)
@@ -1852,7 +1868,8 @@ def _apply_characters_swapped(state: MauMauVampiresState, e: CharactersSwapped) 
 
 
 def _apply_drawn_shared(state: MauMauVampiresState, e: DrawnShared) -> None:
-    for code, to in zip(state.pair, e.to_seats, strict=True):
+    for card, to in zip(e.cards, e.to_seats, strict=True):
+        code = code_of(card)
         state.hands[to][code] += 1
         state.sizes[to] += 1
     _note_mau_mau(state, e.owed, e.announced)
