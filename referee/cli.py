@@ -130,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--drain-seconds",
+        type=float,
+        default=2.0,
+        help="at shutdown, after health turns NOT_SERVING, serve on until no call arrived "
+        "for 0.2 s, at most this long",
+    )
+    _env_flag(
+        serving,
         "--grace-seconds",
         type=float,
         default=5.0,
@@ -261,6 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         ),
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
+        drain_seconds=args.drain_seconds,
     )
     try:
         asyncio.run(serve(config))
