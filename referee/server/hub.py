@@ -143,6 +143,9 @@ class LiveGame:
     ended: bool = False
     #: When a call last used the game (monotonic seconds): idle games leave memory.
     touched: float = field(default_factory=time.monotonic)
+    #: The latest batch as each viewer's batched streams send it, built once for all of
+    #: them (a spectator's, a seat's): ``{viewer: message}``; emptied by every new batch.
+    latest_batch: dict[Viewer, pb.StreamGameResponse] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -167,6 +170,7 @@ class LiveGame:
         """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
         table = self.table
         first = table.version + 1
+        self.latest_batch.clear()
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -191,6 +195,30 @@ class LiveGame:
         return stamp(
             message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
         )
+
+    def batch_message(
+        self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None
+    ) -> pb.StreamGameResponse:
+        """Events ``start + 1 .. end`` (one batch, or the rest of one) as ``viewer`` may see
+        them, with the view after them: the live view (and cached for every stream of
+        ``viewer``) when ``end`` is the current version, else ``replica``'s at ``end``."""
+        current = end == self.table.version
+        first_of_batch = start == 0 or self.batch_ends[start - 1] == start
+        if current and first_of_batch:
+            cached = self.latest_batch.get(viewer)
+            if cached is not None:
+                return cached
+        message = pb.StreamGameResponse()
+        message.events.extend(self.event_message(i, viewer) for i in range(start, end))
+        if current:
+            message.view.CopyFrom(self.view(viewer))
+            if first_of_batch:
+                self.latest_batch[viewer] = message
+        else:
+            assert replica is not None and replica.version == end
+            view = replica.view(viewer)
+            message.view.CopyFrom(codec.view_to_proto(self.game_id, self.record.players, view))
+        return message
 
     def seat_stats(self) -> list[pb.SeatStats]:
         status = self.table.status
@@ -1067,11 +1095,14 @@ class GameHub:
                 sub.overflowed = True  # the stream ends; the client resumes later
 
     async def stream(
-        self, live: LiveGame, watcher: Watcher | Viewer, after: int
+        self, live: LiveGame, watcher: Watcher | Viewer, after: int, batched: bool = False
     ) -> AsyncGenerator[pb.StreamGameResponse, None]:
         """First the current view, then every event after ``after`` with the view after it,
         then live events; returns after the final event of a finished game (the seed reveal
-        included). The organiser's stream runs behind by the game's organiser delay."""
+        included). The organiser's stream runs behind by the game's organiser delay.
+
+        ``batched``: one message per batch (its events, then the view once), the latest
+        batch built once per viewer for every stream (:meth:`LiveGame.batch_message`)."""
         if not isinstance(watcher, Watcher):
             watcher = Watcher(watcher)
         viewer = watcher.viewer
@@ -1096,12 +1127,25 @@ class GameHub:
         players = live.record.players
         try:
             yield pb.StreamGameResponse(view=live.view_at(viewer, visible()))
-            # A private replica follows the log so each event comes with the view after it.
-            replica = Table.replay(table.config, table.log[:after], table.settings)
+            # A private replica follows the log so each event comes with the view after it;
+            # a batched stream that keeps up never needs one (it sends the live view).
+            replica: Table[Any] | None = None
+            if not batched:
+                replica = Table.replay(table.config, table.log[:after], table.settings)
             sent = after
             while True:
                 target = visible()
+                while batched and sent < target:
+                    end = min(live.batch_ends[sent], target)
+                    if end < table.version:  # behind: the view after this batch is a past one
+                        if replica is None or replica.version != sent:
+                            replica = Table.replay(table.config, table.log[:sent], table.settings)
+                        replica.extend(table.log[sent:end])
+                    message = live.batch_message(viewer, sent, end, replica)
+                    sent = end
+                    yield message
                 while sent < target:
+                    assert replica is not None
                     replica.extend((table.log[sent],))
                     sent += 1
                     if sent == table.version:  # the current view: with the clocks

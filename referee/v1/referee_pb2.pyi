@@ -1545,6 +1545,7 @@ class StreamGameRequest(_message.Message):
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
     ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
     AS_SEAT_FIELD_NUMBER: _builtins.int
+    BATCHED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat_token: _builtins.str
@@ -1561,6 +1562,13 @@ class StreamGameRequest(_message.Message):
     """
     as_seat: _builtins.int
     """The seat to watch with the organiser token."""
+    batched: _builtins.bool
+    """One message per batch: after the first message (the current view), each message carries
+    in `events` every event one command (or the referee, or the creation) appended, redacted
+    for this viewer, and in `view` the viewer's view once, after the batch. A stream resumed
+    from a sequence in the middle of a batch starts with the rest of that batch. Without it,
+    one message per event (`event`, with the view after each event).
+    """
     def __init__(
         self,
         *,
@@ -1570,10 +1578,11 @@ class StreamGameRequest(_message.Message):
         after_sequence: _builtins.int = ...,
         organiser_token: _builtins.str = ...,
         as_seat: _builtins.int | None = ...,
+        batched: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "after_sequence", b"after_sequence", "as_seat", b"as_seat", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "after_sequence", b"after_sequence", "as_seat", b"as_seat", "batched", b"batched", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
     _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
@@ -1589,23 +1598,34 @@ class StreamGameResponse(_message.Message):
 
     EVENT_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> Global___Event:
-        """The event, redacted for this viewer; absent in the first message."""
+        """The event, redacted for this viewer; absent in the first message and in batched streams."""
 
     @_builtins.property
     def view(self) -> Global___View:
-        """The viewer's view right after that event (the current view in the first message)."""
+        """The viewer's view right after that event (the current view in the first message; after
+        the whole batch in a batched stream).
+        """
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """Batched streams (StreamGameRequest.batched): the events of one batch, in order, redacted
+        for this viewer; the last one's batch_end_sequence is its own sequence (a resumed
+        stream's first batch may start in the middle). Empty in the first message.
+        """
 
     def __init__(
         self,
         *,
         event: Global___Event | None = ...,
         view: Global___View | None = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "events", b"events", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
