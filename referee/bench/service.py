@@ -308,7 +308,11 @@ async def play_game(
     stream open; the choices are those of ``random_play(…, seed)``. Returns the commands."""
     created = await stub.CreateGame(
         pb.CreateGameRequest(
-            game_type=spec.game_type, players=spec.players, options=spec.options, seed=str(seed)
+            game_type=spec.game_type,
+            players=spec.players,
+            options=spec.options,
+            seed=str(seed),
+            public_reproducible_seed=True,  # reproducible benchmark games, nothing secret
         ),
         timeout=RPC_TIMEOUT,
     )
