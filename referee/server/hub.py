@@ -97,7 +97,7 @@ class Limits:
     #: is aborted as abandoned (0 = never).
     idle_expiry_seconds: float = 24 * 3600.0
     #: Summaries of finished games dropped from memory kept for ListGames.
-    summary_cache: int = 20_000
+    summary_cache: int = 1000
 
 
 class StreamEnded(Exception):
