@@ -232,6 +232,13 @@ def markdown(report: dict[str, Any]) -> str:
             f"| server process | {p2['referee_server_cpu_us_per_command']:,.0f} µs "
             f"| {p2['fanout_server_cpu_us_per_call']:,.0f} µs "
             f"| {p2['echo_server_cpu_us_per_call']:,.0f} µs |",
+            "",
+            f"Batched streams (one message per command batch, issue 12): "
+            f"**{p2['batched_commands_per_second']:,.0f} commands/s**, "
+            f"**{p2['batched_to_fanout']:.2f}** of the bare fan-out (target >= 0.6), "
+            f"{p2['batched_stream_messages_per_command']:.1f} stream messages per command, "
+            f"server CPU {p2['batched_server_cpu_us_per_command']:,.0f} µs per command = "
+            f"**{p2['batched_cpu_to_fanout']:.2f}x** the bare fan-out's per call (target <= 2).",
         ]
     if "P3" in results:
         p3 = results["P3"]
@@ -298,7 +305,10 @@ def markdown(report: dict[str, Any]) -> str:
             f"{p6['echo_p99_ms']:.2f} ms at the same rate; ratios **{p6['p50_ratio']:.2f}** "
             f"(p50) and **{p6['p99_ratio']:.2f}** (p99). The bare fan-out server at that rate: "
             f"p50 {p6['fanout_p50_ms']:.2f} ms, p99 {p6['fanout_p99_ms']:.2f} ms "
-            f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's).",
+            f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's). "
+            f"Batched streams at that rate: p50 {p6['batched_p50_ms']:.2f} ms, p99 "
+            f"{p6['batched_p99_ms']:.2f} ms, **{p6['batched_p99_to_fanout']:.2f}x** the bare "
+            f"fan-out's p99 (target <= 3).",
         ]
     if "SOAK" in results:
         soak = results["SOAK"]

@@ -31,7 +31,7 @@ from referee.engine.game import Rejection, SetupRefused, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
-from referee.server import errors
+from referee.server import errors, seeds
 from referee.server.clocks import GameSettings, SeatClocks
 from referee.server.errors import ClientError
 from referee.server.metrics import Metrics
@@ -97,7 +97,7 @@ class Limits:
     #: is aborted as abandoned (0 = never).
     idle_expiry_seconds: float = 24 * 3600.0
     #: Summaries of finished games dropped from memory kept for ListGames.
-    summary_cache: int = 20_000
+    summary_cache: int = 1000
 
 
 class StreamEnded(Exception):
@@ -239,7 +239,9 @@ class LiveGame:
             )
         return out
 
-    def summary(self) -> pb.GameSummary:
+    def summary(self, *, organiser: bool = False) -> pb.GameSummary:
+        """The game's description; the revealed seed only for the ``organiser`` (or for all
+        when the game was created with ``public_reveal_waives_secrecy``)."""
         table = self.table
         status = table.status
         message = pb.GameSummary(
@@ -259,8 +261,11 @@ class LiveGame:
             aborted=status.aborted is not None,
             abort_reason=status.aborted or "",
             defer_seed_reveal=self.settings.defer_seed_reveal,
+            public_reveal_waives_secrecy=self.settings.public_reveal,
+            public_reproducible_seed=self.settings.public_seed,
+            seed_released=status.revealed is not None,
         )
-        if status.revealed is not None:
+        if status.revealed is not None and (organiser or self.settings.public_reveal):
             message.revealed_seed = status.revealed.seed
         if self.settings.clock.enabled:
             message.clock.CopyFrom(self.settings.clock.to_proto())
@@ -490,13 +495,14 @@ class GameHub:
             raise errors.bad_request("game_type", str(error.args[0])) from None
         if self._active >= self.limits.max_games:
             raise errors.exhausted("games", self.limits.max_games)
-        seed = request.seed.encode() if request.seed else None
-        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
+            seed = seeds.check_seed(request.seed, public=request.public_reproducible_seed)
+            seeds.check_deal_size(request.deal)
             settings = GameSettings.from_request(request)
         except ValueError as error:
             field_name, _, description = str(error).partition(": ")
             raise errors.bad_request(field_name, description) from None
+        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
             config = make_config(game, request.players, dict(request.options), seed, deal)
             table: Table[Any] = Table(game, config, settings.table())
@@ -522,7 +528,7 @@ class GameHub:
             deal=encode_deal(deal),
             seat_token_hashes=tuple(hash_token(t) for t in tokens),
             created_at=time.time(),
-            settings=settings.to_json(),
+            settings={**settings.to_json(), seeds.SALT_KEY: config.salt.hex()},
             organiser_token_hash=hash_token(organiser),
         )
         live = LiveGame(game_id, record, table, settings=settings)
@@ -588,6 +594,7 @@ class GameHub:
             record.options,
             record.seed,
             decode_deal(record.deal),
+            seeds.stored_salt(record.settings),
         )
         settings = GameSettings.from_json(record.settings)
         stats = self.store.stats(game_id)
@@ -1032,14 +1039,25 @@ class GameHub:
         self._publish(live)
 
     async def export(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
-        """The full log and commands of a game whose seed is public (docs/fairness.md)."""
+        """The full log and commands of a game whose seed has been released, for its organiser
+        (or anyone, when the game waived end-of-game secrecy; docs/fairness.md)."""
         live = await self.get(request.game_id)
+        if request.organiser_token or not live.settings.public_reveal:
+            if not request.organiser_token:
+                raise ClientError(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "organiser_token is required: the full log shows every hidden card "
+                    "(public only for a game created with public_reveal_waives_secrecy)",
+                    "TOKEN_MISSING",
+                )
+            self.authorise_organiser(live, request.organiser_token)
         if live.table.status.revealed is None:
             raise errors.not_now(
-                "the full log is public once the seed is revealed (after the game)", "NOT_REVEALED"
+                "the full log is released once the seed is revealed (after the game)",
+                "NOT_REVEALED",
             )
         recorded = await self._store(self.store.commands, live.game_id)
-        response = pb.ExportGameResponse(game=live.summary())
+        response = pb.ExportGameResponse(game=live.summary(organiser=True))
         version = live.table.version
         response.events.extend(live.event_message(i, None, redact=False) for i in range(version))
         for outcome in recorded:

@@ -130,7 +130,7 @@ class RefereeCore:
     @_unary
     async def RevealSeed(self, request: pb.RevealSeedRequest) -> pb.RevealSeedResponse:
         live = await self.hub.reveal(request)
-        return pb.RevealSeedResponse(game=live.summary())
+        return pb.RevealSeedResponse(game=live.summary(organiser=True))
 
     @_unary
     async def ExportGame(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
