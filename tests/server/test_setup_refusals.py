@@ -106,9 +106,7 @@ def test_a_refused_setup_names_the_field_and_the_rule(
     field: str,
     rule: str,
 ) -> None:
-    request = pb.CreateGameRequest(
-        game_type=game_type, players=players, options=options, seed="setup", deal=deal
-    )
+    request = pb.CreateGameRequest(game_type=game_type, players=players, options=options, deal=deal)
     failure = fails(stub.CreateGame, request)
     assert failure.code is grpc.StatusCode.INVALID_ARGUMENT
     assert_bad_request(failure, field)
