@@ -31,7 +31,7 @@ from referee.engine.game import Rejection, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
-from referee.server import errors
+from referee.server import errors, seeds
 from referee.server.clocks import GameSettings, SeatClocks
 from referee.server.errors import ClientError
 from referee.server.metrics import Metrics
@@ -97,7 +97,7 @@ class Limits:
     #: is aborted as abandoned (0 = never).
     idle_expiry_seconds: float = 24 * 3600.0
     #: Summaries of finished games dropped from memory kept for ListGames.
-    summary_cache: int = 20_000
+    summary_cache: int = 1000
 
 
 class StreamEnded(Exception):
@@ -143,6 +143,9 @@ class LiveGame:
     ended: bool = False
     #: When a call last used the game (monotonic seconds): idle games leave memory.
     touched: float = field(default_factory=time.monotonic)
+    #: The latest batch as each viewer's batched streams send it, built once for all of
+    #: them (a spectator's, a seat's): ``{viewer: message}``; emptied by every new batch.
+    latest_batch: dict[Viewer, pb.StreamGameResponse] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -167,6 +170,7 @@ class LiveGame:
         """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
         table = self.table
         first = table.version + 1
+        self.latest_batch.clear()
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -192,6 +196,30 @@ class LiveGame:
             message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
         )
 
+    def batch_message(
+        self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None
+    ) -> pb.StreamGameResponse:
+        """Events ``start + 1 .. end`` (one batch, or the rest of one) as ``viewer`` may see
+        them, with the view after them: the live view (and cached for every stream of
+        ``viewer``) when ``end`` is the current version, else ``replica``'s at ``end``."""
+        current = end == self.table.version
+        first_of_batch = start == 0 or self.batch_ends[start - 1] == start
+        if current and first_of_batch:
+            cached = self.latest_batch.get(viewer)
+            if cached is not None:
+                return cached
+        message = pb.StreamGameResponse()
+        message.events.extend(self.event_message(i, viewer) for i in range(start, end))
+        if current:
+            message.view.CopyFrom(self.view(viewer))
+            if first_of_batch:
+                self.latest_batch[viewer] = message
+        else:
+            assert replica is not None and replica.version == end
+            view = replica.view(viewer)
+            message.view.CopyFrom(codec.view_to_proto(self.game_id, self.record.players, view))
+        return message
+
     def seat_stats(self) -> list[pb.SeatStats]:
         status = self.table.status
         clocks = self.seat_clocks
@@ -211,7 +239,9 @@ class LiveGame:
             )
         return out
 
-    def summary(self) -> pb.GameSummary:
+    def summary(self, *, organiser: bool = False) -> pb.GameSummary:
+        """The game's description; the revealed seed only for the ``organiser`` (or for all
+        when the game was created with ``public_reveal_waives_secrecy``)."""
         table = self.table
         status = table.status
         message = pb.GameSummary(
@@ -231,8 +261,11 @@ class LiveGame:
             aborted=status.aborted is not None,
             abort_reason=status.aborted or "",
             defer_seed_reveal=self.settings.defer_seed_reveal,
+            public_reveal_waives_secrecy=self.settings.public_reveal,
+            public_reproducible_seed=self.settings.public_seed,
+            seed_released=status.revealed is not None,
         )
-        if status.revealed is not None:
+        if status.revealed is not None and (organiser or self.settings.public_reveal):
             message.revealed_seed = status.revealed.seed
         if self.settings.clock.enabled:
             message.clock.CopyFrom(self.settings.clock.to_proto())
@@ -297,6 +330,8 @@ class GameHub:
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         self._stop_listening: Callable[[], None] = lambda: None
+        #: Games another replica announced that we looked at once (see :meth:`_appended`).
+        self._heard_of: set[str] = set()
         self._active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
         # loop (a cold load of a long game stalled every other call, issue 10).
@@ -460,13 +495,14 @@ class GameHub:
             raise errors.bad_request("game_type", str(error.args[0])) from None
         if self._active >= self.limits.max_games:
             raise errors.exhausted("games", self.limits.max_games)
-        seed = request.seed.encode() if request.seed else None
-        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
+            seed = seeds.check_seed(request.seed, public=request.public_reproducible_seed)
+            seeds.check_deal_size(request.deal)
             settings = GameSettings.from_request(request)
         except ValueError as error:
             field_name, _, description = str(error).partition(": ")
             raise errors.bad_request(field_name, description) from None
+        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
             config = make_config(game, request.players, dict(request.options), seed, deal)
             table: Table[Any] = Table(game, config, settings.table())
@@ -486,7 +522,7 @@ class GameHub:
             deal=encode_deal(deal),
             seat_token_hashes=tuple(hash_token(t) for t in tokens),
             created_at=time.time(),
-            settings=settings.to_json(),
+            settings={**settings.to_json(), seeds.SALT_KEY: config.salt.hex()},
             organiser_token_hash=hash_token(organiser),
         )
         live = LiveGame(game_id, record, table, settings=settings)
@@ -552,6 +588,7 @@ class GameHub:
             record.options,
             record.seed,
             decode_deal(record.deal),
+            seeds.stored_salt(record.settings),
         )
         settings = GameSettings.from_json(record.settings)
         stats = self.store.stats(game_id)
@@ -736,6 +773,11 @@ class GameHub:
             # last looked: then we catch up and decide again, a few times at most, instead of
             # answering ABORTED to a client that asked for no particular version.
             for _attempt in range(CONFLICT_RETRIES):
+                expected = request.expected_version if request.HasField("expected_version") else 0
+                if expected > table.version:
+                    # The client saw events we have not: another replica appended them and
+                    # its notice is still on the way. Read them now rather than refuse.
+                    await self._follow_store(live)
                 if (
                     request.HasField("expected_version")
                     and request.expected_version != table.version
@@ -747,6 +789,8 @@ class GameHub:
                 try:
                     events = table.decide(seat, command)
                 except Rejection as rejection:
+                    if self.store.shared and await self._follow_store(live):
+                        continue  # we were behind another replica: decide on the current state
                     first = await self._recorded(live, command_id, fingerprint)
                     if first is not None:
                         return self._accepted(live, seat, first, duplicate=True)
@@ -844,7 +888,15 @@ class GameHub:
                     reason = "the forfeited seats' default commands did not end the game"
                     await self._commit(live, table.abort(reason), None)
                     log.warning("game_aborted", game_id=live.game_id, reason=reason)
-        except StoreError as error:  # e.g. another process appended first: follow it
+        except VersionConflict:
+            # Another replica acted first (typically the same timeout, which must land once):
+            # not a failure; follow the store so the timer below is set from the real state.
+            log.info("referee_append_lost", game_id=live.game_id)
+            try:
+                await self._follow_store(live)
+            except StoreError:
+                self._spawn(self._catch_up(live))
+        except StoreError as error:
             log.warning("referee_append_failed", game_id=live.game_id, error=str(error))
             self._spawn(self._catch_up(live))
         if table.over and not live.ended:
@@ -981,14 +1033,25 @@ class GameHub:
         self._publish(live)
 
     async def export(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
-        """The full log and commands of a game whose seed is public (docs/fairness.md)."""
+        """The full log and commands of a game whose seed has been released, for its organiser
+        (or anyone, when the game waived end-of-game secrecy; docs/fairness.md)."""
         live = await self.get(request.game_id)
+        if request.organiser_token or not live.settings.public_reveal:
+            if not request.organiser_token:
+                raise ClientError(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "organiser_token is required: the full log shows every hidden card "
+                    "(public only for a game created with public_reveal_waives_secrecy)",
+                    "TOKEN_MISSING",
+                )
+            self.authorise_organiser(live, request.organiser_token)
         if live.table.status.revealed is None:
             raise errors.not_now(
-                "the full log is public once the seed is revealed (after the game)", "NOT_REVEALED"
+                "the full log is released once the seed is revealed (after the game)",
+                "NOT_REVEALED",
             )
         recorded = await self._store(self.store.commands, live.game_id)
-        response = pb.ExportGameResponse(game=live.summary())
+        response = pb.ExportGameResponse(game=live.summary(organiser=True))
         version = live.table.version
         response.events.extend(live.event_message(i, None, redact=False) for i in range(version))
         for outcome in recorded:
@@ -1032,11 +1095,14 @@ class GameHub:
                 sub.overflowed = True  # the stream ends; the client resumes later
 
     async def stream(
-        self, live: LiveGame, watcher: Watcher | Viewer, after: int
+        self, live: LiveGame, watcher: Watcher | Viewer, after: int, batched: bool = False
     ) -> AsyncGenerator[pb.StreamGameResponse, None]:
         """First the current view, then every event after ``after`` with the view after it,
         then live events; returns after the final event of a finished game (the seed reveal
-        included). The organiser's stream runs behind by the game's organiser delay."""
+        included). The organiser's stream runs behind by the game's organiser delay.
+
+        ``batched``: one message per batch (its events, then the view once), the latest
+        batch built once per viewer for every stream (:meth:`LiveGame.batch_message`)."""
         if not isinstance(watcher, Watcher):
             watcher = Watcher(watcher)
         viewer = watcher.viewer
@@ -1047,6 +1113,9 @@ class GameHub:
 
         if self.streams >= self.limits.max_streams:
             raise errors.exhausted("streams", self.limits.max_streams)
+        if after > live.table.version and self.store.shared:
+            # A client resuming here after another replica saw more than this one has yet.
+            await self._catch_up(live)
         if after > visible():
             raise errors.bad_request("after_sequence", f"the game has only {visible()} events")
         seat = None if watcher.organiser else viewer
@@ -1058,12 +1127,25 @@ class GameHub:
         players = live.record.players
         try:
             yield pb.StreamGameResponse(view=live.view_at(viewer, visible()))
-            # A private replica follows the log so each event comes with the view after it.
-            replica = Table.replay(table.config, table.log[:after], table.settings)
+            # A private replica follows the log so each event comes with the view after it;
+            # a batched stream that keeps up never needs one (it sends the live view).
+            replica: Table[Any] | None = None
+            if not batched:
+                replica = Table.replay(table.config, table.log[:after], table.settings)
             sent = after
             while True:
                 target = visible()
+                while batched and sent < target:
+                    end = min(live.batch_ends[sent], target)
+                    if end < table.version:  # behind: the view after this batch is a past one
+                        if replica is None or replica.version != sent:
+                            replica = Table.replay(table.config, table.log[:sent], table.settings)
+                        replica.extend(table.log[sent:end])
+                    message = live.batch_message(viewer, sent, end, replica)
+                    sent = end
+                    yield message
                 while sent < target:
+                    assert replica is not None
                     replica.extend((table.log[sent],))
                     sent += 1
                     if sent == table.version:  # the current view: with the clocks
@@ -1117,6 +1199,19 @@ class GameHub:
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
             self._spawn(self._catch_up(live))
+        elif live is None and self.store.shared and game_id not in self._heard_of:
+            # A game another replica created: if it runs a clock, load it so its timeouts fire
+            # here too when that replica dies (the store lets exactly one timeout land).
+            self._heard_of.add(game_id)
+            self._spawn(self._adopt(game_id))
+
+    async def _adopt(self, game_id: str) -> None:
+        try:
+            record = await self._store(self.store.get_game, game_id)
+        except StoreError:
+            return
+        if GameSettings.from_json(record.settings).clock.enabled and game_id not in self.games:
+            await self._preload(game_id)
 
     async def _catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied
