@@ -20,7 +20,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P8")
 
 #: The targets of issue 7, as (figure, comparison, value).
 TARGETS = {
@@ -30,6 +30,7 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env's (fastest)", ">=", 1.5),
 }
 
 
@@ -163,6 +164,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P6" in results:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
+    if "P8" in results:
+        found["P8"] = results["P8"].get("min_ratio")
     return found
 
 
@@ -294,6 +297,10 @@ def markdown(report: dict[str, Any]) -> str:
             f"p50 {p6['fanout_p50_ms']:.2f} ms, p99 {p6['fanout_p99_ms']:.2f} ms "
             f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's).",
         ]
+    if "P8" in results:
+        from referee.bench import rl
+
+        out += rl.markdown(results["P8"])
     return "\n".join(out) + "\n"
 
 
@@ -319,6 +326,11 @@ def main(
         from referee.bench import store
 
         results["P5"] = store.run(quick, recovery_games)
+    if "P8" in parts:
+        print("P8 learning environments ...", flush=True)
+        from referee.bench import rl
+
+        results["P8"] = rl.run(quick)
     service_parts = set(parts) & {"P2", "P3", "P4", "P6"}
     if service_parts:
         print(f"{', '.join(sorted(service_parts))} service ...", flush=True)
