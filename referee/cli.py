@@ -93,10 +93,48 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--stream-stall-seconds",
+        type=float,
+        default=Limits.stream_stall_seconds,
+        help="a stream whose client takes no message for this long is ended with "
+        "RESOURCE_EXHAUSTED (0 = never)",
+    )
+    _env_flag(
+        serving,
+        "--max-live-games",
+        type=int,
+        default=Limits.max_live_games,
+        help="most games held in memory; idle ones beyond it load again on demand",
+    )
+    _env_flag(
+        serving,
+        "--evict-idle-seconds",
+        type=float,
+        default=Limits.evict_idle_seconds,
+        help="a game with no call, stream or running clock for this long leaves memory",
+    )
+    _env_flag(
+        serving,
+        "--idle-expiry-seconds",
+        type=float,
+        default=Limits.idle_expiry_seconds,
+        help="abort a game without a clock that had no move and no seat connected for "
+        "this long, with a public reason (0 = never; default 24 h)",
+    )
+    _env_flag(
+        serving,
         "--max-message-bytes",
         type=int,
         default=4 * 1024 * 1024,
         help="largest gRPC message received or sent, in bytes",
+    )
+    _env_flag(
+        serving,
+        "--drain-seconds",
+        type=float,
+        default=2.0,
+        help="at shutdown, after health turns NOT_SERVING, serve on until no call arrived "
+        "for 0.2 s, at most this long",
     )
     _env_flag(
         serving,
@@ -120,6 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run = scenario_commands.add_parser("run", help="run scenario files; non-zero on a mismatch")
     run.add_argument("files", nargs="+", help="scenario files (.yaml, .json) or folders")
+    run.add_argument(
+        "--server", metavar="HOST:PORT", help="play against this running referee over gRPC"
+    )
+    run.add_argument(
+        "--keep-going", action="store_true", help="report every mismatch, not only the first"
+    )
+    run.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
 
     bench = commands.add_parser(
         "bench", help="performance figures (docs/performance.md), as ratios measured side by side"
@@ -153,7 +198,16 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument(
         "--store", help="event store to read: sqlite:PATH (default: sqlite:data/referee.sqlite3)"
     )
-    source.add_argument("--server", help="host:port of a running referee (uses ExportGame)")
+    source.add_argument(
+        "--server",
+        help="host:port of a running referee (uses ExportGame, with the organiser token)",
+    )
+    verifying.add_argument(
+        "--organiser-token",
+        # No default here: help shows defaults, and a token must never be printed.
+        help="the game's organiser token for --server (else env REFEREE_ORGANISER_TOKEN); "
+        "not needed for a game created with public_reveal_waives_secrecy",
+    )
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
 
     return parser
@@ -165,11 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "health":
         return _health(args.address, args.service, args.timeout)
     if args.command == "verify":
-        return _verify(args.game_id, args.store, args.server, args.json)
+        token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
+        return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "scenario":
         from referee.scenario.runner import main as run_scenarios
 
-        return int(run_scenarios(args.files))
+        options = ["--keep-going"] if args.keep_going else []
+        options += ["--server", args.server] if args.server else []
+        options += ["--junit", args.junit] if args.junit else []
+        return int(run_scenarios([*options, *args.files]))
     if args.command == "bench":
         from referee.bench import main as run_bench
 
@@ -204,9 +262,14 @@ def main(argv: list[str] | None = None) -> int:
             max_games=args.max_games,
             max_streams=args.max_streams,
             stream_buffer=args.stream_buffer,
+            stream_stall_seconds=args.stream_stall_seconds,
+            max_live_games=args.max_live_games,
+            evict_idle_seconds=args.evict_idle_seconds,
+            idle_expiry_seconds=args.idle_expiry_seconds,
         ),
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
+        drain_seconds=args.drain_seconds,
     )
     try:
         asyncio.run(serve(config))
@@ -248,7 +311,9 @@ def _health(address: str, service: str, timeout: float) -> int:
     return 0 if answer.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
-def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bool) -> int:
+def _verify(
+    game_id: str, store_url: str | None, server: str | None, as_json: bool, token: str = ""
+) -> int:
     import json
 
     from referee import fairness
@@ -263,7 +328,8 @@ def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bo
             with grpc.insecure_channel(server) as channel:
                 stub = pb_grpc.RefereeServiceStub(channel)
                 try:
-                    export = stub.ExportGame(pb.ExportGameRequest(game_id=game_id), timeout=60)
+                    request = pb.ExportGameRequest(game_id=game_id, organiser_token=token)
+                    export = stub.ExportGame(request, timeout=60)
                 except grpc.RpcError as error:
                     call: Any = error  # a failed call is also a grpc.Call
                     print(f"referee verify: {call.code().name}: {call.details()}", file=sys.stderr)

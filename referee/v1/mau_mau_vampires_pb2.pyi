@@ -1260,11 +1260,15 @@ class MauMauVampiresEvent(_message.Message):
         """What giving the cards away called for (MM-16)."""
         @_builtins.property
         def to_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-            """Receiver of each card, in draw order (seat itself: kept)."""
+            """Receiver of each card (seat itself: kept), ascending: the order never depends on the
+            cards (MM-28).
+            """
 
         @_builtins.property
         def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___MauMauVampires.Card]:
-            """The cards, in draw order; each is empty unless you are seat or its receiver (MM-28)."""
+            """The cards, to_seats[i] got cards[i]; each is empty unless you are seat or its receiver
+            (MM-28).
+            """
 
         def __init__(
             self,

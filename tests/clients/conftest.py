@@ -24,3 +24,17 @@ def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
     """A stub on a fresh channel to the module's server."""
     with grpc.insecure_channel(address) as channel:
         yield referee_pb2_grpc.RefereeServiceStub(channel)
+
+
+@pytest.fixture(autouse=True)
+def no_bot_left() -> Iterator[None]:
+    """The bots of ``referee-cli new --bots`` are processes that outlive a CLI that quit:
+    stop the ones a test left running."""
+    yield
+    from referee_cli import app
+
+    while app.STARTED_BOTS:
+        process = app.STARTED_BOTS.pop()
+        if process.poll() is None:
+            process.terminate()
+        process.wait(30)

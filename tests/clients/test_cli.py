@@ -18,7 +18,11 @@ def create(
     stub: referee_pb2_grpc.RefereeServiceStub, players: int = 3
 ) -> referee_pb2.CreateGameResponse:
     request = referee_pb2.CreateGameRequest(
-        game_type="vampire-queen", players=players, options={"rounds": "1"}, seed="cli"
+        game_type="vampire-queen",
+        players=players,
+        options={"rounds": "1"},
+        seed="cli",
+        public_reproducible_seed=True,
     )
     response: referee_pb2.CreateGameResponse = stub.CreateGame(request)
     return response
@@ -71,7 +75,8 @@ def test_bad_input_reprompts_and_q_leaves(address: str) -> None:
     code, out = cli([*argv, "--seed", "4"], "hello\n0\n999\n\nq\n")
     assert code == 0
     assert out.count("Please type a number from 1 to") == 4
-    assert "You left the game. Rejoin with: referee-cli join --game-id" in out
+    assert "You left the game; it waits for you. Rejoin with:\n  referee-cli join --server" in out
+    assert "The bots play on (processes " in out
     code, out = cli([*argv, "--seed", "5"], "")  # end of input also leaves
     assert code == 0 and "You left the game" in out
 
@@ -166,5 +171,17 @@ def test_a_refused_command_is_reported_and_the_prompt_goes_on(
     # a stale view: ABORTED, wait for the next view
     submit(stub, created.game_id, token, view.legal_commands[0], expected_version=view.version)
     out = io.StringIO()
-    assert _prompt_and_submit(stub, Terminal(io.StringIO("1\n"), out), view, token) == "wait"
+    answers = io.StringIO("1\n1\n")  # the lead's value, then how many (two steps)
+    assert _prompt_and_submit(stub, Terminal(answers, out), view, token) == "wait"
     assert "error: ABORTED" in out.getvalue()
+
+
+def test_rules_prints_the_page_the_server_sends(address: str) -> None:
+    code, out = cli(["rules", "--server", address, "mau-mau-vampires"])
+    assert code == 0
+    assert out.startswith("# Mau Mau Vampires\n") and "- **MM-15**" in out
+    code, out = cli(["rules", "--server", address])
+    assert code == 0
+    assert "vampire-queen            Vampire Queen: docs/rules/vampire-queen.md" in out
+    code, out = cli(["rules", "--server", address, "chess"])
+    assert code == 2 and "no game 'chess'" in out and "docs/rules/sleeping-queens.md" in out

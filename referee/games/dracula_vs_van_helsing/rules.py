@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.engine.chance import deck_for, pick_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation, pick_for
 from referee.engine.game import (
     Decision,
     Game,
@@ -463,8 +463,9 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             places.append((2, 0))
             codes.append(state.drawn)
         flags = [state.seen[code] for code in codes]
+        groups = [None if where == 2 else where for where, _ in places]  # deck, each row
         for (where, index), code, seen in zip(
-            places, shuffled(codes, b"hidden-variant", salt), flags, strict=True
+            places, hidden_permutation(codes, groups, salt), flags, strict=True
         ):
             if where == -1:
                 other.deck[index] = code

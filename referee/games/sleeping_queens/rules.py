@@ -40,7 +40,7 @@ from functools import cache, lru_cache
 from itertools import combinations, compress
 from typing import Any
 
-from referee.engine.chance import deck_for, pick_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation, pick_for, shuffled
 from referee.engine.game import (
     Decision,
     Game,
@@ -815,7 +815,9 @@ class SleepingQueens(Game[SleepingQueensState]):
         for s in hidden:
             counts = state.hands[s]
             pool.extend(c for c in range(1, CARDS + 1) for _ in range(counts[c]))
-        pool = shuffled(pool, b"hidden-variant", salt)
+        groups: list[object] = ["draw"] * len(state.draw)
+        groups.extend([None] * (len(pool) - len(state.draw)))  # hands are unordered
+        pool = hidden_permutation(pool, groups, salt)
         other.draw = pool[: len(state.draw)]
         rest = pool[len(state.draw) :]
         for s in hidden:
@@ -825,7 +827,9 @@ class SleepingQueens(Game[SleepingQueensState]):
             rest = rest[state.sizes[s] :]
             other.hands[s] = counts
         unknown = [p for p in range(POSITIONS) if state.positions[p] and not state.known[p]]
-        queens = shuffled([state.positions[p] for p in unknown], b"hidden-queens", salt)
+        queens = hidden_permutation(
+            [state.positions[p] for p in unknown], ["queens"] * len(unknown), salt // 3
+        )
         for p, queen in zip(unknown, queens, strict=True):
             other.positions[p] = queen
         return other

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from referee.engine.chance import deck_for, pick_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation, pick_for
 from referee.engine.game import (
     Decision,
     Game,
@@ -532,11 +532,12 @@ class VampireQueen(Game[VampireQueenState]):
     def hidden_variant(
         self, state: VampireQueenState, viewer: Viewer, salt: int
     ) -> VampireQueenState:
-        """Deal the cards of every hand ``viewer`` cannot see anew among those hands."""
+        """Deal the cards of every hand ``viewer`` cannot see anew among those hands, or swap
+        two of them (:func:`~referee.engine.chance.hidden_permutation`)."""
         other = self.copy_state(state)
         hidden = [s for s in range(state.players) if s != viewer]
         pool = [v for s in hidden for v in range(1, 15) for _ in range(state.hands[s][v])]
-        pool = shuffled(pool, b"hidden-variant", salt)
+        pool = hidden_permutation(pool, [None] * len(pool), salt)  # hands are unordered
         for s in hidden:
             size = sum(state.hands[s])
             counts = [0] * 15
