@@ -13,7 +13,7 @@ from pathlib import Path
 from referee import cli_help
 from referee_tournament.config import ConfigError, load
 from referee_tournament.progress import Progress
-from referee_tournament.report import standings_text
+from referee_tournament.report import fallback_text, standings_text
 from referee_tournament.tournament import run
 
 
@@ -80,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{summary['failed']} failed)"
     )
     print(standings_text(results["standings"]))
+    replaced = fallback_text(results["fallback_results"], results["fallback"])
+    if replaced:
+        print(f"\n{replaced}")
     for label, rows in results["by_game"].items():
         if len(results["by_game"]) > 1:
             print(f"\n{label}:\n{standings_text(rows)}")
