@@ -34,7 +34,7 @@ promtool check rules "$WORK/dashboard-rules.yml"
 # The proxy config as nginx reads it (compose service names -> loopback, which resolves).
 sed -e 's/referee-[0-9]:/127.0.0.1:/' -e 's#^pid .*#pid '"$WORK"'/nginx.pid;#' \
   deploy/nginx/nginx.conf > "$WORK/nginx.conf"
-nginx -t -q -c "$WORK/nginx.conf" -g "error_log $WORK/nginx-error.log;"
+"$(command -v nginx || echo /usr/sbin/nginx)" -t -q -c "$WORK/nginx.conf" -g "error_log $WORK/nginx-error.log;"
 
 echo "== the Dockerfile's install steps in fresh venvs"
 python3 -m venv "$WORK/build"
