@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--quick", action="store_true", help="a smoke run of seconds (CI)")
     bench.add_argument("--out", default="bench-results", help="folder for bench.json and bench.md")
-    bench.add_argument("--only", help="parts to run, e.g. P1,P5 (default: P1 to P6)")
+    bench.add_argument("--only", help="parts to run, e.g. P1,P5 (default: P1 to P6 and P8)")
     bench.add_argument(
         "--game", default="vampire-queen", help=f"game id of P2, P3, P4 and P6: {game_ids}"
     )
@@ -198,7 +198,16 @@ def build_parser() -> argparse.ArgumentParser:
     source.add_argument(
         "--store", help="event store to read: sqlite:PATH (default: sqlite:data/referee.sqlite3)"
     )
-    source.add_argument("--server", help="host:port of a running referee (uses ExportGame)")
+    source.add_argument(
+        "--server",
+        help="host:port of a running referee (uses ExportGame, with the organiser token)",
+    )
+    verifying.add_argument(
+        "--organiser-token",
+        # No default here: help shows defaults, and a token must never be printed.
+        help="the game's organiser token for --server (else env REFEREE_ORGANISER_TOKEN); "
+        "not needed for a game created with public_reveal_waives_secrecy",
+    )
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
 
     return parser
@@ -210,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "health":
         return _health(args.address, args.service, args.timeout)
     if args.command == "verify":
-        return _verify(args.game_id, args.store, args.server, args.json)
+        token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
+        return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "scenario":
         from referee.scenario.runner import main as run_scenarios
 
@@ -301,7 +311,9 @@ def _health(address: str, service: str, timeout: float) -> int:
     return 0 if answer.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
-def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bool) -> int:
+def _verify(
+    game_id: str, store_url: str | None, server: str | None, as_json: bool, token: str = ""
+) -> int:
     import json
 
     from referee import fairness
@@ -316,7 +328,8 @@ def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bo
             with grpc.insecure_channel(server) as channel:
                 stub = pb_grpc.RefereeServiceStub(channel)
                 try:
-                    export = stub.ExportGame(pb.ExportGameRequest(game_id=game_id), timeout=60)
+                    request = pb.ExportGameRequest(game_id=game_id, organiser_token=token)
+                    export = stub.ExportGame(request, timeout=60)
                 except grpc.RpcError as error:
                     call: Any = error  # a failed call is also a grpc.Call
                     print(f"referee verify: {call.code().name}: {call.details()}", file=sys.stderr)

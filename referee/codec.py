@@ -223,9 +223,11 @@ def table_event_to_proto(game_type: str, event: TableEvent, sequence: int) -> pb
         inner.seed_committed.commitment = event.commitment
         inner.seed_committed.deal_commitment = event.deal_commitment
     elif isinstance(event, SeedRevealed):
-        inner.seed_revealed.seed = event.seed
+        revealed = inner.seed_revealed
+        revealed.SetInParent()
+        revealed.seed, revealed.salt, revealed.public = event.seed, event.salt, event.public
         if event.deal is not None:
-            inner.seed_revealed.deal.CopyFrom(deal_to_proto(event.deal))
+            revealed.deal.CopyFrom(deal_to_proto(event.deal))
     elif isinstance(event, TimedOut):
         timed_out = inner.timed_out
         timed_out.seat, timed_out.kind, timed_out.rule_id = event.seat, event.kind, event.rule_id
@@ -256,7 +258,7 @@ def table_event_from_proto(message: pb.RefereeEvent) -> TableEvent:
     if kind == "seed_revealed":
         revealed = message.seed_revealed
         deal = deal_from_proto(revealed.deal) if revealed.HasField("deal") else None
-        return SeedRevealed(bytes(revealed.seed), deal)
+        return SeedRevealed(bytes(revealed.seed), deal, bytes(revealed.salt), revealed.public)
     if kind == "timed_out":
         t = message.timed_out
         command = command_from_proto(t.command)[1] if t.HasField("command") else None

@@ -326,6 +326,8 @@ def cmd_new(
             players=args.players,
             options=parse_options(args.options),
             seed="" if args.seed is None else str(args.seed),
+            # --seed is for replaying a deal: it is public and reproducible, not secret.
+            public_reproducible_seed=args.seed is not None,
         ),
         timeout=30,
     )

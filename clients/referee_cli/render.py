@@ -102,6 +102,8 @@ def describe_referee_event(
     if kind == "seed_committed":
         return f"the referee commits to the deal: SHA-256 {event.seed_committed.commitment[:16]}..."
     if kind == "seed_revealed":
+        if not event.seed_revealed.seed:  # the default: hands stay secret after the end
+            return "the referee hands the seed to the organiser (referee verify, organiser token)"
         return f"the referee reveals the seed {event.seed_revealed.seed.hex()} (referee verify)"
     if kind == "timed_out":
         timed = event.timed_out

@@ -172,7 +172,8 @@ class NetworkRunner:
         self.stub = referee_pb2_grpc.RefereeServiceStub(self.channel)
         self.features = Features.detect()
         self.env_path = python_path()
-        #: game id -> organiser token, for revealing the deferred seeds at the end.
+        #: game id -> organiser token, for revealing the deferred seeds and exporting the full
+        #: logs (organiser only) at the end.
         self.organiser_tokens: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -220,10 +221,13 @@ class NetworkRunner:
         for record in records:
             if not record.game_id or record.status == "failed":
                 continue
+            request = referee_pb2.ExportGameRequest(game_id=record.game_id)
+            token = self.organiser_tokens.get(record.game_id)
+            if token and "organiser_token" in request.DESCRIPTOR.fields_by_name:
+                # The full log shows every hand: the referee gives it to the organiser only.
+                request.organiser_token = token
             try:
-                export = self.stub.ExportGame(
-                    referee_pb2.ExportGameRequest(game_id=record.game_id), timeout=60
-                )
+                export = self.stub.ExportGame(request, timeout=60)
             except grpc.RpcError as error:
                 record.verified = False
                 record.detail = (record.detail + f"; verify: {error.code().name}").lstrip("; ")

@@ -20,7 +20,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P8", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -32,6 +32,7 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env's (fastest)", ">=", 1.5),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -166,6 +167,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P6" in results:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
+    if "P8" in results:
+        found["P8"] = results["P8"].get("min_ratio")
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -232,6 +235,13 @@ def markdown(report: dict[str, Any]) -> str:
             f"| server process | {p2['referee_server_cpu_us_per_command']:,.0f} µs "
             f"| {p2['fanout_server_cpu_us_per_call']:,.0f} µs "
             f"| {p2['echo_server_cpu_us_per_call']:,.0f} µs |",
+            "",
+            f"Batched streams (one message per command batch, issue 12): "
+            f"**{p2['batched_commands_per_second']:,.0f} commands/s**, "
+            f"**{p2['batched_to_fanout']:.2f}** of the bare fan-out (target >= 0.6), "
+            f"{p2['batched_stream_messages_per_command']:.1f} stream messages per command, "
+            f"server CPU {p2['batched_server_cpu_us_per_command']:,.0f} µs per command = "
+            f"**{p2['batched_cpu_to_fanout']:.2f}x** the bare fan-out's per call (target <= 2).",
         ]
     if "P3" in results:
         p3 = results["P3"]
@@ -298,7 +308,10 @@ def markdown(report: dict[str, Any]) -> str:
             f"{p6['echo_p99_ms']:.2f} ms at the same rate; ratios **{p6['p50_ratio']:.2f}** "
             f"(p50) and **{p6['p99_ratio']:.2f}** (p99). The bare fan-out server at that rate: "
             f"p50 {p6['fanout_p50_ms']:.2f} ms, p99 {p6['fanout_p99_ms']:.2f} ms "
-            f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's).",
+            f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's). "
+            f"Batched streams at that rate: p50 {p6['batched_p50_ms']:.2f} ms, p99 "
+            f"{p6['batched_p99_ms']:.2f} ms, **{p6['batched_p99_to_fanout']:.2f}x** the bare "
+            f"fan-out's p99 (target <= 3).",
         ]
     if "SOAK" in results:
         soak = results["SOAK"]
@@ -314,6 +327,10 @@ def markdown(report: dict[str, Any]) -> str:
             + (f"{growth:+.1%}" if growth is not None else "n/a")
             + "** (target < 5%).",
         ]
+    if "P8" in results:
+        from referee.bench import rl
+
+        out += rl.markdown(results["P8"])
     return "\n".join(out) + "\n"
 
 
@@ -344,6 +361,11 @@ def main(
         from referee.bench import store
 
         results["P5"] = store.run(quick, recovery_games)
+    if "P8" in parts:
+        print("P8 learning environments ...", flush=True)
+        from referee.bench import rl
+
+        results["P8"] = rl.run(quick)
     service_parts = set(parts) & {"P2", "P3", "P4", "P6"}
     if service_parts:
         print(f"{', '.join(sorted(service_parts))} service ...", flush=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import abc
 import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 Seat = int
@@ -119,8 +119,11 @@ class GameConfig:
     game_type: str
     players: int
     options: Mapping[str, str]
-    seed: bytes
+    seed: bytes = field(repr=False)
     deal: FixedDeal | None = None
+    #: The referee's own secret randomness, mixed into every commitment (never into the
+    #: shuffles, which stay reproducible from the seed); ``b""`` for games from before salts.
+    salt: bytes = field(default=b"", repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,7 +149,12 @@ class ServerDriver(Driver):
 
     def create(self, setup: Setup) -> None:
         request = pb.CreateGameRequest(
-            game_type=setup.game_type, players=setup.players, options=setup.options, seed=setup.seed
+            game_type=setup.game_type,
+            players=setup.players,
+            options=setup.options,
+            seed=setup.seed,
+            # A scenario's seed is in its file: the deal is public and reproducible on purpose.
+            public_reproducible_seed=bool(setup.seed),
         )
         if setup.deal is not None:
             request.deal.CopyFrom(codec.deal_to_proto(setup.deal))

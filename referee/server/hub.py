@@ -31,7 +31,7 @@ from referee.engine.game import Rejection, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
-from referee.server import errors
+from referee.server import errors, seeds
 from referee.server.clocks import GameSettings, SeatClocks
 from referee.server.errors import ClientError
 from referee.server.metrics import Metrics
@@ -97,7 +97,7 @@ class Limits:
     #: is aborted as abandoned (0 = never).
     idle_expiry_seconds: float = 24 * 3600.0
     #: Summaries of finished games dropped from memory kept for ListGames.
-    summary_cache: int = 20_000
+    summary_cache: int = 1000
 
 
 class StreamEnded(Exception):
@@ -143,6 +143,9 @@ class LiveGame:
     ended: bool = False
     #: When a call last used the game (monotonic seconds): idle games leave memory.
     touched: float = field(default_factory=time.monotonic)
+    #: The latest batch as each viewer's batched streams send it, built once for all of
+    #: them (a spectator's, a seat's): ``{viewer: message}``; emptied by every new batch.
+    latest_batch: dict[Viewer, pb.StreamGameResponse] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -167,6 +170,7 @@ class LiveGame:
         """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
         table = self.table
         first = table.version + 1
+        self.latest_batch.clear()
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -192,6 +196,30 @@ class LiveGame:
             message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
         )
 
+    def batch_message(
+        self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None
+    ) -> pb.StreamGameResponse:
+        """Events ``start + 1 .. end`` (one batch, or the rest of one) as ``viewer`` may see
+        them, with the view after them: the live view (and cached for every stream of
+        ``viewer``) when ``end`` is the current version, else ``replica``'s at ``end``."""
+        current = end == self.table.version
+        first_of_batch = start == 0 or self.batch_ends[start - 1] == start
+        if current and first_of_batch:
+            cached = self.latest_batch.get(viewer)
+            if cached is not None:
+                return cached
+        message = pb.StreamGameResponse()
+        message.events.extend(self.event_message(i, viewer) for i in range(start, end))
+        if current:
+            message.view.CopyFrom(self.view(viewer))
+            if first_of_batch:
+                self.latest_batch[viewer] = message
+        else:
+            assert replica is not None and replica.version == end
+            view = replica.view(viewer)
+            message.view.CopyFrom(codec.view_to_proto(self.game_id, self.record.players, view))
+        return message
+
     def seat_stats(self) -> list[pb.SeatStats]:
         status = self.table.status
         clocks = self.seat_clocks
@@ -211,7 +239,9 @@ class LiveGame:
             )
         return out
 
-    def summary(self) -> pb.GameSummary:
+    def summary(self, *, organiser: bool = False) -> pb.GameSummary:
+        """The game's description; the revealed seed only for the ``organiser`` (or for all
+        when the game was created with ``public_reveal_waives_secrecy``)."""
         table = self.table
         status = table.status
         message = pb.GameSummary(
@@ -231,8 +261,11 @@ class LiveGame:
             aborted=status.aborted is not None,
             abort_reason=status.aborted or "",
             defer_seed_reveal=self.settings.defer_seed_reveal,
+            public_reveal_waives_secrecy=self.settings.public_reveal,
+            public_reproducible_seed=self.settings.public_seed,
+            seed_released=status.revealed is not None,
         )
-        if status.revealed is not None:
+        if status.revealed is not None and (organiser or self.settings.public_reveal):
             message.revealed_seed = status.revealed.seed
         if self.settings.clock.enabled:
             message.clock.CopyFrom(self.settings.clock.to_proto())
@@ -462,13 +495,14 @@ class GameHub:
             raise errors.bad_request("game_type", str(error.args[0])) from None
         if self._active >= self.limits.max_games:
             raise errors.exhausted("games", self.limits.max_games)
-        seed = request.seed.encode() if request.seed else None
-        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
+            seed = seeds.check_seed(request.seed, public=request.public_reproducible_seed)
+            seeds.check_deal_size(request.deal)
             settings = GameSettings.from_request(request)
         except ValueError as error:
             field_name, _, description = str(error).partition(": ")
             raise errors.bad_request(field_name, description) from None
+        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
             config = make_config(game, request.players, dict(request.options), seed, deal)
             table: Table[Any] = Table(game, config, settings.table())
@@ -488,7 +522,7 @@ class GameHub:
             deal=encode_deal(deal),
             seat_token_hashes=tuple(hash_token(t) for t in tokens),
             created_at=time.time(),
-            settings=settings.to_json(),
+            settings={**settings.to_json(), seeds.SALT_KEY: config.salt.hex()},
             organiser_token_hash=hash_token(organiser),
         )
         live = LiveGame(game_id, record, table, settings=settings)
@@ -554,6 +588,7 @@ class GameHub:
             record.options,
             record.seed,
             decode_deal(record.deal),
+            seeds.stored_salt(record.settings),
         )
         settings = GameSettings.from_json(record.settings)
         stats = self.store.stats(game_id)
@@ -998,14 +1033,25 @@ class GameHub:
         self._publish(live)
 
     async def export(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
-        """The full log and commands of a game whose seed is public (docs/fairness.md)."""
+        """The full log and commands of a game whose seed has been released, for its organiser
+        (or anyone, when the game waived end-of-game secrecy; docs/fairness.md)."""
         live = await self.get(request.game_id)
+        if request.organiser_token or not live.settings.public_reveal:
+            if not request.organiser_token:
+                raise ClientError(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "organiser_token is required: the full log shows every hidden card "
+                    "(public only for a game created with public_reveal_waives_secrecy)",
+                    "TOKEN_MISSING",
+                )
+            self.authorise_organiser(live, request.organiser_token)
         if live.table.status.revealed is None:
             raise errors.not_now(
-                "the full log is public once the seed is revealed (after the game)", "NOT_REVEALED"
+                "the full log is released once the seed is revealed (after the game)",
+                "NOT_REVEALED",
             )
         recorded = await self._store(self.store.commands, live.game_id)
-        response = pb.ExportGameResponse(game=live.summary())
+        response = pb.ExportGameResponse(game=live.summary(organiser=True))
         version = live.table.version
         response.events.extend(live.event_message(i, None, redact=False) for i in range(version))
         for outcome in recorded:
@@ -1049,11 +1095,14 @@ class GameHub:
                 sub.overflowed = True  # the stream ends; the client resumes later
 
     async def stream(
-        self, live: LiveGame, watcher: Watcher | Viewer, after: int
+        self, live: LiveGame, watcher: Watcher | Viewer, after: int, batched: bool = False
     ) -> AsyncGenerator[pb.StreamGameResponse, None]:
         """First the current view, then every event after ``after`` with the view after it,
         then live events; returns after the final event of a finished game (the seed reveal
-        included). The organiser's stream runs behind by the game's organiser delay."""
+        included). The organiser's stream runs behind by the game's organiser delay.
+
+        ``batched``: one message per batch (its events, then the view once), the latest
+        batch built once per viewer for every stream (:meth:`LiveGame.batch_message`)."""
         if not isinstance(watcher, Watcher):
             watcher = Watcher(watcher)
         viewer = watcher.viewer
@@ -1078,12 +1127,25 @@ class GameHub:
         players = live.record.players
         try:
             yield pb.StreamGameResponse(view=live.view_at(viewer, visible()))
-            # A private replica follows the log so each event comes with the view after it.
-            replica = Table.replay(table.config, table.log[:after], table.settings)
+            # A private replica follows the log so each event comes with the view after it;
+            # a batched stream that keeps up never needs one (it sends the live view).
+            replica: Table[Any] | None = None
+            if not batched:
+                replica = Table.replay(table.config, table.log[:after], table.settings)
             sent = after
             while True:
                 target = visible()
+                while batched and sent < target:
+                    end = min(live.batch_ends[sent], target)
+                    if end < table.version:  # behind: the view after this batch is a past one
+                        if replica is None or replica.version != sent:
+                            replica = Table.replay(table.config, table.log[:sent], table.settings)
+                        replica.extend(table.log[sent:end])
+                    message = live.batch_message(viewer, sent, end, replica)
+                    sent = end
+                    yield message
                 while sent < target:
+                    assert replica is not None
                     replica.extend((table.log[sent],))
                     sent += 1
                     if sent == table.version:  # the current view: with the clocks

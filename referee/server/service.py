@@ -11,6 +11,7 @@ in :mod:`referee.server.hub`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import time
@@ -30,6 +31,9 @@ from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 
 log = structlog.get_logger("referee")
+
+#: Encoded batched stream messages kept for other streams that send the same one.
+ENCODED_MESSAGES = 512
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -126,7 +130,7 @@ class RefereeCore:
     @_unary
     async def RevealSeed(self, request: pb.RevealSeedRequest) -> pb.RevealSeedResponse:
         live = await self.hub.reveal(request)
-        return pb.RevealSeedResponse(game=live.summary())
+        return pb.RevealSeedResponse(game=live.summary(organiser=True))
 
     @_unary
     async def ExportGame(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
@@ -181,7 +185,7 @@ class RefereeCore:
             watcher = self._watcher(live, request)
             # aclosing: when the adapter closes this generator, the hub's stream closes
             # with it (its slot is freed now, not when the generator is collected).
-            stream = self.hub.stream(live, watcher, request.after_sequence)
+            stream = self.hub.stream(live, watcher, request.after_sequence, request.batched)
             async with contextlib.aclosing(stream):
                 async for message in stream:
                     yield message
@@ -217,6 +221,21 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
 
     def __init__(self, core: RefereeCore) -> None:
         self.core = core
+        #: Batched stream messages the hub built once for every stream of a viewer, encoded
+        #: once too: ``id(message) -> (message, bytes)``, the latest few (the message is
+        #: kept so its id cannot be reused while it is here).
+        self._encodings: collections.OrderedDict[int, tuple[Any, bytes]] = collections.OrderedDict()
+
+    def _encoded(self, message: pb.StreamGameResponse) -> bytes:
+        key = id(message)
+        found = self._encodings.get(key)
+        if found is not None and found[0] is message:
+            return found[1]
+        data = message.SerializeToString()
+        self._encodings[key] = (message, data)
+        while len(self._encodings) > ENCODED_MESSAGES:
+            self._encodings.popitem(last=False)
+        return data
 
     async def ListGameTypes(self, request: Any, context: Any) -> pb.ListGameTypesResponse:
         return await _grpc_unary(context, self.core.ListGameTypes(request))
@@ -257,9 +276,10 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
                 # taken within the stall limit ends the stream. The timeout runs in this
                 # task, not in wait_for's own: grpc.aio notices a client that hangs up only
                 # in the handler's task.
+                data = self._encoded(message) if request.batched else message
                 try:
                     async with asyncio.timeout(stall or None):
-                        await context.write(message)
+                        await context.write(data)
                 except TimeoutError:
                     raise errors.exhausted(
                         "stream stall seconds",

@@ -54,6 +54,17 @@ def _deserializer(method: str, request_type: Any) -> Callable[[bytes], Any]:
     return deserialize
 
 
+def _serializer(response_type: Any) -> Callable[[Any], bytes]:
+    """The message's bytes; bytes as they are (a stream message encoded once for all the
+    streams that send it, see the gRPC adapter's StreamGame)."""
+    to_bytes = response_type.SerializeToString
+
+    def serialize(message: Any) -> bytes:
+        return message if isinstance(message, bytes) else bytes(to_bytes(message))
+
+    return serialize
+
+
 def _refusal(request: Undecodable) -> grpc.Status:
     return errors.bad_request(
         "request",
@@ -71,7 +82,7 @@ def add_referee_service(servicer: Any, server: grpc.aio.Server, metrics: Metrics
         response_type = getattr(referee_pb2, method.output_type.name)
         behaviour = getattr(servicer, name)
         deserialize = _deserializer(name, request_type)
-        serialize = response_type.SerializeToString
+        serialize = _serializer(response_type)
         if method.server_streaming:
             handlers[name] = grpc.unary_stream_rpc_method_handler(
                 _guard_stream(name, behaviour, metrics),

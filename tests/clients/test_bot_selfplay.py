@@ -127,7 +127,11 @@ def test_stream_resumes_after_a_cancel_without_gap_or_duplicate(
 ) -> None:
     created = stub.CreateGame(
         referee_pb2.CreateGameRequest(
-            game_type="vampire-queen", players=3, options={"rounds": "1"}, seed="r"
+            game_type="vampire-queen",
+            players=3,
+            options={"rounds": "1"},
+            seed="r",
+            public_reproducible_seed=True,
         )
     )
     bots = [
@@ -165,7 +169,11 @@ def test_slow_consumer_is_resumed_after_resource_exhausted() -> None:
             stub = referee_pb2_grpc.RefereeServiceStub(channel)
             created = stub.CreateGame(
                 referee_pb2.CreateGameRequest(
-                    game_type="vampire-queen", players=4, options={"rounds": "2"}, seed="s"
+                    game_type="vampire-queen",
+                    players=4,
+                    options={"rounds": "2"},
+                    seed="s",
+                    public_reproducible_seed=True,
                 )
             )
             slow_stub = referee_pb2_grpc.RefereeServiceStub(slow_channel)

@@ -18,7 +18,11 @@ def create(
     stub: referee_pb2_grpc.RefereeServiceStub, players: int = 3
 ) -> referee_pb2.CreateGameResponse:
     request = referee_pb2.CreateGameRequest(
-        game_type="vampire-queen", players=players, options={"rounds": "1"}, seed="cli"
+        game_type="vampire-queen",
+        players=players,
+        options={"rounds": "1"},
+        seed="cli",
+        public_reproducible_seed=True,
     )
     response: referee_pb2.CreateGameResponse = stub.CreateGame(request)
     return response

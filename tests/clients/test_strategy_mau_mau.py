@@ -486,7 +486,13 @@ def _recorded_views(
     """Every settled view of a real game (all seats played at random) asking its seat to
     decide."""
     created = stub.CreateGame(
-        referee_pb2.CreateGameRequest(game_type=GAME, players=players, options=options, seed=seed)
+        referee_pb2.CreateGameRequest(
+            game_type=GAME,
+            players=players,
+            options=options,
+            seed=seed,
+            public_reproducible_seed=True,
+        )
     )
     views: list[referee_pb2.View] = []
 

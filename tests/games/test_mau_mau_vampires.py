@@ -26,6 +26,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -35,7 +36,6 @@ import pytest
 
 from referee.engine import FixedDeal, Table
 from referee.games.mau_mau_vampires import characters as character_data
-from referee.games.mau_mau_vampires import rules
 from referee.games.mau_mau_vampires.characters import (
     CHARACTERS,
     CharacterDataError,
@@ -153,10 +153,18 @@ PROVISIONAL: dict[str, Any] = {
 PROVISIONAL_TABLE = parse_characters(PROVISIONAL, "test table")
 
 
+def use_characters(monkeypatch: pytest.MonkeyPatch, table: CharacterTable) -> None:
+    """MM-4: play with ``table`` as the character data, in every module of the game that
+    reads it (the rules are split over several)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("referee.games.mau_mau_vampires") and hasattr(module, "CHARACTERS"):
+            monkeypatch.setattr(module, "CHARACTERS", table)
+
+
 @pytest.fixture(autouse=True)
 def provisional_characters(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The tests' situations are built on the MM-4 table, whatever the shipped file holds."""
-    monkeypatch.setattr(rules, "CHARACTERS", PROVISIONAL_TABLE)
+    use_characters(monkeypatch, PROVISIONAL_TABLE)
     yield
 
 
@@ -337,7 +345,7 @@ def test_mm_4_replacement_data_changes_the_game_without_code(
     path.write_text(json.dumps(data), encoding="utf-8")
     table_data = load_characters(path)
     assert table_data.symbols[4] == "wooden stake"
-    monkeypatch.setattr(rules, "CHARACTERS", table_data)
+    use_characters(monkeypatch, table_data)
     table = new_table(QUIET, start="R11")
     events = play(table, (0, play_card("R5")))  # S5 now triggers the Count's (a)
     assert of_type(events, AbilityTriggered) == [AbilityTriggered(0, Ability.GIVE_LEFT, "C1")]

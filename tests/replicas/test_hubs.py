@@ -70,7 +70,12 @@ def test_a_replica_behind_the_client_reads_the_store_instead_of_refusing(databas
     async def scenario() -> None:
         async with _replicas(database) as (a, b):
             live, tokens, _ = await a.create(
-                pb.CreateGameRequest(game_type="vampire-queen", players=3, seed="behind")
+                pb.CreateGameRequest(
+                    game_type="vampire-queen",
+                    players=3,
+                    seed="behind",
+                    public_reproducible_seed=True,
+                )
             )
             mirror = await b.get(live.game_id)
             b._stop_listening()  # b hears nothing more: as if every notice were late
@@ -97,7 +102,12 @@ def test_a_rule_refusal_on_a_stale_replica_is_rechecked_against_the_store(databa
     async def scenario() -> None:
         async with _replicas(database) as (a, b):
             live, tokens, _ = await a.create(
-                pb.CreateGameRequest(game_type="vampire-queen", players=3, seed="stale-rule")
+                pb.CreateGameRequest(
+                    game_type="vampire-queen",
+                    players=3,
+                    seed="stale-rule",
+                    public_reproducible_seed=True,
+                )
             )
             mirror = await b.get(live.game_id)
             b._stop_listening()
@@ -127,6 +137,7 @@ def test_a_timeout_lands_once_when_every_replica_times_it_out(database: str) -> 
                     game_type="vampire-queen",
                     players=3,
                     seed="timeouts",
+                    public_reproducible_seed=True,
                     options={"rounds": "1"},
                     clock=pb.ClockSettings(decision_ms=100, forfeit_after_timeouts=2),
                 )
@@ -156,12 +167,18 @@ def test_a_replica_adopts_clocked_games_created_elsewhere(database: str) -> None
                     game_type="vampire-queen",
                     players=3,
                     seed="adopt",
+                    public_reproducible_seed=True,
                     clock=pb.ClockSettings(decision_ms=60_000),
                 )
             )
             await _until(lambda: live.game_id in b.games)
             plain, _, _ = await a.create(
-                pb.CreateGameRequest(game_type="vampire-queen", players=3, seed="no-clock")
+                pb.CreateGameRequest(
+                    game_type="vampire-queen",
+                    players=3,
+                    seed="no-clock",
+                    public_reproducible_seed=True,
+                )
             )
             await a.abort(
                 pb.AbortGameRequest(game_id=live.game_id, organiser_token=organiser, reason="x")

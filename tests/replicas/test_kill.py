@@ -154,7 +154,11 @@ def test_three_replicas_survive_a_kill(database: str, tmp_path: Path) -> None:
         for n in range(GAMES):
             created = stub.CreateGame(
                 pb.CreateGameRequest(
-                    game_type=GAME, players=PLAYERS, seed=f"kill-{n}", options={"rounds": "1"}
+                    game_type=GAME,
+                    players=PLAYERS,
+                    seed=f"kill-{n}",
+                    public_reproducible_seed=True,
+                    options={"rounds": "1"},
                 ),
                 timeout=20,
             )

@@ -112,7 +112,8 @@ def test_a_whole_game_over_grpc_ends_with_results_and_the_seed(
     assert final.game_over and not final.pending_seats and not final.aborted
     assert sorted(r.seat for r in final.results) == list(range(info.min_players))
     assert min(r.rank for r in final.results) == 1
-    assert final.revealed_seed  # docs/fairness.md: revealed at the end
+    # docs/fairness.md: released at the end, to the organiser only (hands stay secret).
+    assert final.seed_released and not final.revealed_seed
     for seat in range(info.min_players):
         seen = view(stub, game, seat)
         assert seen.game_over and not seen.legal_commands
