@@ -1,4 +1,4 @@
-"""Mau Mau Vampires against its rules (``shared/rules/mau-mau-vampires.md``), one or more tests
+"""Mau Mau Vampires against its rules (``docs/rules/mau-mau-vampires.md``), one or more tests
 per rule id MM-1 ... MM-28: ``grep -r "MM-14" tests/`` finds the evidence for a rule.
 
 Situations are dealt from fixed decks (:func:`new_table`): the seats get consecutive blocks of
@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from referee.engine import FixedDeal, Table
+from referee.engine import FixedDeal, SetupRefused, Table
 from referee.games.mau_mau_vampires import characters as character_data
 from referee.games.mau_mau_vampires.characters import (
     CHARACTERS,
@@ -1349,6 +1349,10 @@ def test_mm_24_after_three_tie_break_hands_the_still_tied_share_the_win() -> Non
     assert of_type(events, GameEnded) == [GameEnded((32, 32), (1, 1))]
     results = table.results()
     assert results is not None and [r.rank for r in results] == [1, 1]
+    # MM-24 ended the game: later commands are refused by it.
+    for seat in (0, 1):
+        rejection = rejected(table, seat, DrawCard())
+        assert rejection.kind == "precondition" and rejection.rule_id == "MM-24"
 
 
 def test_mm_25_the_social_rules_are_not_part_of_the_game() -> None:
@@ -1426,6 +1430,33 @@ def test_mm_28_the_pot_is_seen_by_no_one_until_taken() -> None:
     aside = play(table, (0, SetAside(card("R6"))))[0]
     assert table.game.redact(aside, 0) == CardSetAside(0, card("R6"), 1, (), NONE, NONE, 2)
     assert table.game.redact(aside, None) == CardSetAside(0, HIDDEN, 1, (), NONE, NONE, 2)
+
+
+def test_mm_6_mm_15_later_fixed_decks_give_top_cards_and_are_checked_at_creation() -> None:
+    """MM-6, MM-15: what a later shuffle holds (the turned special cards, the discard pile) is
+    known only when it happens, so a later fixed deck gives its top cards only; it is checked
+    at creation (a card the game does not have, more copies than it has), so the game never
+    fails mid-hand."""
+    full = build_deck(2, [None, None])
+    picks = picks_for(2, 1, ["C1", "C2"], False)
+    for later, problem in (((["R1", "R1"]), "more copies of 'R1'"), (["X9"], "no card 'X9'")):
+        with pytest.raises(SetupRefused, match=problem) as refused:
+            Table.create(GAME, 2, deal=FixedDeal(decks=(full, tuple(later)), picks=picks))
+        assert refused.value.field == "deal.decks[1]"
+    with pytest.raises(SetupRefused) as refused:
+        Table.create(GAME, 2, deal=FixedDeal(decks=(full[:-1],), picks=picks))
+    assert refused.value.field == "deal.decks[0]"
+    with pytest.raises(SetupRefused) as refused:
+        Table.create(GAME, 2, deal=FixedDeal(decks=(full,), picks=(0, 0, 7)))
+    assert refused.value.field == "deal.picks[2]"
+    # A short later deck is taken: a random game with one plays to its end.
+    table = Table.create(GAME, 2, seed=b"later", deal=FixedDeal(decks=(full, ("R1", "CLOCK"))))
+    rng = random.Random(3)
+    while table.results() is None:
+        seat = rng.choice(table.pending())
+        table.submit(seat, rng.choice(table.legal_commands(seat)))
+    shuffles = of_type(table.log, DeckShuffled)
+    assert len(shuffles) > 1
 
 
 def variants(table: Table[Any], viewer: int | None, count: int = 12) -> list[Any]:

@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from referee.engine.chance import pick_for
+from referee.engine.chance import check_fixed_deck, check_fixed_pick, pick_for
 from referee.engine.game import (
     Decision,
     Game,
@@ -54,6 +54,7 @@ from referee.engine.game import (
     Rejection,
     Seat,
     SeatResult,
+    SetupRefused,
     Viewer,
     not_your_turn,
     rank_by_score,
@@ -73,8 +74,8 @@ from referee.games.mau_mau_vampires.model import (
     CLOCK,
     CODES,
     COLOURS,
-    DECK_SIZE,
     FULL_DECK,
+    FULL_DECK_NOTATION,
     MAU_MAU_CARDS,
     WEREWOLF,
     Ability,
@@ -123,8 +124,6 @@ from referee.games.mau_mau_vampires.model import (
     WishReason,
     code_of,
     colour_of,
-    notation,
-    parse_notation,
     symbol_of,
 )
 from referee.games.mau_mau_vampires.state import (
@@ -160,6 +159,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         type_id="mau-mau-vampires",
         name="Mau Mau Vampires",
         min_players=2,  # MM-5
+        players_rule="MM-5",
         max_players=MAX_PLAYERS,
         options=(
             OptionSpec("hands", "5", "MM-7: hands in the game", minimum=1, maximum=15),
@@ -197,15 +197,30 @@ class MauMauVampires(Game[MauMauVampiresState]):
         if first_game:
             available = sum(1 for c in CHARACTERS.characters if c.first_game)
             if n > available:
-                raise ValueError(
-                    f"option first_game has {available} characters for {n} players (MM-5: a "
-                    "first game is for at most 4 players)"
+                raise SetupRefused(
+                    "options.first_game",
+                    f"option first_game has {available} characters for {n} players (a first "
+                    "game is for at most 4 players)",
+                    "MM-5",
                 )
         elif n > len(CHARACTERS.characters):
-            raise ValueError(f"the character data has {len(CHARACTERS.characters)} characters")
+            raise SetupRefused(
+                "players",
+                f"the character data has {len(CHARACTERS.characters)} characters",
+                "MM-4",
+            )
         if config.deal is not None:
-            for index, deck in enumerate(config.deal.decks):
-                _check_fixed_deck(index, deck)
+            # Every part of a fixed deal is checked here, so no shuffle can fail mid-game:
+            # deck 0 is the first hand's 55 cards; what a later shuffle holds is known only
+            # then (the turned special cards, the discard pile, MM-6, MM-15), so a later deck
+            # gives the top cards only (model.py).
+            check_fixed_deck(config, 0, FULL_DECK_NOTATION, note="the 55 cards of MM-1, MM-2")
+            for index in range(1, len(config.deal.decks)):
+                check_fixed_deck(config, index, FULL_DECK_NOTATION, prefix=True)
+            check_fixed_pick(config, 0, n, "the first dealer, MM-6")
+            available = sum(1 for c in CHARACTERS.characters if c.first_game or not first_game)
+            for seat in range(n):
+                check_fixed_pick(config, 1 + seat, available - seat, f"seat {seat}'s character")
         return MauMauVampiresState(
             config=config,
             players=n,
@@ -915,29 +930,6 @@ def _wrong_phase(state: MauMauVampiresState, command: Any) -> NoReturn:
     if isinstance(command, EndTurn):
         raise Rejection("MM-8", "play a card or draw one first")
     raise Rejection("MM-8", f"not possible now: {type(command).__name__}")
-
-
-def _check_fixed_deck(index: int, deck: Sequence[str]) -> None:
-    """A fixed deck holds valid cards, never more copies than the 55 have; deck 0 starts hand 1
-    and is all 55 (MM-1, MM-2)."""
-    codes = []
-    for text in deck:
-        try:
-            codes.append(parse_notation(text))
-        except ValueError as error:
-            raise ValueError(f"fixed deck {index}: {error}") from None
-    if index == 0 and sorted(codes) != list(FULL_DECK):
-        raise ValueError(
-            f"fixed deck 0 must hold the 55 cards of MM-1/MM-2 (R1..P11 once, 6 CLOCK, "
-            f"5 WOLF), got {len(codes)} cards"
-        )
-    counts = [0] * CODES
-    for code in codes:
-        counts[code] += 1
-    limit = [1] * MAU_MAU_CARDS + [6, 5]
-    over = [notation(c) for c in range(CODES) if counts[c] > limit[c]]
-    if over or len(codes) > DECK_SIZE:
-        raise ValueError(f"fixed deck {index}: more copies than the game has of {', '.join(over)}")
 
 
 #: Shared immutable events of the usual steps (built once; events are frozen values).
