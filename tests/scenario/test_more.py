@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee.scenario.drivers import LibraryDriver, Outcome
+from referee.scenario.drivers import LibraryDriver, Outcome, Setup, SetupRefused
 from referee.scenario.runner import ScenarioError, load_scenario, main, run_loaded, run_scenario
 from tests.scenario.helpers import fails, passes, write
 
@@ -271,3 +271,24 @@ def test_command_line_options(capsys: pytest.CaptureFixture[str]) -> None:
 def test_shipped_feature_scenarios_pass(name: str) -> None:
     result = run_scenario(SHIPPED / name)
     assert result.ok, result.line()
+
+
+class RuledSetupDriver(LibraryDriver):
+    """A referee whose setup refusals carry rule ids (as the engine's will)."""
+
+    def create(self, setup: Setup) -> None:
+        try:
+            super().create(setup)
+        except SetupRefused as refused:
+            raise SetupRefused(
+                Outcome(refused.outcome.code, "VQ-2", refused.outcome.message)
+            ) from None
+
+
+def test_expected_setup_refusal_names_its_rule(tmp_path: Path) -> None:
+    header = "game: vampire-queen\nplayers: 2\nexpect_setup: {code: INVALID_ARGUMENT, rule: %s}\n"
+    path = write(tmp_path, "steps: []\n", header % "[VQ-2, VQ-3]")
+    assert run_loaded(load_scenario(path), RuledSetupDriver).ok
+    path = write(tmp_path, "steps: []\n", header % "VQ-3")
+    line = run_loaded(load_scenario(path), RuledSetupDriver).line()
+    assert "expect_setup: expected INVALID_ARGUMENT VQ-3, got INVALID_ARGUMENT VQ-2" in line
