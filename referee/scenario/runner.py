@@ -1052,8 +1052,10 @@ def run_scenario(
 
 #: Keys left out when two runs are compared: they differ between any two tables by design
 #: (the game id, when a batch was recorded, decision times, clocks) or commit to the deal and
-#: seed while hiding them (the seed and deal commitments: SHA-256 of a secret seed).
+#: seed while hiding them (the seed and deal commitments: SHA-256 of a secret seed), or make
+#: both public once the game is over (the seed reveal).
 _UNCOMPARED = {
+    "seedRevealed",
     "gameId",
     "recordedUnixMs",
     "decided",
