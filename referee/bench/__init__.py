@@ -20,7 +20,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P8", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -32,6 +32,7 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env's (fastest)", ">=", 1.5),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -166,6 +167,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P6" in results:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
+    if "P8" in results:
+        found["P8"] = results["P8"].get("min_ratio")
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -324,6 +327,10 @@ def markdown(report: dict[str, Any]) -> str:
             + (f"{growth:+.1%}" if growth is not None else "n/a")
             + "** (target < 5%).",
         ]
+    if "P8" in results:
+        from referee.bench import rl
+
+        out += rl.markdown(results["P8"])
     return "\n".join(out) + "\n"
 
 
@@ -354,6 +361,11 @@ def main(
         from referee.bench import store
 
         results["P5"] = store.run(quick, recovery_games)
+    if "P8" in parts:
+        print("P8 learning environments ...", flush=True)
+        from referee.bench import rl
+
+        results["P8"] = rl.run(quick)
     service_parts = set(parts) & {"P2", "P3", "P4", "P6"}
     if service_parts:
         print(f"{', '.join(sorted(service_parts))} service ...", flush=True)

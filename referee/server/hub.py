@@ -27,7 +27,7 @@ import grpc
 import structlog
 
 from referee import codec
-from referee.engine.game import Rejection, Viewer
+from referee.engine.game import Rejection, SetupRefused, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
@@ -507,6 +507,12 @@ class GameHub:
             config = make_config(game, request.players, dict(request.options), seed, deal)
             table: Table[Any] = Table(game, config, settings.table())
             opening = table.opening()
+        except SetupRefused as error:
+            refused = errors.bad_request(error.field, str(error))
+            if error.rule_id:  # named as a command's rejection names its rule
+                refused.reason = "RULE_VIOLATION"
+                refused.metadata["rule_id"] = error.rule_id
+            raise refused from None
         except ValueError as error:
             raise errors.bad_request(_setup_field(str(error)), str(error)) from None
         # A prefix keeps tokens from starting with "-" (command lines would take it for a flag).

@@ -776,6 +776,10 @@ def test_dv23_next_round_then_dracula_survives_round_five() -> None:
     assert [d.vampires for d in view.districts] == [3] * 5 and view.hp == 2
     assert events[-1] == GameEnded(Role.DRACULA, 0, GameEnd.ROUNDS, 5, 0, 2)
     assert view.winner is Role.DRACULA
+    # DV-23 ended the game, so later commands are refused by DV-23 (not DV-22).
+    for seat in (0, 1):
+        error = rejected(table, seat, Draw())
+        assert error.kind == "precondition" and error.rule_id == "DV-23"
 
 
 # --- DV-24 ... DV-26: information --------------------------------------------------------------

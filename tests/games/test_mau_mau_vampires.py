@@ -26,6 +26,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -33,9 +34,8 @@ from typing import Any
 
 import pytest
 
-from referee.engine import FixedDeal, Table
+from referee.engine import FixedDeal, SetupRefused, Table
 from referee.games.mau_mau_vampires import characters as character_data
-from referee.games.mau_mau_vampires import rules
 from referee.games.mau_mau_vampires.characters import (
     CHARACTERS,
     CharacterDataError,
@@ -153,10 +153,18 @@ PROVISIONAL: dict[str, Any] = {
 PROVISIONAL_TABLE = parse_characters(PROVISIONAL, "test table")
 
 
+def use_characters(monkeypatch: pytest.MonkeyPatch, table: CharacterTable) -> None:
+    """MM-4: play with ``table`` as the character data, in every module of the game that
+    reads it (the rules are split over several)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("referee.games.mau_mau_vampires") and hasattr(module, "CHARACTERS"):
+            monkeypatch.setattr(module, "CHARACTERS", table)
+
+
 @pytest.fixture(autouse=True)
 def provisional_characters(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The tests' situations are built on the MM-4 table, whatever the shipped file holds."""
-    monkeypatch.setattr(rules, "CHARACTERS", PROVISIONAL_TABLE)
+    use_characters(monkeypatch, PROVISIONAL_TABLE)
     yield
 
 
@@ -337,7 +345,7 @@ def test_mm_4_replacement_data_changes_the_game_without_code(
     path.write_text(json.dumps(data), encoding="utf-8")
     table_data = load_characters(path)
     assert table_data.symbols[4] == "wooden stake"
-    monkeypatch.setattr(rules, "CHARACTERS", table_data)
+    use_characters(monkeypatch, table_data)
     table = new_table(QUIET, start="R11")
     events = play(table, (0, play_card("R5")))  # S5 now triggers the Count's (a)
     assert of_type(events, AbilityTriggered) == [AbilityTriggered(0, Ability.GIVE_LEFT, "C1")]
@@ -1341,6 +1349,10 @@ def test_mm_24_after_three_tie_break_hands_the_still_tied_share_the_win() -> Non
     assert of_type(events, GameEnded) == [GameEnded((32, 32), (1, 1))]
     results = table.results()
     assert results is not None and [r.rank for r in results] == [1, 1]
+    # MM-24 ended the game: later commands are refused by it.
+    for seat in (0, 1):
+        rejection = rejected(table, seat, DrawCard())
+        assert rejection.kind == "precondition" and rejection.rule_id == "MM-24"
 
 
 def test_mm_25_the_social_rules_are_not_part_of_the_game() -> None:
@@ -1418,6 +1430,33 @@ def test_mm_28_the_pot_is_seen_by_no_one_until_taken() -> None:
     aside = play(table, (0, SetAside(card("R6"))))[0]
     assert table.game.redact(aside, 0) == CardSetAside(0, card("R6"), 1, (), NONE, NONE, 2)
     assert table.game.redact(aside, None) == CardSetAside(0, HIDDEN, 1, (), NONE, NONE, 2)
+
+
+def test_mm_6_mm_15_later_fixed_decks_give_top_cards_and_are_checked_at_creation() -> None:
+    """MM-6, MM-15: what a later shuffle holds (the turned special cards, the discard pile) is
+    known only when it happens, so a later fixed deck gives its top cards only; it is checked
+    at creation (a card the game does not have, more copies than it has), so the game never
+    fails mid-hand."""
+    full = build_deck(2, [None, None])
+    picks = picks_for(2, 1, ["C1", "C2"], False)
+    for later, problem in (((["R1", "R1"]), "more copies of 'R1'"), (["X9"], "no card 'X9'")):
+        with pytest.raises(SetupRefused, match=problem) as refused:
+            Table.create(GAME, 2, deal=FixedDeal(decks=(full, tuple(later)), picks=picks))
+        assert refused.value.field == "deal.decks[1]"
+    with pytest.raises(SetupRefused) as refused:
+        Table.create(GAME, 2, deal=FixedDeal(decks=(full[:-1],), picks=picks))
+    assert refused.value.field == "deal.decks[0]"
+    with pytest.raises(SetupRefused) as refused:
+        Table.create(GAME, 2, deal=FixedDeal(decks=(full,), picks=(0, 0, 7)))
+    assert refused.value.field == "deal.picks[2]"
+    # A short later deck is taken: a random game with one plays to its end.
+    table = Table.create(GAME, 2, seed=b"later", deal=FixedDeal(decks=(full, ("R1", "CLOCK"))))
+    rng = random.Random(3)
+    while table.results() is None:
+        seat = rng.choice(table.pending())
+        table.submit(seat, rng.choice(table.legal_commands(seat)))
+    shuffles = of_type(table.log, DeckShuffled)
+    assert len(shuffles) > 1
 
 
 def variants(table: Table[Any], viewer: int | None, count: int = 12) -> list[Any]:

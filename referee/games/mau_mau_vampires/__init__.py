@@ -5,7 +5,8 @@ a malformed file fails here, at start-up, with a message naming the entry.
 """
 
 from referee.games.mau_mau_vampires.model import *  # noqa: F403 (the wire vocabulary)
-from referee.games.mau_mau_vampires.rules import MauMauVampires, MauMauVampiresState
+from referee.games.mau_mau_vampires.rules import MauMauVampires
+from referee.games.mau_mau_vampires.state import MauMauVampiresState
 
 #: The rules, found by the registry (referee.engine.registry).
 GAME = MauMauVampires()
