@@ -756,7 +756,9 @@ def _alternatives(
         if deal_raw and "decks" in deal_raw:
             merged.pop("hands", None)
         seed = raw.get("seed", data.get("seed", DEFAULT_SEED))
-        deal = _deal(merged or None, game, players, path, str(seed), data.get("options"))
+        deal = _deal(
+            merged or None, game, players, path, str(seed), _options(data.get("options"), path)
+        )
         until = _until(raw.get("until"), steps, path, f"{where}.until")
         name = str(raw.get("name", f"alternative {index}"))
         found.append(Alternative(index, name, str(seed), deal, viewers, until))
