@@ -146,6 +146,8 @@ class LiveGame:
     #: The latest batch as each viewer's batched streams send it, built once for all of
     #: them (a spectator's, a seat's): ``{viewer: message}``; emptied by every new batch.
     latest_batch: dict[Viewer, pb.StreamGameResponse] = field(default_factory=dict)
+    #: Each viewer's current view, once built (see :meth:`view`); emptied by every new batch.
+    views: dict[Viewer, pb.View] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -171,6 +173,7 @@ class LiveGame:
         table = self.table
         first = table.version + 1
         self.latest_batch.clear()
+        self.views.clear()
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -272,9 +275,19 @@ class LiveGame:
         return message
 
     def view(self, viewer: Viewer) -> pb.View:
+        """``viewer``'s current view. Built once per version for a game without a running
+        clock (a command's response and every stream of the seat share it); callers copy it,
+        never change it."""
+        clocked = self.settings.clock.enabled and not self.over
+        if not clocked:
+            cached = self.views.get(viewer)
+            if cached is not None:
+                return cached
         message = codec.view_to_proto(self.game_id, self.record.players, self.table.view(viewer))
-        if self.settings.clock.enabled and not self.over:
+        if clocked:  # the clocks say how much time is left now: never cached
             message.clocks.extend(self.seat_clocks.to_proto(now_ms(), self.table.status.forfeited))
+        else:
+            self.views[viewer] = message
         return message
 
     def visible_version(self, now: int) -> int:

@@ -8,6 +8,7 @@ edit anywhere else. Its made-up rules, with ids as a rules file would give them:
 * HC-2: seats play in turn, seat 0 first; the seat on turn plays one card it holds.
 * HC-3: once every card is played the game is over; nothing more may be played.
 * HC-4: a seat scores the sum of its cards; the higher score ranks first.
+* HC-5: 2 to 4 players.
 """
 
 from __future__ import annotations
@@ -93,8 +94,9 @@ class HighCard(Game[HighCardState]):
     info = GameInfo(
         type_id="high-card",
         name="High Card",
-        min_players=2,
+        min_players=2,  # HC-5
         max_players=4,
+        players_rule="HC-5",
         options=(OptionSpec("cards", "2", "HC-1: cards dealt to each seat", minimum=1, maximum=2),),
         rules="high-card.md",
         summary="Play your cards; the highest sum wins.",
