@@ -32,7 +32,7 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
-    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env's (fastest)", ">=", 1.5),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env()'s (fastest)", ">=", 1.5),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 

@@ -29,8 +29,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from itertools import product
 
-import numpy as np
-
 from referee.engine import View
 from referee.games.mau_mau_vampires.model import (
     CARDS,
@@ -67,6 +65,7 @@ from referee.rl.core import (
     ActionTable,
     Layout,
     Observation,
+    dense,
     put_seat,
     rank_reward,
     scaled,
@@ -152,8 +151,23 @@ class Encoder:
             "options", 3, "characters pass_left, announcements auto, first_game"
         )
         self.size = layout.size
+        self._characters: dict[tuple[int, int | None, tuple[str, ...]], list[int]] = {}
 
-    def _cards(self, x: list[float], offset: int, cards: tuple[Card, ...]) -> None:
+    def _character_entries(self, game: MauMauVampiresView, me: int) -> list[int]:
+        n = self.players
+        ones = []
+        for character in game.characters:
+            at = self.o_characters + CHARACTER * ((character.seat - me) % n)
+            ones.append(at + min(int(character.ability), ABILITIES - 1))
+            ones += [at + ABILITIES + s - 1 for s in character.day_symbols if 1 <= s <= SYMBOLS]
+            at += ABILITIES + SYMBOLS
+            ones.append(at + min(max(character.vampire_symbol, 0), SYMBOLS))
+            ones.append(at + SYMBOLS + 1 + min(int(character.vampire_colour), 4))
+            if character.werewolf:
+                ones.append(at + SYMBOLS + 6)
+        return ones
+
+    def _cards(self, x: dict[int, float], offset: int, cards: tuple[Card, ...]) -> None:
         for card in cards:
             code = _code(card)
             if code is not None:
@@ -163,14 +177,16 @@ class Encoder:
         game: MauMauVampiresView = view.game
         n = self.players
         me = view.viewer or 0
-        x = [0.0] * self.size
+        x: dict[int, float] = {}  # sparse: most entries are 0
         hand = self.o_hand
         for card in game.hand:
             code = _code(card)
             if code is not None:
-                x[hand + code] += 1.0
-        x[hand + CLOCK] /= CLOCKS_IN_DECK  # the deck's counts (MM-2): at most 1 each
-        x[hand + WEREWOLF] /= WEREWOLVES_IN_DECK
+                x[hand + code] = x.get(hand + code, 0.0) + 1.0
+        if hand + CLOCK in x:
+            x[hand + CLOCK] /= CLOCKS_IN_DECK  # the deck's counts (MM-2): at most 1 each
+        if hand + WEREWOLF in x:
+            x[hand + WEREWOLF] /= WEREWOLVES_IN_DECK
         for seat, size in enumerate(game.hand_sizes[:n]):
             x[self.o_sizes + (seat - me) % n] = squashed(size, 8)
         x[self.o_piles] = scaled(game.deck_size, DECK_SIZE)
@@ -186,16 +202,17 @@ class Encoder:
         x[self.o_night] = float(game.night)
         x[self.o_night + 1] = scaled(game.clocks, CLOCKS_IN_DECK)
         put_seat(x, self.o_werewolf, game.werewolf_seat, me, n)
-        for character in game.characters:
-            at = self.o_characters + CHARACTER * ((character.seat - me) % n)
-            x[at + min(int(character.ability), ABILITIES - 1)] = 1.0
-            for symbol in character.day_symbols:
-                if 1 <= symbol <= SYMBOLS:
-                    x[at + ABILITIES + symbol - 1] = 1.0
-            at += ABILITIES + SYMBOLS
-            x[at + min(max(character.vampire_symbol, 0), SYMBOLS)] = 1.0
-            x[at + SYMBOLS + 1 + min(int(character.vampire_colour), 4)] = 1.0
-            x[at + SYMBOLS + 6] = float(character.werewolf)
+        # A character's entries depend on its id (the data file), its relative seat and the
+        # Werewolf: they change only on a swap, a new hand or a Werewolf, so they are cached.
+        key = (me, game.werewolf_seat, tuple(c.id for c in game.characters))
+        ones = self._characters.get(key)
+        if ones is None:
+            ones = self._character_entries(game, me)
+            if len(self._characters) > 4096:
+                self._characters.clear()
+            self._characters[key] = ones
+        for i in ones:
+            x[i] = 1.0
         x[self.o_pot] = squashed(game.pot_size, 4)
         self._cards(x, self.o_pot + 1, game.pot_yours)
         x[self.o_phase + min(int(game.phase), PHASES - 1)] = 1.0
@@ -222,4 +239,4 @@ class Encoder:
         x[self.o_options] = float(game.characters_option == "pass_left")
         x[self.o_options + 1] = float(game.announcements == "auto")
         x[self.o_options + 2] = float(game.first_game)
-        return np.array(x, dtype=np.float32)
+        return dense(x, self.size)

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-
 from referee.engine import View
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
@@ -42,7 +40,7 @@ from referee.games.sleeping_queens.model import (
     SleepingQueensView,
     WakeQueen,
 )
-from referee.rl.core import ActionTable, Layout, Observation, put_seat, scaled, win_reward
+from referee.rl.core import ActionTable, Layout, Observation, dense, put_seat, scaled, win_reward
 
 GAME = "sleeping-queens"
 REWARD = "win"
@@ -124,16 +122,18 @@ class Encoder:
         game: SleepingQueensView = view.game
         n = self.players
         me = view.viewer or 0
-        x = [0.0] * self.size
+        x: dict[int, float] = {}  # sparse: most entries are 0
         for card in game.hand:  # a hand holds 5 cards (SQ-4), the deck CARD_COUNTS of each
             if 1 <= card <= CARDS:
-                x[self.o_hand + card - 1] += 1.0 / HAND_SIZE
+                x[self.o_hand + card - 1] = x.get(self.o_hand + card - 1, 0.0) + 1.0 / HAND_SIZE
         for seat, size in enumerate(game.hand_sizes[:n]):
             x[self.o_sizes + (seat - me) % n] = scaled(size, HAND_SIZE)
         x[self.o_draw] = scaled(game.draw_pile_size, DECK)
         for card in game.discard_pile:
             if 1 <= card <= CARDS:
-                x[self.o_discard + card - 1] += 1.0 / CARD_COUNTS[card]
+                x[self.o_discard + card - 1] = (
+                    x.get(self.o_discard + card - 1, 0.0) + 1.0 / CARD_COUNTS[card]
+                )
         placed: set[int] = set()
         for position in game.positions[:POSITIONS]:
             at = self.o_positions + 3 * position.position
@@ -167,4 +167,4 @@ class Encoder:
         x[self.o_options + 4] = scaled(game.points_to_win, 50)
         for seat in game.winners:
             x[self.o_winners + (seat - me) % n] = 1.0
-        return np.array(x, dtype=np.float32)
+        return dense(x, self.size)
