@@ -1,4 +1,4 @@
-"""Dracula vs Van Helsing against its rules (``shared/rules/dracula-vs-van-helsing.md``), one
+"""Dracula vs Van Helsing against its rules (``docs/rules/dracula-vs-van-helsing.md``), one
 or more tests per rule id DV-1 ... DV-26: ``grep -r "DV-14" tests/`` finds the evidence.
 
 Situations are dealt from fixed decks (:func:`new_table`): seat 0 gets the first 5 cards

@@ -1,4 +1,4 @@
-"""Mau Mau Vampires against its rules (``shared/rules/mau-mau-vampires.md``), one or more tests
+"""Mau Mau Vampires against its rules (``docs/rules/mau-mau-vampires.md``), one or more tests
 per rule id MM-1 ... MM-28: ``grep -r "MM-14" tests/`` finds the evidence for a rule.
 
 Situations are dealt from fixed decks (:func:`new_table`): the seats get consecutive blocks of

@@ -1,4 +1,4 @@
-"""Sleeping Queens (``shared/rules/sleeping-queens.md``): every rule id SQ-1 ... SQ-19 is named by
+"""Sleeping Queens (``docs/rules/sleeping-queens.md``): every rule id SQ-1 ... SQ-19 is named by
 at least one test, in its name or docstring.
 
 Situations are set up with a :class:`FixedDeal` (``deal()`` below: the hands, the top of the

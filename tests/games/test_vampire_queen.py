@@ -1,4 +1,4 @@
-"""Vampire Queen against its rules (``shared/rules/vampire-queen.md``), one or more tests per
+"""Vampire Queen against its rules (``docs/rules/vampire-queen.md``), one or more tests per
 rule id VQ-1 ... VQ-22: ``grep -r "VQ-12" tests/`` finds the evidence for a rule.
 
 Situations are dealt from fixed decks (:func:`vq_helpers.new_table`): with 3 players seat ``s``

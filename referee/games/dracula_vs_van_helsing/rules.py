@@ -1,4 +1,4 @@
-"""Dracula vs Van Helsing rules (``shared/rules/dracula-vs-van-helsing.md``, DV-1 ... DV-26);
+"""Dracula vs Van Helsing rules (``docs/rules/dracula-vs-van-helsing.md``, DV-1 ... DV-26);
 each rule id appears where it is enforced.
 
 A turn is a chain of decisions of the active seat, each with its own legal commands:

@@ -1,4 +1,4 @@
-"""Sleeping Queens rules (``shared/rules/sleeping-queens.md``); each rule id appears where enforced.
+"""Sleeping Queens rules (``docs/rules/sleeping-queens.md``); each rule id appears where enforced.
 
 Hands are count lists by card code, the draw and discard piles are lists with the top card
 last, and queens are small integers, so a step costs a few list operations. ``decide`` never

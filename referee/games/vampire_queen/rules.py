@@ -1,4 +1,4 @@
-"""Vampire Queen rules (``shared/rules/vampire-queen.md``); each rule id appears where enforced.
+"""Vampire Queen rules (``docs/rules/vampire-queen.md``); each rule id appears where enforced.
 
 Hands are kept as counts by value (index 1-13 number cards, 14 queens) plus the Hunter holders,
 so legal sets are enumerated from counts, never from combinations of card ids.
