@@ -3,7 +3,9 @@
 Every compared figure is a ratio of two measurements taken in the same run (the machine is
 shared and noisy): P1 the engine against RLCard's UNO, P2 and P6 the service against a bare
 gRPC echo server, P3 gRPC against in-process play, P5 the event store against raw SQLite.
-P4 is an absolute capacity (games, streams and RSS). Nothing here asserts a speed.
+P4 is an absolute capacity (games, streams and RSS); P7 replicas on PostgreSQL against one
+on SQLite, and the PostgreSQL store against raw inserts through its driver. Nothing here
+asserts a speed.
 
 Results go to ``OUT/bench.json`` and ``OUT/bench.md``. ``--quick`` is a smoke run of seconds
 (CI): small sizes, no peers needed (peers that are not installed are skipped with a note).
@@ -20,7 +22,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P8", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -32,6 +34,7 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
+    "P7": ("PostgreSQL store appends/s ÷ raw psycopg inserts/s", ">=", 0.5),
     "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env()'s (fastest)", ">=", 1.5),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
@@ -167,6 +170,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P6" in results:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
+    if "P7" in results:
+        found["P7"] = results["P7"]["appends"]["ratio"] if "appends" in results["P7"] else None
     if "P8" in results:
         found["P8"] = results["P8"].get("min_ratio")
     if "SOAK" in results:
@@ -313,6 +318,10 @@ def markdown(report: dict[str, Any]) -> str:
             f"{p6['batched_p99_ms']:.2f} ms, **{p6['batched_p99_to_fanout']:.2f}x** the bare "
             f"fan-out's p99 (target <= 3).",
         ]
+    if "P7" in results:
+        from referee.bench.replicas import markdown as replicas_markdown
+
+        out += replicas_markdown(results["P7"])
     if "SOAK" in results:
         soak = results["SOAK"]
         growth = soak["growth"]
@@ -373,6 +382,11 @@ def main(
 
         spec = service.GameSpec(game_type=game, players=players)
         results |= service.run(service_parts, quick, spec, concurrency, capacity_games)
+    if "P7" in parts:
+        print("P7 replicas on PostgreSQL ...", flush=True)
+        from referee.bench import replicas
+
+        results["P7"] = replicas.run(quick)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {
