@@ -54,6 +54,7 @@ from referee.engine.game import (
     not_your_turn,
     rank_by_score,
 )
+from referee.games.mau_mau_vampires import labels
 from referee.games.mau_mau_vampires.characters import CHARACTERS, CharacterData
 from referee.games.mau_mau_vampires.model import (
     CARDS,
@@ -442,6 +443,13 @@ class MauMauVampires(Game[MauMauVampiresState]):
         GameEnded,
     )
     view_type = MauMauVampiresView
+
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
 

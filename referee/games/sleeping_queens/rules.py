@@ -53,6 +53,7 @@ from referee.engine.game import (
     Viewer,
     rank_by_score,
 )
+from referee.games.sleeping_queens import labels
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
     CARD_NOTATION,
@@ -484,6 +485,13 @@ class SleepingQueens(Game[SleepingQueensState]):
         GameEnded,
     )
     view_type = SleepingQueensView
+
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
 

@@ -30,6 +30,7 @@ from referee.engine.game import (
     rank_by_score,
     require_int_fields,
 )
+from referee.games.vampire_queen import labels
 from referee.games.vampire_queen.model import (
     HUNTER_15,
     HUNTER_20,
@@ -218,6 +219,13 @@ class VampireQueen(Game[VampireQueenState]):
         GameEnded,
     )
     view_type = VampireQueenView
+
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
 
