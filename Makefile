@@ -13,7 +13,7 @@ DATA   ?= data
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,postgres]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,postgres,rl]'
 	touch $(STAMP)
 
 # The Node.js sample bot's packages (exactly package-lock.json), when node and npm are here;
@@ -75,7 +75,7 @@ BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_OUT   ?= bench-results
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,bench,postgres]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,bench,postgres,rl]'
 	touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)

@@ -4,21 +4,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import sys
 from typing import Any
 
+from referee import cli_help
 from referee.server.hub import Limits
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``referee`` command line (the ``serve`` defaults read from the environment now)."""
-    parser = argparse.ArgumentParser(prog="referee", description="Game referee server and tools.")
-    commands = parser.add_subparsers(dest="command")
+    from referee.engine.registry import all_games
+
+    game_ids = ", ".join(game.info.type_id for game in all_games())
+    parser = cli_help.parser(
+        "referee",
+        "Game referee server and tools. Without a command: serve.",
+        epilog="Docs: README.md, docs/operations.md (flags, logs, metrics), docs/rules/.",
+    )
+    commands = cli_help.subcommands(parser, dest="command", metavar="COMMAND")
 
     serving = commands.add_parser(
         "serve",
-        help="run the gRPC server (default)",
+        help="run the gRPC server (the default command)",
         description="Run the gRPC server. Every flag can also be set by the environment "
         "variable named in its help (the flag wins); docs/operations.md.",
     )
@@ -27,14 +38,21 @@ def build_parser() -> argparse.ArgumentParser:
         serving,
         "--store",
         default="sqlite:data/referee.sqlite3",
-        help="event store: sqlite:PATH (default sqlite:data/referee.sqlite3), memory: or "
-        "postgresql://... (shared by several replicas)",
+        help="event store: sqlite:PATH, memory: (lost at exit) or postgresql://... (shared by "
+        "several replicas)",
     )
     _env_flag(
         serving,
         "--metrics",
         default="127.0.0.1:9464",
-        help="host:port for /metrics ('' to disable)",
+        help="host:port for Prometheus /metrics ('' to disable)",
+    )
+    _env_flag(
+        serving,
+        "--log-level",
+        default="info",
+        choices=LOG_LEVELS,
+        help="JSON log lines on stderr from this level up; debug adds one line per command",
     )
     _env_flag(
         serving,
@@ -52,8 +70,20 @@ def build_parser() -> argparse.ArgumentParser:
         "repeat for more, '*' for any (default: the HTTP port's own origin only); "
         "in the environment: comma-separated",
     )
-    _env_flag(serving, "--max-games", type=int, default=Limits.max_games, help="per replica")
-    _env_flag(serving, "--max-streams", type=int, default=Limits.max_streams, help="per replica")
+    _env_flag(
+        serving,
+        "--max-games",
+        type=int,
+        default=Limits.max_games,
+        help="games not over that one replica holds; more: RESOURCE_EXHAUSTED",
+    )
+    _env_flag(
+        serving,
+        "--max-streams",
+        type=int,
+        default=Limits.max_streams,
+        help="open StreamGame calls per replica; more: RESOURCE_EXHAUSTED",
+    )
     _env_flag(
         serving,
         "--stream-buffer",
@@ -61,7 +91,51 @@ def build_parser() -> argparse.ArgumentParser:
         default=Limits.stream_buffer,
         help="notifications a slow stream may fall behind before it is ended",
     )
-    _env_flag(serving, "--max-message-bytes", type=int, default=4 * 1024 * 1024)
+    _env_flag(
+        serving,
+        "--stream-stall-seconds",
+        type=float,
+        default=Limits.stream_stall_seconds,
+        help="a stream whose client takes no message for this long is ended with "
+        "RESOURCE_EXHAUSTED (0 = never)",
+    )
+    _env_flag(
+        serving,
+        "--max-live-games",
+        type=int,
+        default=Limits.max_live_games,
+        help="most games held in memory; idle ones beyond it load again on demand",
+    )
+    _env_flag(
+        serving,
+        "--evict-idle-seconds",
+        type=float,
+        default=Limits.evict_idle_seconds,
+        help="a game with no call, stream or running clock for this long leaves memory",
+    )
+    _env_flag(
+        serving,
+        "--idle-expiry-seconds",
+        type=float,
+        default=Limits.idle_expiry_seconds,
+        help="abort a game without a clock that had no move and no seat connected for "
+        "this long, with a public reason (0 = never; default 24 h)",
+    )
+    _env_flag(
+        serving,
+        "--max-message-bytes",
+        type=int,
+        default=4 * 1024 * 1024,
+        help="largest gRPC message received or sent, in bytes",
+    )
+    _env_flag(
+        serving,
+        "--drain-seconds",
+        type=float,
+        default=2.0,
+        help="at shutdown, after health turns NOT_SERVING, serve on until no call arrived "
+        "for 0.2 s, at most this long",
+    )
     _env_flag(
         serving,
         "--grace-seconds",
@@ -76,12 +150,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     health.add_argument("--address", default="127.0.0.1:50051", help="host:port of the server")
     health.add_argument("--service", default="", help="service name ('' = the whole server)")
-    health.add_argument("--timeout", type=float, default=3.0, help="seconds")
+    health.add_argument("--timeout", type=float, default=3.0, help="seconds to wait")
 
-    scenario = commands.add_parser("scenario", help="scripted games")
-    scenario_commands = scenario.add_subparsers(dest="scenario_command", required=True)
+    scenario = commands.add_parser("scenario", help="scripted games (docs/scenarios.md)")
+    scenario_commands = cli_help.subcommands(
+        scenario, dest="scenario_command", required=True, metavar="COMMAND"
+    )
     run = scenario_commands.add_parser("run", help="run scenario files; non-zero on a mismatch")
-    run.add_argument("files", nargs="+")
+    run.add_argument("files", nargs="+", help="scenario files (.yaml, .json) or folders")
+    run.add_argument(
+        "--server", metavar="HOST:PORT", help="play against this running referee over gRPC"
+    )
+    run.add_argument(
+        "--keep-going", action="store_true", help="report every mismatch, not only the first"
+    )
+    run.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report")
 
     bench = commands.add_parser(
         "bench", help="performance figures (docs/performance.md), as ratios measured side by side"
@@ -89,11 +172,19 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="a smoke run of seconds (CI)")
     bench.add_argument("--out", default="bench-results", help="folder for bench.json and bench.md")
     bench.add_argument("--only", help="parts to run, e.g. P1,P5 (default: P1 to P6)")
-    bench.add_argument("--game", default="vampire-queen", help="game of P2, P3, P4 and P6")
+    bench.add_argument(
+        "--game", default="vampire-queen", help=f"game id of P2, P3, P4 and P6: {game_ids}"
+    )
     bench.add_argument("--players", type=int, default=4, help="players of P2, P3, P4 and P6")
-    bench.add_argument("--concurrency", type=int, help="concurrent games of P2 and P6")
-    bench.add_argument("--capacity-games", type=int, help="games held in P4 (two streams each)")
-    bench.add_argument("--recovery-games", type=int, help="games in P5's cold-start database")
+    bench.add_argument(
+        "--concurrency", type=int, help="concurrent games of P2 and P6 (default: by the part)"
+    )
+    bench.add_argument(
+        "--capacity-games", type=int, help="games held in P4, two streams each (default: by P4)"
+    )
+    bench.add_argument(
+        "--recovery-games", type=int, help="games in P5's cold-start database (default: by P5)"
+    )
 
     verifying = commands.add_parser(
         "verify",
@@ -102,12 +193,21 @@ def build_parser() -> argparse.ArgumentParser:
         "its commands; exit 0 when the log is consistent, 1 when it is not, 2 when the game "
         "cannot be read or has nothing to check yet (no commitment, seed not revealed).",
     )
-    verifying.add_argument("game_id")
+    verifying.add_argument("game_id", help="the game to check")
     source = verifying.add_mutually_exclusive_group()
     source.add_argument(
-        "--store", help="event store to read: sqlite:PATH (default sqlite:data/referee.sqlite3)"
+        "--store", help="event store to read: sqlite:PATH (default: sqlite:data/referee.sqlite3)"
     )
-    source.add_argument("--server", help="host:port of a running referee (uses ExportGame)")
+    source.add_argument(
+        "--server",
+        help="host:port of a running referee (uses ExportGame, with the organiser token)",
+    )
+    verifying.add_argument(
+        "--organiser-token",
+        # No default here: help shows defaults, and a token must never be printed.
+        help="the game's organiser token for --server (else env REFEREE_ORGANISER_TOKEN); "
+        "not needed for a game created with public_reveal_waives_secrecy",
+    )
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
 
     return parser
@@ -119,11 +219,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "health":
         return _health(args.address, args.service, args.timeout)
     if args.command == "verify":
-        return _verify(args.game_id, args.store, args.server, args.json)
+        token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
+        return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "scenario":
         from referee.scenario.runner import main as run_scenarios
 
-        return int(run_scenarios(args.files))
+        options = ["--keep-going"] if args.keep_going else []
+        options += ["--server", args.server] if args.server else []
+        options += ["--junit", args.junit] if args.junit else []
+        return int(run_scenarios([*options, *args.files]))
     if args.command == "bench":
         from referee.bench import main as run_bench
 
@@ -147,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(["serve", *(argv or [])])
     from referee.server.app import ServerConfig, configure_logging, serve
 
-    configure_logging()
+    configure_logging(logging.getLevelNamesMapping()[args.log_level.upper()])
     config = ServerConfig(
         listen=args.listen,
         store=args.store,
@@ -158,9 +262,14 @@ def main(argv: list[str] | None = None) -> int:
             max_games=args.max_games,
             max_streams=args.max_streams,
             stream_buffer=args.stream_buffer,
+            stream_stall_seconds=args.stream_stall_seconds,
+            max_live_games=args.max_live_games,
+            evict_idle_seconds=args.evict_idle_seconds,
+            idle_expiry_seconds=args.idle_expiry_seconds,
         ),
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
+        drain_seconds=args.drain_seconds,
     )
     try:
         asyncio.run(serve(config))
@@ -202,7 +311,9 @@ def _health(address: str, service: str, timeout: float) -> int:
     return 0 if answer.status == health_pb2.HealthCheckResponse.SERVING else 1
 
 
-def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bool) -> int:
+def _verify(
+    game_id: str, store_url: str | None, server: str | None, as_json: bool, token: str = ""
+) -> int:
     import json
 
     from referee import fairness
@@ -217,7 +328,8 @@ def _verify(game_id: str, store_url: str | None, server: str | None, as_json: bo
             with grpc.insecure_channel(server) as channel:
                 stub = pb_grpc.RefereeServiceStub(channel)
                 try:
-                    export = stub.ExportGame(pb.ExportGameRequest(game_id=game_id), timeout=60)
+                    request = pb.ExportGameRequest(game_id=game_id, organiser_token=token)
+                    export = stub.ExportGame(request, timeout=60)
                 except grpc.RpcError as error:
                     call: Any = error  # a failed call is also a grpc.Call
                     print(f"referee verify: {call.code().name}: {call.details()}", file=sys.stderr)

@@ -27,8 +27,9 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from referee import rulebook
 from referee.engine import labels
-from referee.engine.game import Decision, FixedDeal, SeatResult, Viewer
+from referee.engine.game import Decision, FixedDeal, GameInfo, SeatResult, Viewer
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
 from referee.engine.table_events import (
@@ -232,9 +233,11 @@ def table_event_to_proto(game_type: str, event: TableEvent, sequence: int) -> pb
         inner.seed_committed.commitment = event.commitment
         inner.seed_committed.deal_commitment = event.deal_commitment
     elif isinstance(event, SeedRevealed):
-        inner.seed_revealed.seed = event.seed
+        revealed = inner.seed_revealed
+        revealed.SetInParent()
+        revealed.seed, revealed.salt, revealed.public = event.seed, event.salt, event.public
         if event.deal is not None:
-            inner.seed_revealed.deal.CopyFrom(deal_to_proto(event.deal))
+            revealed.deal.CopyFrom(deal_to_proto(event.deal))
     elif isinstance(event, TimedOut):
         timed_out = inner.timed_out
         timed_out.seat, timed_out.kind, timed_out.rule_id = event.seat, event.kind, event.rule_id
@@ -265,7 +268,7 @@ def table_event_from_proto(message: pb.RefereeEvent) -> TableEvent:
     if kind == "seed_revealed":
         revealed = message.seed_revealed
         deal = deal_from_proto(revealed.deal) if revealed.HasField("deal") else None
-        return SeedRevealed(bytes(revealed.seed), deal)
+        return SeedRevealed(bytes(revealed.seed), deal, bytes(revealed.salt), revealed.public)
     if kind == "timed_out":
         t = message.timed_out
         command = command_from_proto(t.command)[1] if t.HasField("command") else None
@@ -279,6 +282,30 @@ def table_event_from_proto(message: pb.RefereeEvent) -> TableEvent:
     if kind == "game_aborted":
         return GameAborted(message.game_aborted.reason)
     raise CodecError("event.referee.kind", "empty")
+
+
+def game_type_to_proto(info: GameInfo) -> pb.GameType:
+    """A game type's public description, as ``ListGameTypes`` lists it."""
+    entry = pb.GameType(
+        game_type=info.type_id,
+        name=info.name,
+        min_players=info.min_players,
+        max_players=info.max_players,
+        rules=info.rules,
+        summary=info.summary,
+        rules_path=rulebook.rules_path(info.rules),
+        rules_text=rulebook.rules_text(info.rules),
+    )
+    for option in info.options:
+        entry.options.add(
+            name=option.name,
+            default_value=option.default,
+            description=option.description,
+            allowed_values=option.allowed,
+            minimum=option.minimum,
+            maximum=option.maximum,
+        )
+    return entry
 
 
 def results_to_proto(results: tuple[SeatResult, ...] | None) -> list[pb.SeatResult]:

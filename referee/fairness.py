@@ -1,11 +1,13 @@
 """Check a finished game against its seed commitment: every event re-derived from the log.
 
 A refereed game commits to its secret seed in its first event (``SeedCommitted``: SHA-256 of
-the seed) and reveals the seed when it is over (``SeedRevealed``). :func:`verify` takes the
+the referee's salt and the seed) and releases both when it is over (``SeedRevealed``, whose
+contents only the unredacted log holds: the organiser's, unless the game waived end-of-game
+secrecy). :func:`verify` takes the
 game's setup (type, seats, options, table settings; no seed), its full log and its recorded
 commands, and
 
-1. checks that SHA-256 of the revealed seed is the commitment (and the fixed deal's too);
+1. checks that SHA-256 of the revealed salt and seed is the commitment (and the fixed deal's too);
 2. re-creates the game from the revealed seed and compares its opening (the deal) with the
    log's first batch;
 3. re-decides every later batch in order: a seat's recorded command, the default command of a
@@ -100,7 +102,7 @@ class Report:
         )
         if self.ok:
             return (
-                f"OK {head}\n  seed {self.seed.hex()} (SHA-256 {self.commitment}) "
+                f"OK {head}\n  seed {self.seed.hex()} (salted, SHA-256 {self.commitment}) "
                 "matches the commitment; every event follows from it and the commands"
             )
         lines = [f"FAILED {head}"]
@@ -174,15 +176,22 @@ def verify(
         report.unverifiable = True
         return report.fail("the seed has not been revealed (yet): nothing to check with")
     at, revealed = reveals[0]
-    seed, deal = revealed.seed, revealed.deal
-    report.seed = seed
-    if commitment(seed) != committed.commitment:
+    seed, deal, salt = revealed.seed, revealed.deal, revealed.salt
+    if not seed:
+        report.unverifiable = True
         return report.fail(
-            f"sequence {at}: SHA-256 of the revealed seed is {commitment(seed)}, but the "
-            f"commitment at sequence 1 is {committed.commitment}",
+            f"sequence {at}: this copy of the log does not hold the seed (only the organiser's "
+            "ExportGame, with its token, does)"
+        )
+    report.seed = seed
+    if commitment(seed, salt) != committed.commitment:
+        return report.fail(
+            f"sequence {at}: SHA-256 of the revealed salt and seed is "
+            f"{commitment(seed, salt)}, but the commitment at sequence 1 is "
+            f"{committed.commitment}",
             at,
         )
-    if deal_commitment(seed, deal) != committed.deal_commitment:
+    if deal_commitment(seed, deal, salt) != committed.deal_commitment:
         return report.fail(
             f"sequence {at}: the revealed fixed deal does not match the deal commitment", at
         )
@@ -191,7 +200,7 @@ def verify(
 
     try:
         game = get_game(game_type)
-        setup = dataclasses.replace(config, seed=seed, deal=deal)
+        setup = dataclasses.replace(config, seed=seed, deal=deal, salt=salt)
         table: Table[Any] = Table(game, setup, settings)
         opening = table.opening()
     except (KeyError, ValueError) as error:
@@ -335,6 +344,7 @@ def verify_export(export: pb.ExportGameResponse) -> Report:
     settings = TableSettings(
         forfeit_after_timeouts=summary.clock.forfeit_after_timeouts,
         defer_reveal=summary.defer_seed_reveal,
+        public_reveal=summary.public_reveal_waives_secrecy,
     )
     commands = [
         CommandRecord(c.seat, c.first_sequence, c.command, c.decision_ms) for c in export.commands

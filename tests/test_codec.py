@@ -63,3 +63,18 @@ def test_fixed_deal_round_trip() -> None:
     deal = FixedDeal(decks=(("1", "Q"), ("2",)), picks=(3, 0))
     assert codec.deal_from_proto(codec.deal_to_proto(deal)) == deal
     assert codec.deal_from_proto(pb.FixedDeal()) is None
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+def test_the_proto_and_the_model_name_the_same_commands_and_events(game_type: str) -> None:
+    """A game lists its commands and events once, in its model (``Command = A | B``, read by
+    ``union_members``); its proto must offer exactly those, and the ``oneof`` lines of
+    ``Command``, ``Event`` and ``View`` must name the game."""
+    game = next(g for g in all_games() if g.info.type_id == game_type)
+    field = codec.game_field(game_type)
+    for message, classes in [(pb.Command, game.command_types), (pb.Event, game.event_types)]:
+        assert field in {f.name for f in message.DESCRIPTOR.oneofs_by_name["game"].fields}
+        inner = message.DESCRIPTOR.fields_by_name[field].message_type
+        cases = {f.name for f in inner.oneofs_by_name["kind"].fields}
+        assert cases == {codec._snake(cls.__name__) for cls in classes}
+    assert field in {f.name for f in pb.View.DESCRIPTOR.oneofs_by_name["game"].fields}

@@ -144,7 +144,10 @@ function main() {
 
   function onMessage(message) {
     failures = 0;
-    const { event, view } = message;
+    // A batched stream (batched: true below): each message is one whole batch of events
+    // with the view after it, so every view is settled.
+    const { events, view } = message;
+    const event = events && events.length ? events[events.length - 1] : null;
     if (event) {
       if (BigInt(event.sequence) <= BigInt(lastSequence)) return;
       lastSequence = event.sequence;
@@ -170,6 +173,7 @@ function main() {
       game_id: args.gameId,
       seat_token: args.token,
       after_sequence: lastSequence,
+      batched: true,
     });
     let done = false;
     const reopen = (why) => {

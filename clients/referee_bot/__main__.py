@@ -1,4 +1,4 @@
-"""``referee-bot``: play one seat, or self-play whole games, against a running referee.
+"""referee-bot: play one seat, or self-play whole games, against a running referee.
 
 referee-bot play --server ADDR --game-id ID --token TOKEN [--strategy heuristic] [--seed S]
 referee-bot selfplay --game vampire-queen --players 4 --games 10 [--seed 1] [--strategy mix]
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import grpc
 
+from referee import cli_help
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot import DEFAULT_SERVER, sdk
 from referee_bot.runner import (
@@ -25,33 +26,42 @@ from referee_bot.runner import (
     selfplay_game,
 )
 from referee_bot.sdk import StrategyBot
-from referee_bot.strategies import make_strategy, strategy_names
+from referee_bot.strategies import known_games, make_strategy, strategy_names
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="referee-bot", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    games = ", ".join(known_games())
+    parser = cli_help.parser(
+        "referee-bot",
+        "Play one seat, or self-play whole games, against a running referee.",
+        epilog="Strategies: random, heuristic (per game; docs/clients.md section 10).",
+    )
+    commands = cli_help.subcommands(parser, dest="command", required=True, metavar="COMMAND")
 
     play = commands.add_parser("play", help="play one seat of an existing game")
     play.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
-    play.add_argument("--game-id", required=True)
+    play.add_argument("--game-id", required=True, help="the game's id (from CreateGame)")
     play.add_argument("--token", required=True, help="the seat's secret token")
-    play.add_argument("--strategy", default="heuristic", choices=strategy_names())
-    play.add_argument("--seed", help="seed of the bot's random choices")
+    play.add_argument(
+        "--strategy", default="heuristic", choices=strategy_names(), help="how the bot chooses"
+    )
+    play.add_argument("--seed", help="seed of the bot's random choices (default: random)")
 
     selfplay = commands.add_parser("selfplay", help="create games and play every seat")
     selfplay.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
-    selfplay.add_argument("--game", default="vampire-queen", help="game type id")
+    selfplay.add_argument("--game", default="vampire-queen", help=f"game type id: {games}")
     selfplay.add_argument(
         "--players", type=int, help="number of seats (default: 4, within the game's range)"
     )
-    selfplay.add_argument("--games", type=int, default=1)
-    selfplay.add_argument("--seed", type=int, help="game i uses seed S+i (deal and bots)")
+    selfplay.add_argument("--games", type=int, default=1, help="how many games to play")
+    selfplay.add_argument(
+        "--seed", type=int, help="game i uses seed S+i, deal and bots (default: random)"
+    )
     selfplay.add_argument(
         "--strategy",
         default="heuristic",
         choices=[*strategy_names(), "mix"],
-        help="mix: heuristic on even seats, random on odd seats",
+        help="how the bots choose; mix: heuristic on even seats, random on odd seats",
     )
     selfplay.add_argument(
         "--options", nargs="+", action="extend", metavar="K=V", help="game options, e.g. rounds=1"

@@ -344,7 +344,12 @@ def selfplay_game(
     """
     created = stub.CreateGame(
         referee_pb2.CreateGameRequest(
-            game_type=game_type, players=players, options=options or {}, seed=seed or ""
+            game_type=game_type,
+            players=players,
+            options=options or {},
+            seed=seed or "",
+            # A seed given here is for reproducing a game: the deal is public, not secret.
+            public_reproducible_seed=bool(seed),
         ),
         timeout=30,
     )

@@ -192,6 +192,12 @@ def strategy_names() -> list[str]:
     return sorted(STRATEGIES)
 
 
+def known_games() -> list[str]:
+    """The game type ids some strategy knows by name (for --help; a server's ListGameTypes is
+    the full list, and any other game is played at random)."""
+    return sorted({game for games in STRATEGIES.values() for game in games} - {ANY_GAME})
+
+
 def effective_name(name: str, game_type: str) -> str:
     """The strategy that ``make_strategy(name, game_type)`` really plays.
 

@@ -18,27 +18,31 @@ from __future__ import annotations
 import argparse
 import datetime
 import queue
-import random
+import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import grpc
 
+from referee import cli_help
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot import DEFAULT_SERVER
 from referee_bot.runner import (
     BotError,
     GameStream,
-    SeatBot,
     default_players,
     describe_rpc_error,
     parse_options,
     settled,
     submit,
 )
-from referee_bot.strategies import make_strategy, strategy_names
+from referee_bot.strategies import known_games, strategy_names
 from referee_cli import render
+from referee_cli.render_common import join_names
 
 
 class Terminal:
@@ -83,10 +87,16 @@ class _Reader:
             self.items.put(error)
         self.items.put(self.END)
 
-    def next_batch(self) -> tuple[list[referee_pb2.StreamGameResponse], bool]:
-        """The next message and any already queued after it; True when the stream has ended."""
+    def next_batch(
+        self, timeout: float | None = None
+    ) -> tuple[list[referee_pb2.StreamGameResponse], bool]:
+        """The next message and any already queued after it; True when the stream has ended.
+        With a ``timeout``, an empty batch when nothing came in that many seconds."""
         batch: list[referee_pb2.StreamGameResponse] = []
-        item = self.items.get()
+        try:
+            item = self.items.get(timeout=timeout)
+        except queue.Empty:
+            return batch, False
         while True:
             if item is self.END:
                 return batch, True
@@ -107,9 +117,11 @@ def follow_game(
     *,
     token: str = "",
     after_sequence: int = 0,
+    server: str = DEFAULT_SERVER,
 ) -> int:
     """Show a game as it happens; play the seat of ``token`` (spectate without one).
-    Returns the exit status (0 at game over or when the player quits)."""
+    Returns the exit status (0 at game over or when the player quits). While other seats
+    decide, it says whom it waits for (once per decision, after a moment of quiet)."""
     spectator = not token
     stream = GameStream(
         stub,
@@ -125,13 +137,22 @@ def follow_game(
     seen = after_sequence  # the last event sequence printed
     prompted = -1
     first = True
+    waiting_told: tuple[int, tuple[int, ...]] | None = None  # (version, seats) last announced
     try:
         while True:
+            waiting = _waiting_for(newest, newest_settled, seen >= replay_until)
+            quiet = WAITING_NOTICE_SECONDS if waiting and waiting != waiting_told else None
             try:
-                batch, ended = reader.next_batch()
+                batch, ended = reader.next_batch(timeout=quiet)
             except BotError as error:
                 term.say(f"error: {error}")
                 return 1
+            if not batch and not ended:  # nobody moved for a moment: say whom we wait for
+                assert waiting is not None
+                waiting_told = waiting
+                names = join_names([f"seat {seat}" for seat in waiting[1]])
+                term.say(f"waiting for {names} ... (Ctrl-C to leave)")
+                continue
             for message in batch:
                 view = message.view
                 me = view.seat if view.HasField("seat") else None
@@ -168,15 +189,48 @@ def follow_game(
             prompted = newest.version
             outcome = _prompt_and_submit(stub, term, newest, token)
             if outcome == "quit":
-                term.say(
-                    f"You left the game. Rejoin with: referee-cli join --game-id {game_id} "
-                    f"--token {token}"
-                )
+                _left(term, server, game_id, token)
                 return 0
             if outcome == "retry":
                 prompted = -1  # ask again on the next message (e.g. after a reconnection)
+    except KeyboardInterrupt:
+        if spectator:
+            raise
+        _left(term, server, game_id, token)  # the token is the only way back: print it
+        return 130
     finally:
         stream.cancel()
+
+
+def _left(term: Terminal, server: str, game_id: str, token: str) -> None:
+    term.say("You left the game; it waits for you. Rejoin with:")
+    term.say(join_command(server, game_id, token))
+
+
+#: Seconds without news before the CLI says whom it waits for.
+WAITING_NOTICE_SECONDS = 0.5
+
+
+def _waiting_for(
+    view: referee_pb2.View | None, is_settled: bool, caught_up: bool
+) -> tuple[int, tuple[int, ...]] | None:
+    """(version, the other seats that must decide) when the game waits for someone else."""
+    if view is None or not is_settled or not caught_up or view.game_over:
+        return None
+    me = view.seat if view.HasField("seat") else None
+    if me is not None and me in view.pending_seats and view.legal_commands:
+        return None
+    others = tuple(seat for seat in view.pending_seats if seat != me)
+    return (view.version, others) if others else None
+
+
+def join_command(server: str, game_id: str, token: str) -> str:
+    """The command that plays a seat, wrapped (shell continuation) to fit 80 columns, so it
+    can be copied from a terminal as it is."""
+    first = "  referee-cli join"
+    if server != DEFAULT_SERVER:
+        first += f" --server {server}"
+    return f"{first} --game-id {game_id} \\\n      --token {token}"
 
 
 def _prompt_and_submit(
@@ -189,17 +243,11 @@ def _prompt_and_submit(
     moved on: a newer view will ask again) or "retry" (the command could not be sent)."""
     term.say()
     term.say(render.render_view(view))
-    term.say(term.strong("Your move:"))
-    term.say(render.render_menu(view))
-    count = len(view.legal_commands)
     while True:
-        answer = term.ask(f"Choose 1-{count} (q to quit): ")
-        if answer is None or answer.lower() in ("q", "quit", "exit"):
+        chosen = _choose(term, view)
+        if chosen is None:
             return "quit"
-        if not answer.isdigit() or not 1 <= int(answer) <= count:
-            term.say(f"Please type a number from 1 to {count}, or q to quit.")
-            continue
-        command = view.legal_commands[int(answer) - 1]
+        command = view.legal_commands[chosen]
         try:
             submit(stub, view.game_id, token, command, expected_version=view.version)
             return "sent"
@@ -209,6 +257,52 @@ def _prompt_and_submit(
                 return "wait"
             if error.code() != grpc.StatusCode.INVALID_ARGUMENT:
                 return "retry"
+
+
+def _choose(term: Terminal, view: referee_pb2.View) -> int | None:
+    """The index of the legal command the player picks, or None to quit. Long menus of a game
+    that groups its commands (Vampire Queen's leads) are asked in two steps: the group (e.g.
+    the value), then the command within it (how many cards, how many queens)."""
+    groups = render.menu_groups(view)
+    if groups is None:
+        texts = [render.describe_command(command, view) for command in view.legal_commands]
+        return _pick(term, "Your move:", texts, list(range(len(texts))), back=False)
+    while True:
+        labels = [label for label, _ in groups]
+        group = _pick(term, "Your move:", labels, list(range(len(groups))), back=False)
+        if group is None:
+            return None
+        label, members = groups[group]
+        if len(members) == 1:
+            return members[0]
+        texts = [render.describe_command(view.legal_commands[i], view) for i in members]
+        chosen = _pick(term, f"{label}:", texts, members, back=True)
+        if chosen != BACK:
+            return chosen
+
+
+#: What :func:`_pick` returns for "b" (back to the first step).
+BACK = -1
+
+
+def _pick(
+    term: Terminal, title: str, texts: list[str], values: list[int], *, back: bool
+) -> int | None:
+    """A numbered menu (in columns when long, to keep one 80x24 screen); the value picked,
+    :data:`BACK`, or None to quit."""
+    term.say(term.strong(title))
+    term.say(render.menu_columns(texts))
+    count = len(texts)
+    extra = ", b to go back" if back else ""
+    while True:
+        answer = term.ask(f"Choose 1-{count} (q to quit{extra}): ")
+        if answer is None or answer.lower() in ("q", "quit", "exit"):
+            return None
+        if back and answer.lower() in ("b", "back"):
+            return BACK
+        if answer.isdigit() and 1 <= int(answer) <= count:
+            return values[int(answer) - 1]
+        term.say(f"Please type a number from 1 to {count}, or q to quit{extra}.")
 
 
 # --- subcommands ---------------------------------------------------------------------------
@@ -230,31 +324,70 @@ def cmd_new(
             players=args.players,
             options=parse_options(args.options),
             seed="" if args.seed is None else str(args.seed),
+            # --seed is for replaying a deal: it is public and reproducible, not secret.
+            public_reproducible_seed=args.seed is not None,
         ),
         timeout=30,
     )
     game_id = created.game_id
     term.say(f"Created game {game_id} ({args.game}, {args.players} players). You are seat 0.")
     tokens = {seat.seat: seat.token for seat in created.seats}
-    bots = []
+    bots: list[tuple[int, subprocess.Popen[bytes], Path]] = []
     for seat in range(1, args.bots + 1):
-        rng = random.Random(None if args.seed is None else f"{args.seed}:{seat}")
-        strategy = make_strategy(args.bot_strategy, args.game)
-        bots.append(SeatBot(stub, game_id, tokens[seat], strategy, rng).start())
-        term.say(f"seat {seat}: bot ({args.bot_strategy})")
+        seed = None if args.seed is None else f"{args.seed}:{seat}"
+        process, log = start_bot(args.server, game_id, seat, tokens[seat], args.bot_strategy, seed)
+        bots.append((seat, process, log))
+        term.say(f"seat {seat}: bot ({args.bot_strategy}), process {process.pid}")
     for seat in range(args.bots + 1, args.players):
-        term.say(
-            f"seat {seat}: open; join with: referee-cli join --game-id {game_id} "
-            f"--token {tokens[seat]}"
+        term.say(f"seat {seat}: open; join with:")
+        term.say(join_command(args.server, game_id, tokens[seat]))
+    code = follow_game(stub, term, game_id, token=tokens[0], server=args.server)
+    over = stub.GetGame(referee_pb2.GetGameRequest(game_id=game_id), timeout=30).game.game_over
+    if not over:
+        if bots:
+            pids = " ".join(str(process.pid) for _, process, _ in bots)
+            term.say(f"The bots play on (processes {pids}; logs in {bots[0][2].parent}).")
+        return code
+    for seat, process, log in bots:  # they end with the game: collect them
+        try:
+            status = process.wait(BOT_EXIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            term.say(f"seat {seat}: the bot (process {process.pid}) is still running")
+            continue
+        if status != 0:
+            term.say(f"seat {seat}: the bot exited with status {status}; see {log}")
+    return code
+
+
+#: How long the CLI waits, at game over, for its bots to end by themselves.
+BOT_EXIT_SECONDS = 30.0
+#: Every bot process this process started (tests stop the ones still running).
+STARTED_BOTS: list[subprocess.Popen[bytes]] = []
+
+
+def start_bot(
+    server: str, game_id: str, seat: int, token: str, strategy: str, seed: str | None
+) -> tuple[subprocess.Popen[bytes], Path]:
+    """``referee-bot play`` for one seat, as a process of its own (its own session, so neither
+    quitting the CLI nor a Ctrl-C in its terminal stops it): the game never hangs on a seat
+    whose bot died with the CLI. Its output goes to a log file; it ends with the game."""
+    command = [sys.executable, "-m", "referee_bot", "play", "--server", server]
+    command += ["--game-id", game_id, "--token", token, "--strategy", strategy]
+    if seed is not None:
+        command += ["--seed", seed]
+    folder = Path(tempfile.gettempdir()) / "referee-cli"
+    folder.mkdir(exist_ok=True)
+    log = folder / f"{game_id}-seat{seat}.log"
+    with log.open("ab") as output:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
         )
-    try:
-        return follow_game(stub, term, game_id, token=tokens[0])
-    finally:
-        for bot in bots:
-            bot.stop()
-        for bot in bots:
-            if bot.error is not None:
-                term.say(f"bot error: {bot.error}")
+    STARTED_BOTS.append(process)
+    return process, log
 
 
 def cmd_join(
@@ -264,7 +397,14 @@ def cmd_join(
         referee_pb2.GetViewRequest(game_id=args.game_id, seat_token=args.token), timeout=30
     ).view
     term.say(f"Joined game {args.game_id} as seat {view.seat}.")
-    return follow_game(stub, term, args.game_id, token=args.token, after_sequence=view.version)
+    return follow_game(
+        stub,
+        term,
+        args.game_id,
+        token=args.token,
+        after_sequence=view.version,
+        server=args.server,
+    )
 
 
 def cmd_spectate(
@@ -307,42 +447,86 @@ def cmd_list(
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="referee-cli", description="Play or watch referee games in the terminal."
+    games = ", ".join(known_games())
+    parser = cli_help.parser(
+        "referee-cli",
+        "Play or watch referee games in the terminal.",
+        epilog="The rules of each game: referee-cli rules GAME, or docs/rules/ in the repository.",
     )
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = cli_help.subcommands(parser, dest="command", required=True, metavar="COMMAND")
 
     def with_server(sub: argparse.ArgumentParser) -> argparse.ArgumentParser:
         sub.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
         return sub
 
     new = with_server(commands.add_parser("new", help="create a game and play seat 0"))
-    new.add_argument("--game", default="vampire-queen", help="game type id")
+    new.add_argument("--game", default="vampire-queen", help=f"game type id: {games}")
     new.add_argument(
         "--players", type=int, help="number of seats (default: 4, within the game's range)"
     )
-    new.add_argument("--bots", type=int, default=None, help="bots on seats 1..N (default all)")
-    new.add_argument("--bot-strategy", default="heuristic", choices=strategy_names())
-    new.add_argument("--options", nargs="+", action="extend", metavar="K=V")
-    new.add_argument("--seed", help="seed of the deal (and of the bots)")
+    new.add_argument(
+        "--bots",
+        type=int,
+        default=None,
+        help="bots on seats 1..N, each its own referee-bot process that plays on after you "
+        "quit (default: every other seat)",
+    )
+    new.add_argument(
+        "--bot-strategy",
+        default="heuristic",
+        choices=strategy_names(),
+        help="how the bots choose",
+    )
+    new.add_argument(
+        "--options", nargs="+", action="extend", metavar="K=V", help="game options, e.g. rounds=1"
+    )
+    new.add_argument("--seed", help="seed of the deal and of the bots (default: random)")
 
     join = with_server(commands.add_parser("join", help="play a seat of an existing game"))
-    join.add_argument("--game-id", required=True)
+    join.add_argument("--game-id", required=True, help="the game's id")
     join.add_argument("--token", required=True, help="the seat's secret token")
 
     spectate = with_server(commands.add_parser("spectate", help="watch a game"))
-    spectate.add_argument("--game-id", required=True)
+    spectate.add_argument("--game-id", required=True, help="the game's id")
     spectate.add_argument(
         "--from-start", action="store_true", help="replay every event from the beginning"
     )
 
-    games = with_server(commands.add_parser("list", help="list the server's games"))
-    games.add_argument("--running", action="store_true", help="only games not over")
-    games.add_argument("--game", help="only this game type")
+    games_parser = with_server(commands.add_parser("list", help="list the server's games"))
+    games_parser.add_argument("--running", action="store_true", help="only games not over")
+    games_parser.add_argument("--game", help=f"only this game type id: {games}")
+
+    rules = with_server(commands.add_parser("rules", help="print the rules of a game"))
+    rules.add_argument("game", nargs="?", help=f"game type id: {games} (default: list them)")
     return parser
 
 
-COMMANDS = {"new": cmd_new, "join": cmd_join, "spectate": cmd_spectate, "list": cmd_list}
+def cmd_rules(
+    stub: referee_pb2_grpc.RefereeServiceStub, term: Terminal, args: argparse.Namespace
+) -> int:
+    """The rules page the server sends with ListGameTypes (or where it is, in the repository)."""
+    types = stub.ListGameTypes(referee_pb2.ListGameTypesRequest(), timeout=30).game_types
+    chosen = next((t for t in types if t.game_type == args.game), None)
+    if chosen is None:
+        if args.game:
+            term.say(f"error: the server has no game {args.game!r}")
+        for game_type in types:
+            term.say(f"{game_type.game_type:<24} {game_type.name}: {game_type.rules_path}")
+        return 0 if not args.game else 2
+    if chosen.rules_text:
+        term.say(chosen.rules_text.rstrip("\n"))
+    else:
+        term.say(f"The server has no rules text; see {chosen.rules_path} in the repository.")
+    return 0
+
+
+COMMANDS = {
+    "new": cmd_new,
+    "join": cmd_join,
+    "spectate": cmd_spectate,
+    "list": cmd_list,
+    "rules": cmd_rules,
+}
 
 
 def run(argv: Sequence[str] | None, stdin: TextIO, stdout: TextIO) -> int:

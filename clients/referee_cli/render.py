@@ -44,6 +44,8 @@ __all__ = [
     "describe_set",
     "format_hand",
     "game_text",
+    "menu_columns",
+    "menu_groups",
     "number_word",
     "redraw_for_spectator",
     "render_menu",
@@ -100,6 +102,8 @@ def describe_referee_event(
     if kind == "seed_committed":
         return f"the referee commits to the deal: SHA-256 {event.seed_committed.commitment[:16]}..."
     if kind == "seed_revealed":
+        if not event.seed_revealed.seed:  # the default: hands stay secret after the end
+            return "the referee hands the seed to the organiser (referee verify, organiser token)"
         return f"the referee reveals the seed {event.seed_revealed.seed.hex()} (referee verify)"
     if kind == "timed_out":
         timed = event.timed_out
@@ -132,6 +136,62 @@ def render_menu(view: referee_pb2.View) -> str:
         f"{i}) {describe_command(c, view) if known or i > len(labels) else labels[i - 1]}"
         for i, c in enumerate(view.legal_commands, 1)
     )
+
+
+#: Menus longer than this are asked in two steps, when the game groups its commands.
+ONE_STEP_MENU = 9
+#: Menus longer than this are laid out in two columns (one 80x24 screen for table and menu).
+ONE_COLUMN_MENU = 10
+SCREEN_WIDTH = 80
+
+
+def menu_groups(view: referee_pb2.View) -> list[tuple[str, list[int]]] | None:
+    """The first step of a two-step menu: (label, indices of its legal commands) per group, in
+    the order of the commands; None when the menu is short or the game does not group."""
+    text = _of_view(view)
+    commands = view.legal_commands
+    if text is None or text.menu_group is None or len(commands) <= ONE_STEP_MENU:
+        return None
+    groups: dict[str, list[int]] = {}
+    order: list[tuple[str, list[int]]] = []
+    for index, command in enumerate(commands):
+        label = text.menu_group(command, view)
+        if label is None:
+            order.append((text.describe_command(command, view), [index]))
+        elif label in groups:
+            groups[label].append(index)
+        else:
+            groups[label] = [index]
+            order.append((label, groups[label]))
+    if len(order) == len(commands):
+        return None  # nothing to group
+    return [
+        (
+            label if len(members) == 1 or label not in groups else f"{label} ({len(members)} ways)",
+            members,
+        )
+        for label, members in order
+    ]
+
+
+def menu_columns(texts: list[str], width: int = SCREEN_WIDTH) -> str:
+    """``1) ...`` lines, in two columns (numbered down the first, then the second) when there
+    are many and they fit ``width``.
+
+    >>> print(menu_columns(["pass", "play a 7"]))
+    1) pass
+    2) play a 7
+    """
+    items = [f"{i}) {text}" for i, text in enumerate(texts, 1)]
+    half = (len(items) + 1) // 2
+    column = max((len(item) for item in items[:half]), default=0) + 2
+    if len(items) <= ONE_COLUMN_MENU or column + max(len(i) for i in items[half:]) > width:
+        return "\n".join(items)
+    rows = []
+    for row in range(half):
+        right = items[row + half] if row + half < len(items) else ""
+        rows.append(f"{items[row]:<{column}}{right}".rstrip())
+    return "\n".join(rows)
 
 
 def redraw_for_spectator(event: referee_pb2.Event, view: referee_pb2.View) -> bool:

@@ -33,6 +33,9 @@ class GameText:
     describe_command: Callable[[Command, View | None], str]
     #: True when a spectator should see the whole screen after this event (e.g. a round end).
     redraw_for_spectator: Callable[[Event, View], bool] = _never
+    #: For long menus asked in two steps: the label of a command's group (commands with the
+    #: same label are chosen among in the second step), or None for a command of its own.
+    menu_group: Callable[[Command, View | None], str | None] | None = None
 
 
 def seat_name(seat: int, me: int | None = None) -> str:

@@ -718,6 +718,13 @@ def _table_line(view: referee_pb2.View, game: MMView, me: int | None) -> str:
     return " | ".join(parts)
 
 
+#: What the letters and words of the character lines mean (the field trial asked).
+ABILITY_LEGEND = (
+    "  (a)-(h): the human abilities, by their letter in the rules (MM-22); bite and",
+    "  gift: what every vampire does (MM-19). See: referee-cli rules mau-mau-vampires",
+)
+
+
 def _seat_lines(view: referee_pb2.View, game: MMView, me: int | None) -> list[str]:
     symbols = list(game.symbols)
     lines = ["  seat            cards  total  character"]
@@ -797,6 +804,7 @@ def render_view(view: referee_pb2.View) -> str:
     for shown in game.shown_to_you:
         lines.append(f"  {seat_name(shown.seat, me)} showed you {a_card(shown.card, symbols)}")
     lines.extend(_seat_lines(view, game, me))
+    lines.extend(ABILITY_LEGEND)
     if me is not None:
         lines.append(f"Your hand ({len(game.hand)}): {format_hand(list(game.hand), symbols)}")
     lines.extend(_score_lines(view, game, me))

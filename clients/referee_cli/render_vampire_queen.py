@@ -111,6 +111,22 @@ def describe_command(command: referee_pb2.Command, view: referee_pb2.View | None
     return text_format.MessageToString(command, as_one_line=True)
 
 
+def menu_group(command: referee_pb2.Command, view: referee_pb2.View | None = None) -> str | None:
+    """Sets group by value (the second step picks how many cards and queens); a Hunter lead,
+    a pass and a Hunter-trick card are choices of their own.
+
+    >>> c = referee_pb2.Command()
+    >>> c.vampire_queen.play_set.value = 8
+    >>> menu_group(c)
+    'play 8s'
+    """
+    vq = command.vampire_queen
+    if vq.WhichOneof("kind") != "play_set":
+        return None
+    value = vq.play_set.value
+    return "play queens only" if value == QUEEN else f"play {value}s"
+
+
 # --- events --------------------------------------------------------------------------------
 
 
@@ -155,6 +171,8 @@ def describe_event(
         if t.hunter_trick:
             taken = ", ".join(card(v) for v in t.taken)
             return f"{seat_name(t.winner, me)} takes the trick: {taken}"
+        if game is not None and 0 in game.hand_sizes:  # VQ-17: the round is over
+            return f"{seat_name(t.winner, me)} wins the last trick of the round"
         return f"{seat_name(t.winner, me)} wins the trick and leads"
     if kind == "round_scored":
         scored = e.round_scored
@@ -279,4 +297,5 @@ TEXT = GameText(
     describe_event=describe_event,
     describe_command=describe_command,
     redraw_for_spectator=redraw_for_spectator,
+    menu_group=menu_group,
 )

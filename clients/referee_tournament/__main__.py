@@ -10,19 +10,25 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from referee import cli_help
 from referee_tournament.config import ConfigError, load
 from referee_tournament.progress import Progress
-from referee_tournament.report import standings_text
+from referee_tournament.report import fallback_text, standings_text
 from referee_tournament.tournament import run
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="referee-tournament",
-        description="Run a bot tournament on the referee (docs/tournaments.md).",
+    parser = cli_help.parser(
+        "referee-tournament",
+        "Run a bot tournament on the referee (docs/tournaments.md).",
+        epilog="examples:\n"
+        "  tournaments/example.yaml  networked: built-in strategies, a Python SDK bot, Node.js\n"
+        "  tournaments/local.yaml    built-in strategies only: also with --local (in-process)",
     )
     parser.add_argument("config", type=Path, help="tournament config (YAML or JSON)")
-    parser.add_argument("--out", type=Path, help="output folder (default: tournament-out/NAME)")
+    parser.add_argument(
+        "--out", type=Path, help="output folder (default: tournament-out/ and the config's name)"
+    )
     parser.add_argument(
         "--server",
         help="host:port of a running referee (default: the config's server, else a referee "
@@ -33,7 +39,9 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="play in-process on the engine, no network (built-in strategies only)",
     )
-    parser.add_argument("--parallel", type=int, help="games at once (networked mode)")
+    parser.add_argument(
+        "--parallel", type=int, help="games at once, networked mode (default: the config's)"
+    )
     parser.add_argument(
         "--quiet", action="store_true", help="no progress display, only the final standings"
     )
@@ -72,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{summary['failed']} failed)"
     )
     print(standings_text(results["standings"]))
+    replaced = fallback_text(results["fallback_results"], results["fallback"])
+    if replaced:
+        print(f"\n{replaced}")
     for label, rows in results["by_game"].items():
         if len(results["by_game"]) > 1:
             print(f"\n{label}:\n{standings_text(rows)}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -41,7 +42,7 @@ from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import BotError, GameStream, describe_rpc_error, settled
 from referee_bot.sdk import StrategyBot, play
 from referee_bot.strategies import make_strategy
-from referee_tournament.config import BotConfig, TournamentConfig
+from referee_tournament.config import PLACEHOLDERS, BotConfig, TournamentConfig
 from referee_tournament.records import Fault, GameRecord, SeatRecord, forfeit_seats
 from referee_tournament.schedule import GameSpec
 
@@ -112,6 +113,37 @@ def command_line(bot: BotConfig, values: dict[str, str]) -> list[str]:
     return [arg.format_map(values) for arg in bot.argv()]
 
 
+#: Programs that run a script named by their first argument (the script must exist too).
+INTERPRETERS = ("python", "python3", "node", "nodejs", "ruby", "perl", "bash", "sh", "java")
+
+
+def startable(bot: BotConfig) -> str | None:
+    """Why ``bot``'s command cannot start, or None: checked before the first game, so a typo
+    in a program or script name stops the tournament instead of costing the bot every game
+    (as a crash each time, finished by the fallback)."""
+    # Stand-ins for the per-game placeholders: only the program and the script matter here.
+    argv = command_line(bot, {**dict.fromkeys(PLACEHOLDERS, "check"), "python": sys.executable})
+    where = f"bots: {bot.name}: "
+    cwd = bot.cwd or Path.cwd()
+    if not cwd.is_dir():
+        return f"{where}cwd {str(cwd)!r} is not a folder"
+    program = argv[0]
+    if os.sep in program:
+        path = Path(program) if Path(program).is_absolute() else cwd / program
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            return f"{where}{program!r} is not an executable file (in {cwd})"
+    elif shutil.which(program, path=bot.env.get("PATH")) is None:
+        return f"{where}{program!r} is not found on PATH"
+    name = Path(program).name
+    interpreter = name.rstrip("0123456789.") in INTERPRETERS or program == sys.executable
+    scripts = [arg for arg in argv[1:] if not arg.startswith("-")][:1]
+    if interpreter and scripts and "-m" not in argv[1:2] and "-c" not in argv[1:2]:
+        script = Path(scripts[0]) if Path(scripts[0]).is_absolute() else cwd / scripts[0]
+        if not script.exists():
+            return f"{where}{name} would run {scripts[0]!r}, which is not there (in {cwd})"
+    return None
+
+
 @dataclass
 class _Watch:
     """What the spectator stream has shown so far (shared with the monitor)."""
@@ -140,7 +172,8 @@ class NetworkRunner:
         self.stub = referee_pb2_grpc.RefereeServiceStub(self.channel)
         self.features = Features.detect()
         self.env_path = python_path()
-        #: game id -> organiser token, for revealing the deferred seeds at the end.
+        #: game id -> organiser token, for revealing the deferred seeds and exporting the full
+        #: logs (organiser only) at the end.
         self.organiser_tokens: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -166,6 +199,9 @@ class NetworkRunner:
                     f"games[{index}].players: {entry.game} is for {info.min_players} to "
                     f"{info.max_players} players, got {entry.players}"
                 )
+        problems = [problem for bot in self.config.bots if (problem := startable(bot))]
+        if problems:
+            raise ValueError("a bot cannot start:\n  " + "\n  ".join(problems))
 
     def finish(self, records: list[GameRecord]) -> None:
         """After the last game: reveal every deferred seed (RevealSeed), then check every
@@ -185,10 +221,13 @@ class NetworkRunner:
         for record in records:
             if not record.game_id or record.status == "failed":
                 continue
+            request = referee_pb2.ExportGameRequest(game_id=record.game_id)
+            token = self.organiser_tokens.get(record.game_id)
+            if token and "organiser_token" in request.DESCRIPTOR.fields_by_name:
+                # The full log shows every hand: the referee gives it to the organiser only.
+                request.organiser_token = token
             try:
-                export = self.stub.ExportGame(
-                    referee_pb2.ExportGameRequest(game_id=record.game_id), timeout=60
-                )
+                export = self.stub.ExportGame(request, timeout=60)
             except grpc.RpcError as error:
                 record.verified = False
                 record.detail = (record.detail + f"; verify: {error.code().name}").lstrip("; ")

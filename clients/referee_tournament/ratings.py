@@ -57,7 +57,8 @@ class Standing:
     #: Fault kind -> count (crash, hang, game_timeout; illegal, timeout, disconnect when the
     #: referee counts them).
     faults: dict[str, int] = field(default_factory=dict)
-    #: Games a fault of this bot stopped (forfeit) or the fallback finished for it.
+    #: Games a fault of this bot stopped (forfeit) or the fallback finished for it (the bot is
+    #: ranked last in those; the fallback's own results there: :func:`fallback_results`).
     forfeits: int = 0
     replaced: int = 0
     place: int = 0
@@ -120,12 +121,13 @@ def standings(
             continue
         seats = sorted(record.seats, key=lambda s: s.seat)
         offenders = {f.bot for f in record.faults if f.kind in ("crash", "hang", "game_timeout")}
-        for seat in seats:
+        credited = [seat.credited_rank(len(seats)) for seat in seats]
+        for seat, rank in zip(seats, credited, strict=True):
             row = table[seat.bot]
             row.games += 1
-            row.wins += seat.rank == 1
-            ranks[seat.bot] += seat.rank
-            if seat.score is not None:
+            row.wins += rank == 1
+            ranks[seat.bot] += rank
+            if seat.score is not None and not seat.replaced:
                 scores[seat.bot] += seat.score
                 scored[seat.bot] += 1
             row.replaced += seat.replaced
@@ -135,7 +137,7 @@ def standings(
             if record.status == "forfeit" and seat.bot in offenders:
                 row.forfeits += 1
         teams = [[ratings[seat.bot]] for seat in seats]
-        updated = model.rate(teams, ranks=[float(seat.rank) for seat in seats])
+        updated = model.rate(teams, ranks=[float(rank) for rank in credited])
         for seat, team in zip(seats, updated, strict=True):
             ratings[seat.bot] = team[0]
     for name, row in table.items():
@@ -159,3 +161,39 @@ def standings(
     for place, row in enumerate(result, 1):
         row.place = place
     return result
+
+
+def fallback_results(records: Iterable[GameRecord]) -> list[dict[str, Any]]:
+    """What the fallback strategy made of the seats it finished, per bot it stood in for:
+    reported apart from the standings, where those games count as the bot's last places.
+
+    >>> fallback_results([])
+    []
+    """
+    rows: dict[str, dict[str, Any]] = {}
+    for record in sorted(records, key=lambda r: r.spec.index):
+        if not record.rated:
+            continue
+        for seat in record.seats:
+            if not seat.replaced:
+                continue
+            row = rows.setdefault(
+                seat.bot, {"bot": seat.bot, "games": 0, "wins": 0, "ranks": 0, "scores": []}
+            )
+            row["games"] += 1
+            row["wins"] += seat.rank == 1
+            row["ranks"] += seat.rank
+            if seat.score is not None:
+                row["scores"].append(seat.score)
+    return [
+        {
+            "bot": row["bot"],
+            "games": row["games"],
+            "wins": row["wins"],
+            "mean_rank": round(row["ranks"] / row["games"], 6),
+            "mean_score": (
+                round(sum(row["scores"]) / len(row["scores"]), 6) if row["scores"] else None
+            ),
+        }
+        for row in rows.values()
+    ]

@@ -54,6 +54,11 @@ class SeatRecord:
     commands: int | None = None
     decision_ms: int | None = None
 
+    def credited_rank(self, players: int) -> int:
+        """The rank the bot itself earned: last when the fallback finished its seat (what the
+        fallback then made of the seat is reported apart, never credited to the bot)."""
+        return players if self.replaced else self.rank
+
     def to_json(self) -> dict[str, Any]:
         return {
             "seat": self.seat,

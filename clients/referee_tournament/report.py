@@ -67,6 +67,23 @@ def standings_text(standings: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def fallback_text(rows: Sequence[Mapping[str, Any]], fallback: str) -> str:
+    """The seats the fallback strategy finished, per bot it stood in for ("" when none)."""
+    if not rows:
+        return ""
+    lines = [
+        f"Finished by the fallback ({fallback}), not credited to the bot (ranked last there):",
+        f"  {'for bot':<16} {'games':>5}  {'wins':>4}  {'mean rank':>9}  {'mean score':>10}",
+    ]
+    for row in rows:
+        score = "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}"
+        lines.append(
+            f"  {row['bot']:<16} {row['games']:>5}  {row['wins']:>4}  "
+            f"{row['mean_rank']:>9.2f}  {score:>10}"
+        )
+    return "\n".join(lines)
+
+
 def chart_png(standings: Sequence[Mapping[str, Any]], title: str) -> bytes:
     """Two panels: each bot's rating (mu, with mu - 3 sigma .. mu + 3 sigma) and its win rate
     with the 95% Wilson interval; best bot on top."""
@@ -154,6 +171,34 @@ def html_report(results: Mapping[str, Any], chart: bytes) -> str:
         + base64.b64encode(chart).decode("ascii")
         + '">',
     ]
+    replaced = results.get("fallback_results") or []
+    if replaced:
+        parts += [
+            "<h2>Finished by the fallback</h2>",
+            "<p>"
+            + esc(
+                f"Seats the fallback strategy ({results.get('fallback')}) played after the "
+                "bot failed: in the standings those games are the bot's last places; here is "
+                "what the fallback made of them."
+            )
+            + "</p>",
+            _table(
+                [
+                    ["for bot", "games", "wins", "mean rank", "mean score"],
+                    *(
+                        [
+                            str(row["bot"]),
+                            str(row["games"]),
+                            str(row["wins"]),
+                            f"{row['mean_rank']:.2f}",
+                            "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}",
+                        ]
+                        for row in replaced
+                    ),
+                ],
+                text_columns=(0,),
+            ),
+        ]
     for label, rows in results["by_game"].items():
         parts += [f"<h2>{esc(label)}</h2>", _table(standings_rows(rows))]
     faults = [

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from referee_tournament.config import TournamentConfig
-from referee_tournament.ratings import standings
+from referee_tournament.ratings import fallback_results, standings
 from referee_tournament.records import STATUSES, GameRecord
 from referee_tournament.report import write_outputs
 from referee_tournament.schedule import GameSpec, SwissPlanner, plan, seatings
@@ -158,7 +158,12 @@ def run(
                 specs, byes = planner.plan_round(round_)
                 played = play_all(specs)
                 planner.record(
-                    [(s.bot, r.spec.players, s.rank) for r in played if r.rated for s in r.seats],
+                    [
+                        (s.bot, r.spec.players, s.credited_rank(r.spec.players))
+                        for r in played
+                        if r.rated
+                        for s in r.seats
+                    ],
                     byes,
                 )
             points = dict(planner.points)
@@ -233,6 +238,7 @@ def build_results(
         "seconds": round(seconds, 3),
         "summary": {"games": len(records), **summary},
         "standings": [s.to_json() for s in standings(names, records, points=points)],
+        "fallback_results": fallback_results(records),
         "by_game": by_game,
         "games": [r.to_json() for r in records],
     }

@@ -20,7 +20,9 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "SOAK")
+#: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
+DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
 #: The targets of issue 7, as (figure, comparison, value).
 TARGETS = {
@@ -30,6 +32,7 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
+    "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
 
@@ -40,7 +43,7 @@ def parse_parts(text: str | None) -> list[str]:
     ['P1', 'P5']
     """
     if not text:
-        return list(PARTS)
+        return list(DEFAULT_PARTS)
     chosen = {part.strip().upper() for part in text.split(",") if part.strip()}
     unknown = sorted(chosen - set(PARTS))
     if unknown:
@@ -163,6 +166,9 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P6" in results:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
+    if "SOAK" in results:
+        growth = results["SOAK"]["growth"]
+        found["SOAK"] = growth * 100 if growth is not None else None
     return found
 
 
@@ -226,6 +232,13 @@ def markdown(report: dict[str, Any]) -> str:
             f"| server process | {p2['referee_server_cpu_us_per_command']:,.0f} µs "
             f"| {p2['fanout_server_cpu_us_per_call']:,.0f} µs "
             f"| {p2['echo_server_cpu_us_per_call']:,.0f} µs |",
+            "",
+            f"Batched streams (one message per command batch, issue 12): "
+            f"**{p2['batched_commands_per_second']:,.0f} commands/s**, "
+            f"**{p2['batched_to_fanout']:.2f}** of the bare fan-out (target >= 0.6), "
+            f"{p2['batched_stream_messages_per_command']:.1f} stream messages per command, "
+            f"server CPU {p2['batched_server_cpu_us_per_command']:,.0f} µs per command = "
+            f"**{p2['batched_cpu_to_fanout']:.2f}x** the bare fan-out's per call (target <= 2).",
         ]
     if "P3" in results:
         p3 = results["P3"]
@@ -292,7 +305,24 @@ def markdown(report: dict[str, Any]) -> str:
             f"{p6['echo_p99_ms']:.2f} ms at the same rate; ratios **{p6['p50_ratio']:.2f}** "
             f"(p50) and **{p6['p99_ratio']:.2f}** (p99). The bare fan-out server at that rate: "
             f"p50 {p6['fanout_p50_ms']:.2f} ms, p99 {p6['fanout_p99_ms']:.2f} ms "
-            f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's).",
+            f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's). "
+            f"Batched streams at that rate: p50 {p6['batched_p50_ms']:.2f} ms, p99 "
+            f"{p6['batched_p99_ms']:.2f} ms, **{p6['batched_p99_to_fanout']:.2f}x** the bare "
+            f"fan-out's p99 (target <= 3).",
+        ]
+    if "SOAK" in results:
+        soak = results["SOAK"]
+        growth = soak["growth"]
+        out += [
+            "",
+            "## SOAK memory",
+            "",
+            f"{soak['clients']} clients played {soak['games']:,} games ({soak['commands']:,} "
+            f"commands) for {soak['seconds']:.0f} s against one server on SQLite. Server RSS "
+            f"after warm-up {soak['rss_after_warmup_mib']:.1f} MiB, at the end "
+            f"{soak['rss_at_end_mib']:.1f} MiB: growth **"
+            + (f"{growth:+.1%}" if growth is not None else "n/a")
+            + "** (target < 5%).",
         ]
     return "\n".join(out) + "\n"
 
@@ -314,6 +344,11 @@ def main(
     if "P1" in parts:
         print("P1 engine ...", flush=True)
         results["P1"] = engine_part(quick)
+    if "SOAK" in parts:
+        print("SOAK memory over a long run ...", flush=True)
+        from referee.bench import soak
+
+        results["SOAK"] = soak.run(quick)
     if "P5" in parts:
         print("P5 store ...", flush=True)
         from referee.bench import store

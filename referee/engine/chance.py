@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from referee.engine.game import GameConfig
@@ -97,3 +97,44 @@ def pick_for(config: GameConfig, index: int, n: int) -> int:
             raise ValueError(f"fixed pick {index} must be in 0..{n - 1}, got {value}")
         return value
     return picked(n, config.seed, index)
+
+
+def hidden_permutation(cards: Sequence[T], groups: Sequence[object], salt: int) -> list[T]:
+    """New cards for hidden places (for a game's ``hidden_variant``): ``cards[i]`` is the card
+    at place ``i`` and ``groups[i]`` the ordered zone it belongs to (a deck, a row of cards
+    shown face down), or ``None`` where order means nothing (a hand kept as counts).
+
+    ``salt % 3`` chooses the kind of change, so a leak test meets all three: 0 deals every
+    card anew among all places; 1 swaps two different cards inside one ordered zone (e.g. the
+    two cards a player just drew, whose order only that player knows); 2 swaps two different
+    cards anywhere (so two hidden cards that sort differently change sides). A kind that has
+    nothing to swap deals anew.
+
+    >>> hidden_permutation(["x", "y", "z"], ["deck", "deck", None], 1)
+    ['y', 'x', 'z']
+    >>> sorted(hidden_permutation("aabc", [None, 0, 0, 1], 5))
+    ['a', 'a', 'b', 'c']
+    """
+    deal = list(cards)
+    rng = _stream(b"hidden-variant", str(salt).encode())
+    mode = salt % 3
+    if mode:
+        if mode == 1:
+            zones: dict[object, list[int]] = {}
+            for place, group in enumerate(groups):
+                if group is not None:
+                    zones.setdefault(group, []).append(place)
+            candidates = [
+                places for places in zones.values() if len({repr(deal[p]) for p in places}) > 1
+            ]
+        else:
+            candidates = [list(range(len(deal)))] if len({repr(c) for c in deal}) > 1 else []
+        if candidates:
+            places = candidates[_below(rng, len(candidates))]
+            while True:
+                i = places[_below(rng, len(places))]
+                j = places[_below(rng, len(places))]
+                if repr(deal[i]) != repr(deal[j]):
+                    deal[i], deal[j] = deal[j], deal[i]
+                    return deal
+    return shuffled(deal, b"hidden-variant", salt)

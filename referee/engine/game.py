@@ -19,8 +19,9 @@ never imports protobuf.
 from __future__ import annotations
 
 import abc
+import typing
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 Seat = int
@@ -118,8 +119,11 @@ class GameConfig:
     game_type: str
     players: int
     options: Mapping[str, str]
-    seed: bytes
+    seed: bytes = field(repr=False)
     deal: FixedDeal | None = None
+    #: The referee's own secret randomness, mixed into every commitment (never into the
+    #: shuffles, which stay reproducible from the seed); ``b""`` for games from before salts.
+    salt: bytes = field(default=b"", repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +194,21 @@ def require_int_fields(command: object, rule_id: str) -> None:
             )
 
 
+def union_members(union: Any) -> tuple[type, ...]:
+    """The classes of a union alias, in order: a game's ``Command = A | B | C`` (its model)
+    gives its ``command_types``, so each game lists its commands and events once.
+
+    >>> from dataclasses import make_dataclass
+    >>> A, B = make_dataclass("A", []), make_dataclass("B", [])
+    >>> [cls.__name__ for cls in union_members(A | B)]
+    ['A', 'B']
+    """
+    members = typing.get_args(union) or (union,)  # a game with a single command
+    if not all(isinstance(member, type) for member in members):
+        raise TypeError(f"not a union of classes: {union!r}")
+    return members
+
+
 def rank_by_score(scores: Sequence[int], *, lower_wins: bool) -> tuple[SeatResult, ...]:
     """Competition ranking ("1224"): equal scores share a rank.
 
@@ -207,7 +226,8 @@ class Game(abc.ABC, Generic[StateT]):
     """A game's rules. Subclasses are stateless; all state lives in ``StateT``."""
 
     info: ClassVar[GameInfo]
-    #: Every command, event and view dataclass of the game (the codec maps them by name).
+    #: Every command, event and view dataclass of the game (the codec maps them by name);
+    #: ``union_members(Command)`` and ``union_members(Event)`` of the game's model.
     command_types: ClassVar[tuple[type, ...]]
     event_types: ClassVar[tuple[type, ...]]
     view_type: ClassVar[type]
@@ -326,4 +346,5 @@ __all__ = [
     "not_your_turn",
     "rank_by_score",
     "require_int_fields",
+    "union_members",
 ]

@@ -14,7 +14,8 @@ A refereed table (``settings`` given, as the server makes them) opens with a com
 seed and reveals the seed when the game ends (``docs/fairness.md``):
 
 >>> table = Table.create("vampire-queen", players=3, seed=b"doc", settings=TableSettings())
->>> type(table.log[0]).__name__, table.status.commitment == commitment(b"doc")
+>>> salt = table.config.salt
+>>> type(table.log[0]).__name__, table.status.commitment == commitment(b"doc", salt)
 ('SeedCommitted', True)
 """
 
@@ -52,6 +53,9 @@ from referee.engine.table_events import (
     commitment,
     deal_commitment,
 )
+
+#: Length of the referee's commitment salt (docs/fairness.md).
+SALT_BYTES = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,10 +113,16 @@ class Table(Generic[StateT]):
         seed: bytes | None = None,
         deal: FixedDeal | None = None,
         settings: TableSettings | None = None,
+        salt: bytes | None = None,
     ) -> Table[Any]:
-        """A new game with its opening events already applied. Raises ValueError on bad setup."""
+        """A new game with its opening events already applied. Raises ValueError on bad setup.
+
+        A refereed table (``settings``) draws a fresh commitment salt unless ``salt`` is given;
+        a plain one commits to nothing and needs none."""
         game = get_game(game_type)
-        config = make_config(game, players, options or {}, seed, deal)
+        if salt is None and settings is None:
+            salt = b""
+        config = make_config(game, players, options or {}, seed, deal, salt)
         table: Table[Any] = Table(game, config, settings)
         table.extend(table.opening())
         return table
@@ -131,10 +141,11 @@ class Table(Generic[StateT]):
         table, then the game's start (the deal). Not applied."""
         events: list[Event] = []
         if self.settings is not None:
+            config = self.config
             events.append(
                 SeedCommitted(
-                    commitment(self.config.seed),
-                    deal_commitment(self.config.seed, self.config.deal),
+                    commitment(config.seed, config.salt),
+                    deal_commitment(config.seed, config.deal, config.salt),
                 )
             )
         events.extend(self.game.start(self.state))
@@ -252,7 +263,12 @@ class Table(Generic[StateT]):
             raise Rejection(
                 "REVEAL", "the seed is revealed only when the game is over", "precondition"
             )
-        return [SeedRevealed(self.config.seed, self.config.deal)]
+        return [self._revealed()]
+
+    def _revealed(self) -> SeedRevealed:
+        config = self.config
+        public = self.settings is not None and self.settings.public_reveal
+        return SeedRevealed(config.seed, config.deal, config.salt, public)
 
     def abort(self, reason: str) -> list[Event]:
         """The events of an abort: :class:`GameAborted`, then the reveal (unless deferred).
@@ -262,7 +278,7 @@ class Table(Generic[StateT]):
         events: list[Event] = [GameAborted(reason)]
         deferred = self.settings is not None and self.settings.defer_reveal
         if self.status.refereed and not deferred:
-            events.append(SeedRevealed(self.config.seed, self.config.deal))
+            events.append(self._revealed())
         return events
 
     def submit(self, seat: Seat, command: Command) -> list[Event]:
@@ -319,8 +335,10 @@ def make_config(
     options: Mapping[str, str],
     seed: bytes | None,
     deal: FixedDeal | None,
+    salt: bytes | None = None,
 ) -> GameConfig:
-    """Check the setup parameters and build a config (a fresh secret seed if none given)."""
+    """Check the setup parameters and build a config (a fresh secret seed and salt if none
+    given; ``salt=b""`` for a game from before salts)."""
     info = game.info
     if not info.min_players <= players <= info.max_players:
         raise ValueError(
@@ -332,4 +350,5 @@ def make_config(
         options=info.normalise_options(options),
         seed=seed if seed is not None else secrets.token_bytes(32),
         deal=deal,
+        salt=salt if salt is not None else secrets.token_bytes(SALT_BYTES),
     )

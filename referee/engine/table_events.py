@@ -7,10 +7,14 @@ forfeits, default plays and an abort. :class:`~referee.engine.table.Table` folds
 them. Like everything under ``referee.engine`` this is sans-I/O: the server decides *when* a
 clock runs out; the table only knows what a timeout does.
 
-The commitment is ``SHA-256(seed)`` in lowercase hex (``docs/fairness.md``):
+The commitment is ``SHA-256(salt || seed)`` in lowercase hex (``docs/fairness.md``), where the
+salt is 32 bytes of the referee's own randomness, revealed only with the seed: a guessable seed
+cannot be found from the commitment. Games from before salts have an empty salt:
 
 >>> commitment(b"seed")
 '19b25856e1c150ca834cffc8b59b23adbd0ec0389e58eb22b3b64768098d002b'
+>>> commitment(b"seed", bytes(32)) == commitment(bytes(32) + b"seed")
+True
 """
 
 from __future__ import annotations
@@ -23,9 +27,9 @@ from typing import Any
 from referee.engine.game import Command, FixedDeal, Seat, Viewer
 
 
-def commitment(seed: bytes) -> str:
-    """The published commitment to a seed: SHA-256, lowercase hex."""
-    return hashlib.sha256(seed).hexdigest()
+def commitment(seed: bytes, salt: bytes = b"") -> str:
+    """The published commitment to a seed: SHA-256 of the salt then the seed, lowercase hex."""
+    return hashlib.sha256(salt + seed).hexdigest()
 
 
 def deal_text(deal: FixedDeal) -> bytes:
@@ -39,13 +43,13 @@ def deal_text(deal: FixedDeal) -> bytes:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=True).encode()
 
 
-def deal_commitment(seed: bytes, deal: FixedDeal | None) -> str:
-    """SHA-256 of the seed followed by :func:`deal_text`, lowercase hex; ``""`` without a
-    fixed deal. The secret seed in front keeps a small deal from being guessed by trying
-    every possibility against the commitment."""
+def deal_commitment(seed: bytes, deal: FixedDeal | None, salt: bytes = b"") -> str:
+    """SHA-256 of the salt, the seed and :func:`deal_text`, lowercase hex; ``""`` without a
+    fixed deal. The secrets in front keep a small deal from being guessed by trying every
+    possibility against the commitment."""
     if deal is None:
         return ""
-    return hashlib.sha256(seed + deal_text(deal)).hexdigest()
+    return hashlib.sha256(salt + seed + deal_text(deal)).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,11 +59,14 @@ class TableSettings:
     ``forfeit_after_timeouts``: after that many timeouts a seat forfeits and the referee plays
     its default commands to the end (0 = never). ``defer_reveal``: the seed is not revealed
     when the game ends but only on request (:meth:`Table.reveal`), e.g. while other games of a
-    duplicate tournament are dealt from the same seed.
+    duplicate tournament are dealt from the same seed. ``public_reveal``: the reveal is public
+    (every viewer sees the seed, so every hand of the game); by default only the full log,
+    which only the organiser reads, carries it (the rules keep hands secret after the end).
     """
 
     forfeit_after_timeouts: int = 0
     defer_reveal: bool = False
+    public_reveal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +80,8 @@ class TableEvent:
 
 @dataclass(frozen=True, slots=True)
 class SeedCommitted(TableEvent):
-    """The first event of a refereed game: SHA-256 of the secret seed (and of a fixed deal)."""
+    """The first event of a refereed game: SHA-256 of the salted secret seed (and of a fixed
+    deal)."""
 
     commitment: str
     deal_commitment: str = ""
@@ -81,10 +89,20 @@ class SeedCommitted(TableEvent):
 
 @dataclass(frozen=True, slots=True)
 class SeedRevealed(TableEvent):
-    """The seed (and any fixed deal), public once the game is over."""
+    """The seed, the salt and any fixed deal, released once the game is over.
 
-    seed: bytes
-    deal: FixedDeal | None = None
+    Unless ``public`` (a game created to waive the rules' end-of-game secrecy), every viewer
+    sees it without them: the seed rebuilds every hand, which the rules keep secret for good
+    (e.g. VQ-21/VQ-22). Only the unredacted log (the organiser's ``ExportGame``) holds them.
+    """
+
+    seed: bytes = field(repr=False)
+    deal: FixedDeal | None = field(default=None, repr=False)
+    salt: bytes = field(default=b"", repr=False)
+    public: bool = False
+
+    def redacted(self, viewer: Viewer) -> TableEvent:
+        return self if self.public else SeedRevealed(b"")
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,7 +97,9 @@ def field_type(field: FieldDescriptor) -> Type:
     return Type("list", item=single, field=field) if field.is_repeated else single
 
 
-_MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(absent)"})()
+#: A key left out of the JSON (proto3 leaves out defaults and unset fields).
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "(absent)"})()
+_MISSING = MISSING
 
 
 def show(value: Any) -> str:
@@ -449,6 +451,7 @@ def _match_ops(expected: dict[str, Any], actual: Any, kind: Type, path: str) -> 
 __all__ = [
     "ANY_OPS",
     "LIST_OPS",
+    "MISSING",
     "OPS",
     "SpecError",
     "Type",

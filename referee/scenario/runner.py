@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -28,19 +27,37 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FileDescriptor
 
 from referee import codec
-from referee.engine.game import FixedDeal, Rejection, Viewer
+from referee.engine.game import FixedDeal, Viewer
+from referee.engine.registry import get_game
 from referee.engine.table import Table
 from referee.scenario import match as schema
+from referee.scenario.deals import DealError, build_deal
+from referee.scenario.drivers import (
+    FAILED_PRECONDITION,
+    GAME_ID,
+    INVALID_ARGUMENT,
+    OK,
+    DealRefused,
+    Driver,
+    LibraryDriver,
+    Outcome,
+    Setup,
+    SetupRefused,
+)
 from referee.v1 import referee_pb2 as pb
 
-OK = "OK"
-INVALID_ARGUMENT = "INVALID_ARGUMENT"
-FAILED_PRECONDITION = "FAILED_PRECONDITION"
-CODES = (OK, INVALID_ARGUMENT, FAILED_PRECONDITION)
-_KIND_CODES = {"illegal": INVALID_ARGUMENT, "precondition": FAILED_PRECONDITION}
-
-#: ``game_id`` of the table a scenario plays (it appears as ``gameId`` in views).
-GAME_ID = "scenario"
+#: The status codes a step may expect: the library's refusals are INVALID_ARGUMENT (an illegal
+#: command) and FAILED_PRECONDITION (not now); a server may also answer the others.
+CODES = (
+    OK,
+    INVALID_ARGUMENT,
+    FAILED_PRECONDITION,
+    "PERMISSION_DENIED",
+    "UNAUTHENTICATED",
+    "NOT_FOUND",
+    "ABORTED",
+    "RESOURCE_EXHAUSTED",
+)
 #: Seed used when a scenario gives none, so every scenario is reproducible.
 DEFAULT_SEED = "scenario"
 
@@ -57,116 +74,6 @@ class ScenarioError(ValueError):
         super().__init__(f"{path}: {detail}" if path else detail)
         self.path = path
         self.detail = detail
-
-
-# --- per-game deck builders -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DeckBuilder:
-    """How to turn per-seat hands into a full fixed deck for one game type.
-
-    ``cards`` is the whole deck that the game shuffles, in a fixed canonical order;
-    ``hand_size(players)`` is the number of cards each seat is dealt, taken from the top of the
-    deck seat by seat; ``card`` normalises one card as written in a scenario to the deck
-    notation, raising :class:`ValueError` with a reason.
-    """
-
-    cards: tuple[str, ...]
-    hand_size: Callable[[int], int]
-    card: Callable[[object], str]
-
-    def build(self, hands: Sequence[Sequence[object]], players: int) -> tuple[str, ...]:
-        """The deck: the given hands first, in seat order, then the rest in canonical order."""
-        if len(hands) > players:
-            raise ValueError(f"{len(hands)} hands given for {players} players")
-        size = self.hand_size(players)
-        top: list[str] = []
-        for seat, hand in enumerate(hands):
-            if not isinstance(hand, list):
-                raise ValueError(f"hands[{seat}] must be a list of cards")
-            if len(hand) != size:
-                raise ValueError(
-                    f"hands[{seat}] has {len(hand)} cards; each seat is dealt {size} "
-                    f"with {players} players"
-                )
-            for index, card in enumerate(hand):
-                try:
-                    top.append(self.card(card))
-                except ValueError as error:
-                    raise ValueError(f"hands[{seat}][{index}]: {error}") from None
-        rest = Counter(self.cards)
-        rest.subtract(top)
-        over = sorted(card for card, left in rest.items() if left < 0)
-        if over:
-            have = Counter(self.cards)
-            raise ValueError(
-                "the hands use more cards than the deck holds: "
-                + ", ".join(f'{-rest[c] + have[c]} x "{c}" (deck has {have[c]})' for c in over)
-            )
-        remaining: list[str] = []
-        for card in self.cards:
-            if rest[card] > 0:
-                remaining.append(card)
-                rest[card] -= 1
-        return tuple(top + remaining)
-
-
-def _vampire_queen_builder() -> DeckBuilder:
-    from referee.games.vampire_queen.rules import DECK, hand_size_for
-
-    names = {str(v): str(v) for v in range(1, 14)} | {"Q": "Q", "14": "Q"}
-
-    def card(value: object) -> str:
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            raise ValueError(f"a card is 1-13 or Q, got {value!r}")
-        text = str(value).strip().upper()
-        if text in ("15", "20"):
-            raise ValueError("Hunters are not dealt from the deck (VQ-4); choose them with picks")
-        if text not in names:
-            raise ValueError(f"a card is 1-13 or Q (14), got {value!r}")
-        return names[text]
-
-    return DeckBuilder(cards=DECK, hand_size=hand_size_for, card=card)
-
-
-def _dracula_vs_van_helsing_builder() -> DeckBuilder:
-    """Dracula vs Van Helsing: ``hands`` are the 5 slots of each seat, districts 1-5 in order;
-    the draw deck is the rest in canonical order (give ``decks`` to choose the draws)."""
-    from referee.games.dracula_vs_van_helsing.model import DECK, DISTRICTS, card_code, notation
-
-    def card(value: object) -> str:
-        if not isinstance(value, str):
-            raise ValueError(f'a card is a colour letter and a value 1-8 ("Y3"), got {value!r}')
-        return notation(card_code(value))
-
-    return DeckBuilder(cards=DECK, hand_size=lambda players: DISTRICTS, card=card)
-
-
-def _mau_mau_vampires_builder() -> DeckBuilder:
-    """Mau Mau Vampires: cards "R1".."P11" (or "red:S1"), "CLOCK", "WOLF"; after the hands
-    the next card starts the discard pile, then the draws, all in canonical order."""
-    from referee.games.mau_mau_vampires.model import FULL_DECK_NOTATION, read_card
-    from referee.games.mau_mau_vampires.rules import hand_size_for as mm_hand_size
-
-    return DeckBuilder(cards=FULL_DECK_NOTATION, hand_size=mm_hand_size, card=read_card)
-
-
-#: Game type id -> a function returning its deck builder (lazy: games load on first use).
-DECK_BUILDERS: dict[str, Callable[[], DeckBuilder]] = {
-    "vampire-queen": _vampire_queen_builder,
-    "dracula-vs-van-helsing": _dracula_vs_van_helsing_builder,
-    "mau-mau-vampires": _mau_mau_vampires_builder,
-}
-
-
-def deck_builder(game_type: str) -> DeckBuilder:
-    """The deck builder of ``game_type``; :class:`ValueError` when it has none."""
-    factory = DECK_BUILDERS.get(game_type)
-    if factory is None:
-        known = ", ".join(sorted(DECK_BUILDERS))
-        raise ValueError(f"hands are not supported for {game_type} (deck builders: {known})")
-    return factory()
 
 
 # --- subset matching --------------------------------------------------------------------------
@@ -264,23 +171,32 @@ def subset_mismatch(expected: Any, actual: Any, path: str = "") -> str | None:
 
 # --- the scenario model -----------------------------------------------------------------------
 
-#: Who a view or events check is for: a seat, ``None`` for the spectator, or ``"step"`` for the
-#: seat of the step.
-ViewerSpec = int | None | Literal["step"]
+#: Who a view or events check is for: a seat, ``None`` for the spectator, ``"step"`` for the
+#: seat of the step, or ``"all"`` for every seat and the spectator.
+ViewerSpec = int | None | Literal["step", "all"]
 
 
 @dataclass(frozen=True, slots=True)
 class Expect:
-    """The expected outcome of a command: ``OK`` or a status code, maybe a rule id and text."""
+    """The expected outcome of a command or setup: ``OK`` or a status code (or one of several),
+    maybe a rule id (or one of several) and a text the message contains."""
 
-    code: str = OK
-    rule: str | None = None
+    codes: tuple[str, ...] = (OK,)
+    rules: tuple[str, ...] | None = None
     message: str | None = None
 
+    @property
+    def code(self) -> str:
+        return self.codes[0]
+
+    @property
+    def rule(self) -> str | None:
+        return self.rules[0] if self.rules else None
+
     def describe(self) -> str:
-        text = self.code if self.code != OK else "ok"
-        if self.rule is not None:
-            text += f" {self.rule}"
+        text = " or ".join("ok" if code == OK else code for code in self.codes)
+        if self.rules is not None:
+            text += " " + " or ".join(self.rules)
         if self.message is not None:
             text += f" (message containing {self.message!r})"
         return text
@@ -288,15 +204,23 @@ class Expect:
 
 @dataclass(frozen=True, slots=True)
 class Check:
-    """A subset match against a viewer's view, or the events a step appended."""
+    """A match against views, or the events a step appended, for one or more viewers."""
 
-    viewer: ViewerSpec
+    viewers: tuple[ViewerSpec, ...]
     match: Any
+
+    @property
+    def viewer(self) -> ViewerSpec:
+        return self.viewers[0]
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step: an optional command by ``seat`` with its expected outcome, then checks."""
+    """One step: an optional command by ``seat`` with its expected outcome, then checks.
+
+    ``label`` says where the step comes from (``steps[4] (line 30)``, or inside a repeat
+    ``steps[4] (line 30) repeat 2/12 > steps[0] (line 8)``); ``unchanged`` asks, for an
+    expected refusal, that nothing changed."""
 
     index: int
     line: int | None
@@ -304,10 +228,36 @@ class Step:
     command: Any  # the proto JSON form; None for a check-only step
     expect: Expect
     views: tuple[Check, ...] = ()
-    events: Check | None = None
+    events_checks: tuple[Check, ...] = ()
+    note: str | None = None
+    name: str | None = None
+    unchanged: bool = True
+    label: str = ""
+
+    @property
+    def events(self) -> Check | None:
+        return self.events_checks[0] if self.events_checks else None
 
     def where(self) -> str:
+        if self.label:
+            return self.label
         return f"steps[{self.index}]" + (f" (line {self.line})" if self.line else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """An indistinguishability check: the same commands on another deal (or seed) must look
+    byte-identical to ``viewers`` up to and including step ``until`` (an index of the run)."""
+
+    index: int
+    name: str
+    seed: str
+    deal: FixedDeal | None
+    viewers: tuple[Viewer, ...]
+    until: int
+
+    def where(self) -> str:
+        return f"indistinguishable[{self.index}] ({self.name})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,51 +269,101 @@ class Scenario:
     seed: str
     deal: FixedDeal | None
     steps: tuple[Step, ...]
+    expect_setup: Expect | None = None
+    game_type_checks: tuple[Any, ...] = ()
+    game_checks: tuple[Any, ...] = ()
+    alternatives: tuple[Alternative, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """The first mismatch of a scenario: ``step`` is ``None`` for a setup error."""
+    """A mismatch of a scenario: ``step`` is ``None`` for one at setup (or of a whole-run
+    check, then ``where`` names it)."""
 
     step: Step | None
     message: str
+    where: str = ""
 
     def describe(self) -> str:
-        return f"{self.step.where() if self.step else 'setup'}: {self.message}"
+        where = self.step.where() if self.step else (self.where or "setup")
+        note = f" [note: {self.step.note}]" if self.step is not None and self.step.note else ""
+        return f"{where}: {self.message}{note}"
 
 
 @dataclass(frozen=True, slots=True)
 class ScenarioResult:
     path: str
     steps: int
-    failure: Failure | None = None
+    failures: tuple[Failure, ...] = ()
     steps_run: int = 0
+    mode: str = "library"
+
+    @property
+    def failure(self) -> Failure | None:
+        return self.failures[0] if self.failures else None
 
     @property
     def ok(self) -> bool:
-        return self.failure is None
+        return not self.failures
 
     def line(self) -> str:
-        """The one-line report of ``referee scenario run``."""
-        if self.failure is None:
+        """The one-line report of ``referee scenario run`` (the first mismatch)."""
+        if not self.failures:
             return f"ok  {self.path}  ({self.steps} steps)"
-        return f"FAIL  {self.path}  {self.failure.describe()}"
+        more = f"  (+{len(self.failures) - 1} more)" if len(self.failures) > 1 else ""
+        return f"FAIL  {self.path}  {self.failures[0].describe()}{more}"
+
+    def lines(self) -> list[str]:
+        """Every mismatch: the report line, then one indented line per further mismatch."""
+        if len(self.failures) <= 1:
+            return [self.line()]
+        first = f"FAIL  {self.path}  {self.failures[0].describe()}"
+        return [first, *(f"      {failure.describe()}" for failure in self.failures[1:])]
 
 
 # --- loading ----------------------------------------------------------------------------------
 
-_TOP_KEYS = {"game", "players", "options", "seed", "deal", "steps", "description"}
-_DEAL_KEYS = {"decks", "picks", "hands"}
-_STEP_KEYS = {"seat", "command", "expect", "view", "events", "expect_view", "note"}
+_TOP_KEYS = {
+    "game",
+    "players",
+    "options",
+    "seed",
+    "deal",
+    "steps",
+    "description",
+    "expect_setup",
+    "expect_game_type",
+    "expect_game",
+    "indistinguishable",
+    "sequences",
+}
+_STEP_KEYS = {
+    "seat",
+    "command",
+    "expect",
+    "view",
+    "events",
+    "expect_view",
+    "note",
+    "name",
+    "unchanged",
+}
+_BLOCK_KEYS = {"repeat", "steps", "use", "note", "name"}
 _CHECK_KEYS = {"seat", "match"}
 _EVENTS_KEYS = {"as", "match"}
 _EXPECT_KEYS = {"code", "rule", "message"}
-
+_ALTERNATIVE_KEYS = {"name", "deal", "seed", "viewers", "until", "note"}
+#: Most steps a file may expand to (repeat and sequences), so a typo cannot hang a run.
+MAX_STEPS = 20_000
 
 #: The schema a view check matches: a ``referee.v1.View`` in proto JSON form.
 VIEW = schema.message_type(pb.View.DESCRIPTOR)
 #: The schema an events check matches: a list of ``referee.v1.Event``.
 EVENTS = schema.list_of(pb.Event.DESCRIPTOR)
+#: The schema of ``expect_game_type``: the game type as ``ListGameTypes`` describes it.
+GAME_TYPE = schema.message_type(pb.GameType.DESCRIPTOR)
+#: The schema of ``expect_game``: the table's public ``GameSummary``.
+GAME_SUMMARY = schema.message_type(pb.GameSummary.DESCRIPTOR)
 
 
 def _check_spec(expected: Any, kind: schema.Type, path: str, where: str) -> None:
@@ -371,12 +371,8 @@ def _check_spec(expected: Any, kind: schema.Type, path: str, where: str) -> None
     try:
         schema.check_spec(expected, kind)
     except schema.SpecError as error:
-        sub = (
-            f"{where}.{error.path}"
-            if error.path and not error.path.startswith("[")
-            else (where + error.path)
-        )
-        raise _fail(path, sub, error.message) from None
+        joined = error.path if error.path.startswith("[") else f".{error.path}"
+        raise _fail(path, where + (joined if error.path else ""), error.message) from None
 
 
 def _fail(path: str, where: str, message: str) -> ScenarioError:
@@ -384,7 +380,7 @@ def _fail(path: str, where: str, message: str) -> ScenarioError:
 
 
 def _keys(value: Mapping[str, Any], allowed: set[str], path: str, where: str) -> None:
-    unknown = sorted(str(k) for k in value if k not in allowed)
+    unknown = sorted(str(key) for key in value if key not in allowed)
     if unknown:
         raise _fail(
             path,
@@ -393,21 +389,34 @@ def _keys(value: Mapping[str, Any], allowed: set[str], path: str, where: str) ->
         )
 
 
-def _step_lines(text: str) -> list[int]:
-    """1-based line of each item of the top-level ``steps`` list (empty when not found)."""
+Lines = dict[tuple[Any, ...], int]
+
+
+def _node_lines(text: str) -> Lines:
+    """1-based line of every item of every list and every value of every mapping, by its path
+    from the top (``("steps", 3)``, ``("sequences", "draw", 0)``); empty when unreadable."""
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
-        return []
-    if not isinstance(node, yaml.MappingNode):
-        return []
-    for key, value in node.value:
-        if getattr(key, "value", None) == "steps" and isinstance(value, yaml.SequenceNode):
-            return [item.start_mark.line + 1 for item in value.value]
-    return []
+        return {}
+    lines: Lines = {}
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), node)]
+    while stack:
+        path, current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            for key, value in current.value:
+                sub = (*path, getattr(key, "value", None))
+                lines[sub] = value.start_mark.line + 1
+                stack.append((sub, value))
+        elif isinstance(current, yaml.SequenceNode):
+            for index, value in enumerate(current.value):
+                sub = (*path, index)
+                lines[sub] = value.start_mark.line + 1
+                stack.append((sub, value))
+    return lines
 
 
-def _read(path: str) -> tuple[Any, list[int]]:
+def _read(path: str) -> tuple[Any, Lines]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
@@ -417,12 +426,12 @@ def _read(path: str) -> tuple[Any, list[int]]:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise ScenarioError(path, f"invalid JSON: {error}") from None
-        return data, _step_lines(text)  # JSON is YAML, so this finds the lines too
+        return data, _node_lines(text)  # JSON is YAML, so this finds the lines too
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise ScenarioError(path, f"invalid YAML: {error}") from None
-    return data, _step_lines(text)
+    return data, _node_lines(text)
 
 
 def _int(value: Any, path: str, where: str, *, minimum: int = 0) -> int:
@@ -440,6 +449,17 @@ def _viewer(value: Any, players: int, path: str, where: str) -> Viewer:
     return seat
 
 
+def _viewers(value: Any, players: int, path: str, where: str) -> tuple[ViewerSpec, ...]:
+    """A viewer, a list of viewers, or ``all`` (every seat and the spectator)."""
+    if value == "all":
+        return ("all",)
+    if isinstance(value, list):
+        if not value:
+            raise _fail(path, where, "expected at least one viewer")
+        return tuple(_viewer(v, players, path, f"{where}[{i}]") for i, v in enumerate(value))
+    return (_viewer(value, players, path, where),)
+
+
 def _options(value: Any, path: str) -> dict[str, str]:
     if value is None:
         return {}
@@ -455,90 +475,62 @@ def _options(value: Any, path: str) -> dict[str, str]:
     return options
 
 
-def _deck(
-    value: Any, builder: Callable[[], DeckBuilder], players: int, path: str, where: str
-) -> tuple[str, ...]:
-    if isinstance(value, dict):
-        _keys(value, {"hands"}, path, where)
-        if "hands" not in value or not isinstance(value["hands"], list):
-            raise _fail(path, where, "expected {hands: [[cards of seat 0], [seat 1], ...]}")
-        try:
-            return builder().build(value["hands"], players)
-        except ValueError as error:
-            raise _fail(path, where, str(error)) from None
-    if not isinstance(value, list):
-        raise _fail(path, where, "expected a list of cards (top first) or {hands: [...]}")
-    try:
-        make = builder()
-    except ValueError:  # no deck builder: pass the cards on as written; the game checks them
-        return tuple(str(card) for card in value)
-    cards: list[str] = []
-    for index, card in enumerate(value):
-        try:
-            cards.append(make.card(card))
-        except ValueError as error:
-            raise _fail(path, f"{where}[{index}]", str(error)) from None
-    if Counter(cards) != Counter(make.cards):
-        missing = Counter(make.cards)
-        missing.subtract(cards)
-        diff = ", ".join(
-            f'{"missing" if n > 0 else "extra"} {abs(n)} x "{c}"'
-            for c, n in sorted(missing.items())
-            if n
-        )
-        raise _fail(path, where, f"not a permutation of the {len(make.cards)}-card deck: {diff}")
-    return tuple(cards)
-
-
-def _deal(value: Any, game: str, players: int, path: str) -> FixedDeal | None:
+def _deal(
+    value: Any, game: str, players: int, path: str, seed: str = "", options: Any = None
+) -> FixedDeal | None:
+    """``deal:`` as the engine's fixed deal (``referee.scenario.deals``)."""
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise _fail(path, "deal", "expected a mapping with decks, picks and/or hands")
-    _keys(value, _DEAL_KEYS, path, "deal")
-    if "hands" in value and "decks" in value:
-        raise _fail(
-            path, "deal", "give either hands (the first deal) or decks (with {hands: ...} items)"
-        )
-
-    def builder() -> DeckBuilder:
-        return deck_builder(game)
-
-    decks: list[tuple[str, ...]] = []
-    if "hands" in value:
-        decks.append(_deck({"hands": value["hands"]}, builder, players, path, "deal.hands"))
-    raw_decks = value.get("decks") or []
-    if not isinstance(raw_decks, list):
-        raise _fail(path, "deal.decks", "expected a list of decks")
-    for index, deck in enumerate(raw_decks):
-        decks.append(_deck(deck, builder, players, path, f"deal.decks[{index}]"))
-    picks_raw = value.get("picks") or []
-    if not isinstance(picks_raw, list):
-        raise _fail(path, "deal.picks", "expected a list of integers")
-    picks = tuple(_int(p, path, f"deal.picks[{i}]") for i, p in enumerate(picks_raw))
-    return FixedDeal(decks=tuple(decks), picks=picks)
+        raise _fail(path, "deal", "expected a mapping with decks, picks, hands, ...")
+    try:
+        normalised = get_game(game).info.normalise_options(options or {})
+    except (KeyError, ValueError):  # the setup refuses these; the deal uses what was given
+        normalised = dict(options or {})
+    try:
+        return build_deal(value, game, players, seed.encode("utf-8"), normalised)
+    except DealError as error:
+        raise _fail(path, error.where, error.message) from None
 
 
-def _expect(value: Any, path: str, where: str) -> Expect:
+def _alternatives_of(
+    value: Any, allowed: tuple[str, ...], path: str, where: str
+) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise _fail(path, where, "expected at least one value")
+    for index, item in enumerate(items):
+        if not isinstance(item, str) or (allowed and item not in allowed):
+            at = f"{where}[{index}]" if isinstance(value, list) else where
+            choice = f"one of {', '.join(allowed)}" if allowed else "a string"
+            raise _fail(path, at, f"expected {choice}, got {item!r}")
+    return tuple(items)
+
+
+def _expect(value: Any, path: str, where: str, *, setup: bool = False) -> Expect:
+    if setup and (value is None or value in ("ok", OK)):
+        raise _fail(path, where, "expect_setup expects a refusal: give its code")
     if value is None or value == "ok" or value == OK:
         return Expect()
     if isinstance(value, str):
         if value in CODES:
-            return Expect(code=value)
+            return Expect(codes=(value,))
         raise _fail(path, where, f"expected ok or {{code: ..., rule: ...}}, got {value!r}")
     if not isinstance(value, dict):
         raise _fail(path, where, "expected ok or a mapping {code, rule, message}")
     _keys(value, _EXPECT_KEYS, path, where)
-    code = value.get("code")
-    if code not in CODES:
-        raise _fail(path, f"{where}.code", f"expected one of {', '.join(CODES)}, got {code!r}")
-    rule, message = value.get("rule"), value.get("message")
-    for name, item in (("rule", rule), ("message", message)):
-        if item is not None and not isinstance(item, str):
-            raise _fail(path, f"{where}.{name}", f"expected a string, got {item!r}")
-    if code == OK and (rule is not None or message is not None):
+    if "code" not in value:
+        raise _fail(path, f"{where}.code", f"expected one of {', '.join(CODES)}, got None")
+    codes = _alternatives_of(value["code"], CODES, path, f"{where}.code")
+    rules = _alternatives_of(value["rule"], (), path, f"{where}.rule") if "rule" in value else None
+    message = value.get("message")
+    if message is not None and not isinstance(message, str):
+        raise _fail(path, f"{where}.message", f"expected a string, got {message!r}")
+    if OK in codes and (rules is not None or message is not None):
         raise _fail(path, where, "rule and message only go with a rejection code")
-    return Expect(code=code, rule=rule, message=message)
+    if setup and OK in codes:
+        raise _fail(path, where, "expect_setup expects a refusal: give its code")
+    return Expect(codes=codes, rules=rules, message=message)
 
 
 def _view_checks(value: Any, players: int, path: str, where: str) -> tuple[Check, ...]:
@@ -549,30 +541,43 @@ def _view_checks(value: Any, players: int, path: str, where: str) -> tuple[Check
         if not isinstance(item, dict) or "match" not in item:
             raise _fail(path, at, "expected {seat: N | spectator (optional), match: {...}}")
         _keys(item, _CHECK_KEYS, path, at)
-        viewer: ViewerSpec = (
-            _viewer(item["seat"], players, path, f"{at}.seat") if "seat" in item else "step"
+        viewers: tuple[ViewerSpec, ...] = (
+            _viewers(item["seat"], players, path, f"{at}.seat") if "seat" in item else ("step",)
         )
         _check_spec(item["match"], VIEW, path, f"{at}.match")
-        checks.append(Check(viewer, item["match"]))
+        checks.append(Check(viewers, item["match"]))
     return tuple(checks)
 
 
-def _events_check(value: Any, players: int, path: str, where: str) -> Check:
-    if isinstance(value, list):
+def _is_events_check(item: Any) -> bool:
+    return isinstance(item, dict) and "match" in item
+
+
+def _events_checks(value: Any, players: int, path: str, where: str) -> tuple[Check, ...]:
+    """A list of events, an operator mapping, ``{as, match}``, or a list of ``{as, match}``."""
+    if isinstance(value, list) and value and all(_is_events_check(item) for item in value):
+        return tuple(
+            check
+            for index, item in enumerate(value)
+            for check in _events_checks(item, players, path, f"{where}[{index}]")
+        )
+    if isinstance(value, list) or (isinstance(value, dict) and "match" not in value):
         _check_spec(value, EVENTS, path, where)
-        return Check("step", value)
-    if not isinstance(value, dict) or not isinstance(value.get("match"), list):
+        return (Check(("step",), value),)
+    if not isinstance(value, dict):
         raise _fail(path, where, "expected a list of events or {as: seat|spectator, match: [...]}")
     _keys(value, _EVENTS_KEYS, path, where)
-    viewer: ViewerSpec = (
-        _viewer(value["as"], players, path, f"{where}.as") if "as" in value else ("step")
+    if not isinstance(value["match"], list | dict):
+        raise _fail(path, where, "expected a list of events or {as: seat|spectator, match: [...]}")
+    viewers: tuple[ViewerSpec, ...] = (
+        _viewers(value["as"], players, path, f"{where}.as") if "as" in value else ("step",)
     )
     _check_spec(value["match"], EVENTS, path, f"{where}.match")
-    return Check(viewer, value["match"])
+    return (Check(viewers, value["match"]),)
 
 
-def _step(raw: Any, index: int, line: int | None, players: int, path: str) -> Step:
-    where = f"steps[{index}]" + (f" (line {line})" if line else "")
+def _step(raw: Any, index: int, line: int | None, players: int, path: str, label: str) -> Step:
+    where = label
     if not isinstance(raw, dict):
         raise _fail(path, where, "expected a mapping")
     _keys(raw, _STEP_KEYS, path, where)
@@ -582,7 +587,7 @@ def _step(raw: Any, index: int, line: int | None, players: int, path: str) -> St
     command = raw.get("command")
     view_raw = raw.get("view", raw.get("expect_view"))
     if command is None:
-        for key in ("expect", "events"):
+        for key in ("expect", "events", "unchanged"):
             if key in raw:
                 raise _fail(path, where, f"{key} needs a command")
         if view_raw is None:
@@ -597,15 +602,21 @@ def _step(raw: Any, index: int, line: int | None, players: int, path: str) -> St
         )
     views = _view_checks(view_raw, players, path, f"{where}.view") if view_raw is not None else ()
     for check in views:
-        if check.viewer == "step" and seat is None:
+        if "step" in check.viewers and seat is None:
             raise _fail(path, f"{where}.view", "say whose view to check (seat: N or spectator)")
-    if seat is not None and seat >= players and any(c.viewer == "step" for c in views):
+    if seat is not None and seat >= players and any("step" in c.viewers for c in views):
         raise _fail(path, f"{where}.view", f"no seat {seat} to view; give the view's seat")
     events = (
-        _events_check(raw["events"], players, path, f"{where}.events") if "events" in raw else None
+        _events_checks(raw["events"], players, path, f"{where}.events") if "events" in raw else ()
     )
-    if events is not None and events.viewer == "step" and seat is not None and seat >= players:
+    if seat is not None and seat >= players and any("step" in c.viewers for c in events):
         raise _fail(path, f"{where}.events", f"no seat {seat}; give as: seat or spectator")
+    unchanged = raw.get("unchanged", True)
+    if not isinstance(unchanged, bool):
+        raise _fail(path, f"{where}.unchanged", f"expected true or false, got {unchanged!r}")
+    for key in ("note", "name"):
+        if key in raw and not isinstance(raw[key], str):
+            raise _fail(path, f"{where}.{key}", f"expected a string, got {raw[key]!r}")
     return Step(
         index=index,
         line=line,
@@ -613,8 +624,159 @@ def _step(raw: Any, index: int, line: int | None, players: int, path: str) -> St
         command=command,
         expect=_expect(raw.get("expect"), path, f"{where}.expect"),
         views=views,
-        events=events,
+        events_checks=events,
+        note=raw.get("note"),
+        name=raw.get("name"),
+        unchanged=unchanged,
+        label=label,
     )
+
+
+def _display(source: tuple[Any, ...]) -> str:
+    """A path from the top of the file: ``steps[3].steps``, ``sequences.draw``."""
+    text = ""
+    for part in source:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+@dataclass
+class _Expansion:
+    """Turns ``steps`` with ``repeat`` blocks and ``use`` of named ``sequences`` into the flat
+    list of steps a run plays."""
+
+    path: str
+    players: int
+    lines: Lines
+    sequences: dict[str, tuple[tuple[Any, ...], list[Any]]]
+    steps: list[Step]
+
+    def expand(
+        self, raws: list[Any], source: tuple[Any, ...], prefix: str, using: tuple[str, ...]
+    ) -> None:
+        for index, raw in enumerate(raws):
+            line = self.lines.get((*source, index))
+            here = f"{_display(source)}[{index}]" + (f" (line {line})" if line else "")
+            label = f"{prefix} > {here}" if prefix else here
+            if isinstance(raw, dict) and ("repeat" in raw or "use" in raw):
+                self.block(raw, (*source, index), label, using)
+                continue
+            if len(self.steps) >= MAX_STEPS:
+                raise _fail(self.path, label, f"more than {MAX_STEPS} steps after expansion")
+            self.steps.append(_step(raw, len(self.steps), line, self.players, self.path, label))
+
+    def block(
+        self, raw: dict[str, Any], source: tuple[Any, ...], label: str, using: tuple[str, ...]
+    ) -> None:
+        _keys(raw, _BLOCK_KEYS, self.path, label)
+        count = _int(raw.get("repeat", 1), self.path, f"{label}.repeat", minimum=1)
+        if ("use" in raw) == ("steps" in raw):
+            raise _fail(self.path, label, "a block has either use: NAME or steps: [...]")
+        if "use" in raw:
+            name = raw["use"]
+            if name not in self.sequences:
+                known = ", ".join(sorted(self.sequences)) or "none"
+                raise _fail(self.path, f"{label}.use", f"no sequence {name!r}; sequences: {known}")
+            if name in using:
+                raise _fail(self.path, f"{label}.use", f"sequence {name!r} uses itself")
+            body_source, body = self.sequences[name]
+            using = (*using, name)
+            title = f"use {name}"
+        else:
+            body = raw["steps"]
+            if not isinstance(body, list) or not body:
+                raise _fail(self.path, f"{label}.steps", "expected a non-empty list of steps")
+            body_source = (*source, "steps")
+            title = "repeat"
+        for turn in range(count):
+            counter = f" {turn + 1}/{count}" if count > 1 else ""
+            self.expand(body, body_source, f"{label} {title}{counter}", using)
+
+
+def _sequences(value: Any, path: str) -> dict[str, tuple[tuple[Any, ...], list[Any]]]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _fail(path, "sequences", "expected a mapping of name to a list of steps")
+    found = {}
+    for name, body in value.items():
+        if not isinstance(body, list) or not body:
+            raise _fail(path, f"sequences.{name}", "expected a non-empty list of steps")
+        found[str(name)] = (("sequences", name), body)
+    return found
+
+
+def _matches_of(value: Any, kind: schema.Type, path: str, where: str) -> tuple[Any, ...]:
+    """``{match: {...}}`` or a list of them (``expect_game_type``, ``expect_game``)."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    found = []
+    for index, item in enumerate(items):
+        at = f"{where}[{index}]" if isinstance(value, list) else where
+        if not isinstance(item, dict) or "match" not in item:
+            raise _fail(path, at, "expected {match: {...}}")
+        _keys(item, {"match", "note"}, path, at)
+        _check_spec(item["match"], kind, path, f"{at}.match")
+        found.append(item["match"])
+    return tuple(found)
+
+
+def _alternatives(
+    value: Any, data: dict[str, Any], steps: tuple[Step, ...], path: str
+) -> tuple[Alternative, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not value:
+        raise _fail(path, "indistinguishable", "expected a list of alternatives")
+    game, players = data["game"], data["players"]
+    base = data.get("deal") or {}
+    found = []
+    for index, raw in enumerate(value):
+        where = f"indistinguishable[{index}]"
+        if not isinstance(raw, dict):
+            raise _fail(path, where, "expected {name, deal and/or seed, viewers, until}")
+        _keys(raw, _ALTERNATIVE_KEYS, path, where)
+        if "deal" not in raw and "seed" not in raw:
+            raise _fail(path, where, "give the alternative's deal (or deal keys) or seed")
+        if "viewers" not in raw:
+            raise _fail(path, where, "give the viewers who must not tell the deals apart")
+        viewers = tuple(
+            viewer
+            for spec in _viewers(raw["viewers"], players, path, f"{where}.viewers")
+            for viewer in (_all_viewers(players) if spec == "all" else (spec,))
+            if viewer != "step"
+        )
+        deal_raw = raw.get("deal")
+        if deal_raw is not None and not isinstance(deal_raw, dict):
+            raise _fail(path, f"{where}.deal", "expected a mapping (keys replace the deal's)")
+        merged: dict[str, Any] = {**(base if isinstance(base, dict) else {}), **(deal_raw or {})}
+        if deal_raw and "hands" in deal_raw:
+            merged.pop("decks", None)
+        if deal_raw and "decks" in deal_raw:
+            merged.pop("hands", None)
+        seed = raw.get("seed", data.get("seed", DEFAULT_SEED))
+        deal = _deal(merged or None, game, players, path, str(seed), data.get("options"))
+        until = _until(raw.get("until"), steps, path, f"{where}.until")
+        name = str(raw.get("name", f"alternative {index}"))
+        found.append(Alternative(index, name, str(seed), deal, viewers, until))
+    return tuple(found)
+
+
+def _until(value: Any, steps: tuple[Step, ...], path: str, where: str) -> int:
+    """The index of the last step compared: by name, by index, or the last step."""
+    if value is None:
+        return len(steps) - 1
+    if isinstance(value, str):
+        for step in steps:
+            if step.name == value:
+                return step.index
+        names = ", ".join(sorted({s.name for s in steps if s.name})) or "none"
+        raise _fail(path, where, f"no step named {value!r}; names: {names}")
+    index = _int(value, path, where)
+    if index >= len(steps):
+        raise _fail(path, where, f"no step {index}: the run has {len(steps)} steps")
+    return index
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
@@ -637,30 +799,56 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     steps_raw = data["steps"]
     if not isinstance(steps_raw, list):
         raise _fail(name, "steps", "expected a list of steps")
-    steps = tuple(
-        _step(raw, index, lines[index] if index < len(lines) else None, players, name)
-        for index, raw in enumerate(steps_raw)
+    expansion = _Expansion(name, players, lines, _sequences(data.get("sequences"), name), [])
+    expansion.expand(steps_raw, ("steps",), "", ())
+    steps = tuple(expansion.steps)
+    expect_setup = (
+        _expect(data["expect_setup"], name, "expect_setup", setup=True)
+        if "expect_setup" in data
+        else None
     )
+    if expect_setup is not None and steps:
+        raise _fail(name, "steps", "a scenario with expect_setup has no steps (steps: [])")
+    options = _options(data.get("options"), name)
+    deal = _deal(data.get("deal"), game, players, name, str(seed), options)
     return Scenario(
         path=name,
         game=game,
         players=players,
-        options=_options(data.get("options"), name),
+        options=options,
         seed=str(seed),
-        deal=_deal(data.get("deal"), game, players, name),
+        deal=deal,
         steps=steps,
+        expect_setup=expect_setup,
+        game_type_checks=_matches_of(
+            data.get("expect_game_type"), GAME_TYPE, name, "expect_game_type"
+        ),
+        game_checks=_matches_of(data.get("expect_game"), GAME_SUMMARY, name, "expect_game"),
+        alternatives=_alternatives(data.get("indistinguishable"), data, steps, name),
     )
 
 
 # --- running ----------------------------------------------------------------------------------
 
 
-def _resolve(viewer: ViewerSpec, step: Step) -> Viewer:
-    return step.seat if viewer == "step" else viewer
-
-
 def _viewer_name(viewer: Viewer) -> str:
     return "the spectator" if viewer is None else f"seat {viewer}"
+
+
+def _all_viewers(players: int) -> tuple[Viewer, ...]:
+    return (*range(players), None)
+
+
+def _resolve(viewers: tuple[ViewerSpec, ...], step: Step, players: int) -> list[Viewer]:
+    found: list[Viewer] = []
+    for viewer in viewers:
+        if viewer == "all":
+            found.extend(_all_viewers(players))
+        elif viewer == "step":
+            found.append(step.seat)
+        else:
+            found.append(viewer)
+    return found
 
 
 def view_json(table: Table[Any], viewer: Viewer) -> dict[str, Any]:
@@ -674,83 +862,285 @@ def events_json(table: Table[Any], first: int, viewer: Viewer) -> list[dict[str,
     game_type = table.game.info.type_id
     return [
         json_format.MessageToDict(
-            codec.event_to_proto(game_type, table.game.redact(event, viewer), first + i + 1),
+            codec.event_to_proto(game_type, table.redact(event, viewer), first + i + 1),
             preserving_proto_field_name=False,
         )
         for i, event in enumerate(table.log[first:])
     ]
 
 
-def _outcome(table: Table[Any], step: Step) -> tuple[str, str | None, str]:
-    """Submit the step's command: (code, rule id, message)."""
-    assert step.seat is not None
-    try:
-        game_type, command = codec.command_from_json(step.command)
-    except codec.CodecError as error:
-        return INVALID_ARGUMENT, None, str(error)
-    if game_type != table.game.info.type_id:
-        return INVALID_ARGUMENT, None, f"command is for {game_type}, not {table.game.info.type_id}"
-    try:
-        table.submit(step.seat, command)
-    except Rejection as rejection:
-        return _KIND_CODES[rejection.kind], rejection.rule_id, rejection.message
-    return OK, None, ""
-
-
-def _check_outcome(expect: Expect, code: str, rule: str | None, message: str) -> str | None:
+def _check_outcome(expect: Expect, outcome: Outcome) -> str | None:
+    code, rule, message = outcome.code, outcome.rule, outcome.message
     got = "ok" if code == OK else f"{code} {rule or '(no rule)'}: {message}"
-    if code != expect.code:
+    if code not in expect.codes:
         return f"expected {expect.describe()}, got {got}"
-    if expect.rule is not None and rule != expect.rule:
+    if expect.rules is not None and rule not in expect.rules:
         return f"expected {expect.describe()}, got {got}"
     if expect.message is not None and expect.message not in message:
         return f"expected {expect.describe()}, got {got}"
+    if outcome.problem is not None:
+        return f"{got}, but {outcome.problem}"
     return None
 
 
-def _run_step(table: Table[Any], step: Step) -> str | None:
-    if step.command is not None:
-        before = table.version
-        problem = _check_outcome(step.expect, *_outcome(table, step))
-        if problem is not None:
-            return problem
-        if step.events is not None:
-            viewer = _resolve(step.events.viewer, step)
-            problem = schema.mismatch(step.events.match, events_json(table, before, viewer), EVENTS)
+def _snapshot(driver: Driver, players: int) -> dict[str, Any]:
+    """What must not change when a command is refused: the version, and every viewer's view
+    (pending decisions, legal commands and the game's part included)."""
+    return {
+        "version": driver.version(),
+        "views": {_viewer_name(v): driver.current_view(v) for v in _all_viewers(players)},
+    }
+
+
+def first_difference(before: Any, after: Any, path: str = "") -> str | None:
+    """Where two JSON values first differ (``None`` when they are equal)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(set(before) | set(after), key=str):
+            sub = f"{path}.{key}" if path else str(key)
+            problem = first_difference(
+                before.get(key, schema.MISSING), after.get(key, schema.MISSING), sub
+            )
             if problem is not None:
-                return f"events as {_viewer_name(viewer)}: {problem}"
-    for check in step.views:
-        viewer = _resolve(check.viewer, step)
-        problem = schema.mismatch(check.match, view_json(table, viewer), VIEW)
+                return problem
+        return None
+    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index, (a, b) in enumerate(zip(before, after, strict=True)):
+            problem = first_difference(a, b, f"{path}[{index}]")
+            if problem is not None:
+                return problem
+        return None
+    if before == after and type(before) is type(after):
+        return None
+    return f"at {path or '(top)'}: {schema.show(before)} then {schema.show(after)}"
+
+
+def _unchanged_problem(before: dict[str, Any], after: dict[str, Any]) -> str | None:
+    if before["version"] != after["version"]:
+        return (
+            f"the refusal changed the game: version {before['version']} became "
+            f"{after['version']} (events were appended)"
+        )
+    for viewer, view in before["views"].items():
+        problem = first_difference(view, after["views"][viewer])
         if problem is not None:
-            return f"view of {_viewer_name(viewer)}: {problem}"
+            return f"the refusal changed the view of {viewer}: {problem}"
     return None
 
 
-def run_loaded(scenario: Scenario) -> ScenarioResult:
-    """Play ``scenario`` on a fresh table and stop at the first mismatch."""
-    total = len(scenario.steps)
-    try:
-        table = Table.create(
-            scenario.game,
-            scenario.players,
-            scenario.options,
-            scenario.seed.encode("utf-8"),
-            scenario.deal,
-        )
-    except (ValueError, KeyError) as error:
-        text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
-        return ScenarioResult(scenario.path, total, Failure(None, f"table not created: {text}"))
-    for done, step in enumerate(scenario.steps):
-        problem = _run_step(table, step)
+def _run_step(driver: Driver, step: Step, players: int) -> list[str]:
+    problems: list[str] = []
+    if step.command is not None:
+        assert step.seat is not None
+        refusal = OK not in step.expect.codes
+        before = _snapshot(driver, players) if refusal and step.unchanged else None
+        outcome = driver.submit(step.seat, step.command)
+        problem = _check_outcome(step.expect, outcome)
         if problem is not None:
-            return ScenarioResult(scenario.path, total, Failure(step, problem), done)
-    return ScenarioResult(scenario.path, total, None, total)
+            return [problem]  # what was checked next assumes the expected outcome
+        if before is not None:
+            problem = _unchanged_problem(before, _snapshot(driver, players))
+            if problem is not None:
+                problems.append(problem)
+        for check in step.events_checks:
+            for viewer in _resolve(check.viewers, step, players):
+                events = driver.events(outcome.first, outcome.last, viewer)
+                problem = schema.mismatch(check.match, events, EVENTS)
+                if problem is not None:
+                    problems.append(f"events as {_viewer_name(viewer)}: {problem}")
+    for check in step.views:
+        for viewer in _resolve(check.viewers, step, players):
+            problem = schema.mismatch(check.match, driver.view(viewer), VIEW)
+            if problem is not None:
+                problems.append(f"view of {_viewer_name(viewer)}: {problem}")
+    return problems
 
 
-def run_scenario(path: str | os.PathLike[str]) -> ScenarioResult:
+#: Makes the driver a run plays on (the library by default).
+DriverFactory = Callable[[], Driver]
+
+
+def _setup(driver: Driver, scenario: Scenario, failures: list[Failure]) -> bool:
+    """Check the game type, create the table and check the setup's outcome; True when the
+    steps can run."""
+    if scenario.game_type_checks:
+        described = driver.game_type(scenario.game)
+        for expected in scenario.game_type_checks:
+            problem = (
+                f"no game type {scenario.game!r}"
+                if described is None
+                else schema.mismatch(expected, described, GAME_TYPE)
+            )
+            if problem is not None:
+                failures.append(Failure(None, problem, "expect_game_type"))
+    try:
+        driver.create(
+            Setup(scenario.game, scenario.players, scenario.options, scenario.seed, scenario.deal)
+        )
+    except SetupRefused as refused:
+        outcome = refused.outcome
+        if scenario.expect_setup is None:
+            failures.append(Failure(None, f"table not created: {outcome.message}"))
+        else:
+            problem = _check_outcome(scenario.expect_setup, outcome)
+            if problem is not None:
+                failures.append(Failure(None, problem, "expect_setup"))
+        return False
+    if scenario.expect_setup is not None:
+        failures.append(
+            Failure(
+                None,
+                f"expected {scenario.expect_setup.describe()}, but the table was created",
+                "expect_setup",
+            )
+        )
+        return False
+    for expected in scenario.game_checks:
+        problem = schema.mismatch(expected, driver.summary(), GAME_SUMMARY)
+        if problem is not None:
+            failures.append(Failure(None, problem, "expect_game"))
+    return True
+
+
+def run_loaded(
+    scenario: Scenario,
+    driver: DriverFactory = LibraryDriver,
+    *,
+    keep_going: bool = False,
+    mode: str = "library",
+) -> ScenarioResult:
+    """Play ``scenario`` on a fresh table; stop at the first mismatch unless ``keep_going``."""
+    total = len(scenario.steps)
+    failures: list[Failure] = []
+    done = 0
+    table = driver()
+    try:
+        if _setup(table, scenario, failures) and (keep_going or not failures):
+            for step in scenario.steps:
+                try:
+                    problems = _run_step(table, step, scenario.players)
+                except DealRefused as refused:
+                    failures.append(Failure(step, f"the fixed deal cannot be dealt: {refused}"))
+                    break
+                failures.extend(Failure(step, problem) for problem in problems)
+                if problems and not keep_going:
+                    break
+                done += 1
+    finally:
+        table.close()
+    if scenario.alternatives and (keep_going or not failures):
+        for alternative in scenario.alternatives:
+            problem = indistinguishable(scenario, alternative, driver)
+            if problem is not None:
+                failures.append(Failure(None, problem, alternative.where()))
+                if not keep_going:
+                    break
+    return ScenarioResult(scenario.path, total, tuple(failures), done, mode)
+
+
+def run_scenario(
+    path: str | os.PathLike[str],
+    driver: DriverFactory = LibraryDriver,
+    *,
+    keep_going: bool = False,
+    mode: str = "library",
+) -> ScenarioResult:
     """Load and play one scenario file. Raises :class:`ScenarioError` for a malformed file."""
-    return run_loaded(load_scenario(path))
+    return run_loaded(load_scenario(path), driver, keep_going=keep_going, mode=mode)
+
+
+# --- indistinguishability ---------------------------------------------------------------------
+
+#: Keys left out when two runs are compared: they differ between any two tables by design
+#: (the game id, when a batch was recorded, decision times, clocks) or commit to the deal and
+#: seed while hiding them (the seed and deal commitments: SHA-256 of a secret seed).
+_UNCOMPARED = {
+    "gameId",
+    "recordedUnixMs",
+    "decided",
+    "clocks",
+    "seedCommitment",
+    "dealCommitment",
+    "commitment",
+}
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items() if k not in _UNCOMPARED}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    return value
+
+
+Transcript = list[tuple[str, dict[Viewer, Any]]]
+
+
+def _transcript(
+    scenario: Scenario,
+    deal: FixedDeal | None,
+    seed: str,
+    viewers: tuple[Viewer, ...],
+    until: int,
+    driver: DriverFactory,
+) -> Transcript:
+    """What ``viewers`` receive, item by item: the opening events and view, then for every
+    step up to ``until`` its outcome (the step's own seat only), events and views."""
+    table = driver()
+    items: Transcript = []
+    try:
+        try:
+            table.create(Setup(scenario.game, scenario.players, scenario.options, seed, deal))
+        except SetupRefused as refused:
+            return [("setup", dict.fromkeys(viewers, refused.outcome.message))]
+        opening = table.version()
+        items.append(("the opening events", {v: table.events(1, opening, v) for v in viewers}))
+        items.append(("the opening view", {v: table.view(v) for v in viewers}))
+        for step in scenario.steps[: until + 1]:
+            if step.command is not None:
+                assert step.seat is not None
+                outcome = table.submit(step.seat, step.command)
+                seen = (outcome.code, outcome.rule, outcome.message)
+                if step.seat in viewers:
+                    items.append((f"{step.where()}: the outcome", {step.seat: seen}))
+                if outcome.code == OK:
+                    last = table.version()  # the referee's own batches too (the reveal)
+                    events = {v: table.events(outcome.first, last, v) for v in viewers}
+                    items.append((f"{step.where()}: the events", events))
+            items.append((f"{step.where()}: the view", {v: table.view(v) for v in viewers}))
+    finally:
+        table.close()
+    return items
+
+
+def indistinguishable(
+    scenario: Scenario, alternative: Alternative, driver: DriverFactory = LibraryDriver
+) -> str | None:
+    """``None`` when the alternative looks the same as the scenario to its viewers, else the
+    first difference: which item, for whom, where."""
+    base = _transcript(
+        scenario, scenario.deal, scenario.seed, alternative.viewers, alternative.until, driver
+    )
+    other = _transcript(
+        scenario, alternative.deal, alternative.seed, alternative.viewers, alternative.until, driver
+    )
+    for (what, seen), (_, other_seen) in zip(base, other, strict=False):
+        for viewer in alternative.viewers:
+            if viewer not in seen:
+                continue
+            a, b = _comparable(seen[viewer]), _comparable(other_seen.get(viewer))
+            encoded = (json.dumps(a, sort_keys=True), json.dumps(b, sort_keys=True))
+            if encoded[0] != encoded[1]:
+                where = first_difference(a, b) or ""
+                return (
+                    f"{_viewer_name(viewer)} can tell the deals apart by {what} "
+                    f"({where.replace(' then ', ' in the scenario, ', 1)} in the alternative)"
+                )
+    if len(base) != len(other):
+        return f"the runs differ in length ({len(base)} and {len(other)} items)"
+    return None
+
+
+# --- the command ------------------------------------------------------------------------------
 
 
 def scenario_files(paths: Sequence[str | os.PathLike[str]]) -> Iterator[str]:
@@ -768,51 +1158,109 @@ def scenario_files(paths: Sequence[str | os.PathLike[str]]) -> Iterator[str]:
             yield name
 
 
-USAGE = """usage: referee scenario run FILE|DIR...
+USAGE = """usage: referee scenario run [--server HOST:PORT] [--keep-going] [--junit FILE] FILE...
 
 Play each scenario file (YAML or JSON; a directory means every *.yaml, *.yml and *.json file
-below it) against an in-process table. Prints `ok  FILE  (N steps)` per passing file, or the
-file's first mismatch; exits 0 when every file passes, else 1. Format: docs/scenarios.md."""
+below it) against an in-process table, or with --server against a running referee over gRPC
+(real seat tokens and streams). Prints `ok  FILE  (N steps)` per passing file, or the file's
+first mismatch (--keep-going: every mismatch, one per line); --junit FILE also writes a JUnit
+XML report. Exits 0 when every file passes, else 1. Format: docs/scenarios.md."""
+
+
+@dataclass
+class Options:
+    files: list[str]
+    server: str | None = None
+    keep_going: bool = False
+    junit: str | None = None
+
+
+def parse_args(argv: list[str]) -> Options | str:
+    """The command line, or the reason it is wrong."""
+    options = Options(files=[])
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg in ("--server", "--junit"):
+            if not args:
+                return f"{arg} needs a value"
+            value = args.pop(0)
+            if arg == "--server":
+                options.server = value
+            else:
+                options.junit = value
+        elif arg.startswith("--server=") or arg.startswith("--junit="):
+            name, _, value = arg.partition("=")
+            setattr(options, name[2:], value)
+        elif arg == "--keep-going":
+            options.keep_going = True
+        elif arg.startswith("--"):
+            return f"unknown option {arg}"
+        else:
+            options.files.append(arg)
+    return options
 
 
 def main(argv: list[str]) -> int:
-    """``referee scenario run FILE...``: run each file, print one line per file, return 0/1."""
+    """``referee scenario run ...``: run each file, print its report, return 0/1."""
     if any(arg in ("-h", "--help") for arg in argv):
         print(USAGE)
         return 0
-    files = list(scenario_files(argv))
+    options = parse_args(argv)
+    if isinstance(options, str):
+        print(f"referee scenario run: {options}\n{USAGE}")
+        return 1
+    files = list(scenario_files(options.files))
     if not files:
         print(USAGE)
         return 1
-    status = 0
+    factory: DriverFactory = LibraryDriver
+    mode = "library"
+    if options.server is not None:
+        from referee.scenario.remote import ServerDriver
+
+        target = options.server
+
+        def factory() -> Driver:
+            return ServerDriver(target)
+
+        mode = f"server {target}"
+    from referee.scenario.report import Report
+
+    report = Report(mode)
     for name in files:
         try:
-            line = run_scenario(name).line()
+            result = run_scenario(name, factory, keep_going=options.keep_going, mode=mode)
+            lines = result.lines()
+            report.add(name, result=result)
         except ScenarioError as error:
-            line = f"ERROR  {error.path or name}  {error.detail}"
-        except Exception as error:  # an engine bug: report it and keep going
-            line = f"ERROR  {name}  internal error: {type(error).__name__}: {error}"
-        print(line, flush=True)
-        if not line.startswith("ok  "):
-            status = 1
-    return status
+            lines = [f"ERROR  {error.path or name}  {error.detail}"]
+            report.add(name, error=error.detail)
+        except Exception as error:  # an engine or server bug: report it and keep going
+            text = f"internal error: {type(error).__name__}: {error}"
+            lines = [f"ERROR  {name}  {text}"]
+            report.add(name, error=text)
+        print("\n".join(lines), flush=True)
+    if options.junit:
+        report.write_junit(options.junit)
+    return 0 if report.ok else 1
 
 
 __all__ = [
-    "DECK_BUILDERS",
     "FAILED_PRECONDITION",
     "INVALID_ARGUMENT",
     "OK",
+    "Alternative",
     "Check",
-    "DeckBuilder",
     "Expect",
     "Failure",
     "Scenario",
     "ScenarioError",
     "ScenarioResult",
     "Step",
-    "deck_builder",
     "events_json",
+    "first_difference",
+    "indistinguishable",
     "load_scenario",
     "main",
     "run_loaded",

@@ -25,7 +25,7 @@ from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.hub import GameHub, Limits
 from referee.server.metrics import SERVICE, Metrics
 from referee.server.service import RefereeCore, RefereeServicer
-from referee.server.wire import add_referee_service
+from referee.server.wire import ARRIVALS, add_referee_service
 from referee.store import open_store
 from referee.v1 import referee_pb2
 
@@ -44,6 +44,12 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     max_message_bytes: int = 4 * 1024 * 1024
     grace_seconds: float = 5.0
+    #: At shutdown, after health turns NOT_SERVING, keep serving until no call has arrived
+    #: for a moment, at most this long: calls sent just before the stop are served.
+    drain_seconds: float = 2.0
+    #: Calls gRPC may hold received but not yet started; beyond it gRPC itself cancels
+    #: new ones (its default, 1,000, cancelled a third of a burst of stream opens).
+    max_pending_calls: int = 50_000
 
 
 def configure_logging(level: int = logging.INFO) -> None:
@@ -99,6 +105,8 @@ class RefereeServer:
             # gRPC sets SO_REUSEPORT by default: a second server on a port in use would start
             # "listening" and the two would split the traffic. Refuse instead (issue 10).
             ("grpc.so_reuseport", 0),
+            ("grpc.server.max_pending_requests", config.max_pending_calls),
+            ("grpc.server.max_pending_requests_hard_limit", config.max_pending_calls),
         ]
         self.server = grpc.aio.server(options=options)
         self.core = RefereeCore(self.hub, self.metrics)
@@ -149,6 +157,17 @@ class RefereeServer:
         for name in ("", SERVICE):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
+    async def _drain(self) -> None:
+        """Serve on until no call has arrived for 0.2 s (at most ``drain_seconds``): gRPC
+        cancels calls it received but had not started when the server stops, so a client
+        that sent a call just before a SIGTERM would get CANCELLED, with no hint to retry."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.drain_seconds
+        seen = -1
+        while loop.time() < deadline and ARRIVALS.count != seen:
+            seen = ARRIVALS.count
+            await asyncio.sleep(0.2)
+
     async def stop(self) -> None:
         """Graceful: NOT_SERVING, end streams (clients resume), finish calls, close the store."""
         await self.health.close_watches()
@@ -159,6 +178,7 @@ class RefereeServer:
                 "SHUTDOWN",
             )
         )
+        await self._drain()
         stopping = [self.server.stop(self.config.grace_seconds)]
         if self.http is not None:
             stopping.append(self.http.stop())

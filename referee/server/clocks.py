@@ -59,12 +59,17 @@ class GameSettings:
     organiser_delay_events: int = 0
     organiser_delay_ms: int = 0
     defer_seed_reveal: bool = False
+    #: The creator waived the rules' end-of-game secrecy: the reveal and ExportGame are public.
+    public_reveal: bool = False
+    #: The creator's seed may be guessed: the deal is public and reproducible.
+    public_seed: bool = False
 
     def table(self) -> TableSettings:
         """The part the rules engine needs (forfeit limit, reveal policy)."""
         return TableSettings(
             forfeit_after_timeouts=self.clock.forfeit_after_timeouts,
             defer_reveal=self.defer_seed_reveal,
+            public_reveal=self.public_reveal,
         )
 
     @property
@@ -81,6 +86,8 @@ class GameSettings:
             "organiser_delay_events": self.organiser_delay_events,
             "organiser_delay_ms": self.organiser_delay_ms,
             "defer_seed_reveal": self.defer_seed_reveal,
+            "public_reveal": self.public_reveal,
+            "public_seed": self.public_seed,
         }
 
     @classmethod
@@ -96,6 +103,8 @@ class GameSettings:
             organiser_delay_events=int(data.get("organiser_delay_events", 0)),
             organiser_delay_ms=int(data.get("organiser_delay_ms", 0)),
             defer_seed_reveal=bool(data.get("defer_seed_reveal", False)),
+            public_reveal=bool(data.get("public_reveal", False)),
+            public_seed=bool(data.get("public_seed", False)),
         )
 
     @classmethod
@@ -121,6 +130,8 @@ class GameSettings:
             organiser_delay_events=request.organiser_delay_events,
             organiser_delay_ms=request.organiser_delay_ms,
             defer_seed_reveal=request.defer_seed_reveal,
+            public_reveal=request.public_reveal_waives_secrecy,
+            public_seed=request.public_reproducible_seed,
         )
 
 

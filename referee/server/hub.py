@@ -19,7 +19,7 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -31,7 +31,7 @@ from referee.engine.game import Rejection, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
-from referee.server import errors
+from referee.server import errors, seeds
 from referee.server.clocks import GameSettings, SeatClocks
 from referee.server.errors import ClientError
 from referee.server.metrics import Metrics
@@ -85,6 +85,19 @@ class Limits:
     max_games: int = 10_000
     max_streams: int = 20_000
     stream_buffer: int = 256
+    #: A stream whose client has not taken a message for this long is ended (0 = never).
+    stream_stall_seconds: float = 10.0
+    #: Most games held in memory; beyond it the least recently used idle ones are dropped
+    #: (they load again from the store on demand).
+    max_live_games: int = 2000
+    #: A game nobody has used for this long (no call, no stream, no clock running) is
+    #: dropped from memory.
+    evict_idle_seconds: float = 120.0
+    #: A game without a clock that has had no event and no open seat stream for this long
+    #: is aborted as abandoned (0 = never).
+    idle_expiry_seconds: float = 24 * 3600.0
+    #: Summaries of finished games dropped from memory kept for ListGames.
+    summary_cache: int = 1000
 
 
 class StreamEnded(Exception):
@@ -99,6 +112,8 @@ class Subscriber:
     queue: asyncio.Queue[int]
     overflowed: bool = False
     closing: ClientError | None = None
+    #: The seat whose stream this is (``None``: a spectator or the organiser).
+    seat: int | None = None
 
 
 @dataclass(eq=False)
@@ -126,6 +141,11 @@ class LiveGame:
     timer: asyncio.TimerHandle | None = None
     #: True once the game's end was recorded (store flag, active-games count).
     ended: bool = False
+    #: When a call last used the game (monotonic seconds): idle games leave memory.
+    touched: float = field(default_factory=time.monotonic)
+    #: The latest batch as each viewer's batched streams send it, built once for all of
+    #: them (a spectator's, a seat's): ``{viewer: message}``; emptied by every new batch.
+    latest_batch: dict[Viewer, pb.StreamGameResponse] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -150,6 +170,7 @@ class LiveGame:
         """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
         table = self.table
         first = table.version + 1
+        self.latest_batch.clear()
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -175,6 +196,30 @@ class LiveGame:
             message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
         )
 
+    def batch_message(
+        self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None
+    ) -> pb.StreamGameResponse:
+        """Events ``start + 1 .. end`` (one batch, or the rest of one) as ``viewer`` may see
+        them, with the view after them: the live view (and cached for every stream of
+        ``viewer``) when ``end`` is the current version, else ``replica``'s at ``end``."""
+        current = end == self.table.version
+        first_of_batch = start == 0 or self.batch_ends[start - 1] == start
+        if current and first_of_batch:
+            cached = self.latest_batch.get(viewer)
+            if cached is not None:
+                return cached
+        message = pb.StreamGameResponse()
+        message.events.extend(self.event_message(i, viewer) for i in range(start, end))
+        if current:
+            message.view.CopyFrom(self.view(viewer))
+            if first_of_batch:
+                self.latest_batch[viewer] = message
+        else:
+            assert replica is not None and replica.version == end
+            view = replica.view(viewer)
+            message.view.CopyFrom(codec.view_to_proto(self.game_id, self.record.players, view))
+        return message
+
     def seat_stats(self) -> list[pb.SeatStats]:
         status = self.table.status
         clocks = self.seat_clocks
@@ -194,7 +239,9 @@ class LiveGame:
             )
         return out
 
-    def summary(self) -> pb.GameSummary:
+    def summary(self, *, organiser: bool = False) -> pb.GameSummary:
+        """The game's description; the revealed seed only for the ``organiser`` (or for all
+        when the game was created with ``public_reveal_waives_secrecy``)."""
         table = self.table
         status = table.status
         message = pb.GameSummary(
@@ -214,8 +261,11 @@ class LiveGame:
             aborted=status.aborted is not None,
             abort_reason=status.aborted or "",
             defer_seed_reveal=self.settings.defer_seed_reveal,
+            public_reveal_waives_secrecy=self.settings.public_reveal,
+            public_reproducible_seed=self.settings.public_seed,
+            seed_released=status.revealed is not None,
         )
-        if status.revealed is not None:
+        if status.revealed is not None and (organiser or self.settings.public_reveal):
             message.revealed_seed = status.revealed.seed
         if self.settings.clock.enabled:
             message.clock.CopyFrom(self.settings.clock.to_proto())
@@ -280,7 +330,17 @@ class GameHub:
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
         self._stop_listening: Callable[[], None] = lambda: None
+        #: Games another replica announced that we looked at once (see :meth:`_appended`).
+        self._heard_of: set[str] = set()
         self._active = 0
+        # Loads decode and replay whole logs: on threads of their own, never on the event
+        # loop (a cold load of a long game stalled every other call, issue 10).
+        self._loader = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="load")
+        #: Summaries of finished games no longer in memory, least recently used first.
+        self._summaries: OrderedDict[str, pb.GameSummary] = OrderedDict()
+        #: Unix ms of the last event of every unfinished game (idle expiry), in memory or not.
+        self._activity: dict[str, int] = {}
+        self._sweeper: asyncio.Future[None] | None = None
 
     async def _store(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
@@ -302,7 +362,98 @@ class GameHub:
         for record, _, finished in listed:
             if not finished and GameSettings.from_json(record.settings).clock.enabled:
                 self._spawn(self._preload(record.game_id))
+        unfinished = [record.game_id for record, _, finished in listed if not finished]
+        self._spawn(self._read_activity(unfinished))
+        self._sweeper = self._spawn(self._sweep())
         return len(listed)
+
+    async def _read_activity(self, game_ids: list[str]) -> None:
+        """When each unfinished game last had an event (the idle expiry's clock)."""
+        for game_id in game_ids:
+            try:
+                version = await self._store(self.store.version, game_id)
+                last = await self._store(self.store.read, game_id, max(0, version - 1), 1)
+            except StoreError:
+                continue
+            stamp = decode_events(e.payload for e in last)[0].recorded_unix_ms if last else 0
+            self._activity.setdefault(game_id, stamp or now_ms())
+
+    async def _sweep(self) -> None:
+        """Now and then: drop idle games from memory, abort abandoned ones."""
+        limits = self.limits
+        periods = [limits.evict_idle_seconds, limits.idle_expiry_seconds, 120.0]
+        period = max(0.05, min(p for p in periods if p > 0) / 4)
+        while True:
+            await asyncio.sleep(period)
+            try:
+                await self._expire_abandoned()
+                self._evict()
+            except Exception:
+                log.exception("sweep_failed")
+
+    async def _expire_abandoned(self) -> None:
+        expiry = self.limits.idle_expiry_seconds
+        if expiry <= 0:
+            return
+        cutoff = now_ms() - int(expiry * 1000)
+        for game_id, last in list(self._activity.items()):
+            if last > cutoff:
+                continue
+            live = self.games.get(game_id) or await self.get(game_id)
+            seats_here = any(sub.seat is not None for sub in live.subscribers)
+            if live.over or live.settings.clock.enabled or seats_here:
+                if live.over or live.settings.clock.enabled:
+                    self._activity.pop(game_id, None)
+                continue
+            hours = expiry / 3600
+            reason = (
+                f"abandoned: no move and no seat connected for {hours:g} h"
+                if hours >= 1
+                else f"abandoned: no move and no seat connected for {expiry:g} s"
+            )
+            with contextlib.suppress(ClientError):
+                await self._unit(self._abort_unit(live, reason))
+                log.info("game_expired", game_id=game_id, reason=reason)
+
+    def _keep(self, live: LiveGame) -> None:
+        """Hold ``live`` in memory (dropping others beyond the bound)."""
+        self.games[live.game_id] = live
+        self._summaries.pop(live.game_id, None)
+        live.touched = time.monotonic()
+        if len(self.games) > self.limits.max_live_games:
+            self._evict()
+
+    def _evictable(self, live: LiveGame, now: float, idle: float) -> bool:
+        """Nobody uses ``live``: no stream, no call holding it, no clock to run."""
+        return (
+            not live.subscribers
+            and not live.lock.locked()
+            and live.timer is None
+            and live.game_id not in self._loading
+            and now - live.touched >= idle
+        )
+
+    def _evict(self) -> None:
+        """Drop the games idle for ``evict_idle_seconds``, then, while more than
+        ``max_live_games`` are held, the least recently used of those nobody uses."""
+        now = time.monotonic()
+        idle = self.limits.evict_idle_seconds
+        for live in list(self.games.values()):
+            if self._evictable(live, now, idle):
+                self._drop(live)
+        excess = len(self.games) - self.limits.max_live_games
+        if excess > 0:
+            unused = [live for live in self.games.values() if self._evictable(live, now, 0)]
+            unused.sort(key=lambda live: live.touched)
+            for live in unused[:excess]:
+                self._drop(live)
+
+    def _drop(self, live: LiveGame) -> None:
+        del self.games[live.game_id]
+        if live.finished:  # nothing changes it without loading it again: keep its summary
+            self._summaries[live.game_id] = live.summary()
+            while len(self._summaries) > self.limits.summary_cache:
+                self._summaries.popitem(last=False)
 
     async def _preload(self, game_id: str) -> None:
         try:
@@ -344,13 +495,14 @@ class GameHub:
             raise errors.bad_request("game_type", str(error.args[0])) from None
         if self._active >= self.limits.max_games:
             raise errors.exhausted("games", self.limits.max_games)
-        seed = request.seed.encode() if request.seed else None
-        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
+            seed = seeds.check_seed(request.seed, public=request.public_reproducible_seed)
+            seeds.check_deal_size(request.deal)
             settings = GameSettings.from_request(request)
         except ValueError as error:
             field_name, _, description = str(error).partition(": ")
             raise errors.bad_request(field_name, description) from None
+        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
             config = make_config(game, request.players, dict(request.options), seed, deal)
             table: Table[Any] = Table(game, config, settings.table())
@@ -370,7 +522,7 @@ class GameHub:
             deal=encode_deal(deal),
             seat_token_hashes=tuple(hash_token(t) for t in tokens),
             created_at=time.time(),
-            settings=settings.to_json(),
+            settings={**settings.to_json(), seeds.SALT_KEY: config.salt.hex()},
             organiser_token_hash=hash_token(organiser),
         )
         live = LiveGame(game_id, record, table, settings=settings)
@@ -383,9 +535,11 @@ class GameHub:
         payloads = encode_batch(live.record.game_type, opening, 1, recorded)
         await self._store(self.store.create_game, live.record, payloads)
         live.absorb(opening, recorded, None)
-        self.games[live.game_id] = live
+        self._keep(live)
+        self._activity[live.game_id] = recorded
         self._active += 1
         self.metrics.games_active.set(self._active)
+        self.metrics.game_created(live.record.game_type)
         self._arm(live)
 
     async def get(self, game_id: str) -> LiveGame:
@@ -396,6 +550,7 @@ class GameHub:
             raise errors.bad_request("game_id", f"at most {MAX_ID_LENGTH} characters")
         live = self.games.get(game_id)
         if live is not None:
+            live.touched = time.monotonic()
             return live
         loading = self._loading.get(game_id)
         if loading is None:
@@ -409,27 +564,34 @@ class GameHub:
     async def _load_and_keep(self, game_id: str) -> LiveGame:
         try:
             live = await self._load(game_id)
-            self.games[game_id] = live
+            self._keep(live)
             self._spawn(self._resume(live))
             return live
         finally:
             del self._loading[game_id]
 
     async def _load(self, game_id: str) -> LiveGame:
+        loop = asyncio.get_running_loop()
         try:
-            record = await self._store(self.store.get_game, game_id)
-            stored = await self._store(self.store.read, game_id, 0, None)
+            return await loop.run_in_executor(self._loader, self._load_now, game_id)
         except GameNotFound:
             raise errors.not_found(game_id) from None
+
+    def _load_now(self, game_id: str) -> LiveGame:
+        """Read a game from the store and replay it (on a loader thread: the store is safe to
+        share by threads, and nothing here touches the event loop)."""
+        record = self.store.get_game(game_id)
+        stored = self.store.read(game_id, 0, None)
         config = make_config(
             get_game(record.game_type),
             record.players,
             record.options,
             record.seed,
             decode_deal(record.deal),
+            seeds.stored_salt(record.settings),
         )
         settings = GameSettings.from_json(record.settings)
-        stats = await self._store(self.store.stats, game_id)
+        stats = self.store.stats(game_id)
         table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
         live = LiveGame(game_id, record, table, settings=settings, stats=stats)
         live.absorb_messages(decode_events(e.payload for e in stored))
@@ -529,7 +691,12 @@ class GameHub:
         page = chosen[offset : offset + size]
         response = pb.ListGamesResponse()
         for record in page:
-            response.games.append((await self.get(record.game_id)).summary())
+            cached = self._summaries.get(record.game_id)
+            if cached is not None and record.game_id not in self.games:
+                self._summaries.move_to_end(record.game_id)
+                response.games.append(cached)
+            else:
+                response.games.append((await self.get(record.game_id)).summary())
         if offset + size < len(chosen):
             response.next_page_token = str(offset + size)
         return response
@@ -606,6 +773,11 @@ class GameHub:
             # last looked: then we catch up and decide again, a few times at most, instead of
             # answering ABORTED to a client that asked for no particular version.
             for _attempt in range(CONFLICT_RETRIES):
+                expected = request.expected_version if request.HasField("expected_version") else 0
+                if expected > table.version:
+                    # The client saw events we have not: another replica appended them and
+                    # its notice is still on the way. Read them now rather than refuse.
+                    await self._follow_store(live)
                 if (
                     request.HasField("expected_version")
                     and request.expected_version != table.version
@@ -617,6 +789,8 @@ class GameHub:
                 try:
                     events = table.decide(seat, command)
                 except Rejection as rejection:
+                    if self.store.shared and await self._follow_store(live):
+                        continue  # we were behind another replica: decide on the current state
                     first = await self._recorded(live, command_id, fingerprint)
                     if first is not None:
                         return self._accepted(live, seat, first, duplicate=True)
@@ -682,6 +856,10 @@ class GameHub:
             live.writing = 0
         self.metrics.store_append.observe(time.perf_counter() - started)
         live.absorb(events, recorded, decided)
+        if live.over:
+            self._activity.pop(live.game_id, None)
+        else:
+            self._activity[live.game_id] = recorded
 
     # --- the referee's own moves ------------------------------------------------------------
 
@@ -710,7 +888,15 @@ class GameHub:
                     reason = "the forfeited seats' default commands did not end the game"
                     await self._commit(live, table.abort(reason), None)
                     log.warning("game_aborted", game_id=live.game_id, reason=reason)
-        except StoreError as error:  # e.g. another process appended first: follow it
+        except VersionConflict:
+            # Another replica acted first (typically the same timeout, which must land once):
+            # not a failure; follow the store so the timer below is set from the real state.
+            log.info("referee_append_lost", game_id=live.game_id)
+            try:
+                await self._follow_store(live)
+            except StoreError:
+                self._spawn(self._catch_up(live))
+        except StoreError as error:
             log.warning("referee_append_failed", game_id=live.game_id, error=str(error))
             self._spawn(self._catch_up(live))
         if table.over and not live.ended:
@@ -719,6 +905,7 @@ class GameHub:
                 await self._store(self.store.set_finished, live.game_id, True)
             self._active -= 1
             self.metrics.games_active.set(self._active)
+            self.metrics.game_ended(live)
         self._arm(live)
         if table.version != before:
             self._publish(live)
@@ -846,14 +1033,25 @@ class GameHub:
         self._publish(live)
 
     async def export(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
-        """The full log and commands of a game whose seed is public (docs/fairness.md)."""
+        """The full log and commands of a game whose seed has been released, for its organiser
+        (or anyone, when the game waived end-of-game secrecy; docs/fairness.md)."""
         live = await self.get(request.game_id)
+        if request.organiser_token or not live.settings.public_reveal:
+            if not request.organiser_token:
+                raise ClientError(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "organiser_token is required: the full log shows every hidden card "
+                    "(public only for a game created with public_reveal_waives_secrecy)",
+                    "TOKEN_MISSING",
+                )
+            self.authorise_organiser(live, request.organiser_token)
         if live.table.status.revealed is None:
             raise errors.not_now(
-                "the full log is public once the seed is revealed (after the game)", "NOT_REVEALED"
+                "the full log is released once the seed is revealed (after the game)",
+                "NOT_REVEALED",
             )
         recorded = await self._store(self.store.commands, live.game_id)
-        response = pb.ExportGameResponse(game=live.summary())
+        response = pb.ExportGameResponse(game=live.summary(organiser=True))
         version = live.table.version
         response.events.extend(live.event_message(i, None, redact=False) for i in range(version))
         for outcome in recorded:
@@ -897,11 +1095,14 @@ class GameHub:
                 sub.overflowed = True  # the stream ends; the client resumes later
 
     async def stream(
-        self, live: LiveGame, watcher: Watcher | Viewer, after: int
-    ) -> AsyncIterator[pb.StreamGameResponse]:
+        self, live: LiveGame, watcher: Watcher | Viewer, after: int, batched: bool = False
+    ) -> AsyncGenerator[pb.StreamGameResponse, None]:
         """First the current view, then every event after ``after`` with the view after it,
         then live events; returns after the final event of a finished game (the seed reveal
-        included). The organiser's stream runs behind by the game's organiser delay."""
+        included). The organiser's stream runs behind by the game's organiser delay.
+
+        ``batched``: one message per batch (its events, then the view once), the latest
+        batch built once per viewer for every stream (:meth:`LiveGame.batch_message`)."""
         if not isinstance(watcher, Watcher):
             watcher = Watcher(watcher)
         viewer = watcher.viewer
@@ -912,9 +1113,13 @@ class GameHub:
 
         if self.streams >= self.limits.max_streams:
             raise errors.exhausted("streams", self.limits.max_streams)
+        if after > live.table.version and self.store.shared:
+            # A client resuming here after another replica saw more than this one has yet.
+            await self._catch_up(live)
         if after > visible():
             raise errors.bad_request("after_sequence", f"the game has only {visible()} events")
-        sub = Subscriber(asyncio.Queue(self.limits.stream_buffer))
+        seat = None if watcher.organiser else viewer
+        sub = Subscriber(asyncio.Queue(self.limits.stream_buffer), seat=seat)
         live.subscribers.add(sub)
         self.streams += 1
         self.metrics.streams_open.set(self.streams)
@@ -922,12 +1127,25 @@ class GameHub:
         players = live.record.players
         try:
             yield pb.StreamGameResponse(view=live.view_at(viewer, visible()))
-            # A private replica follows the log so each event comes with the view after it.
-            replica = Table.replay(table.config, table.log[:after], table.settings)
+            # A private replica follows the log so each event comes with the view after it;
+            # a batched stream that keeps up never needs one (it sends the live view).
+            replica: Table[Any] | None = None
+            if not batched:
+                replica = Table.replay(table.config, table.log[:after], table.settings)
             sent = after
             while True:
                 target = visible()
+                while batched and sent < target:
+                    end = min(live.batch_ends[sent], target)
+                    if end < table.version:  # behind: the view after this batch is a past one
+                        if replica is None or replica.version != sent:
+                            replica = Table.replay(table.config, table.log[:sent], table.settings)
+                        replica.extend(table.log[sent:end])
+                    message = live.batch_message(viewer, sent, end, replica)
+                    sent = end
+                    yield message
                 while sent < target:
+                    assert replica is not None
                     replica.extend((table.log[sent],))
                     sent += 1
                     if sent == table.version:  # the current view: with the clocks
@@ -981,6 +1199,19 @@ class GameHub:
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
             self._spawn(self._catch_up(live))
+        elif live is None and self.store.shared and game_id not in self._heard_of:
+            # A game another replica created: if it runs a clock, load it so its timeouts fire
+            # here too when that replica dies (the store lets exactly one timeout land).
+            self._heard_of.add(game_id)
+            self._spawn(self._adopt(game_id))
+
+    async def _adopt(self, game_id: str) -> None:
+        try:
+            record = await self._store(self.store.get_game, game_id)
+        except StoreError:
+            return
+        if GameSettings.from_json(record.settings).clock.enabled and game_id not in self.games:
+            await self._preload(game_id)
 
     async def _catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied
@@ -995,6 +1226,8 @@ class GameHub:
         if not stored:
             return False
         live.absorb_messages(decode_events(e.payload for e in stored))
+        if not live.over:
+            self._activity[live.game_id] = now_ms()
         if live.over and not live.ended:
             live.ended = True  # the other writer recorded the end
             self._active -= 1
@@ -1003,6 +1236,9 @@ class GameHub:
         return True
 
     def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        self._loader.shutdown(wait=True)
         for live in self.games.values():
             if live.timer is not None:
                 live.timer.cancel()

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+log = structlog.get_logger("referee")
 
 SERVICE = "referee.v1.RefereeService"
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
@@ -59,9 +65,55 @@ class Metrics:
             buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900),
             registry=self.registry,
         )
+        self.games_created = Counter(
+            "referee_games_created_total",
+            "Games created, by game type.",
+            ["game_type"],
+            registry=self.registry,
+        )
+        self.games_finished = Counter(
+            "referee_games_finished_total",
+            "Games that reached their end by the rules, by game type.",
+            ["game_type"],
+            registry=self.registry,
+        )
+        self.games_aborted = Counter(
+            "referee_games_aborted_total",
+            "Games ended by an abort (organiser or referee), by game type.",
+            ["game_type"],
+            registry=self.registry,
+        )
         self.store_append = Histogram(
             "referee_store_append_seconds",
             "Time to durably append a command's events.",
             buckets=_BUCKETS,
             registry=self.registry,
+        )
+
+    def game_created(self, game_type: str) -> None:
+        self.games_created.labels(game_type).inc()
+
+    def game_ended(self, live: Any) -> None:
+        """Count a game (a hub's ``LiveGame``) this process saw end, and log its outcome as
+        ``game_ended``: the winners and every seat's score and rank, or the abort's reason."""
+        table, game_type = live.table, live.record.game_type
+        aborted: str | None = table.status.aborted
+        if aborted is not None:
+            self.games_aborted.labels(game_type).inc()
+            outcome: dict[str, Any] = {"outcome": "aborted", "reason": aborted}
+        else:
+            self.games_finished.labels(game_type).inc()
+            seats = [{"seat": r.seat, "score": r.score, "rank": r.rank} for r in table.results()]
+            outcome = {
+                "outcome": "finished",
+                "winners": [s["seat"] for s in seats if s["rank"] == 1],
+                "results": seats,
+            }
+        log.info(
+            "game_ended",
+            game_id=live.game_id,
+            game_type=game_type,
+            events=table.version,
+            seconds=round(max(0.0, time.time() - live.record.created_at), 3),
+            **outcome,
         )

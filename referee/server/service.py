@@ -11,15 +11,17 @@ in :mod:`referee.server.hub`.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 import structlog
 
+from referee import codec
 from referee.engine.registry import all_games
 from referee.server import errors
 from referee.server.errors import ClientError
@@ -29,6 +31,9 @@ from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 
 log = structlog.get_logger("referee")
+
+#: Encoded batched stream messages kept for other streams that send the same one.
+ENCODED_MESSAGES = 512
 
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
@@ -72,25 +77,7 @@ class RefereeCore:
     @_unary
     async def ListGameTypes(self, request: pb.ListGameTypesRequest) -> pb.ListGameTypesResponse:
         response = pb.ListGameTypesResponse()
-        for game in all_games():
-            info = game.info
-            entry = response.game_types.add(
-                game_type=info.type_id,
-                name=info.name,
-                min_players=info.min_players,
-                max_players=info.max_players,
-                rules=info.rules,
-                summary=info.summary,
-            )
-            for option in info.options:
-                entry.options.add(
-                    name=option.name,
-                    default_value=option.default,
-                    description=option.description,
-                    allowed_values=option.allowed,
-                    minimum=option.minimum,
-                    maximum=option.maximum,
-                )
+        response.game_types.extend(codec.game_type_to_proto(g.info) for g in all_games())
         return response
 
     @_unary
@@ -143,7 +130,7 @@ class RefereeCore:
     @_unary
     async def RevealSeed(self, request: pb.RevealSeedRequest) -> pb.RevealSeedResponse:
         live = await self.hub.reveal(request)
-        return pb.RevealSeedResponse(game=live.summary())
+        return pb.RevealSeedResponse(game=live.summary(organiser=True))
 
     @_unary
     async def ExportGame(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
@@ -158,7 +145,7 @@ class RefereeCore:
             rule = error.metadata.get("rule_id", error.reason)
             self.metrics.commands.labels(_game_type_of(request), "rejected", rule).inc()
             rejected_seat = error.metadata.get("seat")
-            log.info(
+            log.debug(  # one line per command: only with --log-level debug
                 "command",
                 game_id=errors.clip(request.game_id),
                 seat=int(rejected_seat) if rejected_seat is not None else None,
@@ -172,7 +159,7 @@ class RefereeCore:
         game_type = live.record.game_type
         outcome = "duplicate" if response.duplicate else "accepted"
         self.metrics.commands.labels(game_type, outcome, "ok").inc()
-        log.info(
+        log.debug(
             "command",
             game_id=live.game_id,
             seat=seat,
@@ -196,9 +183,13 @@ class RefereeCore:
         try:
             live = await self.hub.get(request.game_id)
             watcher = self._watcher(live, request)
-            async for message in self.hub.stream(live, watcher, request.after_sequence):
-                yield message
-                sent.inc()
+            # aclosing: when the adapter closes this generator, the hub's stream closes
+            # with it (its slot is freed now, not when the generator is collected).
+            stream = self.hub.stream(live, watcher, request.after_sequence, request.batched)
+            async with contextlib.aclosing(stream):
+                async for message in stream:
+                    yield message
+                    sent.inc()
         except StreamEnded as ended:
             code = ended.error.code
             raise ended.error from None
@@ -230,6 +221,21 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
 
     def __init__(self, core: RefereeCore) -> None:
         self.core = core
+        #: Batched stream messages the hub built once for every stream of a viewer, encoded
+        #: once too: ``id(message) -> (message, bytes)``, the latest few (the message is
+        #: kept so its id cannot be reused while it is here).
+        self._encodings: collections.OrderedDict[int, tuple[Any, bytes]] = collections.OrderedDict()
+
+    def _encoded(self, message: pb.StreamGameResponse) -> bytes:
+        key = id(message)
+        found = self._encodings.get(key)
+        if found is not None and found[0] is message:
+            return found[1]
+        data = message.SerializeToString()
+        self._encodings[key] = (message, data)
+        while len(self._encodings) > ENCODED_MESSAGES:
+            self._encodings.popitem(last=False)
+        return data
 
     async def ListGameTypes(self, request: Any, context: Any) -> pb.ListGameTypesResponse:
         return await _grpc_unary(context, self.core.ListGameTypes(request))
@@ -258,17 +264,37 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
     async def SubmitCommand(self, request: Any, context: Any) -> pb.SubmitCommandResponse:
         return await _grpc_unary(context, self.core.SubmitCommand(request))
 
-    async def StreamGame(
+    async def StreamGame(  # type: ignore[override]  # it writes with context.write
         self, request: pb.StreamGameRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[pb.StreamGameResponse]:
-        # aclosing: a cancelled call closes the core's stream at once (the hub counts the
-        # disconnect and frees the stream slot now, not when the generator is collected).
-        async with contextlib.aclosing(self.core.StreamGame(request)) as stream:
-            try:
-                async for message in stream:
-                    yield message
-            except ClientError as error:
-                await context.abort_with_status(error.to_status())
+    ) -> None:
+        stall = self.core.hub.limits.stream_stall_seconds
+        stream = self.core.StreamGame(request)
+        try:
+            async for message in stream:
+                # A client that keeps its connection alive but never reads (grants no HTTP/2
+                # window) would block this write for ever and hold a stream slot: a write not
+                # taken within the stall limit ends the stream. The timeout runs in this
+                # task, not in wait_for's own: grpc.aio notices a client that hangs up only
+                # in the handler's task.
+                data = self._encoded(message) if request.batched else message
+                try:
+                    async with asyncio.timeout(stall or None):
+                        await context.write(data)
+                except TimeoutError:
+                    raise errors.exhausted(
+                        "stream stall seconds",
+                        int(stall),
+                        last_sequence=str(message.event.sequence),
+                    ) from None
+        except ClientError as error:
+            # Free the stream (its slot, its place in the fan-out) before the status goes
+            # out: to a stalled client it goes out only when the client reads again.
+            await stream.aclose()
+            await context.abort_with_status(error.to_status())
+        finally:
+            # A cancelled call closes the core's stream at once (the hub counts the
+            # disconnect and frees the slot now, not when the generator is collected).
+            await stream.aclose()
 
 
 def _game_type_of(request: pb.SubmitCommandRequest) -> str:

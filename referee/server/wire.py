@@ -10,6 +10,7 @@ guard in front of the servicer's method that answers it with ``INVALID_ARGUMENT`
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,19 @@ from google.protobuf import message as protobuf_message
 from referee.server import errors
 from referee.server.metrics import SERVICE, Metrics
 from referee.v1 import referee_pb2
+
+
+class Arrivals:
+    """How many calls have reached a handler: a stopping server keeps serving until no new
+    call has arrived for a moment, so calls received just before the stop are served rather
+    than cancelled by gRPC before they start (issue 10)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+#: Every call the referee service starts, counted (see :class:`Arrivals`).
+ARRIVALS = Arrivals()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +54,17 @@ def _deserializer(method: str, request_type: Any) -> Callable[[bytes], Any]:
     return deserialize
 
 
+def _serializer(response_type: Any) -> Callable[[Any], bytes]:
+    """The message's bytes; bytes as they are (a stream message encoded once for all the
+    streams that send it, see the gRPC adapter's StreamGame)."""
+    to_bytes = response_type.SerializeToString
+
+    def serialize(message: Any) -> bytes:
+        return message if isinstance(message, bytes) else bytes(to_bytes(message))
+
+    return serialize
+
+
 def _refusal(request: Undecodable) -> grpc.Status:
     return errors.bad_request(
         "request",
@@ -57,7 +82,7 @@ def add_referee_service(servicer: Any, server: grpc.aio.Server, metrics: Metrics
         response_type = getattr(referee_pb2, method.output_type.name)
         behaviour = getattr(servicer, name)
         deserialize = _deserializer(name, request_type)
-        serialize = response_type.SerializeToString
+        serialize = _serializer(response_type)
         if method.server_streaming:
             handlers[name] = grpc.unary_stream_rpc_method_handler(
                 _guard_stream(name, behaviour, metrics),
@@ -83,6 +108,7 @@ def _count_refusal(metrics: Metrics, kind: str, name: str) -> None:
 
 def _guard_unary(name: str, behaviour: Any, metrics: Metrics) -> Any:
     async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        ARRIVALS.count += 1
         if isinstance(request, Undecodable):
             _count_refusal(metrics, "unary", name)
             await context.abort_with_status(_refusal(request))
@@ -92,9 +118,21 @@ def _guard_unary(name: str, behaviour: Any, metrics: Metrics) -> Any:
 
 
 def _guard_stream(name: str, behaviour: Any, metrics: Metrics) -> Any:
+    if not inspect.isasyncgenfunction(behaviour):  # a handler that writes with context.write
+
+        async def writing(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
+            ARRIVALS.count += 1
+            if isinstance(request, Undecodable):
+                _count_refusal(metrics, "server_stream", name)
+                await context.abort_with_status(_refusal(request))
+            await behaviour(request, context)
+
+        return writing
+
     async def stream(
         request: Any, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[Any]:
+        ARRIVALS.count += 1
         if isinstance(request, Undecodable):
             _count_refusal(metrics, "server_stream", name)
             await context.abort_with_status(_refusal(request))
@@ -104,4 +142,4 @@ def _guard_stream(name: str, behaviour: Any, metrics: Metrics) -> Any:
     return stream
 
 
-__all__ = ["Undecodable", "add_referee_service"]
+__all__ = ["ARRIVALS", "Undecodable", "add_referee_service"]

@@ -118,6 +118,8 @@ class GameType(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     RULES_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    RULES_PATH_FIELD_NUMBER: _builtins.int
+    RULES_TEXT_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Identifier used in CreateGameRequest.game_type, e.g. "vampire-queen"."""
     name: _builtins.str
@@ -127,9 +129,17 @@ class GameType(_message.Message):
     max_players: _builtins.int
     """Most seats."""
     rules: _builtins.str
-    """The rules file this implementation follows."""
+    """The rules page's file name (see rules_path for where it is)."""
     summary: _builtins.str
     """One-line description."""
+    rules_path: _builtins.str
+    """Where the rules page is, relative to the root of the referee's source repository, e.g.
+    "docs/rules/vampire-queen.md": the rule ids of errors (ErrorInfo rule_id) are defined there.
+    """
+    rules_text: _builtins.str
+    """The rules page itself (Markdown), for a client to show to its players; empty when the
+    server runs without its docs/ folder (an install from a wheel).
+    """
     @_builtins.property
     def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameOption]:
         """Options with their defaults."""
@@ -144,10 +154,12 @@ class GameType(_message.Message):
         options: _abc.Iterable[Global___GameOption] | None = ...,
         rules: _builtins.str = ...,
         summary: _builtins.str = ...,
+        rules_path: _builtins.str = ...,
+        rules_text: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules", b"rules", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules", b"rules", "rules_path", b"rules_path", "rules_text", b"rules_text", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -283,6 +295,8 @@ class CreateGameRequest(_message.Message):
     ORGANISER_DELAY_EVENTS_FIELD_NUMBER: _builtins.int
     ORGANISER_DELAY_MS_FIELD_NUMBER: _builtins.int
     DEFER_SEED_REVEAL_FIELD_NUMBER: _builtins.int
+    PUBLIC_REVEAL_WAIVES_SECRECY_FIELD_NUMBER: _builtins.int
+    PUBLIC_REPRODUCIBLE_SEED_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A game type id from ListGameTypes."""
     players: _builtins.int
@@ -302,6 +316,17 @@ class CreateGameRequest(_message.Message):
     defer_seed_reveal: _builtins.bool
     """Keep the seed secret when the game ends, until the organiser calls RevealSeed (e.g. when
     the same seed deals other games of a duplicate tournament that are not over yet).
+    """
+    public_reveal_waives_secrecy: _builtins.bool
+    """WAIVES THE RULES' END-OF-GAME SECRECY: reveal the seed (so every hand and set-aside card
+    of the game) to everyone when it ends, and let anyone call ExportGame then (e.g. a bot
+    tournament that wants outsiders to audit every deal). Off by default: only the organiser
+    gets the seed and the full log (docs/fairness.md).
+    """
+    public_reproducible_seed: _builtins.bool
+    """Accept a seed shorter than 22 bytes (or with fewer than 8 different bytes), which anyone
+    may guess: the deal is then public and reproducible, not secret. Without it such seeds
+    are refused (INVALID_ARGUMENT on seed).
     """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
@@ -327,10 +352,12 @@ class CreateGameRequest(_message.Message):
         organiser_delay_events: _builtins.int = ...,
         organiser_delay_ms: _builtins.int = ...,
         defer_seed_reveal: _builtins.bool = ...,
+        public_reveal_waives_secrecy: _builtins.bool = ...,
+        public_reproducible_seed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "deal", b"deal"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -589,6 +616,9 @@ class GameSummary(_message.Message):
     ABORTED_FIELD_NUMBER: _builtins.int
     ABORT_REASON_FIELD_NUMBER: _builtins.int
     DEFER_SEED_REVEAL_FIELD_NUMBER: _builtins.int
+    PUBLIC_REVEAL_WAIVES_SECRECY_FIELD_NUMBER: _builtins.int
+    PUBLIC_REPRODUCIBLE_SEED_FIELD_NUMBER: _builtins.int
+    SEED_RELEASED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -602,13 +632,15 @@ class GameSummary(_message.Message):
     created_unix_ms: _builtins.int
     """Creation time, milliseconds since the Unix epoch."""
     seed_commitment: _builtins.str
-    """SHA-256 of the game's secret seed, lowercase hex: published at creation, checked against
-    the seed revealed at the end (docs/fairness.md).
+    """SHA-256 of the referee's salt followed by the game's secret seed, lowercase hex: published
+    at creation, checked against the salt and seed revealed at the end (docs/fairness.md).
     """
     revealed_seed: _builtins.bytes
-    """The seed, once revealed (empty before): anyone can then re-check every deal."""
+    """The seed, once revealed (empty before), in answers to the organiser (RevealSeed,
+    ExportGame with its token) and, for a game with public_reveal_waives_secrecy, to everyone.
+    """
     deal_commitment: _builtins.str
-    """SHA-256 of the seed followed by the fixed deal in its canonical JSON form
+    """SHA-256 of the salt, the seed and the fixed deal in its canonical JSON form
     (docs/fairness.md), lowercase hex; empty without a fixed deal.
     """
     aborted: _builtins.bool
@@ -617,6 +649,18 @@ class GameSummary(_message.Message):
     """Why the game was aborted."""
     defer_seed_reveal: _builtins.bool
     """The seed stays secret after the end until the organiser calls RevealSeed."""
+    public_reveal_waives_secrecy: _builtins.bool
+    """The game was created to waive the rules' end-of-game secrecy: its seed, so every hand,
+    is public once revealed, and ExportGame needs no token.
+    """
+    public_reproducible_seed: _builtins.bool
+    """The game was created with a seed that may be guessed: its deal is public and
+    reproducible, not secret.
+    """
+    seed_released: _builtins.bool
+    """True once the referee has released the seed (to the organiser; to everyone too when
+    public_reveal_waives_secrecy). revealed_seed is set only where the caller may see it.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options, every one filled in."""
@@ -662,10 +706,13 @@ class GameSummary(_message.Message):
         aborted: _builtins.bool = ...,
         abort_reason: _builtins.str = ...,
         defer_seed_reveal: _builtins.bool = ...,
+        public_reveal_waives_secrecy: _builtins.bool = ...,
+        public_reproducible_seed: _builtins.bool = ...,
+        seed_released: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "revealed_seed", b"revealed_seed", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "results", b"results", "revealed_seed", b"revealed_seed", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -997,9 +1044,9 @@ class RefereeEvent(_message.Message):
         COMMITMENT_FIELD_NUMBER: _builtins.int
         DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
         commitment: _builtins.str
-        """SHA-256 of the seed, lowercase hex."""
+        """SHA-256 of the salt followed by the seed, lowercase hex."""
         deal_commitment: _builtins.str
-        """SHA-256 of the seed followed by the fixed deal in its canonical JSON form
+        """SHA-256 of the salt, the seed and the fixed deal in its canonical JSON form
         (docs/fairness.md), lowercase hex; empty when there is none.
         """
         def __init__(
@@ -1016,14 +1063,25 @@ class RefereeEvent(_message.Message):
 
     @_typing.final
     class SeedRevealed(_message.Message):
-        """The seed (and any fixed deal), revealed when the game is over."""
+        """The seed, the salt and any fixed deal, released when the game is over. Unless public,
+        every stream and view shows it empty: only the organiser's ExportGame carries them (the
+        seed rebuilds every hand, which the rules keep secret after the end; docs/fairness.md).
+        """
 
         DESCRIPTOR: _descriptor.Descriptor
 
         SEED_FIELD_NUMBER: _builtins.int
         DEAL_FIELD_NUMBER: _builtins.int
+        SALT_FIELD_NUMBER: _builtins.int
+        PUBLIC_FIELD_NUMBER: _builtins.int
         seed: _builtins.bytes
-        """The seed: SHA-256 of it is the commitment."""
+        """The seed: SHA-256 of salt || seed is the commitment."""
+        salt: _builtins.bytes
+        """The referee's 32 random bytes in front of the seed in every commitment (empty for games
+        from before salts).
+        """
+        public: _builtins.bool
+        """True when the game was created with public_reveal_waives_secrecy: everyone sees it."""
         @_builtins.property
         def deal(self) -> Global___FixedDeal:
             """The fixed deal the game was created with, if any."""
@@ -1033,10 +1091,12 @@ class RefereeEvent(_message.Message):
             *,
             seed: _builtins.bytes = ...,
             deal: Global___FixedDeal | None = ...,
+            salt: _builtins.bytes = ...,
+            public: _builtins.bool = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal"]  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "seed", b"seed"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["deal", b"deal", "public", b"public", "salt", b"salt", "seed", b"seed"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1249,7 +1309,9 @@ class View(_message.Message):
     players: _builtins.int
     """Number of seats."""
     seed_commitment: _builtins.str
-    """SHA-256 of the game's secret seed, lowercase hex (docs/fairness.md)."""
+    """SHA-256 of the referee's salt followed by the game's secret seed, lowercase hex
+    (docs/fairness.md).
+    """
     aborted: _builtins.bool
     """True when the organiser aborted the game."""
     @_builtins.property
@@ -1501,6 +1563,7 @@ class StreamGameRequest(_message.Message):
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
     ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
     AS_SEAT_FIELD_NUMBER: _builtins.int
+    BATCHED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat_token: _builtins.str
@@ -1517,6 +1580,13 @@ class StreamGameRequest(_message.Message):
     """
     as_seat: _builtins.int
     """The seat to watch with the organiser token."""
+    batched: _builtins.bool
+    """One message per batch: after the first message (the current view), each message carries
+    in `events` every event one command (or the referee, or the creation) appended, redacted
+    for this viewer, and in `view` the viewer's view once, after the batch. A stream resumed
+    from a sequence in the middle of a batch starts with the rest of that batch. Without it,
+    one message per event (`event`, with the view after each event).
+    """
     def __init__(
         self,
         *,
@@ -1526,10 +1596,11 @@ class StreamGameRequest(_message.Message):
         after_sequence: _builtins.int = ...,
         organiser_token: _builtins.str = ...,
         as_seat: _builtins.int | None = ...,
+        batched: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "after_sequence", b"after_sequence", "as_seat", b"as_seat", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "after_sequence", b"after_sequence", "as_seat", b"as_seat", "batched", b"batched", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
     _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
@@ -1545,23 +1616,34 @@ class StreamGameResponse(_message.Message):
 
     EVENT_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> Global___Event:
-        """The event, redacted for this viewer; absent in the first message."""
+        """The event, redacted for this viewer; absent in the first message and in batched streams."""
 
     @_builtins.property
     def view(self) -> Global___View:
-        """The viewer's view right after that event (the current view in the first message)."""
+        """The viewer's view right after that event (the current view in the first message; after
+        the whole batch in a batched stream).
+        """
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """Batched streams (StreamGameRequest.batched): the events of one batch, in order, redacted
+        for this viewer; the last one's batch_end_sequence is its own sequence (a resumed
+        stream's first batch may start in the middle). Empty in the first message.
+        """
 
     def __init__(
         self,
         *,
         event: Global___Event | None = ...,
         view: Global___View | None = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "events", b"events", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1678,16 +1760,22 @@ class ExportGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
+    organiser_token: _builtins.str
+    """The organiser token from CreateGameResponse: required (the full log shows every hidden
+    card), unless the game was created with public_reveal_waives_secrecy.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        organiser_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "organiser_token", b"organiser_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

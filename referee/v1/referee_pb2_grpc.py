@@ -159,8 +159,10 @@ class RefereeServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ExportGame(self, request, context):
-        """The full, unredacted record of a game whose seed has been revealed (public: anyone can
-        check the deals with it, see docs/fairness.md). FAILED_PRECONDITION before the reveal.
+        """The full, unredacted record of a game whose seed has been revealed, for the organiser (its
+        token; anyone for a game with public_reveal_waives_secrecy) to check the deals with, see
+        docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
+        FAILED_PRECONDITION before the reveal.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

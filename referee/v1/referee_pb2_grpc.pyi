@@ -72,8 +72,10 @@ class RefereeServiceStub:
     RevealSeed: _grpc.UnaryUnaryMultiCallable[_referee_pb2.RevealSeedRequest, _referee_pb2.RevealSeedResponse]
     """Reveals the seed of a finished game created with defer_seed_reveal (organiser token only)."""
     ExportGame: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ExportGameRequest, _referee_pb2.ExportGameResponse]
-    """The full, unredacted record of a game whose seed has been revealed (public: anyone can
-    check the deals with it, see docs/fairness.md). FAILED_PRECONDITION before the reveal.
+    """The full, unredacted record of a game whose seed has been revealed, for the organiser (its
+    token; anyone for a game with public_reveal_waives_secrecy) to check the deals with, see
+    docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
+    FAILED_PRECONDITION before the reveal.
     """
 
 @_typing.type_check_only
@@ -106,8 +108,10 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     RevealSeed: _aio.UnaryUnaryMultiCallable[_referee_pb2.RevealSeedRequest, _referee_pb2.RevealSeedResponse]  # type: ignore[assignment]
     """Reveals the seed of a finished game created with defer_seed_reveal (organiser token only)."""
     ExportGame: _aio.UnaryUnaryMultiCallable[_referee_pb2.ExportGameRequest, _referee_pb2.ExportGameResponse]  # type: ignore[assignment]
-    """The full, unredacted record of a game whose seed has been revealed (public: anyone can
-    check the deals with it, see docs/fairness.md). FAILED_PRECONDITION before the reveal.
+    """The full, unredacted record of a game whose seed has been revealed, for the organiser (its
+    token; anyone for a game with public_reveal_waives_secrecy) to check the deals with, see
+    docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
+    FAILED_PRECONDITION before the reveal.
     """
 
 class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -197,8 +201,10 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _referee_pb2.ExportGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_referee_pb2.ExportGameResponse, _abc.Awaitable[_referee_pb2.ExportGameResponse]]:
-        """The full, unredacted record of a game whose seed has been revealed (public: anyone can
-        check the deals with it, see docs/fairness.md). FAILED_PRECONDITION before the reveal.
+        """The full, unredacted record of a game whose seed has been revealed, for the organiser (its
+        token; anyone for a game with public_reveal_waives_secrecy) to check the deals with, see
+        docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
+        FAILED_PRECONDITION before the reveal.
         """
 
 def add_RefereeServiceServicer_to_server(servicer: RefereeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

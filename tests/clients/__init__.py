@@ -1,5 +1,6 @@
 """Tests of the clients (referee_cli, referee_bot), which live under clients/."""
 
+import io
 import sys
 from pathlib import Path
 
@@ -9,6 +10,7 @@ if _CLIENTS not in sys.path:
     sys.path.insert(0, _CLIENTS)
 
 from referee.v1 import referee_pb2, vampire_queen_pb2  # noqa: E402
+from referee_cli.app import run as run_cli  # noqa: E402
 
 VQ = vampire_queen_pb2.VampireQueenView
 VQC = vampire_queen_pb2.VampireQueenCommand
@@ -108,3 +110,10 @@ def make_view(
     if seat is not None:
         view.seat = seat
     return view
+
+
+def cli(argv: list[str], stdin: str = "") -> tuple[int, str]:
+    """Run ``referee-cli`` with ``argv`` reading ``stdin``; its exit code and its output."""
+    out = io.StringIO()
+    code = run_cli(argv, io.StringIO(stdin), out)
+    return code, out.getvalue()

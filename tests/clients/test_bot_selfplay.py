@@ -9,7 +9,6 @@ import random
 import re
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -24,18 +23,6 @@ from referee_bot.runner import GameStream, SeatBot, selfplay_game
 from referee_bot.strategies import make_strategy
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "clients.md"
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with running_server(store="memory:") as server:
-        yield str(server.address)
-
-
-@pytest.fixture
-def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with grpc.insecure_channel(address) as channel:
-        yield referee_pb2_grpc.RefereeServiceStub(channel)
 
 
 def test_runner_doctests() -> None:
@@ -140,7 +127,11 @@ def test_stream_resumes_after_a_cancel_without_gap_or_duplicate(
 ) -> None:
     created = stub.CreateGame(
         referee_pb2.CreateGameRequest(
-            game_type="vampire-queen", players=3, options={"rounds": "1"}, seed="r"
+            game_type="vampire-queen",
+            players=3,
+            options={"rounds": "1"},
+            seed="r",
+            public_reproducible_seed=True,
         )
     )
     bots = [
@@ -178,7 +169,11 @@ def test_slow_consumer_is_resumed_after_resource_exhausted() -> None:
             stub = referee_pb2_grpc.RefereeServiceStub(channel)
             created = stub.CreateGame(
                 referee_pb2.CreateGameRequest(
-                    game_type="vampire-queen", players=4, options={"rounds": "2"}, seed="s"
+                    game_type="vampire-queen",
+                    players=4,
+                    options={"rounds": "2"},
+                    seed="s",
+                    public_reproducible_seed=True,
                 )
             )
             slow_stub = referee_pb2_grpc.RefereeServiceStub(slow_channel)

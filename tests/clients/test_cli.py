@@ -6,42 +6,23 @@ import io
 import random
 import re
 import threading
-from collections.abc import Iterator
 
-import grpc
-import pytest
-
-from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import SeatBot, submit
 from referee_bot.strategies import make_strategy
-from referee_cli.app import Terminal, _prompt_and_submit, run
-from tests.clients import play_set
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with running_server(store="memory:") as server:
-        yield str(server.address)
-
-
-@pytest.fixture
-def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with grpc.insecure_channel(address) as channel:
-        yield referee_pb2_grpc.RefereeServiceStub(channel)
-
-
-def cli(argv: list[str], stdin: str = "") -> tuple[int, str]:
-    out = io.StringIO()
-    code = run(argv, io.StringIO(stdin), out)
-    return code, out.getvalue()
+from referee_cli.app import Terminal, _prompt_and_submit
+from tests.clients import cli, play_set
 
 
 def create(
     stub: referee_pb2_grpc.RefereeServiceStub, players: int = 3
 ) -> referee_pb2.CreateGameResponse:
     request = referee_pb2.CreateGameRequest(
-        game_type="vampire-queen", players=players, options={"rounds": "1"}, seed="cli"
+        game_type="vampire-queen",
+        players=players,
+        options={"rounds": "1"},
+        seed="cli",
+        public_reproducible_seed=True,
     )
     response: referee_pb2.CreateGameResponse = stub.CreateGame(request)
     return response
@@ -94,7 +75,8 @@ def test_bad_input_reprompts_and_q_leaves(address: str) -> None:
     code, out = cli([*argv, "--seed", "4"], "hello\n0\n999\n\nq\n")
     assert code == 0
     assert out.count("Please type a number from 1 to") == 4
-    assert "You left the game. Rejoin with: referee-cli join --game-id" in out
+    assert "You left the game; it waits for you. Rejoin with:\n  referee-cli join --server" in out
+    assert "The bots play on (processes " in out
     code, out = cli([*argv, "--seed", "5"], "")  # end of input also leaves
     assert code == 0 and "You left the game" in out
 
@@ -189,5 +171,17 @@ def test_a_refused_command_is_reported_and_the_prompt_goes_on(
     # a stale view: ABORTED, wait for the next view
     submit(stub, created.game_id, token, view.legal_commands[0], expected_version=view.version)
     out = io.StringIO()
-    assert _prompt_and_submit(stub, Terminal(io.StringIO("1\n"), out), view, token) == "wait"
+    answers = io.StringIO("1\n1\n")  # the lead's value, then how many (two steps)
+    assert _prompt_and_submit(stub, Terminal(answers, out), view, token) == "wait"
     assert "error: ABORTED" in out.getvalue()
+
+
+def test_rules_prints_the_page_the_server_sends(address: str) -> None:
+    code, out = cli(["rules", "--server", address, "mau-mau-vampires"])
+    assert code == 0
+    assert out.startswith("# Mau Mau Vampires\n") and "- **MM-15**" in out
+    code, out = cli(["rules", "--server", address])
+    assert code == 0
+    assert "vampire-queen            Vampire Queen: docs/rules/vampire-queen.md" in out
+    code, out = cli(["rules", "--server", address, "chess"])
+    assert code == 2 and "no game 'chess'" in out and "docs/rules/sleeping-queens.md" in out

@@ -3,36 +3,14 @@
 
 from __future__ import annotations
 
-import io
 import json
 import re
-from collections.abc import Iterator
 
-import grpc
 import pytest
 
-from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.__main__ import main as bot_main
-from referee_cli.app import run as cli_run
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with running_server() as server:
-        yield str(server.address)
-
-
-@pytest.fixture
-def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with grpc.insecure_channel(address) as channel:
-        yield referee_pb2_grpc.RefereeServiceStub(channel)
-
-
-def cli(argv: list[str], stdin: str = "") -> tuple[int, str]:
-    out = io.StringIO()
-    code = cli_run(argv, io.StringIO(stdin), out)
-    return code, out.getvalue()
+from tests.clients import cli
 
 
 @pytest.mark.parametrize(

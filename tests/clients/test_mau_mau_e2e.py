@@ -3,38 +3,16 @@ plays referee-cli from stdin against bots, a spectator watches a finished game."
 
 from __future__ import annotations
 
-import io
 import json
 import re
-from collections.abc import Iterator
 
-import grpc
 import pytest
 
-from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.__main__ import main as bot_main
-from referee_cli.app import run as cli_run
+from tests.clients import cli
 
 GAME = "mau-mau-vampires"
-
-
-@pytest.fixture(scope="module")
-def address() -> Iterator[str]:
-    with running_server() as server:
-        yield str(server.address)
-
-
-@pytest.fixture
-def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with grpc.insecure_channel(address) as channel:
-        yield referee_pb2_grpc.RefereeServiceStub(channel)
-
-
-def cli(argv: list[str], stdin: str = "") -> tuple[int, str]:
-    out = io.StringIO()
-    code = cli_run(argv, io.StringIO(stdin), out)
-    return code, out.getvalue()
 
 
 @pytest.mark.parametrize(("players", "strategy"), [(2, "heuristic"), (4, "heuristic"), (3, "mix")])

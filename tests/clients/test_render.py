@@ -201,6 +201,9 @@ def test_referee_events_are_narrated_for_every_game() -> None:
     revealed = pb.Event(sequence=9)
     revealed.referee.seed_revealed.seed = b"\x01\x02"
     assert "0102" in (describe_event(revealed) or "")
+    released = pb.Event(sequence=9)
+    released.referee.seed_revealed.SetInParent()  # as everyone but the organiser sees it
+    assert "to the organiser" in (describe_event(released) or "")
     timed = pb.Event(sequence=5)
     timed.referee.timed_out.seat = 2
     timed.referee.timed_out.kind = "lead"

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Iterator
 
-import grpc
 import pytest
 
-from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import play_seat
 from referee_bot.strategies import RandomStrategy, make_strategy
@@ -483,19 +480,19 @@ def test_every_choice_is_legal_on_random_views(seed: int) -> None:
     choose(_random_view(random.Random(seed)))
 
 
-@pytest.fixture(scope="module")
-def stub() -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
-    with running_server() as server, grpc.insecure_channel(str(server.address)) as channel:
-        yield referee_pb2_grpc.RefereeServiceStub(channel)
-
-
 def _recorded_views(
     stub: referee_pb2_grpc.RefereeServiceStub, players: int, seed: str, options: dict[str, str]
 ) -> list[referee_pb2.View]:
     """Every settled view of a real game (all seats played at random) asking its seat to
     decide."""
     created = stub.CreateGame(
-        referee_pb2.CreateGameRequest(game_type=GAME, players=players, options=options, seed=seed)
+        referee_pb2.CreateGameRequest(
+            game_type=GAME,
+            players=players,
+            options=options,
+            seed=seed,
+            public_reproducible_seed=True,
+        )
     )
     views: list[referee_pb2.View] = []
 

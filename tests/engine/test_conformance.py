@@ -7,6 +7,7 @@ driven by random legal play from hypothesis-chosen seeds (seed of the deal and o
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -90,11 +91,23 @@ def play_out(
     return table, steps
 
 
-def sampled(steps: list[Step], seed: int, k: int = SAMPLES) -> list[Step]:
-    """The first and last moments and ``k`` others chosen at random."""
+def sampled(
+    steps: list[Step], seed: int, k: int = SAMPLES, game: Game[Any] | None = None
+) -> list[Step]:
+    """The first and last moments and ``k`` others chosen at random; with ``game``, also the
+    first moment of every kind of decision the game asked for (a rare decision, such as
+    sharing the two cards of an ability, is then always inspected, not only by luck)."""
     rng = random.Random(seed ^ 0x5EED)
     middle = rng.sample(steps[1:-1], min(k, max(0, len(steps) - 2)))
-    return [steps[0], *sorted(middle, key=lambda s: s.index), steps[-1]]
+    if game is not None:
+        seen: set[tuple[str, ...]] = set()
+        for step in steps[1:-1]:
+            kinds = tuple(d.kind for d in game.decisions(step.state))
+            if kinds not in seen:
+                seen.add(kinds)
+                middle.append(step)
+    unique = {step.index: step for step in middle}
+    return [steps[0], *sorted(unique.values(), key=lambda s: s.index), steps[-1]]
 
 
 def check_results(results: tuple[SeatResult, ...], players: int) -> None:
@@ -253,27 +266,117 @@ def test_a_rejected_command_changes_nothing(game: Game[Any], players: int, seed:
     assert rejected > 0
 
 
+#: Commands per state and seat whose outcomes the leak test compares (all of them, up to this).
+OUTCOMES = 24
+
+
+@dataclass
+class Outcome:
+    """What a command did in a state: its events, and the state after them (computed when
+    asked for)."""
+
+    game: Game[Any]
+    state: Any
+    command: Any
+    events: list[Any]
+    final: list[Any]
+
+    def after(self) -> Any:
+        if not self.final:
+            state = self.game.copy_state(self.state)
+            for event in self.events:
+                self.game.apply(state, event)
+            self.final.append(state)
+        return self.final[0]
+
+
+def outcomes(game: Game[Any], state: Any, seat: int, rng: random.Random) -> list[Outcome]:
+    """The outcome of (up to :data:`OUTCOMES`) legal commands of ``seat`` in ``state``."""
+    legal = game.legal_commands(state, seat)
+    if len(legal) > OUTCOMES:
+        legal = rng.sample(legal, OUTCOMES)
+    return [Outcome(game, state, c, game.decide(state, seat, c), []) for c in legal]
+
+
+def reordered(a: Any, b: Any) -> bool:
+    """True if events ``a`` and ``b`` differ but only in the order of the entries of their
+    list fields (the same permutation applied to every list field of that length, as for
+    parallel lists such as receivers and their cards)."""
+    if a == b or type(a) is not type(b) or not dataclasses.is_dataclass(a):
+        return False
+    names = [f.name for f in dataclasses.fields(a)]
+    lists = [n for n in names if isinstance(getattr(a, n), tuple)]
+    if any(getattr(a, n) != getattr(b, n) for n in names if n not in lists):
+        return False
+    for size in {len(getattr(a, n)) for n in lists}:
+        same = [n for n in lists if len(getattr(a, n)) == size]
+        if len(getattr(b, same[0])) != size or any(len(getattr(b, n)) != size for n in same):
+            return False
+        rows_a = sorted(repr(row) for row in zip(*(getattr(a, n) for n in same), strict=True))
+        rows_b = sorted(repr(row) for row in zip(*(getattr(b, n) for n in same), strict=True))
+        if rows_a != rows_b:
+            return False
+    return True
+
+
+def check_converging_outcomes(
+    game: Game[Any], viewer: int | None, seat: int, real: list[Outcome], variant: list[Outcome]
+) -> int:
+    """A command of ``seat`` in a state and one in a hidden variant of it (for ``viewer``)
+    that lead to exactly the same state must not show ``viewer`` the same events in a
+    different order (say, the receivers of two cards); returns how many pairs of outcomes
+    led to the same state (for tests).
+
+    The viewer cannot tell the two states apart, and afterwards there is nothing left to tell
+    apart, so an order that differs depends on the hidden cards alone. This is how a command
+    that names hidden cards by their place leaks: "the first of the two cards I drew goes to
+    seat 2, the second to seat 3", echoed in that order, where the variant holds the two cards
+    the other way round and the same deal reads "the second goes to seat 2". The same command
+    on both states never shows it."""
+    converging = 0
+    seen = [redacted(game, o.events, viewer) for o in real]
+    for outcome in variant:
+        theirs = redacted(game, outcome.events, viewer)
+        for other, ours in zip(real, seen, strict=True):
+            if ours == theirs or len(ours) != len(theirs):
+                continue
+            if other.after() != outcome.after():
+                continue
+            converging += 1
+            for a, b in zip(ours, theirs, strict=True):
+                assert not reordered(a, b), (
+                    f"viewer {viewer}: {other.command!r} by seat {seat} and "
+                    f"{outcome.command!r} on a hidden variant lead to the same state, but "
+                    f"show its events in an order that depends on hidden cards:\n{a}\n{b}"
+                )
+    return converging
+
+
 @pytest.mark.parametrize(("game", "players"), CASES)
 @PROPERTY
 @given(seed=SEEDS)
 def test_views_and_redacted_events_leak_nothing(game: Game[Any], players: int, seed: int) -> None:
     """A state that differs only in what a viewer may not see looks the same to that viewer.
 
-    ``hidden_variant`` re-deals what ``viewer`` cannot see. The viewer's view, its legal
-    commands and the redacted events of the same next command must be the same on both. A
-    command may reveal what was hidden only where the rules make it public, and then the
-    viewer's *view* after the command shows the difference too (e.g. a score that depends on
-    the cards left in hand): events never tell more than the view.
+    ``hidden_variant`` re-deals what ``viewer`` cannot see, or swaps two hidden cards between
+    their places. The viewer's view and its legal commands must be the same on both. The same
+    next command must have the same redacted events on both, unless the viewer's *view* after
+    it differs too (a command may reveal what was hidden only where the rules make it public,
+    e.g. a score that depends on the cards left in hand): events never tell more than the
+    view. And commands of another seat that lead both states to the same state must have the
+    same redacted events (:func:`check_converging_outcomes`).
     """
     _table, steps = play_out(game, players, seed)
     rng = random.Random(seed)
     differing_variants = 0
     same_events = 0
-    for step in sampled(steps, seed):
+    for step in sampled(steps, seed, game=game):
         state = step.state
         pending = game.pending(state)
+        real = {seat: outcomes(game, state, seat, rng) for seat in pending}
         for viewer in viewers(players):
-            for salt in (rng.randrange(2**32), rng.randrange(2**32)):
+            # Each kind of hidden change once (hidden_permutation: salt % 3).
+            for salt in (3 * rng.randrange(2**32) + kind for kind in range(3)):
                 variant = game.hidden_variant(state, viewer, salt)
                 assert game.copy_state(state) == state, "hidden_variant mutated the state"
                 if variant != state:
@@ -286,6 +389,9 @@ def test_views_and_redacted_events_leak_nothing(game: Game[Any], players: int, s
                         state, viewer
                     )
                 for seat in pending:
+                    if seat != viewer:
+                        found = outcomes(game, variant, seat, rng)
+                        check_converging_outcomes(game, viewer, seat, real[seat], found)
                     legal = game.legal_commands(state, seat)
                     if seat != viewer:
                         other = game.legal_commands(variant, seat)

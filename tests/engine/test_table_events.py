@@ -27,6 +27,8 @@ from referee.engine.table_events import (
 )
 
 GAMES = [pytest.param(game.info.type_id, id=game.info.type_id) for game in all_games()]
+#: The referee's commitment salt of the tables here (a server draws 32 random bytes).
+SALT = bytes(range(32))
 
 
 def refereed(
@@ -39,7 +41,12 @@ def refereed(
         options.setdefault("rounds", "1")
     count = players if players is not None else _min_players(game_type)
     return Table.create(
-        game_type, count, options, seed=b"table-events", settings=settings or TableSettings()
+        game_type,
+        count,
+        options,
+        seed=b"table-events",
+        settings=settings or TableSettings(),
+        salt=SALT,
     )
 
 
@@ -47,12 +54,23 @@ def _min_players(game_type: str) -> int:
     return next(g.info.min_players for g in all_games() if g.info.type_id == game_type)
 
 
-def test_commitment_is_sha256_hex() -> None:
-    assert commitment(b"abc") == hashlib.sha256(b"abc").hexdigest()
+def test_commitment_is_salted_sha256_hex() -> None:
+    assert commitment(b"abc", SALT) == hashlib.sha256(SALT + b"abc").hexdigest()
+    assert commitment(b"abc") == hashlib.sha256(b"abc").hexdigest()  # games before salts
     deal = FixedDeal(decks=(("1", "Q"),), picks=(2,))
     assert deal_text(deal) == b'{"decks":[["1","Q"]],"picks":[2]}'
-    assert deal_commitment(b"s", deal) == hashlib.sha256(b"s" + deal_text(deal)).hexdigest()
-    assert deal_commitment(b"s", None) == ""
+    expected = hashlib.sha256(SALT + b"s" + deal_text(deal)).hexdigest()
+    assert deal_commitment(b"s", deal, SALT) == expected
+    assert deal_commitment(b"s", None, SALT) == ""
+
+
+def test_a_refereed_table_draws_its_own_salt() -> None:
+    first, second = (
+        Table.create("vampire-queen", 3, seed=b"x", settings=TableSettings()) for _ in "ab"
+    )
+    assert len(first.config.salt) == 32 and first.config.salt != second.config.salt
+    assert first.status.commitment != second.status.commitment, "a guessable seed stays hidden"
+    assert first.log[1:] == second.log[1:], "the deal comes from the seed alone"
 
 
 @pytest.mark.parametrize("game_type", GAMES)
@@ -62,7 +80,7 @@ def test_a_refereed_table_opens_with_its_commitment(game_type: str) -> None:
         game_type, table.config.players, dict(table.config.options), seed=b"table-events"
     )
     first = table.log[0]
-    assert first == SeedCommitted(commitment(b"table-events"), "")
+    assert first == SeedCommitted(commitment(b"table-events", SALT), "")
     assert table.log[1:] == plain.log, "the commitment comes before the same deal"
     assert table.status.commitment == first.commitment
     assert table.view(None).commitment == first.commitment
@@ -151,7 +169,9 @@ def test_the_seed_is_revealed_once_the_game_is_over() -> None:
         table.submit(seat, table.legal_commands(seat)[0])
     assert table.reveal_due()
     events = table.reveal()
-    assert events == [SeedRevealed(b"table-events", None)]
+    assert events == [SeedRevealed(b"table-events", None, SALT)]
+    hidden = SeedRevealed(b"")
+    assert [table.redact(e, v) for e in events for v in (None, 0, 1, 2)] == [hidden] * 4
     table.extend(events)
     assert not table.reveal_due() and table.status.revealed == events[0]
     with pytest.raises(Rejection, match="revealed already"):
@@ -164,7 +184,15 @@ def test_a_deferred_reveal_waits_to_be_asked() -> None:
         seat = table.pending()[0]
         table.submit(seat, table.legal_commands(seat)[0])
     assert not table.reveal_due()
-    assert table.reveal() == [SeedRevealed(b"table-events", None)]
+    assert table.reveal() == [SeedRevealed(b"table-events", None, SALT)]
+
+
+def test_a_public_reveal_is_seen_by_everyone() -> None:
+    table = refereed(players=3, settings=TableSettings(public_reveal=True))
+    events = table.abort("the hall closes")
+    public = SeedRevealed(b"table-events", None, SALT, public=True)
+    assert events[-1] == public
+    assert [table.redact(public, v) for v in (None, 0, 1, 2)] == [public] * 4
 
 
 def test_plain_library_tables_make_no_table_events() -> None:
@@ -181,7 +209,7 @@ def test_abort_ends_the_game_without_results() -> None:
     events = table.abort("organiser: the hall closes")
     assert events == [
         GameAborted("organiser: the hall closes"),
-        SeedRevealed(b"table-events", None),
+        SeedRevealed(b"table-events", None, SALT),
     ]
     table.extend(events)
     assert table.over and table.results() is None
@@ -204,6 +232,8 @@ def test_table_events_round_trip_through_the_codec() -> None:
         SeedCommitted("ab" * 32, "cd" * 32),
         SeedRevealed(b"\x00seed\xff", FixedDeal(decks=(("1", "2"),), picks=(1,))),
         SeedRevealed(b"seed", None),
+        SeedRevealed(b"seed", None, SALT, public=True),
+        SeedRevealed(b""),
         TimedOut(seat, "lead", "VQ-6", command, 3),
         TimedOut(seat, "lead", "VQ-6", None, 3),
         SeatForfeited(seat, 3),

@@ -9,14 +9,14 @@ yellow (trump), blue, red, purple. Cards are written ``"Y3"`` (yellow 3) etc.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from referee import codec
-from referee.engine import FixedDeal, Rejection, Table
+from referee.engine import FixedDeal, Table
 from referee.games.dracula_vs_van_helsing.model import (
     CARDS,
     DECK,
@@ -57,6 +57,8 @@ from referee.games.dracula_vs_van_helsing.model import (
     TurnStarted,
     card_code,
 )
+from tests.games.helpers import names, of_type, rejected
+from tests.games.helpers import seen_by as redacted
 
 GAME = "dracula-vs-van-helsing"
 Y, B, R, P = Colour.YELLOW, Colour.BLUE, Colour.RED, Colour.PURPLE
@@ -144,27 +146,6 @@ def fast_round(table: Table[Any], turns: int = 7) -> list[Any]:
     return events
 
 
-def rejected(table: Table[Any], seat: int, command: Any) -> Rejection:
-    """Submit a command that must be refused; checks nothing changed and returns the error."""
-    version = table.version
-    before = table.game.copy_state(table.state)
-    try:
-        table.submit(seat, command)
-    except Rejection as error:
-        assert table.version == version
-        assert table.state == before
-        return error
-    raise AssertionError(f"{command!r} by seat {seat} was accepted")
-
-
-def names(events: Iterable[Any]) -> list[str]:
-    return [type(e).__name__ for e in events]
-
-
-def of_type(events: Iterable[Any], kind: type) -> list[Any]:
-    return [e for e in events if type(e) is kind]
-
-
 def rack(table: Table[Any], seat: int, viewer: int | None) -> tuple[Card, ...]:
     """``seat``'s cards, districts 1-5, as ``viewer`` sees them."""
     return tuple(s.card for s in table.view(viewer).game.racks[seat].slots)
@@ -172,10 +153,6 @@ def rack(table: Table[Any], seat: int, viewer: int | None) -> tuple[Card, ...]:
 
 def flags(table: Table[Any], seat: int) -> tuple[bool, ...]:
     return tuple(s.revealed for s in table.view(None).game.racks[seat].slots)
-
-
-def redacted(table: Table[Any], events: list[Any], viewer: int | None) -> list[Any]:
-    return [table.game.redact(e, viewer) for e in events]
 
 
 # --- DV-1 ... DV-6: components, setup, the deal ------------------------------------------------

@@ -23,8 +23,10 @@ shipped file. With it (day symbols / vampire symbol, colour):
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -32,9 +34,8 @@ from typing import Any
 
 import pytest
 
-from referee.engine import FixedDeal, Rejection, Table
+from referee.engine import FixedDeal, Table
 from referee.games.mau_mau_vampires import characters as character_data
-from referee.games.mau_mau_vampires import rules
 from referee.games.mau_mau_vampires.characters import (
     CHARACTERS,
     CharacterDataError,
@@ -97,6 +98,9 @@ from referee.games.mau_mau_vampires.model import (
     read_card,
 )
 from referee.games.mau_mau_vampires.rules import MAX_TIEBREAKS, hand_size_for
+from tests.engine.test_registry import shipped
+from tests.games.helpers import game_view as view
+from tests.games.helpers import of_type, play, rejected, seen_by
 
 GAME = "mau-mau-vampires"
 MAU = Announcement.MAU
@@ -149,10 +153,18 @@ PROVISIONAL: dict[str, Any] = {
 PROVISIONAL_TABLE = parse_characters(PROVISIONAL, "test table")
 
 
+def use_characters(monkeypatch: pytest.MonkeyPatch, table: CharacterTable) -> None:
+    """MM-4: play with ``table`` as the character data, in every module of the game that
+    reads it (the rules are split over several)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("referee.games.mau_mau_vampires") and hasattr(module, "CHARACTERS"):
+            monkeypatch.setattr(module, "CHARACTERS", table)
+
+
 @pytest.fixture(autouse=True)
 def provisional_characters(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The tests' situations are built on the MM-4 table, whatever the shipped file holds."""
-    monkeypatch.setattr(rules, "CHARACTERS", PROVISIONAL_TABLE)
+    use_characters(monkeypatch, PROVISIONAL_TABLE)
     yield
 
 
@@ -241,42 +253,9 @@ def play_card(text: str, announce: Announcement = NONE, wolf: int | None = None)
     return PlayCard(card(text), announce, wolf)
 
 
-def play(table: Table[Any], *moves: tuple[int, Any]) -> list[Any]:
-    """Submit ``(seat, command)`` moves in order; all the events they caused."""
-    events: list[Any] = []
-    for seat, command in moves:
-        events.extend(table.submit(seat, command))
-    return events
-
-
-def rejected(table: Table[Any], seat: int, command: Any) -> Rejection:
-    """A command that must be refused; checks that nothing changed and returns the error."""
-    version = table.version
-    before = table.game.copy_state(table.state)
-    try:
-        table.submit(seat, command)
-    except Rejection as error:
-        assert table.version == version
-        assert table.state == before
-        return error
-    raise AssertionError(f"{command!r} by seat {seat} was accepted")
-
-
-def of_type(events: Sequence[Any], kind: type) -> list[Any]:
-    return [e for e in events if type(e) is kind]
-
-
-def view(table: Table[Any], viewer: int | None) -> Any:
-    return table.view(viewer).game
-
-
 def hand_of(table: Table[Any], seat: int | None) -> tuple[Card, ...]:
     hand: tuple[Card, ...] = view(table, seat).hand
     return hand
-
-
-def seen_by(table: Table[Any], events: Sequence[Any], viewer: int | None) -> list[Any]:
-    return [table.game.redact(e, viewer) for e in events]
 
 
 def drawn(events: Sequence[Any]) -> list[tuple[int, int, DrawReason]]:
@@ -366,7 +345,7 @@ def test_mm_4_replacement_data_changes_the_game_without_code(
     path.write_text(json.dumps(data), encoding="utf-8")
     table_data = load_characters(path)
     assert table_data.symbols[4] == "wooden stake"
-    monkeypatch.setattr(rules, "CHARACTERS", table_data)
+    use_characters(monkeypatch, table_data)
     table = new_table(QUIET, start="R11")
     events = play(table, (0, play_card("R5")))  # S5 now triggers the Count's (a)
     assert of_type(events, AbilityTriggered) == [AbilityTriggered(0, Ability.GIVE_LEFT, "C1")]
@@ -420,8 +399,9 @@ def test_mm_4_data_that_is_not_json_fails_at_load(tmp_path: Path) -> None:
 def test_mm_4_the_shipped_file_loads_from_the_package() -> None:
     """MM-4: the data file ships inside the package (package data), read at import."""
     assert isinstance(character_data.load_shipped(), CharacterTable)
-    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
-    assert "characters.json" in pyproject and '"referee.games.mau_mau_vampires"' in pyproject
+    packages, data = shipped(Path(__file__).resolve().parents[2])
+    assert "referee.games.mau_mau_vampires" in packages
+    assert any(fnmatch.fnmatch("characters.json", pattern) for pattern in data)
 
 
 # --- setup (MM-5 ... MM-7) --------------------------------------------------------------------
@@ -1229,10 +1209,29 @@ def test_mm_22_g_draw_two_then_give_them_away_or_keep_them() -> None:
     assert rejected(table, 0, ShareDrawn((1, 5))).rule_id == "MM-22"
     events = play(table, (0, ShareDrawn((1, 0))))
     shared = events[0]
-    assert shared == DrawnShared(0, (1, 0), cards("P1 WOLF"), NONE, NONE)
-    assert table.game.redact(shared, 1).cards == (card("P1"), HIDDEN)
+    # Listed by receiving seat, not in the order of the cards (MM-28).
+    assert shared == DrawnShared(0, (0, 1), cards("WOLF P1"), NONE, NONE)
+    assert table.game.redact(shared, 1).cards == (HIDDEN, card("P1"))
     assert table.game.redact(shared, 2).cards == (HIDDEN, HIDDEN)
     assert card("P1") in hand_of(table, 1) and card("WOLF") in hand_of(table, 0)
+
+
+def test_mm_28_mm_22_g_receivers_are_listed_by_seat_whatever_the_cards() -> None:
+    """MM-28, MM-22 (g): who got which of the two cards must not show in the order of the
+    receivers. The Professor gives P1 to seat 1 and the other card to seat 2; whether the
+    other card sorts below or above P1, seat 1 and a spectator see the same event."""
+    seen = []
+    for other in ("R3", "P9"):  # below P1 in card order, above it
+        hands = ["R5 R6 R7 B5 B6 G7 G8 P10", None, None]
+        table = new_table(hands, start="R11", draws=f"P1 {other}", characters=["C7", "C1", "C2"])
+        play(table, (0, play_card("R5")), (0, UseAbility()))
+        to_share = view(table, 0).to_share
+        to_seats = tuple(1 if c == card("P1") else 2 for c in to_share)
+        shared = play(table, (0, ShareDrawn(to_seats)))[0]
+        assert shared.to_seats == (1, 2)
+        seen.append((table.game.redact(shared, 1), table.game.redact(shared, None)))
+    assert seen[0] == seen[1]
+    assert seen[0][0].cards == (card("P1"), HIDDEN)
 
 
 def test_mm_22_h_set_aside_a_pot_the_next_special_card_takes_it() -> None:
@@ -1465,6 +1464,8 @@ def test_mm_28_hidden_variants_change_only_what_the_viewer_cannot_see() -> None:
         assert changed
     assert all(v.pair == state.pair for v in variants(table, 0))
     assert any(v.pair != state.pair for v in variants(table, 1))
+    # The same two cards the other way round, too: their order is the drawer's secret.
+    assert any(v.pair == state.pair[::-1] for v in variants(table, None, 30))
 
 
 def test_mm_28_hidden_variants_keep_a_called_colour_answerable_and_shown_cards() -> None:

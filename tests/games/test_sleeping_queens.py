@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from referee import codec
-from referee.engine import Decision, FixedDeal, Rejection, Table, get_game
+from referee.engine import Decision, FixedDeal, Table, get_game
 from referee.games.sleeping_queens.model import (
     CAKE,
     CARD_NOTATION,
@@ -76,6 +76,8 @@ from referee.games.sleeping_queens.model import (
 )
 from referee.games.sleeping_queens.rules import DECK, QUEEN_DECK, is_valid_discard
 from referee.v1 import referee_pb2 as pb
+from tests.games.helpers import names as kinds
+from tests.games.helpers import rejected
 
 GAME = "sleeping-queens"
 SQ = get_game(GAME)
@@ -131,21 +133,6 @@ def given(table: Table[Any], *events: Any, turn: int) -> None:
 def awake(seat: int, *queens: int) -> list[QueenWoken]:
     """Events waking ``queens`` (at their default positions) in front of ``seat``."""
     return [QueenWoken(seat, AT[q], q) for q in queens]
-
-
-def rejected(table: Table[Any], seat: int, command: Any) -> Rejection:
-    """Submit a command that must be refused; checks that nothing changed."""
-    before = SQ.copy_state(table.state)
-    version = table.version
-    with pytest.raises(Rejection) as info:
-        table.submit(seat, command)
-    assert table.state == before
-    assert table.version == version
-    return info.value
-
-
-def kinds(events: Sequence[Any]) -> list[str]:
-    return [type(e).__name__ for e in events]
 
 
 def hand(table: Table[Any], seat: int | None) -> tuple[int, ...]:

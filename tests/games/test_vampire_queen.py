@@ -39,19 +39,15 @@ from referee.games.vampire_queen.model import (
     TrickWon,
 )
 from referee.games.vampire_queen.rules import DECK, hand_size_for
-from tests.games.vq_helpers import (
-    GAME,
-    S,
+from tests.games.helpers import (
     accepted_commands,
-    build_deck,
     names,
-    new_table,
     of_type,
     play,
     rejected,
     same_commands,
-    values,
 )
+from tests.games.vq_helpers import GAME, S, build_deck, new_table, values
 
 # --- scenarios used by several rules -----------------------------------------------------------
 

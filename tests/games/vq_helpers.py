@@ -7,10 +7,10 @@ Card notation in the helpers: a space-separated list where ``"8"`` is one 8, ``"
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.engine import FixedDeal, Rejection, Table
+from referee.engine import FixedDeal, Table
 from referee.games.vampire_queen.model import QUEEN, PlaySet
 from referee.games.vampire_queen.rules import DECK, hand_size_for
 
@@ -90,50 +90,3 @@ def new_table(
 def S(value: int, count: int = 1, queens: int = 0) -> PlaySet:
     """``PlaySet``: ``count`` cards of ``value``, ``queens`` of them queens."""
     return PlaySet(value=value, count=count, queens=queens)
-
-
-def play(table: Table[Any], *moves: tuple[int, Any]) -> list[Any]:
-    """Submit ``(seat, command)`` moves in order; all the events they caused."""
-    events: list[Any] = []
-    for seat, command in moves:
-        events.extend(table.submit(seat, command))
-    return events
-
-
-def rejected(table: Table[Any], seat: int, command: Any) -> Rejection:
-    """Submit a command that must be refused; checks nothing changed and returns the error."""
-    version = table.version
-    before = table.game.copy_state(table.state)
-    try:
-        table.submit(seat, command)
-    except Rejection as error:
-        assert table.version == version
-        assert table.state == before
-        return error
-    raise AssertionError(f"{command!r} by seat {seat} was accepted")
-
-
-def of_type(events: Iterable[Any], kind: type) -> list[Any]:
-    return [e for e in events if type(e) is kind]
-
-
-def names(events: Iterable[Any]) -> list[str]:
-    return [type(e).__name__ for e in events]
-
-
-def accepted_commands(table: Table[Any], seat: int) -> list[Any]:
-    """Every command of the command space that ``decide`` accepts now (in the space's order)."""
-    game, state = table.game, table.state
-    accepted = []
-    for command in game.command_space(state, seat):
-        try:
-            game.decide(state, seat, command)
-        except Rejection:
-            continue
-        accepted.append(command)
-    return accepted
-
-
-def same_commands(legal: list[Any], accepted: list[Any]) -> bool:
-    """The legal list holds each command once and exactly the accepted ones."""
-    return len(legal) == len(set(legal)) and set(legal) == set(accepted)

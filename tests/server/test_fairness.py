@@ -25,6 +25,7 @@ from tests.server.conftest import (
     DECK,
     RPC_TIMEOUT,
     Game,
+    assert_bad_request,
     create_refereed,
     event_kind,
     fails,
@@ -33,6 +34,7 @@ from tests.server.conftest import (
     referee_kind,
     stream_request,
     summary,
+    view,
     wait_for,
 )
 
@@ -76,7 +78,11 @@ def play_out(stub: pb_grpc.RefereeServiceStub, game: Game, rng: random.Random) -
 
 
 def export(stub: pb_grpc.RefereeServiceStub, game: Game) -> pb.ExportGameResponse:
-    return stub.ExportGame(pb.ExportGameRequest(game_id=game.game_id), timeout=RPC_TIMEOUT)
+    """The organiser's export (the full log is the organiser's alone by default)."""
+    request = pb.ExportGameRequest(
+        game_id=game.game_id, organiser_token=game.created.organiser_token
+    )
+    return stub.ExportGame(request, timeout=RPC_TIMEOUT)
 
 
 @pytest.mark.parametrize("game_type", [g.info.type_id for g in all_games()])
@@ -94,15 +100,18 @@ def test_verify_passes_on_a_finished_game_of_every_type(
     )
     commitment = game.created.game.seed_commitment
     assert len(commitment) == 64 and not game.created.game.revealed_seed
-    failure = fails(sqlite_stub.ExportGame, pb.ExportGameRequest(game_id=game.game_id))
+    early = pb.ExportGameRequest(game_id=game.game_id, organiser_token=game.created.organiser_token)
+    failure = fails(sqlite_stub.ExportGame, early)
     assert failure.code is grpc.StatusCode.FAILED_PRECONDITION, failure
     play_out(sqlite_stub, game, rng)
 
     final = summary(sqlite_stub, game)
-    assert final.game_over and hashlib.sha256(final.revealed_seed).hexdigest() == commitment
+    assert final.game_over and final.seed_released and not final.revealed_seed
     exported = export(sqlite_stub, game)
+    revealed = exported.events[-1].referee.seed_revealed
+    assert len(revealed.salt) == 32 and exported.game.revealed_seed == revealed.seed
+    assert hashlib.sha256(revealed.salt + revealed.seed).hexdigest() == commitment
     assert exported.events[0].referee.seed_committed.commitment == commitment
-    assert exported.events[-1].referee.seed_revealed.seed == final.revealed_seed
     assert len(exported.commands) == sum(s.commands for s in final.seat_stats) > 0
     report = fairness.verify_export(exported)
     assert report.ok, report.text()
@@ -111,9 +120,13 @@ def test_verify_passes_on_a_finished_game_of_every_type(
     with SqliteEventStore(store.removeprefix("sqlite:")) as opened:
         assert fairness.verify_store(opened, game.game_id).ok
     assert referee_main(["verify", game.game_id, "--store", store]) == 0
-    assert referee_main(["verify", game.game_id, "--server", server.address, "--json"]) == 0
-    out = capsys.readouterr().out
-    assert "OK " in out and '"ok": true' in out
+    assert "OK " in capsys.readouterr().out
+    token = game.created.organiser_token
+    assert referee_main(["verify", game.game_id, "--server", server.address, "--json"]) == 2
+    assert "UNAUTHENTICATED" in capsys.readouterr().err  # the full log is the organiser's
+    verify_args = ["verify", game.game_id, "--server", server.address, "--json"]
+    assert referee_main([*verify_args, "--organiser-token", token]) == 0
+    assert '"ok": true' in capsys.readouterr().out
 
 
 def test_verify_has_nothing_to_check_before_the_reveal(
@@ -249,8 +262,8 @@ def test_the_deals_check_out_with_an_independent_implementation(
     play_out(stub, game, rng)
     events = list(export(stub, game).events)
 
-    seed = events[-1].referee.seed_revealed.seed
-    assert hashlib.sha256(seed).hexdigest() == events[0].referee.seed_committed.commitment
+    seed, salt = events[-1].referee.seed_revealed.seed, events[-1].referee.seed_revealed.salt
+    assert hashlib.sha256(salt + seed).hexdigest() == events[0].referee.seed_committed.commitment
     unshuffled = [str(v) for v in range(1, 14) for _ in range(8)] + ["Q"] * 4
     assert unshuffled == DECK
     size = min(13, 108 // players)
@@ -286,23 +299,27 @@ def test_a_deferred_reveal_waits_for_the_organiser(
     play_out(stub, game, rng)
 
     final = summary(stub, game)
-    assert final.game_over and not final.revealed_seed
+    assert final.game_over and not final.revealed_seed and not final.seed_released
     messages = read_ok(stub, stream_request(game, None))  # ends after the game's last event
     assert event_kind(messages[-1].event) == "game_ended"
-    assert fails(stub.ExportGame, pb.ExportGameRequest(game_id=game.game_id)).code is (
-        grpc.StatusCode.FAILED_PRECONDITION
-    )
+    early = pb.ExportGameRequest(game_id=game.game_id, organiser_token=organiser)
+    assert fails(stub.ExportGame, early).code is grpc.StatusCode.FAILED_PRECONDITION
     as_seat = pb.RevealSeedRequest(game_id=game.game_id, organiser_token=game.tokens[0])
     assert fails(stub.RevealSeed, as_seat).code is grpc.StatusCode.PERMISSION_DENIED
     nobody = pb.RevealSeedRequest(game_id=game.game_id)
     assert fails(stub.RevealSeed, nobody).code is grpc.StatusCode.UNAUTHENTICATED
 
-    revealed = stub.RevealSeed(request, timeout=RPC_TIMEOUT).game
-    assert hashlib.sha256(revealed.revealed_seed).hexdigest() == revealed.seed_commitment
+    revealed = stub.RevealSeed(request, timeout=RPC_TIMEOUT).game  # the organiser's answer
+    assert revealed.revealed_seed and revealed.seed_released
     assert stub.RevealSeed(request, timeout=RPC_TIMEOUT).game == revealed  # idempotent
     after = read_ok(stub, stream_request(game, None, after_sequence=final.version))
     assert referee_kind(after[-1].event) == "seed_revealed"
-    assert fairness.verify_export(export(stub, game)).ok
+    assert not after[-1].event.referee.seed_revealed.seed
+    assert not summary(stub, game).revealed_seed
+    exported = export(stub, game)
+    salt = exported.events[-1].referee.seed_revealed.salt
+    assert hashlib.sha256(salt + revealed.revealed_seed).hexdigest() == revealed.seed_commitment
+    assert fairness.verify_export(exported).ok
 
 
 def test_verify_follows_timeouts_forfeits_and_a_fixed_deal(
@@ -327,3 +344,124 @@ def test_verify_follows_timeouts_forfeits_and_a_fixed_deal(
     forged.CopyFrom(exported)
     forged.events[-1].referee.seed_revealed.deal.decks[0].cards.reverse()
     assert "deal commitment" in fairness.verify_export(forged).problems[0]
+
+
+# --- the reveal is the organiser's (issue 10: "the fairness reveal leaks every hand") ---------
+
+
+def _everything_public(stub: pb_grpc.RefereeServiceStub, game: Game) -> dict[str, bytes]:
+    """Every answer a seat or spectator can get about a finished game, by who asked."""
+    seen: dict[str, bytes] = {}
+    listed = stub.ListGames(pb.ListGamesRequest(), timeout=RPC_TIMEOUT)
+    public = summary(stub, game).SerializeToString() + listed.SerializeToString()
+    for viewer in [*range(game.players), None]:
+        messages = read_ok(stub, stream_request(game, viewer))
+        chunks = [m.SerializeToString() for m in messages]
+        chunks.append(view(stub, game, viewer).SerializeToString())
+        seen[f"seat {viewer}" if viewer is not None else "the spectator"] = (
+            b"\x00".join(chunks) + public
+        )
+    return seen
+
+
+@pytest.mark.parametrize("game_type", [g.info.type_id for g in all_games()])
+def test_no_seat_or_spectator_gets_the_seed_or_the_full_log(
+    stub: pb_grpc.RefereeServiceStub, rng: random.Random, game_type: str
+) -> None:
+    """Regression (VQ-21/VQ-22 and every game's Information section): before, the end of the
+    game appended a public SeedRevealed{seed, deal} and ExportGame answered anyone."""
+    players = next(g.info.min_players for g in all_games() if g.info.type_id == game_type)
+    seed = "secret-" + uuid.uuid4().hex
+    game = create_refereed(
+        stub, players=players, game_type=game_type, options=SHORT.get(game_type), seed=seed
+    )
+    play_out(stub, game, rng)
+    final = summary(stub, game)
+    assert final.game_over and final.seed_released and not final.revealed_seed
+    assert not final.public_reveal_waives_secrecy
+
+    nobody = pb.ExportGameRequest(game_id=game.game_id)
+    assert fails(stub.ExportGame, nobody).code is grpc.StatusCode.UNAUTHENTICATED
+    for token in game.tokens:
+        as_seat = pb.ExportGameRequest(game_id=game.game_id, organiser_token=token)
+        assert fails(stub.ExportGame, as_seat).code is grpc.StatusCode.PERMISSION_DENIED
+
+    exported = export(stub, game)  # the organiser's: the seed, the salt, the whole log
+    revealed = exported.events[-1].referee.seed_revealed
+    assert revealed.seed == seed.encode() and exported.game.revealed_seed == seed.encode()
+    secrets = [seed.encode(), revealed.salt]
+    hidden = [e.SerializeToString() for e in exported.events if e.WhichOneof("game") != "referee"]
+    for who, everything in _everything_public(stub, game).items():
+        for secret in secrets:
+            assert secret not in everything, f"the seed or salt reached {who}"
+        assert exported.SerializeToString() not in everything
+    assert hidden, "the organiser's log has the game's events"
+    assert fairness.verify_export(exported).ok
+
+
+def test_a_public_reveal_must_be_chosen_and_shows(
+    stub: pb_grpc.RefereeServiceStub, rng: random.Random
+) -> None:
+    game = create_refereed(stub, players=3, public_reveal_waives_secrecy=True)
+    assert game.created.game.public_reveal_waives_secrecy
+    play_out(stub, game, rng)
+    final = summary(stub, game)
+    assert final.public_reveal_waives_secrecy and final.revealed_seed
+    last = read_ok(stub, stream_request(game, 1))[-1].event.referee.seed_revealed
+    assert last.public and last.seed == final.revealed_seed and len(last.salt) == 32
+    public = stub.ExportGame(pb.ExportGameRequest(game_id=game.game_id), timeout=RPC_TIMEOUT)
+    assert fairness.verify_export(public).ok
+    wrong = pb.ExportGameRequest(game_id=game.game_id, organiser_token=game.tokens[0])
+    assert fails(stub.ExportGame, wrong).code is grpc.StatusCode.PERMISSION_DENIED
+
+
+# --- seeds that cannot be guessed (issue 10, section 3) ---------------------------------------
+
+
+def test_a_short_seed_is_refused_unless_declared_public(stub: pb_grpc.RefereeServiceStub) -> None:
+    for weak in ("4711", "a" * 40, "0123456789" * 2):
+        request = pb.CreateGameRequest(game_type="vampire-queen", players=3, seed=weak)
+        assert_bad_request(fails(stub.CreateGame, request), "seed")
+    too_long = pb.CreateGameRequest(
+        game_type="vampire-queen", players=3, seed="x" * 257, public_reproducible_seed=True
+    )
+    assert_bad_request(fails(stub.CreateGame, too_long), "seed")
+
+    public = pb.CreateGameRequest(
+        game_type="vampire-queen", players=3, seed="4711", public_reproducible_seed=True
+    )
+    first = stub.CreateGame(public, timeout=RPC_TIMEOUT).game
+    second = stub.CreateGame(public, timeout=RPC_TIMEOUT).game
+    assert first.public_reproducible_seed and not first.public_reveal_waives_secrecy
+    # The commitment is salted with the referee's own randomness: a guessable seed cannot be
+    # found from ListGames any more (it could, in under a second: SHA-256("4711")).
+    assert first.seed_commitment != second.seed_commitment
+    published = {g.seed_commitment for g in stub.ListGames(pb.ListGamesRequest()).games}
+    guesses = {hashlib.sha256(str(n).encode()).hexdigest() for n in range(10_000)}
+    assert not published & guesses
+    secret = stub.CreateGame(
+        pb.CreateGameRequest(game_type="vampire-queen", players=3, seed=uuid.uuid4().hex),
+        timeout=RPC_TIMEOUT,
+    )
+    assert not secret.game.public_reproducible_seed
+
+
+def test_fixed_deals_are_capped(stub: pb_grpc.RefereeServiceStub) -> None:
+    def create(deal: pb.FixedDeal) -> pb.CreateGameRequest:
+        return pb.CreateGameRequest(game_type="vampire-queen", players=3, deal=deal)
+
+    assert_bad_request(
+        fails(stub.CreateGame, create(pb.FixedDeal(picks=[0] * 100_000))), "deal.picks"
+    )
+    many = pb.FixedDeal()
+    for _ in range(257):
+        many.decks.add().cards.extend(DECK)
+    assert_bad_request(fails(stub.CreateGame, create(many)), "deal.decks")
+    big = pb.FixedDeal()
+    big.decks.add().cards.extend(DECK * 5)
+    assert_bad_request(fails(stub.CreateGame, create(big)), "deal.decks[0].cards")
+    long_card = pb.FixedDeal()
+    long_card.decks.add().cards.extend([*DECK[:-1], "Q" * 17])
+    assert_bad_request(fails(stub.CreateGame, create(long_card)), "deal.decks[0].cards")
+    # Within the caps, a fixed deal is dealt as given.
+    assert create_refereed(stub, deal=fixed_deal(DECK, 0)).created.game.deal_commitment

@@ -20,6 +20,7 @@ from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import (
     CARD,
     DECK,
+    RPC_TIMEOUT,
     Failure,
     Game,
     create_game,
@@ -116,14 +117,19 @@ def test_a_whole_random_game_leaks_nothing(
     for (seat, _, _), response in zip(played.commands, played.responses, strict=True):
         received[seat].append(response.SerializeToString())
     streams = {v: read_ok(stub, stream_request(game, v)) for v in [*range(PLAYERS), None]}
+    public = [
+        summary(stub, game).SerializeToString(),
+        stub.ListGames(pb.ListGamesRequest(), timeout=RPC_TIMEOUT).SerializeToString(),
+    ]
     for v, messages in streams.items():
-        # The seed is public once the game is over, in the stream's last event (and nowhere
-        # else); everything before it is searched for it.
-        *during, reveal = messages
-        assert reveal.event.referee.seed_revealed.seed == SEED.encode()
-        assert during[-1].view.game_over
-        received[v].extend(m.SerializeToString() for m in during)
+        # The seed goes to the organiser only (VQ-21/VQ-22: hands stay secret after the end):
+        # the reveal everyone sees is empty; everything, the reveal included, is searched.
+        reveal = messages[-1].event.referee
+        assert reveal.WhichOneof("kind") == "seed_revealed" and not reveal.seed_revealed.seed
+        assert not reveal.seed_revealed.salt and not reveal.seed_revealed.HasField("deal")
+        received[v].extend(m.SerializeToString() for m in messages)
         received[v].append(view(stub, game, v).SerializeToString())
+        received[v].extend(public)
     assert sum(len(e) for e in errors.values()) > 20, "the probe made too few rejected attempts"
 
     shuffles = sorted(

@@ -93,7 +93,13 @@ def test_request_over_max_message_bytes_is_resource_exhausted() -> None:
             pb.CreateGameRequest(game_type=GAME, players=3, seed="s" * (2 * limit)),
         )
         assert failure.code is grpc.StatusCode.RESOURCE_EXHAUSTED, failure
-        game = create_game(stub, seed="s" * (limit // 2))  # under the limit: fine
+        # Under the limit: fine (options are checked after the size; an unknown one is named).
+        failure = fails(
+            stub.CreateGame,
+            pb.CreateGameRequest(game_type=GAME, players=3, options={"x" * (limit // 2): "1"}),
+        )
+        assert failure.code is grpc.StatusCode.INVALID_ARGUMENT, failure
+        game = create_game(stub)
         request = submit_request(game, 0, None, command_id="c" * (2 * limit))
         failure = fails(stub.SubmitCommand, request)
         assert failure.code is grpc.StatusCode.RESOURCE_EXHAUSTED, failure

@@ -301,7 +301,7 @@ class ServeRun:
 @pytest.fixture(scope="module")
 def served() -> Iterator[ServeRun]:
     run = ServeRun()
-    process = Served()
+    process = Served("--log-level", "debug")  # the per-command lines are debug
     try:
         run.address = process.address
         with grpc.insecure_channel(process.address) as channel:

@@ -219,7 +219,8 @@ def test_the_organiser_aborts_a_game(stub: pb_grpc.RefereeServiceStub, rng: rand
     assert endings == dict.fromkeys(viewers), endings  # every stream ends with OK
 
     assert aborted.game_over and aborted.aborted and aborted.abort_reason == "the hall closes"
-    assert not aborted.results and not aborted.pending_seats and aborted.revealed_seed
+    assert not aborted.results and not aborted.pending_seats and aborted.seed_released
+    assert not aborted.revealed_seed  # the organiser's alone (ExportGame with its token)
     assert summary(stub, game) == aborted
     for v in viewers:
         last_two = [m.event for m in received[v][-2:]]
@@ -234,7 +235,12 @@ def test_the_organiser_aborts_a_game(stub: pb_grpc.RefereeServiceStub, rng: rand
     again = pb.AbortGameRequest(game_id=game.game_id, organiser_token=game.created.organiser_token)
     assert fails(stub.AbortGame, again).code is grpc.StatusCode.FAILED_PRECONDITION
     report = fairness.verify_export(
-        stub.ExportGame(pb.ExportGameRequest(game_id=game.game_id), timeout=RPC_TIMEOUT)
+        stub.ExportGame(
+            pb.ExportGameRequest(
+                game_id=game.game_id, organiser_token=game.created.organiser_token
+            ),
+            timeout=RPC_TIMEOUT,
+        )
     )
     assert report.ok, report.text()
 

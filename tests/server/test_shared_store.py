@@ -22,7 +22,9 @@ async def _scenario() -> None:
     await first.recover()
     await second.recover()
     live, tokens, _ = await first.create(
-        pb.CreateGameRequest(game_type="vampire-queen", players=3, seed="shared")
+        pb.CreateGameRequest(
+            game_type="vampire-queen", players=3, seed="shared", public_reproducible_seed=True
+        )
     )
     mirror = await second.get(live.game_id)
     assert mirror.table.version == live.table.version

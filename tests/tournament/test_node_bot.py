@@ -30,7 +30,11 @@ def test_node_bot_plays_every_seat(
         stub = referee_pb2_grpc.RefereeServiceStub(channel)
         created = stub.CreateGame(
             referee_pb2.CreateGameRequest(
-                game_type=game, players=players, options=options, seed="node"
+                game_type=game,
+                players=players,
+                options=options,
+                seed="node",
+                public_reproducible_seed=True,
             )
         )
         processes = [

@@ -49,7 +49,11 @@ def play_all(
 ) -> tuple[str, list[PlayResult]]:
     created = stub.CreateGame(
         referee_pb2.CreateGameRequest(
-            game_type=game, players=players, options=options or {}, seed="sdk"
+            game_type=game,
+            players=players,
+            options=options or {},
+            seed="sdk",
+            public_reproducible_seed=True,
         )
     )
     results: list[PlayResult | None] = [None] * players
@@ -150,7 +154,9 @@ def test_a_dropped_stream_is_resumed_after_the_last_sequence(
     stub: referee_pb2_grpc.RefereeServiceStub,
 ) -> None:
     created = stub.CreateGame(
-        referee_pb2.CreateGameRequest(game_type="sleeping-queens", players=2, seed="drop")
+        referee_pb2.CreateGameRequest(
+            game_type="sleeping-queens", players=2, seed="drop", public_reproducible_seed=True
+        )
     )
     dropping = DroppingStub(stub)
     results: dict[int, PlayResult] = {}
@@ -179,7 +185,9 @@ def test_main_runs_a_bot_script(
     address: str, stub: referee_pb2_grpc.RefereeServiceStub, capsys: pytest.CaptureFixture[str]
 ) -> None:
     created = stub.CreateGame(
-        referee_pb2.CreateGameRequest(game_type="sleeping-queens", players=2, seed="main")
+        referee_pb2.CreateGameRequest(
+            game_type="sleeping-queens", players=2, seed="main", public_reproducible_seed=True
+        )
     )
     other = threading.Thread(
         target=play,

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.engine.chance import deck_for, pick_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation, pick_for
 from referee.engine.game import (
     Decision,
     Game,
@@ -40,6 +40,7 @@ from referee.engine.game import (
     SeatResult,
     Viewer,
     rank_by_score,
+    union_members,
 )
 from referee.games.dracula_vs_van_helsing import labels
 from referee.games.dracula_vs_van_helsing.model import (
@@ -58,6 +59,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     CardRevealed,
     ChooseTrump,
     Colour,
+    Command,
     Comparison,
     DeckTopRevealed,
     DiscardDrawn,
@@ -70,6 +72,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     DrawnCardPlaced,
     EffectSkipped,
     EndCalled,
+    Event,
     ExchangeDistrict,
     GameEnd,
     GameEnded,
@@ -244,36 +247,8 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             "Dracula turns humans into vampires, Van Helsing drains his HP."
         ),
     )
-    command_types = (
-        Draw,
-        CallEnd,
-        DiscardDrawn,
-        PlaceDrawn,
-        RevealOwn,
-        RevealOpponent,
-        SwapSlots,
-        ExchangeDistrict,
-        ChooseTrump,
-    )
-    event_types = (
-        GameStarted,
-        RoundStarted,
-        SlotsDealt,
-        TurnStarted,
-        EndCalled,
-        CardDrawn,
-        DrawnCardDiscarded,
-        DrawnCardPlaced,
-        CardRevealed,
-        DeckTopRevealed,
-        SlotsSwapped,
-        DistrictExchanged,
-        TrumpChanged,
-        EffectSkipped,
-        RoundEnded,
-        DistrictResolved,
-        GameEnded,
-    )
+    command_types = union_members(Command)
+    event_types = union_members(Event)
     view_type = DraculaVsVanHelsingView
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
@@ -496,8 +471,9 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             places.append((2, 0))
             codes.append(state.drawn)
         flags = [state.seen[code] for code in codes]
+        groups = [None if where == 2 else where for where, _ in places]  # deck, each row
         for (where, index), code, seen in zip(
-            places, shuffled(codes, b"hidden-variant", salt), flags, strict=True
+            places, hidden_permutation(codes, groups, salt), flags, strict=True
         ):
             if where == -1:
                 other.deck[index] = code

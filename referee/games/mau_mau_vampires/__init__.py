@@ -4,10 +4,11 @@ Importing this package reads and checks the character data file (``characters.js
 a malformed file fails here, at start-up, with a message naming the entry.
 """
 
-from referee.engine.registry import register
 from referee.games.mau_mau_vampires.model import *  # noqa: F403 (the wire vocabulary)
-from referee.games.mau_mau_vampires.rules import MauMauVampires, MauMauVampiresState
+from referee.games.mau_mau_vampires.rules import MauMauVampires
+from referee.games.mau_mau_vampires.state import MauMauVampiresState
 
-GAME = register(MauMauVampires())
+#: The rules, found by the registry (referee.engine.registry).
+GAME = MauMauVampires()
 
 __all__ = ["GAME", "MauMauVampires", "MauMauVampiresState"]

@@ -561,7 +561,8 @@ class CharactersSwapped:
 @dataclass(frozen=True, slots=True)
 class DrawnShared:
     """``seat`` handed out the cards drawn by (g): ``cards[i]`` went to ``to_seats[i]`` (its own
-    seat: kept). Each card is seen by ``seat`` and its receiver only (MM-28)."""
+    seat: kept), listed by receiving seat, so the order tells nothing about the cards. Each
+    card is seen by ``seat`` and its receiver only (MM-28)."""
 
     seat: int
     to_seats: tuple[int, ...]

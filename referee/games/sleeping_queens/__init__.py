@@ -1,9 +1,9 @@
 """Sleeping Queens (``shared/rules/sleeping-queens.md``, SQ-1 ... SQ-19)."""
 
-from referee.engine.registry import register
 from referee.games.sleeping_queens.model import *  # noqa: F403 (the wire vocabulary)
 from referee.games.sleeping_queens.rules import SleepingQueens, SleepingQueensState
 
-GAME = register(SleepingQueens())
+#: The rules, found by the registry (referee.engine.registry).
+GAME = SleepingQueens()
 
 __all__ = ["GAME", "SleepingQueens", "SleepingQueensState"]

@@ -40,7 +40,7 @@ from functools import cache, lru_cache
 from itertools import combinations, compress
 from typing import Any
 
-from referee.engine.chance import deck_for, pick_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation, pick_for, shuffled
 from referee.engine.game import (
     Decision,
     Game,
@@ -52,6 +52,7 @@ from referee.engine.game import (
     SeatResult,
     Viewer,
     rank_by_score,
+    union_members,
 )
 from referee.games.sleeping_queens import labels
 from referee.games.sleeping_queens.model import (
@@ -77,10 +78,12 @@ from referee.games.sleeping_queens.model import (
     BlockDeclined,
     Blocked,
     CardsDrawn,
+    Command,
     DeckShuffled,
     DeclineBlock,
     Discard,
     Discarded,
+    Event,
     GameEnded,
     JesterPlayed,
     JesterTurned,
@@ -451,39 +454,8 @@ class SleepingQueens(Game[SleepingQueensState]):
         summary="Wake the queens with Kings, steal them with Knights, put them back to sleep "
         "with Potions; blocks out of turn, blind picks by position.",
     )
-    command_types = (
-        Discard,
-        PlayKing,
-        PlayKnight,
-        PlayPotion,
-        PlayJester,
-        Block,
-        DeclineBlock,
-        WakeQueen,
-        PlaceQueen,
-    )
-    event_types = (
-        DeckShuffled,
-        QueensLaid,
-        CardsDrawn,
-        TurnStarted,
-        Discarded,
-        KingPlayed,
-        QueenWoken,
-        QueenBounced,
-        RoseBonus,
-        JesterPlayed,
-        JesterTurned,
-        KnightPlayed,
-        PotionPlayed,
-        Blocked,
-        BlockDeclined,
-        QueenStolen,
-        KnightWasted,
-        KnightBounced,
-        QueenPutToSleep,
-        GameEnded,
-    )
+    command_types = union_members(Command)
+    event_types = union_members(Event)
     view_type = SleepingQueensView
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
@@ -851,7 +823,9 @@ class SleepingQueens(Game[SleepingQueensState]):
         for s in hidden:
             counts = state.hands[s]
             pool.extend(c for c in range(1, CARDS + 1) for _ in range(counts[c]))
-        pool = shuffled(pool, b"hidden-variant", salt)
+        groups: list[object] = ["draw"] * len(state.draw)
+        groups.extend([None] * (len(pool) - len(state.draw)))  # hands are unordered
+        pool = hidden_permutation(pool, groups, salt)
         other.draw = pool[: len(state.draw)]
         rest = pool[len(state.draw) :]
         for s in hidden:
@@ -861,7 +835,9 @@ class SleepingQueens(Game[SleepingQueensState]):
             rest = rest[state.sizes[s] :]
             other.hands[s] = counts
         unknown = [p for p in range(POSITIONS) if state.positions[p] and not state.known[p]]
-        queens = shuffled([state.positions[p] for p in unknown], b"hidden-queens", salt)
+        queens = hidden_permutation(
+            [state.positions[p] for p in unknown], ["queens"] * len(unknown), salt // 3
+        )
         for p, queen in zip(unknown, queens, strict=True):
             other.positions[p] = queen
         return other

@@ -1,9 +1,9 @@
 """Vampire Queen (``shared/rules/vampire-queen.md``, VQ-1 ... VQ-22)."""
 
-from referee.engine.registry import register
 from referee.games.vampire_queen.model import *  # noqa: F403 (the wire vocabulary)
 from referee.games.vampire_queen.rules import VampireQueen, VampireQueenState
 
-GAME = register(VampireQueen())
+#: The rules, found by the registry (referee.engine.registry).
+GAME = VampireQueen()
 
 __all__ = ["GAME", "VampireQueen", "VampireQueenState"]

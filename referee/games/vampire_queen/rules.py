@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from referee.engine.chance import deck_for, pick_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation, pick_for
 from referee.engine.game import (
     Decision,
     Game,
@@ -29,6 +29,7 @@ from referee.engine.game import (
     Viewer,
     rank_by_score,
     require_int_fields,
+    union_members,
 )
 from referee.games.vampire_queen import labels
 from referee.games.vampire_queen.model import (
@@ -37,6 +38,8 @@ from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
     CardPlayed,
+    Command,
+    Event,
     GameEnded,
     HandDealt,
     HunterLed,
@@ -205,19 +208,8 @@ class VampireQueen(Game[VampireQueenState]):
         rules="vampire-queen.md",
         summary="Climbing and shedding: beat the set led or pass; never get stuck with a Hunter.",
     )
-    command_types = (PlaySet, LeadHunter, Pass, PlayCard)
-    event_types = (
-        RoundStarted,
-        HandDealt,
-        SetPlayed,
-        Passed,
-        HunterLed,
-        CardPlayed,
-        Skipped,
-        TrickWon,
-        RoundScored,
-        GameEnded,
-    )
+    command_types = union_members(Command)
+    event_types = union_members(Event)
     view_type = VampireQueenView
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
@@ -548,11 +540,12 @@ class VampireQueen(Game[VampireQueenState]):
     def hidden_variant(
         self, state: VampireQueenState, viewer: Viewer, salt: int
     ) -> VampireQueenState:
-        """Deal the cards of every hand ``viewer`` cannot see anew among those hands."""
+        """Deal the cards of every hand ``viewer`` cannot see anew among those hands, or swap
+        two of them (:func:`~referee.engine.chance.hidden_permutation`)."""
         other = self.copy_state(state)
         hidden = [s for s in range(state.players) if s != viewer]
         pool = [v for s in hidden for v in range(1, 15) for _ in range(state.hands[s][v])]
-        pool = shuffled(pool, b"hidden-variant", salt)
+        pool = hidden_permutation(pool, [None] * len(pool), salt)  # hands are unordered
         for s in hidden:
             size = sum(state.hands[s])
             counts = [0] * 15

@@ -1,0 +1,221 @@
+"""The PettingZoo AEC environment over the engine's :class:`~referee.engine.Table`.
+
+One table per episode; the agent to act is the first seat the game waits for
+(``table.pending()[0]``: when several seats are asked at once, e.g. the opponents answering a
+called colour in Mau Mau Vampires, they act one after the other in that order). Every
+observation is built from ``table.view(seat)``, the same redacted view a gRPC client of that
+seat receives, and its ``action_mask`` from that view's legal commands: a seat with nothing to
+decide sees an all-zero mask. Rewards are 0 until the game ends, then every seat gets the
+reward of its result at once (see each game module) and every agent terminates.
+
+Seeding: ``reset(seed=s)`` plays the table seed ``str(s).encode()`` (the same game as
+``Table.create(game, players, options, seed=b"<s>")``); each later ``reset()`` without a seed
+plays the next game of that series (``b"<s>/1"``, ``b"<s>/2"``, ...). ``env(..., seed=s)``
+gives the series of the first ``reset()``; without any seed the series starts from a random
+number.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from referee.engine import Table, View
+from referee.rl.core import Mask, Observation
+from referee.rl.games import GameSpec, default_players, spec
+
+ObsDict = dict[str, Any]
+
+
+def agent_name(seat: int) -> str:
+    return f"seat_{seat}"
+
+
+def observation_space(game: GameSpec) -> spaces.Dict:
+    """The Dict space of one seat: ``observation`` (float32 in [0, 1]) and ``action_mask``."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, shape=(game.encoder.size,), dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, shape=(game.actions.size,), dtype=np.int8),
+        }
+    )
+
+
+class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
+    """A game of the referee as a PettingZoo AEC environment (build it with :func:`env`)."""
+
+    metadata: dict[str, Any] = {
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        game: str,
+        players: int,
+        options: Mapping[str, str] | None = None,
+        seed: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of human, ansi or None, got {render_mode}")
+        self.spec_ = spec(game, players, options)
+        self.metadata = {**self.metadata, "name": f"referee_{game.replace('-', '_')}_v0"}
+        self.render_mode = render_mode
+        self.possible_agents = [agent_name(s) for s in range(players)]
+        self.agents = self.possible_agents[:]
+        self._seats = {agent: s for s, agent in enumerate(self.possible_agents)}
+        space = observation_space(self.spec_)
+        self.observation_spaces = {a: space for a in self.possible_agents}
+        # Distinct objects per agent: api_test seeds each agent's action space on its own.
+        self.action_spaces = {a: spaces.Discrete(self.spec_.actions.size) for a in self.agents}
+        self._series = seed if seed is not None else secrets.randbits(63)
+        self._episode = 0
+        self.table: Table[Any] | None = None
+        self._cache: dict[int, tuple[int, ObsDict]] = {}
+
+    def __str__(self) -> str:
+        return str(self.metadata["name"])
+
+    # --- spaces -------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    # --- the game -----------------------------------------------------------------------
+
+    def table_seed(self) -> bytes:
+        """The seed of the table the next ``reset()`` (without a seed) plays."""
+        suffix = f"/{self._episode}" if self._episode else ""
+        return f"{self._series}{suffix}".encode()
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._series = int(seed)
+            self._episode = 0
+        game = self.spec_
+        self.table = Table.create(game.game, game.players, game.options, seed=self.table_seed())
+        self._episode += 1
+        self._cache.clear()
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = agent_name(self.table.pending()[0])
+
+    def _table(self) -> Table[Any]:
+        if self.table is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.table
+
+    def view(self, agent: str) -> View:
+        """The seat's view (what its observation is built from)."""
+        return self._table().view(self._seats[agent])
+
+    def observe(self, agent: str) -> ObsDict:
+        table = self._table()
+        seat = self._seats[agent]
+        cached = self._cache.get(seat)
+        if cached is not None and cached[0] == table.version:
+            return cached[1]
+        view = table.view(seat)
+        game = self.spec_
+        observation: ObsDict = {
+            "observation": game.encoder.encode(view),
+            "action_mask": game.actions.mask(view.legal_commands),
+        }
+        self._cache[seat] = (table.version, observation)
+        return observation
+
+    def action_mask(self, agent: str) -> Mask:
+        mask: Mask = self.observe(agent)["action_mask"]
+        return mask
+
+    def encoded(self, agent: str) -> Observation:
+        encoded: Observation = self.observe(agent)["observation"]
+        return encoded
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        table = self._table()
+        seat = self._seats[agent]
+        if action is None or not 0 <= int(action) < self.spec_.actions.size:
+            raise ValueError(f"{agent}: action must be 0..{self.spec_.actions.size - 1}")
+        if not self.action_mask(agent)[int(action)]:
+            command = self.spec_.actions.command(int(action))
+            raise ValueError(f"{agent}: action {action} ({command!r}) is not legal now")
+        table.submit(seat, self.spec_.actions.command(int(action)))
+        self._cumulative_rewards[agent] = 0.0
+        results = table.results()
+        if results is None:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.agent_selection = agent_name(table.pending()[0])
+        else:
+            players = self.spec_.players
+            reward = self.spec_.reward
+            self.rewards = {agent_name(r.seat): reward(r.rank, players) for r in results}
+            self.terminations = dict.fromkeys(self.agents, True)
+            for a in self.agents:
+                self.infos[a] = {"score": results[self._seats[a]].score}
+        self._accumulate_rewards()
+        if results is not None:
+            self._deads_step_first()
+        if self.render_mode == "human":
+            self.render()
+
+    # --- text ---------------------------------------------------------------------------
+
+    def render(self) -> str | None:
+        """The acting seat's screen (its view, as ``referee-cli`` draws it) and its legal
+        actions by index; ``ansi`` returns it, ``human`` prints it."""
+        if self.render_mode is None:
+            return None
+        text = render_text(self.spec_, self._table(), self._seats[self.agent_selection])
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        self.table = None
+        self._cache.clear()
+
+
+def render_text(game: GameSpec, table: Table[Any], seat: int) -> str:
+    """A seat's screen and its legal actions (``referee-cli``'s text, from the proto view)."""
+    from referee.codec import view_to_proto
+    from referee_cli.render import describe_command, render_view
+
+    view = view_to_proto("rl", game.players, table.view(seat))
+    lines = [f"seat {seat} (seat_{seat})", render_view(view)]
+    for command, message in zip(table.legal_commands(seat), view.legal_commands, strict=True):
+        lines.append(f"  action {game.actions.action(command)}: {describe_command(message, view)}")
+    return "\n".join(lines)
+
+
+def env(
+    game: str,
+    players: int | None = None,
+    options: Mapping[str, str] | None = None,
+    seed: int | None = None,
+    render_mode: str | None = None,
+) -> RefereeAECEnv:
+    """A PettingZoo AEC environment of ``game`` (default player count: the game's fewest)."""
+    if players is None:
+        players = default_players(game)
+    return RefereeAECEnv(game, players, options, seed=seed, render_mode=render_mode)

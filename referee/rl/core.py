@@ -1,0 +1,149 @@
+"""What the four game modules share: the fixed action enumeration, the observation layout and
+the rewards.
+
+**Actions.** Every game module lists, for a player count and options, every command a seat
+could ever be allowed to send, in a fixed order: :class:`ActionTable`. Action ``i`` is
+``table.commands[i]``; the mask of a view marks the indices of ``view.legal_commands``. A
+legal command the table does not list (a rule added since) is an :class:`UnmappedCommand`
+error naming the game module to extend, never a silently shorter mask.
+
+**Observations.** An encoder writes a fixed-size ``float32`` vector with every entry in
+``[0, 1]`` from a :class:`referee.engine.View` (the seat's view, never the state): one-hot
+blocks for categories, counts divided by their maximum (clipped), and seats *relative to the
+viewer* (block index 0 is the viewer, 1 the next seat, ...), so that one policy can play any
+seat. :class:`Layout` names the blocks, so the layout documents itself
+(``referee.rl.spec("vampire-queen", 4).encoder.layout.describe()``).
+
+>>> table = ActionTable("demo", ("a", "b", "c"))
+>>> table.mask(("c", "a")).tolist(), table.command(1), table.size
+([1, 0, 1], 'b', 3)
+>>> table.mask(("z",))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+referee.rl.core.UnmappedCommand: demo: legal command 'z' has no action index; extend actions() ...
+>>> rank_reward(1, 4), rank_reward(4, 4), rank_reward(2, 3)
+(1.0, -1.0, 0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+Observation = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.int8]
+
+
+class UnmappedCommand(KeyError):
+    """A legal command with no index in the game's action enumeration."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ActionTable:
+    """The fixed ``Discrete`` action space of one game and player count."""
+
+    def __init__(self, module: str, commands: Sequence[Hashable]) -> None:
+        self.module = module
+        self.commands: tuple[Any, ...] = tuple(commands)
+        self.index: dict[Any, int] = {}
+        for i, command in enumerate(self.commands):
+            if command in self.index:
+                raise ValueError(f"{module}: command {command!r} is listed twice")
+            self.index[command] = i
+        self.size = len(self.commands)
+
+    def command(self, action: int) -> Any:
+        return self.commands[action]
+
+    def action(self, command: Any) -> int:
+        try:
+            return self.index[command]
+        except KeyError:
+            raise UnmappedCommand(
+                f"{self.module}: legal command {command!r} has no action index; "
+                f"extend actions() in referee/rl/{self.module}.py"
+            ) from None
+        except TypeError:  # unhashable: not a command of this game at all
+            raise UnmappedCommand(f"{self.module}: {command!r} is not a command") from None
+
+    def indices(self, commands: Sequence[Any]) -> list[int]:
+        index = self.index
+        try:
+            return [index[c] for c in commands]
+        except (KeyError, TypeError):
+            return [self.action(c) for c in commands]
+
+    def mask(self, legal: Sequence[Any]) -> Mask:
+        mask = np.zeros(self.size, dtype=np.int8)
+        if legal:
+            mask[self.indices(legal)] = 1
+        return mask
+
+
+@dataclass(frozen=True)
+class Block:
+    name: str
+    offset: int
+    size: int
+    doc: str
+
+
+@dataclass
+class Layout:
+    """Named blocks of an observation vector, in order."""
+
+    blocks: list[Block] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, name: str, size: int, doc: str) -> int:
+        """Append a block of ``size`` entries; returns its offset."""
+        offset = self.size
+        self.blocks.append(Block(name, offset, size, doc))
+        self.size += size
+        return offset
+
+    def describe(self) -> str:
+        """One line per block: offset, size, name and meaning (for the docs)."""
+        return "\n".join(f"{b.offset:5d} {b.size:4d}  {b.name}: {b.doc}" for b in self.blocks)
+
+
+def scaled(value: float, maximum: float) -> float:
+    """``value / maximum`` clipped to ``[0, 1]``.
+
+    >>> scaled(3, 12), scaled(20, 12), scaled(-1, 12)
+    (0.25, 1.0, 0.0)
+    """
+    ratio = value / maximum
+    return 0.0 if ratio < 0 else 1.0 if ratio > 1 else ratio
+
+
+def squashed(value: float, half: float) -> float:
+    """An unbounded non-negative count mapped into ``[0, 1)``: ``half`` maps to 0.5.
+
+    >>> squashed(0, 50), squashed(50, 50)
+    (0.0, 0.5)
+    """
+    value = max(value, 0.0)
+    return value / (value + half)
+
+
+def put_seat(x: Observation, offset: int, seat: int | None, me: int, players: int) -> None:
+    """One-hot of ``seat`` relative to the viewer ``me`` in a block of ``players + 1`` entries
+    (the last one: no seat)."""
+    x[offset + (players if seat is None else (seat - me) % players)] = 1.0
+
+
+def rank_reward(rank: int, players: int) -> float:
+    """``+1`` for rank 1, ``-1`` for the last rank, linear between (ties share a rank)."""
+    return 1.0 - 2.0 * (rank - 1) / (players - 1)
+
+
+def win_reward(rank: int, players: int) -> float:
+    """``+1`` for a winner (rank 1, ties included), ``-1`` for everyone else."""
+    return 1.0 if rank == 1 else -1.0

@@ -1,0 +1,171 @@
+"""Sleeping Queens (2-5 players) for learning agents: actions, observation and reward.
+
+**Actions** (the same for every player count), in this order: Discard of one card (codes
+1-16, SQ-2), Discard of a pair of equal numbers (1-10), Discard of every equation of 3-5
+number cards the deck allows (SQ-9, shortest first, then ascending), PlayKing(position 0-11),
+PlayKnight(queen 1-12), PlayPotion(queen 1-12), PlayJester, Block, DeclineBlock,
+WakeQueen(position 0-11), PlaceQueen(position 0-11). ``actions(n, {}).commands`` lists them.
+
+**Observation**: only the seat's view (SQ-17 ... SQ-19). Seats are relative to the viewer.
+The hand as counts per card (/5); every seat's hand size; the draw pile size; the discard pile
+as counts per card (card counting); the 12 positions (asleep, identity known, her points if
+known); for every queen where she is (awake in front of a relative seat, asleep where known,
+asleep somewhere unknown); every seat's awake points and queens; the phase, the seats on turn,
+deciding and attacking, the queen targeted, the Jester's card; the options and the winners.
+
+**Reward: win/loss**, ``+1`` for each winner, ``-1`` for everyone else. SQ-15/SQ-16 name the
+winners only (5 queens or 50 points, or the most when the queens run out) and rank nobody else:
+points are not the score (the results give 1 to each winner and 0 to the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from referee.engine import View
+from referee.games.sleeping_queens.model import (
+    CARD_COUNTS,
+    CARDS,
+    HAND_SIZE,
+    POSITIONS,
+    QUEEN_POINTS,
+    Block,
+    DeclineBlock,
+    Discard,
+    PlaceQueen,
+    PlayJester,
+    PlayKing,
+    PlayKnight,
+    PlayPotion,
+    SleepingQueensView,
+    WakeQueen,
+)
+from referee.rl.core import ActionTable, Layout, Observation, put_seat, scaled, win_reward
+
+GAME = "sleeping-queens"
+REWARD = "win"
+NUMBERS = range(1, 11)
+QUEENS = range(1, 13)
+DECK = sum(CARD_COUNTS.values())
+CAT_DOG = ("illegal", "wasted", "bounce")
+
+
+def equations() -> list[tuple[int, ...]]:
+    """SQ-9: every equation of 3-5 number cards (at most 4 of a number): ascending cards whose
+    largest is the sum of the others, shortest first.
+
+    >>> equations()[:3]
+    [(1, 1, 2), (1, 2, 3), (1, 3, 4)]
+    """
+    found: list[tuple[int, ...]] = []
+
+    def extend(prefix: tuple[int, ...]) -> None:
+        if len(prefix) >= 3 and prefix[-1] == sum(prefix[:-1]):
+            found.append(prefix)
+        if len(prefix) < HAND_SIZE:
+            for n in range(prefix[-1] if prefix else 1, 11):
+                if prefix.count(n) < CARD_COUNTS[n]:
+                    extend((*prefix, n))
+
+    extend(())
+    return sorted(found, key=lambda cards: (len(cards), cards))
+
+
+def actions(players: int, options: Mapping[str, str]) -> ActionTable:
+    commands: list[object] = [Discard((c,)) for c in range(1, CARDS + 1)]
+    commands += [Discard((n, n)) for n in NUMBERS]
+    commands += [Discard(cards) for cards in equations()]
+    commands += [PlayKing(p) for p in range(POSITIONS)]
+    commands += [PlayKnight(q) for q in QUEENS]
+    commands += [PlayPotion(q) for q in QUEENS]
+    commands += [PlayJester(), Block(), DeclineBlock()]
+    commands += [WakeQueen(p) for p in range(POSITIONS)]
+    commands += [PlaceQueen(p) for p in range(POSITIONS)]
+    return ActionTable("sleeping_queens", commands)
+
+
+def reward(rank: int, players: int) -> float:
+    return win_reward(rank, players)
+
+
+class Encoder:
+    def __init__(self, players: int, options: Mapping[str, str]) -> None:
+        n = self.players = players
+        layout = self.layout = Layout()
+        self.o_hand = layout.add("hand", CARDS, "counts of cards 1-16 (/5)")
+        self.o_sizes = layout.add("hand_sizes", n, "cards in hand / 5, by relative seat")
+        self.o_draw = layout.add("draw_pile", 1, "draw pile size / 67")
+        self.o_discard = layout.add("discard_pile", CARDS, "counts of cards 1-16 / their number")
+        self.o_positions = layout.add(
+            "positions", 3 * POSITIONS, "per position: asleep, identity known, her points / 20"
+        )
+        self.where = n + 2
+        self.o_queens = layout.add(
+            "queens",
+            12 * self.where,
+            "per queen: awake at relative seat (n), asleep where known, asleep unknown",
+        )
+        self.o_awake = layout.add("awake", 2 * n, "per relative seat: points / 50, queens / 5")
+        self.o_turn = layout.add("turn", n + 1, "relative seat on turn (last: none)")
+        self.o_phase = layout.add("phase", 7, "phase one-hot")
+        self.o_decider = layout.add("decider", n + 1, "relative seat deciding (last: none)")
+        self.o_attacker = layout.add("attacker", n + 1, "relative seat attacking (last: none)")
+        self.o_target = layout.add("target_queen", 13, "queen targeted, one-hot (0: none)")
+        self.o_jester = layout.add("jester_card", CARDS + 1, "card the Jester turned (0: none)")
+        self.o_options = layout.add(
+            "options", 5, "knight_cat_dog one-hot (3), queens_to_win / 5, points_to_win / 50"
+        )
+        self.o_winners = layout.add("winners", n, "winners, by relative seat")
+        self.size = layout.size
+
+    def encode(self, view: View) -> Observation:
+        game: SleepingQueensView = view.game
+        n = self.players
+        me = view.viewer or 0
+        x = np.zeros(self.size, dtype=np.float32)
+        for card in game.hand:
+            if 1 <= card <= CARDS:
+                x[self.o_hand + card - 1] += 1.0 / HAND_SIZE
+        for seat, size in enumerate(game.hand_sizes[:n]):
+            x[self.o_sizes + (seat - me) % n] = scaled(size, HAND_SIZE)
+        x[self.o_draw] = scaled(game.draw_pile_size, DECK)
+        for card in game.discard_pile:
+            if 1 <= card <= CARDS:
+                x[self.o_discard + card - 1] += 1.0 / CARD_COUNTS[card]
+        np.minimum(x, 1.0, out=x)
+        placed: set[int] = set()
+        for position in game.positions[:POSITIONS]:
+            at = self.o_positions + 3 * position.position
+            x[at] = float(position.asleep)
+            if position.asleep and 1 <= position.queen <= 12:
+                placed.add(position.queen)
+                x[at + 1] = 1.0
+                x[at + 2] = QUEEN_POINTS[position.queen] / 20
+                x[self.o_queens + self.where * (position.queen - 1) + n] = 1.0
+        awake: set[int] = set()
+        for group in game.awake:
+            rel = (group.seat - me) % n
+            x[self.o_awake + 2 * rel] = scaled(group.points, 50)
+            x[self.o_awake + 2 * rel + 1] = scaled(len(group.queens), 5)
+            for queen in group.queens:
+                if 1 <= queen <= 12:
+                    awake.add(queen)
+                    x[self.o_queens + self.where * (queen - 1) + rel] = 1.0
+        for queen in QUEENS:
+            if queen not in awake and queen not in placed:
+                x[self.o_queens + self.where * (queen - 1) + n + 1] = 1.0
+        put_seat(x, self.o_turn, game.turn, me, n)
+        x[self.o_phase + min(int(game.phase), 6)] = 1.0
+        put_seat(x, self.o_decider, game.decider, me, n)
+        put_seat(x, self.o_attacker, game.attacker, me, n)
+        x[self.o_target + min(max(game.target_queen, 0), 12)] = 1.0
+        x[self.o_jester + min(max(game.jester_card, 0), CARDS)] = 1.0
+        if game.knight_cat_dog in CAT_DOG:
+            x[self.o_options + CAT_DOG.index(game.knight_cat_dog)] = 1.0
+        x[self.o_options + 3] = scaled(game.queens_to_win, 5)
+        x[self.o_options + 4] = scaled(game.points_to_win, 50)
+        for seat in game.winners:
+            x[self.o_winners + (seat - me) % n] = 1.0
+        return x
