@@ -20,7 +20,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -32,6 +32,7 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
+    "P7": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -166,6 +167,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P6" in results:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
+    if "P7" in results:
+        found["P7"] = results["P7"]["commands_ratio"]
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -324,7 +327,32 @@ def markdown(report: dict[str, Any]) -> str:
             + (f"{growth:+.1%}" if growth is not None else "n/a")
             + "** (target < 5%).",
         ]
+    if "P7" in results:
+        out += ["", *http_markdown(results["P7"])]
     return "\n".join(out) + "\n"
+
+
+def http_markdown(p7: dict[str, Any]) -> list[str]:
+    grpc_, connect = p7["grpc"], p7["connect"]
+    lines = [
+        "## P7 HTTP (Connect) and the web client",
+        "",
+        f"Same client pattern, same server, {p7['concurrency']} concurrent games: gRPC "
+        f"{grpc_['per_second']:,.0f} commands/s (p99 {grpc_.get('p99_ms', 0):.2f} ms command to "
+        f"stream), Connect {connect['per_second']:,.0f} commands/s (p99 "
+        f"{connect.get('p99_ms', 0):.2f} ms); ratios **{p7['commands_ratio']:.2f}** (commands/s, "
+        f"target >= 0.7) and **{p7.get('p99_ratio', 0):.2f}** (p99, target <= 1.5).",
+    ]
+    page = p7.get("page", {})
+    if page.get("gzip_bytes"):
+        tti = page.get("tti_ms_median")
+        lines += [
+            "",
+            f"The page's first load: {page['gzip_bytes'] / 1024:.1f} KiB gzipped (HTML, JS, CSS; "
+            "target < 300 KB)"
+            + (f"; join link to interactive table {tti} ms (median of 5)." if tti else "."),
+        ]
+    return lines
 
 
 def main(
@@ -361,6 +389,11 @@ def main(
 
         spec = service.GameSpec(game_type=game, players=players)
         results |= service.run(service_parts, quick, spec, concurrency, capacity_games)
+    if "P7" in parts:
+        print("P7 HTTP ...", flush=True)
+        from referee.bench import http
+
+        results["P7"] = http.run(quick)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

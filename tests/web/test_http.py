@@ -342,3 +342,25 @@ def test_views_and_events_carry_display_text_over_both_adapters(
         m.event.description for m in streamed[1:] if m.event.vampire_queen.HasField("hand_dealt")
     ]
     assert deals and all(d.endswith("is dealt 13 cards") or d.endswith("cards") for d in deals)
+
+
+def test_the_http_socket_is_tcp_so_responses_are_not_delayed(server: RefereeServer) -> None:
+    """asyncio disables Nagle only on sockets whose proto is TCP; a socket made without it
+    held every two-part response ~40 ms for the client's delayed ACK."""
+    import socket
+
+    assert server.http is not None
+    assert server.http.socket.proto == socket.IPPROTO_TCP
+
+
+def test_bench_p7_measures_both_adapters_and_the_page(tmp_path: Path) -> None:
+    """``referee bench --only P7``: the same pattern over gRPC and over Connect, in one run."""
+    from referee.bench import http as bench_http
+
+    found = bench_http.run(quick=True)
+    for adapter in ("grpc", "connect"):
+        assert found[adapter]["commands"] > 0 and found[adapter]["errors"] == 0
+        assert found[adapter]["samples"] > 0
+    assert found["commands_ratio"] > 0 and found["p99_ratio"] > 0
+    if found["page"]["built"]:
+        assert found["page"]["gzip_bytes"] > 0 and "/" in found["page"]["files"]

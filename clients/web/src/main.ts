@@ -4,7 +4,6 @@
 //   #/watch/GAME              spectate (public information only)
 //   #/replay/GAME             a game step by step from its log
 // Everything drawn comes from the referee's views, labels and event descriptions.
-import { marked } from "marked";
 import { api, apiBase, problem, sleep } from "./api";
 import { startBots } from "./bots";
 import { h, type Child } from "./dom";
@@ -33,15 +32,13 @@ function link(path: string): string {
 
 // --- home ---------------------------------------------------------------------------------------
 
-// The in-repo rules (docs/rules/*.md), loaded only when someone opens them.
-const RULES = import.meta.glob("../../../docs/rules/*.md", { query: "?raw", import: "default" });
-
+// The rules page each game type carries (GameType.rules_text: docs/rules/<game>.md of the
+// server's repository), rendered when someone opens it; the Markdown renderer loads then too.
 async function rulesOf(type: GameType): Promise<Child> {
-  const key = Object.keys(RULES).find((path) => path.endsWith(`/${type.gameType}.md`));
-  if (!key) return h("p", {}, `The rules this server follows: ${type.rules}`);
-  const markdown = (await RULES[key]()) as string;
+  if (!type.rulesText) return h("p", {}, `The rules this server follows: ${type.rulesPath || type.rules}`);
+  const { marked } = await import("marked");
   const body = h("div", { class: "rules" });
-  body.innerHTML = await marked.parse(markdown); // our own repository's files
+  body.innerHTML = await marked.parse(type.rulesText); // the server's own rules pages
   return body;
 }
 

@@ -30,3 +30,17 @@ test("the minimal page of docs/clients.md plays", async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("every game's rules page renders on the home page", async () => {
+  const page = await browser.newPage();
+  await page.goto(`${BASE}/#/`);
+  for (const [game, prefix] of [["vampire-queen", "VQ"], ["sleeping-queens", "SQ"],
+    ["dracula-vs-van-helsing", "DV"], ["mau-mau-vampires", "MM"]]) {
+    const section = page.locator(`#type-${game}`);
+    await section.locator("summary", { hasText: "Rules" }).click();
+    await section.locator(".rules").waitFor();
+    assert.match(await section.locator(".rules").innerText(), new RegExp(`${prefix}-1\\b`));
+  }
+  await shot(page, "home-rules");
+  await page.close();
+});

@@ -58,9 +58,12 @@ test("a spectator sees no hidden card, in the DOM or on the network", async () =
   assert.ok(views > 0);
   // Nothing of the hands in the page: no hand area, and none of the deal lines a seat sees.
   assert.equal(await watcher.locator("[data-hand]").count(), 0);
+  // The full log, with the organiser token the creating browser keeps.
+  const organiserToken = await creator.evaluate((id) => JSON.parse(localStorage.getItem(`referee:game:${id}`)).organiser, gameId);
   const exported = await (await fetch(`${BASE}/referee.v1.RefereeService/ExportGame`, {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ gameId }),
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ gameId, organiserToken }),
   })).json();
+  assert.ok(exported.events, JSON.stringify(exported));
   const page = await watcher.locator("main").innerText();
   const deals = exported.events.filter((e) => e.vampireQueen?.handDealt?.cards?.length);
   assert.ok(deals.length >= 3);
