@@ -53,9 +53,9 @@ test: $(STAMP) node-bot web
 	$(BIN)/pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check referee clients tests
-	$(BIN)/ruff format --check referee clients tests
-	$(BIN)/mypy referee clients
+	$(BIN)/ruff check referee clients tests examples
+	$(BIN)/ruff format --check referee clients tests examples
+	$(BIN)/mypy referee clients examples
 	cd protos && ../$(BIN)/buf lint
 
 # Regenerate the Python code (and typed stubs) from protos/ into referee/v1/.
@@ -82,8 +82,8 @@ bench: $(BENCH_STAMP)
 	$(BIN)/referee bench --out $(BENCH_OUT)
 
 format: $(STAMP)
-	$(BIN)/ruff check --fix referee clients tests
-	$(BIN)/ruff format referee clients tests
+	$(BIN)/ruff check --fix referee clients tests examples
+	$(BIN)/ruff format referee clients tests examples
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \

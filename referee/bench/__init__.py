@@ -3,7 +3,9 @@
 Every compared figure is a ratio of two measurements taken in the same run (the machine is
 shared and noisy): P1 the engine against RLCard's UNO, P2 and P6 the service against a bare
 gRPC echo server, P3 gRPC against in-process play, P5 the event store against raw SQLite.
-P4 is an absolute capacity (games, streams and RSS). Nothing here asserts a speed.
+P4 is an absolute capacity (games, streams and RSS); P7 replicas on PostgreSQL against one
+on SQLite, and the PostgreSQL store against raw inserts through its driver. Nothing here
+asserts a speed.
 
 Results go to ``OUT/bench.json`` and ``OUT/bench.md``. ``--quick`` is a smoke run of seconds
 (CI): small sizes, no peers needed (peers that are not installed are skipped with a note).
@@ -20,7 +22,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -32,7 +34,9 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
-    "P7": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
+    "P7": ("PostgreSQL store appends/s ÷ raw psycopg inserts/s", ">=", 0.5),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env's (fastest)", ">=", 1.5),
+    "P9": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -168,7 +172,11 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
     if "P7" in results:
-        found["P7"] = results["P7"]["commands_ratio"]
+        found["P7"] = results["P7"]["appends"]["ratio"] if "appends" in results["P7"] else None
+    if "P8" in results:
+        found["P8"] = results["P8"].get("min_ratio")
+    if "P9" in results:
+        found["P9"] = results["P9"]["commands_ratio"]
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -313,6 +321,10 @@ def markdown(report: dict[str, Any]) -> str:
             f"{p6['batched_p99_ms']:.2f} ms, **{p6['batched_p99_to_fanout']:.2f}x** the bare "
             f"fan-out's p99 (target <= 3).",
         ]
+    if "P7" in results:
+        from referee.bench.replicas import markdown as replicas_markdown
+
+        out += replicas_markdown(results["P7"])
     if "SOAK" in results:
         soak = results["SOAK"]
         growth = soak["growth"]
@@ -327,15 +339,19 @@ def markdown(report: dict[str, Any]) -> str:
             + (f"{growth:+.1%}" if growth is not None else "n/a")
             + "** (target < 5%).",
         ]
-    if "P7" in results:
-        out += ["", *http_markdown(results["P7"])]
+    if "P8" in results:
+        from referee.bench import rl
+
+        out += rl.markdown(results["P8"])
+    if "P9" in results:
+        out += ["", *http_markdown(results["P9"])]
     return "\n".join(out) + "\n"
 
 
 def http_markdown(p7: dict[str, Any]) -> list[str]:
     grpc_, connect = p7["grpc"], p7["connect"]
     lines = [
-        "## P7 HTTP (Connect) and the web client",
+        "## P9 HTTP (Connect) and the web client",
         "",
         f"Same client pattern, same server, {p7['concurrency']} concurrent games: gRPC "
         f"{grpc_['per_second']:,.0f} commands/s (p99 {grpc_.get('p99_ms', 0):.2f} ms command to "
@@ -382,6 +398,11 @@ def main(
         from referee.bench import store
 
         results["P5"] = store.run(quick, recovery_games)
+    if "P8" in parts:
+        print("P8 learning environments ...", flush=True)
+        from referee.bench import rl
+
+        results["P8"] = rl.run(quick)
     service_parts = set(parts) & {"P2", "P3", "P4", "P6"}
     if service_parts:
         print(f"{', '.join(sorted(service_parts))} service ...", flush=True)
@@ -390,10 +411,15 @@ def main(
         spec = service.GameSpec(game_type=game, players=players)
         results |= service.run(service_parts, quick, spec, concurrency, capacity_games)
     if "P7" in parts:
-        print("P7 HTTP ...", flush=True)
+        print("P7 replicas on PostgreSQL ...", flush=True)
+        from referee.bench import replicas
+
+        results["P7"] = replicas.run(quick)
+    if "P9" in parts:
+        print("P9 HTTP ...", flush=True)
         from referee.bench import http
 
-        results["P7"] = http.run(quick)
+        results["P9"] = http.run(quick)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

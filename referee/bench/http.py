@@ -1,4 +1,4 @@
-"""P7: the HTTP adapter (Connect) against gRPC, and the web client's first load.
+"""P9: the HTTP adapter (Connect) against gRPC, and the web client's first load.
 
 One referee process serves both ports. The same client pattern runs over each in turn, in
 one process: concurrent Vampire Queen games, each followed by a spectator stream; for every

@@ -143,7 +143,8 @@ class LibraryDriver(Driver):
         except (ValueError, KeyError) as error:
             text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
             # A setup refusal is INVALID_ARGUMENT on the server too; a rule id if it has one.
-            rule = getattr(error, "rule_id", None)
+            rule = getattr(error, "rule_id", None) or None
+            text = getattr(error, "message", text)  # the rule id is shown apart
             raise SetupRefused(Outcome(INVALID_ARGUMENT, rule, str(text))) from None
         self.players = setup.players
 

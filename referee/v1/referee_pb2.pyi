@@ -208,7 +208,13 @@ Global___ListGameTypesResponse: _TypeAlias = ListGameTypesResponse  # noqa: Y015
 
 @_typing.final
 class FixedDeal(_message.Message):
-    """An explicit deal instead of a random one (tests, duplicate deals)."""
+    """An explicit deal instead of a random one (tests, duplicate deals). Every part is checked
+    at creation (INVALID_ARGUMENT naming it, e.g. "deal.decks[3]"), so it never fails later. A
+    deck for a shuffle whose cards are known at creation holds exactly them; a deck for one whose
+    cards are known only then (a reshuffled discard pile) gives its top cards only: the listed
+    cards that are there go on top in the listed order, the rest follow in the seed's order
+    (docs/scenarios.md, deal).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 

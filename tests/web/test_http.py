@@ -353,8 +353,8 @@ def test_the_http_socket_is_tcp_so_responses_are_not_delayed(server: RefereeServ
     assert server.http.socket.proto == socket.IPPROTO_TCP
 
 
-def test_bench_p7_measures_both_adapters_and_the_page(tmp_path: Path) -> None:
-    """``referee bench --only P7``: the same pattern over gRPC and over Connect, in one run."""
+def test_bench_p9_measures_both_adapters_and_the_page(tmp_path: Path) -> None:
+    """``referee bench --only P9``: the same pattern over gRPC and over Connect, in one run."""
     from referee.bench import http as bench_http
 
     found = bench_http.run(quick=True)

@@ -1,4 +1,4 @@
-// Time from opening a seat's join link to an interactive table (`make bench`, P7): a game is
+// Time from opening a seat's join link to an interactive table (`make bench`, P9): a game is
 // created over HTTP, then a fresh page opens the link; printed as one JSON line.
 import { BASE, launch } from "./browser.mjs";
 

@@ -1,4 +1,4 @@
-"""Mau Mau Vampires (``shared/rules/mau-mau-vampires.md``, MM-1 ... MM-28).
+"""Mau Mau Vampires (``docs/rules/mau-mau-vampires.md``, MM-1 ... MM-28).
 
 Importing this package reads and checks the character data file (``characters.json``, MM-4):
 a malformed file fails here, at start-up, with a message naming the entry.

@@ -25,10 +25,10 @@ Rulings this module makes where the rules file is silent:
   leave ``announce`` unset.
 * An ability that cannot be used at all (give or set aside a card with an empty hand) does not
   trigger. The receiver of (a) is offered the wish even when the giver just emptied their hand.
-* **Blocked hand.** When nothing can be drawn (deck and pile under its top card are empty) and a
-  full round of turns passes with every playing seat drawing nothing and playing nothing, the
-  hand ends without an ender (no bonus) and is scored as usual. The rules allow such a hand to
-  go on forever (e.g. a wished colour nobody can play); this bounds it.
+* **Blocked hand** (the MM-15 ruling). While nothing can be drawn (deck and pile under its top
+  card are empty), drawing is not offered to a player who can play a card; one who can neither
+  play nor draw passes (``DrawCard``, which then draws nothing). Once every playing seat in
+  turn has passed so, the hand ends without an ender (no bonus) and is scored as MM-23.
 * A tie-break hand (MM-24) is played by the tied seats only: they are "the players" for the
   hand size, clocks, left neighbours and character choices. Final scores are the totals plus
   every tie-break hand's points, so the tie-break order shows in the score.
@@ -44,7 +44,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from referee.engine.chance import pick_for
+from referee.engine.chance import check_fixed_deck, check_fixed_pick, pick_for
 from referee.engine.game import (
     Decision,
     Game,
@@ -54,6 +54,7 @@ from referee.engine.game import (
     Rejection,
     Seat,
     SeatResult,
+    SetupRefused,
     Viewer,
     not_your_turn,
     rank_by_score,
@@ -67,14 +68,15 @@ from referee.games.mau_mau_vampires.commands import (
     _check_shape,
     _command_space,
     legal_commands,
+    nothing_to_draw,
 )
 from referee.games.mau_mau_vampires.model import (
     CARDS,
     CLOCK,
     CODES,
     COLOURS,
-    DECK_SIZE,
     FULL_DECK,
+    FULL_DECK_NOTATION,
     MAU_MAU_CARDS,
     WEREWOLF,
     Ability,
@@ -123,8 +125,6 @@ from referee.games.mau_mau_vampires.model import (
     WishReason,
     code_of,
     colour_of,
-    notation,
-    parse_notation,
     symbol_of,
 )
 from referee.games.mau_mau_vampires.state import (
@@ -160,6 +160,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         type_id="mau-mau-vampires",
         name="Mau Mau Vampires",
         min_players=2,  # MM-5
+        players_rule="MM-5",
         max_players=MAX_PLAYERS,
         options=(
             OptionSpec("hands", "5", "MM-7: hands in the game", minimum=1, maximum=15),
@@ -204,15 +205,30 @@ class MauMauVampires(Game[MauMauVampiresState]):
         if first_game:
             available = sum(1 for c in CHARACTERS.characters if c.first_game)
             if n > available:
-                raise ValueError(
-                    f"option first_game has {available} characters for {n} players (MM-5: a "
-                    "first game is for at most 4 players)"
+                raise SetupRefused(
+                    "options.first_game",
+                    f"option first_game has {available} characters for {n} players (a first "
+                    "game is for at most 4 players)",
+                    "MM-5",
                 )
         elif n > len(CHARACTERS.characters):
-            raise ValueError(f"the character data has {len(CHARACTERS.characters)} characters")
+            raise SetupRefused(
+                "players",
+                f"the character data has {len(CHARACTERS.characters)} characters",
+                "MM-4",
+            )
         if config.deal is not None:
-            for index, deck in enumerate(config.deal.decks):
-                _check_fixed_deck(index, deck)
+            # Every part of a fixed deal is checked here, so no shuffle can fail mid-game:
+            # deck 0 is the first hand's 55 cards; what a later shuffle holds is known only
+            # then (the turned special cards, the discard pile, MM-6, MM-15), so a later deck
+            # gives the top cards only (model.py).
+            check_fixed_deck(config, 0, FULL_DECK_NOTATION, note="the 55 cards of MM-1, MM-2")
+            for index in range(1, len(config.deal.decks)):
+                check_fixed_deck(config, index, FULL_DECK_NOTATION, prefix=True)
+            check_fixed_pick(config, 0, n, "the first dealer, MM-6")
+            available = sum(1 for c in CHARACTERS.characters if c.first_game or not first_game)
+            for seat in range(n):
+                check_fixed_pick(config, 1 + seat, available - seat, f"seat {seat}'s character")
         return MauMauVampiresState(
             config=config,
             players=n,
@@ -361,9 +377,16 @@ class MauMauVampires(Game[MauMauVampiresState]):
 
     def _decide_turn(self, state: MauMauVampiresState, d: _Draft, seat: int, command: Any) -> None:
         if isinstance(command, DrawCard):
+            if nothing_to_draw(state) and self.legal_commands(state, seat)[0] != command:
+                # MM-15 ruling: with nothing to draw, a player who can play must play.
+                raise Rejection(
+                    "MM-15",
+                    "nothing can be drawn (deck and discard pile are empty): drawing is not a "
+                    "choice while you can play a card",
+                )
             # MM-8: draw 1; the drawer then decides whether to play it (PLAY_DRAWN).
             if d.draw(seat, 1, DrawReason.TURN) == 0:
-                self._idle_turn_over(state, d, seat)
+                self._idle_turn_over(state, d, seat)  # MM-15: the player passes
             return
         if isinstance(command, PlayCard):
             self._play(state, d, seat, command, code_of(command.card))
@@ -389,7 +412,8 @@ class MauMauVampires(Game[MauMauVampiresState]):
         _wrong_phase(state, command)
 
     def _idle_turn_over(self, state: MauMauVampiresState, d: _Draft, seat: int) -> None:
-        """A turn that drew nothing (MM-15) ends; a full round of them blocks the hand."""
+        """A player who could neither play nor draw passed (MM-15); once every playing seat
+        in turn has passed so, the hand ends blocked (MM-15 ruling)."""
         d.idle += 1
         if d.idle >= len(state.playing):
             self._end_hand(state, d, None)
@@ -922,29 +946,6 @@ def _wrong_phase(state: MauMauVampiresState, command: Any) -> NoReturn:
     if isinstance(command, EndTurn):
         raise Rejection("MM-8", "play a card or draw one first")
     raise Rejection("MM-8", f"not possible now: {type(command).__name__}")
-
-
-def _check_fixed_deck(index: int, deck: Sequence[str]) -> None:
-    """A fixed deck holds valid cards, never more copies than the 55 have; deck 0 starts hand 1
-    and is all 55 (MM-1, MM-2)."""
-    codes = []
-    for text in deck:
-        try:
-            codes.append(parse_notation(text))
-        except ValueError as error:
-            raise ValueError(f"fixed deck {index}: {error}") from None
-    if index == 0 and sorted(codes) != list(FULL_DECK):
-        raise ValueError(
-            f"fixed deck 0 must hold the 55 cards of MM-1/MM-2 (R1..P11 once, 6 CLOCK, "
-            f"5 WOLF), got {len(codes)} cards"
-        )
-    counts = [0] * CODES
-    for code in codes:
-        counts[code] += 1
-    limit = [1] * MAU_MAU_CARDS + [6, 5]
-    over = [notation(c) for c in range(CODES) if counts[c] > limit[c]]
-    if over or len(codes) > DECK_SIZE:
-        raise ValueError(f"fixed deck {index}: more copies than the game has of {', '.join(over)}")
 
 
 #: Shared immutable events of the usual steps (built once; events are frozen values).

@@ -223,7 +223,10 @@ class _Draft:
         pool = sorted(cards)
         try:
             order = deck_for(
-                self.state.config, self.shuffles, [FULL_DECK_NOTATION_BY_CODE[c] for c in pool]
+                self.state.config,
+                self.shuffles,
+                [FULL_DECK_NOTATION_BY_CODE[c] for c in pool],
+                prefix=self.shuffles > 0,  # checked whole at creation: deck 0 only
             )
         except ValueError as error:
             raise ValueError(

@@ -1,4 +1,4 @@
-"""Vampire Queen rules (``shared/rules/vampire-queen.md``); each rule id appears where enforced.
+"""Vampire Queen rules (``docs/rules/vampire-queen.md``); each rule id appears where enforced.
 
 Hands are kept as counts by value (index 1-13 number cards, 14 queens) plus the Hunter holders,
 so legal sets are enumerated from counts, never from combinations of card ids.
@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from referee.engine.chance import deck_for, hidden_permutation, pick_for
+from referee.engine.chance import (
+    check_fixed_deck,
+    check_fixed_pick,
+    deck_for,
+    hidden_permutation,
+    pick_for,
+)
 from referee.engine.game import (
     Decision,
     Game,
@@ -189,6 +195,7 @@ class VampireQueen(Game[VampireQueenState]):
         type_id="vampire-queen",
         name="Vampire Queen",
         min_players=3,  # VQ-2
+        players_rule="VQ-2",
         max_players=12,
         options=(
             OptionSpec(
@@ -223,14 +230,11 @@ class VampireQueen(Game[VampireQueenState]):
 
     def new_state(self, config: GameConfig) -> VampireQueenState:
         if config.deal is not None:
-            for index, deck in enumerate(config.deal.decks):
-                if sorted(deck) != sorted(DECK):
-                    raise ValueError(
-                        f"fixed deck {index} must hold the 108 cards of VQ-1 (8 each of "
-                        f'"1".."13" and 4 "Q"), got {len(deck)} cards'
-                    )
-            if config.deal.picks and not 0 <= config.deal.picks[0] < config.players:
-                raise ValueError("fixed pick 0 (the 15 Hunter's seat) must be a seat index")
+            # Every part of a fixed deal is checked here, so no shuffle can fail mid-game:
+            # deck k deals round k + 1 (the 108 cards of VQ-1), pick 0 the 15 Hunter (VQ-4).
+            for index in range(len(config.deal.decks)):
+                check_fixed_deck(config, index, DECK, note=f"round {index + 1}, VQ-1")
+            check_fixed_pick(config, 0, config.players, "the seat of the 15 Hunter, VQ-4")
         n = config.players
         return VampireQueenState(
             config=config,
