@@ -122,11 +122,8 @@ class DealBuilder:
                 problem = permutation_problem(cards, pool)
                 if problem is not None:
                     raise DealError(where, problem)
-            else:  # known only when it is shuffled: at least no card the game does not have
-                over = Counter(cards) - Counter(self.module.DECK)
-                if over:
-                    listed = ", ".join(f'{n} x "{c}"' for c, n in sorted(over.items()))
-                    raise DealError(where, f"more cards than the game has: extra {listed}")
+            else:  # known only when it is shuffled: the engine takes it as the top cards
+                self._within_the_game(cards, where)
             return tuple(cards)
         if not isinstance(value, dict):
             raise DealError(where, "expected a list of cards (top first) or {hands, draw, ...}")
@@ -136,12 +133,30 @@ class DealBuilder:
                 where, f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(LAYOUT_KEYS)}"
             )
         if pool is None:
+            return self._top_only(value, index, where)
+        return self._layout(value, pool, index, where)
+
+    def _top_only(self, value: dict[str, Any], index: int, where: str) -> tuple[str, ...]:
+        """A shuffle whose cards are known only when it happens (a reshuffled pile): the
+        engine takes a fixed deck for it as its top cards, the rest in the seed's order."""
+        others = sorted(str(k) for k in value if k not in ("top", "rest"))
+        if others or "top" not in value:
             raise DealError(
                 where,
                 f"which cards shuffle {index} of {self.game_type} holds depends on the play: "
-                "give its whole order (the game checks it when it shuffles)",
+                "give its top cards (top: [...]) or its whole order",
             )
-        return self._layout(value, pool, index, where)
+        if value.get("rest", "seed") != "seed":
+            raise DealError(f"{where}.rest", "the rest of such a shuffle comes from the seed")
+        top = self.cards(value["top"], f"{where}.top", index)
+        self._within_the_game(top, where)
+        return tuple(top)
+
+    def _within_the_game(self, cards: list[str], where: str) -> None:
+        over = Counter(cards) - Counter(self.module.DECK)
+        if over:
+            listed = ", ".join(f'{n} x "{c}"' for c, n in sorted(over.items()))
+            raise DealError(where, f"more cards than the game has: extra {listed}")
 
     def _layout(
         self, value: dict[str, Any], pool: tuple[str, ...], index: int, where: str

@@ -756,7 +756,9 @@ def _alternatives(
         if deal_raw and "decks" in deal_raw:
             merged.pop("hands", None)
         seed = raw.get("seed", data.get("seed", DEFAULT_SEED))
-        deal = _deal(merged or None, game, players, path, str(seed), data.get("options"))
+        deal = _deal(
+            merged or None, game, players, path, str(seed), _options(data.get("options"), path)
+        )
         until = _until(raw.get("until"), steps, path, f"{where}.until")
         name = str(raw.get("name", f"alternative {index}"))
         found.append(Alternative(index, name, str(seed), deal, viewers, until))
@@ -1052,8 +1054,10 @@ def run_scenario(
 
 #: Keys left out when two runs are compared: they differ between any two tables by design
 #: (the game id, when a batch was recorded, decision times, clocks) or commit to the deal and
-#: seed while hiding them (the seed and deal commitments: SHA-256 of a secret seed).
+#: seed while hiding them (the seed and deal commitments: SHA-256 of a secret seed), or make
+#: both public once the game is over (the seed reveal).
 _UNCOMPARED = {
+    "seedRevealed",
     "gameId",
     "recordedUnixMs",
     "decided",

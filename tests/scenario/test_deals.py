@@ -84,8 +84,18 @@ MM_HANDS = "  hands: [[R3, B4, B5, G6, G7, P8, P9, P10], [R9, R10, B9, B10, G9, 
         (MM + "  decks: [[R1], {top: [R1]}]\n", "deal.decks[0]: not a permutation of the 55-card"),
         (
             "game: mau-mau-vampires\nplayers: 2\ndeal:\n  decks:\n    - {rest: seed}\n"
-            "    - {top: [R1]}\n",
+            "    - {hands: []}\n",
             "which cards shuffle 1 of mau-mau-vampires holds depends on",
+        ),
+        (
+            "game: mau-mau-vampires\nplayers: 2\ndeal:\n  decks:\n    - {rest: seed}\n"
+            "    - {top: [R1, WOLF], rest: canonical}\n",
+            "the rest of such a shuffle comes from the seed",
+        ),
+        (
+            "game: mau-mau-vampires\nplayers: 2\ndeal:\n  decks:\n    - {rest: seed}\n"
+            "    - {top: [R1, R1]}\n",
+            'deal.decks[1]: more cards than the game has: extra 1 x "R1"',
         ),
         (
             "game: mau-mau-vampires\nplayers: 2\ndeal:\n  decks:\n    - {rest: seed}\n"
@@ -110,6 +120,30 @@ def test_a_later_deck_gives_its_top_cards(tmp_path: Path) -> None:
     header = MM + f"  decks:\n    - {{hands: {hands}, discard: WOLF, rest: seed}}\n"
     steps = EMPTY.replace("[]", "[{expect_view: {seat: 0, match: {}}}]")
     assert run_scenario(write(tmp_path, steps, header + "    - [R1, R2]\n")).ok
+
+
+def test_a_reshuffle_by_its_top_cards(tmp_path: Path) -> None:
+    """A later Mau Mau shuffle by its top cards: the werewolf after the hands is turned, then
+    the next card (the green 1 of the seeded rest) starts the pile, and the werewolf is shuffled
+    back into the deck (MM-6, shuffle 1). ``top: [R11]`` puts the red 11 on top of that
+    shuffle, so seat 0 draws it. A wrong expectation of the drawn card fails."""
+    hands = MM_HANDS.split(": ", 1)[1].strip()
+    header = (
+        MM.replace("deal:\n", "deal:\n  dealer: 1\n")
+        + f"  decks:\n    - {{hands: {hands}, discard: WOLF, rest: seed}}\n"
+        + "    - {top: [R11]}\n"
+    )
+    body = """\
+        steps:
+          - expect_view:
+              seat: spectator
+              match: {mauMauVampires: {top: {colour: COLOUR_GREEN, symbol: 1}, deckSize: 38}}
+          - seat: 0
+            command: {mauMauVampires: {drawCard: {}}}
+            events: [{mauMauVampires: {cardsDrawn: {cards: [{colour: COLOUR_RED, symbol: %d}]}}}]
+        """
+    passes(tmp_path, body % 11, header)
+    assert "cardsDrawn.cards[0].symbol: expected 10, got 11" in fails(tmp_path, body % 10, header)
 
 
 def test_rest_from_the_seed_or_in_canonical_order(tmp_path: Path) -> None:
