@@ -194,7 +194,7 @@ class LiveGame:
         event = table.log[index]
         if redact:
             event = table.redact(event, viewer)
-        message = codec.event_to_proto(self.record.game_type, event, index + 1)
+        message = codec.event_to_proto(self.record.game_type, event, index + 1, describe=True)
         return stamp(
             message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.engine.chance import deck_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation
 from referee.engine.game import (
     Decision,
     Game,
@@ -169,11 +169,13 @@ class HighCard(Game[HighCardState]):
         return rank_by_score(state.scores, lower_wins=False)  # HC-3, HC-4
 
     def hidden_variant(self, state: HighCardState, viewer: Viewer, salt: int) -> HighCardState:
-        """Deal the cards ``viewer`` cannot see (other hands, the undealt deck) anew."""
+        """Deal the cards ``viewer`` cannot see (other hands, the undealt deck) anew, or swap
+        two of them (``hidden_permutation``; hands and the set-aside rest are unordered)."""
         other = self.copy_state(state)
         hidden = [seat for seat in range(state.config.players) if seat != viewer]
         known = set(state.played) | set(state.hands[viewer] if viewer is not None else ())
-        pool = shuffled([c for c in range(1, 10) if c not in known], b"hidden-variant", salt)
+        pool = [card for card in range(1, 10) if card not in known]
+        pool = hidden_permutation(pool, [None] * len(pool), salt)
         for seat in hidden:
             size = len(state.hands[seat])
             other.hands[seat], pool = sorted(pool[:size]), pool[size:]

@@ -46,6 +46,7 @@ from referee.games.mau_mau_vampires.characters import (
 from referee.games.mau_mau_vampires.model import (
     CARDS,
     CLOCK,
+    CODES,
     FULL_DECK,
     FULL_DECK_NOTATION,
     HIDDEN,
@@ -779,24 +780,62 @@ def test_mm_15_an_empty_deck_is_refilled_from_the_pile_under_its_top_card() -> N
     assert (spectator.top, spectator.pile_size, spectator.deck_size) == (card("P5"), 1, 1)
 
 
-def test_mm_15_nothing_to_draw_skips_the_draw_and_a_round_of_it_blocks_the_hand() -> None:
-    """MM-15: with nothing left to draw the draw is skipped. When a whole round passes like
-    that (nobody draws or plays), the hand ends blocked: scored without a bonus (a bound the
-    rules lack: see the rules module)."""
+def test_mm_15_with_nothing_to_draw_a_player_who_can_play_must_play() -> None:
+    """MM-15 ruling: while nothing can be drawn (deck and pile under its top card empty),
+    drawing is not offered to a player who can play a card, and is refused (MM-8 offers it
+    only when a card can be drawn)."""
     table = new_table(QUIET, start="R11", options={"hands": "1"})
     play(table, (0, play_card("R5")))  # R11 goes under R5: one card to reshuffle later
-    events: list[Any] = []
-    while not any(isinstance(e, CardsDrawn) and e.count == 0 for e in events):
-        events = draw_and_keep(table, table.pending()[0])
-    seat = events[0].seat
-    assert events == [CardsDrawn(seat, 0, (), DrawReason.TURN), TurnStarted(1 - seat, False)]
-    sizes = view(table, None).hand_sizes
-    assert sizes == (26, 28)  # 7 + 19 and 8 + 20: the 38 cards of the deck and R11
-    events = play(table, (1 - seat, DrawCard()))
+    while table.state.deck or any(table.state.pile_under):
+        draw_and_keep(table, table.pending()[0])
+    assert view(table, None).hand_sizes == (26, 28)  # 7 + 19 and 8 + 20: the deck and R11
+    seat = table.pending()[0]
+    legal = table.legal_commands(seat)
+    assert legal and DrawCard() not in legal  # 26 or 28 cards: something matches
+    assert all(isinstance(c, PlayCard) for c in legal)
+    assert table.game.default_command(table.state, seat) in legal
+    rejection = rejected(table, seat, DrawCard())
+    assert (rejection.rule_id, rejection.kind) == ("MM-15", "illegal")
+
+
+def nothing_to_draw(table: Table[Any], hands: dict[int, str]) -> None:
+    """Put the deck out of reach (into the pot), wish red and give the seats these hands."""
+    state = table.state
+    state.pot, state.deck = [(c, -1) for c in state.deck], []
+    state.wish = RED
+    for seat, spec in hands.items():
+        state.hands[seat] = [0] * CODES
+        for text in spec.split():
+            state.hands[seat][parse_notation(text)] += 1
+        state.sizes[seat] = len(spec.split())
+
+
+def test_mm_15_a_player_who_can_neither_play_nor_draw_passes_and_all_passing_blocks() -> None:
+    """MM-15 ruling: a player who can neither play nor draw passes (DrawCard, the draw skipped);
+    the hand ends blocked (scored as MM-23, no bonus) only after every player in turn has
+    passed so; a play in between starts the count again."""
+    blues = "B1 B2 B3 B4 B5 B6 B7 B8"
+    table = Table.create(GAME, 3, options={"hands": "1"}, seed=b"mm-15")
+    first = table.pending()[0]
+    second, third = (first + 1) % 3, (first + 2) % 3
+    nothing_to_draw(table, {first: blues, second: blues, third: "R2 " + blues})
+    for seat in (first, second):
+        assert table.pending() == (seat,) and table.legal_commands(seat) == [DrawCard()]
+        events = play(table, (seat, DrawCard()))
+        assert events[0] == CardsDrawn(seat, 0, (), DrawReason.TURN)  # passed
+        assert not of_type(events, HandEnded)
+    assert table.pending() == (third,)
+    assert table.legal_commands(third) == [PlayCard(card("R2"))]  # must play, may not pass
+    assert not of_type(play(table, (third, PlayCard(card("R2")))), HandEnded)
+    table = Table.create(GAME, 3, options={"hands": "1"}, seed=b"mm-15")
+    nothing_to_draw(table, dict.fromkeys(range(3), blues))
+    for count in range(3):
+        seat = table.pending()[0]
+        assert table.legal_commands(seat) == [DrawCard()]
+        events = play(table, (seat, DrawCard()))
+        assert bool(of_type(events, HandEnded)) == (count == 2)
     ended = of_type(events, HandEnded)[0]
-    assert (ended.ender, ended.blocked) == (None, True)
-    assert ended.scores == (28, 26)
-    assert of_type(events, GameEnded)
+    assert (ended.ender, ended.blocked, ended.scores) == (None, True, (16, 16, 16))
 
 
 # --- Mau and Mau Mau (MM-16, MM-17) ------------------------------------------------------------
@@ -1317,20 +1356,16 @@ def test_mm_24_only_the_tied_seats_play_the_tie_break_hand() -> None:
     cards, no turn, no target."""
     table = Table.create(GAME, 3, options={"hands": "1"}, seed=b"mm-24")
     table.state.totals = [5, 5, 1]  # as if scored earlier
-    table.state.deck, pot = [], table.state.deck
-    table.state.pot = [(c, -1) for c in pot]  # nothing to draw: a blocked hand
-    for _ in range(3):
-        draw_and_keep(table, table.pending()[0])
+    block(table)  # 16 points each: 21, 21, 17
     game = view(table, None)
     assert game.tiebreak == 1 and game.playing == (0, 1)
     assert game.hand_sizes == (8, 8, 0) and 2 not in table.pending()
 
 
 def block(table: Table[Any]) -> list[Any]:
-    """Put the deck out of reach (into the pot) and let everyone draw nothing: the hand ends
-    blocked, every playing seat still holding its hand (MM-15 bound)."""
-    state = table.state
-    state.pot, state.deck = [(c, -1) for c in state.deck], []
+    """Nobody can play or draw (no deck, red wished, 8 blue cards each): everyone passes and
+    the hand ends blocked, every playing seat still holding its 8 cards (MM-15)."""
+    nothing_to_draw(table, dict.fromkeys(table.state.playing, "B1 B2 B3 B4 B5 B6 B7 B8"))
     events: list[Any] = []
     while not of_type(events, HandEnded):
         events += play(table, (table.pending()[0], DrawCard()))

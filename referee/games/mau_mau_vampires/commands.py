@@ -220,6 +220,12 @@ def _check_shape(command: Any) -> None:
 # --- what a seat may do ----------------------------------------------------------------------
 
 
+def nothing_to_draw(state: MauMauVampiresState) -> bool:
+    """MM-15: the deck is empty and so is the discard pile under its top card (nothing to
+    reshuffle): a draw now would draw nothing."""
+    return not state.deck and not any(state.pile_under)
+
+
 def legal_commands(state: MauMauVampiresState, seat: Seat) -> list[Any]:
     phase = state.phase
     if phase is _TURN and seat == state.turn:
@@ -242,6 +248,10 @@ def legal_commands(state: MauMauVampiresState, seat: Seat) -> list[Any]:
             moves.extend(_plays(state, seat, CLOCK))
         if hand[WEREWOLF]:
             moves.extend(_plays(state, seat, WEREWOLF))
+        if len(moves) > 1 and nothing_to_draw(state):
+            # MM-15 ruling: drawing is offered only when a card can be drawn; a player who
+            # can play must then play. One who cannot passes: DrawCard, the draw skipped.
+            del moves[0]
         return moves
     if phase is Phase.PLAY_DRAWN and seat == state.turn:
         return [_END_TURN, *_plays(state, seat, state.drawn)]

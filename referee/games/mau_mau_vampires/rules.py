@@ -25,10 +25,10 @@ Rulings this module makes where the rules file is silent:
   leave ``announce`` unset.
 * An ability that cannot be used at all (give or set aside a card with an empty hand) does not
   trigger. The receiver of (a) is offered the wish even when the giver just emptied their hand.
-* **Blocked hand.** When nothing can be drawn (deck and pile under its top card are empty) and a
-  full round of turns passes with every playing seat drawing nothing and playing nothing, the
-  hand ends without an ender (no bonus) and is scored as usual. The rules allow such a hand to
-  go on forever (e.g. a wished colour nobody can play); this bounds it.
+* **Blocked hand** (the MM-15 ruling). While nothing can be drawn (deck and pile under its top
+  card are empty), drawing is not offered to a player who can play a card; one who can neither
+  play nor draw passes (``DrawCard``, which then draws nothing). Once every playing seat in
+  turn has passed so, the hand ends without an ender (no bonus) and is scored as MM-23.
 * A tie-break hand (MM-24) is played by the tied seats only: they are "the players" for the
   hand size, clocks, left neighbours and character choices. Final scores are the totals plus
   every tie-break hand's points, so the tie-break order shows in the score.
@@ -60,7 +60,7 @@ from referee.engine.game import (
     rank_by_score,
     union_members,
 )
-from referee.games.mau_mau_vampires import redaction
+from referee.games.mau_mau_vampires import labels, redaction
 from referee.games.mau_mau_vampires.apply import _APPLY
 from referee.games.mau_mau_vampires.characters import CHARACTERS
 from referee.games.mau_mau_vampires.commands import (
@@ -68,6 +68,7 @@ from referee.games.mau_mau_vampires.commands import (
     _check_shape,
     _command_space,
     legal_commands,
+    nothing_to_draw,
 )
 from referee.games.mau_mau_vampires.model import (
     CARDS,
@@ -188,6 +189,13 @@ class MauMauVampires(Game[MauMauVampiresState]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = MauMauVampiresView
+
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
 
@@ -369,9 +377,16 @@ class MauMauVampires(Game[MauMauVampiresState]):
 
     def _decide_turn(self, state: MauMauVampiresState, d: _Draft, seat: int, command: Any) -> None:
         if isinstance(command, DrawCard):
+            if nothing_to_draw(state) and self.legal_commands(state, seat)[0] != command:
+                # MM-15 ruling: with nothing to draw, a player who can play must play.
+                raise Rejection(
+                    "MM-15",
+                    "nothing can be drawn (deck and discard pile are empty): drawing is not a "
+                    "choice while you can play a card",
+                )
             # MM-8: draw 1; the drawer then decides whether to play it (PLAY_DRAWN).
             if d.draw(seat, 1, DrawReason.TURN) == 0:
-                self._idle_turn_over(state, d, seat)
+                self._idle_turn_over(state, d, seat)  # MM-15: the player passes
             return
         if isinstance(command, PlayCard):
             self._play(state, d, seat, command, code_of(command.card))
@@ -397,7 +412,8 @@ class MauMauVampires(Game[MauMauVampiresState]):
         _wrong_phase(state, command)
 
     def _idle_turn_over(self, state: MauMauVampiresState, d: _Draft, seat: int) -> None:
-        """A turn that drew nothing (MM-15) ends; a full round of them blocks the hand."""
+        """A player who could neither play nor draw passed (MM-15); once every playing seat
+        in turn has passed so, the hand ends blocked (MM-15 ruling)."""
         d.idle += 1
         if d.idle >= len(state.playing):
             self._end_hand(state, d, None)
