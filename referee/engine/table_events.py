@@ -67,6 +67,9 @@ class TableSettings:
     forfeit_after_timeouts: int = 0
     defer_reveal: bool = False
     public_reveal: bool = False
+    #: Per-card commitments and openings (docs/fairness.md section 6); off for games from
+    #: before them, whose logs have none.
+    card_commitments: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,8 @@ class GameSettings:
     public_reveal: bool = False
     #: The creator's seed may be guessed: the deal is public and reproducible.
     public_seed: bool = False
+    #: Per-card commitments and openings (every new game; games from before have none).
+    card_commitments: bool = False
 
     def table(self) -> TableSettings:
         """The part the rules engine needs (forfeit limit, reveal policy)."""
@@ -70,6 +72,7 @@ class GameSettings:
             forfeit_after_timeouts=self.clock.forfeit_after_timeouts,
             defer_reveal=self.defer_seed_reveal,
             public_reveal=self.public_reveal,
+            card_commitments=self.card_commitments,
         )
 
     @property
@@ -88,6 +91,7 @@ class GameSettings:
             "defer_seed_reveal": self.defer_seed_reveal,
             "public_reveal": self.public_reveal,
             "public_seed": self.public_seed,
+            "card_commitments": self.card_commitments,
         }
 
     @classmethod
@@ -105,6 +109,7 @@ class GameSettings:
             defer_seed_reveal=bool(data.get("defer_seed_reveal", False)),
             public_reveal=bool(data.get("public_reveal", False)),
             public_seed=bool(data.get("public_seed", False)),
+            card_commitments=bool(data.get("card_commitments", False)),
         )
 
     @classmethod
@@ -132,6 +137,7 @@ class GameSettings:
             defer_seed_reveal=request.defer_seed_reveal,
             public_reveal=request.public_reveal_waives_secrecy,
             public_seed=request.public_reproducible_seed,
+            card_commitments=True,
         )
 
 

@@ -42,7 +42,10 @@ from typing import Any, NoReturn
 
 from referee.engine.chance import deck_for, hidden_permutation, pick_for
 from referee.engine.game import (
+    CardsTaken,
+    ChanceStep,
     Decision,
+    DeckOrder,
     Game,
     GameConfig,
     GameInfo,
@@ -1194,6 +1197,22 @@ class MauMauVampires(Game[MauMauVampiresState]):
             announcements="auto" if state.auto_announce else "required",
             first_game=state.first_game,
         )
+
+    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+        """MM-5/MM-15: every shuffle becomes the deck, taken from the top: dealt and drawn
+        cards by their seat (both cards of (g) by the drawer), the starting card by everyone
+        (MM-6), the cards set aside from the deck by no one (MM-22 h)."""
+        kind = type(event)
+        if kind is DeckShuffled:
+            cards = tuple(FULL_DECK_NOTATION_BY_CODE[code_of(c)] for c in event.order)
+            return (DeckOrder(event.shuffle, cards),)
+        if kind is CardsDealt or kind is CardsDrawn:
+            return (CardsTaken(event.count, (event.seat,)),)
+        if kind is StartingCardTurned:
+            return (CardsTaken(1, None),)
+        if kind is CardSetAside:
+            return (CardsTaken(event.deck_count, ()),)
+        return ()
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         """MM-26 ... MM-28: cards drawn, dealt or taken are seen by their receiver; a given card
