@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from referee import rulebook
-from referee.scenario import runner
+from referee.scenario import deals, runner
 from referee.scenario.runner import (
     ScenarioError,
     load_scenario,
@@ -458,10 +458,10 @@ def test_malformed_steps(tmp_path: Path, step: str, message: str) -> None:
 @pytest.mark.parametrize(
     ("deal", "message"),
     [
-        ("{hands: [[1, 2]]}", "deal.hands: hands[0] has 2 cards; each seat is dealt 13 with 3"),
+        ("{hands: [[1, 2]]}", "deal.hands[0]: 2 cards; each seat is dealt 13 with 3 players"),
         (
             "{hands: [[1,1,1,1,1,1,1,1,2,2,2,2,3], [1,4,4,4,4,5,5,5,5,6,6,6,6]]}",
-            'the hands use more cards than the deck holds: 9 x "1" (deck has 8)',
+            'deal: the cards given use more than the deck holds: 9 x "1" (deck has 8)',
         ),
         ("{hands: [[20,1,1,1,1,1,1,1,2,2,2,2,3]]}", "hands[0][0]: Hunters are not dealt"),
         ("{hands: [[K,1,1,1,1,1,1,1,2,2,2,2,3]]}", "hands[0][0]: a card is 1-13 or Q (14)"),
@@ -513,7 +513,7 @@ def test_decks_accept_full_orders_and_hands(tmp_path: Path) -> None:
         "game: vampire-queen\nplayers: 3\n"
         f"deal: {{picks: [1], decks: [{full}, {{hands: [[], ]}}]}}\n"
     )
-    with pytest.raises(ScenarioError, match=re.escape("deal.decks[1]: hands[0] has 0 cards")):
+    with pytest.raises(ScenarioError, match=re.escape("deal.decks[1].hands[0]: 0 cards")):
         load_scenario(write(tmp_path, "steps: []\n", header=header))
     header = header.replace("{hands: [[], ]}", "{hands: []}")
     scenario = load_scenario(write(tmp_path, "steps: []\n", header=header))
@@ -571,12 +571,13 @@ def test_default_seed_is_fixed(tmp_path: Path) -> None:
     assert load_scenario(path).seed == runner.DEFAULT_SEED
 
 
-def test_deck_builder_registry(tmp_path: Path) -> None:
-    assert "vampire-queen" in runner.DECK_BUILDERS
-    with pytest.raises(ValueError, match="not supported for chess"):
-        runner.deck_builder("chess")
+def test_deal_modules(tmp_path: Path) -> None:
+    """Every game offers its deal module; a game without one takes decks and picks only."""
+    for game in ("vampire-queen", "sleeping-queens", "dracula-vs-van-helsing", "mau-mau-vampires"):
+        assert deals.deal_module(game) is not None, game
+    assert deals.deal_module("chess") is None
     header = "game: chess\nplayers: 3\ndeal: {hands: [[1]]}\n"
-    with pytest.raises(ScenarioError, match=re.escape("deal.hands: hands are not supported")):
+    with pytest.raises(ScenarioError, match=re.escape("deal: hands need a deal module for chess")):
         load_scenario(write(tmp_path, "steps: []\n", header=header))
 
 

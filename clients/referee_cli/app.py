@@ -6,7 +6,9 @@
     referee-cli join --game-id ID --token TOKEN
     referee-cli spectate --game-id ID
     referee-cli list
+    referee-cli rules GAME
 
+The bots of ``new`` are ``referee-bot play`` processes of their own, so they outlive the CLI.
 A background thread reads the game's stream (resuming after drops) into a queue; the main
 thread prints each event as one line, and when the newest view ends a batch of events and
 asks this seat to decide, it draws the screen, lists the legal commands by number and reads
@@ -331,6 +333,7 @@ def cmd_new(
     )
     game_id = created.game_id
     term.say(f"Created game {game_id} ({args.game}, {args.players} players). You are seat 0.")
+    term.say(f"The rules: referee-cli rules {args.game}")
     tokens = {seat.seat: seat.token for seat in created.seats}
     bots: list[tuple[int, subprocess.Popen[bytes], Path]] = []
     for seat in range(1, args.bots + 1):

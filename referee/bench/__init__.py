@@ -3,7 +3,9 @@
 Every compared figure is a ratio of two measurements taken in the same run (the machine is
 shared and noisy): P1 the engine against RLCard's UNO, P2 and P6 the service against a bare
 gRPC echo server, P3 gRPC against in-process play, P5 the event store against raw SQLite.
-P4 is an absolute capacity (games, streams and RSS). Nothing here asserts a speed.
+P4 is an absolute capacity (games, streams and RSS); P7 replicas on PostgreSQL against one
+on SQLite, and the PostgreSQL store against raw inserts through its driver. Nothing here
+asserts a speed.
 
 Results go to ``OUT/bench.json`` and ``OUT/bench.md``. ``--quick`` is a smoke run of seconds
 (CI): small sizes, no peers needed (peers that are not installed are skipped with a note).
@@ -20,7 +22,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -32,6 +34,9 @@ TARGETS = {
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
+    "P7": ("PostgreSQL store appends/s ÷ raw psycopg inserts/s", ">=", 0.5),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env's (fastest)", ">=", 1.5),
+    "P9": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -166,6 +171,12 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P6" in results:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
+    if "P7" in results:
+        found["P7"] = results["P7"]["appends"]["ratio"] if "appends" in results["P7"] else None
+    if "P8" in results:
+        found["P8"] = results["P8"].get("min_ratio")
+    if "P9" in results:
+        found["P9"] = results["P9"]["commands_ratio"]
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -232,6 +243,13 @@ def markdown(report: dict[str, Any]) -> str:
             f"| server process | {p2['referee_server_cpu_us_per_command']:,.0f} µs "
             f"| {p2['fanout_server_cpu_us_per_call']:,.0f} µs "
             f"| {p2['echo_server_cpu_us_per_call']:,.0f} µs |",
+            "",
+            f"Batched streams (one message per command batch, issue 12): "
+            f"**{p2['batched_commands_per_second']:,.0f} commands/s**, "
+            f"**{p2['batched_to_fanout']:.2f}** of the bare fan-out (target >= 0.6), "
+            f"{p2['batched_stream_messages_per_command']:.1f} stream messages per command, "
+            f"server CPU {p2['batched_server_cpu_us_per_command']:,.0f} µs per command = "
+            f"**{p2['batched_cpu_to_fanout']:.2f}x** the bare fan-out's per call (target <= 2).",
         ]
     if "P3" in results:
         p3 = results["P3"]
@@ -298,8 +316,15 @@ def markdown(report: dict[str, Any]) -> str:
             f"{p6['echo_p99_ms']:.2f} ms at the same rate; ratios **{p6['p50_ratio']:.2f}** "
             f"(p50) and **{p6['p99_ratio']:.2f}** (p99). The bare fan-out server at that rate: "
             f"p50 {p6['fanout_p50_ms']:.2f} ms, p99 {p6['fanout_p99_ms']:.2f} ms "
-            f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's).",
+            f"({p6['fanout_p50_ratio']:.2f} and {p6['fanout_p99_ratio']:.2f} of the echo's). "
+            f"Batched streams at that rate: p50 {p6['batched_p50_ms']:.2f} ms, p99 "
+            f"{p6['batched_p99_ms']:.2f} ms, **{p6['batched_p99_to_fanout']:.2f}x** the bare "
+            f"fan-out's p99 (target <= 3).",
         ]
+    if "P7" in results:
+        from referee.bench.replicas import markdown as replicas_markdown
+
+        out += replicas_markdown(results["P7"])
     if "SOAK" in results:
         soak = results["SOAK"]
         growth = soak["growth"]
@@ -314,7 +339,36 @@ def markdown(report: dict[str, Any]) -> str:
             + (f"{growth:+.1%}" if growth is not None else "n/a")
             + "** (target < 5%).",
         ]
+    if "P8" in results:
+        from referee.bench import rl
+
+        out += rl.markdown(results["P8"])
+    if "P9" in results:
+        out += ["", *http_markdown(results["P9"])]
     return "\n".join(out) + "\n"
+
+
+def http_markdown(p7: dict[str, Any]) -> list[str]:
+    grpc_, connect = p7["grpc"], p7["connect"]
+    lines = [
+        "## P9 HTTP (Connect) and the web client",
+        "",
+        f"Same client pattern, same server, {p7['concurrency']} concurrent games: gRPC "
+        f"{grpc_['per_second']:,.0f} commands/s (p99 {grpc_.get('p99_ms', 0):.2f} ms command to "
+        f"stream), Connect {connect['per_second']:,.0f} commands/s (p99 "
+        f"{connect.get('p99_ms', 0):.2f} ms); ratios **{p7['commands_ratio']:.2f}** (commands/s, "
+        f"target >= 0.7) and **{p7.get('p99_ratio', 0):.2f}** (p99, target <= 1.5).",
+    ]
+    page = p7.get("page", {})
+    if page.get("gzip_bytes"):
+        tti = page.get("tti_ms_median")
+        lines += [
+            "",
+            f"The page's first load: {page['gzip_bytes'] / 1024:.1f} KiB gzipped (HTML, JS, CSS; "
+            "target < 300 KB)"
+            + (f"; join link to interactive table {tti} ms (median of 5)." if tti else "."),
+        ]
+    return lines
 
 
 def main(
@@ -344,6 +398,11 @@ def main(
         from referee.bench import store
 
         results["P5"] = store.run(quick, recovery_games)
+    if "P8" in parts:
+        print("P8 learning environments ...", flush=True)
+        from referee.bench import rl
+
+        results["P8"] = rl.run(quick)
     service_parts = set(parts) & {"P2", "P3", "P4", "P6"}
     if service_parts:
         print(f"{', '.join(sorted(service_parts))} service ...", flush=True)
@@ -351,6 +410,16 @@ def main(
 
         spec = service.GameSpec(game_type=game, players=players)
         results |= service.run(service_parts, quick, spec, concurrency, capacity_games)
+    if "P7" in parts:
+        print("P7 replicas on PostgreSQL ...", flush=True)
+        from referee.bench import replicas
+
+        results["P7"] = replicas.run(quick)
+    if "P9" in parts:
+        print("P9 HTTP ...", flush=True)
+        from referee.bench import http
+
+        results["P9"] = http.run(quick)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

@@ -30,7 +30,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -207,10 +207,18 @@ class Load:
 
 
 def _settled(message: pb.StreamGameResponse) -> bool:
-    """The view ends its command's batch of events (see ``referee_bot.runner.settled``)."""
+    """The view ends its command's batch of events (see ``referee_bot.runner.settled``);
+    every message of a batched stream does."""
     if not message.HasField("event"):
         return True
     return message.event.sequence >= message.event.batch_end_sequence
+
+
+def _sequences(message: pb.StreamGameResponse) -> list[int]:
+    """The sequences of the events a stream message carries (one, or a batch's)."""
+    if message.HasField("event"):
+        return [message.event.sequence]
+    return [event.sequence for event in message.events]
 
 
 @dataclass
@@ -218,6 +226,8 @@ class GameSpec:
     game_type: str = "vampire-queen"
     players: int = 4
     options: dict[str, str] = field(default_factory=dict)
+    #: Streams with one message per batch (StreamGameRequest.batched).
+    batched: bool = False
 
 
 # --- bots -------------------------------------------------------------------------------------
@@ -248,8 +258,7 @@ async def _seat(
         now = time.perf_counter()
         if load is not None:
             load.messages += 1
-        if message.HasField("event"):
-            sequence = message.event.sequence
+        for sequence in _sequences(message):
             seen = table.arrivals.get(sequence, 0) + 1
             if seen < table.players:
                 table.arrivals[sequence] = seen
@@ -309,7 +318,9 @@ async def play_game(
     )
     table = _Table(created.game_id, spec.players, random.Random(seed))
     calls = [
-        stub.StreamGame(pb.StreamGameRequest(game_id=created.game_id, seat_token=s.token))
+        stub.StreamGame(
+            pb.StreamGameRequest(game_id=created.game_id, seat_token=s.token, batched=spec.batched)
+        )
         for s in created.seats
     ]
     tasks = [
@@ -531,11 +542,23 @@ async def throughput(
             Load(settings.warmup, settings.seconds),
             seed=index * 10_000,
         )
+        batched_run = await _referee_window(
+            referee,
+            replace(settings.spec, batched=True),
+            settings.concurrency,
+            Load(settings.warmup, settings.seconds),
+            seed=index * 10_000,
+        )
         rounds.append(
             {
                 "echo": echo_run,
                 "fanout": fanout_run,
                 "referee": referee_run,
+                "batched": batched_run,
+                "batched_to_fanout": batched_run["per_second"]
+                / max(fanout_run["per_second"], 1e-9),
+                "batched_cpu_to_fanout": batched_run["server_cpu_us_per_command"]
+                / max(fanout_run["server_cpu_us_per_command"], 1e-9),
                 "ratio": referee_run["per_second"] / max(echo_run["per_second"], 1e-9),
                 "fanout_ratio": fanout_run["per_second"] / max(echo_run["per_second"], 1e-9),
                 "referee_to_fanout": referee_run["per_second"]
@@ -555,6 +578,17 @@ async def throughput(
         "fanout_calls_per_second": statistics.median(r["fanout"]["per_second"] for r in rounds),
         "fanout_ratio": statistics.median(r["fanout_ratio"] for r in rounds),
         "referee_to_fanout": statistics.median(r["referee_to_fanout"] for r in rounds),
+        "batched_commands_per_second": statistics.median(
+            r["batched"]["per_second"] for r in rounds
+        ),
+        "batched_to_fanout": statistics.median(r["batched_to_fanout"] for r in rounds),
+        "batched_server_cpu_us_per_command": statistics.median(
+            r["batched"]["server_cpu_us_per_command"] for r in rounds
+        ),
+        "batched_cpu_to_fanout": statistics.median(r["batched_cpu_to_fanout"] for r in rounds),
+        "batched_stream_messages_per_command": statistics.median(
+            r["batched"]["stream_messages_per_command"] for r in rounds
+        ),
         "stream_messages_per_command": statistics.median(
             r["referee"]["stream_messages_per_command"] for r in rounds
         ),
@@ -602,7 +636,16 @@ async def latency(
             Load(settings.warmup, settings.seconds, pacer=Pacer(rate)),
             seed=500_000 + index * 10_000,
         )
-        rounds.append({"echo": echo_run, "fanout": fanout_run, "referee": referee_run})
+        batched_run = await _referee_window(
+            referee,
+            replace(settings.spec, batched=True),
+            settings.concurrency,
+            Load(settings.warmup, settings.seconds, pacer=Pacer(rate)),
+            seed=500_000 + index * 10_000,
+        )
+        rounds.append(
+            {"echo": echo_run, "fanout": fanout_run, "referee": referee_run, "batched": batched_run}
+        )
 
     def middle(side: str, key: str) -> float:
         return float(statistics.median(r[side].get(key, float("nan")) for r in rounds))
@@ -615,8 +658,11 @@ async def latency(
         "echo_p99_ms": middle("echo", "p99_ms"),
         "fanout_p50_ms": middle("fanout", "p50_ms"),
         "fanout_p99_ms": middle("fanout", "p99_ms"),
+        "batched_p50_ms": middle("batched", "p50_ms"),
+        "batched_p99_ms": middle("batched", "p99_ms"),
         "rounds": rounds,
     }
+    found["batched_p99_to_fanout"] = found["batched_p99_ms"] / found["fanout_p99_ms"]
     found["p50_ratio"] = found["referee_p50_ms"] / found["echo_p50_ms"]
     found["p99_ratio"] = found["referee_p99_ms"] / found["echo_p99_ms"]
     found["fanout_p50_ratio"] = found["fanout_p50_ms"] / found["echo_p50_ms"]

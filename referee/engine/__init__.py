@@ -13,6 +13,7 @@ from referee.engine.game import (
     OptionSpec,
     Rejection,
     SeatResult,
+    SetupRefused,
 )
 from referee.engine.registry import all_games, get_game, register
 from referee.engine.table import Table, View
@@ -27,6 +28,7 @@ __all__ = [
     "OptionSpec",
     "Rejection",
     "SeatResult",
+    "SetupRefused",
     "Table",
     "TableEvent",
     "TableSettings",

@@ -27,7 +27,7 @@ import struct
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from referee.engine.game import GameConfig
+from referee.engine.game import GameConfig, SetupRefused
 
 T = TypeVar("T")
 
@@ -73,14 +73,37 @@ def picked(n: int, seed: bytes, index: int) -> int:
     return _below(_stream(seed, b"pick:" + str(index).encode()), n)
 
 
-def deck_for(config: GameConfig, index: int, cards: Iterable[str]) -> list[str]:
+def deck_for(
+    config: GameConfig, index: int, cards: Iterable[str], *, prefix: bool = False
+) -> list[str]:
     """The order of the ``index``-th shuffle of ``cards``: the fixed deal's if given, else seeded.
 
-    A fixed deck must be a permutation of ``cards`` (same multiset), else :class:`ValueError`.
+    A fixed deck for a shuffle whose cards are known at creation (``prefix=False``) must be a
+    permutation of ``cards`` (same multiset); the game checks that at creation, so the
+    :class:`ValueError` here is a last guard. With ``prefix=True`` (a shuffle whose cards are
+    known only when it happens, e.g. a reshuffled discard pile) the fixed deck gives the top
+    cards only: its cards that are among ``cards`` go on top in the listed order (each copy
+    once; listed cards not there are skipped), and the rest follow in the seed's order, as the
+    ``index``-th shuffle of what is left. Such a shuffle cannot fail.
+
+    >>> from referee.engine.game import FixedDeal
+    >>> config = GameConfig("g", 2, {}, b"seed", FixedDeal(decks=(("Q", "K", "Q"),)))
+    >>> deck_for(config, 0, ["A", "K", "Q", "J"], prefix=True)[:2]
+    ['Q', 'K']
+    >>> sorted(deck_for(config, 0, ["A", "K", "Q", "J"], prefix=True)[2:])
+    ['A', 'J']
     """
     pool = list(cards)
     if config.deal is not None and index < len(config.deal.decks):
         given = list(config.deal.decks[index])
+        if prefix:
+            rest = list(pool)
+            top = []
+            for card in given:
+                if card in rest:
+                    rest.remove(card)
+                    top.append(card)
+            return top + shuffled(rest, config.seed, index)
         if sorted(given) != sorted(pool):
             raise ValueError(
                 f"fixed deck {index} is not a permutation of the {len(pool)} cards to shuffle"
@@ -90,13 +113,60 @@ def deck_for(config: GameConfig, index: int, cards: Iterable[str]) -> list[str]:
 
 
 def pick_for(config: GameConfig, index: int, n: int) -> int:
-    """The ``index``-th random pick in ``range(n)``: the fixed deal's if given, else seeded."""
+    """The ``index``-th random pick in ``range(n)``: the fixed deal's if given, else seeded.
+    The game checks fixed picks at creation; the :class:`ValueError` here is a last guard."""
     if config.deal is not None and index < len(config.deal.picks):
         value = config.deal.picks[index]
         if not 0 <= value < n:
             raise ValueError(f"fixed pick {index} must be in 0..{n - 1}, got {value}")
         return value
     return picked(n, config.seed, index)
+
+
+def check_fixed_deck(
+    config: GameConfig, index: int, cards: Sequence[str], *, prefix: bool = False, note: str = ""
+) -> None:
+    """Refuse (:class:`SetupRefused`, field ``deal.decks[index]``) a fixed deck that
+    :func:`deck_for` would not take for a shuffle of ``cards``: not a permutation of them, or
+    (``prefix=True``) naming a card that is not among them or more copies than there are.
+    ``note`` says which shuffle it is, for the message. Nothing to check without that deck."""
+    if config.deal is None or index >= len(config.deal.decks):
+        return
+    given = config.deal.decks[index]
+    where = f"deal.decks[{index}]"
+    what = f" ({note})" if note else ""
+    if prefix:
+        head = f"deck {index}{what} gives the top cards of a shuffle of these {len(cards)}"
+    else:
+        head = f"deck {index}{what} must hold all {len(cards)} cards once each, top first"
+    counts: dict[str, int] = {}
+    for card in cards:
+        counts[card] = counts.get(card, 0) + 1
+    for position, card in enumerate(given):
+        if card not in counts:
+            known = ", ".join(sorted(counts, key=list(cards).index))
+            raise SetupRefused(where, f"{head}: no card {card!r} (cards: {known})")
+        counts[card] -= 1
+        if counts[card] < 0:
+            raise SetupRefused(
+                where, f"{head}: more copies of {card!r} than the game has (position {position})"
+            )
+    if not prefix and any(counts.values()):
+        missing = sorted(card for card, left in counts.items() for _ in range(left))
+        raise SetupRefused(where, f"{head}: {len(missing)} missing, e.g. {', '.join(missing[:10])}")
+
+
+def check_fixed_pick(config: GameConfig, index: int, n: int, note: str = "") -> None:
+    """Refuse (:class:`SetupRefused`, field ``deal.picks[index]``) a fixed pick outside
+    ``range(n)``. Nothing to check without that pick."""
+    if config.deal is None or index >= len(config.deal.picks):
+        return
+    value = config.deal.picks[index]
+    if not 0 <= value < n:
+        what = f" ({note})" if note else ""
+        raise SetupRefused(
+            f"deal.picks[{index}]", f"pick {index}{what} must be in 0..{n - 1}, got {value}"
+        )
 
 
 def hidden_permutation(cards: Sequence[T], groups: Sequence[object], salt: int) -> list[T]:

@@ -19,6 +19,7 @@ never imports protobuf.
 from __future__ import annotations
 
 import abc
+import re
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,12 +34,39 @@ Event = Any
 StateT = TypeVar("StateT")
 
 
+class SetupRefused(ValueError):
+    """A setup the game refuses (bad players, options or fixed deal); nothing is created.
+
+    ``field`` names what is wrong as a request field path (``players``, ``options.rounds``,
+    ``deal.decks[3]``, ``deal.picks[0]``); ``rule_id`` is the rule that says so, ``""`` when
+    no rule does (a malformed value). The server answers INVALID_ARGUMENT with these in the
+    same ``google.rpc`` details as a command's rejection.
+
+    >>> str(SetupRefused("players", "3 to 12 players, got 2", "VQ-2"))
+    'VQ-2: 3 to 12 players, got 2'
+    """
+
+    def __init__(self, field: str, message: str, rule_id: str = "") -> None:
+        super().__init__(f"{rule_id}: {message}" if rule_id else message)
+        self.field = field
+        self.message = message
+        self.rule_id = rule_id
+
+
+#: An integer option value as written: ASCII digits, no sign, spaces or leading zeros.
+_INTEGER = re.compile(r"0|-?[1-9][0-9]*")
+#: The rule id an option's description starts with (``"VQ-19: rounds in the game"``).
+_RULE_PREFIX = re.compile(r"([A-Z]+-[0-9]+)[a-z]?:")
+
+
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
     """A game option chosen at creation: a name, its default and the values it allows.
 
     ``allowed`` lists the allowed values; when it is empty the value is an integer between
-    ``minimum`` and ``maximum``.
+    ``minimum`` and ``maximum``, written in ASCII decimal digits without sign (unless
+    negative), spaces or leading zeros. ``description`` starts with the id of the rule that
+    defines the option (``"VQ-19: ..."``), which a refused value cites.
     """
 
     name: str
@@ -48,28 +76,52 @@ class OptionSpec:
     minimum: int = 0
     maximum: int = 0
 
-    def check(self, value: str) -> str:
-        """Return the normalised value, or raise :class:`ValueError` saying what is allowed.
+    @property
+    def rule_id(self) -> str:
+        """The rule that defines the option (the start of its description), or ``""``.
 
-        >>> OptionSpec("rounds", "5", "rounds to play", minimum=1, maximum=20).check("07")
-        '7'
+        >>> OptionSpec("rounds", "5", "VQ-19: rounds in the game", minimum=1, maximum=50).rule_id
+        'VQ-19'
         """
+        match = _RULE_PREFIX.match(self.description)
+        return match.group(1) if match else ""
+
+    def check(self, value: str) -> str:
+        """Return the value, or raise :class:`SetupRefused` saying what is allowed.
+
+        >>> OptionSpec("rounds", "5", "rounds to play", minimum=1, maximum=20).check("7")
+        '7'
+        >>> OptionSpec("rounds", "5", "VQ-19: rounds", minimum=1, maximum=20).check("07")
+        Traceback (most recent call last):
+        ...
+        referee.engine.game.SetupRefused: VQ-19: option 'rounds' must be an integer \
+written in digits 0-9 without sign, spaces or leading zeros, got '07'
+        """
+        where = f"options.{self.name}"
         if self.allowed:
             if value not in self.allowed:
-                raise ValueError(
-                    f"option {self.name!r} must be one of {', '.join(self.allowed)}, got {value!r}"
+                raise SetupRefused(
+                    where,
+                    f"option {self.name!r} must be one of {', '.join(self.allowed)}, got {value!r}",
+                    self.rule_id,
                 )
             return value
-        try:
-            number = int(value)
-        except ValueError:
-            raise ValueError(f"option {self.name!r} must be an integer, got {value!r}") from None
-        if not self.minimum <= number <= self.maximum:
-            raise ValueError(
-                f"option {self.name!r} must be between {self.minimum} and {self.maximum}, "
-                f"got {number}"
+        if not _INTEGER.fullmatch(value):
+            raise SetupRefused(
+                where,
+                f"option {self.name!r} must be an integer written in digits 0-9 without sign, "
+                f"spaces or leading zeros, got {value!r}",
+                self.rule_id,
             )
-        return str(number)
+        number = int(value)
+        if not self.minimum <= number <= self.maximum:
+            raise SetupRefused(
+                where,
+                f"option {self.name!r} must be between {self.minimum} and {self.maximum}, "
+                f"got {number}",
+                self.rule_id,
+            )
+        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +135,18 @@ class GameInfo:
     options: tuple[OptionSpec, ...]
     rules: str  # path of the authoritative rules file, relative to the rules folder
     summary: str
+    #: The rule that sets the number of players (cited when a count is refused).
+    players_rule: str = ""
 
     def normalise_options(self, given: Mapping[str, str]) -> dict[str, str]:
         """Fill defaults and check every option; unknown names are an error."""
         specs = {spec.name: spec for spec in self.options}
         unknown = sorted(set(given) - set(specs))
         if unknown:
-            raise ValueError(
+            raise SetupRefused(
+                f"options.{unknown[0]}",
                 f"unknown option(s) {', '.join(unknown)} for {self.type_id}; "
-                f"known: {', '.join(specs) or 'none'}"
+                f"known: {', '.join(specs) or 'none'}",
             )
         return {
             name: spec.check(given[name]) if name in given else spec.default
@@ -105,7 +160,9 @@ class FixedDeal:
 
     ``decks`` gives card orders for successive shuffles (top card first), in the game's card
     notation; ``picks`` gives the results of successive random choices (e.g. a seat index).
-    Shuffles or picks beyond those given fall back to the seed.
+    Shuffles or picks beyond those given fall back to the seed. The game checks every part at
+    creation (:class:`SetupRefused`); a deck for a shuffle whose cards are known only when it
+    happens gives its top cards only (:func:`referee.engine.chance.deck_for`).
     """
 
     decks: tuple[tuple[str, ...], ...] = ()
@@ -314,6 +371,24 @@ class Game(abc.ABC, Generic[StateT]):
     def legal_commands(self, state: StateT, seat: Seat) -> list[Command]:
         """Every command ``seat`` may send now, in a canonical order (empty if none)."""
 
+    # --- display text (for people, not for parsing; see referee/engine/labels.py) ----------
+
+    def command_label(self, command: Command, view: Any) -> str:
+        """A short English label for ``command``, one of the legal commands of the seat whose
+        game view is ``view`` ("play three 8s using one queen"). It may use only the command
+        and that view, so it never tells the seat more than it may know. Games override this
+        in their ``labels`` module; the default is built from the command's type and fields."""
+        from referee.engine import labels
+
+        return labels.fallback(command)
+
+    def event_text(self, event: Event) -> str:
+        """One line describing ``event`` as its viewer received it (already redacted, so it
+        shows only what that viewer may see): "seat 2 played three 8s"."""
+        from referee.engine import labels
+
+        return labels.fallback(event)
+
     @abc.abstractmethod
     def view(self, state: StateT, viewer: Viewer) -> Any:
         """The game-specific view for ``viewer``: only what the rules let it see."""
@@ -369,6 +444,7 @@ __all__ = [
     "Rejection",
     "Seat",
     "SeatResult",
+    "SetupRefused",
     "Viewer",
     "not_your_turn",
     "rank_by_score",

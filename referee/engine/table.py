@@ -36,6 +36,7 @@ from referee.engine.game import (
     Rejection,
     Seat,
     SeatResult,
+    SetupRefused,
     StateT,
     Viewer,
 )
@@ -381,8 +382,11 @@ def make_config(
     given; ``salt=b""`` for a game from before salts)."""
     info = game.info
     if not info.min_players <= players <= info.max_players:
-        raise ValueError(
-            f"{info.type_id} is for {info.min_players} to {info.max_players} players, got {players}"
+        raise SetupRefused(
+            "players",
+            f"{info.type_id} is for {info.min_players} to {info.max_players} players, "
+            f"got {players}",
+            info.players_rule,
         )
     return GameConfig(
         game_type=info.type_id,

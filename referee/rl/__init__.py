@@ -14,15 +14,21 @@ True
 
 from referee.rl.aec import RefereeAECEnv, env
 from referee.rl.core import ActionTable, Layout, UnmappedCommand
+from referee.rl.evaluate import Evaluation, evaluate
 from referee.rl.games import GameSpec, games, spec
+from referee.rl.single import SingleAgentEnv, gym_env
 
 __all__ = [
     "ActionTable",
+    "Evaluation",
     "GameSpec",
     "Layout",
     "RefereeAECEnv",
+    "SingleAgentEnv",
     "UnmappedCommand",
     "env",
+    "evaluate",
     "games",
+    "gym_env",
     "spec",
 ]

@@ -46,6 +46,14 @@ def observation_space(game: GameSpec) -> spaces.Dict:
     )
 
 
+def observe(game: GameSpec, view: View) -> ObsDict:
+    """The observation of a seat's view: its encoding and the mask of its legal commands."""
+    return {
+        "observation": game.encoder.encode(view),
+        "action_mask": game.actions.mask(view.legal_commands),
+    }
+
+
 class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type information
     """A game of the referee as a PettingZoo AEC environment (build it with :func:`env`)."""
 
@@ -130,12 +138,7 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
         cached = self._cache.get(seat)
         if cached is not None and cached[0] == table.version:
             return cached[1]
-        view = table.view(seat)
-        game = self.spec_
-        observation: ObsDict = {
-            "observation": game.encoder.encode(view),
-            "action_mask": game.actions.mask(view.legal_commands),
-        }
+        observation = observe(self.spec_, table.view(seat))
         self._cache[seat] = (table.version, observation)
         return observation
 
@@ -163,8 +166,8 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
         self._cumulative_rewards[agent] = 0.0
         results = table.results()
         if results is None:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.agent_selection = agent_name(table.pending()[0])
+            # Rewards stay 0 (as reset() set them) until the end: nothing to clear or add.
+            self.agent_selection = self.possible_agents[table.pending()[0]]
         else:
             players = self.spec_.players
             reward = self.spec_.reward
@@ -172,8 +175,7 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
             self.terminations = dict.fromkeys(self.agents, True)
             for a in self.agents:
                 self.infos[a] = {"score": results[self._seats[a]].score}
-        self._accumulate_rewards()
-        if results is not None:
+            self._accumulate_rewards()
             self._deads_step_first()
         if self.render_mode == "human":
             self.render()

@@ -108,6 +108,13 @@ class Layout:
         self.size += size
         return offset
 
+    def offset(self, name: str) -> int:
+        """The offset of the block ``name`` (KeyError if there is none)."""
+        for block in self.blocks:
+            if block.name == name:
+                return block.offset
+        raise KeyError(f"no block {name!r}; blocks: {', '.join(b.name for b in self.blocks)}")
+
     def describe(self) -> str:
         """One line per block: offset, size, name and meaning (for the docs)."""
         return "\n".join(f"{b.offset:5d} {b.size:4d}  {b.name}: {b.doc}" for b in self.blocks)
@@ -133,7 +140,7 @@ def squashed(value: float, half: float) -> float:
     return value / (value + half)
 
 
-def put_seat(x: Observation, offset: int, seat: int | None, me: int, players: int) -> None:
+def put_seat(x: list[float], offset: int, seat: int | None, me: int, players: int) -> None:
     """One-hot of ``seat`` relative to the viewer ``me`` in a block of ``players + 1`` entries
     (the last one: no seat)."""
     x[offset + (players if seat is None else (seat - me) % players)] = 1.0

@@ -153,7 +153,7 @@ class Encoder:
         )
         self.size = layout.size
 
-    def _cards(self, x: Observation, offset: int, cards: tuple[Card, ...]) -> None:
+    def _cards(self, x: list[float], offset: int, cards: tuple[Card, ...]) -> None:
         for card in cards:
             code = _code(card)
             if code is not None:
@@ -163,15 +163,14 @@ class Encoder:
         game: MauMauVampiresView = view.game
         n = self.players
         me = view.viewer or 0
-        x = np.zeros(self.size, dtype=np.float32)
+        x = [0.0] * self.size
         hand = self.o_hand
         for card in game.hand:
             code = _code(card)
             if code is not None:
                 x[hand + code] += 1.0
-        x[hand + CLOCK] /= CLOCKS_IN_DECK
+        x[hand + CLOCK] /= CLOCKS_IN_DECK  # the deck's counts (MM-2): at most 1 each
         x[hand + WEREWOLF] /= WEREWOLVES_IN_DECK
-        np.minimum(x, 1.0, out=x)
         for seat, size in enumerate(game.hand_sizes[:n]):
             x[self.o_sizes + (seat - me) % n] = squashed(size, 8)
         x[self.o_piles] = scaled(game.deck_size, DECK_SIZE)
@@ -223,4 +222,4 @@ class Encoder:
         x[self.o_options] = float(game.characters_option == "pass_left")
         x[self.o_options + 1] = float(game.announcements == "auto")
         x[self.o_options + 2] = float(game.first_game)
-        return x
+        return np.array(x, dtype=np.float32)

@@ -124,8 +124,8 @@ class Encoder:
         game: SleepingQueensView = view.game
         n = self.players
         me = view.viewer or 0
-        x = np.zeros(self.size, dtype=np.float32)
-        for card in game.hand:
+        x = [0.0] * self.size
+        for card in game.hand:  # a hand holds 5 cards (SQ-4), the deck CARD_COUNTS of each
             if 1 <= card <= CARDS:
                 x[self.o_hand + card - 1] += 1.0 / HAND_SIZE
         for seat, size in enumerate(game.hand_sizes[:n]):
@@ -134,7 +134,6 @@ class Encoder:
         for card in game.discard_pile:
             if 1 <= card <= CARDS:
                 x[self.o_discard + card - 1] += 1.0 / CARD_COUNTS[card]
-        np.minimum(x, 1.0, out=x)
         placed: set[int] = set()
         for position in game.positions[:POSITIONS]:
             at = self.o_positions + 3 * position.position
@@ -168,4 +167,4 @@ class Encoder:
         x[self.o_options + 4] = scaled(game.points_to_win, 50)
         for seat in game.winners:
             x[self.o_winners + (seat - me) % n] = 1.0
-        return x
+        return np.array(x, dtype=np.float32)

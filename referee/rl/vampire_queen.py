@@ -54,6 +54,7 @@ PER_VALUE = 8
 QUEENS = 4
 MAX_SET = PER_VALUE + QUEENS
 TRICK_PLAY = 9
+_NO_PLAY = [0.0] * 6
 
 
 def actions(players: int, options: Mapping[str, str]) -> ActionTable:
@@ -103,9 +104,9 @@ class Encoder:
         game: VampireQueenView = view.game
         n = self.players
         me = view.viewer or 0
-        x = np.zeros(self.size, dtype=np.float32)
+        x = [0.0] * self.size
         hand = self.o_hand
-        for value in game.hand:
+        for value in game.hand:  # at most 8 of a value and 4 queens exist (VQ-1)
             if 1 <= value < QUEEN:
                 x[hand + value - 1] += 1.0 / PER_VALUE
             elif value == QUEEN:
@@ -114,7 +115,6 @@ class Encoder:
                 x[hand + 14] = 1.0
             elif value == HUNTER_20:
                 x[hand + 15] = 1.0
-        np.minimum(x[hand : hand + 16], 1.0, out=x[hand : hand + 16])
         for seat, size in enumerate(game.hand_sizes[:n]):
             x[self.o_sizes + (seat - me) % n] = scaled(size, 26)
         x[self.o_h15 + (game.hunter_15_holder - me) % n] = 1.0
@@ -131,7 +131,7 @@ class Encoder:
             x[self.o_barred + 1] = float(barred == HUNTER_20)
         for play in game.trick:  # later plays of a seat overwrite earlier ones
             at = self.o_trick + TRICK_PLAY * ((play.seat - me) % n)
-            x[at : at + 6] = 0.0
+            x[at : at + 6] = _NO_PLAY
             x[at + min(int(play.kind), 5)] = 1.0
             x[at + 6] = scaled(play.value, QUEEN)
             x[at + 7] = scaled(play.count, MAX_SET)
@@ -144,4 +144,4 @@ class Encoder:
         x[self.o_round + 1] = float(game.round >= game.rounds)
         x[self.o_options] = float(game.hunter_tie == "last")
         x[self.o_options + 1] = float(game.hunter_queen == QUEEN)
-        return x
+        return np.array(x, dtype=np.float32)

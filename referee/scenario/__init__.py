@@ -4,8 +4,6 @@ The format is described in ``docs/scenarios.md``; the runner is :mod:`referee.sc
 """
 
 from referee.scenario.runner import (
-    DECK_BUILDERS,
-    DeckBuilder,
     Failure,
     Scenario,
     ScenarioError,
@@ -18,8 +16,6 @@ from referee.scenario.runner import (
 )
 
 __all__ = [
-    "DECK_BUILDERS",
-    "DeckBuilder",
     "Failure",
     "Scenario",
     "ScenarioError",

@@ -59,6 +59,11 @@ class Setup:
     deal: FixedDeal | None = None
 
 
+class DealRefused(Exception):
+    """A fixed deal the game cannot deal when it comes to a shuffle (a later shuffle whose
+    cards depend on the play, written wrongly)."""
+
+
 class SetupRefused(Exception):
     """The table was not created: ``outcome`` says how it was refused."""
 
@@ -138,7 +143,8 @@ class LibraryDriver(Driver):
         except (ValueError, KeyError) as error:
             text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
             # A setup refusal is INVALID_ARGUMENT on the server too; a rule id if it has one.
-            rule = getattr(error, "rule_id", None)
+            rule = getattr(error, "rule_id", None) or None
+            text = getattr(error, "message", text)  # the rule id is shown apart
             raise SetupRefused(Outcome(INVALID_ARGUMENT, rule, str(text))) from None
         self.players = setup.players
 
@@ -162,6 +168,8 @@ class LibraryDriver(Driver):
             events = table.submit(seat, decoded)
         except Rejection as rejection:
             return Outcome(_KIND_CODES[rejection.kind], rejection.rule_id, rejection.message)
+        except ValueError as error:  # a later shuffle of a fixed deal that does not fit
+            raise DealRefused(str(error)) from None
         if table.reveal_due():  # as the server: the reveal is a batch of its own
             table.extend(table.reveal())
         return Outcome(OK, first=before + 1, last=before + len(events))
@@ -204,6 +212,7 @@ __all__ = [
     "GAME_ID",
     "INVALID_ARGUMENT",
     "OK",
+    "DealRefused",
     "Driver",
     "LibraryDriver",
     "Outcome",

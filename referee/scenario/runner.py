@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -29,13 +28,16 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FileDescripto
 
 from referee import codec
 from referee.engine.game import FixedDeal, Viewer
+from referee.engine.registry import get_game
 from referee.engine.table import Table
 from referee.scenario import match as schema
+from referee.scenario.deals import DealError, build_deal
 from referee.scenario.drivers import (
     FAILED_PRECONDITION,
     GAME_ID,
     INVALID_ARGUMENT,
     OK,
+    DealRefused,
     Driver,
     LibraryDriver,
     Outcome,
@@ -72,116 +74,6 @@ class ScenarioError(ValueError):
         super().__init__(f"{path}: {detail}" if path else detail)
         self.path = path
         self.detail = detail
-
-
-# --- per-game deck builders -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DeckBuilder:
-    """How to turn per-seat hands into a full fixed deck for one game type.
-
-    ``cards`` is the whole deck that the game shuffles, in a fixed canonical order;
-    ``hand_size(players)`` is the number of cards each seat is dealt, taken from the top of the
-    deck seat by seat; ``card`` normalises one card as written in a scenario to the deck
-    notation, raising :class:`ValueError` with a reason.
-    """
-
-    cards: tuple[str, ...]
-    hand_size: Callable[[int], int]
-    card: Callable[[object], str]
-
-    def build(self, hands: Sequence[Sequence[object]], players: int) -> tuple[str, ...]:
-        """The deck: the given hands first, in seat order, then the rest in canonical order."""
-        if len(hands) > players:
-            raise ValueError(f"{len(hands)} hands given for {players} players")
-        size = self.hand_size(players)
-        top: list[str] = []
-        for seat, hand in enumerate(hands):
-            if not isinstance(hand, list):
-                raise ValueError(f"hands[{seat}] must be a list of cards")
-            if len(hand) != size:
-                raise ValueError(
-                    f"hands[{seat}] has {len(hand)} cards; each seat is dealt {size} "
-                    f"with {players} players"
-                )
-            for index, card in enumerate(hand):
-                try:
-                    top.append(self.card(card))
-                except ValueError as error:
-                    raise ValueError(f"hands[{seat}][{index}]: {error}") from None
-        rest = Counter(self.cards)
-        rest.subtract(top)
-        over = sorted(card for card, left in rest.items() if left < 0)
-        if over:
-            have = Counter(self.cards)
-            raise ValueError(
-                "the hands use more cards than the deck holds: "
-                + ", ".join(f'{-rest[c] + have[c]} x "{c}" (deck has {have[c]})' for c in over)
-            )
-        remaining: list[str] = []
-        for card in self.cards:
-            if rest[card] > 0:
-                remaining.append(card)
-                rest[card] -= 1
-        return tuple(top + remaining)
-
-
-def _vampire_queen_builder() -> DeckBuilder:
-    from referee.games.vampire_queen.rules import DECK, hand_size_for
-
-    names = {str(v): str(v) for v in range(1, 14)} | {"Q": "Q", "14": "Q"}
-
-    def card(value: object) -> str:
-        if isinstance(value, bool) or not isinstance(value, int | str):
-            raise ValueError(f"a card is 1-13 or Q, got {value!r}")
-        text = str(value).strip().upper()
-        if text in ("15", "20"):
-            raise ValueError("Hunters are not dealt from the deck (VQ-4); choose them with picks")
-        if text not in names:
-            raise ValueError(f"a card is 1-13 or Q (14), got {value!r}")
-        return names[text]
-
-    return DeckBuilder(cards=DECK, hand_size=hand_size_for, card=card)
-
-
-def _dracula_vs_van_helsing_builder() -> DeckBuilder:
-    """Dracula vs Van Helsing: ``hands`` are the 5 slots of each seat, districts 1-5 in order;
-    the draw deck is the rest in canonical order (give ``decks`` to choose the draws)."""
-    from referee.games.dracula_vs_van_helsing.model import DECK, DISTRICTS, card_code, notation
-
-    def card(value: object) -> str:
-        if not isinstance(value, str):
-            raise ValueError(f'a card is a colour letter and a value 1-8 ("Y3"), got {value!r}')
-        return notation(card_code(value))
-
-    return DeckBuilder(cards=DECK, hand_size=lambda players: DISTRICTS, card=card)
-
-
-def _mau_mau_vampires_builder() -> DeckBuilder:
-    """Mau Mau Vampires: cards "R1".."P11" (or "red:S1"), "CLOCK", "WOLF"; after the hands
-    the next card starts the discard pile, then the draws, all in canonical order."""
-    from referee.games.mau_mau_vampires.model import FULL_DECK_NOTATION, read_card
-    from referee.games.mau_mau_vampires.rules import hand_size_for as mm_hand_size
-
-    return DeckBuilder(cards=FULL_DECK_NOTATION, hand_size=mm_hand_size, card=read_card)
-
-
-#: Game type id -> a function returning its deck builder (lazy: games load on first use).
-DECK_BUILDERS: dict[str, Callable[[], DeckBuilder]] = {
-    "vampire-queen": _vampire_queen_builder,
-    "dracula-vs-van-helsing": _dracula_vs_van_helsing_builder,
-    "mau-mau-vampires": _mau_mau_vampires_builder,
-}
-
-
-def deck_builder(game_type: str) -> DeckBuilder:
-    """The deck builder of ``game_type``; :class:`ValueError` when it has none."""
-    factory = DECK_BUILDERS.get(game_type)
-    if factory is None:
-        known = ", ".join(sorted(DECK_BUILDERS))
-        raise ValueError(f"hands are not supported for {game_type} (deck builders: {known})")
-    return factory()
 
 
 # --- subset matching --------------------------------------------------------------------------
@@ -445,7 +337,6 @@ _TOP_KEYS = {
     "indistinguishable",
     "sequences",
 }
-_DEAL_KEYS = {"decks", "picks", "hands"}
 _STEP_KEYS = {
     "seat",
     "command",
@@ -584,68 +475,22 @@ def _options(value: Any, path: str) -> dict[str, str]:
     return options
 
 
-def _deck(
-    value: Any, builder: Callable[[], DeckBuilder], players: int, path: str, where: str
-) -> tuple[str, ...]:
-    if isinstance(value, dict):
-        _keys(value, {"hands"}, path, where)
-        if "hands" not in value or not isinstance(value["hands"], list):
-            raise _fail(path, where, "expected {hands: [[cards of seat 0], [seat 1], ...]}")
-        try:
-            return builder().build(value["hands"], players)
-        except ValueError as error:
-            raise _fail(path, where, str(error)) from None
-    if not isinstance(value, list):
-        raise _fail(path, where, "expected a list of cards (top first) or {hands: [...]}")
-    try:
-        make = builder()
-    except ValueError:  # no deck builder: pass the cards on as written; the game checks them
-        return tuple(str(card) for card in value)
-    cards: list[str] = []
-    for index, card in enumerate(value):
-        try:
-            cards.append(make.card(card))
-        except ValueError as error:
-            raise _fail(path, f"{where}[{index}]", str(error)) from None
-    if Counter(cards) != Counter(make.cards):
-        missing = Counter(make.cards)
-        missing.subtract(cards)
-        diff = ", ".join(
-            f'{"missing" if n > 0 else "extra"} {abs(n)} x "{c}"'
-            for c, n in sorted(missing.items())
-            if n
-        )
-        raise _fail(path, where, f"not a permutation of the {len(make.cards)}-card deck: {diff}")
-    return tuple(cards)
-
-
-def _deal(value: Any, game: str, players: int, path: str) -> FixedDeal | None:
+def _deal(
+    value: Any, game: str, players: int, path: str, seed: str = "", options: Any = None
+) -> FixedDeal | None:
+    """``deal:`` as the engine's fixed deal (``referee.scenario.deals``)."""
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise _fail(path, "deal", "expected a mapping with decks, picks and/or hands")
-    _keys(value, _DEAL_KEYS, path, "deal")
-    if "hands" in value and "decks" in value:
-        raise _fail(
-            path, "deal", "give either hands (the first deal) or decks (with {hands: ...} items)"
-        )
-
-    def builder() -> DeckBuilder:
-        return deck_builder(game)
-
-    decks: list[tuple[str, ...]] = []
-    if "hands" in value:
-        decks.append(_deck({"hands": value["hands"]}, builder, players, path, "deal.hands"))
-    raw_decks = value.get("decks") or []
-    if not isinstance(raw_decks, list):
-        raise _fail(path, "deal.decks", "expected a list of decks")
-    for index, deck in enumerate(raw_decks):
-        decks.append(_deck(deck, builder, players, path, f"deal.decks[{index}]"))
-    picks_raw = value.get("picks") or []
-    if not isinstance(picks_raw, list):
-        raise _fail(path, "deal.picks", "expected a list of integers")
-    picks = tuple(_int(p, path, f"deal.picks[{i}]") for i, p in enumerate(picks_raw))
-    return FixedDeal(decks=tuple(decks), picks=picks)
+        raise _fail(path, "deal", "expected a mapping with decks, picks, hands, ...")
+    try:
+        normalised = get_game(game).info.normalise_options(options or {})
+    except (KeyError, ValueError):  # the setup refuses these; the deal uses what was given
+        normalised = dict(options or {})
+    try:
+        return build_deal(value, game, players, seed.encode("utf-8"), normalised)
+    except DealError as error:
+        raise _fail(path, error.where, error.message) from None
 
 
 def _alternatives_of(
@@ -910,8 +755,10 @@ def _alternatives(
             merged.pop("decks", None)
         if deal_raw and "decks" in deal_raw:
             merged.pop("hands", None)
-        deal = _deal(merged or None, game, players, path)
         seed = raw.get("seed", data.get("seed", DEFAULT_SEED))
+        deal = _deal(
+            merged or None, game, players, path, str(seed), _options(data.get("options"), path)
+        )
         until = _until(raw.get("until"), steps, path, f"{where}.until")
         name = str(raw.get("name", f"alternative {index}"))
         found.append(Alternative(index, name, str(seed), deal, viewers, until))
@@ -964,12 +811,13 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     )
     if expect_setup is not None and steps:
         raise _fail(name, "steps", "a scenario with expect_setup has no steps (steps: [])")
-    deal = _deal(data.get("deal"), game, players, name)
+    options = _options(data.get("options"), name)
+    deal = _deal(data.get("deal"), game, players, name, str(seed), options)
     return Scenario(
         path=name,
         game=game,
         players=players,
-        options=_options(data.get("options"), name),
+        options=options,
         seed=str(seed),
         deal=deal,
         steps=steps,
@@ -1170,7 +1018,11 @@ def run_loaded(
     try:
         if _setup(table, scenario, failures) and (keep_going or not failures):
             for step in scenario.steps:
-                problems = _run_step(table, step, scenario.players)
+                try:
+                    problems = _run_step(table, step, scenario.players)
+                except DealRefused as refused:
+                    failures.append(Failure(step, f"the fixed deal cannot be dealt: {refused}"))
+                    break
                 failures.extend(Failure(step, problem) for problem in problems)
                 if problems and not keep_going:
                     break
@@ -1202,8 +1054,10 @@ def run_scenario(
 
 #: Keys left out when two runs are compared: they differ between any two tables by design
 #: (the game id, when a batch was recorded, decision times, clocks) or commit to the deal and
-#: seed while hiding them (the seed and deal commitments: SHA-256 of a secret seed).
+#: seed while hiding them (the seed and deal commitments: SHA-256 of a secret seed), or make
+#: both public once the game is over (the seed reveal).
 _UNCOMPARED = {
+    "seedRevealed",
     "gameId",
     "recordedUnixMs",
     "decided",
@@ -1397,20 +1251,17 @@ def main(argv: list[str]) -> int:
 
 
 __all__ = [
-    "DECK_BUILDERS",
     "FAILED_PRECONDITION",
     "INVALID_ARGUMENT",
     "OK",
     "Alternative",
     "Check",
-    "DeckBuilder",
     "Expect",
     "Failure",
     "Scenario",
     "ScenarioError",
     "ScenarioResult",
     "Step",
-    "deck_builder",
     "events_json",
     "first_difference",
     "indistinguishable",

@@ -27,7 +27,7 @@ import grpc
 import structlog
 
 from referee import codec
-from referee.engine.game import Rejection, Viewer
+from referee.engine.game import Rejection, SetupRefused, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
@@ -97,7 +97,7 @@ class Limits:
     #: is aborted as abandoned (0 = never).
     idle_expiry_seconds: float = 24 * 3600.0
     #: Summaries of finished games dropped from memory kept for ListGames.
-    summary_cache: int = 20_000
+    summary_cache: int = 1000
 
 
 class StreamEnded(Exception):
@@ -146,6 +146,8 @@ class LiveGame:
     #: The latest batch as each viewer's batched streams send it, built once for all of
     #: them (a spectator's, a seat's): ``{viewer: message}``; emptied by every new batch.
     latest_batch: dict[Viewer, pb.StreamGameResponse] = field(default_factory=dict)
+    #: Each viewer's current view, once built (see :meth:`view`); emptied by every new batch.
+    views: dict[Viewer, pb.View] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -171,6 +173,7 @@ class LiveGame:
         table = self.table
         first = table.version + 1
         self.latest_batch.clear()
+        self.views.clear()
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -191,7 +194,7 @@ class LiveGame:
         event = table.log[index]
         if redact:
             event = table.redact(event, viewer)
-        message = codec.event_to_proto(self.record.game_type, event, index + 1)
+        message = codec.event_to_proto(self.record.game_type, event, index + 1, describe=True)
         return stamp(
             message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
         )
@@ -273,9 +276,19 @@ class LiveGame:
         return message
 
     def view(self, viewer: Viewer) -> pb.View:
+        """``viewer``'s current view. Built once per version for a game without a running
+        clock (a command's response and every stream of the seat share it); callers copy it,
+        never change it."""
+        clocked = self.settings.clock.enabled and not self.over
+        if not clocked:
+            cached = self.views.get(viewer)
+            if cached is not None:
+                return cached
         message = codec.view_to_proto(self.game_id, self.record.players, self.table.view(viewer))
-        if self.settings.clock.enabled and not self.over:
+        if clocked:  # the clocks say how much time is left now: never cached
             message.clocks.extend(self.seat_clocks.to_proto(now_ms(), self.table.status.forfeited))
+        else:
+            self.views[viewer] = message
         return message
 
     def visible_version(self, now: int) -> int:
@@ -508,6 +521,12 @@ class GameHub:
             config = make_config(game, request.players, dict(request.options), seed, deal)
             table: Table[Any] = Table(game, config, settings.table())
             opening = table.opening()
+        except SetupRefused as error:
+            refused = errors.bad_request(error.field, str(error))
+            if error.rule_id:  # named as a command's rejection names its rule
+                refused.reason = "RULE_VIOLATION"
+                refused.metadata["rule_id"] = error.rule_id
+            raise refused from None
         except ValueError as error:
             raise errors.bad_request(_setup_field(str(error)), str(error)) from None
         # A prefix keeps tokens from starting with "-" (command lines would take it for a flag).

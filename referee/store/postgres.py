@@ -33,13 +33,15 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import secrets
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool
 
 from referee.store.base import (
@@ -57,7 +59,14 @@ from referee.store.base import (
     record_from_row,
 )
 
-__all__ = ["CHANNEL", "MIGRATIONS", "SCHEMA_VERSION", "PostgresEventStore", "migrate"]
+__all__ = [
+    "CHANNEL",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "PostgresEventStore",
+    "migrate",
+    "scratch_database",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -175,6 +184,28 @@ _GAME_COLUMNS = (
 _COMMAND_COLUMNS = (
     "command_id, seat, fingerprint, first_sequence, last_sequence, payload, decision_ms"
 )
+
+
+@contextlib.contextmanager
+def scratch_database(admin_url: str, prefix: str = "referee_scratch") -> Iterator[str]:
+    """A new, empty database on the server of ``admin_url`` (a URL whose user may ``CREATE
+    DATABASE``), dropped on exit; yields its ``postgresql://`` URL. For tests and benchmarks,
+    so that runs never share or leave tables. Raises :class:`psycopg.OperationalError` when the
+    server does not answer."""
+    name = f"{prefix}_{secrets.token_hex(6)}"
+    with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        try:
+            params = conninfo_to_dict(admin_url)
+            user = params.get("user") or ""
+            host = params.get("host") or "127.0.0.1"
+            port = params.get("port") or "5432"
+            yield f"postgresql://{user}{'@' if user else ''}{host}:{port}/{name}"
+        finally:
+            # FORCE: a store left open (a failed test, a killed replica) must not keep it.
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
 
 
 def migrate(conn: psycopg.Connection[Any], target: int = SCHEMA_VERSION) -> int:

@@ -57,6 +57,7 @@ def test_new_game_played_from_stdin_against_two_bots(
     game = stub.GetGame(referee_pb2.GetGameRequest(game_id=game_id.group(1))).game
     assert game.game_over
     assert "seat 1: bot (heuristic)" in out
+    assert "The rules: referee-cli rules vampire-queen" in out
     assert "you are dealt 13 cards: " in out
     # the history (round start, own deal) is printed before the first question
     assert out.index("--- round 1 of 1:") < out.index("you are dealt") < out.index("Your move:")

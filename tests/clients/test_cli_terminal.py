@@ -14,11 +14,10 @@ from pathlib import Path
 import grpc
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
+from referee_cli import render
 from tests.clients.pty_session import GUARD_SECONDS, PtySession
 
 BIN = Path(sys.executable).parent
-#: A 4-player Vampire Queen deal in which seat 0 (the person) leads first, with 36 legal leads.
-SEED = "6"
 PROMPT = r"Choose 1-(\d+) \(q to quit[^)]*\): "
 
 
@@ -51,10 +50,41 @@ def screen_before(text: str, end: int, rows: int = 24) -> list[str]:
     return text[:end].split("\n")[-rows:]
 
 
+def a_long_first_lead(address: str) -> tuple[str, list[tuple[str, list[int]]]]:
+    """A seed whose 4-player deal has seat 0 (the person) lead first with a long menu (asked in
+    two steps, with a value of 3 or more ways), and that menu's first step."""
+    with grpc.insecure_channel(address) as channel:
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        for number in range(200):
+            seed = f"long-lead-{number}"
+            created = stub.CreateGame(
+                referee_pb2.CreateGameRequest(
+                    game_type="vampire-queen",
+                    players=4,
+                    options={"rounds": "1"},
+                    seed=seed,
+                    public_reproducible_seed=True,  # as referee-cli --seed does
+                )
+            )
+            view = stub.GetView(
+                referee_pb2.GetViewRequest(
+                    game_id=created.game_id, seat_token=created.seats[0].token
+                )
+            ).view
+            if 0 not in view.pending_seats:
+                continue
+            groups = render.menu_groups(view)
+            if groups and max(len(members) for _, members in groups) >= 3:
+                return seed, groups
+    raise AssertionError("no seed in 200 gives seat 0 a long first lead")
+
+
 def test_lead_in_two_steps_on_one_screen_then_quit_and_rejoin(address: str) -> None:
     pids: list[int] = []
+    seed, groups = a_long_first_lead(address)
+    widest, members = max(groups, key=lambda group: len(group[1]))
     session = referee_cli(
-        "new", "--server", address, "--players", "4", "--bots", "3", "--seed", SEED,
+        "new", "--server", address, "--players", "4", "--bots", "3", "--seed", seed,
         "--options", "rounds=1",
     )  # fmt: skip
     try:
@@ -68,16 +98,16 @@ def test_lead_in_two_steps_on_one_screen_then_quit_and_rejoin(address: str) -> N
         assert "Your move:" in screen
         assert all(len(line) <= 80 for line in screen), max(screen, key=len)
         menu = session.text[session.text.rindex("Your move:") : first.start()]
-        assert "play 9s (9 ways)" in menu and "lead the 20 Hunter" in menu
-        assert int(first[1]) == 10, "36 leads come as 10 values (and the Hunter) first"
-
-        nines = re.search(r"(\d+)\) play 9s \(9 ways\)", menu)
-        assert nines is not None
-        session.send(nines[1])
+        assert "lead the 20 Hunter" in menu
+        assert int(first[1]) == len(groups), "the leads come grouped by value first"
+        chosen = re.search(rf"(\d+)\) {re.escape(widest)}\n", menu)
+        assert chosen is not None, (widest, menu)
+        session.send(chosen[1])
         second = session.expect(PROMPT)
-        assert "b to go back" in second[0]
-        step = session.text[session.text.rindex("play 9s (9 ways):") : second.start()]
-        assert "play one 9" in step and "using 1 queen" in step
+        assert "b to go back" in second[0] and int(second[1]) == len(members)
+        step = session.text[session.text.rindex(f"{widest}:") : second.start()]
+        value = re.match(r"play (\d+)s", widest)
+        assert value is not None and f"play one {value[1]}" in step
         session.send("b")  # back to the values
         session.expect(PROMPT)
         session.send("q")

@@ -8,6 +8,7 @@ edit anywhere else. Its made-up rules, with ids as a rules file would give them:
 * HC-2: seats play in turn, seat 0 first; the seat on turn plays one card it holds.
 * HC-3: once every card is played the game is over; nothing more may be played.
 * HC-4: a seat scores the sum of its cards; the higher score ranks first.
+* HC-5: 2 to 4 players.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.engine.chance import deck_for, shuffled
+from referee.engine.chance import deck_for, hidden_permutation
 from referee.engine.game import (
     Decision,
     Game,
@@ -93,8 +94,9 @@ class HighCard(Game[HighCardState]):
     info = GameInfo(
         type_id="high-card",
         name="High Card",
-        min_players=2,
+        min_players=2,  # HC-5
         max_players=4,
+        players_rule="HC-5",
         options=(OptionSpec("cards", "2", "HC-1: cards dealt to each seat", minimum=1, maximum=2),),
         rules="high-card.md",
         summary="Play your cards; the highest sum wins.",
@@ -167,11 +169,13 @@ class HighCard(Game[HighCardState]):
         return rank_by_score(state.scores, lower_wins=False)  # HC-3, HC-4
 
     def hidden_variant(self, state: HighCardState, viewer: Viewer, salt: int) -> HighCardState:
-        """Deal the cards ``viewer`` cannot see (other hands, the undealt deck) anew."""
+        """Deal the cards ``viewer`` cannot see (other hands, the undealt deck) anew, or swap
+        two of them (``hidden_permutation``; hands and the set-aside rest are unordered)."""
         other = self.copy_state(state)
         hidden = [seat for seat in range(state.config.players) if seat != viewer]
         known = set(state.played) | set(state.hands[viewer] if viewer is not None else ())
-        pool = shuffled([c for c in range(1, 10) if c not in known], b"hidden-variant", salt)
+        pool = [card for card in range(1, 10) if card not in known]
+        pool = hidden_permutation(pool, [None] * len(pool), salt)
         for seat in hidden:
             size = len(state.hands[seat])
             other.hands[seat], pool = sorted(pool[:size]), pool[size:]

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.engine import Game, Rejection, SeatResult, Table, all_games
+from referee.engine import Game, Rejection, SeatResult, SetupRefused, Table, all_games
 
 #: A generous bound on the commands of one whole game; a game that needs more is "stuck".
 STEP_BOUND = 100_000
@@ -476,13 +476,22 @@ def test_bad_options_and_player_counts_are_refused(game: Game[Any]) -> None:
     with pytest.raises(ValueError):
         Table.create(info.type_id, players, options={"no_such_option_xyz": "1"})
     for spec in info.options:
+        assert spec.rule_id, f"option {spec.name}: its description names no rule"
         if spec.allowed:
-            bad = ["no-such-value", "", spec.allowed[0].upper() + "!"]
+            bad = ["no-such-value", "", spec.allowed[0].upper() + "!", f" {spec.allowed[0]}"]
         else:
-            bad = [str(spec.minimum - 1), str(spec.maximum + 1), "many", ""]
+            low = spec.minimum
+            # Only the documented form: ASCII digits, no sign, spaces or leading zeros.
+            bad = [str(low - 1), str(spec.maximum + 1), "many", "", f" {low} ", f"{low} "]
+            bad += [f"+{low}", f"0{low}", f"{low}.0", f"{low}_0", "\u0663", "\uff13", "3\n"]
         for value in bad:
-            with pytest.raises(ValueError):
+            with pytest.raises(SetupRefused) as refused:
                 Table.create(info.type_id, players, options={spec.name: value})
+            assert refused.value.field == f"options.{spec.name}", value
+            assert refused.value.rule_id == spec.rule_id, value
+    assert info.players_rule, "the rule that sets the number of players"
     for count in (info.min_players - 1, info.max_players + 1, 0, -1):
-        with pytest.raises(ValueError):
+        with pytest.raises(SetupRefused) as refused:
             Table.create(info.type_id, count)
+        assert refused.value.field == "players"
+        assert refused.value.rule_id == info.players_rule

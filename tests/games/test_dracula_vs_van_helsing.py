@@ -1,4 +1,4 @@
-"""Dracula vs Van Helsing against its rules (``shared/rules/dracula-vs-van-helsing.md``), one
+"""Dracula vs Van Helsing against its rules (``docs/rules/dracula-vs-van-helsing.md``), one
 or more tests per rule id DV-1 ... DV-26: ``grep -r "DV-14" tests/`` finds the evidence.
 
 Situations are dealt from fixed decks (:func:`new_table`): seat 0 gets the first 5 cards
@@ -776,6 +776,10 @@ def test_dv23_next_round_then_dracula_survives_round_five() -> None:
     assert [d.vampires for d in view.districts] == [3] * 5 and view.hp == 2
     assert events[-1] == GameEnded(Role.DRACULA, 0, GameEnd.ROUNDS, 5, 0, 2)
     assert view.winner is Role.DRACULA
+    # DV-23 ended the game, so later commands are refused by DV-23 (not DV-22).
+    for seat in (0, 1):
+        error = rejected(table, seat, Draw())
+        assert error.kind == "precondition" and error.rule_id == "DV-23"
 
 
 # --- DV-24 ... DV-26: information --------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Mau Mau Vampires against its rules (``shared/rules/mau-mau-vampires.md``), one or more tests
+"""Mau Mau Vampires against its rules (``docs/rules/mau-mau-vampires.md``), one or more tests
 per rule id MM-1 ... MM-28: ``grep -r "MM-14" tests/`` finds the evidence for a rule.
 
 Situations are dealt from fixed decks (:func:`new_table`): the seats get consecutive blocks of
@@ -26,6 +26,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -33,9 +34,8 @@ from typing import Any
 
 import pytest
 
-from referee.engine import FixedDeal, Table
+from referee.engine import FixedDeal, SetupRefused, Table
 from referee.games.mau_mau_vampires import characters as character_data
-from referee.games.mau_mau_vampires import rules
 from referee.games.mau_mau_vampires.characters import (
     CHARACTERS,
     CharacterDataError,
@@ -46,6 +46,7 @@ from referee.games.mau_mau_vampires.characters import (
 from referee.games.mau_mau_vampires.model import (
     CARDS,
     CLOCK,
+    CODES,
     FULL_DECK,
     FULL_DECK_NOTATION,
     HIDDEN,
@@ -153,10 +154,18 @@ PROVISIONAL: dict[str, Any] = {
 PROVISIONAL_TABLE = parse_characters(PROVISIONAL, "test table")
 
 
+def use_characters(monkeypatch: pytest.MonkeyPatch, table: CharacterTable) -> None:
+    """MM-4: play with ``table`` as the character data, in every module of the game that
+    reads it (the rules are split over several)."""
+    for name, module in list(sys.modules.items()):
+        if name.startswith("referee.games.mau_mau_vampires") and hasattr(module, "CHARACTERS"):
+            monkeypatch.setattr(module, "CHARACTERS", table)
+
+
 @pytest.fixture(autouse=True)
 def provisional_characters(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The tests' situations are built on the MM-4 table, whatever the shipped file holds."""
-    monkeypatch.setattr(rules, "CHARACTERS", PROVISIONAL_TABLE)
+    use_characters(monkeypatch, PROVISIONAL_TABLE)
     yield
 
 
@@ -337,7 +346,7 @@ def test_mm_4_replacement_data_changes_the_game_without_code(
     path.write_text(json.dumps(data), encoding="utf-8")
     table_data = load_characters(path)
     assert table_data.symbols[4] == "wooden stake"
-    monkeypatch.setattr(rules, "CHARACTERS", table_data)
+    use_characters(monkeypatch, table_data)
     table = new_table(QUIET, start="R11")
     events = play(table, (0, play_card("R5")))  # S5 now triggers the Count's (a)
     assert of_type(events, AbilityTriggered) == [AbilityTriggered(0, Ability.GIVE_LEFT, "C1")]
@@ -771,24 +780,62 @@ def test_mm_15_an_empty_deck_is_refilled_from_the_pile_under_its_top_card() -> N
     assert (spectator.top, spectator.pile_size, spectator.deck_size) == (card("P5"), 1, 1)
 
 
-def test_mm_15_nothing_to_draw_skips_the_draw_and_a_round_of_it_blocks_the_hand() -> None:
-    """MM-15: with nothing left to draw the draw is skipped. When a whole round passes like
-    that (nobody draws or plays), the hand ends blocked: scored without a bonus (a bound the
-    rules lack: see the rules module)."""
+def test_mm_15_with_nothing_to_draw_a_player_who_can_play_must_play() -> None:
+    """MM-15 ruling: while nothing can be drawn (deck and pile under its top card empty),
+    drawing is not offered to a player who can play a card, and is refused (MM-8 offers it
+    only when a card can be drawn)."""
     table = new_table(QUIET, start="R11", options={"hands": "1"})
     play(table, (0, play_card("R5")))  # R11 goes under R5: one card to reshuffle later
-    events: list[Any] = []
-    while not any(isinstance(e, CardsDrawn) and e.count == 0 for e in events):
-        events = draw_and_keep(table, table.pending()[0])
-    seat = events[0].seat
-    assert events == [CardsDrawn(seat, 0, (), DrawReason.TURN), TurnStarted(1 - seat, False)]
-    sizes = view(table, None).hand_sizes
-    assert sizes == (26, 28)  # 7 + 19 and 8 + 20: the 38 cards of the deck and R11
-    events = play(table, (1 - seat, DrawCard()))
+    while table.state.deck or any(table.state.pile_under):
+        draw_and_keep(table, table.pending()[0])
+    assert view(table, None).hand_sizes == (26, 28)  # 7 + 19 and 8 + 20: the deck and R11
+    seat = table.pending()[0]
+    legal = table.legal_commands(seat)
+    assert legal and DrawCard() not in legal  # 26 or 28 cards: something matches
+    assert all(isinstance(c, PlayCard) for c in legal)
+    assert table.game.default_command(table.state, seat) in legal
+    rejection = rejected(table, seat, DrawCard())
+    assert (rejection.rule_id, rejection.kind) == ("MM-15", "illegal")
+
+
+def nothing_to_draw(table: Table[Any], hands: dict[int, str]) -> None:
+    """Put the deck out of reach (into the pot), wish red and give the seats these hands."""
+    state = table.state
+    state.pot, state.deck = [(c, -1) for c in state.deck], []
+    state.wish = RED
+    for seat, spec in hands.items():
+        state.hands[seat] = [0] * CODES
+        for text in spec.split():
+            state.hands[seat][parse_notation(text)] += 1
+        state.sizes[seat] = len(spec.split())
+
+
+def test_mm_15_a_player_who_can_neither_play_nor_draw_passes_and_all_passing_blocks() -> None:
+    """MM-15 ruling: a player who can neither play nor draw passes (DrawCard, the draw skipped);
+    the hand ends blocked (scored as MM-23, no bonus) only after every player in turn has
+    passed so; a play in between starts the count again."""
+    blues = "B1 B2 B3 B4 B5 B6 B7 B8"
+    table = Table.create(GAME, 3, options={"hands": "1"}, seed=b"mm-15")
+    first = table.pending()[0]
+    second, third = (first + 1) % 3, (first + 2) % 3
+    nothing_to_draw(table, {first: blues, second: blues, third: "R2 " + blues})
+    for seat in (first, second):
+        assert table.pending() == (seat,) and table.legal_commands(seat) == [DrawCard()]
+        events = play(table, (seat, DrawCard()))
+        assert events[0] == CardsDrawn(seat, 0, (), DrawReason.TURN)  # passed
+        assert not of_type(events, HandEnded)
+    assert table.pending() == (third,)
+    assert table.legal_commands(third) == [PlayCard(card("R2"))]  # must play, may not pass
+    assert not of_type(play(table, (third, PlayCard(card("R2")))), HandEnded)
+    table = Table.create(GAME, 3, options={"hands": "1"}, seed=b"mm-15")
+    nothing_to_draw(table, dict.fromkeys(range(3), blues))
+    for count in range(3):
+        seat = table.pending()[0]
+        assert table.legal_commands(seat) == [DrawCard()]
+        events = play(table, (seat, DrawCard()))
+        assert bool(of_type(events, HandEnded)) == (count == 2)
     ended = of_type(events, HandEnded)[0]
-    assert (ended.ender, ended.blocked) == (None, True)
-    assert ended.scores == (28, 26)
-    assert of_type(events, GameEnded)
+    assert (ended.ender, ended.blocked, ended.scores) == (None, True, (16, 16, 16))
 
 
 # --- Mau and Mau Mau (MM-16, MM-17) ------------------------------------------------------------
@@ -1309,20 +1356,16 @@ def test_mm_24_only_the_tied_seats_play_the_tie_break_hand() -> None:
     cards, no turn, no target."""
     table = Table.create(GAME, 3, options={"hands": "1"}, seed=b"mm-24")
     table.state.totals = [5, 5, 1]  # as if scored earlier
-    table.state.deck, pot = [], table.state.deck
-    table.state.pot = [(c, -1) for c in pot]  # nothing to draw: a blocked hand
-    for _ in range(3):
-        draw_and_keep(table, table.pending()[0])
+    block(table)  # 16 points each: 21, 21, 17
     game = view(table, None)
     assert game.tiebreak == 1 and game.playing == (0, 1)
     assert game.hand_sizes == (8, 8, 0) and 2 not in table.pending()
 
 
 def block(table: Table[Any]) -> list[Any]:
-    """Put the deck out of reach (into the pot) and let everyone draw nothing: the hand ends
-    blocked, every playing seat still holding its hand (MM-15 bound)."""
-    state = table.state
-    state.pot, state.deck = [(c, -1) for c in state.deck], []
+    """Nobody can play or draw (no deck, red wished, 8 blue cards each): everyone passes and
+    the hand ends blocked, every playing seat still holding its 8 cards (MM-15)."""
+    nothing_to_draw(table, dict.fromkeys(table.state.playing, "B1 B2 B3 B4 B5 B6 B7 B8"))
     events: list[Any] = []
     while not of_type(events, HandEnded):
         events += play(table, (table.pending()[0], DrawCard()))
@@ -1341,6 +1384,10 @@ def test_mm_24_after_three_tie_break_hands_the_still_tied_share_the_win() -> Non
     assert of_type(events, GameEnded) == [GameEnded((32, 32), (1, 1))]
     results = table.results()
     assert results is not None and [r.rank for r in results] == [1, 1]
+    # MM-24 ended the game: later commands are refused by it.
+    for seat in (0, 1):
+        rejection = rejected(table, seat, DrawCard())
+        assert rejection.kind == "precondition" and rejection.rule_id == "MM-24"
 
 
 def test_mm_25_the_social_rules_are_not_part_of_the_game() -> None:
@@ -1418,6 +1465,33 @@ def test_mm_28_the_pot_is_seen_by_no_one_until_taken() -> None:
     aside = play(table, (0, SetAside(card("R6"))))[0]
     assert table.game.redact(aside, 0) == CardSetAside(0, card("R6"), 1, (), NONE, NONE, 2)
     assert table.game.redact(aside, None) == CardSetAside(0, HIDDEN, 1, (), NONE, NONE, 2)
+
+
+def test_mm_6_mm_15_later_fixed_decks_give_top_cards_and_are_checked_at_creation() -> None:
+    """MM-6, MM-15: what a later shuffle holds (the turned special cards, the discard pile) is
+    known only when it happens, so a later fixed deck gives its top cards only; it is checked
+    at creation (a card the game does not have, more copies than it has), so the game never
+    fails mid-hand."""
+    full = build_deck(2, [None, None])
+    picks = picks_for(2, 1, ["C1", "C2"], False)
+    for later, problem in (((["R1", "R1"]), "more copies of 'R1'"), (["X9"], "no card 'X9'")):
+        with pytest.raises(SetupRefused, match=problem) as refused:
+            Table.create(GAME, 2, deal=FixedDeal(decks=(full, tuple(later)), picks=picks))
+        assert refused.value.field == "deal.decks[1]"
+    with pytest.raises(SetupRefused) as refused:
+        Table.create(GAME, 2, deal=FixedDeal(decks=(full[:-1],), picks=picks))
+    assert refused.value.field == "deal.decks[0]"
+    with pytest.raises(SetupRefused) as refused:
+        Table.create(GAME, 2, deal=FixedDeal(decks=(full,), picks=(0, 0, 7)))
+    assert refused.value.field == "deal.picks[2]"
+    # A short later deck is taken: a random game with one plays to its end.
+    table = Table.create(GAME, 2, seed=b"later", deal=FixedDeal(decks=(full, ("R1", "CLOCK"))))
+    rng = random.Random(3)
+    while table.results() is None:
+        seat = rng.choice(table.pending())
+        table.submit(seat, rng.choice(table.legal_commands(seat)))
+    shuffles = of_type(table.log, DeckShuffled)
+    assert len(shuffles) > 1
 
 
 def variants(table: Table[Any], viewer: int | None, count: int = 12) -> list[Any]:

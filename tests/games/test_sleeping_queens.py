@@ -1,4 +1,4 @@
-"""Sleeping Queens (``shared/rules/sleeping-queens.md``): every rule id SQ-1 ... SQ-19 is named by
+"""Sleeping Queens (``docs/rules/sleeping-queens.md``): every rule id SQ-1 ... SQ-19 is named by
 at least one test, in its name or docstring.
 
 Situations are set up with a :class:`FixedDeal` (``deal()`` below: the hands, the top of the
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from referee import codec
-from referee.engine import Decision, FixedDeal, Table, get_game
+from referee.engine import Decision, FixedDeal, SetupRefused, Table, get_game
 from referee.games.sleeping_queens.model import (
     CAKE,
     CARD_NOTATION,
@@ -197,8 +197,16 @@ def test_sq2_sq3_fixed_deal_is_validated() -> None:
         Table.create(GAME, 2, deal=FixedDeal(decks=(good.decks[0], ("rose",) * 12)))
     with pytest.raises(ValueError, match="starting seat"):
         Table.create(GAME, 2, deal=FixedDeal(decks=good.decks, picks=(2,)))
-    with pytest.raises(ValueError, match="unknown cards"):
+    with pytest.raises(SetupRefused, match="no card 'Q'") as refused:
         Table.create(GAME, 2, deal=FixedDeal(decks=(*good.decks, ("Q",))))
+    assert refused.value.field == "deal.decks[2]"
+    # SQ-14: a reshuffle deck gives top cards only, but never more copies than the game has.
+    with pytest.raises(SetupRefused, match="more copies of 'K'") as refused:
+        Table.create(GAME, 2, deal=FixedDeal(decks=(*good.decks, ("1",), ("K",) * 9)))
+    assert refused.value.field == "deal.decks[3]"
+    with pytest.raises(SetupRefused, match="starting seat") as refused:
+        Table.create(GAME, 2, deal=FixedDeal(decks=good.decks, picks=(-1,)))
+    assert refused.value.field == "deal.picks[0]"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -876,6 +884,29 @@ def test_sq14_fixed_reshuffle_order_from_the_deal() -> None:
     assert events[3] == CardsDrawn(seat, rest, tuple(sorted(order[:rest])))
 
 
+def test_sq14_a_reshuffle_deck_gives_its_top_cards_the_rest_from_the_seed() -> None:
+    """SQ-14: what the discard pile holds is not known at creation, so a fixed deck for a
+    reshuffle gives its top cards only: the listed cards that are in the pile go on top in the
+    listed order (a listed card not there is skipped: referee.engine.chance.deck_for), the
+    rest follow in the seed's order. Such a deck can never stop the game (issue 10: it used
+    to fail mid-game)."""
+    base = deal()
+    probe = Table.create(GAME, 2, seed=b"sq14", deal=base)
+    seat, discard = play_until_a_refill_crosses_the_pile(probe)
+    pile = probe.view(None).game.discard_pile + discard.cards
+    earlier = [e.cards for e in probe.log if type(e) is DeckShuffled and e.reshuffle]
+    top = sorted(pile, reverse=True)[:2]
+    given = tuple(CARD_NOTATION[c] for c in top)  # 2 of the pile's cards
+    reshuffles = [*(tuple(CARD_NOTATION[c] for c in cards) for cards in earlier), given]
+    table = Table.create(GAME, 2, seed=b"sq14", deal=deal(reshuffles=reshuffles))
+    assert play_until_a_refill_crosses_the_pile(table) == (seat, discard)
+    shuffle = table.submit(seat, discard)[2]
+    assert type(shuffle) is DeckShuffled and shuffle.count == len(pile)
+    assert shuffle.cards[:2] == (top[0], top[1])
+    assert sorted(shuffle.cards) == sorted(pile)
+    assert Table.replay(table.config, table.log).state == table.state
+
+
 def test_sq8_sq14_jester_on_an_empty_draw_pile_reshuffles_first() -> None:
     """SQ-8 + SQ-14: a Jester with no draw pile: the discard pile (with the Jester) is
     reshuffled first, then its top card is turned."""
@@ -943,6 +974,8 @@ def test_sq15_fifty_points() -> None:
     given(table, *awake(0, HEART, PANCAKE), turn=0)
     events = table.submit(0, PlayKing(AT[CAT]))
     assert events[-1] == GameEnded("SQ-15", (0,), (50, 0, 0), (3, 0, 0))
+    # Later commands are refused by the rule that ended the game.
+    assert rejected(table, 1, Discard((1,))).rule_id == "SQ-15"
 
 
 def test_sq15_win_by_a_steal_decided_on_the_defenders_command() -> None:
@@ -1038,6 +1071,10 @@ def test_sq16_tie_on_points_broken_by_queens() -> None:
     events = table.submit(0, PlayKing(AT[PEACOCK]))
     # Seat 0: 5 + 5 + 10 = 20; seat 1: 35 (3 queens); seat 2: 35 (2 queens).
     assert events[-1] == GameEnded("SQ-16", (1,), (20, 35, 35, 15, 20), (3, 3, 2, 2, 2))
+    # Later commands are refused by the rule that ended the game (SQ-16, not SQ-15).
+    for seat in range(5):
+        rejection = rejected(table, seat, Discard((1,)))
+        assert rejection.kind == "precondition" and rejection.rule_id == "SQ-16"
 
 
 def test_sq16_sq15_is_checked_first() -> None:

@@ -1,4 +1,4 @@
-"""Vampire Queen against its rules (``shared/rules/vampire-queen.md``), one or more tests per
+"""Vampire Queen against its rules (``docs/rules/vampire-queen.md``), one or more tests per
 rule id VQ-1 ... VQ-22: ``grep -r "VQ-12" tests/`` finds the evidence for a rule.
 
 Situations are dealt from fixed decks (:func:`vq_helpers.new_table`): with 3 players seat ``s``
@@ -993,6 +993,10 @@ def test_vq_21_undealt_cards_are_seen_by_no_one_not_even_at_the_end() -> None:
     assert QUEEN not in dealt and 13 not in dealt
     random_game(table, 21)
     assert table.results() is not None
+    # VQ-19 ended the game (its last round was played): later commands are refused by it.
+    for seat in range(3):
+        rejection = rejected(table, seat, Pass())
+        assert rejection.kind == "precondition" and rejection.rule_id == "VQ-19"
     card_fields = ("cards", "taken", "hand")
     value_fields = ("value", "best_value")
     for viewer in (0, 1, 2, None):

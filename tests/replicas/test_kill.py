@@ -198,11 +198,13 @@ def test_three_replicas_survive_a_kill(database: str, tmp_path: Path) -> None:
             time.sleep(0.05)
         errors = [(s.game_id, s.seat, s.error) for s in seats if s.error is not None]
         assert errors == []
-        assert all(not t.is_alive() for t in threads), "some games did not finish in time"
-        assert all(s.finished for s in seats)
-        assert acked_before_kill >= KILL_AFTER, "the kill happened mid-play"
+        progress = {(s.game_id, s.seat): (len(s.acks), s.finished) for s in seats}
+        assert all(not t.is_alive() for t in threads), f"games not finished in time: {progress}"
+        assert all(s.finished for s in seats), progress
+        assert acked_before_kill >= KILL_AFTER, f"the kill came too late: {progress}"
         killed_home = [s for s in seats if s.home == 1]
-        assert any(s.stream is not None and s.stream.reconnects for s in killed_home)
+        reconnects = [s.stream.reconnects if s.stream else None for s in killed_home]
+        assert any(reconnects), f"no stream of the killed replica reconnected: {reconnects}"
 
         # Streams: every connection, first or resumed, delivered after+1, after+2, ...
         for seat in seats:

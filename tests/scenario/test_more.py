@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from referee.scenario.drivers import LibraryDriver, Outcome
+from referee.scenario.drivers import LibraryDriver, Outcome, Setup, SetupRefused
 from referee.scenario.runner import ScenarioError, load_scenario, main, run_loaded, run_scenario
 from tests.scenario.helpers import fails, passes, write
 
@@ -271,3 +271,56 @@ def test_command_line_options(capsys: pytest.CaptureFixture[str]) -> None:
 def test_shipped_feature_scenarios_pass(name: str) -> None:
     result = run_scenario(SHIPPED / name)
     assert result.ok, result.line()
+
+
+class RuledSetupDriver(LibraryDriver):
+    """A referee whose setup refusals carry rule ids (as the engine's will)."""
+
+    def create(self, setup: Setup) -> None:
+        try:
+            super().create(setup)
+        except SetupRefused as refused:
+            raise SetupRefused(
+                Outcome(refused.outcome.code, "VQ-2", refused.outcome.message)
+            ) from None
+
+
+def test_expected_setup_refusal_names_its_rule(tmp_path: Path) -> None:
+    header = "game: vampire-queen\nplayers: 2\nexpect_setup: {code: INVALID_ARGUMENT, rule: %s}\n"
+    path = write(tmp_path, "steps: []\n", header % "[VQ-2, VQ-3]")
+    assert run_loaded(load_scenario(path), RuledSetupDriver).ok
+    path = write(tmp_path, "steps: []\n", header % "VQ-3")
+    line = run_loaded(load_scenario(path), RuledSetupDriver).line()
+    assert "expect_setup: expected INVALID_ARGUMENT VQ-3, got INVALID_ARGUMENT VQ-2" in line
+
+
+def test_the_seed_reveal_at_the_end_is_not_compared(tmp_path: Path) -> None:
+    """A one-round game played to its end and its seed reveal (which, where a game makes it
+    public, shows seed and deal by design): nothing differs for seat 0 and the spectator."""
+    body = """\
+        options: {rounds: 1}
+        indistinguishable:
+          - {name: other, viewers: [0, spectator], deal: {hands: %s}}
+        steps:
+          - {seat: 1, command: {vampireQueen: {playSet: {value: 5, count: 12, queens: 4}}}}
+          - {seat: 2, command: {vampireQueen: {pass: {}}}}
+          - {seat: 0, command: {vampireQueen: {pass: {}}}}
+          - {seat: 1, command: {vampireQueen: {playSet: {value: 4, count: 1}}}}
+          - {seat: 2, command: {vampireQueen: {pass: {}}}}
+          - {seat: 0, command: {vampireQueen: {pass: {}}}}
+          - {seat: 1, command: {vampireQueen: {leadHunter: {hunter: 20}}}}
+          - {seat: 2, command: {vampireQueen: {playCard: {value: 8}}}}
+          - seat: 0
+            command: {vampireQueen: {playCard: {value: 3}}}
+            view: {seat: spectator, match: {gameOver: true}}
+        """
+    hands = (
+        "[[1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 3], [5, 5, 5, 5, 5, 5, 5, 5, Q, Q, Q, Q, 4], "
+        "[6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 8]]"
+    )
+    # Seat 2's other hand scores the same (VQ-18: its penalty points are public at the end).
+    other = hands.replace(
+        "[6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 8]", "[6, 6, 6, 6, 6, 6, 6, 4, 7, 7, 7, 9, 8]"
+    )
+    header = f"game: vampire-queen\nplayers: 3\ndeal: {{picks: [0], hands: {hands}}}\n"
+    passes(tmp_path, body % other, header)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterator
 
 import pytest
@@ -27,37 +26,21 @@ def _unavailable(reason: str) -> None:
     pytest.skip(message)
 
 
-def database_url(name: str) -> str:
-    """The URL of database ``name`` on the admin URL's server."""
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
-    params = conninfo_to_dict(ADMIN_URL)
-    params["dbname"] = name
-    return make_conninfo(**{k: v for k, v in params.items() if v is not None})
-
-
 @contextlib.contextmanager
 def temporary_database() -> Iterator[str]:
-    """A new empty database (its libpq connection string), dropped on exit."""
+    """A new empty database (its ``postgresql://`` URL), dropped on exit."""
     try:
         import psycopg
-        from psycopg import sql
+
+        from referee.store.postgres import scratch_database
     except ImportError as error:
         _unavailable(f"psycopg is not installed ({error})")
-    name = f"referee_test_{secrets.token_hex(6)}"
-    try:
-        admin = psycopg.connect(ADMIN_URL, autocommit=True, connect_timeout=5)
-    except psycopg.OperationalError as error:
-        _unavailable(str(error).strip())
-    with admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    with contextlib.ExitStack() as stack:
         try:
-            yield database_url(name)
-        finally:
-            # FORCE: a store a failed test left open must not keep the database alive.
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
+            url = stack.enter_context(scratch_database(ADMIN_URL, "referee_test"))
+        except psycopg.OperationalError as error:
+            _unavailable(str(error).strip())
+        yield url
 
 
 def postgres_url(url: str) -> str:

@@ -1,4 +1,4 @@
-"""Dracula vs Van Helsing rules (``shared/rules/dracula-vs-van-helsing.md``, DV-1 ... DV-26);
+"""Dracula vs Van Helsing rules (``docs/rules/dracula-vs-van-helsing.md``, DV-1 ... DV-26);
 each rule id appears where it is enforced.
 
 A turn is a chain of decisions of the active seat, each with its own legal commands:
@@ -28,7 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.engine.chance import deck_for, hidden_permutation, pick_for
+from referee.engine.chance import (
+    check_fixed_deck,
+    check_fixed_pick,
+    deck_for,
+    hidden_permutation,
+    pick_for,
+)
 from referee.engine.game import (
     CardShown,
     CardsTaken,
@@ -46,6 +52,7 @@ from referee.engine.game import (
     rank_by_score,
     union_members,
 )
+from referee.games.dracula_vs_van_helsing import labels
 from referee.games.dracula_vs_van_helsing.model import (
     CARDS,
     COLOURS,
@@ -214,6 +221,8 @@ class DraculaVsVanHelsingState:
     last_pile: list[int] = field(default_factory=list)
     last_deck_top: int = 0
     winner: Role = Role.UNSPECIFIED
+    #: How the game ended (DV-22 or DV-23), for the rule later commands are refused by.
+    end: GameEnd = GameEnd.UNSPECIFIED
 
     @property
     def van_helsing(self) -> int:
@@ -229,6 +238,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         type_id="dracula-vs-van-helsing",
         name="Dracula vs Van Helsing",
         min_players=2,  # DV-1
+        players_rule="DV-1",
         max_players=2,
         options=(
             OptionSpec(
@@ -254,20 +264,24 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
     event_types = union_members(Event)
     view_type = DraculaVsVanHelsingView
 
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
+
     # --- setup -------------------------------------------------------------------------------
 
     def new_state(self, config: GameConfig) -> DraculaVsVanHelsingState:
         if config.deal is not None:
             # Checked here, not at the deal of a later round: a bad deck must fail the setup.
-            for index, deck in enumerate(config.deal.decks):
-                if sorted(deck) != sorted(DECK):
-                    raise ValueError(
-                        f'fixed deck {index} must hold the 32 cards of DV-2 once each ("Y1".."Y8",'
-                        f' "B1".."B8", "R1".."R8", "P1".."P8"), got {len(deck)} cards'
-                    )
-            for index, (pick, n) in enumerate(zip(config.deal.picks, (2, 4, 3, 2), strict=False)):
-                if not 0 <= pick < n:
-                    raise ValueError(f"fixed pick {index} must be in 0..{n - 1}, got {pick}")
+            for index in range(len(config.deal.decks)):
+                check_fixed_deck(config, index, DECK, note=f"round {index + 1}, DV-2")
+            for index, (n, note) in enumerate(
+                ((2, "Dracula's seat, DV-1"), (4, "trump, DV-4"), (3, "DV-4"), (2, "DV-4"))
+            ):
+                check_fixed_pick(config, index, n, note)
         order = tuple(_DISTRICT_NUMBERS)
         if config.options["resolution_order"] == "5-1":
             order = order[::-1]
@@ -299,7 +313,9 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         return _DECISIONS[step, state.active, state.called_by >= 0]
 
     def decide(self, state: DraculaVsVanHelsingState, seat: Seat, command: Any) -> list[Any]:
-        rule = self.check_pending(state, seat, end_rule="DV-22").rule_id
+        # Once over, a command is refused by the rule that ended the game.
+        end_rule = "DV-23" if state.end is GameEnd.ROUNDS else "DV-22"
+        rule = self.check_pending(state, seat, end_rule=end_rule).rule_id
         if type(command) not in _PLAIN:
             _check_fields(command, rule)
         step = state.step
@@ -906,6 +922,7 @@ def _apply_district_resolved(state: DraculaVsVanHelsingState, e: DistrictResolve
 
 def _apply_game_ended(state: DraculaVsVanHelsingState, e: GameEnded) -> None:
     state.winner = e.winner
+    state.end = e.reason
     state.step = Step.OVER
 
 

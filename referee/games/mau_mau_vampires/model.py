@@ -28,10 +28,12 @@ Card(kind=<CardKind.WEREWOLF: 3>, colour=<Colour.UNSPECIFIED: 0>, symbol=0)
 ``decks[k]`` is the card order (top first) of the k-th shuffle of the game, counted from 0 in the
 order the shuffles happen: the 55 cards at the start of every hand (tie-break hands included);
 the rest of the deck plus the special cards turned up while starting the discard pile (MM-6);
-the discard pile under its top card when the deck runs out (MM-15). Each is a permutation of
-exactly the cards being shuffled. At the start of a hand the seats playing it, in seat order,
-get consecutive blocks of the hand size (MM-5: 8, 7 with five, 6 with six players) from the
-top; the next card starts the discard pile (MM-6).
+the discard pile under its top card when the deck runs out (MM-15). ``decks[0]`` is all 55
+cards; every later one gives its top cards only, as what it shuffles is known only then
+(the listed cards that are there go on top in the listed order, the rest follow in the
+seed's order; a complete order is taken as it is). At the start of a hand the seats playing
+it, in seat order, get consecutive blocks of the hand size (MM-5: 8, 7 with five, 6 with six
+players) from the top; the next card starts the discard pile (MM-6).
 
 ``picks`` are consumed in this order: ``picks[0]`` the first dealer (a seat); then one pick per
 seat, seat 0 first: the index of that seat's character among the characters not yet given

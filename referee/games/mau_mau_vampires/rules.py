@@ -1,5 +1,11 @@
-"""Mau Mau Vampires rules (``shared/rules/mau-mau-vampires.md``); each rule id appears where it
+"""Mau Mau Vampires rules (``docs/rules/mau-mau-vampires.md``); each rule id appears where it
 is enforced.
+
+This module is the game (:class:`MauMauVampires`): setup and the deal, the decisions, ``decide``
+for a turn, abilities, wishes, called colours, sharing, and the end of a hand and of the game.
+Around it: :mod:`.state` (the state and the draft ``decide`` builds on), :mod:`.apply` (the
+event handlers), :mod:`.commands` (legal moves, the command space, command shapes) and
+:mod:`.redaction` (views, redaction, hidden variants).
 
 Every choice is a pending decision of the engine (:class:`referee.engine.game.Decision`): a
 turn (MM-8), playing the card just drawn (MM-8), a triggered ability (MM-18 ... MM-22, one at a
@@ -19,10 +25,10 @@ Rulings this module makes where the rules file is silent:
   leave ``announce`` unset.
 * An ability that cannot be used at all (give or set aside a card with an empty hand) does not
   trigger. The receiver of (a) is offered the wish even when the giver just emptied their hand.
-* **Blocked hand.** When nothing can be drawn (deck and pile under its top card are empty) and a
-  full round of turns passes with every playing seat drawing nothing and playing nothing, the
-  hand ends without an ender (no bonus) and is scored as usual. The rules allow such a hand to
-  go on forever (e.g. a wished colour nobody can play); this bounds it.
+* **Blocked hand** (the MM-15 ruling). While nothing can be drawn (deck and pile under its top
+  card are empty), drawing is not offered to a player who can play a card; one who can neither
+  play nor draw passes (``DrawCard``, which then draws nothing). Once every playing seat in
+  turn has passed so, the hand ends without an ender (no bonus) and is scored as MM-23.
 * A tie-break hand (MM-24) is played by the tied seats only: they are "the players" for the
   hand size, clocks, left neighbours and character choices. Final scores are the totals plus
   every tie-break hand's points, so the tie-break order shows in the score.
@@ -36,11 +42,9 @@ Rulings this module makes where the rules file is silent:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from enum import IntEnum
 from typing import Any, NoReturn
 
-from referee.engine.chance import deck_for, hidden_permutation, pick_for
+from referee.engine.chance import check_fixed_deck, check_fixed_pick, pick_for
 from referee.engine.game import (
     CardsTaken,
     ChanceStep,
@@ -53,23 +57,30 @@ from referee.engine.game import (
     Rejection,
     Seat,
     SeatResult,
+    SetupRefused,
     Viewer,
     not_your_turn,
     rank_by_score,
     union_members,
 )
-from referee.games.mau_mau_vampires.characters import CHARACTERS, CharacterData
+from referee.games.mau_mau_vampires import labels, redaction
+from referee.games.mau_mau_vampires.apply import _APPLY
+from referee.games.mau_mau_vampires.characters import CHARACTERS
+from referee.games.mau_mau_vampires.commands import (
+    _PREBUILT,
+    _check_shape,
+    _command_space,
+    legal_commands,
+    nothing_to_draw,
+)
 from referee.games.mau_mau_vampires.model import (
     CARDS,
     CLOCK,
     CODES,
-    COLOUR_OF,
     COLOURS,
-    DECK_SIZE,
     FULL_DECK,
-    HIDDEN,
+    FULL_DECK_NOTATION,
     MAU_MAU_CARDS,
-    SYMBOL_OF,
     WEREWOLF,
     Ability,
     AbilityDeclined,
@@ -77,21 +88,17 @@ from referee.games.mau_mau_vampires.model import (
     AbilityUsed,
     Announcement,
     CallColour,
-    Card,
     CardGiven,
-    CardKind,
     CardPlayed,
     CardsDealt,
     CardsDrawn,
     CardSetAside,
     CardShown,
     CharactersSwapped,
-    CharacterView,
     Colour,
     ColourCalled,
     Command,
     DayNightTurned,
-    DeckShuffled,
     DeclineAbility,
     DrawCard,
     DrawnShared,
@@ -101,7 +108,6 @@ from referee.games.mau_mau_vampires.model import (
     GameEnded,
     GiveCard,
     HandEnded,
-    HandScore,
     HandStarted,
     MauMauVampiresView,
     NoWish,
@@ -111,7 +117,6 @@ from referee.games.mau_mau_vampires.model import (
     SetAside,
     ShareDrawn,
     ShowCard,
-    ShownCard,
     ShuffleReason,
     StartingCardTurned,
     SwapCharacters,
@@ -123,259 +128,34 @@ from referee.games.mau_mau_vampires.model import (
     WishReason,
     code_of,
     colour_of,
-    notation,
-    parse_notation,
     symbol_of,
 )
+from referee.games.mau_mau_vampires.state import (
+    _ABILITY_COMMANDS,
+    _ABILITY_KINDS,
+    _ANSWER_CALL,
+    _NEEDS_A_CARD,
+    _NONE,
+    _PLAY_DRAWN,
+    _TURN,
+    _TURN_PHASES,
+    _WISH,
+    MAX_PLAYERS,
+    MAX_TIEBREAKS,
+    MauMauVampiresState,
+    _Draft,
+    _opponents,
+    _playable,
+    _raw_triggers,
+    _sorted_cards,
+    copy_state,
+    hand_size_for,
+    owed_for,
+)
 
-#: MM-24: after this many tie-break hands the still-tied players share the win.
-MAX_TIEBREAKS = 3
-#: MM-22: abilities whose use needs a card in hand (they do not trigger with an empty hand).
-_NEEDS_A_CARD = (Ability.VAMPIRE_GIFT, Ability.GIVE_LEFT, Ability.SET_ASIDE_POT)
-#: Decision kinds of the abilities, in the game's words.
-_ABILITY_KINDS = {
-    Ability.GIVE_LEFT: "give_left",
-    Ability.CALL_COLOUR: "call_colour",
-    Ability.WISH_AND_PLAY_AGAIN: "wish_and_play_again",
-    Ability.SWAP_AND_PLAY_AGAIN: "swap_and_play_again",
-    Ability.OPPONENTS_DRAW_ONE: "opponents_draw_one",
-    Ability.FEWEST_DRAW_TWO: "fewest_draw_two",
-    Ability.DRAW_TWO_AND_SHARE: "draw_two_and_share",
-    Ability.SET_ASIDE_POT: "set_aside_pot",
-    Ability.VAMPIRE_BITE: "vampire_bite",
-    Ability.VAMPIRE_GIFT: "vampire_gift",
-}
-#: Commands that only make sense as the use of a triggered ability (MM-18).
-_ABILITY_COMMANDS = (UseAbility, DeclineAbility, GiveCard, CallColour, SwapCharacters, SetAside)
-_NONE = Announcement.UNSPECIFIED
-
-
-def hand_size_for(players: int) -> int:
-    """MM-5, MM-6: cards dealt to each of ``players`` playing a hand.
-
-    >>> [hand_size_for(n) for n in range(2, 7)]
-    [8, 8, 8, 7, 6]
-    """
-    return {5: 7, 6: 6}.get(players, 8)
-
-
-def owed_for(cards_left: int) -> Announcement:
-    """MM-16: what an action leaving ``cards_left`` cards must be announced with.
-
-    >>> [owed_for(n).name for n in (2, 1, 0)]
-    ['UNSPECIFIED', 'MAU', 'MAU_MAU']
-    """
-    if cards_left == 1:
-        return Announcement.MAU
-    if cards_left == 0:
-        return Announcement.MAU_MAU
-    return _NONE
-
-
-@dataclass(slots=True)
-class MauMauVampiresState:
-    """The whole table, hidden parts included. Only ``apply`` changes it.
-
-    Cards are codes (:mod:`referee.games.mau_mau_vampires.model`); ``hands[seat]`` and
-    ``pile_under`` count cards by code; ``deck`` lists codes with the **top card last**.
-    """
-
-    config: GameConfig
-    players: int
-    hands_total: int
-    pass_left: bool
-    first_game: bool
-    auto_announce: bool
-    hand_number: int = 0
-    tiebreak: int = 0
-    dealer: int = -1
-    playing: tuple[int, ...] = ()
-    #: characters[seat] = index in CHARACTERS.characters of the character in front of seat.
-    characters: list[int] = field(default_factory=list)
-    hands: list[list[int]] = field(default_factory=list)
-    sizes: list[int] = field(default_factory=list)
-    deck: list[int] = field(default_factory=list)
-    #: MM-13: the discard pile under its top card (special cards included), by code.
-    pile_under: list[int] = field(default_factory=lambda: [0] * CODES)
-    top: int = -1
-    #: MM-6: special cards turned while starting the pile, until shuffled back.
-    turned: list[int] = field(default_factory=list)
-    night: bool = False
-    clocks: int = 0
-    #: The character (index) carrying the werewolf in play, -1 if none (MM-11).
-    werewolf: int = -1
-    wish: int = 0
-    #: MM-22 h: set-aside cards as (code, seat that put it in, or -1 from the deck).
-    pot: list[tuple[int, int]] = field(default_factory=list)
-    phase: Phase = Phase.UNSPECIFIED
-    turn: int = -1
-    extra_turn: bool = False
-    ability: Ability = Ability.UNSPECIFIED
-    #: Abilities the last Mau Mau card triggered that are still to come (MM-19: symbol first).
-    triggers: list[Ability] = field(default_factory=list)
-    wisher: int = -1
-    wish_reason: WishReason = WishReason.UNSPECIFIED
-    drawn: int = -1
-    call_colour: int = 0
-    answering: list[int] = field(default_factory=list)
-    #: MM-22 b: (seat, code) shown to the caller this turn.
-    shown: list[tuple[int, int]] = field(default_factory=list)
-    #: MM-22 g: the cards drawn to be shared.
-    pair: list[int] = field(default_factory=list)
-    #: MM-16: the acting player missed a Mau Mau in this turn: the hand goes on.
-    missed_mau_mau: bool = False
-    #: Turns in a row that drew nothing and played nothing (the blocked-hand bound).
-    idle: int = 0
-    totals: list[int] = field(default_factory=list)
-    tiebreak_points: list[int] = field(default_factory=list)
-    history: list[HandScore] = field(default_factory=list)
-    #: Each seat's cards when the last hand ended (MM-23 counted them; each sees its own).
-    last_hands: list[list[int]] = field(default_factory=list)
-    final: list[int] = field(default_factory=list)
-    shuffles: int = 0
-    over: bool = False
-
-    def next_playing(self, seat: int) -> int:
-        """The left neighbour among the seats playing this hand (play goes clockwise)."""
-        playing = self.playing
-        table = _NEXT_PLAYING.get(playing)
-        if table is not None and len(table) == self.players:
-            return table[seat]
-        _NEXT_PLAYING[playing] = tuple(
-            _next_of(playing, s, self.players) for s in range(self.players)
-        )
-        return _next_of(playing, seat, self.players)
-
-    def character(self, seat: int) -> CharacterData:
-        return CHARACTERS.characters[self.characters[seat]]
-
-
-def _next_of(playing: tuple[int, ...], seat: int, players: int) -> int:
-    for step in range(1, players + 1):
-        other = (seat + step) % players
-        if other in playing:
-            return other
-    return seat
-
-
-#: The left neighbour of each seat, by the tuple of seats playing (see ``next_playing``).
-_NEXT_PLAYING: dict[tuple[int, ...], tuple[int, ...]] = {}
-
-
-class _Draft:
-    """What ``decide`` knows of the state after the events it has produced so far: hand sizes,
-    the deck, the pile under the top card, the characters. The state itself is never touched;
-    these few values are copied (the big parts are read in place)."""
-
-    __slots__ = (
-        "characters",
-        "deck",
-        "deck_left",
-        "events",
-        "idle",
-        "missed",
-        "shuffles",
-        "sizes",
-        "state",
-        "under_added",
-        "under_base",
-    )
-
-    def __init__(self, state: MauMauVampiresState) -> None:
-        self.state = state
-        self.events: list[Any] = []
-        self.sizes = list(state.sizes)
-        self.deck = state.deck  # read only; a reshuffle replaces it with a new list
-        self.deck_left = len(state.deck)
-        self.under_added: list[int] = []
-        self.under_base = True  # whether state.pile_under is still under the top card
-        self.shuffles = state.shuffles
-        self.characters = state.characters
-        self.idle = state.idle
-        self.missed = state.missed_mau_mau
-
-    def emit(self, event: Any) -> None:
-        self.events.append(event)
-
-    def bury(self, code: int, count: int = 1) -> None:
-        """MM-13: a card goes under the top card of the discard pile."""
-        self.under_added.extend([code] * count)
-
-    def shuffle(self, cards: Sequence[int], reason: ShuffleReason) -> list[int]:
-        """Shuffle ``cards`` (any order: they are sorted first) and record the order (top
-        first) in a :class:`DeckShuffled` event; returns the order."""
-        pool = sorted(cards)
-        try:
-            order = deck_for(
-                self.state.config, self.shuffles, [FULL_DECK_NOTATION_BY_CODE[c] for c in pool]
-            )
-        except ValueError as error:
-            raise ValueError(
-                f"fixed deal decks[{self.shuffles}] ({reason.name}): {error}"
-            ) from None
-        codes = [parse_notation(text) for text in order]
-        self.emit(DeckShuffled(self.shuffles, reason, len(codes), tuple(CARDS[c] for c in codes)))
-        self.shuffles += 1
-        return codes
-
-    def _under_cards(self) -> list[int]:
-        cards = list(self.under_added)
-        if self.under_base:
-            under = self.state.pile_under
-            for code in range(CODES):
-                if under[code]:
-                    cards.extend([code] * under[code])
-        return cards
-
-    def take(self) -> int | None:
-        """The top card of the deck, reshuffling the pile first if the deck is empty (MM-15);
-        ``None`` when there is nothing to draw."""
-        if self.deck_left == 0:
-            under = self._under_cards()
-            if not under:
-                return None
-            order = self.shuffle(under, ShuffleReason.PILE_RESHUFFLED)
-            self.deck = order[::-1]
-            self.deck_left = len(order)
-            self.under_added = []
-            self.under_base = False
-        self.deck_left -= 1
-        return self.deck[self.deck_left]
-
-    def draw(self, seat: int, count: int, reason: DrawReason) -> int:
-        """``seat`` draws ``count`` cards (MM-15: a reshuffle in between splits the event;
-        nothing left: the draw is skipped). Returns how many were drawn.
-
-        The cards are listed sorted: their order in the deck is nobody's business (MM-28)."""
-        if self.deck_left >= count:  # the usual case: no reshuffle in between
-            left = self.deck_left - count
-            taken = sorted(self.deck[left : self.deck_left])
-            self.deck_left = left
-            self.emit(CardsDrawn(seat, count, tuple([CARDS[c] for c in taken]), reason))
-            if reason is not DrawReason.DRAW_TWO_AND_SHARE:
-                self.sizes[seat] += count
-            return count
-        cards: list[int] = []
-        total = 0
-        emitted = False
-        for _ in range(count):
-            if self.deck_left == 0 and cards:
-                self.emit(CardsDrawn(seat, len(cards), _sorted_cards(cards), reason))
-                emitted = True
-                cards = []
-            code = self.take()
-            if code is None:
-                break
-            cards.append(code)
-            total += 1
-        if cards or not emitted:
-            self.emit(CardsDrawn(seat, len(cards), _sorted_cards(cards), reason))
-        if reason is not DrawReason.DRAW_TWO_AND_SHARE:
-            self.sizes[seat] += total
-        return total
-
-
-FULL_DECK_NOTATION_BY_CODE: tuple[str, ...] = tuple(notation(code) for code in range(CODES))
+#: The game's class, and the names other code imported from here before the rules were split
+#: (state.py, commands.py, apply.py, redaction.py hold the rest).
+__all__ = ["MAX_TIEBREAKS", "MauMauVampires", "MauMauVampiresState", "hand_size_for"]
 
 
 class MauMauVampires(Game[MauMauVampiresState]):
@@ -383,7 +163,8 @@ class MauMauVampires(Game[MauMauVampiresState]):
         type_id="mau-mau-vampires",
         name="Mau Mau Vampires",
         min_players=2,  # MM-5
-        max_players=6,
+        players_rule="MM-5",
+        max_players=MAX_PLAYERS,
         options=(
             OptionSpec("hands", "5", "MM-7: hands in the game", minimum=1, maximum=15),
             OptionSpec(
@@ -412,6 +193,13 @@ class MauMauVampires(Game[MauMauVampiresState]):
     event_types = union_members(Event)
     view_type = MauMauVampiresView
 
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
+
     # --- setup -------------------------------------------------------------------------------
 
     def new_state(self, config: GameConfig) -> MauMauVampiresState:
@@ -420,15 +208,30 @@ class MauMauVampires(Game[MauMauVampiresState]):
         if first_game:
             available = sum(1 for c in CHARACTERS.characters if c.first_game)
             if n > available:
-                raise ValueError(
-                    f"option first_game has {available} characters for {n} players (MM-5: a "
-                    "first game is for at most 4 players)"
+                raise SetupRefused(
+                    "options.first_game",
+                    f"option first_game has {available} characters for {n} players (a first "
+                    "game is for at most 4 players)",
+                    "MM-5",
                 )
         elif n > len(CHARACTERS.characters):
-            raise ValueError(f"the character data has {len(CHARACTERS.characters)} characters")
+            raise SetupRefused(
+                "players",
+                f"the character data has {len(CHARACTERS.characters)} characters",
+                "MM-4",
+            )
         if config.deal is not None:
-            for index, deck in enumerate(config.deal.decks):
-                _check_fixed_deck(index, deck)
+            # Every part of a fixed deal is checked here, so no shuffle can fail mid-game:
+            # deck 0 is the first hand's 55 cards; what a later shuffle holds is known only
+            # then (the turned special cards, the discard pile, MM-6, MM-15), so a later deck
+            # gives the top cards only (model.py).
+            check_fixed_deck(config, 0, FULL_DECK_NOTATION, note="the 55 cards of MM-1, MM-2")
+            for index in range(1, len(config.deal.decks)):
+                check_fixed_deck(config, index, FULL_DECK_NOTATION, prefix=True)
+            check_fixed_pick(config, 0, n, "the first dealer, MM-6")
+            available = sum(1 for c in CHARACTERS.characters if c.first_game or not first_game)
+            for seat in range(n):
+                check_fixed_pick(config, 1 + seat, available - seat, f"seat {seat}'s character")
         return MauMauVampiresState(
             config=config,
             players=n,
@@ -577,9 +380,16 @@ class MauMauVampires(Game[MauMauVampiresState]):
 
     def _decide_turn(self, state: MauMauVampiresState, d: _Draft, seat: int, command: Any) -> None:
         if isinstance(command, DrawCard):
+            if nothing_to_draw(state) and self.legal_commands(state, seat)[0] != command:
+                # MM-15 ruling: with nothing to draw, a player who can play must play.
+                raise Rejection(
+                    "MM-15",
+                    "nothing can be drawn (deck and discard pile are empty): drawing is not a "
+                    "choice while you can play a card",
+                )
             # MM-8: draw 1; the drawer then decides whether to play it (PLAY_DRAWN).
             if d.draw(seat, 1, DrawReason.TURN) == 0:
-                self._idle_turn_over(state, d, seat)
+                self._idle_turn_over(state, d, seat)  # MM-15: the player passes
             return
         if isinstance(command, PlayCard):
             self._play(state, d, seat, command, code_of(command.card))
@@ -605,7 +415,8 @@ class MauMauVampires(Game[MauMauVampiresState]):
         _wrong_phase(state, command)
 
     def _idle_turn_over(self, state: MauMauVampiresState, d: _Draft, seat: int) -> None:
-        """A turn that drew nothing (MM-15) ends; a full round of them blocks the hand."""
+        """A player who could neither play nor draw passed (MM-15); once every playing seat
+        in turn has passed so, the hand ends blocked (MM-15 ruling)."""
         d.idle += 1
         if d.idle >= len(state.playing):
             self._end_hand(state, d, None)
@@ -1020,183 +831,19 @@ class MauMauVampires(Game[MauMauVampiresState]):
     # --- applying ----------------------------------------------------------------------------
 
     def apply(self, state: MauMauVampiresState, event: Any) -> MauMauVampiresState:
-        _APPLY[type(event)](state, event)
+        _APPLY[type(event)](state, event)  # apply.py
         return state
 
-    # --- what a seat may do ------------------------------------------------------------------
+    # --- what a seat may do (commands.py) and see (redaction.py) -------------------------------
 
-    def legal_commands(self, state: MauMauVampiresState, seat: Seat) -> list[Any]:
-        phase = state.phase
-        if phase is _TURN and seat == state.turn:
-            hand = state.hands[seat]
-            # MM-9, MM-14: only these codes can match the top card or the wished colour.
-            wish = state.wish
-            candidates = _OF_COLOUR[wish] if wish else _MATCHING[state.top]
-            left = state.sizes[seat] - 1
-            moves: list[Any]
-            if state.auto_announce or not 0 <= left <= 1:  # nothing owed (MM-16)
-                moves = [_DRAW, *[_PLAYS[code][0] for code in candidates if hand[code]]]
-            else:
-                announcements = (_OWED[left], _NONE)
-                moves = [_DRAW]
-                for code in candidates:
-                    if hand[code]:
-                        plays = _PLAYS[code]
-                        moves.extend([plays[a] for a in announcements])
-            if hand[CLOCK]:
-                moves.extend(self._plays(state, seat, CLOCK))
-            if hand[WEREWOLF]:
-                moves.extend(self._plays(state, seat, WEREWOLF))
-            return moves
-        if phase is Phase.PLAY_DRAWN and seat == state.turn:
-            return [_END_TURN, *self._plays(state, seat, state.drawn)]
-        if phase is Phase.ABILITY and seat == state.turn:
-            return [_DECLINE, *self._ability_moves(state, seat)]
-        if phase is Phase.WISH and seat == state.wisher:
-            return [_NO_WISH, *_WISHES]
-        if phase is Phase.ANSWER_CALL and seat in state.answering:
-            first = (state.call_colour - 1) * 11
-            hand = state.hands[seat]
-            return [ShowCard(CARDS[c]) for c in range(first, first + 11) if hand[c]]
-        if phase is Phase.SHARE_DRAWN and seat == state.turn:
-            return self._share_moves(state, seat)
-        return []
-
-    def _announcements(
-        self, state: MauMauVampiresState, owed: Announcement
-    ) -> tuple[Announcement, ...]:
-        """Accepted announcements, the right one first: saying nothing is a legal (penalised)
-        choice (MM-16); with ``announcements=auto`` the referee speaks."""
-        if state.auto_announce or owed is _NONE:
-            return _SAY_NOTHING
-        return (owed, _NONE)
-
-    def _plays(self, state: MauMauVampiresState, seat: int, code: int) -> list[Any]:
-        left = state.sizes[seat] - 1
-        if code < MAU_MAU_CARDS:
-            if not _playable(state, code):
-                return []
-            owed = owed_for(left)
-        else:
-            owed = owed_for(left) if left > 0 else _NONE  # MM-17
-        announcements = self._announcements(state, owed)
-        if code == WEREWOLF:
-            return [
-                _WEREWOLF_PLAYS[target][a]
-                for target in state.playing
-                if state.characters[target] != state.werewolf
-                for a in announcements
-            ]
-        plays = _PLAYS[code]
-        return [plays[a] for a in announcements]
-
-    def _ability_moves(self, state: MauMauVampiresState, seat: int) -> list[Any]:
-        ability = state.ability
-        if ability in (
-            Ability.VAMPIRE_BITE,
-            Ability.OPPONENTS_DRAW_ONE,
-            Ability.FEWEST_DRAW_TWO,
-            Ability.DRAW_TWO_AND_SHARE,
-        ):
-            return [_USE]
-        if ability is Ability.CALL_COLOUR:
-            return list(_CALLS)
-        if ability is Ability.WISH_AND_PLAY_AGAIN:
-            return list(_WISHES)
-        if ability is Ability.SWAP_AND_PLAY_AGAIN:
-            return [SwapCharacters(o) for o in _opponents(state, seat)]
-        hand = state.hands[seat]
-        announcements = self._announcements(state, owed_for(state.sizes[seat] - 1))
-        held = [c for c in range(CODES) if hand[c]]
-        if ability is Ability.SET_ASIDE_POT:
-            return [SetAside(CARDS[c], a) for c in held for a in announcements]
-        receivers = (
-            [state.next_playing(seat)] if ability is Ability.GIVE_LEFT else _opponents(state, seat)
-        )
-        return [GiveCard(to, CARDS[c], a) for to in receivers for c in held for a in announcements]
-
-    def _share_moves(self, state: MauMauVampiresState, seat: int) -> list[Any]:
-        order = [seat, *_opponents(state, seat)]  # keeping comes first
-        combos: list[tuple[int, ...]] = [()]
-        for _ in state.pair:
-            combos = [(*combo, to) for combo in combos for to in order]
-        moves: list[Any] = []
-        for combo in combos:
-            kept = sum(1 for to in combo if to == seat)
-            owed = owed_for(state.sizes[seat] + kept) if kept < len(combo) else _NONE
-            moves.extend(ShareDrawn(combo, a) for a in self._announcements(state, owed))
-        return moves
+    # The function itself, not a method calling it: random play asks for it at every step.
+    legal_commands = staticmethod(legal_commands)
 
     def command_space(self, state: MauMauVampiresState, seat: Seat) -> list[Any]:
         return list(_command_space(state.players))
 
-    # --- what a seat may see -----------------------------------------------------------------
-
     def view(self, state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
-        mine = viewer is not None
-        hand: tuple[Card, ...] = ()
-        if viewer is not None:
-            hand = _cards_of(state.hands[viewer])
-        is_turn = mine and viewer == state.turn
-        phase = state.phase
-        table = CHARACTERS.characters
-        characters = tuple(
-            CharacterView(
-                seat=seat,
-                id=table[index].id,
-                name=table[index].name,
-                ability=table[index].ability,
-                day_symbols=table[index].day_symbols,
-                vampire_symbol=table[index].vampire_symbol,
-                vampire_colour=table[index].vampire_colour,
-                first_game=table[index].first_game,
-                werewolf=index == state.werewolf,
-            )
-            for seat, index in enumerate(state.characters)
-        )
-        werewolf_seat = next(
-            (s for s, index in enumerate(state.characters) if index == state.werewolf), None
-        )
-        return MauMauVampiresView(
-            hand_number=state.hand_number,
-            hands=state.hands_total,
-            tiebreak=state.tiebreak,
-            dealer=state.dealer,
-            playing=state.playing,
-            hand=hand,
-            hand_sizes=tuple(state.sizes),
-            deck_size=len(state.deck),
-            pile_size=sum(state.pile_under) + (1 if state.top >= 0 else 0),
-            top=CARDS[state.top] if state.top >= 0 else HIDDEN,
-            wish=Colour(state.wish),
-            night=state.night,
-            clocks=state.clocks,
-            werewolf_seat=werewolf_seat,
-            characters=characters,
-            symbols=CHARACTERS.symbols,
-            pot_size=len(state.pot),
-            pot_yours=tuple(CARDS[c] for c, by in state.pot if mine and by == viewer),
-            phase=phase,
-            turn=None if state.over else state.turn,
-            extra_turn=state.extra_turn,
-            ability=state.ability,
-            wisher=state.wisher if phase is Phase.WISH else None,
-            called_colour=Colour(state.call_colour),
-            answering=tuple(sorted(state.answering)),
-            shown_to_you=tuple(ShownCard(s, CARDS[c]) for s, c in state.shown) if is_turn else (),
-            drawn=(CARDS[state.drawn],) if is_turn and phase is Phase.PLAY_DRAWN else (),
-            to_share=tuple(CARDS[c] for c in state.pair) if is_turn else (),
-            to_share_count=len(state.pair),
-            totals=tuple(state.totals),
-            tiebreak_points=tuple(state.tiebreak_points),
-            hand_scores=tuple(state.history),
-            last_hand=_cards_of(state.last_hands[viewer])
-            if viewer is not None and state.last_hands
-            else (),
-            characters_option="pass_left" if state.pass_left else "keep",
-            announcements="auto" if state.auto_announce else "required",
-            first_game=state.first_game,
-        )
+        return redaction.view(state, viewer)
 
     def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
         """MM-5/MM-15: every shuffle becomes the deck, taken from the top: dealt and drawn
@@ -1215,33 +862,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         return ()
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
-        """MM-26 ... MM-28: cards drawn, dealt or taken are seen by their receiver; a given card
-        by giver and receiver; a shown card by shower and caller; the deck order and the pot's
-        deck cards by no one."""
-        kind = type(event)
-        if kind is DeckShuffled:
-            return replace(event, order=())
-        if kind is CardsDealt or kind is CardsDrawn or kind is PotTaken:
-            return event if event.seat == viewer else replace(event, cards=())
-        if kind is CardGiven:
-            if viewer in (event.from_seat, event.to_seat):
-                return event
-            return replace(event, card=HIDDEN)
-        if kind is CardShown:
-            return event if viewer in (event.seat, event.to_seat) else replace(event, card=HIDDEN)
-        if kind is DrawnShared:
-            if viewer == event.seat:
-                return event
-            cards = tuple(
-                card if to == viewer else HIDDEN
-                for card, to in zip(event.cards, event.to_seats, strict=True)
-            )
-            return replace(event, cards=cards)
-        if kind is CardSetAside:
-            return replace(
-                event, card=event.card if viewer == event.seat else HIDDEN, deck_cards=()
-            )
-        return event
+        return redaction.redact(event, viewer)
 
     def results(self, state: MauMauVampiresState) -> tuple[SeatResult, ...] | None:
         if not state.over:
@@ -1253,144 +874,13 @@ class MauMauVampires(Game[MauMauVampiresState]):
     def hidden_variant(
         self, state: MauMauVampiresState, viewer: Viewer, salt: int
     ) -> MauMauVampiresState:
-        """Re-deal everything ``viewer`` cannot see (MM-28): other hands, the deck order, the
-        pot (but the viewer's own cards in it), the cards of (g) and the card just drawn of
-        another seat, the cards shown to another caller. What the view shows stays: cards shown
-        to the viewer stay in the showers' hands, and a seat that must show a colour keeps a
-        card of it."""
-        other = self.copy_state(state)
-        pool: list[int] = []
-        # Slots to refill: (zone, seat or index, colour the card must have or 0).
-        slots: list[tuple[str, int, int]] = []
-        answering = state.phase is Phase.ANSWER_CALL
-        caller = state.turn if answering else -1
-        for seat in state.playing:
-            if seat == viewer:
-                continue
-            counts = list(state.hands[seat])
-            keep = [0] * CODES
-            if state.phase is Phase.PLAY_DRAWN and seat == state.turn:
-                counts[state.drawn] -= 1
-                pool.append(state.drawn)
-                slots.append(("drawn", seat, 0))
-            if answering:
-                for index, (shower, code) in enumerate(state.shown):
-                    if shower != seat:
-                        continue
-                    counts[code] -= 1
-                    if viewer == caller:
-                        keep[code] += 1
-                    else:
-                        pool.append(code)
-                        slots.append(("shown", index, state.call_colour))
-                if seat in state.answering:
-                    first = (state.call_colour - 1) * 11
-                    witness = next(c for c in range(first, first + 11) if counts[c])
-                    counts[witness] -= 1
-                    pool.append(witness)
-                    slots.append(("witness", seat, state.call_colour))
-            for code in range(CODES):
-                pool.extend([code] * counts[code])
-                slots.extend([("hand", seat, 0)] * counts[code])
-            other.hands[seat] = keep
-        pool.extend(state.deck)
-        slots.extend(("deck", i, 0) for i in range(len(state.deck)))
-        for index, (code, by) in enumerate(state.pot):
-            if viewer is None or by != viewer:
-                pool.append(code)
-                slots.append(("pot", index, 0))
-        if state.phase is Phase.SHARE_DRAWN and viewer != state.turn:
-            pool.extend(state.pair)
-            slots.extend(("pair", i, 0) for i in range(len(state.pair)))
-        # The deck, the pot and the cards of (g) are ordered zones (their order is hidden too).
-        zones = [zone if zone in ("deck", "pot", "pair") else None for zone, _, _ in slots]
-        pool = hidden_permutation(pool, zones, salt)
-        assigned = dict(enumerate(pool))
-        if any(colour and colour_of(pool[i]) != colour for i, (_, _, colour) in enumerate(slots)):
-            # Colour-bound slots first: the pool holds their original cards, so a match exists.
-            order = sorted(range(len(slots)), key=lambda i: slots[i][2] == 0)
-            for i in order:
-                colour = slots[i][2]
-                pick = next(k for k, c in enumerate(pool) if not colour or colour_of(c) == colour)
-                assigned[i] = pool.pop(pick)
-        other.pot = list(state.pot)
-        other.shown = list(state.shown)
-        for i, (zone, where, _) in enumerate(slots):
-            code = assigned[i]
-            if zone == "deck":
-                other.deck[where] = code
-            elif zone == "pot":
-                other.pot[where] = (code, state.pot[where][1])
-            elif zone == "pair":
-                other.pair[where] = code
-            elif zone == "shown":
-                shower = state.shown[where][0]
-                other.shown[where] = (shower, code)
-                other.hands[shower][code] += 1
-            else:
-                other.hands[where][code] += 1
-                if zone == "drawn":
-                    other.drawn = code
-        # The cards of (g) stay in whatever order they were dealt here: only their drawer sees
-        # them, so no event may depend on their order (MM-28).
-        return other
+        return redaction.hidden_variant(state, viewer, salt)
 
     def copy_state(self, state: MauMauVampiresState) -> MauMauVampiresState:
-        return replace(
-            state,
-            characters=list(state.characters),
-            hands=[list(h) for h in state.hands],
-            sizes=list(state.sizes),
-            deck=list(state.deck),
-            pile_under=list(state.pile_under),
-            turned=list(state.turned),
-            pot=list(state.pot),
-            triggers=list(state.triggers),
-            answering=list(state.answering),
-            shown=list(state.shown),
-            pair=list(state.pair),
-            totals=list(state.totals),
-            tiebreak_points=list(state.tiebreak_points),
-            history=list(state.history),
-            last_hands=[list(h) for h in state.last_hands],
-            final=list(state.final),
-        )
+        return copy_state(state)
 
 
 # --- helpers --------------------------------------------------------------------------------
-
-
-def _raw_triggers(state: MauMauVampiresState, seat: int, code: int) -> list[Ability]:
-    """MM-18 ... MM-20: the abilities a Mau Mau card ``code`` played by ``seat`` triggers."""
-    index = state.characters[seat]
-    if index == state.werewolf:
-        return []  # MM-11: a character carrying a werewolf has no abilities
-    character = CHARACTERS.characters[index]
-    symbol = symbol_of(code)
-    if state.night:
-        triggers = []
-        if symbol == character.vampire_symbol:
-            triggers.append(Ability.VAMPIRE_BITE)  # MM-19: symbol first
-        if colour_of(code) == character.vampire_colour:
-            triggers.append(Ability.VAMPIRE_GIFT)
-        return triggers
-    return [character.ability] if symbol in character.day_symbols else []
-
-
-def _playable(state: MauMauVampiresState, code: int) -> bool:
-    """MM-9, MM-14: whether Mau Mau card ``code`` may be played on the top card now."""
-    if state.wish:
-        return COLOUR_OF[code] == state.wish
-    top = state.top
-    return COLOUR_OF[code] == COLOUR_OF[top] or SYMBOL_OF[code] == SYMBOL_OF[top]
-
-
-def _opponents(state: MauMauVampiresState, seat: int) -> list[int]:
-    """The other seats playing this hand, from the left neighbour on, clockwise."""
-    n = state.players
-    return [(seat + step) % n for step in range(1, n) if (seat + step) % n in state.playing]
-
-
 def _announced(
     state: MauMauVampiresState, announce: Announcement, owed: Announcement, rule: str
 ) -> Announcement:
@@ -1475,486 +965,6 @@ def _wrong_phase(state: MauMauVampiresState, command: Any) -> NoReturn:
     if isinstance(command, EndTurn):
         raise Rejection("MM-8", "play a card or draw one first")
     raise Rejection("MM-8", f"not possible now: {type(command).__name__}")
-
-
-def _check_fixed_deck(index: int, deck: Sequence[str]) -> None:
-    """A fixed deck holds valid cards, never more copies than the 55 have; deck 0 starts hand 1
-    and is all 55 (MM-1, MM-2)."""
-    codes = []
-    for text in deck:
-        try:
-            codes.append(parse_notation(text))
-        except ValueError as error:
-            raise ValueError(f"fixed deck {index}: {error}") from None
-    if index == 0 and sorted(codes) != list(FULL_DECK):
-        raise ValueError(
-            f"fixed deck 0 must hold the 55 cards of MM-1/MM-2 (R1..P11 once, 6 CLOCK, "
-            f"5 WOLF), got {len(codes)} cards"
-        )
-    counts = [0] * CODES
-    for code in codes:
-        counts[code] += 1
-    limit = [1] * MAU_MAU_CARDS + [6, 5]
-    over = [notation(c) for c in range(CODES) if counts[c] > limit[c]]
-    if over or len(codes) > DECK_SIZE:
-        raise ValueError(f"fixed deck {index}: more copies than the game has of {', '.join(over)}")
-
-
-_SAY_NOTHING = (_NONE,)
-_OWED = (Announcement.MAU_MAU, Announcement.MAU)
-_TURN = Phase.TURN
-_PLAY_DRAWN = Phase.PLAY_DRAWN
-#: Phases whose one decision is the acting player's (state.turn).
-_TURN_PHASES = frozenset({Phase.TURN, Phase.PLAY_DRAWN, Phase.ABILITY, Phase.SHARE_DRAWN})
-_WISH = Phase.WISH
-_ANSWER_CALL = Phase.ANSWER_CALL
-#: Every PlayCard a legal list can hold, built once: _PLAYS[code][announcement] and
-#: _WEREWOLF_PLAYS[seat][announcement] (legal_commands runs at every step).
-_PLAYS: tuple[tuple[PlayCard, ...], ...] = tuple(
-    tuple(PlayCard(CARDS[code], a) for a in Announcement) for code in range(CODES)
-)
-_WEREWOLF_PLAYS: tuple[tuple[PlayCard, ...], ...] = tuple(
-    tuple(PlayCard(CARDS[WEREWOLF], a, seat) for a in Announcement)
-    for seat in range(MauMauVampires.info.max_players)
-)
-
-_DRAW = DrawCard()
-_END_TURN = EndTurn()
-_DECLINE = DeclineAbility()
-_USE = UseAbility()
-_NO_WISH = NoWish()
-_WISHES = tuple(Wish(c) for c in COLOURS)
-_CALLS = tuple(CallColour(c) for c in COLOURS)
-#: The prebuilt commands above (well-formed by construction): their shape needs no check.
-_PREBUILT = frozenset(
-    id(command)
-    for command in (
-        _DRAW, _END_TURN, _DECLINE, _USE, _NO_WISH, *_WISHES, *_CALLS,
-        *(play for plays in (*_PLAYS, *_WEREWOLF_PLAYS) for play in plays),
-    )
-)  # fmt: skip
-#: MM-9: the Mau Mau codes matching each top card (same colour or symbol), ascending.
-_MATCHING: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        code
-        for code in range(MAU_MAU_CARDS)
-        if COLOUR_OF[code] == COLOUR_OF[top] or SYMBOL_OF[code] == SYMBOL_OF[top]
-    )
-    for top in range(MAU_MAU_CARDS)
-)
-#: MM-14: the Mau Mau codes of each colour (index 1-4), ascending.
-_OF_COLOUR: tuple[tuple[int, ...], ...] = tuple(
-    tuple(code for code in range(MAU_MAU_CARDS) if COLOUR_OF[code] == colour)
-    for colour in range(len(COLOURS) + 1)
-)
-
-_SPACE: dict[int, tuple[Any, ...]] = {}
-
-
-def _command_space(players: int) -> tuple[Any, ...]:
-    """Every command shape, for ``players`` seats, plus some malformed ones."""
-    space = _SPACE.get(players)
-    if space is not None:
-        return space
-    seats = range(players)
-    announces = tuple(Announcement)
-    cards = [*CARDS, HIDDEN, Card(CardKind.CLOCK, Colour.RED, 0)]
-    moves: list[Any] = [DrawCard(), EndTurn(), NoWish(), UseAbility(), DeclineAbility()]
-    moves += [Wish(c) for c in Colour]
-    moves += [CallColour(c) for c in Colour]
-    moves += [SwapCharacters(s) for s in range(-1, players + 1)]
-    moves += [ShowCard(card) for card in cards]
-    moves += [PlayCard(card, a) for card in cards for a in announces]
-    moves += [PlayCard(CARDS[WEREWOLF], a, s) for s in range(players + 1) for a in announces]
-    moves += [PlayCard(CARDS[0], _NONE, 0)]
-    moves += [GiveCard(to, card, a) for to in seats for card in CARDS for a in announces]
-    moves += [SetAside(card, a) for card in CARDS for a in announces]
-    combos: list[tuple[int, ...]] = [(), *((s,) for s in seats)]
-    combos += [(s, t) for s in seats for t in seats]
-    combos += [(0, 0, 0)]
-    moves += [ShareDrawn(combo, a) for combo in combos for a in announces]
-    space = _SPACE[players] = tuple(moves)
-    return space
-
-
-# --- command shapes (library callers can send anything; the wire cannot) ---------------------
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _enum_ok(value: Any, enum: type[IntEnum]) -> bool:
-    if not _is_int(value):
-        return False
-    try:
-        enum(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _card_ok(card: Any) -> bool:
-    if id(card) in _CARD_IDS:
-        return True  # one of the shared instances (legal_commands hands them out)
-    if type(card) is not Card:
-        return False
-    if not (_enum_ok(card.kind, CardKind) and _enum_ok(card.colour, Colour)):
-        return False
-    if not _is_int(card.symbol):
-        return False
-    return card in _CARD_SET
-
-
-_CARD_SET = frozenset(CARDS)
-_CARD_IDS = frozenset(id(card) for card in CARDS)
-
-#: Per command type: (rule id, checks of its fields).
-_SHAPES: dict[type, tuple[str, tuple[tuple[str, str], ...]]] = {
-    DrawCard: ("MM-8", ()),
-    EndTurn: ("MM-8", ()),
-    PlayCard: ("MM-8", (("card", "card"), ("announce", "announce"), ("werewolf_seat", "seat?"))),
-    Wish: ("MM-14", (("colour", "colour"),)),
-    NoWish: ("MM-14", ()),
-    UseAbility: ("MM-18", ()),
-    DeclineAbility: ("MM-18", ()),
-    GiveCard: ("MM-22", (("to_seat", "int"), ("card", "card"), ("announce", "announce"))),
-    CallColour: ("MM-22", (("colour", "colour"),)),
-    ShowCard: ("MM-22", (("card", "card"),)),
-    SwapCharacters: ("MM-22", (("seat", "int"),)),
-    ShareDrawn: ("MM-22", (("to_seats", "ints"), ("announce", "announce"))),
-    SetAside: ("MM-22", (("card", "card"), ("announce", "announce"))),
-}
-
-
-#: Quick acceptance per field kind; anything else gets the full check and a clear message.
-_FAST_SHAPES: dict[str, Any] = {
-    "card": lambda v: id(v) in _CARD_IDS,
-    "announce": lambda v: type(v) is Announcement,
-    "colour": lambda v: type(v) is Colour,
-    "seat?": lambda v: v is None or type(v) is int,
-    "int": lambda v: type(v) is int,
-    "ints": lambda v: False,
-}
-
-
-def _check_shape(command: Any) -> None:
-    if id(command) in _PREBUILT:
-        return
-    shape = _SHAPES.get(type(command))
-    if shape is None:
-        raise Rejection("MM-8", f"not a Mau Mau Vampires command: {type(command).__name__}")
-    rule, checks = shape
-    for name, kind in checks:
-        value = getattr(command, name)
-        if _FAST_SHAPES[kind](value):
-            continue  # the usual case: what legal_commands and the codec produce
-        if kind == "card":
-            ok = _card_ok(value)
-            expected = "a card: a Mau Mau card (colour, symbol 1-11), a Clock or a Werewolf"
-        elif kind == "announce":
-            ok = _enum_ok(value, Announcement)
-            expected = "an Announcement"
-        elif kind == "colour":
-            ok = _enum_ok(value, Colour)
-            expected = "a Colour"
-        elif kind == "seat?":
-            ok = value is None or _is_int(value)
-            expected = "a seat or absent"
-        elif kind == "ints":
-            ok = isinstance(value, tuple) and all(_is_int(v) for v in value)
-            expected = "a tuple of seats"
-        else:
-            ok = _is_int(value)
-            expected = "an integer"
-        if not ok:
-            raise Rejection(
-                rule, f"{type(command).__name__}.{name} must be {expected}, got {value!r}"
-            )
-
-
-# --- event handlers (the only code that changes a state) ------------------------------------
-
-
-def _sorted_cards(codes: Sequence[int]) -> tuple[Card, ...]:
-    return tuple([CARDS[c] for c in sorted(codes)])
-
-
-def _cards_of(counts: Sequence[int]) -> tuple[Card, ...]:
-    """A hand kept as counts by code, as sorted wire cards."""
-    return tuple(CARDS[c] for c in range(CODES) for _ in range(counts[c]))
-
-
-def _codes(cards: Sequence[Card]) -> list[int]:
-    return [code_of(card) for card in cards]
-
-
-def _apply_hand_started(state: MauMauVampiresState, e: HandStarted) -> None:
-    n = state.players
-    state.hand_number = e.hand_number
-    state.tiebreak = e.tiebreak
-    state.dealer = e.dealer
-    state.playing = tuple(e.playing)
-    state.characters = [CHARACTERS.index_of(c) for c in e.characters]
-    # MM-7: Day side up, no clocks, no werewolves, no pot, no wish.
-    state.hands = [[0] * CODES for _ in range(n)]
-    state.sizes = [0] * n
-    state.deck = []
-    state.pile_under = [0] * CODES
-    state.top = -1
-    state.turned = []
-    state.night = False
-    state.clocks = 0
-    state.werewolf = -1
-    state.wish = 0
-    state.pot = []
-    _clear_turn(state)
-    state.idle = 0
-
-
-def _clear_turn(state: MauMauVampiresState) -> None:
-    state.phase = Phase.UNSPECIFIED
-    state.extra_turn = False
-    state.ability = Ability.UNSPECIFIED
-    state.drawn = -1
-    state.missed_mau_mau = False
-    if state.triggers:
-        state.triggers = []
-    if state.wisher >= 0:  # what a wish, a call or (g) left behind (rare: checked first)
-        state.wisher = -1
-        state.wish_reason = WishReason.UNSPECIFIED
-    if state.call_colour:
-        state.call_colour = 0
-        state.answering = []
-        state.shown = []
-    if state.pair:
-        state.pair = []
-
-
-def _apply_deck_shuffled(state: MauMauVampiresState, e: DeckShuffled) -> None:
-    state.deck = _codes(e.order)[::-1]
-    state.shuffles += 1
-    if e.reason is ShuffleReason.PILE_RESHUFFLED:
-        state.pile_under = [0] * CODES
-    elif e.reason is ShuffleReason.SPECIALS_RETURNED:
-        state.turned = []
-
-
-def _take_into(state: MauMauVampiresState, seat: int, count: int) -> list[int]:
-    deck = state.deck
-    taken = [deck.pop() for _ in range(count)]
-    hand = state.hands[seat]
-    for code in taken:
-        hand[code] += 1
-    state.sizes[seat] += count
-    return taken
-
-
-def _apply_cards_dealt(state: MauMauVampiresState, e: CardsDealt) -> None:
-    _take_into(state, e.seat, e.count)
-
-
-def _apply_starting_card_turned(state: MauMauVampiresState, e: StartingCardTurned) -> None:
-    code = state.deck.pop()
-    if code >= MAU_MAU_CARDS:
-        state.turned.append(code)
-    else:
-        state.top = code
-
-
-def _apply_turn_started(state: MauMauVampiresState, e: TurnStarted) -> None:
-    _clear_turn(state)
-    state.phase = Phase.TURN
-    state.turn = e.seat
-    state.extra_turn = e.extra
-
-
-def _apply_cards_drawn(state: MauMauVampiresState, e: CardsDrawn) -> None:
-    if e.reason is DrawReason.DRAW_TWO_AND_SHARE:
-        deck = state.deck
-        state.pair.extend(deck.pop() for _ in range(e.count))
-        state.pair.sort()  # as the event and the view list them; ShareDrawn.to_seats too
-        state.phase = Phase.SHARE_DRAWN
-        return
-    taken = _take_into(state, e.seat, e.count)
-    if e.reason is DrawReason.TURN:
-        if taken:
-            state.phase = Phase.PLAY_DRAWN
-            state.drawn = taken[0]
-            state.idle = 0
-        else:
-            state.idle += 1
-
-
-def _apply_card_played(state: MauMauVampiresState, e: CardPlayed) -> None:
-    seat = e.seat
-    code = code_of(e.card)
-    state.hands[seat][code] -= 1
-    state.sizes[seat] -= 1
-    state.idle = 0
-    state.phase = Phase.UNSPECIFIED
-    state.drawn = -1
-    _note_mau_mau(state, e.owed, e.announced)
-    if code < MAU_MAU_CARDS:
-        state.pile_under[state.top] += 1
-        state.top = code
-        if state.wish == colour_of(code):
-            state.wish = 0  # MM-14: the wish is fulfilled
-        state.triggers = _raw_triggers(state, seat, code)
-    elif code == CLOCK:
-        state.clocks += 1
-    else:
-        assert e.werewolf_seat is not None
-        if state.werewolf >= 0:
-            state.pile_under[WEREWOLF] += 1  # MM-11, MM-13
-            state.wish = 0  # MM-14: a chance to wish ends the open wish
-        state.werewolf = state.characters[e.werewolf_seat]
-
-
-def _note_mau_mau(state: MauMauVampiresState, owed: Announcement, announced: Announcement) -> None:
-    """MM-16: after a missed Mau Mau the hand goes on (mirrors :func:`_penalty`)."""
-    if owed is Announcement.MAU_MAU:
-        state.missed_mau_mau = announced != owed
-
-
-def _apply_day_night_turned(state: MauMauVampiresState, e: DayNightTurned) -> None:
-    state.night = e.night
-    state.pile_under[CLOCK] += state.clocks
-    state.clocks = 0
-    if state.werewolf >= 0:
-        state.pile_under[WEREWOLF] += 1
-        state.werewolf = -1
-    state.wish = 0  # MM-14: a chance to wish ends the open wish
-
-
-def _apply_wish_offered(state: MauMauVampiresState, e: WishOffered) -> None:
-    state.phase = Phase.WISH
-    state.wisher = e.seat
-    state.wish_reason = e.reason
-
-
-def _apply_wished(state: MauMauVampiresState, e: Wished) -> None:
-    state.wish = int(e.colour)  # MM-14: a chance to wish replaces any open wish
-    state.phase = Phase.UNSPECIFIED
-    state.ability = Ability.UNSPECIFIED
-
-
-def _apply_ability_triggered(state: MauMauVampiresState, e: AbilityTriggered) -> None:
-    state.phase = Phase.ABILITY
-    state.ability = e.ability
-    triggers = state.triggers
-    while triggers:  # earlier triggers that could not be used are passed over
-        if triggers.pop(0) == e.ability:
-            break
-
-
-def _apply_ability_done(state: MauMauVampiresState, e: AbilityDeclined | AbilityUsed) -> None:
-    state.phase = Phase.UNSPECIFIED
-    state.ability = Ability.UNSPECIFIED
-
-
-def _apply_card_given(state: MauMauVampiresState, e: CardGiven) -> None:
-    code = code_of(e.card)
-    state.hands[e.from_seat][code] -= 1
-    state.sizes[e.from_seat] -= 1
-    state.hands[e.to_seat][code] += 1
-    state.sizes[e.to_seat] += 1
-    _note_mau_mau(state, e.owed, e.announced)
-    state.phase = Phase.UNSPECIFIED
-    state.ability = Ability.UNSPECIFIED
-
-
-def _apply_colour_called(state: MauMauVampiresState, e: ColourCalled) -> None:
-    state.call_colour = int(e.colour)
-    state.answering = list(e.answering)
-    state.shown = []
-    state.phase = Phase.ANSWER_CALL if e.answering else Phase.UNSPECIFIED
-    state.ability = Ability.UNSPECIFIED
-
-
-def _apply_card_shown(state: MauMauVampiresState, e: CardShown) -> None:
-    state.answering.remove(e.seat)
-    state.shown.append((e.seat, code_of(e.card)))
-    if not state.answering:
-        state.phase = Phase.UNSPECIFIED
-
-
-def _apply_characters_swapped(state: MauMauVampiresState, e: CharactersSwapped) -> None:
-    characters = state.characters
-    characters[e.seat], characters[e.other] = characters[e.other], characters[e.seat]
-    state.phase = Phase.UNSPECIFIED
-    state.ability = Ability.UNSPECIFIED
-
-
-def _apply_drawn_shared(state: MauMauVampiresState, e: DrawnShared) -> None:
-    for card, to in zip(e.cards, e.to_seats, strict=True):
-        code = code_of(card)
-        state.hands[to][code] += 1
-        state.sizes[to] += 1
-    _note_mau_mau(state, e.owed, e.announced)
-    state.pair = []
-    state.phase = Phase.UNSPECIFIED
-
-
-def _apply_card_set_aside(state: MauMauVampiresState, e: CardSetAside) -> None:
-    code = code_of(e.card)
-    state.hands[e.seat][code] -= 1
-    state.sizes[e.seat] -= 1
-    state.pot.append((code, e.seat))
-    for _ in range(e.deck_count):
-        state.pot.append((state.deck.pop(), -1))
-    _note_mau_mau(state, e.owed, e.announced)
-    state.phase = Phase.UNSPECIFIED
-    state.ability = Ability.UNSPECIFIED
-
-
-def _apply_pot_taken(state: MauMauVampiresState, e: PotTaken) -> None:
-    hand = state.hands[e.seat]
-    for code, _ in state.pot:
-        hand[code] += 1
-    state.sizes[e.seat] += len(state.pot)
-    state.pot = []
-
-
-def _apply_hand_ended(state: MauMauVampiresState, e: HandEnded) -> None:
-    state.totals = list(e.totals)
-    state.tiebreak_points = list(e.tiebreak_points)
-    state.history.append(HandScore(e.hand_number, e.tiebreak, e.ender, e.blocked, e.scores))
-    state.last_hands = [list(hand) for hand in state.hands]
-    _clear_turn(state)
-
-
-def _apply_game_ended(state: MauMauVampiresState, e: GameEnded) -> None:
-    state.final = list(e.scores)
-    state.over = True
-    state.phase = Phase.GAME_OVER
-    state.turn = -1
-
-
-_APPLY: dict[type, Any] = {
-    HandStarted: _apply_hand_started,
-    DeckShuffled: _apply_deck_shuffled,
-    CardsDealt: _apply_cards_dealt,
-    StartingCardTurned: _apply_starting_card_turned,
-    TurnStarted: _apply_turn_started,
-    CardsDrawn: _apply_cards_drawn,
-    CardPlayed: _apply_card_played,
-    DayNightTurned: _apply_day_night_turned,
-    WishOffered: _apply_wish_offered,
-    Wished: _apply_wished,
-    AbilityTriggered: _apply_ability_triggered,
-    AbilityDeclined: _apply_ability_done,
-    AbilityUsed: _apply_ability_done,
-    CardGiven: _apply_card_given,
-    ColourCalled: _apply_colour_called,
-    CardShown: _apply_card_shown,
-    CharactersSwapped: _apply_characters_swapped,
-    DrawnShared: _apply_drawn_shared,
-    CardSetAside: _apply_card_set_aside,
-    PotTaken: _apply_pot_taken,
-    HandEnded: _apply_hand_ended,
-    GameEnded: _apply_game_ended,
-}
 
 
 #: Shared immutable events of the usual steps (built once; events are frozen values).

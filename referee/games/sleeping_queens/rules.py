@@ -1,4 +1,4 @@
-"""Sleeping Queens rules (``shared/rules/sleeping-queens.md``); each rule id appears where enforced.
+"""Sleeping Queens rules (``docs/rules/sleeping-queens.md``); each rule id appears where enforced.
 
 Hands are count lists by card code, the draw and discard piles are lists with the top card
 last, and queens are small integers, so a step costs a few list operations. ``decide`` never
@@ -41,7 +41,14 @@ from functools import cache, lru_cache
 from itertools import combinations, compress
 from typing import Any
 
-from referee.engine.chance import deck_for, hidden_permutation, pick_for, shuffled
+from referee.engine.chance import (
+    check_fixed_deck,
+    check_fixed_pick,
+    deck_for,
+    hidden_permutation,
+    pick_for,
+    shuffled,
+)
 from referee.engine.game import (
     CardShown,
     CardsTaken,
@@ -59,6 +66,7 @@ from referee.engine.game import (
     rank_by_score,
     union_members,
 )
+from referee.games.sleeping_queens import labels
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
     CARD_NOTATION,
@@ -428,7 +436,8 @@ def _decisions(phase: Phase, attack: int, seat: int) -> tuple[Decision, ...]:
 def _shuffle(config: GameConfig, index: int, cards: list[int]) -> list[int]:
     """The ``index``-th shuffle of ``cards`` (top first): the fixed deal's, else the seed's."""
     if config.deal is not None and index < len(config.deal.decks):
-        order = deck_for(config, index, [CARD_NOTATION[c] for c in cards])
+        # SQ-14: a fixed deck for a reshuffle gives its top cards (docs/scenarios.md).
+        order = deck_for(config, index, [CARD_NOTATION[c] for c in cards], prefix=True)
         return [NOTATION_CARD[c] for c in order]
     return shuffled(cards, config.seed, index)
 
@@ -444,6 +453,7 @@ class SleepingQueens(Game[SleepingQueensState]):
         type_id="sleeping-queens",
         name="Sleeping Queens",
         min_players=2,  # SQ-3
+        players_rule="SQ-3",
         max_players=5,
         options=(
             OptionSpec(
@@ -462,34 +472,25 @@ class SleepingQueens(Game[SleepingQueensState]):
     event_types = union_members(Event)
     view_type = SleepingQueensView
 
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
+
     # --- setup -------------------------------------------------------------------------------
 
     def new_state(self, config: GameConfig) -> SleepingQueensState:
         deal = config.deal
         if deal is not None:
-            if deal.decks and sorted(deal.decks[0]) != sorted(DECK):
-                raise ValueError(
-                    "fixed deck 0 must hold the 67 cards of SQ-2, top first: 8 K (King), "
-                    "5 J (Jester), 4 N (Knight), 4 P (Potion), 3 W (Wand), 3 D (Dragon) and "
-                    f'4 each of "1".."10"; got {len(deal.decks[0])} cards'
-                )
-            if len(deal.decks) > 1 and sorted(deal.decks[1]) != sorted(QUEEN_DECK):
-                raise ValueError(
-                    "fixed deck 1 must list the 12 queens by position 0..11, each once: "
-                    + ", ".join(QUEEN_DECK)
-                )
-            for index, deck in enumerate(deal.decks[2:], start=2):
-                unknown = sorted({c for c in deck if c not in NOTATION_CARD})
-                if unknown:
-                    raise ValueError(
-                        f"fixed deck {index} (a reshuffle of the discard pile) holds unknown "
-                        f"cards {unknown}; cards are K, J, N, P, W, D, 1..10"
-                    )
-            if deal.picks and not 0 <= deal.picks[0] < config.players:
-                raise ValueError(
-                    f"fixed pick 0 (the starting seat) must be 0..{config.players - 1}, "
-                    f"got {deal.picks[0]}"
-                )
+            # Every part of a fixed deal is checked here, so no shuffle can fail mid-game.
+            check_fixed_deck(config, 0, DECK, note="the 67 cards of SQ-2, top first")
+            check_fixed_deck(config, 1, QUEEN_DECK, note="the 12 queens by position, SQ-3")
+            for index in range(2, len(deal.decks)):
+                # SQ-14: what the discard pile holds is known only then: the top cards only.
+                check_fixed_deck(config, index, DECK, prefix=True, note="a reshuffle, SQ-14")
+            check_fixed_pick(config, 0, config.players, "the starting seat, SQ-3")
         n = config.players
         queens, points = thresholds(n)
         return SleepingQueensState(

@@ -1,4 +1,4 @@
-"""Vampire Queen (``shared/rules/vampire-queen.md``, VQ-1 ... VQ-22)."""
+"""Vampire Queen (``docs/rules/vampire-queen.md``, VQ-1 ... VQ-22)."""
 
 from referee.games.vampire_queen.model import *  # noqa: F403 (the wire vocabulary)
 from referee.games.vampire_queen.rules import VampireQueen, VampireQueenState

@@ -1,4 +1,4 @@
-"""Vampire Queen rules (``shared/rules/vampire-queen.md``); each rule id appears where enforced.
+"""Vampire Queen rules (``docs/rules/vampire-queen.md``); each rule id appears where enforced.
 
 Hands are kept as counts by value (index 1-13 number cards, 14 queens) plus the Hunter holders,
 so legal sets are enumerated from counts, never from combinations of card ids.
@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from referee.engine.chance import deck_for, hidden_permutation, pick_for
+from referee.engine.chance import (
+    check_fixed_deck,
+    check_fixed_pick,
+    deck_for,
+    hidden_permutation,
+    pick_for,
+)
 from referee.engine.game import (
     CardsTaken,
     ChanceStep,
@@ -35,6 +41,7 @@ from referee.engine.game import (
     require_int_fields,
     union_members,
 )
+from referee.games.vampire_queen import labels
 from referee.games.vampire_queen.model import (
     HUNTER_15,
     HUNTER_20,
@@ -192,6 +199,7 @@ class VampireQueen(Game[VampireQueenState]):
         type_id="vampire-queen",
         name="Vampire Queen",
         min_players=3,  # VQ-2
+        players_rule="VQ-2",
         max_players=12,
         options=(
             OptionSpec(
@@ -215,18 +223,22 @@ class VampireQueen(Game[VampireQueenState]):
     event_types = union_members(Event)
     view_type = VampireQueenView
 
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
+
     # --- setup -------------------------------------------------------------------------------
 
     def new_state(self, config: GameConfig) -> VampireQueenState:
         if config.deal is not None:
-            for index, deck in enumerate(config.deal.decks):
-                if sorted(deck) != sorted(DECK):
-                    raise ValueError(
-                        f"fixed deck {index} must hold the 108 cards of VQ-1 (8 each of "
-                        f'"1".."13" and 4 "Q"), got {len(deck)} cards'
-                    )
-            if config.deal.picks and not 0 <= config.deal.picks[0] < config.players:
-                raise ValueError("fixed pick 0 (the 15 Hunter's seat) must be a seat index")
+            # Every part of a fixed deal is checked here, so no shuffle can fail mid-game:
+            # deck k deals round k + 1 (the 108 cards of VQ-1), pick 0 the 15 Hunter (VQ-4).
+            for index in range(len(config.deal.decks)):
+                check_fixed_deck(config, index, DECK, note=f"round {index + 1}, VQ-1")
+            check_fixed_pick(config, 0, config.players, "the seat of the 15 Hunter, VQ-4")
         n = config.players
         return VampireQueenState(
             config=config,

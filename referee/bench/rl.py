@@ -1,0 +1,201 @@
+"""P8: PettingZoo AEC environment steps per second, ours against PettingZoo's RLCard-backed
+classic environments, and what the observation encoding costs per step.
+
+Every environment is driven by the same loop: ``agent_iter``, ``last()``, a uniformly random
+legal action from the observation's ``action_mask``, ``step``; a terminated agent steps
+``None`` (not counted). One ``reset(seed=...)`` per run, then plain ``reset()`` between games
+(PettingZoo's RLCard envs rebuild the RLCard env on every seeded reset). Rates are per second
+of this process's CPU time, as in P1. The peers (``leduc_holdem_v4``, ``texas_holdem_v4``)
+need rlcard and pygame (the ``bench`` extra); a peer that cannot be loaded is skipped with a
+note.
+
+The encoding cost: for views met in random games of each configuration, the CPU time of the
+encoder alone and of the mask alone, per observation, next to the environment's whole step.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+#: PettingZoo's RLCard-backed classic environments, in order of preference.
+PEERS = ("leduc_holdem_v4", "texas_holdem_v4")
+
+
+def configurations(quick: bool) -> list[tuple[str, int]]:
+    """(game, players): 4 players (or the only count) in quick runs, fewest and 4 otherwise."""
+    from referee.engine import get_game
+    from referee.rl import games
+
+    found = []
+    for game in games():
+        info = get_game(game).info
+        four = min(4, info.max_players)
+        counts = [four] if quick else sorted({info.min_players, four})
+        found += [(game, n) for n in counts]
+    return found
+
+
+def drive(env: Any, seconds: float, seed: int) -> dict[str, Any]:
+    """Random legal actions through ``env`` for about ``seconds`` of CPU (at least one game)."""
+    pick = random.Random(seed).random
+    steps = games = 0
+    cpu_started = time.process_time()
+    started = time.perf_counter()
+    env.reset(seed=seed)
+    while True:
+        for _agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[int(pick() * len(legal))]))
+            steps += 1
+        games += 1
+        if time.process_time() - cpu_started >= seconds:
+            break
+        env.reset()
+    cpu = time.process_time() - cpu_started
+    return {
+        "games": games,
+        "steps": steps,
+        "seconds": time.perf_counter() - started,
+        "cpu_seconds": cpu,
+        "steps_per_second": steps / max(cpu, 1e-9),
+    }
+
+
+def peer(name: str) -> Any:
+    """A PettingZoo classic env, or a note (str) saying why it cannot be loaded."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = importlib.import_module(f"pettingzoo.classic.{name}")
+            return module.env()
+    except ImportError as error:
+        return f"pettingzoo.classic.{name} cannot be loaded ({error}; pip install -e '.[bench]')"
+
+
+def encoding_cost(game: str, players: int, views: int, seed: int) -> dict[str, float]:
+    """µs of CPU per observation: encoder alone and mask alone, over views of random games."""
+    from referee.engine import Table
+    from referee.rl import spec
+
+    chosen = spec(game, players)
+    rng = random.Random(seed)
+    collected: list[Any] = []
+    index = 0
+    while len(collected) < views:
+        table = Table.create(game, players, seed=f"p8-{seed}-{index}".encode())
+        index += 1
+        while table.results() is None and len(collected) < views:
+            seat = table.pending()[0]
+            collected.append(table.view(seat))
+            table.submit(seat, rng.choice(table.legal_commands(seat)))
+    encode, mask = chosen.encoder.encode, chosen.actions.mask
+    started = time.process_time()
+    for view in collected:
+        encode(view)
+    encoded = time.process_time() - started
+    started = time.process_time()
+    for view in collected:
+        mask(view.legal_commands)
+    masked = time.process_time() - started
+    return {
+        "encode_us": encoded / len(collected) * 1e6,
+        "mask_us": masked / len(collected) * 1e6,
+        "observation_size": chosen.encoder.size,
+        "actions": chosen.actions.size,
+    }
+
+
+def run(quick: bool) -> dict[str, Any]:
+    try:
+        from referee.rl import env as make_env
+    except ImportError as error:
+        return {"error": f"referee.rl needs the rl extra ({error}; pip install -e '.[rl]')"}
+    seconds = 0.3 if quick else 2.0
+    rounds = 1 if quick else 3
+    configs = configurations(quick)
+    ours: dict[tuple[str, int], list[dict[str, Any]]] = {c: [] for c in configs}
+    peers: dict[str, list[dict[str, Any]]] = {}
+    notes: list[str] = []
+    for index in range(rounds):
+        for name in PEERS:
+            found = peer(name)
+            if isinstance(found, str):
+                if found not in notes:
+                    notes.append(found)
+                continue
+            peers.setdefault(name, []).append(drive(found, seconds, seed=index))
+        for game, players in configs:
+            ours[(game, players)].append(drive(make_env(game, players), seconds, seed=index))
+
+    def rate(runs: list[dict[str, Any]]) -> float:
+        return float(np.median([r["steps_per_second"] for r in runs]))
+
+    peer_rates = {name: rate(runs) for name, runs in peers.items()}
+    fastest = max(peer_rates.values()) if peer_rates else None
+    rows = []
+    for (game, players), runs in ours.items():
+        steps_rate = rate(runs)
+        cost = encoding_cost(game, players, 200 if quick else 2000, seed=0)
+        rows.append(
+            {
+                "game": game,
+                "players": players,
+                "steps_per_second": steps_rate,
+                "step_us": 1e6 / steps_rate,
+                **cost,
+                "games": sum(r["games"] for r in runs),
+                "steps": sum(r["steps"] for r in runs),
+                "ratio": {name: steps_rate / r for name, r in peer_rates.items()},
+                "ratio_to_fastest_peer": steps_rate / fastest if fastest else None,
+            }
+        )
+    ratios = [r["ratio_to_fastest_peer"] for r in rows if r["ratio_to_fastest_peer"] is not None]
+    return {
+        "games": rows,
+        "peers": [
+            {
+                "game": name,
+                "steps_per_second": peer_rates[name],
+                "games": sum(r["games"] for r in runs),
+                "steps": sum(r["steps"] for r in runs),
+            }
+            for name, runs in peers.items()
+        ],
+        "notes": notes,
+        "seconds_per_run": seconds,
+        "rounds": rounds,
+        "min_ratio": min(ratios) if ratios else None,
+    }
+
+
+def markdown(p8: dict[str, Any]) -> list[str]:
+    if "error" in p8:
+        return ["", "## P8 learning environments", "", f"- {p8['error']}"]
+    names = [peer["game"] for peer in p8["peers"]]
+    out = ["", "## P8 learning environments: AEC steps/s (random legal actions)", ""]
+    head = "| env | players | steps/s | µs/step | encode µs | mask µs |"
+    out.append(head + "".join(f" ÷ {n} |" for n in names))
+    out.append("|---|---:|---:|---:|---:|---:|" + "---:|" * len(names))
+    for row in p8["games"]:
+        out.append(
+            f"| {row['game']} | {row['players']} | {row['steps_per_second']:,.0f} "
+            f"| {row['step_us']:.0f} | {row['encode_us']:.1f} | {row['mask_us']:.1f} |"
+            + "".join(f" {row['ratio'][n]:.2f} |" for n in names)
+        )
+    for peer in p8["peers"]:
+        out.append(
+            f"| pettingzoo {peer['game']} (RLCard) | 2 | {peer['steps_per_second']:,.0f} "
+            f"| {1e6 / peer['steps_per_second']:.0f} | | |" + " |" * len(names)
+        )
+    out += [f"- note: {note}" for note in p8["notes"]]
+    return out

@@ -1,0 +1,215 @@
+"""Mau Mau Vampires: what a seat may see (MM-26 ... MM-28): its view, the redaction of
+events, and the hidden variants of the conformance suite's leak test."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from referee.engine.chance import hidden_permutation
+from referee.engine.game import Viewer
+from referee.games.mau_mau_vampires.characters import CHARACTERS
+from referee.games.mau_mau_vampires.model import (
+    CARDS,
+    CODES,
+    HIDDEN,
+    Card,
+    CardGiven,
+    CardsDealt,
+    CardsDrawn,
+    CardSetAside,
+    CardShown,
+    CharacterView,
+    Colour,
+    DeckShuffled,
+    DrawnShared,
+    MauMauVampiresView,
+    Phase,
+    PotTaken,
+    ShownCard,
+    colour_of,
+)
+from referee.games.mau_mau_vampires.state import (
+    MauMauVampiresState,
+    _cards_of,
+    copy_state,
+)
+
+
+def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
+    mine = viewer is not None
+    hand: tuple[Card, ...] = ()
+    if viewer is not None:
+        hand = _cards_of(state.hands[viewer])
+    is_turn = mine and viewer == state.turn
+    phase = state.phase
+    table = CHARACTERS.characters
+    characters = tuple(
+        CharacterView(
+            seat=seat,
+            id=table[index].id,
+            name=table[index].name,
+            ability=table[index].ability,
+            day_symbols=table[index].day_symbols,
+            vampire_symbol=table[index].vampire_symbol,
+            vampire_colour=table[index].vampire_colour,
+            first_game=table[index].first_game,
+            werewolf=index == state.werewolf,
+        )
+        for seat, index in enumerate(state.characters)
+    )
+    werewolf_seat = next(
+        (s for s, index in enumerate(state.characters) if index == state.werewolf), None
+    )
+    return MauMauVampiresView(
+        hand_number=state.hand_number,
+        hands=state.hands_total,
+        tiebreak=state.tiebreak,
+        dealer=state.dealer,
+        playing=state.playing,
+        hand=hand,
+        hand_sizes=tuple(state.sizes),
+        deck_size=len(state.deck),
+        pile_size=sum(state.pile_under) + (1 if state.top >= 0 else 0),
+        top=CARDS[state.top] if state.top >= 0 else HIDDEN,
+        wish=Colour(state.wish),
+        night=state.night,
+        clocks=state.clocks,
+        werewolf_seat=werewolf_seat,
+        characters=characters,
+        symbols=CHARACTERS.symbols,
+        pot_size=len(state.pot),
+        pot_yours=tuple(CARDS[c] for c, by in state.pot if mine and by == viewer),
+        phase=phase,
+        turn=None if state.over else state.turn,
+        extra_turn=state.extra_turn,
+        ability=state.ability,
+        wisher=state.wisher if phase is Phase.WISH else None,
+        called_colour=Colour(state.call_colour),
+        answering=tuple(sorted(state.answering)),
+        shown_to_you=tuple(ShownCard(s, CARDS[c]) for s, c in state.shown) if is_turn else (),
+        drawn=(CARDS[state.drawn],) if is_turn and phase is Phase.PLAY_DRAWN else (),
+        to_share=tuple(CARDS[c] for c in state.pair) if is_turn else (),
+        to_share_count=len(state.pair),
+        totals=tuple(state.totals),
+        tiebreak_points=tuple(state.tiebreak_points),
+        hand_scores=tuple(state.history),
+        last_hand=_cards_of(state.last_hands[viewer])
+        if viewer is not None and state.last_hands
+        else (),
+        characters_option="pass_left" if state.pass_left else "keep",
+        announcements="auto" if state.auto_announce else "required",
+        first_game=state.first_game,
+    )
+
+
+def redact(event: Any, viewer: Viewer) -> Any:
+    """MM-26 ... MM-28: cards drawn, dealt or taken are seen by their receiver; a given card
+    by giver and receiver; a shown card by shower and caller; the deck order and the pot's
+    deck cards by no one."""
+    kind = type(event)
+    if kind is DeckShuffled:
+        return replace(event, order=())
+    if kind is CardsDealt or kind is CardsDrawn or kind is PotTaken:
+        return event if event.seat == viewer else replace(event, cards=())
+    if kind is CardGiven:
+        if viewer in (event.from_seat, event.to_seat):
+            return event
+        return replace(event, card=HIDDEN)
+    if kind is CardShown:
+        return event if viewer in (event.seat, event.to_seat) else replace(event, card=HIDDEN)
+    if kind is DrawnShared:
+        if viewer == event.seat:
+            return event
+        cards = tuple(
+            card if to == viewer else HIDDEN
+            for card, to in zip(event.cards, event.to_seats, strict=True)
+        )
+        return replace(event, cards=cards)
+    if kind is CardSetAside:
+        return replace(event, card=event.card if viewer == event.seat else HIDDEN, deck_cards=())
+    return event
+
+
+def hidden_variant(state: MauMauVampiresState, viewer: Viewer, salt: int) -> MauMauVampiresState:
+    """Re-deal everything ``viewer`` cannot see (MM-28): other hands, the deck order, the
+    pot (but the viewer's own cards in it), the cards of (g) and the card just drawn of
+    another seat, the cards shown to another caller. What the view shows stays: cards shown
+    to the viewer stay in the showers' hands, and a seat that must show a colour keeps a
+    card of it."""
+    other = copy_state(state)
+    pool: list[int] = []
+    # Slots to refill: (zone, seat or index, colour the card must have or 0).
+    slots: list[tuple[str, int, int]] = []
+    answering = state.phase is Phase.ANSWER_CALL
+    caller = state.turn if answering else -1
+    for seat in state.playing:
+        if seat == viewer:
+            continue
+        counts = list(state.hands[seat])
+        keep = [0] * CODES
+        if state.phase is Phase.PLAY_DRAWN and seat == state.turn:
+            counts[state.drawn] -= 1
+            pool.append(state.drawn)
+            slots.append(("drawn", seat, 0))
+        if answering:
+            for index, (shower, code) in enumerate(state.shown):
+                if shower != seat:
+                    continue
+                counts[code] -= 1
+                if viewer == caller:
+                    keep[code] += 1
+                else:
+                    pool.append(code)
+                    slots.append(("shown", index, state.call_colour))
+            if seat in state.answering:
+                first = (state.call_colour - 1) * 11
+                witness = next(c for c in range(first, first + 11) if counts[c])
+                counts[witness] -= 1
+                pool.append(witness)
+                slots.append(("witness", seat, state.call_colour))
+        for code in range(CODES):
+            pool.extend([code] * counts[code])
+            slots.extend([("hand", seat, 0)] * counts[code])
+        other.hands[seat] = keep
+    pool.extend(state.deck)
+    slots.extend(("deck", i, 0) for i in range(len(state.deck)))
+    for index, (code, by) in enumerate(state.pot):
+        if viewer is None or by != viewer:
+            pool.append(code)
+            slots.append(("pot", index, 0))
+    if state.phase is Phase.SHARE_DRAWN and viewer != state.turn:
+        pool.extend(state.pair)
+        slots.extend(("pair", i, 0) for i in range(len(state.pair)))
+    # The deck, the pot and the cards of (g) are ordered zones (their order is hidden too).
+    zones = [zone if zone in ("deck", "pot", "pair") else None for zone, _, _ in slots]
+    pool = hidden_permutation(pool, zones, salt)
+    assigned = dict(enumerate(pool))
+    if any(colour and colour_of(pool[i]) != colour for i, (_, _, colour) in enumerate(slots)):
+        # Colour-bound slots first: the pool holds their original cards, so a match exists.
+        order = sorted(range(len(slots)), key=lambda i: slots[i][2] == 0)
+        for i in order:
+            colour = slots[i][2]
+            pick = next(k for k, c in enumerate(pool) if not colour or colour_of(c) == colour)
+            assigned[i] = pool.pop(pick)
+    other.pot = list(state.pot)
+    other.shown = list(state.shown)
+    for i, (zone, where, _) in enumerate(slots):
+        code = assigned[i]
+        if zone == "deck":
+            other.deck[where] = code
+        elif zone == "pot":
+            other.pot[where] = (code, state.pot[where][1])
+        elif zone == "pair":
+            other.pair[where] = code
+        elif zone == "shown":
+            shower = state.shown[where][0]
+            other.shown[where] = (shower, code)
+            other.hands[shower][code] += 1
+        else:
+            other.hands[where][code] += 1
+            if zone == "drawn":
+                other.drawn = code
+    # The cards of (g) stay in whatever order they were dealt here: only their drawer sees
+    # them, so no event may depend on their order (MM-28).
+    return other

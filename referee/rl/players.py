@@ -1,0 +1,88 @@
+"""Who plays the seats the learner does not: ``referee-bot`` strategies or policies.
+
+A **policy** is any callable taking an observation dict (``observation``, ``action_mask``, as
+the environments give) and returning an action index. A **strategy** is a ``referee-bot``
+strategy name (``random``, ``heuristic``; :data:`referee_bot.strategies.STRATEGIES`): it sees
+the seat's view as the server would send it (``referee.codec.view_to_proto``, the same
+conversion ``referee-tournament --local`` makes) and answers with one of its legal commands.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from referee.engine import Table
+from referee.rl.aec import ObsDict, observe
+from referee.rl.games import GameSpec
+
+Policy = Callable[[ObsDict], int]
+#: A strategy name or a policy.
+PlayerSpec = str | Policy
+
+
+class Player(Protocol):
+    def choose(self, table: Table[Any], seat: int) -> Any:
+        """The command ``seat`` sends now (one of its legal commands)."""
+
+
+class StrategyPlayer:
+    """A ``referee-bot`` strategy with its own random generator."""
+
+    def __init__(self, name: str, game: GameSpec, rng: random.Random) -> None:
+        from referee_bot.strategies import make_strategy
+
+        self.name = name
+        self.game = game
+        self.rng = rng
+        self.strategy = make_strategy(name, game.game)
+        self.plain_random = type(self.strategy).__name__ == "RandomStrategy"
+
+    def choose(self, table: Table[Any], seat: int) -> Any:
+        if self.plain_random:
+            # The random strategy picks uniformly among the same legal commands in the same
+            # order, so the same generator gives the same choice without the proto round trip.
+            return self.rng.choice(table.legal_commands(seat))
+        from referee.codec import command_from_proto, view_to_proto
+
+        view = view_to_proto("rl", self.game.players, table.view(seat))
+        _, command = command_from_proto(self.strategy.choose(view, self.rng))
+        return command
+
+
+class PolicyPlayer:
+    """A policy over the seat's observation."""
+
+    def __init__(self, policy: Policy, game: GameSpec) -> None:
+        self.policy = policy
+        self.game = game
+
+    def choose(self, table: Table[Any], seat: int) -> Any:
+        action = int(self.policy(observe(self.game, table.view(seat))))
+        command = self.game.actions.command(action)
+        if command not in table.legal_commands(seat):
+            raise ValueError(f"the policy of seat {seat} chose illegal action {action}")
+        return command
+
+
+def make_player(player: PlayerSpec, game: GameSpec, rng: random.Random) -> Player:
+    if isinstance(player, str):
+        return StrategyPlayer(player, game, rng)
+    if callable(player):
+        return PolicyPlayer(player, game)
+    raise TypeError(f"a player is a strategy name or a policy (callable), got {player!r}")
+
+
+def expand(players: PlayerSpec | Sequence[PlayerSpec], count: int) -> list[PlayerSpec]:
+    """One player spec per other seat: a single spec is repeated ``count`` times.
+
+    >>> expand("random", 2), expand(["random", "heuristic"], 2)
+    (['random', 'random'], ['random', 'heuristic'])
+    """
+    if isinstance(players, str) or callable(players):
+        return [players] * count
+    chosen = list(players)
+    if len(chosen) != count:
+        raise ValueError(f"give one opponent or {count} (one per other seat), got {len(chosen)}")
+    return chosen
