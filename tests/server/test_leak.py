@@ -23,6 +23,7 @@ from tests.server.conftest import (
     RPC_TIMEOUT,
     Failure,
     Game,
+    clear_card_digests,
     create_game,
     event_kind,
     fails,
@@ -229,16 +230,7 @@ def _as_seen_by(stub: pb_grpc.RefereeServiceStub, game: Game, seat: int) -> list
         if isinstance(message, pb.StreamGameResponse):  # when it happened is not a card
             message.event.ClearField("recorded_unix_ms")
             message.event.decided.ClearField("decision_ms")
-            # Merkle digests are hiding commitments (salted with secrets the seat never
-            # gets): they differ with the hidden cards and tell nothing about them. The salts
-            # of the seat's own cards come from each game's own secret seed, not from cards.
-            referee = message.event.referee
-            if referee.WhichOneof("kind") == "deck_committed":
-                referee.deck_committed.ClearField("root")
-            if referee.WhichOneof("kind") == "cards_opened":
-                for opening in referee.cards_opened.openings:
-                    opening.ClearField("path")
-                    opening.ClearField("salt")
+            clear_card_digests(message.event)
         data = message.SerializeToString(deterministic=True)
         for secret, blank in blanks:
             data = data.replace(secret, blank)

@@ -35,7 +35,14 @@ from referee.scenario.deals import build_deal, deal_module
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
-from tests.server.conftest import RPC_TIMEOUT, Game, stream_request, summary, view
+from tests.server.conftest import (
+    RPC_TIMEOUT,
+    Game,
+    clear_card_digests,
+    stream_request,
+    summary,
+    view,
+)
 
 #: One explicit seed for both games of a pair: whatever the deal does not fix (later
 #: shuffles) is then the same too. Long and varied enough not to count as guessable.
@@ -276,6 +283,7 @@ def _blanked(stub: pb_grpc.RefereeServiceStub, game: Game, messages: list[Any]) 
             for event in [message.event, *message.events]:
                 event.ClearField("recorded_unix_ms")
                 event.decided.ClearField("decision_ms")
+                clear_card_digests(event)
         data = message.SerializeToString(deterministic=True)
         for secret in filter(None, secrets):
             data = data.replace(secret.encode(), b"#" * len(secret.encode()))
