@@ -35,7 +35,7 @@ TARGETS = {
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
     "P7": ("PostgreSQL store appends/s ÷ raw psycopg inserts/s", ">=", 0.5),
-    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env's (fastest)", ">=", 1.5),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env()'s (fastest)", ">=", 1.5),
     "P9": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }

@@ -581,6 +581,14 @@ class GameHub:
         result: LiveGame = await asyncio.shield(loading)
         return result
 
+    async def get_current(self, game_id: str) -> LiveGame:
+        """:meth:`get`, and on a shared store also whatever other replicas appended by now, so
+        a read here (GetView) shows at least what the client saw through another replica."""
+        live = await self.get(game_id)
+        if self.store.shared:
+            await self._catch_up(live)
+        return live
+
     async def _load_and_keep(self, game_id: str) -> LiveGame:
         try:
             live = await self._load(game_id)
