@@ -267,6 +267,7 @@ class LiveGame:
             public_reveal_waives_secrecy=self.settings.public_reveal,
             public_reproducible_seed=self.settings.public_seed,
             seed_released=status.revealed is not None,
+            max_events=table.max_events,
         )
         if status.revealed is not None and (organiser or self.settings.public_reveal):
             message.revealed_seed = status.revealed.seed
@@ -579,6 +580,14 @@ class GameHub:
             self._loading[game_id] = loading
         result: LiveGame = await asyncio.shield(loading)
         return result
+
+    async def get_current(self, game_id: str) -> LiveGame:
+        """:meth:`get`, and on a shared store also whatever other replicas appended by now, so
+        a read here (GetView) shows at least what the client saw through another replica."""
+        live = await self.get(game_id)
+        if self.store.shared:
+            await self._catch_up(live)
+        return live
 
     async def _load_and_keep(self, game_id: str) -> LiveGame:
         try:
