@@ -44,6 +44,7 @@ from referee.engine.openings import CardOpening, CardsOpened, DeckTracker, card_
 from referee.engine.registry import get_game
 from referee.engine.table_events import (
     DefaultPlayed,
+    EventLimitReached,
     GameAborted,
     SeatForfeited,
     SeedCommitted,
@@ -58,6 +59,10 @@ from referee.engine.table_events import (
 
 #: Length of the referee's commitment salt (docs/fairness.md).
 SALT_BYTES = 32
+
+
+#: The rule id a command cites after the game ended at its event limit.
+EVENT_LIMIT = "EVENT-LIMIT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,10 +168,21 @@ class Table(Generic[StateT]):
         return len(self.log)
 
     @property
+    def max_events(self) -> int:
+        """The event limit of this table (0: none): its settings', else the game's default."""
+        chosen = self.settings.max_events if self.settings is not None else None
+        return self.game.info.max_events if chosen is None else chosen
+
+    @property
     def _idle(self) -> bool:
-        """True before the game's first event and after an abort: nobody is asked anything."""
+        """True before the game's first event, after an abort and at the event limit: nobody
+        is asked anything."""
         status = self.status
-        return status.aborted is not None or len(self.log) == status.count
+        return (
+            status.aborted is not None
+            or status.limit_reached is not None
+            or len(self.log) == status.count
+        )
 
     def pending(self) -> tuple[Seat, ...]:
         return () if self._idle else self.game.pending(self.state)
@@ -177,12 +193,14 @@ class Table(Generic[StateT]):
         return self.game.legal_commands(self.state, seat)
 
     def results(self) -> tuple[SeatResult, ...] | None:
-        return self.game.results(self.state)
+        """The game's results, or those it had when it reached its event limit."""
+        limit = self.status.limit_reached
+        return limit.results if limit is not None else self.game.results(self.state)
 
     @property
     def over(self) -> bool:
-        """True once the game has results, or was aborted."""
-        return self.status.aborted is not None or self.game.results(self.state) is not None
+        """True once the game has results (its own or at the event limit), or was aborted."""
+        return self.status.aborted is not None or self.results() is not None
 
     def decisions(self) -> tuple[Decision, ...]:
         return () if self._idle else self.game.decisions(self.state)
@@ -194,11 +212,17 @@ class Table(Generic[StateT]):
         status = self.status
         if status.aborted is not None:
             raise Rejection("ABORTED", "the game was aborted", "precondition")
+        if status.limit_reached is not None:
+            raise Rejection(
+                EVENT_LIMIT,
+                f"the game ended at its event limit ({status.limit_reached.limit} events)",
+                "precondition",
+            )
         if seat in status.forfeited:
             raise Rejection(
                 "FORFEIT", f"seat {seat} has forfeited; the referee plays for it", "precondition"
             )
-        return self._committed(self.game.decide(self.state, seat, command))
+        return self._limited(self._committed(self.game.decide(self.state, seat, command)))
 
     # --- per-card commitments (docs/fairness.md section 6) --------------------------------
 
@@ -235,6 +259,23 @@ class Table(Generic[StateT]):
         self._tracked = len(self.log)
         return tracker
 
+    def _limited(self, events: list[Event]) -> list[Event]:
+        """``events`` of a command, followed by :class:`EventLimitReached` when they take the
+        log to the event limit and the game has not ended by its rules."""
+        limit = self.max_events
+        if not limit or self.version + len(events) < limit:
+            return events
+        after = self.game.copy_state(self.state)
+        for event in events:
+            if not isinstance(event, TableEvent):
+                after = self.game.apply(after, event)
+        if self.game.results(after) is not None:
+            return events
+        return [
+            *events,
+            EventLimitReached(limit, self.game.limit_results(after, self.config.players)),
+        ]
+
     # --- the referee's decisions (refereed tables) ----------------------------------------
 
     def decision_of(self, seat: Seat) -> Decision | None:
@@ -258,7 +299,7 @@ class Table(Generic[StateT]):
         if limit and timeouts >= limit and seat not in self.status.forfeited:
             events.append(SeatForfeited(seat, timeouts))
         events.extend(self._committed(self.game.decide(self.state, seat, command)))
-        return events
+        return self._limited(events)
 
     def forfeited_play(self) -> list[Event] | None:
         """The default play of the first forfeited seat the game waits for
@@ -270,7 +311,7 @@ class Table(Generic[StateT]):
                 _, command = self._default(decision.seat)
                 played = DefaultPlayed(decision.seat, decision.kind, decision.rule_id, command)
                 decided = self.game.decide(self.state, decision.seat, command)
-                return [played, *self._committed(decided)]
+                return self._limited([played, *self._committed(decided)])
         return None
 
     def _default(self, seat: Seat) -> tuple[Decision, Command]:
@@ -353,7 +394,7 @@ class Table(Generic[StateT]):
             decisions=decisions,
             legal_commands=legal,
             game=game.view(state, viewer),
-            results=game.results(state),
+            results=self.results(),
             commitment=self.status.commitment,
             aborted=self.status.aborted is not None,
         )

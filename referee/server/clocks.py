@@ -65,6 +65,8 @@ class GameSettings:
     public_seed: bool = False
     #: Per-card commitments and openings (every new game; games from before have none).
     card_commitments: bool = False
+    #: The event limit asked for at creation (None: the game type's default; 0: none).
+    max_events: int | None = None
 
     def table(self) -> TableSettings:
         """The part the rules engine needs (forfeit limit, reveal policy)."""
@@ -73,6 +75,7 @@ class GameSettings:
             defer_reveal=self.defer_seed_reveal,
             public_reveal=self.public_reveal,
             card_commitments=self.card_commitments,
+            max_events=self.max_events,
         )
 
     @property
@@ -92,6 +95,7 @@ class GameSettings:
             "public_reveal": self.public_reveal,
             "public_seed": self.public_seed,
             "card_commitments": self.card_commitments,
+            "max_events": self.max_events,
         }
 
     @classmethod
@@ -110,6 +114,7 @@ class GameSettings:
             public_reveal=bool(data.get("public_reveal", False)),
             public_seed=bool(data.get("public_seed", False)),
             card_commitments=bool(data.get("card_commitments", False)),
+            max_events=None if data.get("max_events") is None else int(data["max_events"]),
         )
 
     @classmethod
@@ -138,6 +143,7 @@ class GameSettings:
             public_reveal=request.public_reveal_waives_secrecy,
             public_seed=request.public_reproducible_seed,
             card_commitments=True,
+            max_events=request.max_events if request.HasField("max_events") else None,
         )
 
 

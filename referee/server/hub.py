@@ -268,6 +268,7 @@ class LiveGame:
             public_reproducible_seed=self.settings.public_seed,
             seed_released=status.revealed is not None,
             card_commitments=self.settings.card_commitments,
+            max_events=table.max_events,
         )
         if status.revealed is not None and (organiser or self.settings.public_reveal):
             message.revealed_seed = status.revealed.seed
