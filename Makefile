@@ -9,7 +9,7 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench format clean node-bot
+.PHONY: run test lint proto proto-check bench format clean node-bot web
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +27,29 @@ node-bot:
 	  echo "node/npm not found: skipping the Node.js sample bot (its tests will be skipped)"; \
 	fi
 
-run: $(STAMP)
+# The web client (clients/web): npm ci from package-lock.json, TypeScript generated from
+# protos/, a Vite build into clients/web/dist, which `make run` serves at http://$(HTTP)/.
+# Without node/npm the server still runs and its page at / says how to get the client.
+WEB := clients/web
+WEB_SRC := $(shell find $(WEB)/src $(WEB)/scripts protos -type f -not -path '*/gen/*' 2>/dev/null) \
+  $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
+$(WEB)/node_modules/.installed: $(WEB)/package-lock.json
+	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+$(WEB)/dist/index.html: $(STAMP) $(WEB)/node_modules/.installed $(WEB_SRC)
+	cd $(WEB) && npm run --silent build
+web:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(WEB)/dist/index.html; \
+	else \
+	  echo "node/npm not found: the web client is not built (install Node.js, then make web)"; \
+	fi
+
+run: $(STAMP) web
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
 	  --http $(HTTP)
 
-test: $(STAMP) node-bot
+test: $(STAMP) node-bot web
 	$(BIN)/pytest
 
 lint: $(STAMP)
@@ -68,4 +86,5 @@ format: $(STAMP)
 	$(BIN)/ruff format referee clients tests examples
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
+	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen

@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument("--quick", action="store_true", help="a smoke run of seconds (CI)")
     bench.add_argument("--out", default="bench-results", help="folder for bench.json and bench.md")
-    bench.add_argument("--only", help="parts to run, e.g. P1,P5 (default: P1 to P8)")
+    bench.add_argument("--only", help="parts to run, e.g. P1,P5 (default: P1 to P9)")
     bench.add_argument(
         "--game", default="vampire-queen", help=f"game id of P2, P3, P4 and P6: {game_ids}"
     )

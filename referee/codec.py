@@ -28,6 +28,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from referee import rulebook
+from referee.engine import labels
 from referee.engine.game import Decision, FixedDeal, GameInfo, SeatResult, Viewer
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
@@ -197,14 +198,23 @@ def command_from_proto(message: pb.Command, path: str = "command") -> tuple[str,
     )
 
 
-def event_to_proto(game_type: str, event: Any, sequence: int) -> pb.Event:
+def event_to_proto(
+    game_type: str, event: Any, sequence: int, *, describe: bool = False
+) -> pb.Event:
+    """``event`` as a message; with ``describe``, also its display text (``description``),
+    which only messages sent to a viewer carry (not the stored log)."""
     if isinstance(event, TableEvent):
-        return table_event_to_proto(game_type, event, sequence)
+        message = table_event_to_proto(game_type, event, sequence)
+        if describe:
+            message.description = labels.table_event_text(event)
+        return message
     message = pb.Event(sequence=sequence)
     inner = getattr(message, game_field(game_type))
     target = getattr(inner, _snake(type(event).__name__))
     target.SetInParent()
     fill(target, event)
+    if describe:
+        message.description = get_game(game_type).event_text(event)
     return message
 
 
@@ -322,6 +332,11 @@ def view_to_proto(game_id: str, players: int, view: View) -> pb.View:
     if view.viewer is not None:
         message.seat = view.viewer
     message.legal_commands.extend(_command_message(view.game_type, c) for c in view.legal_commands)
+    if view.legal_commands:
+        game = get_game(view.game_type)
+        message.legal_command_labels.extend(
+            game.command_label(c, view.game) for c in view.legal_commands
+        )
     fill(getattr(message, game_field(view.game_type)), view.game)
     return message
 

@@ -89,8 +89,8 @@ def describe_event(
     if event.WhichOneof("game") == "referee":
         return describe_referee_event(event.referee, view)
     text = game_text(field=event.WhichOneof("game"))
-    if text is None:
-        return text_format.MessageToString(event, as_one_line=True)
+    if text is None:  # a game this client has no text for: the server's line
+        return event.description or text_format.MessageToString(event, as_one_line=True)
     return text.describe_event(event, view, me)
 
 
@@ -128,9 +128,13 @@ def describe_command(command: referee_pb2.Command, view: referee_pb2.View | None
 
 
 def render_menu(view: referee_pb2.View) -> str:
-    """The numbered legal commands: ``1) play two 8s``, one per line."""
+    """The numbered legal commands: ``1) play two 8s``, one per line. For a game this client
+    has no text for, the server's labels (``View.legal_command_labels``)."""
+    labels = list(view.legal_command_labels)
+    known = _of_view(view) is not None
     return "\n".join(
-        f"{i}) {describe_command(c, view)}" for i, c in enumerate(view.legal_commands, 1)
+        f"{i}) {describe_command(c, view) if known or i > len(labels) else labels[i - 1]}"
+        for i, c in enumerate(view.legal_commands, 1)
     )
 
 

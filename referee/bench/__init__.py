@@ -22,7 +22,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -35,7 +35,8 @@ TARGETS = {
     "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
     "P7": ("PostgreSQL store appends/s ÷ raw psycopg inserts/s", ">=", 0.5),
-    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env's (fastest)", ">=", 1.5),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env()'s (fastest)", ">=", 1.5),
+    "P9": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -174,6 +175,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         found["P7"] = results["P7"]["appends"]["ratio"] if "appends" in results["P7"] else None
     if "P8" in results:
         found["P8"] = results["P8"].get("min_ratio")
+    if "P9" in results:
+        found["P9"] = results["P9"]["commands_ratio"]
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -340,7 +343,32 @@ def markdown(report: dict[str, Any]) -> str:
         from referee.bench import rl
 
         out += rl.markdown(results["P8"])
+    if "P9" in results:
+        out += ["", *http_markdown(results["P9"])]
     return "\n".join(out) + "\n"
+
+
+def http_markdown(p7: dict[str, Any]) -> list[str]:
+    grpc_, connect = p7["grpc"], p7["connect"]
+    lines = [
+        "## P9 HTTP (Connect) and the web client",
+        "",
+        f"Same client pattern, same server, {p7['concurrency']} concurrent games: gRPC "
+        f"{grpc_['per_second']:,.0f} commands/s (p99 {grpc_.get('p99_ms', 0):.2f} ms command to "
+        f"stream), Connect {connect['per_second']:,.0f} commands/s (p99 "
+        f"{connect.get('p99_ms', 0):.2f} ms); ratios **{p7['commands_ratio']:.2f}** (commands/s, "
+        f"target >= 0.7) and **{p7.get('p99_ratio', 0):.2f}** (p99, target <= 1.5).",
+    ]
+    page = p7.get("page", {})
+    if page.get("gzip_bytes"):
+        tti = page.get("tti_ms_median")
+        lines += [
+            "",
+            f"The page's first load: {page['gzip_bytes'] / 1024:.1f} KiB gzipped (HTML, JS, CSS; "
+            "target < 300 KB)"
+            + (f"; join link to interactive table {tti} ms (median of 5)." if tti else "."),
+        ]
+    return lines
 
 
 def main(
@@ -387,6 +415,11 @@ def main(
         from referee.bench import replicas
 
         results["P7"] = replicas.run(quick)
+    if "P9" in parts:
+        print("P9 HTTP ...", flush=True)
+        from referee.bench import http
+
+        results["P9"] = http.run(quick)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

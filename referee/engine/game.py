@@ -337,6 +337,24 @@ class Game(abc.ABC, Generic[StateT]):
     def legal_commands(self, state: StateT, seat: Seat) -> list[Command]:
         """Every command ``seat`` may send now, in a canonical order (empty if none)."""
 
+    # --- display text (for people, not for parsing; see referee/engine/labels.py) ----------
+
+    def command_label(self, command: Command, view: Any) -> str:
+        """A short English label for ``command``, one of the legal commands of the seat whose
+        game view is ``view`` ("play three 8s using one queen"). It may use only the command
+        and that view, so it never tells the seat more than it may know. Games override this
+        in their ``labels`` module; the default is built from the command's type and fields."""
+        from referee.engine import labels
+
+        return labels.fallback(command)
+
+    def event_text(self, event: Event) -> str:
+        """One line describing ``event`` as its viewer received it (already redacted, so it
+        shows only what that viewer may see): "seat 2 played three 8s"."""
+        from referee.engine import labels
+
+        return labels.fallback(event)
+
     @abc.abstractmethod
     def view(self, state: StateT, viewer: Viewer) -> Any:
         """The game-specific view for ``viewer``: only what the rules let it see."""

@@ -140,10 +140,22 @@ def squashed(value: float, half: float) -> float:
     return value / (value + half)
 
 
-def put_seat(x: list[float], offset: int, seat: int | None, me: int, players: int) -> None:
+def put_seat(x: dict[int, float], offset: int, seat: int | None, me: int, players: int) -> None:
     """One-hot of ``seat`` relative to the viewer ``me`` in a block of ``players + 1`` entries
     (the last one: no seat)."""
     x[offset + (players if seat is None else (seat - me) % players)] = 1.0
+
+
+def dense(x: dict[int, float], size: int) -> Observation:
+    """The vector of ``size`` entries with ``x[i]`` at index ``i`` and 0 elsewhere.
+
+    >>> dense({1: 0.5, 3: 1.0}, 4).tolist()
+    [0.0, 0.5, 0.0, 1.0]
+    """
+    out = np.zeros(size, dtype=np.float32)
+    if x:
+        out[list(x)] = list(x.values())
+    return out
 
 
 def rank_reward(rank: int, players: int) -> float:

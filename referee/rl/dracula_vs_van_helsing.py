@@ -23,8 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-
 from referee.engine import View
 from referee.games.dracula_vs_van_helsing.model import (
     DISCARDS_TO_CALL,
@@ -45,7 +43,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     Role,
     SwapSlots,
 )
-from referee.rl.core import ActionTable, Layout, Observation, win_reward
+from referee.rl.core import ActionTable, Layout, Observation, dense, win_reward
 
 GAME = "dracula-vs-van-helsing"
 REWARD = "win"
@@ -121,7 +119,7 @@ class Encoder:
         # a view is >= 0, so min(count / most, 1.0) is in [0, 1].
         game: DraculaVsVanHelsingView = view.game
         me = view.viewer
-        x = [0.0] * self.size
+        x: dict[int, float] = {}  # sparse: most entries are 0
         x[self.o_role] = 1.0 if game.role == Role.DRACULA else 0.0
         round_ = game.round
         if 1 <= round_ <= ROUNDS:
@@ -192,4 +190,4 @@ class Encoder:
         x[
             self.o_winner + (0 if winner == Role.UNSPECIFIED else 1 if winner == game.role else 2)
         ] = 1.0
-        return np.array(x, dtype=np.float32)
+        return dense(x, self.size)

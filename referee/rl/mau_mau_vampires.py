@@ -28,8 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from itertools import product
-
-import numpy as np
+from typing import Any
 
 from referee.engine import View
 from referee.games.mau_mau_vampires.model import (
@@ -67,6 +66,7 @@ from referee.rl.core import (
     ActionTable,
     Layout,
     Observation,
+    dense,
     put_seat,
     rank_reward,
     scaled,
@@ -103,6 +103,10 @@ def actions(players: int, options: Mapping[str, str]) -> ActionTable:
 
 def reward(rank: int, players: int) -> float:
     return rank_reward(rank, players)
+
+
+#: The rules' shared card instances (``CARDS``) by identity: views hold these.
+_BY_ID = {id(card): code for code, card in enumerate(CARDS)}
 
 
 def _code(card: Card) -> int | None:
@@ -152,64 +156,13 @@ class Encoder:
             "options", 3, "characters pass_left, announcements auto, first_game"
         )
         self.size = layout.size
+        self._slow: dict[tuple[Any, ...], dict[int, float]] = {}
 
-    def _cards(self, x: list[float], offset: int, cards: tuple[Card, ...]) -> None:
-        for card in cards:
-            code = _code(card)
-            if code is not None:
-                x[offset + code] = 1.0
-
-    def encode(self, view: View) -> Observation:
-        game: MauMauVampiresView = view.game
+    def _slow_entries(self, game: MauMauVampiresView, me: int) -> dict[int, float]:
+        """The characters (their ids give the data file's abilities and symbols), the
+        Werewolf, the seats playing, the dealer, totals, the hand number and the options."""
         n = self.players
-        me = view.viewer or 0
-        x = [0.0] * self.size
-        hand = self.o_hand
-        for card in game.hand:
-            code = _code(card)
-            if code is not None:
-                x[hand + code] += 1.0
-        x[hand + CLOCK] /= CLOCKS_IN_DECK  # the deck's counts (MM-2): at most 1 each
-        x[hand + WEREWOLF] /= WEREWOLVES_IN_DECK
-        for seat, size in enumerate(game.hand_sizes[:n]):
-            x[self.o_sizes + (seat - me) % n] = squashed(size, 8)
-        x[self.o_piles] = scaled(game.deck_size, DECK_SIZE)
-        x[self.o_piles + 1] = scaled(game.pile_size, DECK_SIZE)
-        top = _code(game.top)
-        if top is None:
-            x[self.o_top + CODES] = 1.0
-        else:
-            x[self.o_top + top] = 1.0
-            x[self.o_top + CODES + 1 + COLOUR_OF[top]] = 1.0
-            x[self.o_top + CODES + 6 + SYMBOL_OF[top]] = 1.0
-        x[self.o_wish + min(int(game.wish), 4)] = 1.0
-        x[self.o_night] = float(game.night)
-        x[self.o_night + 1] = scaled(game.clocks, CLOCKS_IN_DECK)
-        put_seat(x, self.o_werewolf, game.werewolf_seat, me, n)
-        for character in game.characters:
-            at = self.o_characters + CHARACTER * ((character.seat - me) % n)
-            x[at + min(int(character.ability), ABILITIES - 1)] = 1.0
-            for symbol in character.day_symbols:
-                if 1 <= symbol <= SYMBOLS:
-                    x[at + ABILITIES + symbol - 1] = 1.0
-            at += ABILITIES + SYMBOLS
-            x[at + min(max(character.vampire_symbol, 0), SYMBOLS)] = 1.0
-            x[at + SYMBOLS + 1 + min(int(character.vampire_colour), 4)] = 1.0
-            x[at + SYMBOLS + 6] = float(character.werewolf)
-        x[self.o_pot] = squashed(game.pot_size, 4)
-        self._cards(x, self.o_pot + 1, game.pot_yours)
-        x[self.o_phase + min(int(game.phase), PHASES - 1)] = 1.0
-        put_seat(x, self.o_turn, game.turn, me, n)
-        x[self.o_extra] = float(game.extra_turn)
-        x[self.o_ability + min(int(game.ability), ABILITIES - 1)] = 1.0
-        put_seat(x, self.o_wisher, game.wisher, me, n)
-        x[self.o_called + min(int(game.called_colour), 4)] = 1.0
-        for seat in game.answering:
-            x[self.o_answering + (seat - me) % n] = 1.0
-        self._cards(x, self.o_shown, tuple(shown.card for shown in game.shown_to_you))
-        self._cards(x, self.o_drawn, game.drawn)
-        self._cards(x, self.o_share, game.to_share)
-        x[self.o_share + CODES] = scaled(game.to_share_count, SHARED)
+        x: dict[int, float] = dict.fromkeys(self._character_entries(game, me), 1.0)
         for seat in game.playing:
             x[self.o_playing + (seat - me) % n] = 1.0
         x[self.o_dealer + (game.dealer - me) % n] = 1.0
@@ -222,4 +175,102 @@ class Encoder:
         x[self.o_options] = float(game.characters_option == "pass_left")
         x[self.o_options + 1] = float(game.announcements == "auto")
         x[self.o_options + 2] = float(game.first_game)
-        return np.array(x, dtype=np.float32)
+        return x
+
+    def _character_entries(self, game: MauMauVampiresView, me: int) -> list[int]:
+        n = self.players
+        ones = []
+        for character in game.characters:
+            at = self.o_characters + CHARACTER * ((character.seat - me) % n)
+            ones.append(at + min(int(character.ability), ABILITIES - 1))
+            ones += [at + ABILITIES + s - 1 for s in character.day_symbols if 1 <= s <= SYMBOLS]
+            at += ABILITIES + SYMBOLS
+            ones.append(at + min(max(character.vampire_symbol, 0), SYMBOLS))
+            ones.append(at + SYMBOLS + 1 + min(int(character.vampire_colour), 4))
+            if character.werewolf:
+                ones.append(at + SYMBOLS + 6)
+        return ones
+
+    def _cards(self, x: dict[int, float], offset: int, cards: tuple[Card, ...]) -> None:
+        for card in cards:
+            code = _BY_ID.get(id(card))
+            if code is None:
+                code = _code(card)
+            if code is not None:
+                x[offset + code] = 1.0
+
+    def encode(self, view: View) -> Observation:
+        # Runs on every step: shared card instances are looked up by identity, and the blocks
+        # that change once a hand at most (characters, totals, options) come from a cache.
+        game: MauMauVampiresView = view.game
+        n = self.players
+        me = view.viewer or 0
+        x: dict[int, float] = {}  # sparse: most entries are 0
+        hand = self.o_hand
+        for card in game.hand:
+            code = _BY_ID.get(id(card))
+            if code is None:
+                code = _code(card)
+            if code is not None:
+                x[hand + code] = x.get(hand + code, 0.0) + 1.0
+        if hand + CLOCK in x:
+            x[hand + CLOCK] /= CLOCKS_IN_DECK  # the deck's counts (MM-2): at most 1 each
+        if hand + WEREWOLF in x:
+            x[hand + WEREWOLF] /= WEREWOLVES_IN_DECK
+        at = self.o_sizes
+        for seat, size in enumerate(game.hand_sizes[:n]):
+            x[at + (seat - me) % n] = size / (size + 8)
+        x[self.o_piles] = min(game.deck_size / DECK_SIZE, 1.0)
+        x[self.o_piles + 1] = min(game.pile_size / DECK_SIZE, 1.0)
+        top = _BY_ID.get(id(game.top))
+        if top is None:
+            top = _code(game.top)
+        if top is None:
+            x[self.o_top + CODES] = 1.0
+        else:
+            x[self.o_top + top] = 1.0
+            x[self.o_top + CODES + 1 + COLOUR_OF[top]] = 1.0
+            x[self.o_top + CODES + 6 + SYMBOL_OF[top]] = 1.0
+        x[self.o_wish + min(game.wish, 4)] = 1.0
+        if game.night:
+            x[self.o_night] = 1.0
+        x[self.o_night + 1] = min(game.clocks / CLOCKS_IN_DECK, 1.0)
+        put_seat(x, self.o_werewolf, game.werewolf_seat, me, n)
+        key = (
+            me,
+            game.werewolf_seat,
+            tuple(c.id for c in game.characters),
+            game.totals,
+            game.tiebreak_points,
+            game.hand_number,
+            game.tiebreak,
+            game.dealer,
+            game.playing,
+        )
+        slow = self._slow.get(key)
+        if slow is None:
+            slow = self._slow_entries(game, me)
+            if len(self._slow) > 4096:
+                self._slow.clear()
+            self._slow[key] = slow
+        x.update(slow)
+        if game.pot_size:
+            x[self.o_pot] = game.pot_size / (game.pot_size + 4)
+            self._cards(x, self.o_pot + 1, game.pot_yours)
+        x[self.o_phase + min(game.phase, PHASES - 1)] = 1.0
+        put_seat(x, self.o_turn, game.turn, me, n)
+        if game.extra_turn:
+            x[self.o_extra] = 1.0
+        x[self.o_ability + min(game.ability, ABILITIES - 1)] = 1.0
+        put_seat(x, self.o_wisher, game.wisher, me, n)
+        x[self.o_called + min(game.called_colour, 4)] = 1.0
+        for seat in game.answering:
+            x[self.o_answering + (seat - me) % n] = 1.0
+        if game.shown_to_you:
+            self._cards(x, self.o_shown, tuple(shown.card for shown in game.shown_to_you))
+        if game.drawn:
+            self._cards(x, self.o_drawn, game.drawn)
+        if game.to_share:
+            self._cards(x, self.o_share, game.to_share)
+        x[self.o_share + CODES] = min(game.to_share_count / SHARED, 1.0)
+        return dense(x, self.size)

@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-
 from referee.engine import View
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
@@ -42,7 +40,7 @@ from referee.games.sleeping_queens.model import (
     SleepingQueensView,
     WakeQueen,
 )
-from referee.rl.core import ActionTable, Layout, Observation, put_seat, scaled, win_reward
+from referee.rl.core import ActionTable, Layout, Observation, dense, put_seat, scaled, win_reward
 
 GAME = "sleeping-queens"
 REWARD = "win"
@@ -50,6 +48,8 @@ NUMBERS = range(1, 11)
 QUEENS = range(1, 13)
 DECK = sum(CARD_COUNTS.values())
 CAT_DOG = ("illegal", "wasted", "bounce")
+#: What one card adds to its discard pile entry: 1 / the deck's number of it.
+_SHARE = {card: 1.0 / count for card, count in CARD_COUNTS.items()}
 
 
 def equations() -> list[tuple[int, ...]]:
@@ -121,40 +121,50 @@ class Encoder:
         self.size = layout.size
 
     def encode(self, view: View) -> Observation:
+        # Runs on every step: local names, no helper calls in the loops; every count in a
+        # view is >= 0, so min(count / most, 1.0) is in [0, 1].
         game: SleepingQueensView = view.game
         n = self.players
         me = view.viewer or 0
-        x = [0.0] * self.size
+        x: dict[int, float] = {}  # sparse: most entries are 0
+        at = self.o_hand - 1
         for card in game.hand:  # a hand holds 5 cards (SQ-4), the deck CARD_COUNTS of each
             if 1 <= card <= CARDS:
-                x[self.o_hand + card - 1] += 1.0 / HAND_SIZE
+                x[at + card] = x.get(at + card, 0.0) + 1.0 / HAND_SIZE
+        at = self.o_sizes
         for seat, size in enumerate(game.hand_sizes[:n]):
-            x[self.o_sizes + (seat - me) % n] = scaled(size, HAND_SIZE)
-        x[self.o_draw] = scaled(game.draw_pile_size, DECK)
+            x[at + (seat - me) % n] = min(size / HAND_SIZE, 1.0)
+        x[self.o_draw] = min(game.draw_pile_size / DECK, 1.0)
+        at = self.o_discard - 1
         for card in game.discard_pile:
             if 1 <= card <= CARDS:
-                x[self.o_discard + card - 1] += 1.0 / CARD_COUNTS[card]
+                x[at + card] = x.get(at + card, 0.0) + _SHARE[card]
         placed: set[int] = set()
+        queens, where = self.o_queens - self.where, self.where
+        positions = self.o_positions
         for position in game.positions[:POSITIONS]:
-            at = self.o_positions + 3 * position.position
-            x[at] = float(position.asleep)
-            if position.asleep and 1 <= position.queen <= 12:
-                placed.add(position.queen)
-                x[at + 1] = 1.0
-                x[at + 2] = QUEEN_POINTS[position.queen] / 20
-                x[self.o_queens + self.where * (position.queen - 1) + n] = 1.0
+            if position.asleep:
+                at = positions + 3 * position.position
+                x[at] = 1.0
+                queen = position.queen
+                if 1 <= queen <= 12:
+                    placed.add(queen)
+                    x[at + 1] = 1.0
+                    x[at + 2] = QUEEN_POINTS[queen] / 20
+                    x[queens + where * queen + n] = 1.0
         awake: set[int] = set()
         for group in game.awake:
             rel = (group.seat - me) % n
-            x[self.o_awake + 2 * rel] = scaled(group.points, 50)
-            x[self.o_awake + 2 * rel + 1] = scaled(len(group.queens), 5)
+            at = self.o_awake + 2 * rel
+            x[at] = min(group.points / 50, 1.0)
+            x[at + 1] = min(len(group.queens) / 5, 1.0)
             for queen in group.queens:
                 if 1 <= queen <= 12:
                     awake.add(queen)
-                    x[self.o_queens + self.where * (queen - 1) + rel] = 1.0
+                    x[queens + where * queen + rel] = 1.0
         for queen in QUEENS:
             if queen not in awake and queen not in placed:
-                x[self.o_queens + self.where * (queen - 1) + n + 1] = 1.0
+                x[queens + where * queen + n + 1] = 1.0
         put_seat(x, self.o_turn, game.turn, me, n)
         x[self.o_phase + min(int(game.phase), 6)] = 1.0
         put_seat(x, self.o_decider, game.decider, me, n)
@@ -167,4 +177,4 @@ class Encoder:
         x[self.o_options + 4] = scaled(game.points_to_win, 50)
         for seat in game.winners:
             x[self.o_winners + (seat - me) % n] = 1.0
-        return np.array(x, dtype=np.float32)
+        return dense(x, self.size)

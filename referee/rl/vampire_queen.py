@@ -24,8 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
-
 from referee.engine import View
 from referee.games.vampire_queen.model import (
     HUNTER_15,
@@ -41,6 +39,7 @@ from referee.rl.core import (
     ActionTable,
     Layout,
     Observation,
+    dense,
     put_seat,
     rank_reward,
     scaled,
@@ -54,7 +53,6 @@ PER_VALUE = 8
 QUEENS = 4
 MAX_SET = PER_VALUE + QUEENS
 TRICK_PLAY = 9
-_NO_PLAY = [0.0] * 6
 
 
 def actions(players: int, options: Mapping[str, str]) -> ActionTable:
@@ -104,13 +102,13 @@ class Encoder:
         game: VampireQueenView = view.game
         n = self.players
         me = view.viewer or 0
-        x = [0.0] * self.size
+        x: dict[int, float] = {}  # sparse: most entries are 0
         hand = self.o_hand
         for value in game.hand:  # at most 8 of a value and 4 queens exist (VQ-1)
             if 1 <= value < QUEEN:
-                x[hand + value - 1] += 1.0 / PER_VALUE
+                x[hand + value - 1] = x.get(hand + value - 1, 0.0) + 1.0 / PER_VALUE
             elif value == QUEEN:
-                x[hand + 13] += 1.0 / QUEENS
+                x[hand + 13] = x.get(hand + 13, 0.0) + 1.0 / QUEENS
             elif value == HUNTER_15:
                 x[hand + 14] = 1.0
             elif value == HUNTER_20:
@@ -131,7 +129,8 @@ class Encoder:
             x[self.o_barred + 1] = float(barred == HUNTER_20)
         for play in game.trick:  # later plays of a seat overwrite earlier ones
             at = self.o_trick + TRICK_PLAY * ((play.seat - me) % n)
-            x[at : at + 6] = _NO_PLAY
+            for k in range(at, at + 6):
+                x.pop(k, None)
             x[at + min(int(play.kind), 5)] = 1.0
             x[at + 6] = scaled(play.value, QUEEN)
             x[at + 7] = scaled(play.count, MAX_SET)
@@ -144,4 +143,4 @@ class Encoder:
         x[self.o_round + 1] = float(game.round >= game.rounds)
         x[self.o_options] = float(game.hunter_tie == "last")
         x[self.o_options + 1] = float(game.hunter_queen == QUEEN)
-        return np.array(x, dtype=np.float32)
+        return dense(x, self.size)

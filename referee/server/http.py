@@ -183,7 +183,7 @@ class HttpApp:
         )
         self.cors_origins = frozenset(cors_origins)
         self.web_root = web_root.resolve() if web_root else None
-        self._gzipped: dict[Path, bytes] = {}
+        self._gzipped: dict[tuple[Path, int], bytes] = {}
 
     @property
     def has_web_client(self) -> bool:
@@ -272,7 +272,11 @@ class HttpApp:
             (b"cache-control", b"public, max-age=31536000, immutable" if immutable else b"no-cache")
         )
         if "gzip" in accept_encoding and len(body) > 512:
-            body = self._gzipped.get(file) or self._gzipped.setdefault(file, gzip.compress(body))
+            # Keyed by modification time too: a rebuild (make web) is served at once.
+            key = (file, file.stat().st_mtime_ns)
+            if key not in self._gzipped:
+                self._gzipped[key] = gzip.compress(body)
+            body = self._gzipped[key]
             headers += [(b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b"" if method == "HEAD" else body})
@@ -294,7 +298,15 @@ class HttpServer:
     def __init__(self, app: HttpApp, listen: str, grace_seconds: float) -> None:
         host, port = listen.rsplit(":", 1)
         self.app = app
-        self.socket = socket.create_server((host.strip("[]"), int(port)), reuse_port=False)
+        bare = host.strip("[]")
+        # IPPROTO_TCP given explicitly: asyncio turns Nagle off (TCP_NODELAY) only on sockets
+        # whose proto says TCP, and without it every response written in two parts (headers,
+        # body) waited ~40 ms for the client's delayed ACK.
+        family = socket.AF_INET6 if ":" in bare else socket.AF_INET
+        self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind((bare, int(port)))
+        self.socket.listen(1024)
         self.socket.setblocking(False)
         self.host = host
         self.port: int = self.socket.getsockname()[1]

@@ -194,7 +194,7 @@ class LiveGame:
         event = table.log[index]
         if redact:
             event = table.redact(event, viewer)
-        message = codec.event_to_proto(self.record.game_type, event, index + 1)
+        message = codec.event_to_proto(self.record.game_type, event, index + 1, describe=True)
         return stamp(
             message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
         )
@@ -579,6 +579,14 @@ class GameHub:
             self._loading[game_id] = loading
         result: LiveGame = await asyncio.shield(loading)
         return result
+
+    async def get_current(self, game_id: str) -> LiveGame:
+        """:meth:`get`, and on a shared store also whatever other replicas appended by now, so
+        a read here (GetView) shows at least what the client saw through another replica."""
+        live = await self.get(game_id)
+        if self.store.shared:
+            await self._catch_up(live)
+        return live
 
     async def _load_and_keep(self, game_id: str) -> LiveGame:
         try:

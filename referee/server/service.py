@@ -118,7 +118,7 @@ class RefereeCore:
 
     @_unary
     async def GetView(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
-        live = await self.hub.get(request.game_id)
+        live = await self.hub.get_current(request.game_id)
         watcher = self._watcher(live, request)
         return pb.GetViewResponse(view=self.hub.view_for(live, watcher))
 

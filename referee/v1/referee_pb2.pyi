@@ -926,6 +926,7 @@ class Event(_message.Message):
     BATCH_END_SEQUENCE_FIELD_NUMBER: _builtins.int
     RECORDED_UNIX_MS_FIELD_NUMBER: _builtins.int
     DECIDED_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
     REFEREE_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
@@ -940,6 +941,12 @@ class Event(_message.Message):
     """
     recorded_unix_ms: _builtins.int
     """When the event's batch was recorded, milliseconds since the Unix epoch."""
+    description: _builtins.str
+    """Display text: one English line describing the event as this viewer received it (so it
+    shows only what the viewer may see), e.g. "seat 2 played three 8s". For people to read
+    (a game log), not for parsing: the wording may change; read the event's fields instead.
+    Empty where the server does not describe events (e.g. stored copies of the log).
+    """
     @_builtins.property
     def decided(self) -> Global___Decided:
         """On the first event of a batch caused by a seat's decision: whose, and how long it took."""
@@ -971,6 +978,7 @@ class Event(_message.Message):
         batch_end_sequence: _builtins.int = ...,
         recorded_unix_ms: _builtins.int = ...,
         decided: Global___Decided | None = ...,
+        description: _builtins.str = ...,
         referee: Global___RefereeEvent | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenEvent | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensEvent | None = ...,
@@ -979,7 +987,7 @@ class Event(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["decided", b"decided", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "referee", b"referee", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "decided", b"decided", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "recorded_unix_ms", b"recorded_unix_ms", "referee", b"referee", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "decided", b"decided", "description", b"description", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "recorded_unix_ms", b"recorded_unix_ms", "referee", b"referee", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["referee", "vampire_queen", "sleeping_queens", "dracula_vs_van_helsing", "mau_mau_vampires"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
@@ -1289,6 +1297,7 @@ class View(_message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     CLOCKS_FIELD_NUMBER: _builtins.int
     ABORTED_FIELD_NUMBER: _builtins.int
+    LEGAL_COMMAND_LABELS_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
@@ -1336,6 +1345,14 @@ class View(_message.Message):
         """
 
     @_builtins.property
+    def legal_command_labels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Display text: a short English label for each of legal_commands, in the same order
+        (e.g. "play three 8s using one queen"), written by the game from the command and this
+        view only. For people to read (menus, buttons), not for parsing: the wording may change;
+        send the Command itself.
+        """
+
+    @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenView:
         """A Vampire Queen view."""
 
@@ -1367,6 +1384,7 @@ class View(_message.Message):
         seed_commitment: _builtins.str = ...,
         clocks: _abc.Iterable[Global___SeatClock] | None = ...,
         aborted: _builtins.bool = ...,
+        legal_command_labels: _abc.Iterable[_builtins.str] | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensView | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView | None = ...,
@@ -1374,7 +1392,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

@@ -187,3 +187,29 @@ def test_a_replica_adopts_clocked_games_created_elsewhere(database: str) -> None
             assert plain.game_id not in b.games  # no clock: loaded only when asked for
 
     asyncio.run(scenario())
+
+
+def test_a_view_read_at_a_stale_replica_shows_what_the_store_holds(database: str) -> None:
+    """GetView at a replica whose notices are late still shows the latest version, so a
+    client that reads its view at one replica and commands at another is not refused."""
+
+    async def scenario() -> None:
+        async with _replicas(database) as (a, b):
+            live, tokens, _ = await a.create(
+                pb.CreateGameRequest(
+                    game_type="vampire-queen",
+                    players=3,
+                    seed="stale-view",
+                    public_reproducible_seed=True,
+                )
+            )
+            mirror = await b.get(live.game_id)
+            b._stop_listening()
+            seat = live.table.pending()[0]
+            await a.submit(_command(live, seat, tokens[seat]))
+            assert mirror.table.version < live.table.version
+            current = await b.get_current(live.game_id)
+            assert current is mirror
+            assert mirror.table.version == live.table.version
+
+    asyncio.run(scenario())

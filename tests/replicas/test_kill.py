@@ -11,6 +11,7 @@ working through the kill.
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 import uuid
@@ -37,6 +38,29 @@ KILL_AFTER = 40
 #: Seconds the whole play may take before the test gives up (a hang guard).
 PLAY_TIMEOUT = 240.0
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
+#: How gRPC may report a connection cut by a killed server other than UNAVAILABLE.
+DROPPED = re.compile(r"Stream removed|Socket closed|Connection reset|RST_STREAM|GOAWAY")
+
+
+def _dropped(error: grpc.RpcError) -> bool:
+    """A call cut by the kill (transport gone), not an answer of the referee."""
+    return error.code() in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL) and bool(
+        DROPPED.search(error.details() or "")
+    )
+
+
+class _Cut(grpc.RpcError):
+    """A cut connection, reported as UNAVAILABLE so the stream resumes elsewhere."""
+
+    def __init__(self, error: grpc.RpcError) -> None:
+        super().__init__(str(error))
+        self._details = f"connection cut: {error.details()}"
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return self._details
 
 
 class RecordingStream(GameStream):
@@ -53,10 +77,15 @@ class RecordingStream(GameStream):
         self.connections.append((self.last_sequence, received))
 
         def recorded() -> Iterator[pb.StreamGameResponse]:
-            for message in call:
-                if message.HasField("event"):
-                    received.append(message.event.sequence)
-                yield message
+            try:
+                for message in call:
+                    if message.HasField("event"):
+                        received.append(message.event.sequence)
+                    yield message
+            except grpc.RpcError as error:
+                if _dropped(error):
+                    raise _Cut(error) from error
+                raise
 
         return recorded()  # type: ignore[return-value]
 
@@ -93,7 +122,8 @@ def _submit(
             code = error.code()
             if code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
                 return None
-            if code not in RETRYABLE and code != grpc.StatusCode.DEADLINE_EXCEEDED:
+            retry = code in RETRYABLE or code == grpc.StatusCode.DEADLINE_EXCEEDED
+            if not (retry or _dropped(error)):
                 raise
             time.sleep(min(1.0, 0.05 * 2**attempt))
             continue

@@ -165,3 +165,10 @@ def test_bad_setup_is_a_value_error() -> None:
         env("vampire-queen", 3, options={"colour": "red"})
     with pytest.raises(ValueError, match="render_mode"):
         env("vampire-queen", 3, render_mode="rgb_array")
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_every_command_type_of_the_game_has_actions(game: str, players: int) -> None:
+    """A command type added to a game (a new rule) fails here until its module lists it."""
+    listed = {type(command) for command in spec(game, players).actions.commands}
+    assert listed == set(get_game(game).command_types)

@@ -7,6 +7,7 @@ calls: same responses, same error codes and the same ``google.rpc`` details.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import random
 import uuid
@@ -317,3 +318,49 @@ def test_root_serves_the_web_client_or_says_how_to_build_it(tmp_path: Path) -> N
             assert status == 200 and expect in body
             assert get(running.http.address, "/../pyproject.toml")[0] == 404
             assert get(running.http.address, "/healthz") == (200, b"ok\n")
+
+
+def test_views_and_events_carry_display_text_over_both_adapters(
+    web: Connect, stub: pb_grpc.RefereeServiceStub
+) -> None:
+    created = create(web)
+    leader = stub.GetGame(pb.GetGameRequest(game_id=created.game_id), timeout=20).game
+    seat = leader.pending_seats[0]
+    request = pb.GetViewRequest(game_id=created.game_id, seat_token=tokens_of(created)[seat])
+    view = web.call("GetView", request, pb.GetViewResponse).view
+    assert len(view.legal_command_labels) == len(view.legal_commands) > 0
+    assert "pass" not in view.legal_command_labels[:1]  # a leader may not pass (VQ-7)
+    assert all(label.startswith(("play", "lead")) for label in view.legal_command_labels)
+    assert stub.GetView(request, timeout=20).view == view
+    stream = web.stream(pb.StreamGameRequest(game_id=created.game_id, spectator=True))
+    streamed = list(itertools.islice(stream, 1 + created.game.version))  # the game runs on
+    stream.close()
+    described = [m.event.description for m in streamed[1:]]
+    assert described and all(described)
+    # A spectator's line of a deal says how many cards, never which (VQ-20).
+    deals = [
+        m.event.description for m in streamed[1:] if m.event.vampire_queen.HasField("hand_dealt")
+    ]
+    assert deals and all(d.endswith("is dealt 13 cards") or d.endswith("cards") for d in deals)
+
+
+def test_the_http_socket_is_tcp_so_responses_are_not_delayed(server: RefereeServer) -> None:
+    """asyncio disables Nagle only on sockets whose proto is TCP; a socket made without it
+    held every two-part response ~40 ms for the client's delayed ACK."""
+    import socket
+
+    assert server.http is not None
+    assert server.http.socket.proto == socket.IPPROTO_TCP
+
+
+def test_bench_p9_measures_both_adapters_and_the_page(tmp_path: Path) -> None:
+    """``referee bench --only P9``: the same pattern over gRPC and over Connect, in one run."""
+    from referee.bench import http as bench_http
+
+    found = bench_http.run(quick=True)
+    for adapter in ("grpc", "connect"):
+        assert found[adapter]["commands"] > 0 and found[adapter]["errors"] == 0
+        assert found[adapter]["samples"] > 0
+    assert found["commands_ratio"] > 0 and found["p99_ratio"] > 0
+    if found["page"]["built"]:
+        assert found["page"]["gzip_bytes"] > 0 and "/" in found["page"]["files"]

@@ -48,6 +48,7 @@ from referee.engine.game import (
     rank_by_score,
     union_members,
 )
+from referee.games.dracula_vs_van_helsing import labels
 from referee.games.dracula_vs_van_helsing.model import (
     CARDS,
     COLOURS,
@@ -258,6 +259,13 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = DraculaVsVanHelsingView
+
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
 

@@ -60,7 +60,7 @@ from referee.engine.game import (
     rank_by_score,
     union_members,
 )
-from referee.games.mau_mau_vampires import redaction
+from referee.games.mau_mau_vampires import labels, redaction
 from referee.games.mau_mau_vampires.apply import _APPLY
 from referee.games.mau_mau_vampires.characters import CHARACTERS
 from referee.games.mau_mau_vampires.commands import (
@@ -189,6 +189,13 @@ class MauMauVampires(Game[MauMauVampiresState]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = MauMauVampiresView
+
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
 

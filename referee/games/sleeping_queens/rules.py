@@ -61,6 +61,7 @@ from referee.engine.game import (
     rank_by_score,
     union_members,
 )
+from referee.games.sleeping_queens import labels
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
     CARD_NOTATION,
@@ -465,6 +466,13 @@ class SleepingQueens(Game[SleepingQueensState]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = SleepingQueensView
+
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
 

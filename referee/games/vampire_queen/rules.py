@@ -37,6 +37,7 @@ from referee.engine.game import (
     require_int_fields,
     union_members,
 )
+from referee.games.vampire_queen import labels
 from referee.games.vampire_queen.model import (
     HUNTER_15,
     HUNTER_20,
@@ -217,6 +218,13 @@ class VampireQueen(Game[VampireQueenState]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = VampireQueenView
+
+    # Display text for people, never for parsing (labels.py, View/Event in the protos).
+    def command_label(self, command: Any, view: Any) -> str:
+        return labels.command_label(command, view)
+
+    def event_text(self, event: Any) -> str:
+        return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
 

@@ -1,0 +1,58 @@
+// Bots for the seats the creator gave to them, run by the creator's page. One spectator
+// stream per game tells whose decision the game waits for (a browser has only a few
+// connections per server, so not one stream per bot); for each bot seat asked, the page reads
+// that seat's view and sends one of the legal commands it lists, at random. No rule is known
+// here: the choice is among what the referee offers. The command id comes from the view's
+// version and expected_version is set, so a reloaded page or a stale view never plays twice.
+import { api, sleep } from "./api";
+import { savedGame } from "./store";
+
+const running = new Set<string>();
+/** Milliseconds a bot waits before it plays (?botDelay=0 in tests), so people can follow. */
+const delay = Number(new URLSearchParams(location.search).get("botDelay") ?? 400);
+
+export function startBots(gameId: string): void {
+  const game = savedGame(gameId);
+  if (!game || !game.bots.length || running.has(gameId)) return;
+  running.add(gameId);
+  void drive(gameId, game.bots, game.tokens).finally(() => running.delete(gameId));
+}
+
+async function act(gameId: string, seat: number, token: string): Promise<void> {
+  const { view } = await api.getView({ gameId, seatToken: token });
+  if (!view || !view.legalCommands.length) return;
+  await sleep(delay);
+  const command = view.legalCommands[Math.floor(Math.random() * view.legalCommands.length)];
+  try {
+    await api.submitCommand({
+      gameId,
+      seatToken: token,
+      commandId: `bot-${seat}-${view.version}`,
+      expectedVersion: view.version,
+      command,
+    });
+  } catch {
+    // A newer state is on its way (version conflict) or the game ended: nothing to do.
+  }
+}
+
+async function drive(gameId: string, bots: number[], tokens: string[]): Promise<void> {
+  for (;;) {
+    try {
+      const { view } = await api.getView({ gameId, spectator: true });
+      if (!view || view.gameOver) return;
+      const stream = api.streamGame({ gameId, spectator: true, afterSequence: view.version });
+      for await (const message of stream) {
+        const current = message.view;
+        if (!current || current.gameOver) return;
+        // Mid-batch views show passing states; decide at the end of a batch only.
+        if (message.event && message.event.sequence !== message.event.batchEndSequence) continue;
+        const asked = current.pendingSeats.filter((seat) => bots.includes(seat));
+        await Promise.all(asked.map((seat) => act(gameId, seat, tokens[seat]).catch(() => {})));
+      }
+      return;
+    } catch {
+      await sleep(1000); // the server restarts or the network drops: resume
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// Each of the four games played to the end from the page: the test clicks (or presses the
+// number key of) the person's choices at seat 0, bots play the other seats.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createFromHome, launch, logSequences, playToEnd, shot } from "./browser.mjs";
+
+let browser;
+before(async () => (browser = await launch()));
+after(async () => browser?.close());
+
+const GAMES = [
+  ["vampire-queen", { players: 3, options: { rounds: "1" } }, { width: 1000, height: 900 }],
+  ["sleeping-queens", { players: 3 }, { width: 1000, height: 900 }],
+  ["dracula-vs-van-helsing", { players: 2 }, { width: 1000, height: 900 }],
+  // A phone-sized viewport for one game.
+  ["mau-mau-vampires", { players: 3, options: { hands: "1" } }, { width: 390, height: 844 }],
+];
+
+for (const [gameType, setup, viewport] of GAMES) {
+  test(`${gameType}: a person plays a whole game against bots from the page`, async () => {
+    const page = await browser.newPage({ viewport });
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await createFromHome(page, gameType, setup);
+    await shot(page, `${gameType}-start`);
+    const made = await playToEnd(page);
+    assert.ok(made > 0, "the person made no choice");
+    await page.locator("table.results").waitFor();
+    await shot(page, `${gameType}-end`);
+    // The log is every event once, in order (the stream never skips or repeats).
+    await page.waitForFunction(() => document.querySelectorAll("ol.log li").length > 0);
+    const sequences = await logSequences(page);
+    assert.deepEqual(sequences, sequences.map((_, i) => i + 1));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}

@@ -1,0 +1,35 @@
+// A click the referee refuses shows its message with the rule id. Two pages hold seat 0;
+// the second never receives the stream (blocked), so its choices go stale after the first
+// page plays; its click is then refused by the rules (not that seat's turn any more).
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createFromHome, launch, ready, shot } from "./browser.mjs";
+
+let browser;
+before(async () => (browser = await launch()));
+after(async () => browser?.close());
+
+test("a refused click shows the rule id", async () => {
+  const first = await browser.newPage();
+  // Slow bots (3 s a move): once seat 0 has played, the others take seconds to come back to it.
+  await createFromHome(first, "vampire-queen", { players: 3, options: { rounds: "1" }, botDelay: 3000 });
+  await first.locator("button.choice:enabled").first().waitFor({ timeout: 60000 });
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+  const second = await context.newPage();
+  await second.route("**/referee.v1.RefereeService/StreamGame", (route) => route.abort());
+  await second.goto(first.url());
+  await ready(second);
+  await second.locator("button.choice:enabled").first().waitFor();
+  const version = await first.locator(".table").getAttribute("data-version");
+  await first.locator("button.choice:enabled").first().click();
+  await first.waitForFunction((v) => document.querySelector(".table")?.getAttribute("data-version") !== v, version);
+  await second.locator("button.choice:enabled").first().click();
+  const alert = second.locator(".alert[data-rule-id]");
+  await alert.waitFor();
+  const rule = await alert.getAttribute("data-rule-id");
+  assert.match(rule, /^VQ-\d+$/);
+  assert.match(await alert.innerText(), new RegExp(`^Refused: ${rule}: `));
+  await shot(second, "rejected-click");
+  await context.close();
+  await first.close();
+});

@@ -1,0 +1,236 @@
+"""Dracula vs Van Helsing in words: a label for each legal command and a line for each event.
+
+Display text for people (``View.legal_command_labels``, ``Event.description``), not for
+parsing. A label uses only the command and the seat's own view (its cards, what is revealed).
+
+>>> command_label(PlaceDrawn(district=3), None)
+'place the drawn card in district 3'
+>>> card_text(Card(Colour.RED, 7))
+'R7'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from referee.engine.labels import fallback, plural, seat
+from referee.games.dracula_vs_van_helsing.model import (
+    LETTERS,
+    CallEnd,
+    Card,
+    CardDrawn,
+    CardRevealed,
+    ChooseTrump,
+    Colour,
+    Comparison,
+    DeckTopRevealed,
+    DiscardDrawn,
+    DistrictExchanged,
+    DistrictResolved,
+    DraculaVsVanHelsingView,
+    Draw,
+    DrawnCardDiscarded,
+    DrawnCardPlaced,
+    EffectSkipped,
+    EndCalled,
+    ExchangeDistrict,
+    GameEnd,
+    GameEnded,
+    GameStarted,
+    PlaceDrawn,
+    RevealOpponent,
+    RevealOwn,
+    Role,
+    RoundEnd,
+    RoundEnded,
+    RoundStarted,
+    SlotsDealt,
+    SlotsSwapped,
+    SwapSlots,
+    TrumpChanged,
+    TurnKind,
+    TurnStarted,
+)
+
+EFFECTS = {
+    1: "reveal one of your cards",
+    2: "reveal the deck's top card",
+    3: "reveal one of the opponent's cards",
+    4: "swap two of your cards",
+    5: "take another turn",
+    6: "exchange the cards of a district",
+    7: "choose the new trump",
+    8: "end the round",
+}
+ROLES = {Role.DRACULA: "Dracula", Role.VAN_HELSING: "Van Helsing"}
+_ROUND_ENDS = {
+    RoundEnd.CALL: "the end was called",
+    RoundEnd.EIGHT: "an 8 was discarded",
+    RoundEnd.DECK_EMPTY: "the deck ran out",
+}
+_COMPARISONS = {
+    Comparison.TRUMP: "trump",
+    Comparison.VALUE: "higher value",
+    Comparison.LADDER: "same value, higher colour",
+}
+
+
+def colour_name(colour: Colour) -> str:
+    return Colour(colour).name.capitalize() if colour else "?"
+
+
+def card_text(card: Card) -> str:
+    """``B7``; ``a hidden card`` when the viewer may not see it."""
+    if not card.value:
+        return "a hidden card"
+    return f"{LETTERS.get(Colour(card.colour), '?')}{card.value}"
+
+
+def cards_text(cards: Sequence[Card]) -> str:
+    return " ".join(card_text(c) if c.value else "??" for c in cards)
+
+
+def track_text(track: Sequence[Colour]) -> str:
+    if not track:
+        return "?"
+    return " > ".join([f"{colour_name(track[0])} (trump)", *(colour_name(c) for c in track[1:])])
+
+
+def _my_card(view: DraculaVsVanHelsingView | None, district: int, mine: bool = True) -> Card:
+    if view is None:
+        return Card(Colour.UNSPECIFIED, 0)
+    for rack in view.racks:
+        if (rack.role == view.role) == mine:
+            for slot in rack.slots:
+                if slot.district == district:
+                    return slot.card
+    return Card(Colour.UNSPECIFIED, 0)
+
+
+def _effect(card: Card) -> str:
+    return f"{card_text(card)}: {EFFECTS.get(card.value, '?')}" if card.value else ""
+
+
+def command_label(command: Any, view: DraculaVsVanHelsingView | None) -> str:
+    if isinstance(command, Draw):
+        return "draw a card"
+    if isinstance(command, CallEnd):
+        return "call the end of the round (the opponent takes one last turn)"
+    if isinstance(command, DiscardDrawn):
+        effect = _effect(view.drawn) if view is not None else ""
+        return "discard the drawn card" + (f" ({effect})" if effect else "")
+    if isinstance(command, PlaceDrawn):
+        old = _effect(_my_card(view, command.district))
+        text = f"place the drawn card in district {command.district}"
+        return text + (f" (discarding {old})" if old else "")
+    if isinstance(command, RevealOwn):
+        mine = _my_card(view, command.district)
+        text = f"reveal your card in district {command.district}"
+        return text + (f" ({card_text(mine)})" if mine.value else "")
+    if isinstance(command, RevealOpponent):
+        return f"reveal the opponent's card in district {command.district}"
+    if isinstance(command, SwapSlots):
+        a, b = _my_card(view, command.first), _my_card(view, command.second)
+        text = f"swap your cards in districts {command.first} and {command.second}"
+        return text + (f" ({card_text(a)} and {card_text(b)})" if a.value and b.value else "")
+    if isinstance(command, ExchangeDistrict):
+        mine = _my_card(view, command.district)
+        text = f"exchange the cards of district {command.district}"
+        return text + (f" (give {card_text(mine)})" if mine.value else "")
+    if isinstance(command, ChooseTrump):
+        return f"make {colour_name(Colour(command.colour))} trump"
+    return fallback(command)
+
+
+def resolution_text(r: DistrictResolved) -> str:
+    if r.winner == Role.DRACULA:
+        won, lost = r.dracula_card, r.van_helsing_card
+        result = (
+            f"a human becomes a vampire ({plural(r.humans, 'human')}, "
+            f"{plural(r.vampires, 'vampire')})"
+        )
+    else:
+        won, lost = r.van_helsing_card, r.dracula_card
+        result = f"Dracula loses 1 HP ({r.hp} left)"
+    why = _COMPARISONS.get(Comparison(r.comparison), "?")
+    who = ROLES.get(Role(r.winner), "?")
+    return (
+        f"district {r.district}: {who}'s {card_text(won)} beats {card_text(lost)} ({why}): {result}"
+    )
+
+
+def event_text(event: Any) -> str:
+    if isinstance(event, GameStarted):
+        picked = " (drawn at random)" if event.dracula_picked else ""
+        return (
+            f"Dracula is {seat(event.dracula)}{picked}, Van Helsing {seat(event.van_helsing)}; "
+            f"colours {track_text(event.track)}"
+        )
+    if isinstance(event, RoundStarted):
+        return f"round {event.round} starts: 5 cards each, {event.deck_size} in the deck"
+    if isinstance(event, SlotsDealt):
+        if any(c.value for c in event.cards):
+            return f"{seat(event.seat)} is dealt (districts 1-5): {cards_text(event.cards)}"
+        return f"{seat(event.seat)} is dealt 5 cards, face down"
+    if isinstance(event, TurnStarted):
+        if event.kind == TurnKind.EXTRA:
+            return f"{seat(event.seat)} takes another turn (a 5)"
+        if event.kind == TurnKind.LAST:
+            return f"{seat(event.seat)} takes the last turn of the round"
+        return f"{seat(event.seat)}'s turn"
+    if isinstance(event, EndCalled):
+        return f"{seat(event.seat)} calls the end of the round"
+    if isinstance(event, CardDrawn):
+        face = "the face-up " if event.revealed else ""
+        drawn = f"{face}{card_text(event.card)}" if event.card.value else "a card"
+        return f"{seat(event.seat)} draws {drawn} ({event.deck_size} left in the deck)"
+    if isinstance(event, DrawnCardDiscarded):
+        effect = EFFECTS.get(event.card.value, "?")
+        return f"{seat(event.seat)} discards the drawn card {card_text(event.card)} ({effect})"
+    if isinstance(event, DrawnCardPlaced):
+        placed = card_text(event.card) if event.card.value else "it"
+        return (
+            f"{seat(event.seat)} places {placed} in district {event.district} and discards "
+            f"{card_text(event.discarded)}"
+        )
+    if isinstance(event, CardRevealed):
+        whose = "own" if event.owner == event.seat else "the opponent's"
+        return (
+            f"{seat(event.seat)} reveals {whose} card in district {event.district}: "
+            f"{card_text(event.card)}"
+        )
+    if isinstance(event, DeckTopRevealed):
+        return f"{seat(event.seat)} reveals the deck's top card: {card_text(event.card)}"
+    if isinstance(event, SlotsSwapped):
+        return f"{seat(event.seat)} swaps own cards of districts {event.first} and {event.second}"
+    if isinstance(event, DistrictExchanged):
+        text = f"{seat(event.seat)} exchanges the cards of district {event.district}"
+        if event.given.value or event.taken.value:
+            text += f": gives {card_text(event.given)}, takes {card_text(event.taken)}"
+        return text
+    if isinstance(event, TrumpChanged):
+        return (
+            f"{seat(event.seat)} makes {colour_name(event.colour)} trump: {track_text(event.track)}"
+        )
+    if isinstance(event, EffectSkipped):
+        reason = f": {event.reason}" if event.reason else ""
+        return f"the {event.effect}'s effect is skipped{reason}"
+    if isinstance(event, RoundEnded):
+        why = _ROUND_ENDS.get(RoundEnd(event.reason), "?")
+        return (
+            f"round {event.round} ends ({why}): Dracula {cards_text(event.dracula_cards)}, "
+            f"Van Helsing {cards_text(event.van_helsing_cards)}"
+        )
+    if isinstance(event, DistrictResolved):
+        return resolution_text(event)
+    if isinstance(event, GameEnded):
+        winner = f"{ROLES.get(Role(event.winner), '?')} ({seat(event.winner_seat)})"
+        if event.reason == GameEnd.VAMPIRES:
+            why = f"all 4 humans of district {event.district} are vampires"
+        elif event.reason == GameEnd.NO_HP:
+            why = "Dracula has no HP left"
+        else:
+            why = f"Dracula survived round {event.round} with {event.hp} HP"
+        return f"game over: {winner} wins: {why}"
+    return fallback(event)

@@ -1,0 +1,297 @@
+"""Mau Mau Vampires in words: a label for each legal command and a line for each event.
+
+Display text for people (``View.legal_command_labels``, ``Event.description``), not for
+parsing. Cards are named by colour word and symbol name ("red skull"), so the text never
+relies on colour alone. Symbol and character names come from the shipped character data
+(public, MM-4); a label uses only the command and the seat's own view.
+
+>>> card_text(Card(CardKind.MAU_MAU, Colour.RED, 1))
+'red skull'
+>>> command_label(Wish(colour=Colour.PURPLE), None)
+'wish purple'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from referee.engine.labels import fallback, join, plural, seat
+from referee.games.mau_mau_vampires.characters import CHARACTERS
+from referee.games.mau_mau_vampires.model import (
+    Ability,
+    AbilityDeclined,
+    AbilityTriggered,
+    AbilityUsed,
+    Announcement,
+    CallColour,
+    Card,
+    CardGiven,
+    CardKind,
+    CardPlayed,
+    CardsDealt,
+    CardsDrawn,
+    CardSetAside,
+    CardShown,
+    CharactersSwapped,
+    Colour,
+    ColourCalled,
+    DayNightTurned,
+    DeckShuffled,
+    DeclineAbility,
+    DrawCard,
+    DrawnShared,
+    DrawReason,
+    EndTurn,
+    GameEnded,
+    GiveCard,
+    HandEnded,
+    HandStarted,
+    MauMauVampiresView,
+    NoWish,
+    PlayCard,
+    PotTaken,
+    SetAside,
+    ShareDrawn,
+    ShowCard,
+    ShuffleReason,
+    StartingCardTurned,
+    SwapCharacters,
+    TurnStarted,
+    UseAbility,
+    Wish,
+    Wished,
+    WishOffered,
+)
+
+ABILITIES = {
+    Ability.GIVE_LEFT: "(a) give 1 card to the left neighbour, who may wish",
+    Ability.CALL_COLOUR: "(b) call a colour: opponents show it or draw 2",
+    Ability.WISH_AND_PLAY_AGAIN: "(c) wish a colour and play again",
+    Ability.SWAP_AND_PLAY_AGAIN: "(d) swap characters and play again",
+    Ability.OPPONENTS_DRAW_ONE: "(e) every opponent draws 1",
+    Ability.FEWEST_DRAW_TWO: "(f) the opponent with the fewest cards draws 2",
+    Ability.DRAW_TWO_AND_SHARE: "(g) draw 2, then give them away or keep them",
+    Ability.SET_ASIDE_POT: "(h) set a card aside into the pot",
+    Ability.VAMPIRE_BITE: "the vampire bite: the left neighbour draws 2",
+    Ability.VAMPIRE_GIFT: "the vampire gift: give 1 card to another player",
+}
+_DRAW_REASONS = {
+    DrawReason.MISSED_MAU: " (penalty: Mau not said)",
+    DrawReason.MISSED_MAU_MAU: " (penalty: Mau Mau not said)",
+    DrawReason.SPECIAL_LAST_CARD: " (penalty: a special card as the last card)",
+    DrawReason.VAMPIRE_BITE: " (vampire bite)",
+    DrawReason.CALLED_COLOUR: " (holds no card of the called colour)",
+    DrawReason.OPPONENTS_DRAW_ONE: " (ability e)",
+    DrawReason.FEWEST_DRAW_TWO: " (ability f)",
+    DrawReason.DRAW_TWO_AND_SHARE: " to hand out (ability g)",
+}
+_SAY = {Announcement.MAU: "Mau", Announcement.MAU_MAU: "Mau Mau"}
+
+
+def colour_name(colour: Colour | int) -> str:
+    return Colour(colour).name.lower() if colour else "no colour"
+
+
+def symbol_name(symbol: int, symbols: Sequence[str] = ()) -> str:
+    names = symbols or CHARACTERS.symbols
+    return names[symbol - 1] if 1 <= symbol <= len(names) else f"S{symbol}"
+
+
+def card_text(card: Card, symbols: Sequence[str] = ()) -> str:
+    """``red skull``, ``a Clock``, ``a Werewolf``, ``a card`` (one the viewer may not see)."""
+    if card.kind == CardKind.MAU_MAU:
+        return f"{colour_name(card.colour)} {symbol_name(card.symbol, symbols)}"
+    if card.kind == CardKind.CLOCK:
+        return "a Clock"
+    if card.kind == CardKind.WEREWOLF:
+        return "a Werewolf"
+    return "a card"
+
+
+def cards_text(cards: Sequence[Card], symbols: Sequence[str] = ()) -> str:
+    return join([card_text(c, symbols) for c in cards])
+
+
+def character_name(character_id: str) -> str:
+    return next((c.name for c in CHARACTERS.characters if c.id == character_id), character_id)
+
+
+def _say(announce: Announcement | int) -> str:
+    return f" and say {_SAY[Announcement(announce)]}" if announce in _SAY else ""
+
+
+def _said(announced: Announcement | int) -> str:
+    return f", saying {_SAY[Announcement(announced)]}" if announced in _SAY else ""
+
+
+def _symbols(view: MauMauVampiresView | None) -> Sequence[str]:
+    return view.symbols if view is not None else ()
+
+
+def _character_of(view: MauMauVampiresView | None, of_seat: int) -> str:
+    if view is None:
+        return seat(of_seat)
+    name = next((c.name for c in view.characters if c.seat == of_seat), "")
+    return f"{seat(of_seat)} ({name})" if name else seat(of_seat)
+
+
+def command_label(command: Any, view: MauMauVampiresView | None) -> str:
+    symbols = _symbols(view)
+    if isinstance(command, DrawCard):
+        return "draw a card"
+    if isinstance(command, EndTurn):
+        drawn = view.drawn[0] if view is not None and view.drawn else None
+        return f"keep {card_text(drawn, symbols)} and end your turn" if drawn else "end your turn"
+    if isinstance(command, PlayCard):
+        text = f"play {card_text(command.card, symbols)}"
+        if command.card.kind == CardKind.WEREWOLF and command.werewolf_seat is not None:
+            text += f" on {_character_of(view, command.werewolf_seat)}"
+        return text + _say(command.announce)
+    if isinstance(command, Wish):
+        again = view is not None and view.ability == Ability.WISH_AND_PLAY_AGAIN
+        return f"wish {colour_name(command.colour)}" + (" and play again" if again else "")
+    if isinstance(command, NoWish):
+        return "do not wish a colour"
+    if isinstance(command, UseAbility):
+        ability = view.ability if view is not None else Ability.UNSPECIFIED
+        return f"use {ABILITIES.get(ability, 'the ability')}"
+    if isinstance(command, DeclineAbility):
+        ability = view.ability if view is not None else Ability.UNSPECIFIED
+        what = ABILITIES.get(ability)
+        return f"do not use {what}" if what else "do not use the ability"
+    if isinstance(command, GiveCard):
+        return f"give {card_text(command.card, symbols)} to {seat(command.to_seat)}" + _say(
+            command.announce
+        )
+    if isinstance(command, CallColour):
+        called = colour_name(command.colour)
+        return f"call {called}: every opponent shows you a {called} card or draws 2"
+    if isinstance(command, ShowCard):
+        return f"show {card_text(command.card, symbols)} to the caller"
+    if isinstance(command, SwapCharacters):
+        return f"swap characters with {_character_of(view, command.seat)} and play again"
+    if isinstance(command, ShareDrawn):
+        cards = list(view.to_share) if view is not None else []
+        me = view.turn if view is not None else None
+        parts = []
+        for index, to in enumerate(command.to_seats):
+            what = card_text(cards[index], symbols) if index < len(cards) else "a card"
+            parts.append(f"keep {what}" if to == me else f"give {what} to {seat(to)}")
+        return ", ".join(parts) + _say(command.announce)
+    if isinstance(command, SetAside):
+        return (
+            f"set {card_text(command.card, symbols)} aside into the pot (with 1 card from the "
+            f"deck)" + _say(command.announce)
+        )
+    return fallback(command)
+
+
+def event_text(event: Any) -> str:
+    if isinstance(event, HandStarted):
+        title = f"hand {event.hand_number}"
+        if event.tiebreak:
+            title = f"tie-break hand {event.tiebreak} (hand {event.hand_number})"
+        chars = ", ".join(
+            f"{seat(s)} {character_name(event.characters[s])}"
+            for s in event.playing
+            if s < len(event.characters)
+        )
+        return (
+            f"{title}: {seat(event.dealer)} deals {event.hand_size} cards each, day side up; "
+            f"characters: {chars}"
+        )
+    if isinstance(event, DeckShuffled):
+        if event.reason == ShuffleReason.SPECIALS_RETURNED:
+            return f"the turned special cards are shuffled back into the deck ({event.count})"
+        if event.reason == ShuffleReason.PILE_RESHUFFLED:
+            return f"the discard pile is shuffled into a new deck ({event.count} cards)"
+        return f"the deck is shuffled ({event.count} cards)"
+    if isinstance(event, CardsDealt):
+        if event.cards:
+            return f"{seat(event.seat)} is dealt {cards_text(event.cards)}"
+        return f"{seat(event.seat)} is dealt {plural(event.count, 'card')}"
+    if isinstance(event, StartingCardTurned):
+        if event.card.kind == CardKind.MAU_MAU:
+            return f"the discard pile starts with {card_text(event.card)}"
+        return f"{card_text(event.card)} is turned and goes back into the deck"
+    if isinstance(event, TurnStarted):
+        return (
+            f"{seat(event.seat)} takes another turn"
+            if event.extra
+            else f"{seat(event.seat)}'s turn"
+        )
+    if isinstance(event, CardsDrawn):
+        if event.count == 0:
+            return f"{seat(event.seat)} has nothing to draw (deck and pile are empty)"
+        drawn = cards_text(event.cards) if event.cards else plural(event.count, "card")
+        return f"{seat(event.seat)} draws {drawn}{_DRAW_REASONS.get(event.reason, '')}"
+    if isinstance(event, CardPlayed):
+        text = f"{seat(event.seat)} plays {card_text(event.card)}"
+        if event.werewolf_seat is not None:
+            text += f" on {seat(event.werewolf_seat)}'s character"
+        return text + _said(event.announced)
+    if isinstance(event, DayNightTurned):
+        head = (
+            "night falls: the characters turn vampire"
+            if event.night
+            else ("day breaks: the characters turn human")
+        )
+        return f"{head} ({plural(event.clocks, 'clock')} discarded)"
+    if isinstance(event, WishOffered):
+        return f"{seat(event.seat)} may wish a colour"
+    if isinstance(event, Wished):
+        if event.colour == Colour.UNSPECIFIED:
+            return f"{seat(event.seat)} wishes no colour"
+        return f"{seat(event.seat)} wishes {colour_name(event.colour)}"
+    if isinstance(event, AbilityTriggered):
+        name = character_name(event.character) if event.character else "their character"
+        return f"{seat(event.seat)} may use {name}'s ability: {ABILITIES.get(event.ability, '?')}"
+    if isinstance(event, AbilityDeclined):
+        return f"{seat(event.seat)} does not use {ABILITIES.get(event.ability, 'the ability')}"
+    if isinstance(event, AbilityUsed):
+        return f"{seat(event.seat)} uses {ABILITIES.get(event.ability, 'the ability')}"
+    if isinstance(event, CardGiven):
+        how = " (vampire gift)" if event.ability == Ability.VAMPIRE_GIFT else ""
+        return (
+            f"{seat(event.from_seat)} gives {card_text(event.card)} to {seat(event.to_seat)}"
+            f"{how}{_said(event.announced)}"
+        )
+    if isinstance(event, ColourCalled):
+        colour = colour_name(event.colour)
+        if event.answering:
+            who = join([seat(s) for s in event.answering])
+            return f"{seat(event.seat)} calls {colour}: {who} must show a {colour} card"
+        return f"{seat(event.seat)} calls {colour}: nobody holds {colour}"
+    if isinstance(event, CardShown):
+        return f"{seat(event.seat)} shows {seat(event.to_seat)} {card_text(event.card)}"
+    if isinstance(event, CharactersSwapped):
+        return (
+            f"{seat(event.seat)} swaps characters with {seat(event.other)}: now "
+            f"{character_name(event.seat_character)} and {character_name(event.other_character)}"
+        )
+    if isinstance(event, DrawnShared):
+        parts = [
+            f"{card_text(event.cards[i]) if i < len(event.cards) else 'a card'} to {seat(to)}"
+            for i, to in enumerate(event.to_seats)
+        ]
+        return f"{seat(event.seat)} hands out the drawn cards: {join(parts)}" + _said(
+            event.announced
+        )
+    if isinstance(event, CardSetAside):
+        return (
+            f"{seat(event.seat)} sets {card_text(event.card)} and "
+            f"{plural(event.deck_count, 'card')} from the deck aside into the pot "
+            f"({plural(event.pot_size, 'card')})" + _said(event.announced)
+        )
+    if isinstance(event, PotTaken):
+        return f"{seat(event.seat)} takes the pot into hand ({plural(event.count, 'card')})"
+    if isinstance(event, HandEnded):
+        how = f"{seat(event.ender)} is out of cards" if event.ender is not None else "blocked"
+        totals = ", ".join(f"{seat(s)} {t}" for s, t in enumerate(event.totals))
+        return f"hand {event.hand_number} ends ({how}); totals: {totals}"
+    if isinstance(event, GameEnded):
+        winners = [s for s, rank in enumerate(event.ranks) if rank == 1]
+        verb = "wins" if len(winners) == 1 else "win"
+        return f"game over: {join([seat(s) for s in winners])} {verb}"
+    return fallback(event)

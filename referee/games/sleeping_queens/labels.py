@@ -1,0 +1,198 @@
+"""Sleeping Queens in words: a label for each legal command and a line for each event.
+
+Display text for people (``View.legal_command_labels``, ``Event.description``), not for
+parsing. A label uses only the command and the seat's own view, so it names a sleeping queen
+only where that seat may know her (SQ-18).
+
+>>> command_label(PlayKing(position=7), None)
+'play a King: wake the queen at position 7'
+>>> command_label(Discard(cards=(2, 3, 5)), None)
+'discard 2 + 3 = 5'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from referee.engine.labels import fallback, join, plural, seat
+from referee.games.sleeping_queens.model import (
+    CAT,
+    QUEEN_POINTS,
+    Block,
+    BlockDeclined,
+    Blocked,
+    CardsDrawn,
+    DeckShuffled,
+    DeclineBlock,
+    Discard,
+    Discarded,
+    GameEnded,
+    JesterPlayed,
+    JesterTurned,
+    KingPlayed,
+    KnightBounced,
+    KnightPlayed,
+    KnightWasted,
+    PlaceQueen,
+    PlayJester,
+    PlayKing,
+    PlayKnight,
+    PlayPotion,
+    PotionPlayed,
+    QueenBounced,
+    QueenPutToSleep,
+    QueensLaid,
+    QueenStolen,
+    QueenWoken,
+    RoseBonus,
+    SleepingQueensView,
+    TurnStarted,
+    WakeQueen,
+    card_name,
+    queen_name,
+)
+
+_END = {"SQ-15": "enough queens or points", "SQ-16": "no queen left asleep, the most points win"}
+
+
+def a_card(value: int) -> str:
+    return f"an {value}" if value == 8 else f"a {card_name(value)}"
+
+
+def cards_text(cards: Sequence[int]) -> str:
+    return " ".join(card_name(c) for c in cards)
+
+
+def discard_text(cards: Sequence[int]) -> str:
+    """One card, a pair, or an equation (SQ-9)."""
+    cards = sorted(cards)
+    if len(cards) == 1:
+        return a_card(cards[0])
+    if len(cards) == 2 and cards[0] == cards[1]:
+        return f"a pair of {cards[0]}s"
+    return " + ".join(str(c) for c in cards[:-1]) + f" = {cards[-1]}"
+
+
+def queen(q: int) -> str:
+    """``the Cat Queen (15)``."""
+    return f"the {queen_name(q)} ({QUEEN_POINTS[q]})" if 0 < q < 13 else "a queen"
+
+
+def _owner(view: SleepingQueensView | None, q: int) -> int | None:
+    if view is None:
+        return None
+    return next((a.seat for a in view.awake if q in a.queens), None)
+
+
+def _at(view: SleepingQueensView | None, position: int) -> str:
+    known = 0
+    if view is not None:
+        known = next((p.queen for p in view.positions if p.position == position and p.asleep), 0)
+    return f"position {position}" + (f" ({queen(known)})" if known else "")
+
+
+def _owned(view: SleepingQueensView | None, q: int) -> str:
+    owner = _owner(view, q)
+    return f"{seat(owner)}'s {queen_name(q)} ({QUEEN_POINTS[q]})" if owner is not None else queen(q)
+
+
+def command_label(command: Any, view: SleepingQueensView | None) -> str:
+    target = queen(view.target_queen) if view is not None and view.target_queen else "your queen"
+    if isinstance(command, Discard):
+        return f"discard {discard_text(command.cards)} and draw"
+    if isinstance(command, PlayKing):
+        return f"play a King: wake the queen at {_at(view, command.position)}"
+    if isinstance(command, PlayKnight):
+        return f"play a Knight: steal {_owned(view, command.queen)}"
+    if isinstance(command, PlayPotion):
+        return f"play a Sleeping Potion: put {_owned(view, command.queen)} to sleep"
+    if isinstance(command, PlayJester):
+        return "play a Jester: turn over the top card of the draw pile"
+    if isinstance(command, Block):
+        return f"block with a Dragon or Wand: keep {target}"
+    if isinstance(command, DeclineBlock):
+        return f"do not block: let {target} go"
+    if isinstance(command, WakeQueen):
+        return f"wake the queen at {_at(view, command.position)}"
+    if isinstance(command, PlaceQueen):
+        return f"put {target} to sleep at position {command.position}"
+    return fallback(command)
+
+
+def event_text(event: Any) -> str:
+    if isinstance(event, DeckShuffled):
+        if event.reshuffle:
+            return f"the discard pile is shuffled into a new draw pile ({event.count} cards)"
+        return f"the {event.count} cards are shuffled"
+    if isinstance(event, QueensLaid):
+        return "12 queens lie asleep, face down, in positions 0-11"
+    if isinstance(event, CardsDrawn):
+        if event.cards:
+            return f"{seat(event.seat)} draws {cards_text(event.cards)}"
+        return f"{seat(event.seat)} draws {plural(event.count, 'card')}"
+    if isinstance(event, TurnStarted):
+        return f"{seat(event.seat)}'s turn"
+    if isinstance(event, Discarded):
+        return f"{seat(event.seat)} discards {discard_text(event.cards)}"
+    if isinstance(event, KingPlayed):
+        return f"{seat(event.seat)} plays a King on the queen at position {event.position}"
+    if isinstance(event, QueenWoken):
+        return f"{seat(event.seat)} wakes {queen(event.queen)} at position {event.position}"
+    if isinstance(event, QueenBounced):
+        rival = "Dog" if event.queen == CAT else "Cat"
+        return (
+            f"{queen(event.queen)} goes back to sleep at position {event.position}: "
+            f"{seat(event.seat)} holds the {rival} Queen"
+        )
+    if isinstance(event, RoseBonus):
+        if event.lost:
+            return f"{seat(event.seat)} loses the Rose Queen's bonus: no queen is left asleep"
+        return f"the Rose Queen's bonus: {seat(event.seat)} wakes one more queen"
+    if isinstance(event, JesterPlayed):
+        return f"{seat(event.seat)} plays a Jester"
+    if isinstance(event, JesterTurned):
+        if event.counted is not None:
+            return (
+                f"the Jester turns up {a_card(event.card)}: counting from {seat(event.seat)}, "
+                f"{seat(event.counted)} wakes a queen"
+            )
+        return f"the Jester turns up {a_card(event.card)}: {seat(event.seat)} keeps it, plays again"
+    if isinstance(event, KnightPlayed):
+        return f"{seat(event.seat)} plays a Knight on {seat(event.target)}'s {queen(event.queen)}"
+    if isinstance(event, PotionPlayed):
+        return (
+            f"{seat(event.seat)} plays a Sleeping Potion on {seat(event.target)}'s "
+            f"{queen(event.queen)}"
+        )
+    if isinstance(event, Blocked):
+        return f"{seat(event.seat)} blocks with {a_card(event.card)}: the queen stays"
+    if isinstance(event, BlockDeclined):
+        return f"{seat(event.seat)} does not block"
+    if isinstance(event, QueenStolen):
+        return f"{seat(event.seat)} steals {queen(event.queen)} from {seat(event.from_seat)}"
+    if isinstance(event, KnightWasted):
+        return (
+            f"{seat(event.seat)}'s Knight is wasted on {queen(event.queen)} "
+            "(Cat and Dog never together)"
+        )
+    if isinstance(event, KnightBounced):
+        return (
+            f"{queen(event.queen)}, taken by {seat(event.seat)} from {seat(event.from_seat)}, "
+            "goes back to sleep (Cat and Dog never together)"
+        )
+    if isinstance(event, QueenPutToSleep):
+        return (
+            f"{seat(event.seat)}'s {queen(event.queen)} goes back to sleep at position "
+            f"{event.position} (chosen by {seat(event.by)})"
+        )
+    if isinstance(event, GameEnded):
+        scores = [
+            f"{seat(s)} with {plural(event.queens[s], 'queen')} and {event.points[s]} points"
+            for s in event.winners
+            if s < len(event.points) and s < len(event.queens)
+        ]
+        verb = "wins" if len(event.winners) == 1 else "win"
+        why = f" ({_END[event.rule]})" if event.rule in _END else ""
+        return f"game over: {join(scores)} {verb}{why}"
+    return fallback(event)

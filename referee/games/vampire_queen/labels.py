@@ -1,0 +1,114 @@
+"""Vampire Queen in words: a label for each legal command and a line for each event.
+
+Display text for people (``View.legal_command_labels``, ``Event.description``), not for
+parsing. Card words: numbers as themselves, ``14`` a queen, ``15``/``20`` the Hunters (VQ-1).
+
+>>> command_label(PlaySet(value=8, count=3, queens=1), None)
+'play three 8s using one queen'
+>>> event_text(SetPlayed(seat=2, value=14, count=2, queens=2))
+'seat 2 played two queens'
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.engine.labels import fallback, join, number_word, plural, seat
+from referee.games.vampire_queen.model import (
+    HUNTERS,
+    QUEEN,
+    CardPlayed,
+    GameEnded,
+    HandDealt,
+    HunterLed,
+    LeadHunter,
+    Pass,
+    Passed,
+    PlayCard,
+    PlaySet,
+    RoundScored,
+    RoundStarted,
+    SetPlayed,
+    Skipped,
+    TrickWon,
+    VampireQueenView,
+)
+
+
+def card(value: int) -> str:
+    """``a queen``, ``the 20 Hunter``, ``an 8``, ``a 7``."""
+    if value == QUEEN:
+        return "a queen"
+    if value in HUNTERS:
+        return f"the {value} Hunter"
+    return f"an {value}" if value in (8, 11) else f"a {value}"
+
+
+def short(value: int) -> str:
+    return "Q" if value == QUEEN else f"H{value}" if value in HUNTERS else str(value)
+
+
+def cards_of_set(value: int, count: int) -> str:
+    """``three 8s``, ``one queen``, ``two queens``."""
+    if value == QUEEN:
+        return f"{number_word(count)} queen{'' if count == 1 else 's'}"
+    return f"{number_word(count)} {value}{'' if count == 1 else 's'}"
+
+
+def command_label(command: Any, view: VampireQueenView | None) -> str:
+    if isinstance(command, PlaySet):
+        text = f"play {cards_of_set(command.value, command.count)}"
+        if command.queens and command.value != QUEEN:
+            text += (
+                f" using {number_word(command.queens)} queen{'' if command.queens == 1 else 's'}"
+            )
+        return text
+    if isinstance(command, LeadHunter):
+        return f"lead the {command.hunter} Hunter"
+    if isinstance(command, Pass):
+        return "pass"
+    if isinstance(command, PlayCard):
+        text = f"play {card(command.value)}"
+        if command.value == QUEEN and view is not None:
+            text += f" (counts as {view.hunter_queen or 1} here)"
+        return text
+    return fallback(command)
+
+
+def event_text(event: Any) -> str:
+    if isinstance(event, RoundStarted):
+        return (
+            f"round {event.round} starts: {seat(event.leader)} leads; the 15 Hunter is with "
+            f"{seat(event.hunter_15_holder)}, the 20 Hunter with {seat(event.hunter_20_holder)}"
+        )
+    if isinstance(event, HandDealt):
+        if event.cards:
+            return f"{seat(event.seat)} is dealt " + " ".join(short(v) for v in event.cards)
+        return f"{seat(event.seat)} is dealt {plural(event.count, 'card')}"
+    if isinstance(event, SetPlayed):
+        text = f"{seat(event.seat)} played {cards_of_set(event.value, event.count)}"
+        if event.queens and event.value != QUEEN:
+            text += f" ({plural(event.queens, 'queen')} among them)"
+        return text
+    if isinstance(event, Passed):
+        return f"{seat(event.seat)} passed"
+    if isinstance(event, HunterLed):
+        return f"{seat(event.seat)} led the {event.hunter} Hunter: everyone answers with one card"
+    if isinstance(event, CardPlayed):
+        return f"{seat(event.seat)} answered with {card(event.value)}"
+    if isinstance(event, Skipped):
+        return f"{seat(event.seat)} holds only Hunters and is skipped"
+    if isinstance(event, TrickWon):
+        if event.hunter_trick:
+            taken = " ".join(short(v) for v in event.taken)
+            return f"{seat(event.winner)} takes the Hunter trick into hand: {taken}"
+        return f"{seat(event.winner)} wins the trick and leads next"
+    if isinstance(event, RoundScored):
+        totals = ", ".join(f"{seat(s)} {t}" for s, t in enumerate(event.totals))
+        return f"round {event.round} scored (penalty points): {totals}"
+    if isinstance(event, GameEnded):
+        winners = [s for s, rank in enumerate(event.ranks) if rank == 1]
+        best = event.totals[winners[0]] if winners else 0
+        verb = "wins" if len(winners) == 1 else "win"
+        return f"game over: {join([seat(s) for s in winners])} {verb} with {best} penalty points"
+    return fallback(event)
