@@ -34,6 +34,7 @@ from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
 from referee.engine.table_events import (
     DefaultPlayed,
+    EventLimitReached,
     GameAborted,
     SeatForfeited,
     SeedCommitted,
@@ -254,6 +255,9 @@ def table_event_to_proto(game_type: str, event: TableEvent, sequence: int) -> pb
             played.command.CopyFrom(command_to_proto(game_type, event.command))
     elif isinstance(event, GameAborted):
         inner.game_aborted.reason = event.reason
+    elif isinstance(event, EventLimitReached):
+        inner.event_limit_reached.limit = event.limit
+        inner.event_limit_reached.results.extend(results_to_proto(event.results))
     else:  # pragma: no cover - every TableEvent subclass is listed above
         raise TypeError(f"not a referee event: {event!r}")
     return message
@@ -281,6 +285,10 @@ def table_event_from_proto(message: pb.RefereeEvent) -> TableEvent:
         return DefaultPlayed(d.seat, d.kind, d.rule_id, command)
     if kind == "game_aborted":
         return GameAborted(message.game_aborted.reason)
+    if kind == "event_limit_reached":
+        reached = message.event_limit_reached
+        results = tuple(SeatResult(r.seat, r.score, r.rank) for r in reached.results)
+        return EventLimitReached(reached.limit, results)
     raise CodecError("event.referee.kind", "empty")
 
 
@@ -295,6 +303,7 @@ def game_type_to_proto(info: GameInfo) -> pb.GameType:
         summary=info.summary,
         rules_path=rulebook.rules_path(info.rules),
         rules_text=rulebook.rules_text(info.rules),
+        max_events=info.max_events,
     )
     for option in info.options:
         entry.options.add(

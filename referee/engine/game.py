@@ -137,6 +137,9 @@ class GameInfo:
     summary: str
     #: The rule that sets the number of players (cited when a count is refused).
     players_rule: str = ""
+    #: The default event limit of a game of this type (``TableSettings.max_events``): far
+    #: above any game played by its rules, it ends one that never would (0: no limit).
+    max_events: int = 0
 
     def normalise_options(self, given: Mapping[str, str]) -> dict[str, str]:
         """Fill defaults and check every option; unknown names are an error."""
@@ -326,6 +329,11 @@ class Game(abc.ABC, Generic[StateT]):
                 return decision
         rule = decisions[0].rule_id if decisions else end_rule
         raise not_your_turn(seat, tuple(d.seat for d in decisions), rule)
+
+    def limit_results(self, state: StateT, players: int) -> tuple[SeatResult, ...]:
+        """The results of a game that reached its event limit: a draw (every seat scores 0
+        and ranks 1) unless the game ranks its standing (its scores so far, by its rules)."""
+        return tuple(SeatResult(seat, 0, 1) for seat in range(players))
 
     def default_command(self, state: StateT, seat: Seat) -> Command | None:
         """The command a seat's clock plays for it: the first legal one in canonical order

@@ -72,7 +72,7 @@ def seat(number: int) -> str:
 
 
 def _words(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", " ", name).lower()
+    return re.sub(r"(?<!^)(?=[A-Z])", " ", name.lstrip("_")).lower()
 
 
 def fallback(value: Any) -> str:

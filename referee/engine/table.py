@@ -43,6 +43,7 @@ from referee.engine.game import (
 from referee.engine.registry import get_game
 from referee.engine.table_events import (
     DefaultPlayed,
+    EventLimitReached,
     GameAborted,
     SeatForfeited,
     SeedCommitted,
@@ -57,6 +58,10 @@ from referee.engine.table_events import (
 
 #: Length of the referee's commitment salt (docs/fairness.md).
 SALT_BYTES = 32
+
+
+#: The rule id a command cites after the game ended at its event limit.
+EVENT_LIMIT = "EVENT-LIMIT"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,10 +164,21 @@ class Table(Generic[StateT]):
         return len(self.log)
 
     @property
+    def max_events(self) -> int:
+        """The event limit of this table (0: none): its settings', else the game's default."""
+        chosen = self.settings.max_events if self.settings is not None else None
+        return self.game.info.max_events if chosen is None else chosen
+
+    @property
     def _idle(self) -> bool:
-        """True before the game's first event and after an abort: nobody is asked anything."""
+        """True before the game's first event, after an abort and at the event limit: nobody
+        is asked anything."""
         status = self.status
-        return status.aborted is not None or len(self.log) == status.count
+        return (
+            status.aborted is not None
+            or status.limit_reached is not None
+            or len(self.log) == status.count
+        )
 
     def pending(self) -> tuple[Seat, ...]:
         return () if self._idle else self.game.pending(self.state)
@@ -173,12 +189,14 @@ class Table(Generic[StateT]):
         return self.game.legal_commands(self.state, seat)
 
     def results(self) -> tuple[SeatResult, ...] | None:
-        return self.game.results(self.state)
+        """The game's results, or those it had when it reached its event limit."""
+        limit = self.status.limit_reached
+        return limit.results if limit is not None else self.game.results(self.state)
 
     @property
     def over(self) -> bool:
-        """True once the game has results, or was aborted."""
-        return self.status.aborted is not None or self.game.results(self.state) is not None
+        """True once the game has results (its own or at the event limit), or was aborted."""
+        return self.status.aborted is not None or self.results() is not None
 
     def decisions(self) -> tuple[Decision, ...]:
         return () if self._idle else self.game.decisions(self.state)
@@ -190,11 +208,34 @@ class Table(Generic[StateT]):
         status = self.status
         if status.aborted is not None:
             raise Rejection("ABORTED", "the game was aborted", "precondition")
+        if status.limit_reached is not None:
+            raise Rejection(
+                EVENT_LIMIT,
+                f"the game ended at its event limit ({status.limit_reached.limit} events)",
+                "precondition",
+            )
         if seat in status.forfeited:
             raise Rejection(
                 "FORFEIT", f"seat {seat} has forfeited; the referee plays for it", "precondition"
             )
-        return self.game.decide(self.state, seat, command)
+        return self._limited(self.game.decide(self.state, seat, command))
+
+    def _limited(self, events: list[Event]) -> list[Event]:
+        """``events`` of a command, followed by :class:`EventLimitReached` when they take the
+        log to the event limit and the game has not ended by its rules."""
+        limit = self.max_events
+        if not limit or self.version + len(events) < limit:
+            return events
+        after = self.game.copy_state(self.state)
+        for event in events:
+            if not isinstance(event, TableEvent):
+                after = self.game.apply(after, event)
+        if self.game.results(after) is not None:
+            return events
+        return [
+            *events,
+            EventLimitReached(limit, self.game.limit_results(after, self.config.players)),
+        ]
 
     # --- the referee's decisions (refereed tables) ----------------------------------------
 
@@ -219,7 +260,7 @@ class Table(Generic[StateT]):
         if limit and timeouts >= limit and seat not in self.status.forfeited:
             events.append(SeatForfeited(seat, timeouts))
         events.extend(self.game.decide(self.state, seat, command))
-        return events
+        return self._limited(events)
 
     def forfeited_play(self) -> list[Event] | None:
         """The default play of the first forfeited seat the game waits for
@@ -230,7 +271,9 @@ class Table(Generic[StateT]):
             if decision.seat in self.status.forfeited:
                 _, command = self._default(decision.seat)
                 played = DefaultPlayed(decision.seat, decision.kind, decision.rule_id, command)
-                return [played, *self.game.decide(self.state, decision.seat, command)]
+                return self._limited(
+                    [played, *self.game.decide(self.state, decision.seat, command)]
+                )
         return None
 
     def _default(self, seat: Seat) -> tuple[Decision, Command]:
@@ -313,7 +356,7 @@ class Table(Generic[StateT]):
             decisions=decisions,
             legal_commands=legal,
             game=game.view(state, viewer),
-            results=game.results(state),
+            results=self.results(),
             commitment=self.status.commitment,
             aborted=self.status.aborted is not None,
         )

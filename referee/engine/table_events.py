@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.engine.game import Command, FixedDeal, Seat, Viewer
+from referee.engine.game import Command, FixedDeal, Seat, SeatResult, Viewer
 
 
 def commitment(seed: bytes, salt: bytes = b"") -> str:
@@ -67,6 +67,9 @@ class TableSettings:
     forfeit_after_timeouts: int = 0
     defer_reveal: bool = False
     public_reveal: bool = False
+    #: The game ends (:class:`EventLimitReached`) once its log holds this many events;
+    #: ``None``: the game's default (``GameInfo.max_events``), 0: no limit.
+    max_events: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +155,16 @@ class GameAborted(TableEvent):
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class EventLimitReached(TableEvent):
+    """The game reached its event limit (``TableSettings.max_events``) without an end by its
+    rules, and ends here, in public, with ``results``: the game's standing at this point
+    (``Game.limit_results``: its scores so far, or a draw where the game has none)."""
+
+    limit: int
+    results: tuple[SeatResult, ...]
+
+
 TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
     SeedCommitted,
     SeedRevealed,
@@ -159,6 +172,7 @@ TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
     SeatForfeited,
     DefaultPlayed,
     GameAborted,
+    EventLimitReached,
 )
 
 
@@ -173,6 +187,7 @@ class TableStatus:
     timeouts: list[int] = field(default_factory=list)
     forfeited: set[int] = field(default_factory=set)
     aborted: str | None = None
+    limit_reached: EventLimitReached | None = None
     #: How many table events were folded (the table started once a game event came after).
     count: int = 0
 
@@ -193,6 +208,8 @@ class TableStatus:
             self.forfeited.add(event.seat)
         elif isinstance(event, GameAborted):
             self.aborted = event.reason
+        elif isinstance(event, EventLimitReached):
+            self.limit_reached = event
 
     @property
     def refereed(self) -> bool:
@@ -210,6 +227,7 @@ def describe(event: Any) -> str:
 __all__ = [
     "TABLE_EVENT_TYPES",
     "DefaultPlayed",
+    "EventLimitReached",
     "GameAborted",
     "SeatForfeited",
     "SeedCommitted",

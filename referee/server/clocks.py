@@ -63,6 +63,8 @@ class GameSettings:
     public_reveal: bool = False
     #: The creator's seed may be guessed: the deal is public and reproducible.
     public_seed: bool = False
+    #: The event limit asked for at creation (None: the game type's default; 0: none).
+    max_events: int | None = None
 
     def table(self) -> TableSettings:
         """The part the rules engine needs (forfeit limit, reveal policy)."""
@@ -70,6 +72,7 @@ class GameSettings:
             forfeit_after_timeouts=self.clock.forfeit_after_timeouts,
             defer_reveal=self.defer_seed_reveal,
             public_reveal=self.public_reveal,
+            max_events=self.max_events,
         )
 
     @property
@@ -88,6 +91,7 @@ class GameSettings:
             "defer_seed_reveal": self.defer_seed_reveal,
             "public_reveal": self.public_reveal,
             "public_seed": self.public_seed,
+            "max_events": self.max_events,
         }
 
     @classmethod
@@ -105,6 +109,7 @@ class GameSettings:
             defer_seed_reveal=bool(data.get("defer_seed_reveal", False)),
             public_reveal=bool(data.get("public_reveal", False)),
             public_seed=bool(data.get("public_seed", False)),
+            max_events=None if data.get("max_events") is None else int(data["max_events"]),
         )
 
     @classmethod
@@ -132,6 +137,7 @@ class GameSettings:
             defer_seed_reveal=request.defer_seed_reveal,
             public_reveal=request.public_reveal_waives_secrecy,
             public_seed=request.public_reproducible_seed,
+            max_events=request.max_events if request.HasField("max_events") else None,
         )
 
 

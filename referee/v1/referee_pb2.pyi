@@ -120,6 +120,7 @@ class GameType(_message.Message):
     SUMMARY_FIELD_NUMBER: _builtins.int
     RULES_PATH_FIELD_NUMBER: _builtins.int
     RULES_TEXT_FIELD_NUMBER: _builtins.int
+    MAX_EVENTS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Identifier used in CreateGameRequest.game_type, e.g. "vampire-queen"."""
     name: _builtins.str
@@ -140,6 +141,12 @@ class GameType(_message.Message):
     """The rules page itself (Markdown), for a client to show to its players; empty when the
     server runs without its docs/ folder (an install from a wheel).
     """
+    max_events: _builtins.int
+    """The default event limit of a game of this type: a game whose log reaches this many events
+    without ending by its rules ends there, with its standing as results (a draw for a game
+    without scores; see RefereeEvent.EventLimitReached). Far above any game played by the
+    rules; CreateGameRequest.max_events sets another.
+    """
     @_builtins.property
     def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameOption]:
         """Options with their defaults."""
@@ -156,10 +163,11 @@ class GameType(_message.Message):
         summary: _builtins.str = ...,
         rules_path: _builtins.str = ...,
         rules_text: _builtins.str = ...,
+        max_events: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules", b"rules", "rules_path", b"rules_path", "rules_text", b"rules_text", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "max_events", b"max_events", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules", b"rules", "rules_path", b"rules_path", "rules_text", b"rules_text", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -303,6 +311,7 @@ class CreateGameRequest(_message.Message):
     DEFER_SEED_REVEAL_FIELD_NUMBER: _builtins.int
     PUBLIC_REVEAL_WAIVES_SECRECY_FIELD_NUMBER: _builtins.int
     PUBLIC_REPRODUCIBLE_SEED_FIELD_NUMBER: _builtins.int
+    MAX_EVENTS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A game type id from ListGameTypes."""
     players: _builtins.int
@@ -334,6 +343,11 @@ class CreateGameRequest(_message.Message):
     may guess: the deal is then public and reproducible, not secret. Without it such seeds
     are refused (INVALID_ARGUMENT on seed).
     """
+    max_events: _builtins.int
+    """The event limit of this game (a table setting): when its log reaches this many events
+    without the game ending by its rules, it ends there in public with its standing as
+    results. Absent: the game type's default (GameType.max_events); 0: no limit.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name; missing options take their default."""
@@ -360,12 +374,15 @@ class CreateGameRequest(_message.Message):
         defer_seed_reveal: _builtins.bool = ...,
         public_reveal_waives_secrecy: _builtins.bool = ...,
         public_reproducible_seed: _builtins.bool = ...,
+        max_events: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "deal", b"deal"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "max_events", b"max_events"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "max_events", b"max_events", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__max_events: _TypeAlias = _typing.Literal["max_events"]  # noqa: Y015
+    _WhichOneofArgType__max_events: _TypeAlias = _typing.Literal["_max_events", b"_max_events"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__max_events) -> _WhichOneofReturnType__max_events | None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
 
@@ -625,6 +642,7 @@ class GameSummary(_message.Message):
     PUBLIC_REVEAL_WAIVES_SECRECY_FIELD_NUMBER: _builtins.int
     PUBLIC_REPRODUCIBLE_SEED_FIELD_NUMBER: _builtins.int
     SEED_RELEASED_FIELD_NUMBER: _builtins.int
+    MAX_EVENTS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -667,6 +685,8 @@ class GameSummary(_message.Message):
     """True once the referee has released the seed (to the organiser; to everyone too when
     public_reveal_waives_secrecy). revealed_seed is set only where the caller may see it.
     """
+    max_events: _builtins.int
+    """The game's event limit (0: none): it ends there if its rules have not ended it before."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options, every one filled in."""
@@ -715,10 +735,11 @@ class GameSummary(_message.Message):
         public_reveal_waives_secrecy: _builtins.bool = ...,
         public_reproducible_seed: _builtins.bool = ...,
         seed_released: _builtins.bool = ...,
+        max_events: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "results", b"results", "revealed_seed", b"revealed_seed", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "max_events", b"max_events", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "results", b"results", "revealed_seed", b"revealed_seed", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1226,12 +1247,43 @@ class RefereeEvent(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class EventLimitReached(_message.Message):
+        """The game reached its event limit (CreateGameRequest.max_events) without ending by its
+        rules, and ends here; later commands are refused citing rule "EVENT-LIMIT". Public.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        LIMIT_FIELD_NUMBER: _builtins.int
+        RESULTS_FIELD_NUMBER: _builtins.int
+        limit: _builtins.int
+        """The limit."""
+        @_builtins.property
+        def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]:
+            """The results: the game's standing at this point (its scores so far by its own ranking;
+            a draw, every seat rank 1, for a game without scores).
+            """
+
+        def __init__(
+            self,
+            *,
+            limit: _builtins.int = ...,
+            results: _abc.Iterable[Global___SeatResult] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "results", b"results"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     SEED_COMMITTED_FIELD_NUMBER: _builtins.int
     SEED_REVEALED_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
     SEAT_FORFEITED_FIELD_NUMBER: _builtins.int
     DEFAULT_PLAYED_FIELD_NUMBER: _builtins.int
     GAME_ABORTED_FIELD_NUMBER: _builtins.int
+    EVENT_LIMIT_REACHED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def seed_committed(self) -> Global___RefereeEvent.SeedCommitted:
         """The seed commitment."""
@@ -1256,6 +1308,10 @@ class RefereeEvent(_message.Message):
     def game_aborted(self) -> Global___RefereeEvent.GameAborted:
         """An abort."""
 
+    @_builtins.property
+    def event_limit_reached(self) -> Global___RefereeEvent.EventLimitReached:
+        """The end at the event limit."""
+
     def __init__(
         self,
         *,
@@ -1265,12 +1321,13 @@ class RefereeEvent(_message.Message):
         seat_forfeited: Global___RefereeEvent.SeatForfeited | None = ...,
         default_played: Global___RefereeEvent.DefaultPlayed | None = ...,
         game_aborted: Global___RefereeEvent.GameAborted | None = ...,
+        event_limit_reached: Global___RefereeEvent.EventLimitReached | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["default_played", b"default_played", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["default_played", b"default_played", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted", "event_limit_reached"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

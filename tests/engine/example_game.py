@@ -97,6 +97,7 @@ class HighCard(Game[HighCardState]):
         min_players=2,  # HC-5
         max_players=4,
         players_rule="HC-5",
+        max_events=1_000,  # a game takes at most 12 events
         options=(OptionSpec("cards", "2", "HC-1: cards dealt to each seat", minimum=1, maximum=2),),
         rules="high-card.md",
         summary="Play your cards; the highest sum wins.",

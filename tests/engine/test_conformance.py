@@ -17,7 +17,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.engine import Game, Rejection, SeatResult, SetupRefused, Table, all_games
+from referee.engine import (
+    Game,
+    Rejection,
+    SeatResult,
+    SetupRefused,
+    Table,
+    TableSettings,
+    all_games,
+)
+from referee.engine.table_events import EventLimitReached
 
 #: A generous bound on the commands of one whole game; a game that needs more is "stuck".
 STEP_BOUND = 100_000
@@ -495,3 +504,63 @@ def test_bad_options_and_player_counts_are_refused(game: Game[Any]) -> None:
             Table.create(info.type_id, count)
         assert refused.value.field == "players"
         assert refused.value.rule_id == info.players_rule
+
+
+# --- games that never end: default commands and the event limit ---------------------------------
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_a_game_played_only_by_default_commands_ends_by_its_rules(
+    game: Game[Any], players: int
+) -> None:
+    """What a timeout plays (``Game.default_command``) moves the game on where the rules allow
+    (a King wakes a queen, a card is played rather than drawn): a game of timeouts only ends
+    by its own rules, well before its event limit (issue 10)."""
+    table = Table.create(game.info.type_id, players, seed=seed_bytes(players))
+    while not table.over:
+        seat = table.pending()[0]
+        table.submit(seat, table.default_command(seat))
+    assert table.status.limit_reached is None
+    assert table.version < game.info.max_events / 10
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_event_limit_ends_a_game_in_public_with_results(game: Game[Any]) -> None:
+    """At ``TableSettings.max_events`` a game not over by its rules ends: a public
+    :class:`EventLimitReached` with the game's standing as results; later commands are refused
+    citing EVENT-LIMIT; the limit survives a replay. Library mode takes the game's default."""
+    info = game.info
+    assert info.max_events > 0, "every game has a default event limit"
+    assert Table.create(info.type_id, info.min_players).max_events == info.max_events
+
+    def played(settings: TableSettings) -> Table[Any]:
+        table = Table.create(info.type_id, info.min_players, seed=b"limit", settings=settings)
+        rng = random.Random(1)
+        while not table.over:
+            seat = rng.choice(table.pending())
+            table.submit(seat, rng.choice(table.legal_commands(seat)))
+        return table
+
+    whole = played(TableSettings(max_events=0))
+    opening = Table.create(info.type_id, info.min_players, seed=b"limit").version
+    limit = max(opening + 1, whole.version // 2)  # reached well before the game's end
+    settings = TableSettings(max_events=limit)
+    table = played(settings)
+    reached = table.log[-1]
+    assert isinstance(reached, EventLimitReached) and reached.limit == limit
+    assert table.version > limit and table.pending() == () and table.decisions() == ()
+    results = table.results()
+    assert results == reached.results and results is not None
+    check_results(results, info.min_players)
+    for viewer in viewers(info.min_players):
+        assert table.redact(reached, viewer) == reached  # public
+        assert table.view(viewer).results == results and table.view(viewer).over
+        assert table.legal_commands(viewer if viewer is not None else 0) == []
+    for seat in range(info.min_players):
+        command = game.command_space(table.state, seat)[0]
+        with pytest.raises(Rejection) as refused:
+            table.submit(seat, command)
+        assert (refused.value.rule_id, refused.value.kind) == ("EVENT-LIMIT", "precondition")
+    replayed = Table.replay(table.config, table.log, settings)
+    assert replayed.results() == results and replayed.over
+    assert whole.max_events == 0 and whole.status.limit_reached is None

@@ -103,7 +103,7 @@ def test_a_timeout_plays_the_default_command(game_type: str) -> None:
     decision = table.decisions()[0]
     seat = decision.seat
     default = table.default_command(seat)
-    assert default is not None and default == table.legal_commands(seat)[0]
+    assert default is not None and default in table.legal_commands(seat)  # a game may prefer one
     expected = table.decide(seat, default)
     events = table.time_out(seat)
     assert events[0] == TimedOut(seat, decision.kind, decision.rule_id, default, 1)

@@ -266,7 +266,9 @@ def test_sq4_only_the_turn_player_may_act() -> None:
 
 
 def test_sq4_no_passing_a_single_discard_is_always_legal_and_the_default() -> None:
-    """SQ-4: there is no pass; the default command is the single discard of the lowest card."""
+    """SQ-4: there is no pass; the default command is the single discard of the lowest card,
+    unless the seat holds a King: then it wakes the first sleeping queen (SQ-5), so a game of
+    timeouts moves on (issue 10)."""
     table = new(2, ["K", "N", "D", "W", "J"])
     legal = table.legal_commands(0)
     assert [c for c in legal if isinstance(c, Discard)] == [
@@ -276,8 +278,10 @@ def test_sq4_no_passing_a_single_discard_is_always_legal_and_the_default() -> No
         Discard((WAND,)),
         Discard((DRAGON,)),
     ]
-    assert SQ.default_command(table.state, 0) == Discard((KING,))
+    assert SQ.default_command(table.state, 0) == PlayKing(0)
     assert SQ.default_command(table.state, 1) is None
+    without_king = new(2, ["1", "N", "D", "W", "J"])
+    assert SQ.default_command(without_king.state, 0) == Discard((1,))
 
 
 def test_sq4_malformed_commands_are_refused() -> None:

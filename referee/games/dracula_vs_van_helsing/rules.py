@@ -235,6 +235,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         name="Dracula vs Van Helsing",
         min_players=2,  # DV-1
         players_rule="DV-1",
+        max_events=5_000,  # five rounds take about 300 events
         max_players=2,
         options=(
             OptionSpec(

@@ -161,6 +161,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         name="Mau Mau Vampires",
         min_players=2,  # MM-5
         players_rule="MM-5",
+        max_events=100_000,  # 5 hands take a few thousand events, 15 hands about 15,000
         max_players=MAX_PLAYERS,
         options=(
             OptionSpec("hands", "5", "MM-7: hands in the game", minimum=1, maximum=15),
@@ -849,6 +850,19 @@ class MauMauVampires(Game[MauMauVampiresState]):
         if not state.over:
             return None
         return rank_by_score(state.final, lower_wins=False)  # MM-24
+
+    def limit_results(self, state: MauMauVampiresState, players: int) -> tuple[SeatResult, ...]:
+        """At the event limit: the totals of the hands played (and any tie-break points),
+        highest first (MM-24)."""
+        scores = [t + p for t, p in zip(state.totals, state.tiebreak_points, strict=True)]
+        return rank_by_score(scores, lower_wins=False)
+
+    def default_command(self, state: MauMauVampiresState, seat: Seat) -> Any:
+        """A timeout plays a card where one can be played (MM-8: on a turn, or the card just
+        drawn; the owed announcement is made), else the first legal command (draw, end the
+        turn, decline, no wish): the hand moves on towards its end."""
+        legal = self.legal_commands(state, seat)
+        return next((c for c in legal if isinstance(c, PlayCard)), legal[0] if legal else None)
 
     # --- support for the conformance suite ---------------------------------------------------
 

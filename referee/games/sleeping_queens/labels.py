@@ -7,7 +7,7 @@ only where that seat may know her (SQ-18).
 >>> command_label(PlayKing(position=7), None)
 'play a King: wake the queen at position 7'
 >>> command_label(Discard(cards=(2, 3, 5)), None)
-'discard 2 + 3 = 5'
+'discard 2 + 3 = 5 and draw'
 """
 
 from __future__ import annotations

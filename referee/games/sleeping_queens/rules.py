@@ -449,6 +449,7 @@ class SleepingQueens(Game[SleepingQueensState]):
         name="Sleeping Queens",
         min_players=2,  # SQ-3
         players_rule="SQ-3",
+        max_events=10_000,  # a game takes a few hundred events; one nobody ends never stops
         max_players=5,
         options=(
             OptionSpec(
@@ -803,6 +804,17 @@ class SleepingQueens(Game[SleepingQueensState]):
         return rank_by_score(
             [1 if s in winners else 0 for s in range(state.players)], lower_wins=False
         )
+
+    def limit_results(self, state: SleepingQueensState, players: int) -> tuple[SeatResult, ...]:
+        """At the event limit: the points of the queens each seat holds, most first (as SQ-16
+        ranks a game with no queen left asleep; tied seats share)."""
+        return rank_by_score(state.points, lower_wins=False)
+
+    def default_command(self, state: SleepingQueensState, seat: Seat) -> Any:
+        """A timeout wakes a queen when the seat holds a King (SQ-5: the game moves on),
+        else plays the first legal command (the gentlest)."""
+        legal = self.legal_commands(state, seat)
+        return next((c for c in legal if isinstance(c, PlayKing)), legal[0] if legal else None)
 
     def hidden_variant(
         self, state: SleepingQueensState, viewer: Viewer, salt: int

@@ -196,6 +196,7 @@ class VampireQueen(Game[VampireQueenState]):
         name="Vampire Queen",
         min_players=3,  # VQ-2
         players_rule="VQ-2",
+        max_events=50_000,  # 5 rounds take a few hundred events, 50 rounds of 12 about 15,000
         max_players=12,
         options=(
             OptionSpec(
@@ -540,6 +541,10 @@ class VampireQueen(Game[VampireQueenState]):
         if not state.over:
             return None
         return rank_by_score(state.totals, lower_wins=True)  # VQ-19
+
+    def limit_results(self, state: VampireQueenState, players: int) -> tuple[SeatResult, ...]:
+        """At the event limit: the totals of the rounds played, lowest first (VQ-19)."""
+        return rank_by_score(state.totals, lower_wins=True)
 
     def hidden_variant(
         self, state: VampireQueenState, viewer: Viewer, salt: int
