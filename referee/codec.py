@@ -30,6 +30,7 @@ from google.protobuf.message import Message
 from referee import rulebook
 from referee.engine import labels
 from referee.engine.game import Decision, FixedDeal, GameInfo, SeatResult, Viewer
+from referee.engine.openings import CardOpening, CardsOpened, DeckCommitted
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
 from referee.engine.table_events import (
@@ -255,6 +256,22 @@ def table_event_to_proto(game_type: str, event: TableEvent, sequence: int) -> pb
             played.command.CopyFrom(command_to_proto(game_type, event.command))
     elif isinstance(event, GameAborted):
         inner.game_aborted.reason = event.reason
+    elif isinstance(event, DeckCommitted):
+        deck = inner.deck_committed
+        deck.shuffle, deck.size, deck.root = event.shuffle, event.size, event.root
+    elif isinstance(event, CardsOpened):
+        opened = inner.cards_opened
+        opened.SetInParent()
+        for o in event.openings:
+            opened.openings.add(
+                shuffle=o.shuffle,
+                position=o.position,
+                card=o.card,
+                salt=o.salt,
+                path=o.path,
+                seats=o.seats,
+                public=o.public,
+            )
     elif isinstance(event, EventLimitReached):
         inner.event_limit_reached.limit = event.limit
         inner.event_limit_reached.results.extend(results_to_proto(event.results))
@@ -285,6 +302,24 @@ def table_event_from_proto(message: pb.RefereeEvent) -> TableEvent:
         return DefaultPlayed(d.seat, d.kind, d.rule_id, command)
     if kind == "game_aborted":
         return GameAborted(message.game_aborted.reason)
+    if kind == "deck_committed":
+        deck = message.deck_committed
+        return DeckCommitted(deck.shuffle, deck.size, deck.root)
+    if kind == "cards_opened":
+        return CardsOpened(
+            tuple(
+                CardOpening(
+                    o.shuffle,
+                    o.position,
+                    o.card,
+                    bytes(o.salt),
+                    tuple(bytes(p) for p in o.path),
+                    tuple(o.seats),
+                    o.public,
+                )
+                for o in message.cards_opened.openings
+            )
+        )
     if kind == "event_limit_reached":
         reached = message.event_limit_reached
         results = tuple(SeatResult(r.seat, r.score, r.rank) for r in reached.results)

@@ -345,6 +345,7 @@ def verify_export(export: pb.ExportGameResponse) -> Report:
         forfeit_after_timeouts=summary.clock.forfeit_after_timeouts,
         defer_reveal=summary.defer_seed_reveal,
         public_reveal=summary.public_reveal_waives_secrecy,
+        card_commitments=summary.card_commitments,
     )
     commands = [
         CommandRecord(c.seat, c.first_sequence, c.command, c.decision_ms) for c in export.commands

@@ -116,6 +116,13 @@ def describe_referee_event(
         return f"the referee plays for seat {played.seat}: {move}"
     if kind == "game_aborted":
         return f"the game was aborted: {event.game_aborted.reason or 'no reason given'}"
+    if kind == "deck_committed":
+        deck = event.deck_committed
+        root = deck.root[:16]
+        return f"the referee commits to shuffle {deck.shuffle} ({deck.size} cards): {root}..."
+    if kind == "cards_opened":
+        count = len(event.cards_opened.openings)
+        return f"the referee proves {count} card(s) you see against the committed decks"
     return text_format.MessageToString(event, as_one_line=True)
 
 

@@ -187,6 +187,40 @@ class GameConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class DeckOrder:
+    """A step of :meth:`Game.chance_steps`: shuffle ``shuffle`` gave ``cards`` (top first, in
+    the fixed-deal notation). ``pile``: later :class:`CardsTaken` without a shuffle take from
+    it (a draw pile), not from an earlier one."""
+
+    shuffle: int
+    cards: tuple[str, ...]
+    pile: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class CardsTaken:
+    """``count`` cards left the top of a shuffled deck (``shuffle``, else the current pile),
+    seen by the seats ``to`` (``None``: by everyone; ``()``: by no one)."""
+
+    count: int
+    to: tuple[int, ...] | None
+    shuffle: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardShown:
+    """The card at ``position`` of a shuffled deck (``None``: the next to be taken) became
+    visible to ``to`` (``None``: everyone) without leaving its place."""
+
+    to: tuple[int, ...] | None
+    position: int | None = None
+    shuffle: int | None = None
+
+
+ChanceStep = DeckOrder | CardsTaken | CardShown
+
+
+@dataclass(frozen=True, slots=True)
 class Decision:
     """A decision the game waits for: which seat decides, what about, under which rule.
 
@@ -375,6 +409,13 @@ class Game(abc.ABC, Generic[StateT]):
     def results(self, state: StateT) -> tuple[SeatResult, ...] | None:
         """Final results when the game is over, else ``None``."""
 
+    def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
+        """What ``event`` does to the shuffled decks, for the per-card commitments
+        (``docs/fairness.md`` section 6): a shuffle's order, cards taken from the top and who
+        sees them, a card shown in place. Only the game knows which deck position a card it
+        deals came from; a game without it has no per-card openings (the default)."""
+        return ()
+
     # --- support for the generic conformance suite -------------------------------------------
 
     @abc.abstractmethod
@@ -396,8 +437,12 @@ class Game(abc.ABC, Generic[StateT]):
 
 
 __all__ = [
+    "CardShown",
+    "CardsTaken",
+    "ChanceStep",
     "Command",
     "Decision",
+    "DeckOrder",
     "Event",
     "FixedDeal",
     "Game",

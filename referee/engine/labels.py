@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from referee.engine.openings import CardsOpened, DeckCommitted
 from referee.engine.table_events import (
     DefaultPlayed,
     GameAborted,
@@ -102,7 +103,17 @@ def table_event_text(event: TableEvent) -> str:
     if isinstance(event, SeedCommitted):
         return "the referee committed to a secret seed for the deals (checkable at the end)"
     if isinstance(event, SeedRevealed):
-        return "the referee revealed the seed: anyone can now re-check every deal"
+        if event.public:
+            return "the referee revealed the seed: anyone can now re-check every deal"
+        return "the referee gave the seed to the organiser, who can re-check every deal"
+    if isinstance(event, DeckCommitted):
+        return (
+            f"the referee committed to the order of shuffle {event.shuffle} "
+            f"({plural(event.size, 'card')}) before dealing from it"
+        )
+    if isinstance(event, CardsOpened):
+        shown = len(event.openings)
+        return f"the referee proved {plural(shown, 'card')} against the committed decks"
     if isinstance(event, TimedOut):
         return f"{seat(event.seat)} ran out of time ({event.rule_id}); the referee played for it"
     if isinstance(event, SeatForfeited):

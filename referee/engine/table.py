@@ -40,6 +40,7 @@ from referee.engine.game import (
     StateT,
     Viewer,
 )
+from referee.engine.openings import CardOpening, CardsOpened, DeckTracker, card_key
 from referee.engine.registry import get_game
 from referee.engine.table_events import (
     DefaultPlayed,
@@ -107,6 +108,9 @@ class Table(Generic[StateT]):
         self.state: StateT = game.new_state(config)
         self.log: list[Event] = []
         self.status = TableStatus(config.players)
+        #: The decks as of ``log[:_tracked]`` (per-card commitments), followed lazily.
+        self._tracker: DeckTracker | None = None
+        self._tracked = 0
 
     # --- construction ---------------------------------------------------------------------
 
@@ -154,7 +158,7 @@ class Table(Generic[StateT]):
                     deal_commitment(config.seed, config.deal, config.salt),
                 )
             )
-        events.extend(self.game.start(self.state))
+        events.extend(self._committed(self.game.start(self.state)))
         return events
 
     # --- play -----------------------------------------------------------------------------
@@ -218,7 +222,42 @@ class Table(Generic[StateT]):
             raise Rejection(
                 "FORFEIT", f"seat {seat} has forfeited; the referee plays for it", "precondition"
             )
-        return self._limited(self.game.decide(self.state, seat, command))
+        return self._limited(self._committed(self.game.decide(self.state, seat, command)))
+
+    # --- per-card commitments (docs/fairness.md section 6) --------------------------------
+
+    def _committed(self, events: list[Event]) -> list[Event]:
+        """A batch of the game's events with its card commitments around it: the roots of
+        the shuffles it makes first, the openings of the cards it shows last."""
+        settings = self.settings
+        if settings is None or not settings.card_commitments:
+            return events
+        trial = self.deck_tracker().trial()
+        steps, config = self.game.chance_steps, self.config
+        roots: list[Event] = []
+        openings: list[CardOpening] = []
+        for event in events:
+            for step in steps(config, event):
+                committed, opened = trial.step(step)
+                if committed is not None:
+                    roots.append(committed)
+                openings.extend(opened)
+        if not roots and not openings:
+            return events
+        return [*roots, *events, *([CardsOpened(tuple(openings))] if openings else [])]
+
+    def deck_tracker(self) -> DeckTracker:
+        """The shuffled decks as of the whole log (followed from the game's own events)."""
+        tracker = self._tracker
+        if tracker is None:
+            tracker = self._tracker = DeckTracker(card_key(self.config))
+        steps, config = self.game.chance_steps, self.config
+        for event in self.log[self._tracked :]:
+            if not isinstance(event, TableEvent):
+                for step in steps(config, event):
+                    tracker.step(step)
+        self._tracked = len(self.log)
+        return tracker
 
     def _limited(self, events: list[Event]) -> list[Event]:
         """``events`` of a command, followed by :class:`EventLimitReached` when they take the
@@ -259,7 +298,7 @@ class Table(Generic[StateT]):
         limit = self.settings.forfeit_after_timeouts if self.settings is not None else 0
         if limit and timeouts >= limit and seat not in self.status.forfeited:
             events.append(SeatForfeited(seat, timeouts))
-        events.extend(self.game.decide(self.state, seat, command))
+        events.extend(self._committed(self.game.decide(self.state, seat, command)))
         return self._limited(events)
 
     def forfeited_play(self) -> list[Event] | None:
@@ -271,9 +310,8 @@ class Table(Generic[StateT]):
             if decision.seat in self.status.forfeited:
                 _, command = self._default(decision.seat)
                 played = DefaultPlayed(decision.seat, decision.kind, decision.rule_id, command)
-                return self._limited(
-                    [played, *self.game.decide(self.state, decision.seat, command)]
-                )
+                decided = self.game.decide(self.state, decision.seat, command)
+                return self._limited([played, *self._committed(decided)])
         return None
 
     def _default(self, seat: Seat) -> tuple[Decision, Command]:

@@ -67,6 +67,9 @@ class TableSettings:
     forfeit_after_timeouts: int = 0
     defer_reveal: bool = False
     public_reveal: bool = False
+    #: Per-card commitments and openings (docs/fairness.md section 6); off for games from
+    #: before them, whose logs have none.
+    card_commitments: bool = False
     #: The game ends (:class:`EventLimitReached`) once its log holds this many events;
     #: ``None``: the game's default (``GameInfo.max_events``), 0: no limit.
     max_events: int | None = None

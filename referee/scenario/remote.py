@@ -125,6 +125,9 @@ class _Stream:
         self._thread.join(TIMEOUT)
 
 
+_CARD_COMMITMENTS = {"deckCommitted", "cardsOpened"}
+
+
 def _who(viewer: Viewer) -> str:
     return "the spectator" if viewer is None else f"seat {viewer}"
 
@@ -217,7 +220,10 @@ class ServerDriver(Driver):
     def events(self, first: int, last: int, viewer: Viewer) -> list[dict[str, Any]]:
         stream = self.streams[viewer]
         stream.wait(last, _who(viewer))
-        return [stream.events[sequence] for sequence in range(first, last + 1)]
+        events = [stream.events[sequence] for sequence in range(first, last + 1)]
+        # Per-card commitments (docs/fairness.md section 6) are the referee's bookkeeping, not
+        # the rules a scenario describes (the library driver's table makes none).
+        return [e for e in events if not _CARD_COMMITMENTS & set(e.get("referee", {}))]
 
     def summary(self) -> dict[str, Any]:
         return to_json(self._summary())

@@ -63,6 +63,8 @@ class GameSettings:
     public_reveal: bool = False
     #: The creator's seed may be guessed: the deal is public and reproducible.
     public_seed: bool = False
+    #: Per-card commitments and openings (every new game; games from before have none).
+    card_commitments: bool = False
     #: The event limit asked for at creation (None: the game type's default; 0: none).
     max_events: int | None = None
 
@@ -72,6 +74,7 @@ class GameSettings:
             forfeit_after_timeouts=self.clock.forfeit_after_timeouts,
             defer_reveal=self.defer_seed_reveal,
             public_reveal=self.public_reveal,
+            card_commitments=self.card_commitments,
             max_events=self.max_events,
         )
 
@@ -91,6 +94,7 @@ class GameSettings:
             "defer_seed_reveal": self.defer_seed_reveal,
             "public_reveal": self.public_reveal,
             "public_seed": self.public_seed,
+            "card_commitments": self.card_commitments,
             "max_events": self.max_events,
         }
 
@@ -109,6 +113,7 @@ class GameSettings:
             defer_seed_reveal=bool(data.get("defer_seed_reveal", False)),
             public_reveal=bool(data.get("public_reveal", False)),
             public_seed=bool(data.get("public_seed", False)),
+            card_commitments=bool(data.get("card_commitments", False)),
             max_events=None if data.get("max_events") is None else int(data["max_events"]),
         )
 
@@ -137,6 +142,7 @@ class GameSettings:
             defer_seed_reveal=request.defer_seed_reveal,
             public_reveal=request.public_reveal_waives_secrecy,
             public_seed=request.public_reproducible_seed,
+            card_commitments=True,
             max_events=request.max_events if request.HasField("max_events") else None,
         )
 

@@ -267,6 +267,7 @@ class LiveGame:
             public_reveal_waives_secrecy=self.settings.public_reveal,
             public_reproducible_seed=self.settings.public_seed,
             seed_released=status.revealed is not None,
+            card_commitments=self.settings.card_commitments,
             max_events=table.max_events,
         )
         if status.revealed is not None and (organiser or self.settings.public_reveal):

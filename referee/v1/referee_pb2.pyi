@@ -642,6 +642,7 @@ class GameSummary(_message.Message):
     PUBLIC_REVEAL_WAIVES_SECRECY_FIELD_NUMBER: _builtins.int
     PUBLIC_REPRODUCIBLE_SEED_FIELD_NUMBER: _builtins.int
     SEED_RELEASED_FIELD_NUMBER: _builtins.int
+    CARD_COMMITMENTS_FIELD_NUMBER: _builtins.int
     MAX_EVENTS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
@@ -685,6 +686,8 @@ class GameSummary(_message.Message):
     """True once the referee has released the seed (to the organiser; to everyone too when
     public_reveal_waives_secrecy). revealed_seed is set only where the caller may see it.
     """
+    card_commitments: _builtins.bool
+    """The game publishes per-card commitments and openings (docs/fairness.md section 6)."""
     max_events: _builtins.int
     """The game's event limit (0: none): it ends there if its rules have not ended it before."""
     @_builtins.property
@@ -735,11 +738,12 @@ class GameSummary(_message.Message):
         public_reveal_waives_secrecy: _builtins.bool = ...,
         public_reproducible_seed: _builtins.bool = ...,
         seed_released: _builtins.bool = ...,
+        card_commitments: _builtins.bool = ...,
         max_events: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "max_events", b"max_events", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "results", b"results", "revealed_seed", b"revealed_seed", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "max_events", b"max_events", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "results", b"results", "revealed_seed", b"revealed_seed", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1248,6 +1252,109 @@ class RefereeEvent(_message.Message):
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
     @_typing.final
+    class DeckCommitted(_message.Message):
+        """Public: the Merkle root of the salted commitments to every position of a shuffle,
+        published in the batch that shuffles, before any of its cards leaves the deck
+        (docs/fairness.md section 6).
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SHUFFLE_FIELD_NUMBER: _builtins.int
+        SIZE_FIELD_NUMBER: _builtins.int
+        ROOT_FIELD_NUMBER: _builtins.int
+        shuffle: _builtins.int
+        """The shuffle's index (as in FixedDeal.decks and the games' shuffle fields)."""
+        size: _builtins.int
+        """How many positions (cards) the shuffle has: the Merkle tree's leaves."""
+        root: _builtins.str
+        """The Merkle root, lowercase hex."""
+        def __init__(
+            self,
+            *,
+            shuffle: _builtins.int = ...,
+            size: _builtins.int = ...,
+            root: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["root", b"root", "shuffle", b"shuffle", "size", b"size"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CardOpening(_message.Message):
+        """One deck position opened: the card there, its salt and its Merkle path to the root."""
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SHUFFLE_FIELD_NUMBER: _builtins.int
+        POSITION_FIELD_NUMBER: _builtins.int
+        CARD_FIELD_NUMBER: _builtins.int
+        SALT_FIELD_NUMBER: _builtins.int
+        PATH_FIELD_NUMBER: _builtins.int
+        SEATS_FIELD_NUMBER: _builtins.int
+        PUBLIC_FIELD_NUMBER: _builtins.int
+        shuffle: _builtins.int
+        """The shuffle."""
+        position: _builtins.int
+        """The position in the shuffle's order, 0 = top."""
+        card: _builtins.str
+        """The card, in the game's fixed-deal notation."""
+        salt: _builtins.bytes
+        """The position's 32-byte salt."""
+        public: _builtins.bool
+        """True when everyone may see the card."""
+        @_builtins.property
+        def path(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
+            """The sibling digests from the leaf up to the root (32 bytes each), bottom first."""
+
+        @_builtins.property
+        def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The seats this opening is for (empty when public)."""
+
+        def __init__(
+            self,
+            *,
+            shuffle: _builtins.int = ...,
+            position: _builtins.int = ...,
+            card: _builtins.str = ...,
+            salt: _builtins.bytes = ...,
+            path: _abc.Iterable[_builtins.bytes] | None = ...,
+            seats: _abc.Iterable[_builtins.int] | None = ...,
+            public: _builtins.bool = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "path", b"path", "position", b"position", "public", b"public", "salt", b"salt", "seats", b"seats", "shuffle", b"shuffle"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class CardsOpened(_message.Message):
+        """After a batch that made cards visible: their openings. Each viewer sees only the
+        openings addressed to it (and the public ones), so it learns no other card.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        OPENINGS_FIELD_NUMBER: _builtins.int
+        @_builtins.property
+        def openings(self) -> _containers.RepeatedCompositeFieldContainer[Global___RefereeEvent.CardOpening]:
+            """The openings, in the order the cards became visible."""
+
+        def __init__(
+            self,
+            *,
+            openings: _abc.Iterable[Global___RefereeEvent.CardOpening] | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["openings", b"openings"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
     class EventLimitReached(_message.Message):
         """The game reached its event limit (CreateGameRequest.max_events) without ending by its
         rules, and ends here; later commands are refused citing rule "EVENT-LIMIT". Public.
@@ -1283,6 +1390,8 @@ class RefereeEvent(_message.Message):
     SEAT_FORFEITED_FIELD_NUMBER: _builtins.int
     DEFAULT_PLAYED_FIELD_NUMBER: _builtins.int
     GAME_ABORTED_FIELD_NUMBER: _builtins.int
+    DECK_COMMITTED_FIELD_NUMBER: _builtins.int
+    CARDS_OPENED_FIELD_NUMBER: _builtins.int
     EVENT_LIMIT_REACHED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def seed_committed(self) -> Global___RefereeEvent.SeedCommitted:
@@ -1309,6 +1418,14 @@ class RefereeEvent(_message.Message):
         """An abort."""
 
     @_builtins.property
+    def deck_committed(self) -> Global___RefereeEvent.DeckCommitted:
+        """A shuffle's per-card commitment."""
+
+    @_builtins.property
+    def cards_opened(self) -> Global___RefereeEvent.CardsOpened:
+        """Openings of cards that became visible."""
+
+    @_builtins.property
     def event_limit_reached(self) -> Global___RefereeEvent.EventLimitReached:
         """The end at the event limit."""
 
@@ -1321,13 +1438,15 @@ class RefereeEvent(_message.Message):
         seat_forfeited: Global___RefereeEvent.SeatForfeited | None = ...,
         default_played: Global___RefereeEvent.DefaultPlayed | None = ...,
         game_aborted: Global___RefereeEvent.GameAborted | None = ...,
+        deck_committed: Global___RefereeEvent.DeckCommitted | None = ...,
+        cards_opened: Global___RefereeEvent.CardsOpened | None = ...,
         event_limit_reached: Global___RefereeEvent.EventLimitReached | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted", "event_limit_reached"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted", "deck_committed", "cards_opened", "event_limit_reached"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

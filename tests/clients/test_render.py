@@ -204,6 +204,12 @@ def test_referee_events_are_narrated_for_every_game() -> None:
     released = pb.Event(sequence=9)
     released.referee.seed_revealed.SetInParent()  # as everyone but the organiser sees it
     assert "to the organiser" in (describe_event(released) or "")
+    deck = pb.Event(sequence=2)
+    deck.referee.deck_committed.shuffle, deck.referee.deck_committed.root = 3, "ef" * 32
+    assert "shuffle 3" in (describe_event(deck) or "")
+    opened = pb.Event(sequence=7)
+    opened.referee.cards_opened.openings.add(card="Q")
+    assert "proves 1 card" in (describe_event(opened) or "")
     timed = pb.Event(sequence=5)
     timed.referee.timed_out.seat = 2
     timed.referee.timed_out.kind = "lead"

@@ -453,3 +453,18 @@ __all__ = [
     "vq_command",
     "wait_for",
 ]
+
+
+def clear_card_digests(event: pb.Event) -> None:
+    """Clear what a per-card commitment carries that differs between two games without
+    telling anything about a card (docs/fairness.md section 6): Merkle roots and paths are
+    hiding commitments, and the salts of a viewer's own openings come from each game's own
+    secrets (its seed and the referee's random salt), never from the cards."""
+    referee = event.referee
+    kind = referee.WhichOneof("kind") if event.WhichOneof("game") == "referee" else None
+    if kind == "deck_committed":
+        referee.deck_committed.ClearField("root")
+    elif kind == "cards_opened":
+        for opening in referee.cards_opened.openings:
+            opening.ClearField("path")
+            opening.ClearField("salt")

@@ -284,6 +284,21 @@ def test_the_deals_check_out_with_an_independent_implementation(
         for seat in range(players):
             expected = sorted(value[c] for c in order[seat * size : (seat + 1) * size])
             assert dealt[seat] == expected, (started.round, seat)
+        # Section 6: the round's DeckCommitted (earlier in the batch) commits to this order.
+        key = hashlib.sha256(b"referee-card-key" + salt + seed).digest()
+        leaves = []
+        for position, card in enumerate(order):
+            place = started.shuffle.to_bytes(4, "big") + position.to_bytes(4, "big")
+            leaves.append(
+                _leaf(started.shuffle, position, hashlib.sha256(key + place).digest(), card)
+            )
+        committed = next(
+            e.referee.deck_committed
+            for e in reversed(events[:at])
+            if e.referee.WhichOneof("kind") == "deck_committed"
+        )
+        assert (committed.shuffle, committed.size) == (started.shuffle, len(order))
+        assert committed.root == _merkle_root(leaves).hex()
     assert rounds == 2
 
 
@@ -465,3 +480,90 @@ def test_fixed_deals_are_capped(stub: pb_grpc.RefereeServiceStub) -> None:
     assert_bad_request(fails(stub.CreateGame, create(long_card)), "deal.decks[0].cards")
     # Within the caps, a fixed deal is dealt as given.
     assert create_refereed(stub, deal=fixed_deal(DECK, 0)).created.game.deal_commitment
+
+
+# --- per-card openings, checked by each seat with nothing but hashlib (section 6) -------------
+
+
+def _leaf(shuffle: int, position: int, salt: bytes, card: str) -> bytes:
+    data = shuffle.to_bytes(4, "big") + position.to_bytes(4, "big") + salt + card.encode()
+    return hashlib.sha256(b"\x00" + data).digest()
+
+
+def _merkle_root(leaves: list[bytes]) -> bytes:
+    level = leaves
+    while len(level) > 1:
+        pairs = [
+            hashlib.sha256(b"\x01" + level[i] + level[i + 1]).digest()
+            for i in range(0, len(level) - 1, 2)
+        ]
+        level = pairs + ([level[-1]] if len(level) % 2 else [])
+    return level[0]
+
+
+def _root_from_path(digest: bytes, position: int, size: int, path: list[bytes]) -> bytes:
+    """docs/fairness.md section 6: climb from the leaf; a node without a sibling moves up."""
+    siblings = iter(path)
+    while size > 1:
+        if position % 2 == 1:
+            digest = hashlib.sha256(b"\x01" + next(siblings) + digest).digest()
+        elif position + 1 < size:
+            digest = hashlib.sha256(b"\x01" + digest + next(siblings)).digest()
+        position, size = position // 2, (size + 1) // 2
+    assert next(siblings, None) is None, "a path with more digests than levels"
+    return digest
+
+
+def _check_openings(messages: list[pb.StreamGameResponse], viewer: int | None) -> int:
+    """What a seat (or the spectator) checks on its own stream: every opening it gets is for
+    it, proves its card against a root published in an earlier event, and is given once."""
+    roots: dict[int, tuple[int, bytes, int]] = {}
+    seen: set[tuple[int, int]] = set()
+    count = 0
+    for message in messages:
+        if not message.HasField("event"):
+            continue
+        event = message.event
+        kind = event.referee.WhichOneof("kind") if event.WhichOneof("game") == "referee" else ""
+        if kind == "deck_committed":
+            deck = event.referee.deck_committed
+            roots[deck.shuffle] = (deck.size, bytes.fromhex(deck.root), event.sequence)
+        if kind != "cards_opened":
+            continue
+        for opening in event.referee.cards_opened.openings:
+            assert opening.public or viewer in opening.seats, "someone else's opening"
+            size, root, published = roots[opening.shuffle]
+            assert published < event.sequence
+            digest = _leaf(opening.shuffle, opening.position, opening.salt, opening.card)
+            assert _root_from_path(digest, opening.position, size, list(opening.path)) == root
+            assert (opening.shuffle, opening.position) not in seen
+            seen.add((opening.shuffle, opening.position))
+            count += 1
+    return count
+
+
+@pytest.mark.parametrize("game_type", [g.info.type_id for g in all_games()])
+def test_every_seat_checks_its_cards_against_the_committed_decks(
+    stub: pb_grpc.RefereeServiceStub, rng: random.Random, game_type: str
+) -> None:
+    players = next(g.info.min_players for g in all_games() if g.info.type_id == game_type)
+    game = create_refereed(stub, players=players, game_type=game_type, options=SHORT.get(game_type))
+    assert game.created.game.card_commitments
+    play_out(stub, game, rng)
+    counts = {
+        v: _check_openings(read_ok(stub, stream_request(game, v)), v)
+        for v in [*range(players), None]
+    }
+    assert all(counts[s] > 0 for s in range(players)), counts
+    # The organiser's full log: every seat's openings and the public ones, nothing more.
+    exported = export(stub, game)
+    opened = [
+        o
+        for e in exported.events
+        if e.referee.WhichOneof("kind") == "cards_opened"
+        for o in e.referee.cards_opened.openings
+    ]
+    public = sum(1 for o in opened if o.public)
+    assert counts[None] == public
+    assert sum(counts.values()) == len(opened) + public * players
+    assert fairness.verify_export(exported).ok  # the roots and openings follow from the seed

@@ -79,7 +79,8 @@ def test_create_game_deals_what_the_engine_deals_from_the_seed(
         created = game.created
         assert [s.seat for s in created.seats] == list(range(players))
         assert len(set(game.tokens)) == players and all(len(t) >= 16 for t in game.tokens)
-        local = Table.create(info.type_id, players, seed=b"smoke", settings=TableSettings())
+        settings = TableSettings(card_commitments=True)  # as the server makes them
+        local = Table.create(info.type_id, players, seed=b"smoke", settings=settings)
         summary_ = created.game
         assert summary_.game_type == info.type_id and summary_.players == players
         assert dict(summary_.options) == info.normalise_options({})
@@ -181,9 +182,10 @@ def test_create_game_returns_tokens_and_summary(stub: pb_grpc.RefereeServiceStub
     assert info.game_id == created.game_id and info.game_type == GAME and info.players == 4
     # Options come back with every default filled in.
     assert dict(info.options) == {"rounds": "2", "hunter_tie": "last", "hunter_queen": "1"}
-    # The opening is already in the log: the seed commitment (docs/fairness.md), then the
-    # deal: a round start and one HandDealt per seat.
-    assert info.version == 1 + 1 + 4
+    # The opening is already in the log: the seed commitment (docs/fairness.md), the first
+    # shuffle's card commitment, then the deal: a round start and one HandDealt per seat,
+    # then each seat's openings of its cards.
+    assert info.version == 1 + 1 + 1 + 4 + 1 and info.card_commitments
     assert len(info.seed_commitment) == 64 and not info.revealed_seed
     assert len(info.pending_seats) == 1 and not info.game_over and not info.results
     assert info.created_unix_ms > 1_600_000_000_000

@@ -21,12 +21,15 @@ DV-25, DV-26 (Dracula vs Van Helsing), MM-26, MM-27, MM-28 (Mau Mau Vampires).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import text_format
+from google.protobuf.message import Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,7 +38,14 @@ from referee.scenario.deals import build_deal, deal_module
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
-from tests.server.conftest import RPC_TIMEOUT, Game, stream_request, summary, view
+from tests.server.conftest import (
+    RPC_TIMEOUT,
+    Game,
+    clear_card_digests,
+    stream_request,
+    summary,
+    view,
+)
 
 #: One explicit seed for both games of a pair: whatever the deal does not fix (later
 #: shuffles) is then the same too. Long and varied enough not to count as guessable.
@@ -263,7 +273,11 @@ def _create(stub: pb_grpc.RefereeServiceStub, spec: Spec, players: int, deal: pb
 # --- what a viewer receives -------------------------------------------------------------------
 
 
-def _blanked(stub: pb_grpc.RefereeServiceStub, game: Game, messages: list[Any]) -> list[bytes]:
+#: A message as compared: its type (to show it on a difference) and its blanked bytes.
+Seen = list[tuple[type[Message], bytes]]
+
+
+def _blanked(stub: pb_grpc.RefereeServiceStub, game: Game, messages: list[Message]) -> Seen:
     """Messages serialised for comparison. Blanked (same length, so the bytes still parse):
     the game id, and the seed and deal commitments. Those are hiding commitments: SHA-256 over
     the referee's fresh random salt (and the deal), so they differ between any two games and
@@ -276,11 +290,22 @@ def _blanked(stub: pb_grpc.RefereeServiceStub, game: Game, messages: list[Any]) 
             for event in [message.event, *message.events]:
                 event.ClearField("recorded_unix_ms")
                 event.decided.ClearField("decision_ms")
+                clear_card_digests(event)
         data = message.SerializeToString(deterministic=True)
         for secret in filter(None, secrets):
             data = data.replace(secret.encode(), b"#" * len(secret.encode()))
-        out.append(data)
+        out.append((type(message), data))
     return out
+
+
+def assert_same(what: str, first: Seen, second: Seen) -> None:
+    """Byte-identical, else fail naming the first differing message and showing the diff."""
+    assert len(first) == len(second), f"{what}: {len(first)} and {len(second)} messages"
+    for index, ((kind, x), (_, y)) in enumerate(zip(first, second, strict=True)):
+        if x != y:
+            texts = [text_format.MessageToString(kind.FromString(d)).splitlines() for d in (x, y)]
+            diff = "\n".join(list(difflib.unified_diff(*texts, lineterm="", n=2))[:40])
+            raise AssertionError(f"{what}: message {index} ({kind.__name__}) differs:\n{diff}")
 
 
 def _stream(
@@ -306,7 +331,7 @@ def _stream(
     return messages
 
 
-def opening(stub: pb_grpc.RefereeServiceStub, game: Game, viewer: Viewer) -> list[bytes]:
+def opening(stub: pb_grpc.RefereeServiceStub, game: Game, viewer: Viewer) -> Seen:
     """The viewer's opening: its first messages up to the end of the opening batch (one per
     event, and batched), and its GetView."""
     per_event = _stream(stub, game, viewer, batched=False, stop=0)
@@ -316,7 +341,7 @@ def opening(stub: pb_grpc.RefereeServiceStub, game: Game, viewer: Viewer) -> lis
     return _blanked(stub, game, [*per_event, *batched, view(stub, game, viewer)])
 
 
-def seen(stub: pb_grpc.RefereeServiceStub, game: Game, viewer: Viewer) -> list[bytes]:
+def seen(stub: pb_grpc.RefereeServiceStub, game: Game, viewer: Viewer) -> Seen:
     """Everything the viewer's stream has carried so far, and its current view."""
     version = summary(stub, game).version
     messages = _stream(stub, game, viewer, batched=False, stop=version)
@@ -357,10 +382,7 @@ def check_pair(
     )
     for seat in pair.changed_seats:  # not vacuous: that seat sees the two hands differ
         assert view(stub, games[0], seat) != view(stub, games[1], seat), seat
-    a, b = (opening(stub, g, viewer) for g in games)
-    assert len(a) == len(b), "the openings differ in length"
-    for index, (x, y) in enumerate(zip(a, b, strict=True)):
-        assert x == y, f"opening message {index} differs for viewer {viewer}"
+    assert_same(f"viewer {viewer}'s opening", *(opening(stub, g, viewer) for g in games))
     if not pair.top_kept:
         return
     for step in range(COMMANDS):
@@ -390,9 +412,9 @@ def check_pair(
         ]
         if seat == viewer:
             mine = [_blanked(stub, g, [r]) for g, r in zip(games, responses, strict=True)]
-            assert mine[0] == mine[1], f"the response to command {step} differs"
+            assert_same(f"viewer {viewer}'s response to command {step}", *mine)
         after = [seen(stub, g, viewer) for g in games]
-        assert after[0] == after[1], f"after command {step} ({command}) viewer {viewer} differs"
+        assert_same(f"viewer {viewer} after command {step} ({command})", *after)
 
 
 # --- the test ---------------------------------------------------------------------------------

@@ -75,7 +75,9 @@ def test_stream_of_a_finished_game(
     check_stream_shape(messages, seat, 0, final)
     # The seed commitment first, the seed reveal last (docs/fairness.md); the game in between.
     assert messages[1].event.referee.WhichOneof("kind") == "seed_committed"
-    assert event_kind(messages[2].event) == "round_started"
+    # Then the commitment to the first shuffle's cards, before any is dealt (section 6).
+    assert messages[2].event.referee.WhichOneof("kind") == "deck_committed"
+    assert event_kind(messages[3].event) == "round_started"
     assert event_kind(messages[-2].event) == "game_ended"
     revealed = messages[-1].event.referee
     assert revealed.HasField("seed_revealed") and not revealed.seed_revealed.seed  # organiser's

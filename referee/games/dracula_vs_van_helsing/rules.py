@@ -36,7 +36,11 @@ from referee.engine.chance import (
     pick_for,
 )
 from referee.engine.game import (
+    CardShown,
+    CardsTaken,
+    ChanceStep,
     Decision,
+    DeckOrder,
     Game,
     GameConfig,
     GameInfo,
@@ -432,6 +436,20 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             last_deck_top=CARDS[state.last_deck_top],
             winner=state.winner,
         )
+
+    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+        """DV-5: positions 0-4 are seat 0's slots, 5-9 seat 1's, the rest the deck, drawn
+        from the top (the drawer sees the card; everyone when a 2 revealed it, DV-11)."""
+        kind = type(event)
+        if kind is RoundStarted:
+            return (DeckOrder(event.shuffle, tuple(deck_for(config, event.shuffle, DECK))),)
+        if kind is SlotsDealt:
+            return (CardsTaken(len(event.cards), (event.seat,)),)
+        if kind is CardDrawn:
+            return (CardsTaken(1, None if event.revealed else (event.seat,)),)
+        if kind is DeckTopRevealed:
+            return (CardShown(None),)
+        return ()
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         kind = type(event)

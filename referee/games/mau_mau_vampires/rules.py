@@ -46,7 +46,10 @@ from typing import Any, NoReturn
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, pick_for
 from referee.engine.game import (
+    CardsTaken,
+    ChanceStep,
     Decision,
+    DeckOrder,
     Game,
     GameConfig,
     GameInfo,
@@ -96,6 +99,7 @@ from referee.games.mau_mau_vampires.model import (
     ColourCalled,
     Command,
     DayNightTurned,
+    DeckShuffled,
     DeclineAbility,
     DrawCard,
     DrawnShared,
@@ -137,6 +141,7 @@ from referee.games.mau_mau_vampires.state import (
     _TURN,
     _TURN_PHASES,
     _WISH,
+    FULL_DECK_NOTATION_BY_CODE,
     MAX_PLAYERS,
     MAX_TIEBREAKS,
     MauMauVampiresState,
@@ -842,6 +847,22 @@ class MauMauVampires(Game[MauMauVampiresState]):
 
     def view(self, state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
         return redaction.view(state, viewer)
+
+    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+        """MM-5/MM-15: every shuffle becomes the deck, taken from the top: dealt and drawn
+        cards by their seat (both cards of (g) by the drawer), the starting card by everyone
+        (MM-6), the cards set aside from the deck by no one (MM-22 h)."""
+        kind = type(event)
+        if kind is DeckShuffled:
+            cards = tuple(FULL_DECK_NOTATION_BY_CODE[code_of(c)] for c in event.order)
+            return (DeckOrder(event.shuffle, cards),)
+        if kind is CardsDealt or kind is CardsDrawn:
+            return (CardsTaken(event.count, (event.seat,)),)
+        if kind is StartingCardTurned:
+            return (CardsTaken(1, None),)
+        if kind is CardSetAside:
+            return (CardsTaken(event.deck_count, ()),)
+        return ()
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         return redaction.redact(event, viewer)

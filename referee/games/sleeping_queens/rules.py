@@ -35,6 +35,7 @@ chance pass (seed FAQ); of a turn the single discard of the lowest card.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import combinations, compress
@@ -49,7 +50,11 @@ from referee.engine.chance import (
     shuffled,
 )
 from referee.engine.game import (
+    CardShown,
+    CardsTaken,
+    ChanceStep,
     Decision,
+    DeckOrder,
     Game,
     GameConfig,
     GameInfo,
@@ -779,6 +784,25 @@ class SleepingQueens(Game[SleepingQueensState]):
             winners=state.winners,
             end_rule=state.end_rule,
         )
+
+    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+        """SQ-3/SQ-14: the draw pile is the latest card shuffle, drawn from the top (a Jester
+        turns its top card face up, SQ-8); the queens' shuffle lies on positions 0-11, and a
+        queen woken or bounced is seen by everyone (SQ-5, SQ-18)."""
+        kind = type(event)
+        if kind is DeckShuffled:
+            cards = tuple(CARD_NOTATION[c] for c in event.cards)
+            return (DeckOrder(event.shuffle, cards),)
+        if kind is QueensLaid:
+            queens = tuple(QUEEN_NAMES[q] for q in event.queens)
+            return (DeckOrder(_QUEENS_SHUFFLE, queens, pile=False),)
+        if kind is CardsDrawn:
+            return (CardsTaken(event.count, (event.seat,)),)
+        if kind is JesterTurned:
+            return (CardsTaken(1, None),)
+        if kind is QueenWoken or kind is QueenBounced:
+            return (CardShown(None, event.position, _QUEENS_SHUFFLE),)
+        return ()
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         kind = type(event)

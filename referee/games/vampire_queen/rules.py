@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -24,7 +25,10 @@ from referee.engine.chance import (
     pick_for,
 )
 from referee.engine.game import (
+    CardsTaken,
+    ChanceStep,
     Decision,
+    DeckOrder,
     Game,
     GameConfig,
     GameInfo,
@@ -530,6 +534,16 @@ class VampireQueen(Game[VampireQueenState]):
             hunter_tie="last" if state.hunter_tie_last else "first",
             hunter_queen=state.hunter_queen,
         )
+
+    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+        """VQ-4: each round's shuffle deals ``hand_size`` cards to each seat in seat order
+        (positions ``s*size ..``); the rest stay set aside, opened to no one (VQ-21)."""
+        kind = type(event)
+        if kind is RoundStarted:
+            return (DeckOrder(event.shuffle, tuple(deck_for(config, event.shuffle, DECK))),)
+        if kind is HandDealt:
+            return (CardsTaken(event.count, (event.seat,)),)
+        return ()
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         # VQ-20/VQ-21: a dealt hand is seen by its owner only; everything else is public.

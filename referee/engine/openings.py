@@ -1,0 +1,242 @@
+"""Per-card commitments: each seat checks, during the game and without trusting anyone, that
+every card it was dealt or drew was fixed before the deal (``docs/fairness.md`` section 6).
+
+Every position ``i`` of every shuffle ``k`` gets a salted commitment (a Merkle leaf); the root
+of a shuffle's leaves is published in a public :class:`DeckCommitted` before any card of it
+leaves the deck, in the batch that shuffles it. After each batch in which cards become visible,
+a :class:`CardsOpened` event carries the *openings* (card, salt and Merkle path) of those
+positions, each addressed to the seats that may see the card (or to everyone); the event's
+redaction keeps only the viewer's own openings. Salts derive from the referee's salt and the
+secret seed, so replaying or verifying a log gives the same events.
+
+Which positions become visible to whom is game knowledge: each game maps its events to
+:class:`~referee.engine.game.DeckOrder`, :class:`~referee.engine.game.CardsTaken` and
+:class:`~referee.engine.game.CardShown` steps (``Game.chance_steps``); the rest is here.
+
+>>> leaf(0, 3, bytes(32), "Q").hex()[:16]
+'c73c19c8c6fc8c03'
+>>> leaves = [leaf(0, i, bytes(32), c) for i, c in enumerate("abc")]
+>>> tree = MerkleTree(leaves)
+>>> all(root_of(leaves[i], i, 3, tree.path(i)) == tree.root for i in range(3))
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
+from referee.engine.table_events import TableEvent
+
+_LEAF, _NODE = b"\x00", b"\x01"
+
+
+def card_key(config: GameConfig) -> bytes:
+    """The secret every card salt derives from: SHA-256("referee-card-key" || salt || seed)."""
+    return hashlib.sha256(b"referee-card-key" + config.salt + config.seed).digest()
+
+
+def card_salt(key: bytes, shuffle: int, position: int) -> bytes:
+    """SHA-256(key || uint32_be(shuffle) || uint32_be(position)): 32 bytes."""
+    return hashlib.sha256(key + shuffle.to_bytes(4, "big") + position.to_bytes(4, "big")).digest()
+
+
+def leaf(shuffle: int, position: int, salt: bytes, card: str) -> bytes:
+    """The commitment to one deck position: SHA-256(0x00 || uint32_be(shuffle) ||
+    uint32_be(position) || salt || UTF-8(card))."""
+    return hashlib.sha256(
+        _LEAF + shuffle.to_bytes(4, "big") + position.to_bytes(4, "big") + salt + card.encode()
+    ).digest()
+
+
+def _node(left: bytes, right: bytes) -> bytes:
+    return hashlib.sha256(_NODE + left + right).digest()
+
+
+class MerkleTree:
+    """Levels of SHA-256(0x01 || left || right) over the leaves; an odd last node moves up
+    unchanged. A path lists the sibling of each level where there is one, bottom first."""
+
+    __slots__ = ("levels",)
+
+    def __init__(self, leaves: Sequence[bytes]) -> None:
+        level = list(leaves)
+        self.levels = [level]
+        while len(level) > 1:
+            up = [_node(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]
+            if len(level) % 2:
+                up.append(level[-1])
+            level = up
+            self.levels.append(level)
+
+    @property
+    def root(self) -> bytes:
+        return self.levels[-1][0] if self.levels[0] else hashlib.sha256(b"").digest()
+
+    def path(self, position: int) -> tuple[bytes, ...]:
+        out = []
+        index = position
+        for level in self.levels[:-1]:
+            sibling = index ^ 1
+            if sibling < len(level):
+                out.append(level[sibling])
+            index //= 2
+        return tuple(out)
+
+
+def root_of(digest: bytes, position: int, size: int, path: Sequence[bytes]) -> bytes:
+    """The root a leaf and its path give, for a tree of ``size`` leaves (what a seat checks)."""
+    index, width, steps = position, size, iter(path)
+    while width > 1:
+        if index % 2:
+            digest = _node(next(steps), digest)
+        elif index + 1 < width:
+            digest = _node(digest, next(steps))
+        index, width = index // 2, (width + 1) // 2
+    return digest
+
+
+# --- the referee's events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeckCommitted(TableEvent):
+    """Public: the Merkle root (lowercase hex) of the ``size`` position commitments of shuffle
+    ``shuffle``, published before any of its cards leaves the deck."""
+
+    shuffle: int
+    size: int
+    root: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardOpening:
+    """Position ``position`` of shuffle ``shuffle`` holds ``card``: its ``salt`` and Merkle
+    ``path`` prove it against the shuffle's root. For ``seats`` only, or everyone (``public``)."""
+
+    shuffle: int
+    position: int
+    card: str
+    salt: bytes
+    path: tuple[bytes, ...]
+    seats: tuple[int, ...] = ()
+    public: bool = False
+
+    def for_viewer(self, viewer: Viewer) -> bool:
+        return self.public or (viewer is not None and viewer in self.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class CardsOpened(TableEvent):
+    """The openings of the cards this batch made visible; each viewer sees its own only."""
+
+    openings: tuple[CardOpening, ...] = field(default=())
+
+    def redacted(self, viewer: Viewer) -> TableEvent:
+        kept = tuple(o for o in self.openings if o.for_viewer(viewer))
+        return self if len(kept) == len(self.openings) else CardsOpened(kept)
+
+
+# --- following a game's decks -----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Deck:
+    cards: tuple[str, ...]
+    tree: MerkleTree
+    taken: int = 0
+
+
+@dataclass(slots=True)
+class DeckTracker:
+    """Every shuffle of a game so far, how many cards of each left the deck, and which
+    positions were opened to whom (``"*"`` for everyone).
+
+    :meth:`trial` gives a cheap copy for a batch not yet committed: it shares the trees and
+    reads what this one opened, changing nothing here."""
+
+    key: bytes
+    decks: dict[int, _Deck] = field(default_factory=dict)
+    pile: int | None = None
+    opened: dict[tuple[int, int], set[int | str]] = field(default_factory=dict)
+    parent: DeckTracker | None = None
+    trees: dict[tuple[int, tuple[str, ...]], MerkleTree] = field(default_factory=dict)
+
+    def trial(self) -> DeckTracker:
+        return DeckTracker(self.key, dict(self.decks), self.pile, {}, self, self.trees)
+
+    def _given(self, place: tuple[int, int]) -> set[int | str]:
+        given = self.opened.get(place)
+        if given is None:
+            inherited = self.parent.opened.get(place) if self.parent is not None else None
+            given = self.opened[place] = set(inherited or ())
+        return given
+
+    def step(
+        self, step: DeckOrder | CardsTaken | CardShown
+    ) -> tuple[DeckCommitted | None, list[CardOpening]]:
+        """Follow one step: a new shuffle gives its commitment, cards seen give openings."""
+        if isinstance(step, DeckOrder):
+            cards = tuple(step.cards)
+            tree = self.trees.get((step.shuffle, cards))
+            if tree is None:
+                key = self.key
+                leaves = [
+                    leaf(step.shuffle, i, card_salt(key, step.shuffle, i), c)
+                    for i, c in enumerate(cards)
+                ]
+                tree = self.trees[step.shuffle, cards] = MerkleTree(leaves)
+            self.decks[step.shuffle] = _Deck(cards, tree)
+            if step.pile:
+                self.pile = step.shuffle
+            return DeckCommitted(step.shuffle, len(step.cards), tree.root.hex()), []
+        index = self.pile if step.shuffle is None else step.shuffle
+        deck = self.decks.get(index) if index is not None else None
+        if deck is None or index is None:  # about a deck nobody shuffled: nothing to open
+            return None, []
+        if isinstance(step, CardsTaken):
+            positions = range(deck.taken, min(deck.taken + step.count, len(deck.cards)))
+            self.decks[index] = _Deck(deck.cards, deck.tree, positions.stop)  # copy on write
+        else:
+            at = deck.taken if step.position is None else step.position
+            positions = range(at, at + 1) if at < len(deck.cards) else range(0)
+        return None, [o for p in positions if (o := self._open(index, deck, p, step.to))]
+
+    def _open(
+        self, index: int, deck: _Deck, position: int, to: tuple[int, ...] | None
+    ) -> CardOpening | None:
+        given = self._given((index, position))
+        if "*" in given:
+            return None
+        if to is None:
+            given.add("*")
+            seats: tuple[int, ...] = ()
+        else:
+            seats = tuple(s for s in to if s not in given)
+            if not seats:
+                return None
+            given.update(seats)
+        return CardOpening(
+            index,
+            position,
+            deck.cards[position],
+            card_salt(self.key, index, position),
+            deck.tree.path(position),
+            seats,
+            to is None,
+        )
+
+
+__all__ = [
+    "CardOpening",
+    "CardsOpened",
+    "DeckCommitted",
+    "DeckTracker",
+    "MerkleTree",
+    "card_key",
+    "card_salt",
+    "leaf",
+    "root_of",
+]

@@ -1,0 +1,191 @@
+"""Per-card commitments and openings (docs/fairness.md section 6) on every game, in the engine.
+
+Properties, from hypothesis-chosen seeds and random legal play:
+
+* every opening proves its card against the root published for its shuffle, and that root
+  came before the card left the deck (in an earlier event);
+* an opening addressed to a viewer opens only a card that the viewer's own redacted events of
+  that batch show (it opens nothing the viewer may not see), and a viewer gets no opening
+  addressed to another;
+* two games whose first deals differ only in cards a viewer may not see give that viewer the
+  same opening batch and view, except for the commitment digests (the Merkle root, the paths
+  and the seed commitments): those are hiding commitments, salted with secrets the viewer
+  never gets, so they tell it nothing about the cards under them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.engine import FixedDeal, Game, Table, TableSettings, all_games
+from referee.engine.openings import CardOpening, CardsOpened, DeckCommitted, leaf, root_of
+from referee.engine.table_events import SeedCommitted, TableEvent
+from referee.games.dracula_vs_van_helsing.model import CARDS as DV_CARDS
+from referee.games.dracula_vs_van_helsing.model import notation_codes
+from referee.games.mau_mau_vampires.model import CARDS as MM_CARDS
+from referee.games.mau_mau_vampires.model import parse_notation
+from referee.games.sleeping_queens.model import NAME_QUEEN, NOTATION_CARD
+
+GAMES = [pytest.param(game, id=game.info.type_id) for game in all_games()]
+SHORT = {"vampire-queen": {"rounds": "2"}, "mau-mau-vampires": {"hands": "1"}}
+SALT = bytes(range(32))
+PROPERTY = settings(
+    max_examples=6, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+#: Commands of a random game inspected at most (long Mau Mau Vampires hands).
+STEPS = 1500
+
+
+def as_shown(game_type: str, card: str) -> Any:
+    """A card of the fixed-deal notation as the game's events carry it."""
+    if game_type == "vampire-queen":
+        return 14 if card == "Q" else int(card)
+    if game_type == "sleeping-queens":
+        return NOTATION_CARD.get(card, NAME_QUEEN.get(card))
+    if game_type == "dracula-vs-van-helsing":
+        return DV_CARDS[notation_codes()[card]]
+    return MM_CARDS[parse_notation(card)]
+
+
+def values(event: Any) -> list[Any]:
+    """Every value an event carries (fields, tuple items), for "does it show this card"."""
+    out: list[Any] = []
+    for item in dataclasses.fields(event):
+        value = getattr(event, item.name)
+        for part in value if isinstance(value, tuple) else (value,):
+            out.append(part)
+    return out
+
+
+def refereed(game: Game[Any], seed: int, deal: FixedDeal | None = None) -> Table[Any]:
+    return Table.create(
+        game.info.type_id,
+        game.info.min_players,
+        SHORT.get(game.info.type_id, {}),
+        seed=seed.to_bytes(8, "big"),
+        deal=deal,
+        settings=TableSettings(card_commitments=True),
+        salt=SALT,
+    )
+
+
+def batches(table: Table[Any], rng: random.Random) -> list[list[Any]]:
+    """Random legal play; the log cut into its batches (the opening first)."""
+    out = [list(table.log)]
+    for _ in range(STEPS):
+        if table.over:
+            break
+        seat = rng.choice(table.pending())
+        out.append(table.submit(seat, rng.choice(table.legal_commands(seat))))
+    return out
+
+
+@pytest.mark.parametrize("game", GAMES)
+@PROPERTY
+@given(seed=st.integers(0, 2**64 - 1))
+def test_openings_prove_their_cards_and_show_only_the_viewers_own(
+    game: Game[Any], seed: int
+) -> None:
+    table = refereed(game, seed)
+    type_id, players = game.info.type_id, game.info.min_players
+    roots: dict[int, tuple[int, bytes]] = {}
+    opened = 0
+    for batch in batches(table, random.Random(seed)):
+        for event in batch:
+            if isinstance(event, DeckCommitted):
+                roots[event.shuffle] = (event.size, bytes.fromhex(event.root))
+            if not isinstance(event, CardsOpened):
+                continue
+            assert event is batch[-1], "the openings close their batch"
+            for viewer in [*range(players), None]:
+                mine = table.redact(event, viewer)
+                assert isinstance(mine, CardsOpened)
+                assert all(o.public or viewer in o.seats for o in mine.openings)
+                assert [o for o in event.openings if o.for_viewer(viewer)] == list(mine.openings)
+                shown = [
+                    v
+                    for e in batch
+                    if not isinstance(e, TableEvent)
+                    for v in values(table.redact(e, viewer))
+                ]
+                for opening in mine.openings:
+                    assert as_shown(type_id, opening.card) in shown, (viewer, opening)
+            for opening in event.openings:
+                size, root = roots[opening.shuffle]  # published in an earlier event
+                digest = leaf(opening.shuffle, opening.position, opening.salt, opening.card)
+                assert root_of(digest, opening.position, size, opening.path) == root
+                opened += 1
+    assert opened > 0
+
+
+def blank(event: Any) -> Any:
+    """The event without its commitment digests (hiding commitments, see the module doc)."""
+    if isinstance(event, SeedCommitted):
+        return SeedCommitted("<commitment>", "<deal commitment>" if event.deal_commitment else "")
+    if isinstance(event, DeckCommitted):
+        return dataclasses.replace(event, root="<root>")
+    if isinstance(event, CardsOpened):
+        return CardsOpened(tuple(dataclasses.replace(o, path=()) for o in event.openings))
+    return event
+
+
+def hidden_positions(table: Table[Any], viewer: int | None) -> list[int]:
+    """Positions of shuffle 0 the opening batch opened neither to ``viewer`` nor publicly."""
+    shown: set[int] = set()
+    for event in table.log:
+        if isinstance(event, CardsOpened):
+            shown.update(
+                o.position for o in event.openings if o.shuffle == 0 and o.for_viewer(viewer)
+            )
+    size = next(e.size for e in table.log if isinstance(e, DeckCommitted) and e.shuffle == 0)
+    return [p for p in range(size) if p not in shown]
+
+
+def opening_as_seen(table: Table[Any], viewer: int | None) -> tuple[list[Any], Any]:
+    return [blank(table.redact(e, viewer)) for e in table.log], table.view(viewer)
+
+
+def opened_to(table: Table[Any], viewer: int | None) -> list[CardOpening]:
+    return [
+        o
+        for e in table.log
+        if isinstance(e, CardsOpened)
+        for o in table.redact(e, viewer).openings  # type: ignore[attr-defined]
+    ]
+
+
+@pytest.mark.parametrize("game", GAMES)
+@PROPERTY
+@given(seed=st.integers(0, 2**64 - 1), shuffle_seed=st.integers(0, 2**32), data=st.data())
+def test_a_viewer_learns_nothing_of_the_cards_it_may_not_see(
+    game: Game[Any], seed: int, shuffle_seed: int, data: st.DataObject
+) -> None:
+    players = game.info.min_players
+    viewer = data.draw(st.sampled_from([*range(players), None]))
+    first = refereed(game, seed)
+    order = next(e for e in first.deck_tracker().decks.items() if e[0] == 0)[1].cards
+    hidden = hidden_positions(first, viewer)
+    cards = list(order)
+    moved = [cards[p] for p in hidden]
+    random.Random(shuffle_seed).shuffle(moved)
+    if len(set(moved)) > 1 and moved == [cards[p] for p in hidden]:
+        moved.append(moved.pop(0))  # make sure something changed where it can
+    for place, card in zip(hidden, moved, strict=True):
+        cards[place] = card
+    deal_a = FixedDeal(decks=(tuple(order),))
+    deal_b = FixedDeal(decks=(tuple(cards),))
+    a, b = refereed(game, seed, deal_a), refereed(game, seed, deal_b)
+    assert opening_as_seen(a, viewer) == opening_as_seen(b, viewer)
+    # Not vacuous: the other seats' openings differ where their cards do.
+    if tuple(cards) != tuple(order):
+        everyone = [opened_to(a, s) for s in range(players)]
+        differs = [opened_to(b, s) for s in range(players)]
+        assert everyone != differs or all(
+            p not in {o.position for os in everyone for o in os} for p in hidden
+        )
