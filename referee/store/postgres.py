@@ -285,6 +285,11 @@ class PostgresEventStore(EventStore):
                 target=self._listen, name="referee-store-listen", daemon=True
             )
             self._listener.start()
+            # Listening before the store is handed out: a server lists its games right after
+            # opening the store, and a game another replica creates in between must not be
+            # missed (its notice would go to nobody). Seen as a flaky adoption test in CI.
+            if not self.listening.wait(connect_timeout):
+                _log.warning("event store listener not listening after %s s", connect_timeout)
 
     # -- connections -----------------------------------------------------------------------
 
