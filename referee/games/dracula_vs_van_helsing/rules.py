@@ -156,6 +156,88 @@ _SWAPS = tuple(SwapSlots(a, b) for a in _DISTRICT_NUMBERS for b in _DISTRICT_NUM
 _EXCHANGE = tuple(ExchangeDistrict(d) for d in _DISTRICT_NUMBERS)
 _TRUMPS = {int(c): ChooseTrump(int(c)) for c in COLOURS}
 
+# --- the view's prebuilt values (a view is built on every step of a learning agent) ----------
+
+#: Codes index the per-card flags (``revealed``, ``seen``): 0 and the unused codes included.
+_CODES = 50
+
+
+def _slot_table(viewer: Viewer, seat: int) -> tuple[Slot, ...]:
+    """Every :class:`Slot` of ``seat``'s rack as ``viewer`` sees it, indexed by
+    ``(district_index * 50 + code) * 8 + 2 * seen[code] + revealed[code]``.
+
+    A slot depends on nothing else: its card is shown when revealed or when the viewer has
+    seen it (DV-24, DV-25), and it is known to the rack owner's opponent when revealed or seen
+    by that opponent (DV-25). Equal slots share one object (values are frozen)."""
+    made: dict[Slot, Slot] = {}
+    table = []
+    for index in range(SLOTS):
+        for code in range(_CODES):
+            for seen in range(4):  # the two seats' bits
+                for revealed in (False, True):
+                    visible = revealed or (viewer is not None and bool(seen >> viewer & 1))
+                    slot = Slot(
+                        district=index + 1,
+                        card=CARDS[code] if visible else HIDDEN,
+                        revealed=revealed,
+                        known_to_opponent=revealed or bool(seen >> (1 - seat) & 1),
+                    )
+                    table.append(made.setdefault(slot, slot))
+    return tuple(table)
+
+
+#: The slot tables of the two players and of a spectator (None), for racks 0 and 1.
+_SLOT_TABLES = {viewer: (_slot_table(viewer, 0), _slot_table(viewer, 1)) for viewer in (None, 0, 1)}
+#: Dracula's seat -> the roles of seats 0 and 1 (DV-1).
+_ROLES = {
+    0: (Role.DRACULA, Role.VAN_HELSING),
+    1: (Role.VAN_HELSING, Role.DRACULA),
+}
+
+
+def _rack(
+    table: tuple[Slot, ...], codes: Sequence[int], revealed: Sequence[bool], seen: Sequence[int]
+) -> tuple[Slot, ...]:
+    """A rack's five slots (DV-5) from its slot table; unrolled, it runs on every view."""
+    a, b, c, d, e = codes
+    return (
+        table[a * 8 + 2 * seen[a] + revealed[a]],
+        table[400 + b * 8 + 2 * seen[b] + revealed[b]],
+        table[800 + c * 8 + 2 * seen[c] + revealed[c]],
+        table[1200 + d * 8 + 2 * seen[d] + revealed[d]],
+        table[1600 + e * 8 + 2 * seen[e] + revealed[e]],
+    )
+
+
+_DISTRICT_VIEWS: dict[tuple[int, ...], tuple[District, ...]] = {}
+_TRACK_VIEWS: dict[tuple[int, ...], tuple[tuple[Colour, ...], Colour]] = {}
+
+
+def _districts(vampires: Sequence[int]) -> tuple[District, ...]:
+    """The districts' tokens (DV-3, DV-21), one tuple per distribution of the vampires (at
+    most 5^5 of them)."""
+    key = tuple(vampires)
+    found = _DISTRICT_VIEWS.get(key)
+    if found is None:
+        if len(_DISTRICT_VIEWS) >= 4096:  # only states made by hand go beyond 5^5
+            _DISTRICT_VIEWS.clear()
+        found = _DISTRICT_VIEWS[key] = tuple(
+            District(index + 1, HUMANS - v, v) for index, v in enumerate(key)
+        )
+    return found
+
+
+def _track(track: Sequence[int]) -> tuple[tuple[Colour, ...], Colour]:
+    """The colour track and the trump (DV-4, DV-16); 24 orders, empty before the start."""
+    key = tuple(track)
+    found = _TRACK_VIEWS.get(key)
+    if found is None:
+        if len(_TRACK_VIEWS) >= 4096:
+            _TRACK_VIEWS.clear()
+        colours = tuple(Colour(c) for c in key)
+        found = _TRACK_VIEWS[key] = (colours, colours[0] if colours else Colour.UNSPECIFIED)
+    return found
+
 
 def code_of(card: Card) -> int:
     """The card code (``colour * 10 + value``) of a wire card."""
@@ -383,6 +465,10 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         return space
 
     def view(self, state: DraculaVsVanHelsingState, viewer: Viewer) -> DraculaVsVanHelsingView:
+        # Runs on every step of a learning agent (P8), so it reads prebuilt values instead of
+        # making a Slot, a District and a Colour per entry: see _slot_table, _districts and
+        # _track. What it returns is exactly the value DV-24 ... DV-26 define (tests compare
+        # it with a plain per-card construction).
         step = state.step
         dracula = state.dracula
         if viewer is None:
@@ -390,22 +476,19 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         else:
             role = Role.DRACULA if viewer == dracula else Role.VAN_HELSING
         revealed, seen = state.revealed, state.seen
-        racks = []
-        for seat in (0, 1):
-            opponent_bit = 1 << (1 - seat)
-            slots = tuple(
-                Slot(
-                    district=index + 1,
-                    card=CARDS[code] if state.visible(code, viewer) else HIDDEN,
-                    revealed=revealed[code],
-                    known_to_opponent=revealed[code] or bool(seen[code] & opponent_bit),
-                )
-                for index, code in enumerate(state.slots[seat])
-            )
-            racks.append(Rack(seat, Role.DRACULA if seat == dracula else Role.VAN_HELSING, slots))
+        tables = _SLOT_TABLES.get(viewer) or (_slot_table(viewer, 0), _slot_table(viewer, 1))
+        roles = _ROLES[dracula]
+        racks = (
+            Rack(0, roles[0], _rack(tables[0], state.slots[0], revealed, seen)),
+            Rack(1, roles[1], _rack(tables[1], state.slots[1], revealed, seen)),
+        )
+        track, trump = _track(state.track)
         deck = state.deck
         drawn = state.drawn if step is Step.PLACE else 0
-        effect_step = step in _STEP_EFFECT
+        # DV-25: the drawn card, for its drawer (seen bit) or everyone once a 2 revealed it.
+        drawn_visible = drawn and (
+            revealed[drawn] or (viewer is not None and seen[drawn] >> viewer & 1)
+        )
         return DraculaVsVanHelsingView(
             round=state.round,
             rounds=ROUNDS,
@@ -413,26 +496,24 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             van_helsing=1 - dracula,
             role=role,
             hp=state.hp,
-            districts=tuple(
-                District(index + 1, HUMANS - v, v) for index, v in enumerate(state.vampires)
-            ),
-            track=tuple(Colour(c) for c in state.track),
-            trump=Colour(state.track[0]) if state.track else Colour.UNSPECIFIED,
+            districts=_districts(state.vampires),
+            track=track,
+            trump=trump,
             resolution_order=state.order,
-            racks=tuple(racks),
+            racks=racks,
             deck_size=len(deck),
             deck_top=CARDS[deck[0]] if deck and revealed[deck[0]] else HIDDEN,  # DV-11
-            discard_pile=tuple(CARDS[c] for c in state.pile),  # DV-26
+            discard_pile=tuple(map(CARDS.__getitem__, state.pile)),  # DV-26
             turn=None if step is Step.OVER else state.active,
             turn_kind=state.turn_kind,
             step=step,
-            drawn=CARDS[drawn] if drawn and state.visible(drawn, viewer) else HIDDEN,  # DV-25
+            drawn=CARDS[drawn] if drawn_visible else HIDDEN,
             drawn_revealed=bool(drawn) and revealed[drawn],
-            effect=state.pile[-1] % 10 if effect_step else 0,
+            effect=state.pile[-1] % 10 if step in _STEP_EFFECT else 0,
             called_by=state.called_by if state.called_by >= 0 else None,
             last_round_end=state.last_round_end,
             last_resolution=tuple(state.last_resolution),
-            last_discard_pile=tuple(CARDS[c] for c in state.last_pile),
+            last_discard_pile=tuple(map(CARDS.__getitem__, state.last_pile)),
             last_deck_top=CARDS[state.last_deck_top],
             winner=state.winner,
         )
