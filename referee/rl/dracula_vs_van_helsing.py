@@ -22,16 +22,20 @@ there is no margin to reward.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
 
 from referee.engine import View
 from referee.games.dracula_vs_van_helsing.model import (
+    CARDS,
+    CODES,
     DISCARDS_TO_CALL,
     DISTRICTS,
     HUMANS,
     ROUNDS,
     START_HP,
     CallEnd,
-    Card,
     ChooseTrump,
     DiscardDrawn,
     DraculaVsVanHelsingView,
@@ -43,7 +47,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     Role,
     SwapSlots,
 )
-from referee.rl.core import ActionTable, Layout, Observation, dense, win_reward
+from referee.rl.core import ActionTable, Layout, Observation, win_reward
 
 GAME = "dracula-vs-van-helsing"
 REWARD = "win"
@@ -66,17 +70,6 @@ def actions(players: int, options: Mapping[str, str]) -> ActionTable:
 
 def reward(rank: int, players: int) -> float:
     return win_reward(rank, players)
-
-
-def _beats(mine: Card, theirs: Card, place: list[int]) -> bool:
-    """DV-20: exactly one trump wins, else the higher value, else the colour higher on the
-    ladder (``place`` 0 is trump, smaller is stronger)."""
-    a, b = place[mine.colour], place[theirs.colour]
-    if (a == 0) != (b == 0):
-        return a == 0
-    if mine.value != theirs.value:
-        return mine.value > theirs.value
-    return a < b
 
 
 class Encoder:
@@ -113,81 +106,135 @@ class Encoder:
         self.o_called = layout.add("called_by", 3, "nobody / this seat / the opponent called")
         self.o_winner = layout.add("winner", 3, "no winner yet / this seat won / lost")
         self.size = layout.size
+        #: The discard pile's multi-hot index of each of the rules' own card instances
+        #: (CARDS, alive for good: their ids stay theirs).
+        self._discard_at = {
+            id(CARDS[code]): self.o_discards - 9 + 8 * (code // 10) + code % 10 for code in CODES
+        }
+        self._static: dict[tuple[Any, ...], tuple[Any, Any, list[int], list[float], list[int]]]
+        self._static = {}
 
-    def encode(self, view: View) -> Observation:
-        # Written for speed (it runs on every step): a plain list, no helpers; every count in
-        # a view is >= 0, so min(count / most, 1.0) is in [0, 1].
-        game: DraculaVsVanHelsingView = view.game
-        me = view.viewer
-        x: dict[int, float] = {}  # sparse: most entries are 0
-        x[self.o_role] = 1.0 if game.role == Role.DRACULA else 0.0
-        round_ = game.round
-        if 1 <= round_ <= ROUNDS:
-            x[self.o_round + round_ - 1] = 1.0
-        x[self.o_round + ROUNDS] = min(round_ / ROUNDS, 1.0)
-        x[self.o_hp] = min(game.hp / START_HP, 1.0)
-        at = self.o_districts
+    def _static_entries(
+        self, game: DraculaVsVanHelsingView
+    ) -> tuple[list[int], list[float], list[int]]:
+        """The entries that change once a round at most (role, round, HP, districts, track,
+        resolution order) as indices and values, and ``place``: for each colour 1-4 its place
+        on the track (0 trump, 1-3 the ladder from strongest; 0 for colour 0, hidden)."""
+        at: list[int] = [self.o_role, self.o_round + ROUNDS, self.o_hp]
+        values: list[float] = [
+            1.0 if game.role == Role.DRACULA else 0.0,
+            min(game.round / ROUNDS, 1.0),
+            min(game.hp / START_HP, 1.0),
+        ]
+        if 1 <= game.round <= ROUNDS:
+            at.append(self.o_round + game.round - 1)
+            values.append(1.0)
+        offset = self.o_districts
         for district in game.districts[:DISTRICTS]:
-            x[at] = min(district.humans / HUMANS, 1.0)
-            x[at + 1] = min(district.vampires / HUMANS, 1.0)
-            x[at + 2] = 1.0 if district.vampires == HUMANS - 1 else 0.0
-            at += 3
-        # place[colour]: 0 trump, 1-3 the ladder from strongest (colours 1-4; 0 hidden).
+            at += [offset, offset + 1, offset + 2]
+            values += [
+                min(district.humans / HUMANS, 1.0),
+                min(district.vampires / HUMANS, 1.0),
+                1.0 if district.vampires == HUMANS - 1 else 0.0,
+            ]
+            offset += 3
         place = [0, 0, 0, 0, 0]
-        track = self.o_track - 4
         for i, colour in enumerate(game.track[:4]):
             place[colour] = i
-            x[track + 4 * colour + i] = 1.0
-        x[self.o_order] = 1.0 if game.resolution_order[:1] == (DISTRICTS,) else 0.0
+            at.append(self.o_track + 4 * (colour - 1) + i)
+            values.append(1.0)
+        at.append(self.o_order)
+        values.append(1.0 if game.resolution_order[:1] == (DISTRICTS,) else 0.0)
+        return at, values, place
+
+    def encode(self, view: View) -> Observation:
+        # Runs on every step (P8). The entries that change once a round at most come from a
+        # cache keyed by the identity of the view's districts and track tuples (the rules
+        # share one tuple per distribution, docs/performance.md P8): an entry holds the tuples
+        # it was made from, so their ids cannot be reused by other objects while it is cached.
+        # The rest is written as lists of indices (``ones``: the 1.0 entries) in one pass.
+        game: DraculaVsVanHelsingView = view.game
+        me = view.viewer
+        districts, track = game.districts, game.track
+        key = (id(districts), id(track), game.role, game.round, game.hp, game.resolution_order)
+        static = self._static.get(key)
+        if static is None:
+            if len(self._static) >= 256:
+                self._static.clear()
+            static = self._static[key] = (districts, track, *self._static_entries(game))
+        _, _, at, values, place = static
+        ones: list[int] = []
+        one = ones.append
         mine = theirs = None
         for rack in game.racks:
             if rack.seat == me:
                 mine = rack.slots
             elif me is not None:
                 theirs = rack.slots
-        for slots, offset, own in ((mine, self.o_mine, True), (theirs, self.o_theirs, False)):
-            if slots is None:
-                continue
-            for slot in slots[:DISTRICTS]:
+        if mine is not None:
+            offset = self.o_mine
+            for slot in mine[:DISTRICTS]:
                 card = slot.card
                 value = card.value
                 if value:
-                    x[offset] = 1.0
-                    x[offset + value] = 1.0
-                    x[offset + 9 + place[card.colour]] = 1.0
+                    ones += (offset, offset + value, offset + 9 + place[card.colour])
                 if slot.revealed:
-                    x[offset + CARD_SIZE] = 1.0
-                if own and slot.known_to_opponent:
-                    x[offset + CARD_SIZE + 1] = 1.0
+                    one(offset + CARD_SIZE)
+                if slot.known_to_opponent:
+                    one(offset + CARD_SIZE + 1)
                 offset += SLOT_SIZE
-        if mine is not None and theirs is not None:
-            at = self.o_compare
-            for a, b in zip(mine[:DISTRICTS], theirs[:DISTRICTS], strict=False):
-                if a.card.value and b.card.value:
-                    x[at] = 1.0
-                    x[at + 1] = 1.0 if _beats(a.card, b.card, place) else 0.0
-                at += 2
-        x[self.o_deck] = min(game.deck_size / 32, 1.0)
-        for card, at in ((game.deck_top, self.o_deck + 1), (game.drawn, self.o_drawn)):
+        if theirs is not None:
+            offset = self.o_theirs
+            for slot in theirs[:DISTRICTS]:
+                card = slot.card
+                value = card.value
+                if value:
+                    ones += (offset, offset + value, offset + 9 + place[card.colour])
+                if slot.revealed:
+                    one(offset + CARD_SIZE)
+                offset += SLOT_SIZE
+            if mine is not None:
+                offset = self.o_compare
+                for a, b in zip(mine[:DISTRICTS], theirs[:DISTRICTS], strict=False):
+                    ours, other = a.card, b.card
+                    if ours.value and other.value:
+                        one(offset)
+                        # DV-20: exactly one trump wins, else the higher value, else the
+                        # colour higher on the ladder (a smaller place).
+                        p, q = place[ours.colour], place[other.colour]
+                        if (p == 0) != (q == 0):
+                            wins = p == 0
+                        elif ours.value != other.value:
+                            wins = ours.value > other.value
+                        else:
+                            wins = p < q
+                        if wins:
+                            one(offset + 1)
+                    offset += 2
+        for card, offset in ((game.deck_top, self.o_deck + 1), (game.drawn, self.o_drawn)):
             value = card.value
             if value:
-                x[at] = 1.0
-                x[at + value] = 1.0
-                x[at + 9 + place[card.colour]] = 1.0
-        x[self.o_drawn + CARD_SIZE] = 1.0 if game.drawn_revealed else 0.0
-        discards = self.o_discards - 9
-        for card in game.discard_pile:
-            if card.value:
-                x[discards + 8 * card.colour + card.value] = 1.0
-        x[self.o_discards + 32] = min(len(game.discard_pile) / DISCARDS_TO_CALL, 1.0)
-        x[self.o_turn] = 1.0 if me is not None and me in view.pending else 0.0
-        x[self.o_kind + min(game.turn_kind, 3)] = 1.0
-        x[self.o_step + min(game.step, 8)] = 1.0
-        x[self.o_effect + min(max(game.effect, 0), 8)] = 1.0
+                ones += (offset, offset + value, offset + 9 + place[card.colour])
+        if game.drawn_revealed:
+            one(self.o_drawn + CARD_SIZE)
+        pile = game.discard_pile
+        found = list(map(self._discard_at.get, map(id, pile)))
+        if None in found:  # cards that are not the rules' own instances (or hidden ones)
+            discards = self.o_discards - 9
+            found = [discards + 8 * c.colour + c.value for c in pile if c.value]
+        ones += found
+        if me is not None and me in view.pending:
+            one(self.o_turn)
+        one(self.o_kind + min(game.turn_kind, 3))
+        one(self.o_step + min(game.step, 8))
+        one(self.o_effect + min(max(game.effect, 0), 8))
         called = game.called_by
-        x[self.o_called + (0 if called is None else 1 if called == me else 2)] = 1.0
+        one(self.o_called + (0 if called is None else 1 if called == me else 2))
         winner = game.winner
-        x[
-            self.o_winner + (0 if winner == Role.UNSPECIFIED else 1 if winner == game.role else 2)
-        ] = 1.0
-        return dense(x, self.size)
+        one(self.o_winner + (0 if winner == Role.UNSPECIFIED else 1 if winner == game.role else 2))
+        out = np.zeros(self.size, dtype=np.float32)
+        out[at] = values
+        out[ones] = 1.0
+        out[self.o_deck] = min(game.deck_size / 32, 1.0)
+        out[self.o_discards + 32] = min(len(pile) / DISCARDS_TO_CALL, 1.0)
+        return out
