@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +45,12 @@ class UnmappedCommand(KeyError):
         return str(self.args[0])
 
 
+#: Command objects an :class:`ActionTable` remembers by identity beyond its own.
+_KNOWN_LIMIT = 4096
+#: Masks an :class:`ActionTable` keeps, by the set of legal actions.
+_MASK_LIMIT = 2048
+
+
 class ActionTable:
     """The fixed ``Discrete`` action space of one game and player count."""
 
@@ -57,6 +63,13 @@ class ActionTable:
                 raise ValueError(f"{module}: command {command!r} is listed twice")
             self.index[command] = i
         self.size = len(self.commands)
+        # The games hand out the same command objects step after step (frozen values built
+        # once), so the mask looks them up by identity first: hashing a dataclass command
+        # runs Python code, id() does not. ``_known`` holds every object whose id is a key of
+        # ``_by_id``, so none of those ids can belong to another object meanwhile.
+        self._by_id: dict[int, int] = {id(c): i for i, c in enumerate(self.commands)}
+        self._known: list[Any] = list(self.commands)
+        self._masks: dict[tuple[int, ...], Mask] = {}
 
     def command(self, action: int) -> Any:
         return self.commands[action]
@@ -73,17 +86,34 @@ class ActionTable:
             raise UnmappedCommand(f"{self.module}: {command!r} is not a command") from None
 
     def indices(self, commands: Sequence[Any]) -> list[int]:
-        index = self.index
-        try:
-            return [index[c] for c in commands]
-        except (KeyError, TypeError):
-            return [self.action(c) for c in commands]
+        """The action of each command (UnmappedCommand for one with none)."""
+        found = list(map(self._by_id.get, map(id, commands)))
+        if None in found:
+            return [self._remember(c) for c in commands]
+        return cast(list[int], found)
+
+    def _remember(self, command: Any) -> int:
+        """The action of ``command``, found by value; its id is kept for the next time."""
+        action = self.action(command)
+        if len(self._known) >= _KNOWN_LIMIT:  # a game making new objects every step
+            self._by_id = {id(c): i for i, c in enumerate(self.commands)}
+            self._known = list(self.commands)
+        self._known.append(command)
+        self._by_id[id(command)] = action
+        return action
 
     def mask(self, legal: Sequence[Any]) -> Mask:
-        mask = np.zeros(self.size, dtype=np.int8)
-        if legal:
-            mask[self.indices(legal)] = 1
-        return mask
+        # The same sets of legal actions come back again and again: each mask is built once
+        # and copied (the caller owns what it gets).
+        key = tuple(self.indices(legal))
+        mask = self._masks.get(key)
+        if mask is None:
+            if len(self._masks) >= _MASK_LIMIT:
+                self._masks.clear()
+            mask = self._masks[key] = np.zeros(self.size, dtype=np.int8)
+            if key:
+                mask[list(key)] = 1
+        return mask.copy()
 
 
 @dataclass(frozen=True)
