@@ -42,6 +42,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     Draw,
     ExchangeDistrict,
     PlaceDrawn,
+    Rack,
     RevealOpponent,
     RevealOwn,
     Role,
@@ -111,48 +112,79 @@ class Encoder:
         self._discard_at = {
             id(CARDS[code]): self.o_discards - 9 + 8 * (code // 10) + code % 10 for code in CODES
         }
-        self._static: dict[tuple[Any, ...], tuple[Any, Any, list[int], list[float], list[int]]]
-        self._static = {}
+        # Caches keyed by the identity of view parts the rules share from step to step (the
+        # districts and track tuples, the racks): every entry holds the objects whose ids make
+        # its key, so no other object can have those ids while the entry exists. Views whose
+        # parts are not shared (made elsewhere) only miss; each cache is bounded.
+        self._static: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self._racks: dict[tuple[int, int], tuple[Any, ...]] = {}
+        self._compare: dict[tuple[int, int, int], tuple[Any, ...]] = {}
 
-    def _static_entries(
-        self, game: DraculaVsVanHelsingView
-    ) -> tuple[list[int], list[float], list[int]]:
-        """The entries that change once a round at most (role, round, HP, districts, track,
-        resolution order) as indices and values, and ``place``: for each colour 1-4 its place
+    def _static_entries(self, game: DraculaVsVanHelsingView) -> tuple[Observation, list[int]]:
+        """The vector holding only the entries that change once a round at most (role, round,
+        HP, districts, track, resolution order), and ``place``: for each colour 1-4 its place
         on the track (0 trump, 1-3 the ladder from strongest; 0 for colour 0, hidden)."""
-        at: list[int] = [self.o_role, self.o_round + ROUNDS, self.o_hp]
-        values: list[float] = [
-            1.0 if game.role == Role.DRACULA else 0.0,
-            min(game.round / ROUNDS, 1.0),
-            min(game.hp / START_HP, 1.0),
-        ]
-        if 1 <= game.round <= ROUNDS:
-            at.append(self.o_round + game.round - 1)
-            values.append(1.0)
-        offset = self.o_districts
+        x = np.zeros(self.size, dtype=np.float32)
+        x[self.o_role] = 1.0 if game.role == Role.DRACULA else 0.0
+        round_ = game.round
+        if 1 <= round_ <= ROUNDS:
+            x[self.o_round + round_ - 1] = 1.0
+        x[self.o_round + ROUNDS] = min(round_ / ROUNDS, 1.0)
+        x[self.o_hp] = min(game.hp / START_HP, 1.0)
+        at = self.o_districts
         for district in game.districts[:DISTRICTS]:
-            at += [offset, offset + 1, offset + 2]
-            values += [
-                min(district.humans / HUMANS, 1.0),
-                min(district.vampires / HUMANS, 1.0),
-                1.0 if district.vampires == HUMANS - 1 else 0.0,
-            ]
-            offset += 3
+            x[at] = min(district.humans / HUMANS, 1.0)
+            x[at + 1] = min(district.vampires / HUMANS, 1.0)
+            x[at + 2] = 1.0 if district.vampires == HUMANS - 1 else 0.0
+            at += 3
         place = [0, 0, 0, 0, 0]
         for i, colour in enumerate(game.track[:4]):
             place[colour] = i
-            at.append(self.o_track + 4 * (colour - 1) + i)
-            values.append(1.0)
-        at.append(self.o_order)
-        values.append(1.0 if game.resolution_order[:1] == (DISTRICTS,) else 0.0)
-        return at, values, place
+            x[self.o_track + 4 * (colour - 1) + i] = 1.0
+        x[self.o_order] = 1.0 if game.resolution_order[:1] == (DISTRICTS,) else 0.0
+        return x, place
+
+    def _rack_ones(self, rack: Rack, own: bool, place: list[int]) -> list[int]:
+        """The 1.0 entries of a rack: per district the card (if known), revealed and, for
+        this seat's own rack, known to the opponent."""
+        ones: list[int] = []
+        offset = self.o_mine if own else self.o_theirs
+        for slot in rack.slots[:DISTRICTS]:
+            card = slot.card
+            value = card.value
+            if value:
+                ones += (offset, offset + value, offset + 9 + place[card.colour])
+            if slot.revealed:
+                ones.append(offset + CARD_SIZE)
+            if own and slot.known_to_opponent:
+                ones.append(offset + CARD_SIZE + 1)
+            offset += SLOT_SIZE
+        return ones
+
+    def _compare_ones(self, mine: Rack, theirs: Rack, place: list[int]) -> list[int]:
+        """Per district where both cards are known: 1, and 1 if ours wins (DV-20: exactly one
+        trump wins, else the higher value, else the colour higher on the ladder)."""
+        ones: list[int] = []
+        offset = self.o_compare
+        for a, b in zip(mine.slots[:DISTRICTS], theirs.slots[:DISTRICTS], strict=False):
+            ours, other = a.card, b.card
+            if ours.value and other.value:
+                ones.append(offset)
+                p, q = place[ours.colour], place[other.colour]
+                if (p == 0) != (q == 0):
+                    wins = p == 0
+                elif ours.value != other.value:
+                    wins = ours.value > other.value
+                else:
+                    wins = p < q
+                if wins:
+                    ones.append(offset + 1)
+            offset += 2
+        return ones
 
     def encode(self, view: View) -> Observation:
-        # Runs on every step (P8). The entries that change once a round at most come from a
-        # cache keyed by the identity of the view's districts and track tuples (the rules
-        # share one tuple per distribution, docs/performance.md P8): an entry holds the tuples
-        # it was made from, so their ids cannot be reused by other objects while it is cached.
-        # The rest is written as lists of indices (``ones``: the 1.0 entries) in one pass.
+        # Runs on every step (P8): the blocks that change seldom come from the caches above,
+        # the rest is a list of the 1.0 entries written in one numpy call.
         game: DraculaVsVanHelsingView = view.game
         me = view.viewer
         districts, track = game.districts, game.track
@@ -162,55 +194,41 @@ class Encoder:
             if len(self._static) >= 256:
                 self._static.clear()
             static = self._static[key] = (districts, track, *self._static_entries(game))
-        _, _, at, values, place = static
+        template, place = static[2], static[3]
         ones: list[int] = []
         one = ones.append
         mine = theirs = None
         for rack in game.racks:
             if rack.seat == me:
-                mine = rack.slots
+                mine = rack
             elif me is not None:
-                theirs = rack.slots
-        if mine is not None:
-            offset = self.o_mine
-            for slot in mine[:DISTRICTS]:
-                card = slot.card
-                value = card.value
-                if value:
-                    ones += (offset, offset + value, offset + 9 + place[card.colour])
-                if slot.revealed:
-                    one(offset + CARD_SIZE)
-                if slot.known_to_opponent:
-                    one(offset + CARD_SIZE + 1)
-                offset += SLOT_SIZE
-        if theirs is not None:
-            offset = self.o_theirs
-            for slot in theirs[:DISTRICTS]:
-                card = slot.card
-                value = card.value
-                if value:
-                    ones += (offset, offset + value, offset + 9 + place[card.colour])
-                if slot.revealed:
-                    one(offset + CARD_SIZE)
-                offset += SLOT_SIZE
-            if mine is not None:
-                offset = self.o_compare
-                for a, b in zip(mine[:DISTRICTS], theirs[:DISTRICTS], strict=False):
-                    ours, other = a.card, b.card
-                    if ours.value and other.value:
-                        one(offset)
-                        # DV-20: exactly one trump wins, else the higher value, else the
-                        # colour higher on the ladder (a smaller place).
-                        p, q = place[ours.colour], place[other.colour]
-                        if (p == 0) != (q == 0):
-                            wins = p == 0
-                        elif ours.value != other.value:
-                            wins = ours.value > other.value
-                        else:
-                            wins = p < q
-                        if wins:
-                            one(offset + 1)
-                    offset += 2
+                theirs = rack
+        racks = self._racks
+        for rack, own in ((mine, True), (theirs, False)):
+            if rack is not None:
+                found = racks.get((id(rack), id(track)))
+                if found is None:
+                    if len(racks) >= 4096:
+                        racks.clear()
+                    found = racks[id(rack), id(track)] = (
+                        rack,
+                        track,
+                        self._rack_ones(rack, own, place),
+                    )
+                ones += found[2]
+        if mine is not None and theirs is not None:
+            pair = (id(mine), id(theirs), id(track))
+            found = self._compare.get(pair)
+            if found is None:
+                if len(self._compare) >= 4096:
+                    self._compare.clear()
+                found = self._compare[pair] = (
+                    mine,
+                    theirs,
+                    track,
+                    self._compare_ones(mine, theirs, place),
+                )
+            ones += found[3]
         for card, offset in ((game.deck_top, self.o_deck + 1), (game.drawn, self.o_drawn)):
             value = card.value
             if value:
@@ -218,11 +236,11 @@ class Encoder:
         if game.drawn_revealed:
             one(self.o_drawn + CARD_SIZE)
         pile = game.discard_pile
-        found = list(map(self._discard_at.get, map(id, pile)))
-        if None in found:  # cards that are not the rules' own instances (or hidden ones)
+        cards = list(map(self._discard_at.get, map(id, pile)))
+        if None in cards:  # cards that are not the rules' own instances (or hidden ones)
             discards = self.o_discards - 9
-            found = [discards + 8 * c.colour + c.value for c in pile if c.value]
-        ones += found
+            cards = [discards + 8 * c.colour + c.value for c in pile if c.value]
+        ones += cards
         if me is not None and me in view.pending:
             one(self.o_turn)
         one(self.o_kind + min(game.turn_kind, 3))
@@ -232,8 +250,7 @@ class Encoder:
         one(self.o_called + (0 if called is None else 1 if called == me else 2))
         winner = game.winner
         one(self.o_winner + (0 if winner == Role.UNSPECIFIED else 1 if winner == game.role else 2))
-        out = np.zeros(self.size, dtype=np.float32)
-        out[at] = values
+        out = template.copy()
         out[ones] = 1.0
         out[self.o_deck] = min(game.deck_size / 32, 1.0)
         out[self.o_discards + 32] = min(len(pile) / DISCARDS_TO_CALL, 1.0)

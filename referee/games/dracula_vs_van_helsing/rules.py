@@ -195,18 +195,41 @@ _ROLES = {
 }
 
 
+#: Racks already built, by viewer, seat, role and the five slot indices: a rack seldom
+#: changes from one step to the next, and an unchanged rack is then the same object (which the
+#: learning agents' encoders key their own caches by, referee/rl).
+_RACK_VIEWS: dict[tuple[Any, ...], Rack] = {}
+_RACK_LIMIT = 8192
+
+
 def _rack(
-    table: tuple[Slot, ...], codes: Sequence[int], revealed: Sequence[bool], seen: Sequence[int]
-) -> tuple[Slot, ...]:
+    viewer: Viewer,
+    seat: int,
+    role: Role,
+    table: tuple[Slot, ...],
+    codes: Sequence[int],
+    revealed: Sequence[bool],
+    seen: Sequence[int],
+) -> Rack:
     """A rack's five slots (DV-5) from its slot table; unrolled, it runs on every view."""
     a, b, c, d, e = codes
-    return (
-        table[a * 8 + 2 * seen[a] + revealed[a]],
-        table[400 + b * 8 + 2 * seen[b] + revealed[b]],
-        table[800 + c * 8 + 2 * seen[c] + revealed[c]],
-        table[1200 + d * 8 + 2 * seen[d] + revealed[d]],
-        table[1600 + e * 8 + 2 * seen[e] + revealed[e]],
+    key = (
+        viewer,
+        seat,
+        role,
+        a * 8 + 2 * seen[a] + revealed[a],
+        400 + b * 8 + 2 * seen[b] + revealed[b],
+        800 + c * 8 + 2 * seen[c] + revealed[c],
+        1200 + d * 8 + 2 * seen[d] + revealed[d],
+        1600 + e * 8 + 2 * seen[e] + revealed[e],
     )
+    rack = _RACK_VIEWS.get(key)
+    if rack is None:
+        if len(_RACK_VIEWS) >= _RACK_LIMIT:
+            _RACK_VIEWS.clear()
+        slots = (table[key[3]], table[key[4]], table[key[5]], table[key[6]], table[key[7]])
+        rack = _RACK_VIEWS[key] = Rack(seat, role, slots)
+    return rack
 
 
 _DISTRICT_VIEWS: dict[tuple[int, ...], tuple[District, ...]] = {}
@@ -479,8 +502,8 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         tables = _SLOT_TABLES.get(viewer) or (_slot_table(viewer, 0), _slot_table(viewer, 1))
         roles = _ROLES[dracula]
         racks = (
-            Rack(0, roles[0], _rack(tables[0], state.slots[0], revealed, seen)),
-            Rack(1, roles[1], _rack(tables[1], state.slots[1], revealed, seen)),
+            _rack(viewer, 0, roles[0], tables[0], state.slots[0], revealed, seen),
+            _rack(viewer, 1, roles[1], tables[1], state.slots[1], revealed, seen),
         )
         track, trump = _track(state.track)
         deck = state.deck
