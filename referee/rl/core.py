@@ -27,15 +27,19 @@ referee.rl.core.UnmappedCommand: demo: legal command 'z' has no action index; ex
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 import numpy.typing as npt
 
 Observation = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.int8]
+#: What an encoder writes its entries into: a sparse dict (:func:`dense`) or an array from
+#: :func:`zeros`.
+Entries: TypeAlias = "dict[int, float] | array[float]"
 
 
 class UnmappedCommand(KeyError):
@@ -87,9 +91,10 @@ class ActionTable:
 
     def indices(self, commands: Sequence[Any]) -> list[int]:
         """The action of each command (UnmappedCommand for one with none)."""
-        found = list(map(self._by_id.get, map(id, commands)))
+        by_id = self._by_id
+        found = list(map(by_id.get, map(id, commands)))
         if None in found:
-            return [self._remember(c) for c in commands]
+            return [self._remember(c) if a is None else a for a, c in zip(found, commands)]
         return cast(list[int], found)
 
     def _remember(self, command: Any) -> int:
@@ -104,15 +109,17 @@ class ActionTable:
 
     def mask(self, legal: Sequence[Any]) -> Mask:
         # The same sets of legal actions come back again and again: each mask is built once
-        # and copied (the caller owns what it gets).
+        # and copied (the caller owns what it gets). A new one is written into a bytearray
+        # that numpy views: cheaper than np.zeros and fancy indexing from a list.
         key = tuple(self.indices(legal))
         mask = self._masks.get(key)
         if mask is None:
             if len(self._masks) >= _MASK_LIMIT:
                 self._masks.clear()
-            mask = self._masks[key] = np.zeros(self.size, dtype=np.int8)
-            if key:
-                mask[list(key)] = 1
+            out = bytearray(self.size)
+            for action in key:
+                out[action] = 1
+            mask = self._masks[key] = np.frombuffer(out, np.int8)
         return mask.copy()
 
 
@@ -170,10 +177,30 @@ def squashed(value: float, half: float) -> float:
     return value / (value + half)
 
 
-def put_seat(x: dict[int, float], offset: int, seat: int | None, me: int, players: int) -> None:
+def put_seat(x: Entries, offset: int, seat: int | None, me: int, players: int) -> None:
     """One-hot of ``seat`` relative to the viewer ``me`` in a block of ``players + 1`` entries
     (the last one: no seat)."""
     x[offset + (players if seat is None else (seat - me) % players)] = 1.0
+
+
+#: An all-zero C float array of each observation size met (copied by :func:`zeros`).
+_ZEROS: dict[int, array[float]] = {}
+
+
+def zeros(size: int) -> array[float]:
+    """A new all-zero C float array of ``size`` entries: an encoder writes its entries into it
+    and hands it to :func:`finish`. Writing items of a C array is about as fast as filling a
+    dict, and numpy then views it without a copy: twice as fast as fancy indexing from Python
+    lists (P8 runs an encoder on every step)."""
+    found = _ZEROS.get(size)
+    if found is None:
+        found = _ZEROS[size] = array("f", bytes(4 * size))
+    return array("f", found)
+
+
+def finish(out: array[float]) -> Observation:
+    """The float32 observation of an array from :func:`zeros` (a view of it, no copy)."""
+    return np.frombuffer(out, np.float32)  # dtype as a keyword is slower (P8)
 
 
 def dense(x: dict[int, float], size: int) -> Observation:
@@ -182,10 +209,10 @@ def dense(x: dict[int, float], size: int) -> Observation:
     >>> dense({1: 0.5, 3: 1.0}, 4).tolist()
     [0.0, 0.5, 0.0, 1.0]
     """
-    out = np.zeros(size, dtype=np.float32)
-    if x:
-        out[list(x)] = list(x.values())
-    return out
+    out = zeros(size)
+    for index, value in x.items():
+        out[index] = value
+    return finish(out)
 
 
 def rank_reward(rank: int, players: int) -> float:

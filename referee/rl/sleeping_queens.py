@@ -40,7 +40,7 @@ from referee.games.sleeping_queens.model import (
     SleepingQueensView,
     WakeQueen,
 )
-from referee.rl.core import ActionTable, Layout, Observation, dense, put_seat, scaled, win_reward
+from referee.rl.core import ActionTable, Layout, Observation, finish, scaled, win_reward, zeros
 
 GAME = "sleeping-queens"
 REWARD = "win"
@@ -48,8 +48,7 @@ NUMBERS = range(1, 11)
 QUEENS = range(1, 13)
 DECK = sum(CARD_COUNTS.values())
 CAT_DOG = ("illegal", "wasted", "bounce")
-#: What one card adds to its discard pile entry: 1 / the deck's number of it.
-_SHARE = {card: 1.0 / count for card, count in CARD_COUNTS.items()}
+_QUEEN_SET = frozenset(QUEENS)
 
 
 def equations() -> list[tuple[int, ...]]:
@@ -121,24 +120,27 @@ class Encoder:
         self.size = layout.size
 
     def encode(self, view: View) -> Observation:
-        # Runs on every step: local names, no helper calls in the loops; every count in a
-        # view is >= 0, so min(count / most, 1.0) is in [0, 1].
+        # Runs on every step (P8): entries go straight into a C float array (core.zeros),
+        # counts are taken by C code (set, tuple.count) and divided once: k / count is, in
+        # float32, the same number as adding 1 / count k times.
         game: SleepingQueensView = view.game
         n = self.players
         me = view.viewer or 0
-        x: dict[int, float] = {}  # sparse: most entries are 0
+        x = zeros(self.size)
         at = self.o_hand - 1
-        for card in game.hand:  # a hand holds 5 cards (SQ-4), the deck CARD_COUNTS of each
+        hand = game.hand
+        for card in set(hand):  # a hand holds 5 cards (SQ-4), the deck CARD_COUNTS of each
             if 1 <= card <= CARDS:
-                x[at + card] = x.get(at + card, 0.0) + 1.0 / HAND_SIZE
+                x[at + card] = hand.count(card) / HAND_SIZE
         at = self.o_sizes
         for seat, size in enumerate(game.hand_sizes[:n]):
             x[at + (seat - me) % n] = min(size / HAND_SIZE, 1.0)
         x[self.o_draw] = min(game.draw_pile_size / DECK, 1.0)
         at = self.o_discard - 1
-        for card in game.discard_pile:
+        pile = game.discard_pile
+        for card in set(pile):
             if 1 <= card <= CARDS:
-                x[at + card] = x.get(at + card, 0.0) + _SHARE[card]
+                x[at + card] = pile.count(card) / CARD_COUNTS[card]
         placed: set[int] = set()
         queens, where = self.o_queens - self.where, self.where
         positions = self.o_positions
@@ -162,13 +164,14 @@ class Encoder:
                 if 1 <= queen <= 12:
                     awake.add(queen)
                     x[queens + where * queen + rel] = 1.0
-        for queen in QUEENS:
-            if queen not in awake and queen not in placed:
-                x[queens + where * queen + n + 1] = 1.0
-        put_seat(x, self.o_turn, game.turn, me, n)
+        unknown = queens + n + 1
+        for queen in _QUEEN_SET.difference(awake, placed):
+            x[unknown + where * queen] = 1.0
+        turn, decider, attacker = game.turn, game.decider, game.attacker
+        x[self.o_turn + (n if turn is None else (turn - me) % n)] = 1.0
         x[self.o_phase + min(int(game.phase), 6)] = 1.0
-        put_seat(x, self.o_decider, game.decider, me, n)
-        put_seat(x, self.o_attacker, game.attacker, me, n)
+        x[self.o_decider + (n if decider is None else (decider - me) % n)] = 1.0
+        x[self.o_attacker + (n if attacker is None else (attacker - me) % n)] = 1.0
         x[self.o_target + min(max(game.target_queen, 0), 12)] = 1.0
         x[self.o_jester + min(max(game.jester_card, 0), CARDS)] = 1.0
         if game.knight_cat_dog in CAT_DOG:
@@ -177,4 +180,4 @@ class Encoder:
         x[self.o_options + 4] = scaled(game.points_to_win, 50)
         for seat in game.winners:
             x[self.o_winners + (seat - me) % n] = 1.0
-        return dense(x, self.size)
+        return finish(x)
