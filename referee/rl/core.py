@@ -94,7 +94,8 @@ class ActionTable:
         by_id = self._by_id
         found = list(map(by_id.get, map(id, commands)))
         if None in found:
-            return [self._remember(c) if a is None else a for a, c in zip(found, commands)]
+            pairs = zip(found, commands, strict=True)
+            return [self._remember(c) if a is None else a for a, c in pairs]
         return cast(list[int], found)
 
     def _remember(self, command: Any) -> int:
