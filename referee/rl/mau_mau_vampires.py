@@ -26,6 +26,7 @@ totals grow with the number of hands and players, the rank means the same at eve
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
 from itertools import product
 from typing import Any
@@ -64,13 +65,15 @@ from referee.games.mau_mau_vampires.model import (
 )
 from referee.rl.core import (
     ActionTable,
+    Entries,
     Layout,
     Observation,
-    dense,
+    finish,
     put_seat,
     rank_reward,
     scaled,
     squashed,
+    zeros,
 )
 
 GAME = "mau-mau-vampires"
@@ -156,7 +159,7 @@ class Encoder:
             "options", 3, "characters pass_left, announcements auto, first_game"
         )
         self.size = layout.size
-        self._slow: dict[tuple[Any, ...], dict[int, float]] = {}
+        self._slow: dict[tuple[Any, ...], array[float]] = {}
 
     def _slow_entries(self, game: MauMauVampiresView, me: int) -> dict[int, float]:
         """The characters (their ids give the data file's abilities and symbols), the
@@ -191,7 +194,14 @@ class Encoder:
                 ones.append(at + SYMBOLS + 6)
         return ones
 
-    def _cards(self, x: dict[int, float], offset: int, cards: tuple[Card, ...]) -> None:
+    def _slow_template(self, game: MauMauVampiresView, me: int) -> array[float]:
+        """An observation holding only the slow entries (copied by every encoding)."""
+        x = zeros(self.size)
+        for index, value in self._slow_entries(game, me).items():
+            x[index] = value
+        return x
+
+    def _cards(self, x: Entries, offset: int, cards: tuple[Card, ...]) -> None:
         for card in cards:
             code = _BY_ID.get(id(card))
             if code is None:
@@ -200,23 +210,39 @@ class Encoder:
                 x[offset + code] = 1.0
 
     def encode(self, view: View) -> Observation:
-        # Runs on every step: shared card instances are looked up by identity, and the blocks
-        # that change once a hand at most (characters, totals, options) come from a cache.
+        # Runs on every step (P8): shared card instances are looked up by identity; the
+        # blocks that change once a hand at most (characters, totals, options) come from a
+        # cache as a ready C float array, which is copied and then written into.
         game: MauMauVampiresView = view.game
         n = self.players
         me = view.viewer or 0
-        x: dict[int, float] = {}  # sparse: most entries are 0
+        key = (
+            me,
+            game.werewolf_seat,
+            tuple(c.id for c in game.characters),
+            game.totals,
+            game.tiebreak_points,
+            game.hand_number,
+            game.tiebreak,
+            game.dealer,
+            game.playing,
+        )
+        slow = self._slow.get(key)
+        if slow is None:
+            slow = self._slow_template(game, me)
+            if len(self._slow) > 4096:
+                self._slow.clear()
+            self._slow[key] = slow
+        x = array("f", slow)
         hand = self.o_hand
         for card in game.hand:
             code = _BY_ID.get(id(card))
             if code is None:
                 code = _code(card)
             if code is not None:
-                x[hand + code] = x.get(hand + code, 0.0) + 1.0
-        if hand + CLOCK in x:
-            x[hand + CLOCK] /= CLOCKS_IN_DECK  # the deck's counts (MM-2): at most 1 each
-        if hand + WEREWOLF in x:
-            x[hand + WEREWOLF] /= WEREWOLVES_IN_DECK
+                x[hand + code] += 1.0  # small counts: exact in float32
+        x[hand + CLOCK] /= CLOCKS_IN_DECK  # the deck's counts (MM-2): at most 1 each
+        x[hand + WEREWOLF] /= WEREWOLVES_IN_DECK
         at = self.o_sizes
         for seat, size in enumerate(game.hand_sizes[:n]):
             x[at + (seat - me) % n] = size / (size + 8)
@@ -236,24 +262,6 @@ class Encoder:
             x[self.o_night] = 1.0
         x[self.o_night + 1] = min(game.clocks / CLOCKS_IN_DECK, 1.0)
         put_seat(x, self.o_werewolf, game.werewolf_seat, me, n)
-        key = (
-            me,
-            game.werewolf_seat,
-            tuple(c.id for c in game.characters),
-            game.totals,
-            game.tiebreak_points,
-            game.hand_number,
-            game.tiebreak,
-            game.dealer,
-            game.playing,
-        )
-        slow = self._slow.get(key)
-        if slow is None:
-            slow = self._slow_entries(game, me)
-            if len(self._slow) > 4096:
-                self._slow.clear()
-            self._slow[key] = slow
-        x.update(slow)
         if game.pot_size:
             x[self.o_pot] = game.pot_size / (game.pot_size + 4)
             self._cards(x, self.o_pot + 1, game.pot_yours)
@@ -273,4 +281,4 @@ class Encoder:
         if game.to_share:
             self._cards(x, self.o_share, game.to_share)
         x[self.o_share + CODES] = min(game.to_share_count / SHARED, 1.0)
-        return dense(x, self.size)
+        return finish(x)
