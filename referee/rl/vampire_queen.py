@@ -39,11 +39,12 @@ from referee.rl.core import (
     ActionTable,
     Layout,
     Observation,
-    dense,
+    finish,
     put_seat,
     rank_reward,
     scaled,
     squashed,
+    zeros,
 )
 
 GAME = "vampire-queen"
@@ -53,6 +54,8 @@ PER_VALUE = 8
 QUEENS = 4
 MAX_SET = PER_VALUE + QUEENS
 TRICK_PLAY = 9
+#: The six play-kind entries of a trick play, cleared before the seat's later play is written.
+_NO_KIND = zeros(6)
 
 
 def actions(players: int, options: Mapping[str, str]) -> ActionTable:
@@ -99,22 +102,26 @@ class Encoder:
         self.size = layout.size
 
     def encode(self, view: View) -> Observation:
+        # Runs on every step (P8): entries go straight into a C float array (core.zeros) and
+        # the hand is counted by C code (set, tuple.count; k / 8 and k / 4 are exact).
         game: VampireQueenView = view.game
         n = self.players
         me = view.viewer or 0
-        x: dict[int, float] = {}  # sparse: most entries are 0
-        hand = self.o_hand
-        for value in game.hand:  # at most 8 of a value and 4 queens exist (VQ-1)
+        x = zeros(self.size)
+        at = self.o_hand
+        hand = game.hand
+        for value in set(hand):  # at most 8 of a value and 4 queens exist (VQ-1)
             if 1 <= value < QUEEN:
-                x[hand + value - 1] = x.get(hand + value - 1, 0.0) + 1.0 / PER_VALUE
+                x[at + value - 1] = hand.count(value) / PER_VALUE
             elif value == QUEEN:
-                x[hand + 13] = x.get(hand + 13, 0.0) + 1.0 / QUEENS
+                x[at + 13] = hand.count(value) / QUEENS
             elif value == HUNTER_15:
-                x[hand + 14] = 1.0
+                x[at + 14] = 1.0
             elif value == HUNTER_20:
-                x[hand + 15] = 1.0
+                x[at + 15] = 1.0
+        at = self.o_sizes
         for seat, size in enumerate(game.hand_sizes[:n]):
-            x[self.o_sizes + (seat - me) % n] = scaled(size, 26)
+            x[at + (seat - me) % n] = scaled(size, 26)
         x[self.o_h15 + (game.hunter_15_holder - me) % n] = 1.0
         x[self.o_h20 + (game.hunter_20_holder - me) % n] = 1.0
         x[self.o_leader + (game.leader - me) % n] = 1.0
@@ -129,18 +136,19 @@ class Encoder:
             x[self.o_barred + 1] = float(barred == HUNTER_20)
         for play in game.trick:  # later plays of a seat overwrite earlier ones
             at = self.o_trick + TRICK_PLAY * ((play.seat - me) % n)
-            for k in range(at, at + 6):
-                x.pop(k, None)
+            x[at : at + 6] = _NO_KIND
             x[at + min(int(play.kind), 5)] = 1.0
             x[at + 6] = scaled(play.value, QUEEN)
             x[at + 7] = scaled(play.count, MAX_SET)
             x[at + 8] = scaled(play.queens, QUEENS)
+        at = self.o_penalties
         for seat, penalty in enumerate(game.last_penalties[:n]):
-            x[self.o_penalties + (seat - me) % n] = squashed(penalty, 50)
+            x[at + (seat - me) % n] = squashed(penalty, 50)
+        at = self.o_totals
         for seat, total in enumerate(game.totals[:n]):
-            x[self.o_totals + (seat - me) % n] = squashed(total, 100)
+            x[at + (seat - me) % n] = squashed(total, 100)
         x[self.o_round] = scaled(game.round, max(game.rounds, 1))
         x[self.o_round + 1] = float(game.round >= game.rounds)
         x[self.o_options] = float(game.hunter_tie == "last")
         x[self.o_options + 1] = float(game.hunter_queen == QUEEN)
-        return dense(x, self.size)
+        return finish(x)
