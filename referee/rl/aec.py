@@ -28,6 +28,7 @@ from pettingzoo import AECEnv
 from referee.engine import Table, View
 from referee.rl.core import Mask, Observation
 from referee.rl.games import GameSpec, default_players, spec
+from referee.rl.text import render_text
 
 ObsDict = dict[str, Any]
 
@@ -183,8 +184,8 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
     # --- text ---------------------------------------------------------------------------
 
     def render(self) -> str | None:
-        """The acting seat's screen (its view, as ``referee-cli`` draws it) and its legal
-        actions by index; ``ansi`` returns it, ``human`` prints it."""
+        """The acting seat's view as plain text and its legal actions by index
+        (:func:`referee.rl.text.render_text`); ``ansi`` returns it, ``human`` prints it."""
         if self.render_mode is None:
             return None
         text = render_text(self.spec_, self._table(), self._seats[self.agent_selection])
@@ -196,18 +197,6 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
     def close(self) -> None:
         self.table = None
         self._cache.clear()
-
-
-def render_text(game: GameSpec, table: Table[Any], seat: int) -> str:
-    """A seat's screen and its legal actions (``referee-cli``'s text, from the proto view)."""
-    from referee.codec import view_to_proto
-    from referee_cli.render import describe_command, render_view
-
-    view = view_to_proto("rl", game.players, table.view(seat))
-    lines = [f"seat {seat} (seat_{seat})", render_view(view)]
-    for command, message in zip(table.legal_commands(seat), view.legal_commands, strict=True):
-        lines.append(f"  action {game.actions.action(command)}: {describe_command(message, view)}")
-    return "\n".join(lines)
 
 
 def env(

@@ -31,9 +31,10 @@ import numpy as np
 from gymnasium import spaces
 
 from referee.engine import Table
-from referee.rl.aec import ObsDict, observation_space, observe, render_text
+from referee.rl.aec import ObsDict, observation_space, observe
 from referee.rl.games import default_players, spec
 from referee.rl.players import Player, PlayerSpec, expand, make_player
+from referee.rl.text import render_text
 
 
 class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
