@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from referee.engine.chance import (
     check_fixed_deck,
@@ -142,6 +142,8 @@ _DECISIONS: dict[tuple[Step, int, bool], tuple[Decision, ...]] = {
     for seat in (0, 1)
     for called in (False, True)
 }
+#: Active seat -> the seats pending (DV-6: one seat decides at a time).
+_ACTIVE = {0: (0,), 1: (1,)}
 #: Commands without fields skip the field check.
 _PLAIN = frozenset({Draw, CallEnd, DiscardDrawn})
 
@@ -265,6 +267,19 @@ def _track(track: Sequence[int]) -> tuple[tuple[Colour, ...], Colour]:
 def code_of(card: Card) -> int:
     """The card code (``colour * 10 + value``) of a wire card."""
     return int(card.colour) * 10 + card.value
+
+
+#: The rules' own card instances (CARDS, alive for good) by identity -> their codes.
+_CODE_BY_ID = {id(card): code_of(card) for card in CARDS}
+
+
+def _codes(cards: Sequence[Card]) -> list[int]:
+    """The codes of the cards of an event: by identity for the rules' own instances (the
+    events this process makes), by value for others (replayed or decoded ones)."""
+    found = list(map(_CODE_BY_ID.get, map(id, cards)))
+    if None in found:
+        return [code_of(c) for c in cards]
+    return cast(list[int], found)
 
 
 def beats(dracula: int, van_helsing: int, track: Sequence[int]) -> tuple[bool, Comparison]:
@@ -418,13 +433,24 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             return ()
         return _DECISIONS[step, state.active, state.called_by >= 0]
 
+    def pending(self, state: DraculaVsVanHelsingState) -> tuple[Seat, ...]:
+        # The seats of decisions(): only the active seat is ever asked (runs on every step).
+        step = state.step
+        if step is Step.OVER or step is Step.UNSPECIFIED:
+            return ()
+        return _ACTIVE[state.active]
+
     def decide(self, state: DraculaVsVanHelsingState, seat: Seat, command: Any) -> list[Any]:
-        # Once over, a command is refused by the rule that ended the game.
-        end_rule = "DV-23" if state.end is GameEnd.ROUNDS else "DV-22"
-        rule = self.check_pending(state, seat, end_rule=end_rule).rule_id
+        step = state.step
+        if seat == state.active and step is not Step.OVER and step is not Step.UNSPECIFIED:
+            # The active seat's own decision (what check_pending finds, without the search).
+            rule = _DECISIONS[step, seat, state.called_by >= 0][0].rule_id
+        else:
+            # Once over, a command is refused by the rule that ended the game.
+            end_rule = "DV-23" if state.end is GameEnd.ROUNDS else "DV-22"
+            rule = self.check_pending(state, seat, end_rule=end_rule).rule_id
         if type(command) not in _PLAIN:
             _check_fields(command, rule)
-        step = state.step
         if step is Step.TURN:
             return _decide_turn(state, seat, command, rule)
         if step is Step.PLACE:
@@ -450,10 +476,11 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
                 return [_DRAW, _CALL]
             return [_DRAW]
         if step is Step.PLACE:
-            early = len(state.pile) < DISCARDS_TO_CALL  # DV-8
-            moves: list[Any] = [] if early and state.drawn % 10 == 8 else [_DISCARD]
+            if len(state.pile) >= DISCARDS_TO_CALL:  # DV-8: an 8 may go now
+                return [_DISCARD, *_PLACE]
+            moves: list[Any] = [] if state.drawn % 10 == 8 else [_DISCARD]
             slots = state.slots[seat]
-            moves.extend(p for p, c in zip(_PLACE, slots, strict=True) if not early or c % 10 != 8)
+            moves += [p for p, c in zip(_PLACE, slots, strict=True) if c % 10 != 8]
             return moves
         if step is Step.REVEAL_OWN:
             revealed = state.revealed
@@ -638,7 +665,7 @@ def _check_fields(command: Any, rule: str) -> None:
     as a Colour is one too, a bool is not)."""
     for name in getattr(command, "__dataclass_fields__", ()):
         value = getattr(command, name)
-        if not isinstance(value, int) or isinstance(value, bool):
+        if type(value) is not int and (not isinstance(value, int) or isinstance(value, bool)):
             raise Rejection(
                 rule, f"{type(command).__name__}.{name} must be an integer, got {value!r}"
             )
@@ -923,7 +950,7 @@ def _apply_game_started(state: DraculaVsVanHelsingState, e: GameStarted) -> None
 
 def _apply_round_started(state: DraculaVsVanHelsingState, e: RoundStarted) -> None:
     state.round = e.round
-    state.deck = [code_of(c) for c in e.deck]
+    state.deck = _codes(e.deck)
     state.pile = []
     state.revealed = [False] * 50  # DV-5: reveals do not carry over
     state.seen = [0] * 50
@@ -932,7 +959,7 @@ def _apply_round_started(state: DraculaVsVanHelsingState, e: RoundStarted) -> No
 
 
 def _apply_slots_dealt(state: DraculaVsVanHelsingState, e: SlotsDealt) -> None:
-    codes = [code_of(c) for c in e.cards]
+    codes = _codes(e.cards)
     state.slots[e.seat] = codes
     bit = 1 << e.seat
     for code in codes:
