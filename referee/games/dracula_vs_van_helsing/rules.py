@@ -24,8 +24,8 @@ they are indexed by card, not by slot, and both are cleared by the next deal (DV
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, cast
 
 from referee.engine.chance import (
@@ -158,6 +158,25 @@ _SWAPS = tuple(SwapSlots(a, b) for a in _DISTRICT_NUMBERS for b in _DISTRICT_NUM
 _EXCHANGE = tuple(ExchangeDistrict(d) for d in _DISTRICT_NUMBERS)
 _TRUMPS = {int(c): ChooseTrump(int(c)) for c in COLOURS}
 
+
+def _positional_constructor(cls: type[Any]) -> Callable[..., Any]:
+    """A positional constructor of the frozen slots dataclass ``cls``: it sets each field's
+    slot through the slot's own descriptor, which is what the dataclass's ``__init__`` does
+    through ``object.__setattr__``, without the keyword parsing and the per-field lookups
+    (2-2.5x faster for the view's 26 fields, built on every step of a learning agent). It is
+    generated from ``fields(cls)``, as dataclasses generates ``__init__``, so it follows the
+    class; ``cls`` has no ``__post_init__``. Tests compare its views with the dataclass's."""
+    names = [f.name for f in fields(cls)]
+    assert not hasattr(cls, "__post_init__") and all(n.isidentifier() for n in names)
+    scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    scope.update({f"set_{n}": getattr(cls, n).__set__ for n in names})
+    body = "".join(f"    set_{n}(made, {n})\n" for n in names)
+    source = f"def make({', '.join(names)}):\n    made = new(cls)\n{body}    return made\n"
+    exec(source, scope)  # the source is made from the field names only
+    made: Callable[..., Any] = scope["make"]
+    return made
+
+
 # --- the view's prebuilt values (a view is built on every step of a learning agent) ----------
 
 #: Codes index the per-card flags (``revealed``, ``seen``): 0 and the unused codes included.
@@ -234,6 +253,7 @@ def _rack(
     return rack
 
 
+_new_view = _positional_constructor(DraculaVsVanHelsingView)
 _DISTRICT_VIEWS: dict[tuple[int, ...], tuple[District, ...]] = {}
 _TRACK_VIEWS: dict[tuple[int, ...], tuple[tuple[Colour, ...], Colour]] = {}
 
@@ -539,7 +559,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         drawn_visible = drawn and (
             revealed[drawn] or (viewer is not None and seen[drawn] >> viewer & 1)
         )
-        return DraculaVsVanHelsingView(
+        return _new_view(
             round=state.round,
             rounds=ROUNDS,
             dracula=dracula,
