@@ -157,13 +157,13 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
             self._was_dead_step(action)
             return
         table = self._table()
-        seat = self._seats[agent]
-        if action is None or not 0 <= int(action) < self.spec_.actions.size:
-            raise ValueError(f"{agent}: action must be 0..{self.spec_.actions.size - 1}")
-        if not self.action_mask(agent)[int(action)]:
-            command = self.spec_.actions.command(int(action))
+        actions = self.spec_.actions
+        if action is None or not 0 <= (index := int(action)) < actions.size:
+            raise ValueError(f"{agent}: action must be 0..{actions.size - 1}")
+        command = actions.commands[index]
+        if not self.observe(agent)["action_mask"][index]:
             raise ValueError(f"{agent}: action {action} ({command!r}) is not legal now")
-        table.submit(seat, self.spec_.actions.command(int(action)))
+        table.submit(self._seats[agent], command)
         self._cumulative_rewards[agent] = 0.0
         results = table.results()
         if results is None:

@@ -9,6 +9,8 @@ of those states (the DV-25 leak property), and in states no game reaches.
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from typing import Any
 
@@ -138,7 +140,12 @@ def test_dv24_to_dv26_view_equals_the_plain_construction(
     for number, state in enumerate(states):
         for viewer in (0, 1, None):
             view = game.view(state, viewer)
-            assert view == reference_view(state, viewer)
+            reference = reference_view(state, viewer)
+            assert view == reference
+            if number % 11 == 0:  # built without the dataclass __init__: still a plain value
+                assert hash(view) == hash(reference)
+                assert pickle.loads(pickle.dumps(view)) == copy.deepcopy(view) == reference
+                assert repr(view) == repr(reference)
             if number % 7 == 0:  # the variants are slow to make: a sample of the states
                 variant = game.hidden_variant(state, viewer, salt=number)
                 assert game.view(variant, viewer) == view == reference_view(variant, viewer)
