@@ -5,7 +5,7 @@
   a WAL database, each its own transaction, with the same ``synchronous`` setting, measured
   alternately in the same run.
 * Cold start: a database holding finished and running games (real event logs from random
-  play); the time for a new hub to list them (server ready) and to replay every running game.
+  play); the time for a new referee to list them (server ready) and to replay every running game.
 """
 
 from __future__ import annotations

@@ -324,7 +324,7 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
             await stream.aclose()
             await context.abort_with_status(errors.to_status(error))
         finally:
-            # A cancelled call closes the core's stream at once (the hub counts the
+            # A cancelled call closes the core's stream at once (the referee counts the
             # disconnect and frees the slot now, not when the generator is collected).
             await stream.aclose()
 
