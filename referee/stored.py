@@ -1,7 +1,8 @@
 """The stored form of a game: how its events, batches, deal and commands are kept as bytes.
 
 An event store (:mod:`referee.store`) keeps opaque payloads; this module alone decides what
-they hold, so the referee application, ``referee verify`` and the benchmark write and read the same form:
+they hold, so the referee application, ``referee verify`` and the benchmark write and read
+the same form:
 
 * **an event** is a serialized ``referee.v1.Event``: its sequence number and the game's event
   (:mod:`referee.codec`), unredacted;
