@@ -22,7 +22,7 @@ there is no margin to reward.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -194,26 +194,28 @@ class Encoder:
             if len(self._static) >= 256:
                 self._static.clear()
             static = self._static[key] = (districts, track, *self._static_entries(game))
-        template, place = static[2], static[3]
+        template: Observation = static[2]
+        place: list[int] = static[3]
         ones: list[int] = []
         one = ones.append
-        mine = theirs = None
+        mine: Rack | None = None
+        theirs: Rack | None = None
         for rack in game.racks:
             if rack.seat == me:
                 mine = rack
             elif me is not None:
                 theirs = rack
         racks = self._racks
-        for rack, own in ((mine, True), (theirs, False)):
-            if rack is not None:
-                found = racks.get((id(rack), id(track)))
+        for seen, own in ((mine, True), (theirs, False)):
+            if seen is not None:
+                found = racks.get((id(seen), id(track)))
                 if found is None:
                     if len(racks) >= 4096:
                         racks.clear()
-                    found = racks[id(rack), id(track)] = (
-                        rack,
+                    found = racks[id(seen), id(track)] = (
+                        seen,
                         track,
-                        self._rack_ones(rack, own, place),
+                        self._rack_ones(seen, own, place),
                     )
                 ones += found[2]
         if mine is not None and theirs is not None:
@@ -239,8 +241,9 @@ class Encoder:
         cards = list(map(self._discard_at.get, map(id, pile)))
         if None in cards:  # cards that are not the rules' own instances (or hidden ones)
             discards = self.o_discards - 9
-            cards = [discards + 8 * c.colour + c.value for c in pile if c.value]
-        ones += cards
+            ones += [discards + 8 * c.colour + c.value for c in pile if c.value]
+        else:
+            ones += cast(list[int], cards)
         if me is not None and me in view.pending:
             one(self.o_turn)
         one(self.o_kind + min(game.turn_kind, 3))
