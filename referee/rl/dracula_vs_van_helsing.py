@@ -21,10 +21,9 @@ there is no margin to reward.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
 from typing import Any, cast
-
-import numpy as np
 
 from referee.engine import View
 from referee.games.dracula_vs_van_helsing.model import (
@@ -46,15 +45,17 @@ from referee.games.dracula_vs_van_helsing.model import (
     RevealOpponent,
     RevealOwn,
     Role,
+    Slot,
     SwapSlots,
 )
-from referee.rl.core import ActionTable, Layout, Observation, win_reward
+from referee.rl.core import ActionTable, Layout, Observation, finish, win_reward, zeros
 
 GAME = "dracula-vs-van-helsing"
 REWARD = "win"
 #: Entries of one card: known, value one-hot (8), colour's place on the track (4).
 CARD_SIZE = 13
 SLOT_SIZE = CARD_SIZE + 2
+RACK_SIZE = DISTRICTS * SLOT_SIZE
 
 
 def actions(players: int, options: Mapping[str, str]) -> ActionTable:
@@ -115,17 +116,19 @@ class Encoder:
         # Caches keyed by the identity of view parts the rules share from step to step (the
         # districts and track tuples, the racks): every entry holds the objects whose ids make
         # its key, so no other object can have those ids while the entry exists. Views whose
-        # parts are not shared (made elsewhere) only miss; each cache is bounded.
-        self._static: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        self._racks: dict[tuple[int, int], tuple[Any, ...]] = {}
-        self._compare: dict[tuple[int, int, int], tuple[Any, ...]] = {}
+        # parts are not shared (made elsewhere) only miss; each cache is bounded. The cached
+        # blocks are C float arrays (core.zeros), copied into the observation in one go.
+        self._static: dict[tuple[Any, ...], tuple[Any, Any, array[float], list[int]]] = {}
+        self._racks: dict[tuple[int, int, bool], tuple[Rack, Any, array[float]]] = {}
+        self._slots: dict[tuple[int, int, bool], tuple[Slot, Any, array[float]]] = {}
+        self._compare: dict[tuple[int, int, int], tuple[Rack, Rack, Any, array[float]]] = {}
 
-    def _static_entries(self, game: DraculaVsVanHelsingView) -> tuple[Observation, list[int]]:
-        """The vector holding only the entries that change once a round at most (role, round,
-        HP, districts, track, resolution order), and ``place``: for each colour 1-4 its place
-        on the track (0 trump, 1-3 the ladder from strongest; 0 for colour 0, hidden)."""
-        x = np.zeros(self.size, dtype=np.float32)
-        x[self.o_role] = 1.0 if game.role == Role.DRACULA else 0.0
+    def _static_entries(self, game: DraculaVsVanHelsingView) -> tuple[array[float], list[int]]:
+        """An observation holding only the entries that change once a round at most (round,
+        HP, districts, track, resolution order; the same for both seats), and ``place``: for
+        each colour 1-4 its place on the track (0 trump, 1-3 the ladder from strongest; 0 for
+        colour 0, hidden)."""
+        x = zeros(self.size)
         round_ = game.round
         if 1 <= round_ <= ROUNDS:
             x[self.o_round + round_ - 1] = 1.0
@@ -144,32 +147,48 @@ class Encoder:
         x[self.o_order] = 1.0 if game.resolution_order[:1] == (DISTRICTS,) else 0.0
         return x, place
 
-    def _rack_ones(self, rack: Rack, own: bool, place: list[int]) -> list[int]:
-        """The 1.0 entries of a rack: per district the card (if known), revealed and, for
-        this seat's own rack, known to the opponent."""
-        ones: list[int] = []
-        offset = self.o_mine if own else self.o_theirs
-        for slot in rack.slots[:DISTRICTS]:
-            card = slot.card
-            value = card.value
-            if value:
-                ones += (offset, offset + value, offset + 9 + place[card.colour])
-            if slot.revealed:
-                ones.append(offset + CARD_SIZE)
-            if own and slot.known_to_opponent:
-                ones.append(offset + CARD_SIZE + 1)
-            offset += SLOT_SIZE
-        return ones
+    @staticmethod
+    def _slot_block(slot: Slot, own: bool, place: list[int]) -> array[float]:
+        """One district of a rack: the card (if known), revealed and, for this seat's own
+        rack, known to the opponent."""
+        x = zeros(SLOT_SIZE)
+        card = slot.card
+        value = card.value
+        if value:
+            x[0] = x[value] = x[9 + place[card.colour]] = 1.0
+        if slot.revealed:
+            x[CARD_SIZE] = 1.0
+        if own and slot.known_to_opponent:
+            x[CARD_SIZE + 1] = 1.0
+        return x
 
-    def _compare_ones(self, mine: Rack, theirs: Rack, place: list[int]) -> list[int]:
+    def _rack_block(self, rack: Rack, own: bool, track: Any, place: list[int]) -> array[float]:
+        """A rack's block, from the blocks of its slots: a rack that changed mostly differs
+        from the last one in one slot, and the slots are the rules' shared objects."""
+        x = zeros(RACK_SIZE)
+        slots = self._slots
+        offset = 0
+        for slot in rack.slots[:DISTRICTS]:
+            key = (id(slot), id(track), own)
+            found = slots.get(key)
+            if found is None:
+                if len(slots) >= 8192:
+                    slots.clear()
+                found = slots[key] = (slot, track, self._slot_block(slot, own, place))
+            x[offset : offset + SLOT_SIZE] = found[2]
+            offset += SLOT_SIZE
+        return x
+
+    @staticmethod
+    def _compare_block(mine: Rack, theirs: Rack, place: list[int]) -> array[float]:
         """Per district where both cards are known: 1, and 1 if ours wins (DV-20: exactly one
         trump wins, else the higher value, else the colour higher on the ladder)."""
-        ones: list[int] = []
-        offset = self.o_compare
+        x = zeros(2 * DISTRICTS)
+        offset = 0
         for a, b in zip(mine.slots[:DISTRICTS], theirs.slots[:DISTRICTS], strict=False):
             ours, other = a.card, b.card
             if ours.value and other.value:
-                ones.append(offset)
+                x[offset] = 1.0
                 p, q = place[ours.colour], place[other.colour]
                 if (p == 0) != (q == 0):
                     wins = p == 0
@@ -178,26 +197,35 @@ class Encoder:
                 else:
                     wins = p < q
                 if wins:
-                    ones.append(offset + 1)
+                    x[offset + 1] = 1.0
             offset += 2
-        return ones
+        return x
+
+    def _rack(self, rack: Rack, own: bool, track: Any, place: list[int]) -> array[float]:
+        key = (id(rack), id(track), own)
+        found = self._racks.get(key)
+        if found is None:
+            if len(self._racks) >= 4096:
+                self._racks.clear()
+            found = self._racks[key] = (rack, track, self._rack_block(rack, own, track, place))
+        return found[2]
 
     def encode(self, view: View) -> Observation:
-        # Runs on every step (P8): the blocks that change seldom come from the caches above,
-        # the rest is a list of the 1.0 entries written in one numpy call.
+        # Runs on every step (P8): the blocks that change seldom come from the caches above;
+        # the rest is written into the copied array item by item.
         game: DraculaVsVanHelsingView = view.game
         me = view.viewer
         districts, track = game.districts, game.track
-        key = (id(districts), id(track), game.role, game.round, game.hp, game.resolution_order)
+        key = (id(districts), id(track), game.round, game.hp, game.resolution_order)
         static = self._static.get(key)
         if static is None:
             if len(self._static) >= 256:
                 self._static.clear()
             static = self._static[key] = (districts, track, *self._static_entries(game))
-        template: Observation = static[2]
-        place: list[int] = static[3]
-        ones: list[int] = []
-        one = ones.append
+        place = static[3]
+        x = array("f", static[2])
+        if game.role == Role.DRACULA:
+            x[self.o_role] = 1.0
         mine: Rack | None = None
         theirs: Rack | None = None
         for rack in game.racks:
@@ -205,56 +233,43 @@ class Encoder:
                 mine = rack
             elif me is not None:
                 theirs = rack
-        racks = self._racks
-        for seen, own in ((mine, True), (theirs, False)):
-            if seen is not None:
-                found = racks.get((id(seen), id(track)))
-                if found is None:
-                    if len(racks) >= 4096:
-                        racks.clear()
-                    found = racks[id(seen), id(track)] = (
-                        seen,
-                        track,
-                        self._rack_ones(seen, own, place),
-                    )
-                ones += found[2]
-        if mine is not None and theirs is not None:
-            pair = (id(mine), id(theirs), id(track))
-            found = self._compare.get(pair)
-            if found is None:
-                if len(self._compare) >= 4096:
-                    self._compare.clear()
-                found = self._compare[pair] = (
-                    mine,
-                    theirs,
-                    track,
-                    self._compare_ones(mine, theirs, place),
-                )
-            ones += found[3]
+        if mine is not None:
+            x[self.o_mine : self.o_mine + RACK_SIZE] = self._rack(mine, True, track, place)
+        if theirs is not None:
+            x[self.o_theirs : self.o_theirs + RACK_SIZE] = self._rack(theirs, False, track, place)
+            if mine is not None:
+                pair = (id(mine), id(theirs), id(track))
+                compared = self._compare.get(pair)
+                if compared is None:
+                    if len(self._compare) >= 4096:
+                        self._compare.clear()
+                    block = self._compare_block(mine, theirs, place)
+                    compared = self._compare[pair] = (mine, theirs, track, block)
+                x[self.o_compare : self.o_compare + 2 * DISTRICTS] = compared[3]
         for card, offset in ((game.deck_top, self.o_deck + 1), (game.drawn, self.o_drawn)):
             value = card.value
             if value:
-                ones += (offset, offset + value, offset + 9 + place[card.colour])
+                x[offset] = x[offset + value] = x[offset + 9 + place[card.colour]] = 1.0
         if game.drawn_revealed:
-            one(self.o_drawn + CARD_SIZE)
+            x[self.o_drawn + CARD_SIZE] = 1.0
         pile = game.discard_pile
-        cards = list(map(self._discard_at.get, map(id, pile)))
-        if None in cards:  # cards that are not the rules' own instances (or hidden ones)
+        found = list(map(self._discard_at.get, map(id, pile)))
+        if None in found:  # cards that are not the rules' own instances (or hidden ones)
             discards = self.o_discards - 9
-            ones += [discards + 8 * c.colour + c.value for c in pile if c.value]
-        else:
-            ones += cast(list[int], cards)
+            found = [discards + 8 * c.colour + c.value for c in pile if c.value]
+        for at in cast(list[int], found):
+            x[at] = 1.0
+        x[self.o_deck] = min(game.deck_size / 32, 1.0)
+        x[self.o_discards + 32] = min(len(pile) / DISCARDS_TO_CALL, 1.0)
         if me is not None and me in view.pending:
-            one(self.o_turn)
-        one(self.o_kind + min(game.turn_kind, 3))
-        one(self.o_step + min(game.step, 8))
-        one(self.o_effect + min(max(game.effect, 0), 8))
+            x[self.o_turn] = 1.0
+        x[self.o_kind + min(game.turn_kind, 3)] = 1.0
+        x[self.o_step + min(game.step, 8)] = 1.0
+        x[self.o_effect + min(max(game.effect, 0), 8)] = 1.0
         called = game.called_by
-        one(self.o_called + (0 if called is None else 1 if called == me else 2))
+        x[self.o_called + (0 if called is None else 1 if called == me else 2)] = 1.0
         winner = game.winner
-        one(self.o_winner + (0 if winner == Role.UNSPECIFIED else 1 if winner == game.role else 2))
-        out = template.copy()
-        out[ones] = 1.0
-        out[self.o_deck] = min(game.deck_size / 32, 1.0)
-        out[self.o_discards + 32] = min(len(pile) / DISCARDS_TO_CALL, 1.0)
-        return out
+        x[
+            self.o_winner + (0 if winner == Role.UNSPECIFIED else 1 if winner == game.role else 2)
+        ] = 1.0
+        return finish(x)
