@@ -50,7 +50,7 @@ class UnmappedCommand(KeyError):
 
 
 #: Command objects an :class:`ActionTable` remembers by identity beyond its own.
-_KNOWN_LIMIT = 4096
+_KNOWN_LIMIT = 1024
 #: Masks an :class:`ActionTable` keeps, by the set of legal actions.
 _MASK_LIMIT = 2048
 
@@ -101,11 +101,12 @@ class ActionTable:
     def _remember(self, command: Any) -> int:
         """The action of ``command``, found by value; its id is kept for the next time."""
         action = self.action(command)
-        if len(self._known) >= _KNOWN_LIMIT:  # a game making new objects every step
-            self._by_id = {id(c): i for i, c in enumerate(self.commands)}
-            self._known = list(self.commands)
-        self._known.append(command)
-        self._by_id[id(command)] = action
+        # The first objects met are the ones a game shares; a game that makes new command
+        # objects every step stops being remembered (many live objects would slow down the
+        # garbage collector more than hashing commands costs).
+        if len(self._known) < _KNOWN_LIMIT:
+            self._known.append(command)
+            self._by_id[id(command)] = action
         return action
 
     def mask(self, legal: Sequence[Any]) -> Mask:

@@ -45,7 +45,6 @@ from referee.games.dracula_vs_van_helsing.model import (
     RevealOpponent,
     RevealOwn,
     Role,
-    Slot,
     SwapSlots,
 )
 from referee.rl.core import ActionTable, Layout, Observation, finish, win_reward, zeros
@@ -55,7 +54,6 @@ REWARD = "win"
 #: Entries of one card: known, value one-hot (8), colour's place on the track (4).
 CARD_SIZE = 13
 SLOT_SIZE = CARD_SIZE + 2
-RACK_SIZE = DISTRICTS * SLOT_SIZE
 
 
 def actions(players: int, options: Mapping[str, str]) -> ActionTable:
@@ -113,15 +111,13 @@ class Encoder:
         self._discard_at = {
             id(CARDS[code]): self.o_discards - 9 + 8 * (code // 10) + code % 10 for code in CODES
         }
-        # Caches keyed by the identity of view parts the rules share from step to step (the
-        # districts and track tuples, the racks): every entry holds the objects whose ids make
-        # its key, so no other object can have those ids while the entry exists. Views whose
-        # parts are not shared (made elsewhere) only miss; each cache is bounded. The cached
-        # blocks are C float arrays (core.zeros), copied into the observation in one go.
+        # The entries that change once a round at most, keyed by the identity of the view's
+        # districts and track tuples (the rules share one tuple per distribution and order)
+        # and the round, HP and resolution order: an entry holds the tuples whose ids make its
+        # key, so no other object can have those ids while it exists. Views made elsewhere
+        # only miss. (Racks are not cached: their contents change too often, and keeping many
+        # alive slowed the P8 loop down, measured.)
         self._static: dict[tuple[Any, ...], tuple[Any, Any, array[float], list[int]]] = {}
-        self._racks: dict[tuple[int, int, bool], tuple[Rack, Any, array[float]]] = {}
-        self._slots: dict[tuple[int, int, bool], tuple[Slot, Any, array[float]]] = {}
-        self._compare: dict[tuple[int, int, int], tuple[Rack, Rack, Any, array[float]]] = {}
 
     def _static_entries(self, game: DraculaVsVanHelsingView) -> tuple[array[float], list[int]]:
         """An observation holding only the entries that change once a round at most (round,
@@ -147,72 +143,9 @@ class Encoder:
         x[self.o_order] = 1.0 if game.resolution_order[:1] == (DISTRICTS,) else 0.0
         return x, place
 
-    @staticmethod
-    def _slot_block(slot: Slot, own: bool, place: list[int]) -> array[float]:
-        """One district of a rack: the card (if known), revealed and, for this seat's own
-        rack, known to the opponent."""
-        x = zeros(SLOT_SIZE)
-        card = slot.card
-        value = card.value
-        if value:
-            x[0] = x[value] = x[9 + place[card.colour]] = 1.0
-        if slot.revealed:
-            x[CARD_SIZE] = 1.0
-        if own and slot.known_to_opponent:
-            x[CARD_SIZE + 1] = 1.0
-        return x
-
-    def _rack_block(self, rack: Rack, own: bool, track: Any, place: list[int]) -> array[float]:
-        """A rack's block, from the blocks of its slots: a rack that changed mostly differs
-        from the last one in one slot, and the slots are the rules' shared objects."""
-        x = zeros(RACK_SIZE)
-        slots = self._slots
-        offset = 0
-        for slot in rack.slots[:DISTRICTS]:
-            key = (id(slot), id(track), own)
-            found = slots.get(key)
-            if found is None:
-                if len(slots) >= 8192:
-                    slots.clear()
-                found = slots[key] = (slot, track, self._slot_block(slot, own, place))
-            x[offset : offset + SLOT_SIZE] = found[2]
-            offset += SLOT_SIZE
-        return x
-
-    @staticmethod
-    def _compare_block(mine: Rack, theirs: Rack, place: list[int]) -> array[float]:
-        """Per district where both cards are known: 1, and 1 if ours wins (DV-20: exactly one
-        trump wins, else the higher value, else the colour higher on the ladder)."""
-        x = zeros(2 * DISTRICTS)
-        offset = 0
-        for a, b in zip(mine.slots[:DISTRICTS], theirs.slots[:DISTRICTS], strict=False):
-            ours, other = a.card, b.card
-            if ours.value and other.value:
-                x[offset] = 1.0
-                p, q = place[ours.colour], place[other.colour]
-                if (p == 0) != (q == 0):
-                    wins = p == 0
-                elif ours.value != other.value:
-                    wins = ours.value > other.value
-                else:
-                    wins = p < q
-                if wins:
-                    x[offset + 1] = 1.0
-            offset += 2
-        return x
-
-    def _rack(self, rack: Rack, own: bool, track: Any, place: list[int]) -> array[float]:
-        key = (id(rack), id(track), own)
-        found = self._racks.get(key)
-        if found is None:
-            if len(self._racks) >= 4096:
-                self._racks.clear()
-            found = self._racks[key] = (rack, track, self._rack_block(rack, own, track, place))
-        return found[2]
-
     def encode(self, view: View) -> Observation:
-        # Runs on every step (P8): the blocks that change seldom come from the caches above;
-        # the rest is written into the copied array item by item.
+        # Runs on every step (P8): the entries that change once a round at most come from the
+        # cache above as a C float array (core.zeros); the rest is written into its copy.
         game: DraculaVsVanHelsingView = view.game
         me = view.viewer
         districts, track = game.districts, game.track
@@ -233,19 +166,37 @@ class Encoder:
                 mine = rack
             elif me is not None:
                 theirs = rack
-        if mine is not None:
-            x[self.o_mine : self.o_mine + RACK_SIZE] = self._rack(mine, True, track, place)
-        if theirs is not None:
-            x[self.o_theirs : self.o_theirs + RACK_SIZE] = self._rack(theirs, False, track, place)
-            if mine is not None:
-                pair = (id(mine), id(theirs), id(track))
-                compared = self._compare.get(pair)
-                if compared is None:
-                    if len(self._compare) >= 4096:
-                        self._compare.clear()
-                    block = self._compare_block(mine, theirs, place)
-                    compared = self._compare[pair] = (mine, theirs, track, block)
-                x[self.o_compare : self.o_compare + 2 * DISTRICTS] = compared[3]
+        for seen, offset, own in ((mine, self.o_mine, True), (theirs, self.o_theirs, False)):
+            if seen is None:
+                continue
+            for slot in seen.slots[:DISTRICTS]:
+                card = slot.card
+                value = card.value
+                if value:
+                    x[offset] = x[offset + value] = x[offset + 9 + place[card.colour]] = 1.0
+                if slot.revealed:
+                    x[offset + CARD_SIZE] = 1.0
+                if own and slot.known_to_opponent:
+                    x[offset + CARD_SIZE + 1] = 1.0
+                offset += SLOT_SIZE
+        if mine is not None and theirs is not None:
+            offset = self.o_compare
+            for a, b in zip(mine.slots[:DISTRICTS], theirs.slots[:DISTRICTS], strict=False):
+                ours, other = a.card, b.card
+                if ours.value and other.value:
+                    x[offset] = 1.0
+                    # DV-20: exactly one trump wins, else the higher value, else the colour
+                    # higher on the ladder (a smaller place).
+                    p, q = place[ours.colour], place[other.colour]
+                    if (p == 0) != (q == 0):
+                        wins = p == 0
+                    elif ours.value != other.value:
+                        wins = ours.value > other.value
+                    else:
+                        wins = p < q
+                    if wins:
+                        x[offset + 1] = 1.0
+                offset += 2
         for card, offset in ((game.deck_top, self.o_deck + 1), (game.drawn, self.o_drawn)):
             value = card.value
             if value:

@@ -222,15 +222,7 @@ _ROLES = {
 }
 
 
-#: Racks already built, by viewer, seat, role and the five slot indices: a rack seldom
-#: changes from one step to the next, and an unchanged rack is then the same object (which the
-#: learning agents' encoders key their own caches by, referee/rl).
-_RACK_VIEWS: dict[tuple[Any, ...], Rack] = {}
-_RACK_LIMIT = 8192
-
-
 def _rack(
-    viewer: Viewer,
     seat: int,
     role: Role,
     table: tuple[Slot, ...],
@@ -238,28 +230,25 @@ def _rack(
     revealed: Sequence[bool],
     seen: Sequence[int],
 ) -> Rack:
-    """A rack's five slots (DV-5) from its slot table; unrolled, it runs on every view."""
+    """A rack's five slots (DV-5) from its slot table; unrolled, it runs on every view. (Racks
+    are not cached: keeping thousands of them alive costs the garbage collector more than
+    building one costs, measured in the P8 loop.)"""
     a, b, c, d, e = codes
-    key = (
-        viewer,
+    return _new_rack(
         seat,
         role,
-        a * 8 + 2 * seen[a] + revealed[a],
-        400 + b * 8 + 2 * seen[b] + revealed[b],
-        800 + c * 8 + 2 * seen[c] + revealed[c],
-        1200 + d * 8 + 2 * seen[d] + revealed[d],
-        1600 + e * 8 + 2 * seen[e] + revealed[e],
+        (
+            table[a * 8 + 2 * seen[a] + revealed[a]],
+            table[400 + b * 8 + 2 * seen[b] + revealed[b]],
+            table[800 + c * 8 + 2 * seen[c] + revealed[c]],
+            table[1200 + d * 8 + 2 * seen[d] + revealed[d]],
+            table[1600 + e * 8 + 2 * seen[e] + revealed[e]],
+        ),
     )
-    rack = _RACK_VIEWS.get(key)
-    if rack is None:
-        if len(_RACK_VIEWS) >= _RACK_LIMIT:
-            _RACK_VIEWS.clear()
-        slots = (table[key[3]], table[key[4]], table[key[5]], table[key[6]], table[key[7]])
-        rack = _RACK_VIEWS[key] = Rack(seat, role, slots)
-    return rack
 
 
 _new_view = _fast_constructor(DraculaVsVanHelsingView)
+_new_rack = _fast_constructor(Rack)
 _DISTRICT_VIEWS: dict[tuple[int, ...], tuple[District, ...]] = {}
 _TRACK_VIEWS: dict[tuple[int, ...], tuple[tuple[Colour, ...], Colour]] = {}
 
@@ -555,8 +544,8 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         tables = _SLOT_TABLES.get(viewer) or (_slot_table(viewer, 0), _slot_table(viewer, 1))
         roles = _ROLES[dracula]
         racks = (
-            _rack(viewer, 0, roles[0], tables[0], state.slots[0], revealed, seen),
-            _rack(viewer, 1, roles[1], tables[1], state.slots[1], revealed, seen),
+            _rack(0, roles[0], tables[0], state.slots[0], revealed, seen),
+            _rack(1, roles[1], tables[1], state.slots[1], revealed, seen),
         )
         track, trump = _track(state.track)
         deck = state.deck
