@@ -51,8 +51,10 @@ class UnmappedCommand(KeyError):
 
 #: Command objects an :class:`ActionTable` remembers by identity beyond its own.
 _KNOWN_LIMIT = 1024
-#: Masks an :class:`ActionTable` keeps, by the set of legal actions.
+#: Masks an :class:`ActionTable` keeps, by the set of legal actions, and the masks after which
+#: it stops keeping them if most were new.
 _MASK_LIMIT = 2048
+_MASK_TRIAL = 1000
 
 
 class ActionTable:
@@ -73,7 +75,8 @@ class ActionTable:
         # ``_by_id``, so none of those ids can belong to another object meanwhile.
         self._by_id: dict[int, int] = {id(c): i for i, c in enumerate(self.commands)}
         self._known: list[Any] = list(self.commands)
-        self._masks: dict[tuple[int, ...], Mask] = {}
+        self._masks: dict[tuple[int, ...], Mask] | None = {}
+        self._mask_hits = self._mask_misses = 0
 
     def command(self, action: int) -> Any:
         return self.commands[action]
@@ -110,19 +113,35 @@ class ActionTable:
         return action
 
     def mask(self, legal: Sequence[Any]) -> Mask:
-        # The same sets of legal actions come back again and again: each mask is built once
-        # and copied (the caller owns what it gets). A new one is written into a bytearray
-        # that numpy views: cheaper than np.zeros and fancy indexing from a list.
-        key = tuple(self.indices(legal))
-        mask = self._masks.get(key)
-        if mask is None:
-            if len(self._masks) >= _MASK_LIMIT:
-                self._masks.clear()
-            out = bytearray(self.size)
-            for action in key:
-                out[action] = 1
-            mask = self._masks[key] = np.frombuffer(out, np.int8)
-        return mask.copy()
+        # A mask is written into a bytearray that numpy views: cheaper than np.zeros and fancy
+        # indexing from a list. Where the same sets of legal actions come back again and again
+        # (Dracula vs Van Helsing: a few dozen), each mask is also kept and copied (the caller
+        # owns what it gets); where they seldom repeat (Sleeping Queens' hands) keeping them
+        # costs more than it saves, so the table stops after a trial of _MASK_TRIAL masks.
+        actions = self.indices(legal)
+        masks = self._masks
+        if masks is None:
+            return self._new_mask(actions)
+        key = tuple(actions)
+        mask = masks.get(key)
+        if mask is not None:
+            self._mask_hits += 1
+            return mask.copy()
+        self._mask_misses += 1
+        mask = self._new_mask(actions)
+        if self._mask_misses + self._mask_hits >= _MASK_TRIAL and self._mask_misses > (
+            self._mask_hits
+        ):
+            self._masks = None
+        elif len(masks) < _MASK_LIMIT:
+            masks[key] = mask.copy()
+        return mask
+
+    def _new_mask(self, actions: list[int]) -> Mask:
+        out = bytearray(self.size)
+        for action in actions:
+            out[action] = 1
+        return np.frombuffer(out, np.int8)
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,8 @@ def test_a_copy_of_a_view_encodes_and_masks_the_same(game_type: str, players: in
 
 def test_a_mask_is_the_callers_own_and_the_limits_keep_it_right() -> None:
     """A returned mask can be changed without changing the next one; past the cache limits
-    (commands never seen before, new sets of legal actions) the masks stay right."""
+    (commands never seen before, new sets of legal actions, after which the table stops
+    keeping masks) the masks stay right."""
     table = ActionTable("demo", tuple(f"c{i}" for i in range(40)))
     first = table.mask(("c1", "c2"))
     first[:] = 1
@@ -60,3 +61,4 @@ def test_a_mask_is_the_callers_own_and_the_limits_keep_it_right() -> None:
         # new string objects every time: equal to the table's commands, never the same ones
         legal = ["".join(["c", str(i)]) for i in chosen]
         assert np.flatnonzero(table.mask(legal)).tolist() == sorted(chosen)
+    assert table._masks is None  # mostly new sets: the table stopped keeping masks
