@@ -103,21 +103,62 @@ def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
     )
 
 
+#: The redactions made so far, by the identity of the event they hide a part of (the entry
+#: keeps the event, so its id stays its own): every viewer an event hides the same part from
+#: gets the same object, which the server then encodes once for all of them.
+_HIDDEN: dict[tuple[int, bool], tuple[Any, Any]] = {}
+
+
+def _shared(event: Any, owner: bool, make: Any) -> Any:
+    """``make(event)``, the same object for every viewer in the same position (``owner``)."""
+    key = (id(event), owner)
+    hit = _HIDDEN.get(key)
+    if hit is not None and hit[0] is event:
+        return hit[1]
+    redacted = make(event)
+    if len(_HIDDEN) >= 4096:
+        _HIDDEN.clear()
+    _HIDDEN[key] = (event, redacted)
+    return redacted
+
+
+def _without_order(event: Any) -> Any:
+    return replace(event, order=())
+
+
+def _without_cards(event: Any) -> Any:
+    return replace(event, cards=())
+
+
+def _hidden_card(event: Any) -> Any:
+    return replace(event, card=HIDDEN)
+
+
+def _set_aside_seen(event: Any) -> Any:
+    return replace(event, deck_cards=())
+
+
+def _set_aside_hidden(event: Any) -> Any:
+    return replace(event, card=HIDDEN, deck_cards=())
+
+
 def redact(event: Any, viewer: Viewer) -> Any:
     """MM-26 ... MM-28: cards drawn, dealt or taken are seen by their receiver; a given card
     by giver and receiver; a shown card by shower and caller; the deck order and the pot's
     deck cards by no one."""
     kind = type(event)
     if kind is DeckShuffled:
-        return replace(event, order=())
+        return _shared(event, False, _without_order)
     if kind is CardsDealt or kind is CardsDrawn or kind is PotTaken:
-        return event if event.seat == viewer else replace(event, cards=())
+        return event if event.seat == viewer else _shared(event, False, _without_cards)
     if kind is CardGiven:
         if viewer in (event.from_seat, event.to_seat):
             return event
-        return replace(event, card=HIDDEN)
+        return _shared(event, False, _hidden_card)
     if kind is CardShown:
-        return event if viewer in (event.seat, event.to_seat) else replace(event, card=HIDDEN)
+        if viewer in (event.seat, event.to_seat):
+            return event
+        return _shared(event, False, _hidden_card)
     if kind is DrawnShared:
         if viewer == event.seat:
             return event
@@ -127,7 +168,9 @@ def redact(event: Any, viewer: Viewer) -> Any:
         )
         return replace(event, cards=cards)
     if kind is CardSetAside:
-        return replace(event, card=event.card if viewer == event.seat else HIDDEN, deck_cards=())
+        if viewer == event.seat:
+            return _shared(event, True, _set_aside_seen)
+        return _shared(event, False, _set_aside_hidden)
     return event
 
 

@@ -140,6 +140,10 @@ _discarded = cache(Discarded)
 _cards_drawn = lru_cache(maxsize=1 << 15)(CardsDrawn)
 _king_played = cache(KingPlayed)
 _queen_woken = cache(QueenWoken)
+# Redactions are values too: every viewer an event hides the same part from gets the same
+# object, so the server encodes it once for all of them (the codec keeps it by identity).
+_deck_hidden = cache(DeckShuffled)
+_QUEENS_HIDDEN = QueensLaid(())
 
 # Enum members read once: ``Phase.TURN`` is a lookup through the enum class on every use.
 _TURN_PHASE, _OVER_PHASE = Phase.TURN, Phase.OVER
@@ -808,12 +812,12 @@ class SleepingQueens(Game[SleepingQueensState]):
         kind = type(event)
         if kind is CardsDrawn:
             # SQ-19: cards drawn are seen only by the drawer.
-            return event if event.seat == viewer else CardsDrawn(event.seat, event.count, ())
+            return event if event.seat == viewer else _cards_drawn(event.seat, event.count, ())
         if kind is DeckShuffled:
             # SQ-19: the draw pile order is never shown, to anyone.
-            return DeckShuffled(event.shuffle, event.count, (), event.reshuffle)
+            return _deck_hidden(event.shuffle, event.count, (), event.reshuffle)
         if kind is QueensLaid:
-            return QueensLaid(())  # SQ-18: nobody sees which queen lies where
+            return _QUEENS_HIDDEN  # SQ-18: nobody sees which queen lies where
         return event
 
     def results(self, state: SleepingQueensState) -> tuple[SeatResult, ...] | None:

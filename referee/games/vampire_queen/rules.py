@@ -108,6 +108,8 @@ _set_played = cache(SetPlayed)
 _passed = cache(Passed)
 _card_played = cache(CardPlayed)
 _trick_play = cache(TrickPlay)
+# A redacted hand is one value for every viewer it is hidden from: the server encodes it once.
+_hand_hidden = cache(HandDealt)
 
 
 @cache
@@ -548,7 +550,7 @@ class VampireQueen(Game[VampireQueenState]):
     def redact(self, event: Any, viewer: Viewer) -> Any:
         # VQ-20/VQ-21: a dealt hand is seen by its owner only; everything else is public.
         if type(event) is HandDealt and event.seat != viewer:
-            return HandDealt(event.seat, event.count, ())
+            return _hand_hidden(event.seat, event.count, ())
         return event
 
     def results(self, state: VampireQueenState) -> tuple[SeatResult, ...] | None:
