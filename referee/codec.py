@@ -460,6 +460,9 @@ def _generate(cls: type, descriptor: Any, frozen: bool) -> Any:
         "_bytes_list": _bytes_list,
         "_Unsupported": _Unsupported,
         "tuple": tuple,
+        # The last value of each tuple field and its bytes: the server encodes every
+        # viewer's view of a state in a row, and a game may share its public parts.
+        "L": [(None, b"")] * len(_field_plan(cls)),
     }
     lines = ["def encode(o):", "    out = []", "    a = out.append"]
     if not frozen:
@@ -506,7 +509,13 @@ def _generate(cls: type, descriptor: Any, frozen: bool) -> Any:
                 names[f"P{i}"] = _Packed(tag2, varints)
                 lines += [
                     "    if v:",
-                    f"        a(P{i}[v] if type(v) is tuple else _packed_list(v, P{i}))",
+                    f"        h = L[{i}]",
+                    "        if h[0] is v: a(h[1])",
+                    "        elif type(v) is tuple:",
+                    f"            p = P{i}[v]",
+                    f"            L[{i}] = (v, p)",
+                    "            a(p)",
+                    f"        else: a(_packed_list(v, P{i}))",
                 ]
             elif ftype == fd.TYPE_STRING:
                 names[f"S{i}"] = _Strings(tag2)
@@ -521,7 +530,16 @@ def _generate(cls: type, descriptor: Any, frozen: bool) -> Any:
             names[f"E{i}"] = _compiled(inner, field.message_type).piece(
                 _tag(field.number, 2), False
             )
-            lines.append(f"    if v: a(_repeated(v, C{i}, E{i}))")
+            lines += [
+                "    if v:",
+                f"        h = L[{i}]",
+                "        if h[0] is v: a(h[1])",
+                "        else:",
+                "            m = _MUTABLE[0]",
+                f"            p = _repeated(v, C{i}, E{i})",
+                f"            if type(v) is tuple and m == _MUTABLE[0]: L[{i}] = (v, p)",
+                "            a(p)",
+            ]
         elif kind == "message" and not repeated and ftype == fd.TYPE_MESSAGE:
             names[f"E{i}"] = _compiled(inner, field.message_type).piece(_tag(field.number, 2), True)
             lines.append(f"    if v is not None: a(E{i}(v))")

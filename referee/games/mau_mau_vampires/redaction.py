@@ -4,6 +4,7 @@ events, and the hidden variants of the conformance suite's leak test."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from referee.engine.chance import hidden_permutation
@@ -13,7 +14,6 @@ from referee.games.mau_mau_vampires.model import (
     CARDS,
     CODES,
     HIDDEN,
-    Card,
     CardGiven,
     CardsDealt,
     CardsDrawn,
@@ -37,14 +37,35 @@ from referee.games.mau_mau_vampires.state import (
 
 
 def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
-    mine = viewer is not None
-    hand: tuple[Card, ...] = ()
-    if viewer is not None:
-        hand = _cards_of(state.hands[viewer])
-    is_turn = mine and viewer == state.turn
+    public = state.public
+    if public is None:
+        public = state.public = _public(state)
+    head, middle, play, scores, options = public
+    if viewer is None:
+        return MauMauVampiresView(*head, (), *middle, (), *play, (), (), (), *scores, (), *options)
+    hand = _cards_of(state.hands[viewer])
+    is_turn = viewer == state.turn
     phase = state.phase
+    return MauMauVampiresView(
+        *head,
+        hand,
+        *middle,
+        tuple(CARDS[c] for c, by in state.pot if by == viewer) if state.pot else (),
+        *play,
+        tuple(ShownCard(s, CARDS[c]) for s, c in state.shown) if is_turn else (),
+        (CARDS[state.drawn],) if is_turn and phase is Phase.PLAY_DRAWN else (),
+        tuple(CARDS[c] for c in state.pair) if is_turn else (),
+        *scores,
+        _cards_of(state.last_hands[viewer]) if state.last_hands else (),
+        *options,
+    )
+
+
+@lru_cache(maxsize=1 << 10)
+def _characters(characters: tuple[int, ...], werewolf: int) -> tuple[CharacterView, ...]:
+    """MM-3, MM-27: the character in front of each seat (one tuple per distinct table)."""
     table = CHARACTERS.characters
-    characters = tuple(
+    return tuple(
         CharacterView(
             seat=seat,
             id=table[index].id,
@@ -54,53 +75,55 @@ def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
             vampire_symbol=table[index].vampire_symbol,
             vampire_colour=table[index].vampire_colour,
             first_game=table[index].first_game,
-            werewolf=index == state.werewolf,
+            werewolf=index == werewolf,
         )
-        for seat, index in enumerate(state.characters)
+        for seat, index in enumerate(characters)
     )
+
+
+def _public(state: MauMauVampiresState) -> tuple[tuple[Any, ...], ...]:
+    """The view's fields every viewer shares (MM-26, MM-27), in field order around the
+    viewer's own (``hand``, ``pot_yours``, ``shown_to_you``, ``drawn``, ``to_share``,
+    ``last_hand``): the same objects for every viewer of this state."""
+    phase = state.phase
     werewolf_seat = next(
         (s for s, index in enumerate(state.characters) if index == state.werewolf), None
     )
-    return MauMauVampiresView(
-        hand_number=state.hand_number,
-        hands=state.hands_total,
-        tiebreak=state.tiebreak,
-        dealer=state.dealer,
-        playing=state.playing,
-        hand=hand,
-        hand_sizes=tuple(state.sizes),
-        deck_size=len(state.deck),
-        pile_size=sum(state.pile_under) + (1 if state.top >= 0 else 0),
-        top=CARDS[state.top] if state.top >= 0 else HIDDEN,
-        wish=Colour(state.wish),
-        night=state.night,
-        clocks=state.clocks,
-        werewolf_seat=werewolf_seat,
-        characters=characters,
-        symbols=CHARACTERS.symbols,
-        pot_size=len(state.pot),
-        pot_yours=tuple(CARDS[c] for c, by in state.pot if mine and by == viewer),
-        phase=phase,
-        turn=None if state.over else state.turn,
-        extra_turn=state.extra_turn,
-        ability=state.ability,
-        wisher=state.wisher if phase is Phase.WISH else None,
-        called_colour=Colour(state.call_colour),
-        answering=tuple(sorted(state.answering)),
-        shown_to_you=tuple(ShownCard(s, CARDS[c]) for s, c in state.shown) if is_turn else (),
-        drawn=(CARDS[state.drawn],) if is_turn and phase is Phase.PLAY_DRAWN else (),
-        to_share=tuple(CARDS[c] for c in state.pair) if is_turn else (),
-        to_share_count=len(state.pair),
-        totals=tuple(state.totals),
-        tiebreak_points=tuple(state.tiebreak_points),
-        hand_scores=tuple(state.history),
-        last_hand=_cards_of(state.last_hands[viewer])
-        if viewer is not None and state.last_hands
-        else (),
-        characters_option="pass_left" if state.pass_left else "keep",
-        announcements="auto" if state.auto_announce else "required",
-        first_game=state.first_game,
+    head = (state.hand_number, state.hands_total, state.tiebreak, state.dealer, state.playing)
+    middle = (
+        tuple(state.sizes),
+        len(state.deck),
+        sum(state.pile_under) + (1 if state.top >= 0 else 0),
+        CARDS[state.top] if state.top >= 0 else HIDDEN,
+        Colour(state.wish),
+        state.night,
+        state.clocks,
+        werewolf_seat,
+        _characters(tuple(state.characters), state.werewolf),
+        CHARACTERS.symbols,
+        len(state.pot),
     )
+    play = (
+        phase,
+        None if state.over else state.turn,
+        state.extra_turn,
+        state.ability,
+        state.wisher if phase is Phase.WISH else None,
+        Colour(state.call_colour),
+        tuple(sorted(state.answering)),
+    )
+    scores = (
+        len(state.pair),
+        tuple(state.totals),
+        tuple(state.tiebreak_points),
+        tuple(state.history),
+    )
+    options = (
+        "pass_left" if state.pass_left else "keep",
+        "auto" if state.auto_announce else "required",
+        state.first_game,
+    )
+    return head, middle, play, scores, options
 
 
 #: The redactions made so far, by the identity of the event they hide a part of (the entry

@@ -150,6 +150,9 @@ class MauMauVampiresState:
     final: list[int] = field(default_factory=list)
     shuffles: int = 0
     over: bool = False
+    #: The view's fields every viewer shares, built by the first view of this state and
+    #: dropped by ``apply``; a copy (``copy_state``, ``replace``) starts without.
+    public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     def next_playing(self, seat: int) -> int:
         """The left neighbour among the seats playing this hand (play goes clockwise)."""
