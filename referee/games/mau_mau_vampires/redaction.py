@@ -81,7 +81,7 @@ def _characters(characters: tuple[int, ...], werewolf: int) -> tuple[CharacterVi
     )
 
 
-def _public(state: MauMauVampiresState) -> tuple[tuple[Any, ...], ...]:
+def _public(state: MauMauVampiresState) -> Any:
     """The view's fields every viewer shares (MM-26, MM-27), in field order around the
     viewer's own (``hand``, ``pot_yours``, ``shown_to_you``, ``drawn``, ``to_share``,
     ``last_hand``): the same objects for every viewer of this state."""
