@@ -35,6 +35,10 @@ from referee.games.mau_mau_vampires.state import (
     copy_state,
 )
 
+#: The view's constructor, called with the shared tuples spread between the viewer's own
+#: fields (mypy cannot count the fields in them).
+_view: Any = MauMauVampiresView
+
 
 def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
     public = state.public
@@ -42,11 +46,14 @@ def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
         public = state.public = _public(state)
     head, middle, play, scores, options = public
     if viewer is None:
-        return MauMauVampiresView(*head, (), *middle, (), *play, (), (), (), *scores, (), *options)
+        spectator: MauMauVampiresView = _view(
+            *head, (), *middle, (), *play, (), (), (), *scores, (), *options
+        )
+        return spectator
     hand = _cards_of(state.hands[viewer])
     is_turn = viewer == state.turn
     phase = state.phase
-    return MauMauVampiresView(
+    made: MauMauVampiresView = _view(
         *head,
         hand,
         *middle,
@@ -59,6 +66,7 @@ def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
         _cards_of(state.last_hands[viewer]) if state.last_hands else (),
         *options,
     )
+    return made
 
 
 @lru_cache(maxsize=1 << 10)
