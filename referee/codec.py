@@ -273,6 +273,22 @@ class _Packed(dict[tuple[int, ...], bytes]):
         return self.tag + _LEN[len(body)] + body
 
 
+class _StringTuples(dict[tuple[str, ...], bytes]):
+    """A repeated string field (each string's tag, length and bytes), by the tuple's value."""
+
+    def __init__(self, strings: _Strings) -> None:
+        super().__init__()
+        self.strings = strings
+
+    def __missing__(self, values: tuple[str, ...]) -> bytes:
+        strings = self.strings
+        piece = b"".join([strings[v] for v in values])
+        if len(self) >= _MEMO_LIMIT:
+            self.clear()
+        self[values] = piece
+        return piece
+
+
 #: Bumped whenever an encoder meets a mutable value (a list, a non-frozen dataclass): an
 #: encoding that did is not kept by identity, as the value may change under the same id.
 _MUTABLE = [0]
@@ -519,7 +535,17 @@ def _generate(cls: type, descriptor: Any, frozen: bool) -> Any:
                 ]
             elif ftype == fd.TYPE_STRING:
                 names[f"S{i}"] = _Strings(tag2)
-                lines.append(f"    if v: a(_strings_list(v, S{i}))")
+                names[f"R{i}"] = _StringTuples(names[f"S{i}"])
+                lines += [
+                    "    if v:",
+                    f"        h = L[{i}]",
+                    "        if h[0] is v: a(h[1])",
+                    "        elif type(v) is tuple:",
+                    f"            p = R{i}[v]",
+                    f"            L[{i}] = (v, p)",
+                    "            a(p)",
+                    f"        else: a(_strings_list(v, S{i}))",
+                ]
             elif ftype == fd.TYPE_BYTES:
                 names[f"T{i}"] = tag2
                 lines.append(f"    if v: a(_bytes_list(v, T{i}))")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Any
 
 from referee.engine.chance import deck_for
@@ -346,8 +347,16 @@ def _sorted_cards(codes: Sequence[int]) -> tuple[Card, ...]:
 
 
 def _cards_of(counts: Sequence[int]) -> tuple[Card, ...]:
-    """A hand kept as counts by code, as sorted wire cards."""
-    return tuple(CARDS[c] for c in range(CODES) for _ in range(counts[c]))
+    """A hand kept as counts by code, as sorted wire cards (every view shows one: only the
+    codes held are visited)."""
+    cards: list[Card] = []
+    for code in compress(range(CODES), counts):
+        count = counts[code]
+        if count == 1:
+            cards.append(CARDS[code])
+        else:
+            cards += [CARDS[code]] * count
+    return tuple(cards)
 
 
 def _codes(cards: Sequence[Card]) -> list[int]:
