@@ -769,7 +769,10 @@ class SleepingQueens(Game[SleepingQueensState]):
             hand: tuple[int, ...] = ()
         else:
             counts = state.hands[viewer]
-            hand = tuple(c for c in range(1, CARDS + 1) for _ in range(counts[c]))
+            cards: list[int] = []
+            for card in compress(_CARD_IDS, counts[1:]):  # only the cards held
+                cards += [card] * counts[card]
+            hand = tuple(cards)
         return SleepingQueensView(hand, *public)
 
     def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
@@ -876,6 +879,7 @@ class SleepingQueens(Game[SleepingQueensState]):
 
 
 # The view's parts are values: the few distinct ones are built once (SQ-17, SQ-18).
+_CARD_IDS = range(1, CARDS + 1)
 _position = cache(Position)
 _awake_queens = lru_cache(maxsize=1 << 12)(AwakeQueens)
 

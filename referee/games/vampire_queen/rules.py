@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import compress
 from typing import Any
 
 from referee.engine.chance import (
@@ -108,6 +109,7 @@ _set_played = cache(SetPlayed)
 _passed = cache(Passed)
 _card_played = cache(CardPlayed)
 _trick_play = cache(TrickPlay)
+_VALUES = range(1, 15)  # the values a hand counts (hands[seat][v])
 # A redacted hand is one value for every viewer it is hidden from: the server encodes it once.
 _hand_hidden = cache(HandDealt)
 
@@ -520,9 +522,8 @@ class VampireQueen(Game[VampireQueenState]):
         else:
             counts = state.hands[viewer]
             cards: list[int] = []
-            for value in range(1, 15):
-                if counts[value]:
-                    cards += [value] * counts[value]
+            for value in compress(_VALUES, counts[1:]):  # only the values held
+                cards += [value] * counts[value]
             hunters = state.hunters_in_hand(viewer)
             hand = (*cards, *hunters) if hunters else tuple(cards)
         return VampireQueenView(state.round, state.rounds, hand, *public)
