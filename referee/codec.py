@@ -627,14 +627,25 @@ class _Entries(dict[type, _Entry]):
         return entry
 
 
-@cache
-def _entries(container: Any, game_type: str) -> _Entries:
-    """``game_type``'s entries in ``container`` (``referee``: the referee's own events)."""
-    field = "referee" if game_type == "referee" else game_field(game_type)
-    return _Entries(container, field, container is not pb.View.DESCRIPTOR)
+class _GameEntries(dict[str, tuple[_Entries, _Entries, _Entries]]):
+    """Each game type's entries in Command, Event and View (a plain lookup: every view and
+    event asks)."""
+
+    def __missing__(self, game_type: str) -> tuple[_Entries, _Entries, _Entries]:
+        field = game_field(game_type)
+        entries = (
+            _Entries(pb.Command.DESCRIPTOR, field, True),
+            _Entries(pb.Event.DESCRIPTOR, field, True),
+            _Entries(pb.View.DESCRIPTOR, field, False),
+        )
+        self[game_type] = entries
+        return entries
 
 
-_COMMAND = pb.Command.DESCRIPTOR
+_GAMES = _GameEntries()
+_REFEREE_EVENTS = _Entries(pb.Event.DESCRIPTOR, "referee", True)
+
+
 _parse_event = pb.Event.FromString
 _parse_view = pb.View.FromString
 _parse_command = pb.Command.FromString
@@ -643,7 +654,7 @@ _VIEW = pb.View.DESCRIPTOR
 
 
 def _command_bytes(game_type: str, command: Any) -> bytes:
-    return _entries(_COMMAND, game_type)[type(command)].piece(command)
+    return _GAMES[game_type][0][type(command)].piece(command)
 
 
 #: Referee events whose dataclass maps onto its ``RefereeEvent`` case by name (the others,
@@ -663,10 +674,10 @@ def _event_bytes(game_type: str, event: Any) -> bytes:
     cls = type(event)
     if isinstance(event, TableEvent):
         if cls in _BY_NAME:
-            return _entries(_EVENT, "referee")[cls].build(event)
+            return _REFEREE_EVENTS[cls].build(event)
         inner = table_event_to_proto(game_type, event, 0).referee.SerializeToString()
         return _REFEREE_TAG + _LEN[len(inner)] + inner
-    return _entries(_EVENT, game_type)[cls].build(event)
+    return _GAMES[game_type][1][cls].build(event)
 
 
 _REFEREE_TAG = _tag(_EVENT.fields_by_name["referee"].number, 2)
@@ -674,46 +685,40 @@ _SEQUENCE_TAG = _tag(_EVENT.fields_by_name["sequence"].number, 0)
 _DESCRIPTION_TAG = _tag(_EVENT.fields_by_name["description"].number, 2)
 
 
-class _EventMemo:
-    """An event's bytes (all but the sequence number) without and with its description, by
-    identity: the server encodes each event for every viewer, and a redaction that hides
-    nothing (or hides the same from several viewers) hands them the same object."""
-
-    __slots__ = ("described", "event", "game_type", "plain")
-
-    def __init__(self, event: Any, game_type: str, plain: bytes) -> None:
-        self.event, self.game_type, self.plain = event, game_type, plain
-        self.described: bytes | None = None
-
-    def with_text(self) -> bytes:
-        described = self.described
-        if described is None:
-            event = self.event
-            if isinstance(event, TableEvent):
-                text = labels.table_event_text(event)
-            else:  # the text depends on the (redacted) event alone
-                text = get_game(self.game_type).event_text(event)
-            data = text.encode()
-            described = self.plain + (_DESCRIPTION_TAG + _LEN[len(data)] + data if data else b"")
-            self.described = described
-        return described
+#: An event's bytes (all but the sequence number) without and with its description, by
+#: identity: the server encodes each event for every viewer, and a redaction that hides
+#: nothing (or hides the same from several viewers) hands them the same object. Entries are
+#: ``[event, game type, bytes, bytes with the description or None]``.
+_EVENTS: dict[int, list[Any]] = {}
 
 
-_EVENTS: dict[int, _EventMemo] = {}
-
-
-def _event_memo(game_type: str, event: Any) -> _EventMemo:
+def _event_memo(game_type: str, event: Any) -> list[Any]:
     memo = _EVENTS.get(id(event))
-    if memo is not None and memo.event is event and memo.game_type == game_type:
+    if memo is not None and memo[0] is event and memo[1] == game_type:
         return memo
     mark = _MUTABLE[0]
-    memo = _EventMemo(event, game_type, _event_bytes(game_type, event))
+    memo = [event, game_type, _event_bytes(game_type, event), None]
     params = getattr(type(event), "__dataclass_params__", None)
     if _MUTABLE[0] == mark and params is not None and params.frozen:  # immutable: keep it
         if len(_EVENTS) >= _MEMO_LIMIT:
             _EVENTS.clear()
         _EVENTS[id(event)] = memo
     return memo
+
+
+def _described(memo: list[Any]) -> bytes:
+    """The memo's bytes with the event's display text (built once)."""
+    described: bytes | None = memo[3]
+    if described is None:
+        event = memo[0]
+        if isinstance(event, TableEvent):
+            text = labels.table_event_text(event)
+        else:  # the text depends on the (redacted) event alone
+            text = get_game(memo[1]).event_text(event)
+        data = text.encode()
+        described = memo[2] + (_DESCRIPTION_TAG + _LEN[len(data)] + data if data else b"")
+        memo[3] = described
+    return described
 
 
 def _v(name: str, wire_type: int) -> bytes:
@@ -759,7 +764,7 @@ def _view_bytes(game_id: str, players: int, view: View) -> bytes:
         a(_PENDING[pending] if type(pending) is tuple else _PENDING.encode(pending))
     legal = view.legal_commands
     if legal:
-        commands = _entries(_COMMAND, game_type)
+        commands = _GAMES[game_type][0]
         for command in legal:
             data = commands[type(command)].piece(command)
             a(_LEGAL_TAG + _LEN[len(data)] + data)
@@ -780,7 +785,7 @@ def _view_bytes(game_id: str, players: int, view: View) -> bytes:
         labels_ = _LABELS
         for command in legal:
             a(labels_[label(command, game)])
-    entry = _entries(_VIEW, game_type)[type(view.game)]
+    entry = _GAMES[game_type][2][type(view.game)]
     body = entry.encoder.encode(view.game)
     if body or entry.encoder.present(view.game):
         a(entry.outer + _LEN[len(body)] + body)
@@ -836,7 +841,7 @@ def event_to_proto(
     which only messages sent to a viewer carry (not the stored log)."""
     try:
         memo = _event_memo(game_type, event)
-        data = memo.with_text() if describe else memo.plain
+        data = _described(memo) if describe else memo[2]
         if sequence:
             data = _SEQUENCE_TAG + _UINT64[sequence] + data
         return _parse_event(data)

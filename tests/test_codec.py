@@ -149,7 +149,7 @@ def test_fast_encoding_is_the_reference_encoding_over_random_play(game_type: str
                         event = table.redact(table.log[index], viewer)
                         memo = codec._event_memo(game_type, event)
                         sequence = codec._SEQUENCE_TAG + codec._UINT64[index + 1]
-                        for data, describe in ((memo.plain, False), (memo.with_text(), True)):
+                        for data, describe in ((memo[2], False), (codec._described(memo), True)):
                             reference = codec.reference_event_to_proto(
                                 game_type, event, index + 1, describe=describe
                             )
