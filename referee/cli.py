@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from referee import cli_help
-from referee.server.hub import Limits
+from referee.application import Limits
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 

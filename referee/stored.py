@@ -1,7 +1,8 @@
 """The stored form of a game: how its events, batches, deal and commands are kept as bytes.
 
 An event store (:mod:`referee.store`) keeps opaque payloads; this module alone decides what
-they hold, so the hub, ``referee verify`` and the benchmark write and read the same form:
+they hold, so the referee application, ``referee verify`` and the benchmark write and read
+the same form:
 
 * **an event** is a serialized ``referee.v1.Event``: its sequence number and the game's event
   (:mod:`referee.codec`), unredacted;
@@ -12,8 +13,9 @@ they hold, so the hub, ``referee verify`` and the benchmark write and read the s
   written before stamps existed have ``batch_end_sequence`` 0 and count as batches of one;
 * **the fixed deal** of a game record is a serialized ``referee.v1.FixedDeal``, ``b""`` when
   the deal comes from the seed;
-* **a command** (a command outcome's payload) is the client's ``referee.v1.Command``,
-  serialized deterministically so that equal commands have equal bytes.
+* **a command** (a command outcome's payload) is the command as a ``referee.v1.Command``,
+  serialized deterministically so that equal commands have equal bytes;
+* **a decision stamp** is a :class:`Decided` (``referee.v1.Decided`` when stored).
 
 No transport and no store here: bytes and messages in, engine values out.
 
@@ -25,6 +27,7 @@ No transport and no store here: bytes and messages in, engine values out.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,8 +38,12 @@ from referee.v1 import referee_pb2 as pb
 
 __all__ = [
     "Batch",
+    "Decided",
+    "DecidedBy",
     "StoredFormError",
     "batch_spans",
+    "decided_from_proto",
+    "decided_to_proto",
     "decode_command",
     "decode_deal",
     "decode_events",
@@ -56,6 +63,48 @@ class StoredFormError(ValueError):
         self.sequence = sequence
 
 
+class DecidedBy(enum.Enum):
+    """Who made the decision that caused a batch (``referee.v1.DecidedBy``)."""
+
+    #: The seat's own command.
+    COMMAND = pb.DECIDED_BY_UNSPECIFIED
+    #: The referee, when the seat's decision time ran out.
+    TIMEOUT = pb.DECIDED_BY_TIMEOUT
+    #: The referee playing the default command of a forfeited seat.
+    FORFEIT = pb.DECIDED_BY_FORFEIT
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """The stamp of a batch a seat's decision caused (``Event.decided`` on its first event):
+    whose decision, how long the referee measured it took, what the client said it took, and
+    who made it.
+
+    >>> decided_from_proto(decided_to_proto(Decided(2, 150, 40)))
+    Decided(seat=2, decision_ms=150, client_decision_ms=40, by=<DecidedBy.COMMAND: 0>)
+    """
+
+    seat: int
+    decision_ms: int = 0
+    client_decision_ms: int = 0
+    by: DecidedBy = DecidedBy.COMMAND
+
+
+def decided_to_proto(decided: Decided) -> pb.Decided:
+    return pb.Decided(
+        seat=decided.seat,
+        decision_ms=decided.decision_ms,
+        client_decision_ms=decided.client_decision_ms,
+        by=decided.by.value,
+    )
+
+
+def decided_from_proto(message: pb.Decided) -> Decided:
+    return Decided(
+        message.seat, message.decision_ms, message.client_decision_ms, DecidedBy(message.by)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """One batch read back: its events (engine values) and its stamps.
@@ -66,7 +115,7 @@ class Batch:
     first: int
     events: tuple[Any, ...]
     recorded_ms: int = 0
-    decided: pb.Decided | None = None
+    decided: Decided | None = None
 
     @property
     def last(self) -> int:
@@ -78,14 +127,14 @@ class Batch:
 
 
 def stamp(
-    message: pb.Event, batch_end: int, recorded_ms: int, decided: pb.Decided | None = None
+    message: pb.Event, batch_end: int, recorded_ms: int, decided: Decided | None = None
 ) -> pb.Event:
     """Put a batch's stamps on one of its events (``decided`` only on the first); returns it.
     Streams send events with the same stamps as the stored ones."""
     message.batch_end_sequence = batch_end
     message.recorded_unix_ms = recorded_ms
     if decided is not None:
-        message.decided.CopyFrom(decided)
+        message.decided.CopyFrom(decided_to_proto(decided))
     return message
 
 
@@ -94,7 +143,7 @@ def encode_batch(
     events: Sequence[Any],
     first: int,
     recorded_ms: int = 0,
-    decided: pb.Decided | None = None,
+    decided: Decided | None = None,
 ) -> list[bytes]:
     """The payloads of one batch whose first event gets sequence number ``first``."""
     last = first + len(events) - 1
@@ -145,10 +194,7 @@ def read_batches(messages: Sequence[pb.Event]) -> Iterator[Batch]:
     """The batches of ``messages`` (see :func:`batch_spans`), decoded to engine values."""
     for start, end in batch_spans(messages):
         head = messages[start]
-        decided = None
-        if head.HasField("decided"):
-            decided = pb.Decided()
-            decided.CopyFrom(head.decided)  # not a view into the message
+        decided = decided_from_proto(head.decided) if head.HasField("decided") else None
         yield Batch(
             first=head.sequence,
             events=tuple(codec.event_from_proto(m) for m in messages[start:end]),
@@ -170,9 +216,10 @@ def decode_deal(data: bytes) -> FixedDeal | None:
     return codec.deal_from_proto(pb.FixedDeal.FromString(data)) if data else None
 
 
-def encode_command(command: pb.Command) -> bytes:
-    """A command outcome's payload: deterministic, so a retried command has the same bytes."""
-    return command.SerializeToString(deterministic=True)
+def encode_command(game_type: str, command: Any) -> bytes:
+    """A command outcome's payload, from the engine's command value: deterministic, so equal
+    commands (a retry) have equal bytes however the client encoded them."""
+    return codec.command_to_proto(game_type, command).SerializeToString(deterministic=True)
 
 
 def decode_command(payload: bytes) -> pb.Command:

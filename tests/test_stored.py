@@ -17,10 +17,10 @@ from referee.v1 import referee_pb2 as pb
 GAMES = {game.info.type_id: game for game in all_games()}
 
 decided_stamps = st.none() | st.builds(
-    pb.Decided,
+    stored.Decided,
     seat=st.integers(0, 11),
     decision_ms=st.integers(0, 2**40),
-    by=st.sampled_from([pb.DECIDED_BY_UNSPECIFIED, pb.DECIDED_BY_TIMEOUT, pb.DECIDED_BY_FORFEIT]),
+    by=st.sampled_from(list(stored.DecidedBy)),
     client_decision_ms=st.integers(0, 2**32 - 1),
 )
 
@@ -48,7 +48,7 @@ def _batches(game_type: str, seed: int, steps: int) -> list[list[Any]]:
     stamps=st.lists(st.tuples(st.integers(0, 2**45), decided_stamps), min_size=301),
 )
 def test_batches_read_back_as_written(
-    game_type: str, seed: int, steps: int, stamps: list[tuple[int, pb.Decided | None]]
+    game_type: str, seed: int, steps: int, stamps: list[tuple[int, stored.Decided | None]]
 ) -> None:
     payloads: list[bytes] = []
     written = []
@@ -58,7 +58,7 @@ def test_batches_read_back_as_written(
         written.append(stored.Batch(first, tuple(batch), recorded, decided))
     messages = stored.decode_events(payloads)
     assert list(stored.read_batches(messages)) == written
-    # Reading may start at any batch (a hub catching up reads from its version on).
+    # Reading may start at any batch (a referee catching up reads from its version on).
     if len(written) > 1:
         middle = written[len(written) // 2]
         assert next(iter(stored.read_batches(messages[middle.first - 1 :]))) == middle
@@ -127,7 +127,9 @@ def test_command_payloads_round_trip_with_equal_bytes(seed: int, steps: int) -> 
         seat = table.pending()[0]
         command = rng.choice(table.legal_commands(seat))
         message = codec.command_to_proto("sleeping-queens", command)
-        payload = stored.encode_command(message)
+        payload = stored.encode_command("sleeping-queens", command)
         assert stored.decode_command(payload) == message
-        assert stored.encode_command(stored.decode_command(payload)) == payload
+        _, decoded = codec.command_from_proto(stored.decode_command(payload))
+        assert decoded == command
+        assert stored.encode_command("sleeping-queens", decoded) == payload
         table.submit(seat, command)

@@ -34,7 +34,7 @@ from connectrpc.method import IdempotencyLevel, MethodInfo
 from google.protobuf.message import Message
 
 from referee.bench.service import Load, ServerProcess, referee_argv
-from referee.server.metrics import SERVICE
+from referee.metrics import SERVICE
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 

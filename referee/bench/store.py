@@ -5,7 +5,7 @@
   a WAL database, each its own transaction, with the same ``synchronous`` setting, measured
   alternately in the same run.
 * Cold start: a database holding finished and running games (real event logs from random
-  play); the time for a new hub to list them (server ready) and to replay every running game.
+  play); the time for a new referee to list them (server ready) and to replay every running game.
 """
 
 from __future__ import annotations
@@ -23,9 +23,10 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from referee.application import Limits, Referee
+from referee.application.referee import hash_token
 from referee.engine.table import Table
-from referee.server.hub import GameHub, Limits, hash_token
-from referee.server.metrics import Metrics
+from referee.metrics import Metrics
 from referee.store import CommandOutcome, GameRecord, SqliteEventStore
 from referee.store.sqlite import _SCHEMA, Synchronous
 from referee.stored import encode_batch, encode_deal
@@ -208,16 +209,18 @@ def build_database(path: Path, games: int, players: int = 4) -> dict[str, int]:
 
 async def _recover(path: Path) -> dict[str, float]:
     started = time.perf_counter()
-    hub = GameHub(SqliteEventStore(path), Metrics(), Limits(max_games=10**9))
+    referee = Referee(SqliteEventStore(path), Metrics(), Limits(max_games=10**9))
     try:
-        listed = await hub.recover()
+        listed = await referee.recover()
         ready = time.perf_counter()
-        running = [record.game_id for record, _, finished in hub.store.list_games() if not finished]
+        running = [
+            record.game_id for record, _, finished in referee.store.list_games() if not finished
+        ]
         for game_id in running:
-            await hub.get(game_id)
+            await referee.summary(game_id)  # loads and replays it
         loaded = time.perf_counter()
     finally:
-        hub.close()
+        referee.close()
     return {
         "games_listed": listed,
         "ready_seconds": ready - started,

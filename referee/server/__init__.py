@@ -1,1 +1,2 @@
-"""The gRPC server: servicer, live-game hub, errors, metrics and the process around them."""
+"""The transports: the gRPC servicer, the HTTP adapter, value-to-message conversion, status
+mapping, and the process around them (the referee itself is :mod:`referee.application`)."""

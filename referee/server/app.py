@@ -20,10 +20,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from referee.server import errors
+from referee.application import Limits, Referee
+from referee.application.errors import stopping as shutting_down
+from referee.metrics import SERVICE, Metrics
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
-from referee.server.hub import GameHub, Limits
-from referee.server.metrics import SERVICE, Metrics
 from referee.server.service import RefereeCore, RefereeServicer
 from referee.server.wire import ARRIVALS, add_referee_service
 from referee.store import open_store
@@ -98,7 +98,7 @@ class RefereeServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.metrics = Metrics()
-        self.hub = GameHub(open_store(config.store), self.metrics, config.limits)
+        self.referee = Referee(open_store(config.store), self.metrics, config.limits)
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
@@ -109,7 +109,7 @@ class RefereeServer:
             ("grpc.server.max_pending_requests_hard_limit", config.max_pending_calls),
         ]
         self.server = grpc.aio.server(options=options)
-        self.core = RefereeCore(self.hub, self.metrics)
+        self.core = RefereeCore(self.referee, self.metrics)
         add_referee_service(RefereeServicer(self.core), self.server, self.metrics)
         self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
@@ -145,7 +145,7 @@ class RefereeServer:
         return f"{host}:{self.port}"
 
     async def start(self) -> None:
-        await self.hub.recover()
+        await self.referee.recover()
         if self.config.metrics:
             host, port = self.config.metrics.rsplit(":", 1)
             http, _ = start_http_server(int(port), host, registry=self.metrics.registry)
@@ -171,12 +171,8 @@ class RefereeServer:
     async def stop(self) -> None:
         """Graceful: NOT_SERVING, end streams (clients resume), finish calls, close the store."""
         await self.health.close_watches()
-        self.hub.close_streams(
-            errors.ClientError(
-                grpc.StatusCode.UNAVAILABLE,
-                "the server is shutting down; resume with after_sequence",
-                "SHUTDOWN",
-            )
+        self.referee.close_streams(
+            shutting_down("the server is shutting down; resume with after_sequence")
         )
         await self._drain()
         stopping = [self.server.stop(self.config.grace_seconds)]
@@ -185,7 +181,7 @@ class RefereeServer:
         await asyncio.gather(*stopping)
         if self.metrics_port is not None:
             self._http.shutdown()
-        self.hub.close()
+        self.referee.close()
 
 
 async def serve(config: ServerConfig) -> None:

@@ -3,7 +3,7 @@
 Every method of the service is served on the Connect protocol (JSON and binary, unary and
 server streaming) and on gRPC-Web, by connect-python on uvicorn, from the same
 :class:`~referee.server.service.RefereeCore` as the gRPC port: same tokens, errors, limits,
-metrics and logs. This module only moves messages: a :class:`ClientError` becomes a Connect
+metrics and logs. This module only moves messages: a :class:`RefereeError` becomes a Connect
 error with the same code and the same ``google.rpc`` details as the gRPC status.
 
 Other paths: ``/healthz``, and the built web client (``clients/web/dist``) at ``/``; without a
@@ -33,8 +33,9 @@ from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 from google.rpc import status_pb2
 
-from referee.server.errors import ClientError
-from referee.server.metrics import SERVICE
+from referee.application.errors import RefereeError
+from referee.metrics import SERVICE
+from referee.server import errors
 from referee.server.service import RefereeCore
 from referee.v1 import referee_pb2 as pb
 
@@ -99,14 +100,14 @@ for _name in list(_codec._codecs):
     _codec._codecs[_name] = _Codec(_name, binary=_name == _codec.CODEC_NAME_PROTO)
 
 
-def connect_error(error: ClientError) -> ConnectError:
+def connect_error(error: RefereeError) -> ConnectError:
     """The Connect error for ``error``: the same code, message and ``google.rpc`` details as
     its gRPC status (taken from that status, so the two never differ)."""
-    status = error.to_status()
+    status = errors.to_status(error)
     packed = dict(status.trailing_metadata or ()).get("grpc-status-details-bin", b"")
     detail = status_pb2.Status.FromString(packed) if isinstance(packed, bytes) else None
     return ConnectError(
-        Code[error.code.name],
+        Code[errors.status_code(error).name],
         detail.message if detail else error.message,
         list(detail.details) if detail else (),
     )
@@ -116,7 +117,7 @@ def _unary(call: Callable[[Any], Awaitable[Any]]) -> Callable[[Any, Any], Awaita
     async def handle(request: Any, _context: RequestContext[Any, Any]) -> Any:
         try:
             return await call(request)
-        except ClientError as error:
+        except RefereeError as error:
             raise connect_error(error) from None
 
     return handle
@@ -131,7 +132,7 @@ def _server_stream(
             try:
                 async for message in stream:
                     yield message
-            except ClientError as error:
+            except RefereeError as error:
                 raise connect_error(error) from None
 
     return handle

@@ -1,17 +1,17 @@
 """``referee.v1.RefereeService``, once for every transport, and its gRPC adapter.
 
-:class:`RefereeCore` implements each RPC once: a protobuf request in, a response (or, for
-``StreamGame``, an async iterator of responses) out, every error a client can cause raised as
-:class:`ClientError`. Request checks, metrics and logs live here, so the gRPC adapter below and
-the HTTP adapter (:mod:`referee.server.http`) stay thin: they only move messages and turn
-``ClientError`` into their protocol's status. Game logic lives in the engine; state and streams
-in :mod:`referee.server.hub`.
+:class:`RefereeCore` implements each RPC once over the referee application
+(:class:`~referee.application.Referee`): it checks a request's fields, turns the protobuf
+request into the application's values and its answer back into a response
+(:mod:`referee.server.convert`), and keeps per-RPC metrics and command logs. Every refusal is
+the application's :class:`~referee.application.errors.RefereeError`; the gRPC adapter below
+and the HTTP adapter (:mod:`referee.server.http`) only move messages and map those errors to
+their protocol's status (:mod:`referee.server.errors`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import functools
 import time
@@ -22,22 +22,21 @@ import grpc
 import structlog
 
 from referee import codec
+from referee.application import Referee, RefereeError, StreamEnded, Unreadable, Update
+from referee.application.errors import bad_request, clip
 from referee.engine.registry import all_games
-from referee.server import errors
-from referee.server.errors import ClientError
-from referee.server.hub import GameHub, StreamEnded
-from referee.server.metrics import SERVICE, Metrics
+from referee.metrics import SERVICE, Metrics
+from referee.server import convert, errors
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 
 log = structlog.get_logger("referee")
 
-#: Encoded batched stream messages kept for other streams that send the same one.
-ENCODED_MESSAGES = 512
-
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Core = TypeVar("Core", bound="RefereeCore")
+#: Longest page token accepted (a decimal offset).
+MAX_PAGE_TOKEN = 12
 
 
 def _unary(
@@ -54,8 +53,8 @@ def _unary(
         code = grpc.StatusCode.OK
         try:
             return await method(self, request)
-        except ClientError as error:
-            code = error.code
+        except RefereeError as error:
+            code = errors.status_code(error)
             raise
         except BaseException:
             code = grpc.StatusCode.INTERNAL
@@ -67,11 +66,15 @@ def _unary(
     return wrapper
 
 
+def _as_seat(request: pb.GetViewRequest | pb.StreamGameRequest) -> int | None:
+    return request.as_seat if request.HasField("as_seat") else None
+
+
 class RefereeCore:
     """Every RPC of the service, transport-free. Methods are named as in the proto."""
 
-    def __init__(self, hub: GameHub, metrics: Metrics) -> None:
-        self.hub = hub
+    def __init__(self, referee: Referee, metrics: Metrics) -> None:
+        self.referee = referee
         self.metrics = metrics
 
     @_unary
@@ -82,119 +85,147 @@ class RefereeCore:
 
     @_unary
     async def CreateGame(self, request: pb.CreateGameRequest) -> pb.CreateGameResponse:
-        live, tokens, organiser = await self.hub.create(request)
-        log.info(
-            "game_created",
-            game_id=live.game_id,
-            game_type=live.record.game_type,
-            players=live.record.players,
-            options=dict(live.record.options),
-            settings=live.record.settings,
+        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
+        created = await self.referee.create(
+            request.game_type,
+            request.players,
+            dict(request.options),
+            seed=request.seed,
+            deal=deal,
+            settings=convert.settings_from_request(request),
         )
         return pb.CreateGameResponse(
-            game_id=live.game_id,
-            seats=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(tokens)],
-            game=live.summary(),
-            organiser_token=organiser,
+            game_id=created.game_id,
+            seats=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(created.seat_tokens)],
+            game=convert.summary_to_proto(created.summary),
+            organiser_token=created.organiser_token,
         )
 
     @_unary
     async def GetGame(self, request: pb.GetGameRequest) -> pb.GetGameResponse:
-        return pb.GetGameResponse(game=(await self.hub.get(request.game_id)).summary())
+        summary = await self.referee.summary(request.game_id)
+        return pb.GetGameResponse(game=convert.summary_to_proto(summary))
 
     @_unary
     async def ListGames(self, request: pb.ListGamesRequest) -> pb.ListGamesResponse:
-        return await self.hub.list_games(request)
-
-    def _watcher(self, live: Any, request: pb.GetViewRequest | pb.StreamGameRequest) -> Any:
-        """Who is watching: a seat, the spectator, or the organiser as some seat."""
-        return self.hub.watcher(
-            live,
-            request.seat_token,
-            request.spectator,
-            request.organiser_token,
-            request.as_seat if request.HasField("as_seat") else None,
+        token = request.page_token or "0"
+        if not (token.isascii() and token.isdigit()) or len(token) > MAX_PAGE_TOKEN:
+            raise bad_request("page_token", "not a token from ListGames")
+        page = await self.referee.list_games(
+            game_type=request.game_type,
+            running_only=request.running_only,
+            offset=int(token),
+            size=request.page_size or 100,
         )
+        return convert.page_to_proto(page)
 
     @_unary
     async def GetView(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
-        live = await self.hub.get_current(request.game_id)
-        watcher = self._watcher(live, request)
-        return pb.GetViewResponse(view=self.hub.view_for(live, watcher))
+        seat_view = await self.referee.view(
+            request.game_id,
+            seat_token=request.seat_token,
+            spectator=request.spectator,
+            organiser_token=request.organiser_token,
+            as_seat=_as_seat(request),
+        )
+        return pb.GetViewResponse(view=convert.view_to_proto(seat_view))
 
     @_unary
     async def AbortGame(self, request: pb.AbortGameRequest) -> pb.AbortGameResponse:
-        live = await self.hub.abort(request)
-        return pb.AbortGameResponse(game=live.summary())
+        summary = await self.referee.abort(request.game_id, request.organiser_token, request.reason)
+        return pb.AbortGameResponse(game=convert.summary_to_proto(summary))
 
     @_unary
     async def RevealSeed(self, request: pb.RevealSeedRequest) -> pb.RevealSeedResponse:
-        live = await self.hub.reveal(request)
-        return pb.RevealSeedResponse(game=live.summary(organiser=True))
+        summary = await self.referee.reveal(request.game_id, request.organiser_token)
+        return pb.RevealSeedResponse(game=convert.summary_to_proto(summary))
 
     @_unary
     async def ExportGame(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
-        return await self.hub.export(request)
+        exported = await self.referee.export(request.game_id, request.organiser_token)
+        return convert.exported_to_proto(exported)
 
     @_unary
     async def SubmitCommand(self, request: pb.SubmitCommandRequest) -> pb.SubmitCommandResponse:
         started = time.perf_counter()
+        command: Any
+        if not request.HasField("command"):
+            command = Unreadable("command", "required")
+        else:
+            try:
+                command = codec.command_from_proto(request.command)[1]
+            except codec.CodecError as error:
+                command = Unreadable(error.field, error.description)
         try:
-            live, seat, response = await self.hub.submit(request)
-        except ClientError as error:
+            submitted = await self.referee.submit(
+                request.game_id,
+                request.seat_token,
+                request.command_id,
+                command,
+                expected_version=(
+                    request.expected_version if request.HasField("expected_version") else None
+                ),
+                client_decision_ms=request.client_decision_ms,
+            )
+        except RefereeError as error:
             rule = error.metadata.get("rule_id", error.reason)
             self.metrics.commands.labels(_game_type_of(request), "rejected", rule).inc()
             rejected_seat = error.metadata.get("seat")
             log.debug(  # one line per command: only with --log-level debug
                 "command",
-                game_id=errors.clip(request.game_id),
+                game_id=clip(request.game_id),
                 seat=int(rejected_seat) if rejected_seat is not None else None,
                 command_type=_command_type_of(request),
                 outcome="rejected",
-                code=error.code.name,
+                code=errors.status_code(error).name,
                 rule_id=error.metadata.get("rule_id"),
                 latency_ms=round((time.perf_counter() - started) * 1000, 3),
             )
             raise
-        game_type = live.record.game_type
-        outcome = "duplicate" if response.duplicate else "accepted"
-        self.metrics.commands.labels(game_type, outcome, "ok").inc()
+        outcome = "duplicate" if submitted.duplicate else "accepted"
+        self.metrics.commands.labels(submitted.game_type, outcome, "ok").inc()
         log.debug(
             "command",
-            game_id=live.game_id,
-            seat=seat,
+            game_id=request.game_id,
+            seat=submitted.seat,
             command_type=_command_type_of(request),
             outcome=outcome,
-            version=live.table.version,
+            version=submitted.version,
             latency_ms=round((time.perf_counter() - started) * 1000, 3),
         )
-        return response
+        return convert.submitted_to_proto(submitted)
 
-    async def StreamGame(
-        self, request: pb.StreamGameRequest
-    ) -> AsyncGenerator[pb.StreamGameResponse, None]:
-        """The stream's messages; a stream the server ends (overflow, shutdown) raises the
-        ClientError it ends with after the last message."""
+    def updates(self, request: pb.StreamGameRequest) -> AsyncGenerator[Update, None]:
+        """The stream's updates as the application gives them (see :meth:`StreamGame`)."""
+        return self._updates(request)
+
+    async def _updates(self, request: pb.StreamGameRequest) -> AsyncGenerator[Update, None]:
         labels = ("server_stream", SERVICE, "StreamGame")
         self.metrics.started.labels(*labels).inc()
         started = time.perf_counter()
         code = grpc.StatusCode.OK
         sent = self.metrics.msg_sent.labels(*labels)
         try:
-            live = await self.hub.get(request.game_id)
-            watcher = self._watcher(live, request)
-            # aclosing: when the adapter closes this generator, the hub's stream closes
+            # aclosing: when the adapter closes this generator, the referee's stream closes
             # with it (its slot is freed now, not when the generator is collected).
-            stream = self.hub.stream(live, watcher, request.after_sequence, request.batched)
+            stream = self.referee.stream(
+                request.game_id,
+                seat_token=request.seat_token,
+                spectator=request.spectator,
+                organiser_token=request.organiser_token,
+                as_seat=_as_seat(request),
+                after=request.after_sequence,
+                batched=request.batched,
+            )
             async with contextlib.aclosing(stream):
-                async for message in stream:
-                    yield message
+                async for update in stream:
+                    yield update
                     sent.inc()
         except StreamEnded as ended:
-            code = ended.error.code
+            code = errors.status_code(ended.error)
             raise ended.error from None
-        except ClientError as error:
-            code = error.code
+        except RefereeError as error:
+            code = errors.status_code(error)
             raise
         except BaseException as error:
             code = (
@@ -207,12 +238,21 @@ class RefereeCore:
             self.metrics.handled.labels(*labels, code.name).inc()
             self.metrics.handling.labels(*labels).observe(time.perf_counter() - started)
 
+    async def StreamGame(
+        self, request: pb.StreamGameRequest
+    ) -> AsyncGenerator[pb.StreamGameResponse, None]:
+        """The stream's messages; a stream the referee ends (overflow, shutdown) raises the
+        RefereeError it ends with after the last message."""
+        async with contextlib.aclosing(self.updates(request)) as updates:
+            async for update in updates:
+                yield convert.update_to_proto(update, request.batched)
+
 
 async def _grpc_unary(context: grpc.aio.ServicerContext[Any, Any], call: Awaitable[Resp]) -> Resp:
     try:
         return await call
-    except ClientError as error:
-        await context.abort_with_status(error.to_status())
+    except RefereeError as error:
+        await context.abort_with_status(errors.to_status(error))
         raise  # unreachable: abort raises
 
 
@@ -221,21 +261,6 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
 
     def __init__(self, core: RefereeCore) -> None:
         self.core = core
-        #: Batched stream messages the hub built once for every stream of a viewer, encoded
-        #: once too: ``id(message) -> (message, bytes)``, the latest few (the message is
-        #: kept so its id cannot be reused while it is here).
-        self._encodings: collections.OrderedDict[int, tuple[Any, bytes]] = collections.OrderedDict()
-
-    def _encoded(self, message: pb.StreamGameResponse) -> bytes:
-        key = id(message)
-        found = self._encodings.get(key)
-        if found is not None and found[0] is message:
-            return found[1]
-        data = message.SerializeToString()
-        self._encodings[key] = (message, data)
-        while len(self._encodings) > ENCODED_MESSAGES:
-            self._encodings.popitem(last=False)
-        return data
 
     async def ListGameTypes(self, request: Any, context: Any) -> pb.ListGameTypesResponse:
         return await _grpc_unary(context, self.core.ListGameTypes(request))
@@ -267,32 +292,39 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
     async def StreamGame(  # type: ignore[override]  # it writes with context.write
         self, request: pb.StreamGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> None:
-        stall = self.core.hub.limits.stream_stall_seconds
-        stream = self.core.StreamGame(request)
+        stall = self.core.referee.limits.stream_stall_seconds
+        batched = request.batched
+        stream = self.core.updates(request)
         try:
-            async for message in stream:
+            async for update in stream:
                 # A client that keeps its connection alive but never reads (grants no HTTP/2
                 # window) would block this write for ever and hold a stream slot: a write not
                 # taken within the stall limit ends the stream. The timeout runs in this
                 # task, not in wait_for's own: grpc.aio notices a client that hangs up only
                 # in the handler's task.
-                data = self._encoded(message) if request.batched else message
+                # A batched message is shared by every stream of its viewer, its events by
+                # every viewer who sees them alike: bytes encoded once (the bytes
+                # serializer passes them through).
+                data = (
+                    convert.update_bytes(update)
+                    if batched
+                    else convert.update_to_proto(update, batched=False)
+                )
                 try:
                     async with asyncio.timeout(stall or None):
                         await context.write(data)
                 except TimeoutError:
+                    last = update.events[-1].sequence if update.events else 0
                     raise errors.exhausted(
-                        "stream stall seconds",
-                        int(stall),
-                        last_sequence=str(message.event.sequence),
+                        "stream stall seconds", int(stall), last_sequence=str(last)
                     ) from None
-        except ClientError as error:
+        except RefereeError as error:
             # Free the stream (its slot, its place in the fan-out) before the status goes
             # out: to a stalled client it goes out only when the client reads again.
             await stream.aclose()
-            await context.abort_with_status(error.to_status())
+            await context.abort_with_status(errors.to_status(error))
         finally:
-            # A cancelled call closes the core's stream at once (the hub counts the
+            # A cancelled call closes the core's stream at once (the referee counts the
             # disconnect and frees the slot now, not when the generator is collected).
             await stream.aclose()
 

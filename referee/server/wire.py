@@ -18,8 +18,8 @@ from typing import Any
 import grpc
 from google.protobuf import message as protobuf_message
 
+from referee.metrics import SERVICE, Metrics
 from referee.server import errors
-from referee.server.metrics import SERVICE, Metrics
 from referee.v1 import referee_pb2
 
 
@@ -66,10 +66,12 @@ def _serializer(response_type: Any) -> Callable[[Any], bytes]:
 
 
 def _refusal(request: Undecodable) -> grpc.Status:
-    return errors.bad_request(
-        "request",
-        f"not a serialized {request.method} request message ({errors.clip(request.reason)})",
-    ).to_status()
+    return errors.to_status(
+        errors.bad_request(
+            "request",
+            f"not a serialized {request.method} request message ({errors.clip(request.reason)})",
+        )
+    )
 
 
 def add_referee_service(servicer: Any, server: grpc.aio.Server, metrics: Metrics) -> None:

@@ -14,8 +14,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from referee.application import Limits
 from referee.server.app import running_server
-from referee.server.hub import Limits
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot import runner
 from referee_bot.__main__ import main

@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 
 from referee.cli import build_parser
-from referee.server.metrics import Metrics
+from referee.metrics import Metrics
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 

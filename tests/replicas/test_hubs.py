@@ -1,4 +1,4 @@
-"""Two hubs, each with its own PostgreSQL store on one database: two replicas in one process.
+"""Two referees, each with its own PostgreSQL store on one database: two replicas in one process.
 
 What a replica must do when another one writes to the same game: take a command from a client
 that saw more than it has (read the store instead of refusing), follow the other replica's
@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
+from referee.application import Created, Limits, Referee, Submitted
+from referee.application.clocks import Clock, GameSettings
+from referee.application.live import LiveGame
 from referee.engine.table_events import TimedOut
-from referee.server.hub import GameHub, Limits, LiveGame
-from referee.server.metrics import Metrics
-from referee.v1 import referee_pb2 as pb
+from referee.metrics import Metrics
 from tests.store.pg import temporary_database
 
 #: Seconds a test waits for something another replica does (a hang guard, not a speed check).
@@ -33,11 +34,11 @@ def database() -> Iterator[str]:
 
 
 @contextlib.asynccontextmanager
-async def _replicas(url: str, count: int = 2) -> AsyncIterator[list[GameHub]]:
-    """``count`` hubs, each on its own PostgreSQL store of database ``url``, listening."""
+async def _replicas(url: str, count: int = 2) -> AsyncIterator[list[Referee]]:
+    """``count`` referees, each on its own PostgreSQL store of database ``url``, listening."""
     from referee.store.postgres import PostgresEventStore
 
-    hubs = [GameHub(PostgresEventStore(url), Metrics(), Limits()) for _ in range(count)]
+    hubs = [Referee(PostgresEventStore(url), Metrics(), Limits()) for _ in range(count)]
     try:
         for hub in hubs:
             await hub.recover()
@@ -47,15 +48,28 @@ async def _replicas(url: str, count: int = 2) -> AsyncIterator[list[GameHub]]:
             hub.close()
 
 
-def _command(live: LiveGame, seat: int, token: str, **fields: Any) -> pb.SubmitCommandRequest:
-    view = live.view(seat)
-    return pb.SubmitCommandRequest(
-        game_id=live.game_id,
-        seat_token=token,
-        command_id=str(uuid.uuid4()),
-        command=view.legal_commands[0],
-        **fields,
+async def _play(referee: Referee, live: LiveGame, seat: int, token: str, **terms: Any) -> Submitted:
+    """Submit ``seat``'s first legal command (as ``live`` sees it) at ``referee``."""
+    command = live.table.view(seat).legal_commands[0]
+    return await referee.submit(live.game_id, token, str(uuid.uuid4()), command, **terms)
+
+
+async def _create(
+    referee: Referee, seed: str, options: dict[str, str] | None = None, **settings: Any
+) -> tuple[LiveGame, Created]:
+    created = await referee.create(
+        "vampire-queen",
+        3,
+        options,
+        seed=seed,
+        settings=GameSettings(public_seed=True, card_commitments=True, **settings),
     )
+    return referee.games[created.game_id], created
+
+
+async def _load(referee: Referee, game_id: str) -> LiveGame:
+    await referee.summary(game_id)  # loads it
+    return referee.games[game_id]
 
 
 async def _until(predicate: Any) -> None:
@@ -69,25 +83,18 @@ async def _until(predicate: Any) -> None:
 def test_a_replica_behind_the_client_reads_the_store_instead_of_refusing(database: str) -> None:
     async def scenario() -> None:
         async with _replicas(database) as (a, b):
-            live, tokens, _ = await a.create(
-                pb.CreateGameRequest(
-                    game_type="vampire-queen",
-                    players=3,
-                    seed="behind",
-                    public_reproducible_seed=True,
-                )
-            )
-            mirror = await b.get(live.game_id)
+            live, created = await _create(a, "behind")
+            tokens = created.seat_tokens
+            mirror = await _load(b, live.game_id)
             b._stop_listening()  # b hears nothing more: as if every notice were late
             for _ in range(6):
                 seat = live.table.pending()[0]
-                await a.submit(_command(live, seat, tokens[seat]))
+                await _play(a, live, seat, tokens[seat])
                 assert mirror.table.version < live.table.version  # b heard nothing
                 # The client saw a's latest view and sends its command to b.
                 seat = live.table.pending()[0]
                 ahead = live.table.version
-                request = _command(live, seat, tokens[seat], expected_version=ahead)
-                _, _, response = await b.submit(request)
+                response = await _play(b, live, seat, tokens[seat], expected_version=ahead)
                 assert (response.first_sequence, response.duplicate) == (ahead + 1, False)
                 await _until(lambda: live.table.version == mirror.table.version)  # a listens
             assert live.table.state == mirror.table.state
@@ -101,24 +108,18 @@ def test_a_rule_refusal_on_a_stale_replica_is_rechecked_against_the_store(databa
 
     async def scenario() -> None:
         async with _replicas(database) as (a, b):
-            live, tokens, _ = await a.create(
-                pb.CreateGameRequest(
-                    game_type="vampire-queen",
-                    players=3,
-                    seed="stale-rule",
-                    public_reproducible_seed=True,
-                )
-            )
-            mirror = await b.get(live.game_id)
+            live, created = await _create(a, "stale-rule")
+            tokens = created.seat_tokens
+            mirror = await _load(b, live.game_id)
             b._stop_listening()
             # Play at a until the seat to move changes, so b's copy names the wrong seat.
             first = live.table.pending()[0]
             while live.table.pending()[0] == first and not live.over:
                 seat = live.table.pending()[0]
-                await a.submit(_command(live, seat, tokens[seat]))
+                await _play(a, live, seat, tokens[seat])
             seat = live.table.pending()[0]
             assert seat not in mirror.table.pending()
-            _, _, response = await b.submit(_command(live, seat, tokens[seat]))
+            response = await _play(b, live, seat, tokens[seat])
             assert response.first_sequence == live.table.version + 1
             assert mirror.stats.get(seat, {}).get("rejected", 0) == 0
 
@@ -132,17 +133,13 @@ def test_a_timeout_lands_once_when_every_replica_times_it_out(database: str) -> 
 
     async def scenario() -> None:
         async with _replicas(database, 3) as hubs:
-            live, _, _ = await hubs[0].create(
-                pb.CreateGameRequest(
-                    game_type="vampire-queen",
-                    players=3,
-                    seed="timeouts",
-                    public_reproducible_seed=True,
-                    options={"rounds": "1"},
-                    clock=pb.ClockSettings(decision_ms=100, forfeit_after_timeouts=2),
-                )
+            live, _ = await _create(
+                hubs[0],
+                "timeouts",
+                {"rounds": "1"},
+                clock=Clock(decision_ms=100, forfeit_after_timeouts=2),
             )
-            copies = [live] + [await hub.get(live.game_id) for hub in hubs[1:]]
+            copies = [live] + [await _load(hub, live.game_id) for hub in hubs[1:]]
             await _until(lambda: all(c.over for c in copies))
             await _until(lambda: len({c.table.version for c in copies}) == 1)
             log = copies[0].table.log
@@ -162,27 +159,10 @@ def test_a_replica_adopts_clocked_games_created_elsewhere(database: str) -> None
 
     async def scenario() -> None:
         async with _replicas(database) as (a, b):
-            live, _, organiser = await a.create(
-                pb.CreateGameRequest(
-                    game_type="vampire-queen",
-                    players=3,
-                    seed="adopt",
-                    public_reproducible_seed=True,
-                    clock=pb.ClockSettings(decision_ms=60_000),
-                )
-            )
+            live, created = await _create(a, "adopt", clock=Clock(decision_ms=60_000))
             await _until(lambda: live.game_id in b.games)
-            plain, _, _ = await a.create(
-                pb.CreateGameRequest(
-                    game_type="vampire-queen",
-                    players=3,
-                    seed="no-clock",
-                    public_reproducible_seed=True,
-                )
-            )
-            await a.abort(
-                pb.AbortGameRequest(game_id=live.game_id, organiser_token=organiser, reason="x")
-            )
+            plain, _ = await _create(a, "no-clock")
+            await a.abort(live.game_id, created.organiser_token, "x")
             await _until(lambda: b.games[live.game_id].over)
             assert plain.game_id not in b.games  # no clock: loaded only when asked for
 
@@ -195,21 +175,15 @@ def test_a_view_read_at_a_stale_replica_shows_what_the_store_holds(database: str
 
     async def scenario() -> None:
         async with _replicas(database) as (a, b):
-            live, tokens, _ = await a.create(
-                pb.CreateGameRequest(
-                    game_type="vampire-queen",
-                    players=3,
-                    seed="stale-view",
-                    public_reproducible_seed=True,
-                )
-            )
-            mirror = await b.get(live.game_id)
+            live, created = await _create(a, "stale-view")
+            tokens = created.seat_tokens
+            mirror = await _load(b, live.game_id)
             b._stop_listening()
             seat = live.table.pending()[0]
-            await a.submit(_command(live, seat, tokens[seat]))
+            await _play(a, live, seat, tokens[seat])
             assert mirror.table.version < live.table.version
-            current = await b.get_current(live.game_id)
-            assert current is mirror
+            seen = await b.view(live.game_id, seat_token=tokens[seat])
+            assert seen.view.version == live.table.version
             assert mirror.table.version == live.table.version
 
     asyncio.run(scenario())

@@ -119,7 +119,7 @@ def test_a_live_command_is_one_message_shared_by_the_viewers_streams(
     readers = [threading.Thread(target=follow, args=(into,)) for into in received]
     for reader in readers:
         reader.start()
-    wait_for(lambda: server.hub.streams == 2, "both streams to open")
+    wait_for(lambda: server.referee.streams == 2, "both streams to open")
     played = play_random(stub, game, rng, max_commands=1)
     for reader in readers:
         reader.join(timeout=60)
@@ -130,5 +130,5 @@ def test_a_live_command_is_one_message_shared_by_the_viewers_streams(
             range(response.first_sequence, response.last_sequence + 1)
         )
     assert received[0][1] == received[1][1]
-    live = server.hub.games[game.game_id]
+    live = server.referee.games[game.game_id]
     assert list(live.latest_batch) == [None]  # built once, for both spectators

@@ -307,38 +307,27 @@ def test_a_command_after_its_deadline_finds_the_decision_timed_out(
 ) -> None:
     """However late the timer runs, a command that arrives after its seat's deadline is not
     played: the timeout is applied first."""
-    from referee.server import hub as hub_module
-    from referee.server.errors import ClientError
-    from referee.server.hub import GameHub, Limits
-    from referee.server.metrics import Metrics
+    from referee.application import Clock, GameSettings, Kind, Referee, RefereeError
+    from referee.application import referee as referee_module
     from referee.store import MemoryEventStore
 
     async def scenario() -> None:
-        hub = GameHub(MemoryEventStore(), Metrics(), Limits())
-        await hub.recover()
-        live, tokens, _ = await hub.create(
-            pb.CreateGameRequest(
-                game_type=GAME, players=3, options={"rounds": "1"}, clock=clock(60_000)
-            )
-        )
+        referee = Referee(MemoryEventStore())
+        await referee.recover()
+        settings = GameSettings(clock=Clock(decision_ms=60_000), card_commitments=True)
+        created = await referee.create(GAME, 3, {"rounds": "1"}, settings=settings)
+        live = referee.games[created.game_id]
         seat = live.table.pending()[0]
-        command = live.view(seat).legal_commands[0]
-        real = hub_module.now_ms
-        monkeypatch.setattr(hub_module, "now_ms", lambda: real() + 61_000)  # a minute later
-        with pytest.raises(ClientError) as refused:
-            await hub.submit(
-                pb.SubmitCommandRequest(
-                    game_id=live.game_id,
-                    seat_token=tokens[seat],
-                    command_id="late",
-                    command=command,
-                )
-            )
-        assert refused.value.code is grpc.StatusCode.FAILED_PRECONDITION
+        command = live.table.view(seat).legal_commands[0]
+        real = referee_module.now_ms
+        monkeypatch.setattr(referee_module, "now_ms", lambda: real() + 61_000)  # a minute later
+        with pytest.raises(RefereeError) as refused:
+            await referee.submit(created.game_id, created.seat_tokens[seat], "late", command)
+        assert refused.value.kind is Kind.NOT_NOW
         timed_out = [e for e in live.table.log if type(e).__name__ == "TimedOut"]
         assert [e.seat for e in timed_out] == [seat]
         assert live.summary().seat_stats[seat].timeouts == 1
-        hub.close()
+        referee.close()
 
     asyncio.run(scenario())
 
@@ -346,19 +335,20 @@ def test_a_command_after_its_deadline_finds_the_decision_timed_out(
 def test_seat_clocks_follow_decisions_across_batches() -> None:
     """A decision keeps its start while other seats act; it restarts after the seat's own
     decision or when the game asks it something else; overruns drain the bank."""
+    from referee.application.clocks import Clock, SeatClocks
     from referee.engine.game import Decision
-    from referee.server.clocks import Clock, SeatClocks
+    from referee.stored import Decided
 
     clocks = SeatClocks(Clock(decision_ms=1000, bank_ms=500), players=3)
     block = Decision(1, "block", "SQ-9")
     turn = Decision(0, "turn", "SQ-4")
     clocks.fold([turn], 10_000, None)
     assert clocks.deadline(0) == 10_000 + 1000 + 500
-    clocks.fold([turn, block], 10_400, pb.Decided(seat=2, decision_ms=100))
+    clocks.fold([turn, block], 10_400, Decided(seat=2, decision_ms=100))
     assert clocks.starts[0][0] == 10_000 and clocks.starts[1][0] == 10_400  # 0 keeps its start
-    clocks.fold([turn], 11_600, pb.Decided(seat=1, decision_ms=1200))
+    clocks.fold([turn], 11_600, Decided(seat=1, decision_ms=1200))
     assert clocks.bank[1] == 300 and clocks.starts[0][0] == 10_000
-    clocks.fold([turn], 11_700, pb.Decided(seat=0, decision_ms=1700))
+    clocks.fold([turn], 11_700, Decided(seat=0, decision_ms=1700))
     assert clocks.starts[0][0] == 11_700, "asked again after its own decision: a new start"
     assert clocks.bank[0] == 0 and clocks.commands == [1, 1, 1]
     assert clocks.decision_ms_total == [1700, 1200, 100]
@@ -366,6 +356,6 @@ def test_seat_clocks_follow_decisions_across_batches() -> None:
     assert clocks.starts[0][0] == 11_800, "asked something else: a new start"
     assert clocks.next_deadline() == (11_800 + 1000, 0)
     assert clocks.next_deadline(skip=[0]) is None
-    [seat0, *_] = clocks.to_proto(12_300)
+    [seat0, *_] = clocks.readings(12_300)
     assert (seat0.pending, seat0.remaining_ms, seat0.bank_ms) == (True, 500, 0)
     assert seat0.deadline_unix_ms == 12_800

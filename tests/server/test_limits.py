@@ -7,8 +7,8 @@ import time
 
 import grpc
 
+from referee.application import Limits
 from referee.server.app import running_server
-from referee.server.hub import Limits
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import (

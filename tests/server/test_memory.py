@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from referee.application import Limits
 from referee.server.app import RefereeServer, running_server
-from referee.server.hub import Limits
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import (
@@ -50,11 +50,11 @@ def test_idle_games_leave_memory_and_come_back_unchanged(evicting: RefereeServer
         for game in games[6:]:
             play_random(stub, game, rng, max_commands=5)
         before = {game.game_id: snapshot(stub, game) for game in games}
-        wait_for(lambda: len(evicting.hub.games) == 0, "idle games to leave memory", 30)
+        wait_for(lambda: len(evicting.referee.games) == 0, "idle games to leave memory", 30)
         # Every game answers as before: summaries, each seat's view and the spectator's.
         for game in games:
             assert snapshot(stub, game) == before[game.game_id]
-        assert len(evicting.hub.games) <= 4 + 1  # the bound (one may be loading right now)
+        assert len(evicting.referee.games) <= 4 + 1  # the bound (one may be loading right now)
         listed = stub.ListGames(pb.ListGamesRequest(), timeout=RPC_TIMEOUT).games
         assert {g.game_id for g in listed} == {game.game_id for game in games}
         # A dropped running game plays on to the end, and its stream replays every event.
@@ -75,9 +75,9 @@ def test_a_watched_game_stays_in_memory_and_its_stream_goes_on(evicting: Referee
             target=lambda: received.extend(read_ok(stub, stream_request(game, 0)))
         )
         reader.start()
-        wait_for(lambda: received or evicting.hub.streams, "the stream to open")
-        wait_for(lambda: len(evicting.hub.games) <= 1, "other games to leave", 30)
-        assert game.game_id in evicting.hub.games
+        wait_for(lambda: received or evicting.referee.streams, "the stream to open")
+        wait_for(lambda: len(evicting.referee.games) <= 1, "other games to leave", 30)
+        assert game.game_id in evicting.referee.games
         play_to_end(stub, game, rng)
         reader.join(timeout=60)
         events = [m.event.sequence for m in received[1:]]

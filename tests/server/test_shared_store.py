@@ -1,6 +1,6 @@
-"""Two hubs on one store: the store's notifications keep a second process's copy current.
+"""Two referees on one store: the store's notifications keep a second process's copy current.
 
-This is the seam a networked store (e.g. PostgreSQL LISTEN/NOTIFY) plugs into: the hub never
+This is the seam a networked store (e.g. PostgreSQL LISTEN/NOTIFY) plugs into: the referee never
 assumes it is the only writer.
 """
 
@@ -9,41 +9,34 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from referee.server.hub import GameHub, Limits
-from referee.server.metrics import Metrics
+from referee.application import GameSettings, Referee
 from referee.store import MemoryEventStore
-from referee.v1 import referee_pb2 as pb
 
 
 async def _scenario() -> None:
     store = MemoryEventStore()
-    first = GameHub(store, Metrics(), Limits())
-    second = GameHub(store, Metrics(), Limits())
+    first = Referee(store)
+    second = Referee(store)
     await first.recover()
     await second.recover()
-    live, tokens, _ = await first.create(
-        pb.CreateGameRequest(
-            game_type="vampire-queen", players=3, seed="shared", public_reproducible_seed=True
-        )
+    created = await first.create(
+        "vampire-queen", 3, seed="shared", settings=GameSettings(public_seed=True)
     )
-    mirror = await second.get(live.game_id)
+    live = first.games[created.game_id]
+    await second.summary(created.game_id)
+    mirror = second.games[created.game_id]
     assert mirror.table.version == live.table.version
-    stream = second.stream(mirror, 0, live.table.version)
+    stream = second.stream(
+        created.game_id, seat_token=created.seat_tokens[0], after=live.table.version
+    )
     first_message = await anext(stream)
-    assert not first_message.HasField("event")
+    assert not first_message.events
 
     seat = live.table.pending()[0]
-    view = live.view(seat)
-    await first.submit(
-        pb.SubmitCommandRequest(
-            game_id=live.game_id,
-            seat_token=tokens[seat],
-            command_id=str(uuid.uuid4()),
-            command=view.legal_commands[0],
-        )
-    )
+    command = live.table.view(seat).legal_commands[0]
+    await first.submit(created.game_id, created.seat_tokens[seat], str(uuid.uuid4()), command)
     update = await asyncio.wait_for(anext(stream), timeout=5)
-    assert update.event.sequence == live.table.version
+    assert [e.sequence for e in update.events] == [live.table.version]
     assert mirror.table.version == live.table.version
     assert mirror.table.state == live.table.state
     await stream.aclose()
@@ -51,5 +44,5 @@ async def _scenario() -> None:
     second._stop_listening()
 
 
-def test_a_second_hub_catches_up_from_store_notifications() -> None:
+def test_a_second_referee_catches_up_from_store_notifications() -> None:
     asyncio.run(_scenario())

@@ -11,8 +11,8 @@ import random
 
 import grpc
 
+from referee.application import Limits
 from referee.server.app import running_server
-from referee.server.hub import Limits
 from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import (
     create_game,
@@ -39,12 +39,12 @@ def test_a_stream_whose_client_never_reads_is_ended_and_frees_its_slot() -> None
             stream_request(game := create_game(stub, players=12, rounds=None), None)
         )
         next(stalled)  # the first view: the stream is open and holds the only slot
-        assert server.hub.streams == 1
+        assert server.referee.streams == 1
         rng = random.Random(3)
         # Thousands of events the stalled client does not take; the game runs on regardless.
-        while not summary(stub, game).game_over and server.hub.streams:
+        while not summary(stub, game).game_over and server.referee.streams:
             play_random(stub, game, rng, max_commands=50)
-        wait_for(lambda: server.hub.streams == 0, "the stalled stream to be ended", 30)
+        wait_for(lambda: server.referee.streams == 0, "the stalled stream to be ended", 30)
         # The slot is free for someone else.
         other = create_game(stub, players=3)
         assert read_until(stub, stream_request(other, None), 1)

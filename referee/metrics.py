@@ -94,7 +94,7 @@ class Metrics:
         self.games_created.labels(game_type).inc()
 
     def game_ended(self, live: Any) -> None:
-        """Count a game (a hub's ``LiveGame``) this process saw end, and log its outcome as
+        """Count a game (a referee's ``LiveGame``) this process saw end, and log its outcome as
         ``game_ended``: the winners and every seat's score and rank, or the abort's reason."""
         table, game_type = live.table, live.record.game_type
         aborted: str | None = table.status.aborted

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.v1 import referee_pb2 as pb
+from referee.engine.game import FixedDeal
 
 #: A creator's seed is refused below this many bytes (UTF-8) unless it is declared public:
 #: 128 random bits written in base64 (``secrets.token_urlsafe(16)``) take 22 characters.
@@ -57,18 +57,18 @@ def check_seed(seed: str, *, public: bool) -> bytes | None:
     return data
 
 
-def check_deal_size(deal: pb.FixedDeal) -> None:
+def check_deal_size(deal: FixedDeal) -> None:
     """:class:`ValueError` ``"<field>: ..."`` for a fixed deal beyond the caps."""
     if len(deal.decks) > MAX_DEAL_DECKS:
         raise ValueError(f"deal.decks: at most {MAX_DEAL_DECKS} decks, got {len(deal.decks)}")
     if len(deal.picks) > MAX_DEAL_PICKS:
         raise ValueError(f"deal.picks: at most {MAX_DEAL_PICKS} picks, got {len(deal.picks)}")
     for index, deck in enumerate(deal.decks):
-        if len(deck.cards) > MAX_DECK_CARDS:
+        if len(deck) > MAX_DECK_CARDS:
             raise ValueError(
-                f"deal.decks[{index}].cards: at most {MAX_DECK_CARDS} cards, got {len(deck.cards)}"
+                f"deal.decks[{index}].cards: at most {MAX_DECK_CARDS} cards, got {len(deck)}"
             )
-        if any(len(card) > MAX_CARD_CHARS for card in deck.cards):
+        if any(len(card) > MAX_CARD_CHARS for card in deck):
             raise ValueError(
                 f"deal.decks[{index}].cards: a card is at most {MAX_CARD_CHARS} characters"
             )

@@ -20,7 +20,7 @@ from typing import Any
 
 from referee.engine.game import Decision
 from referee.engine.table_events import TableSettings
-from referee.v1 import referee_pb2 as pb
+from referee.stored import Decided, DecidedBy
 
 #: Bounds of the settings a client may choose (milliseconds unless named otherwise).
 MIN_DECISION_MS = 50
@@ -43,12 +43,18 @@ class Clock:
     def enabled(self) -> bool:
         return self.decision_ms > 0
 
-    def to_proto(self) -> pb.ClockSettings:
-        return pb.ClockSettings(
-            decision_ms=self.decision_ms,
-            bank_ms=self.bank_ms,
-            forfeit_after_timeouts=self.forfeit_after_timeouts,
-        )
+    def check(self) -> None:
+        """:class:`ValueError` ``"clock.<field>: ..."`` for a clock beyond the bounds."""
+        if self.decision_ms and not MIN_DECISION_MS <= self.decision_ms <= MAX_DECISION_MS:
+            raise ValueError(
+                f"clock.decision_ms: must be 0 (no clock) or {MIN_DECISION_MS}..{MAX_DECISION_MS}"
+            )
+        if self.bank_ms > MAX_BANK_MS:
+            raise ValueError(f"clock.bank_ms: at most {MAX_BANK_MS}")
+        if self.forfeit_after_timeouts > MAX_FORFEIT_AFTER:
+            raise ValueError(f"clock.forfeit_after_timeouts: at most {MAX_FORFEIT_AFTER}")
+        if not self.decision_ms and (self.bank_ms or self.forfeit_after_timeouts):
+            raise ValueError("clock.decision_ms: required with bank_ms or forfeit_after_timeouts")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,34 +123,26 @@ class GameSettings:
             max_events=None if data.get("max_events") is None else int(data["max_events"]),
         )
 
-    @classmethod
-    def from_request(cls, request: pb.CreateGameRequest) -> GameSettings:
-        """The settings of a CreateGame request; :class:`ValueError` naming the field."""
-        clock = request.clock
-        if clock.decision_ms and not MIN_DECISION_MS <= clock.decision_ms <= MAX_DECISION_MS:
-            raise ValueError(
-                f"clock.decision_ms: must be 0 (no clock) or {MIN_DECISION_MS}..{MAX_DECISION_MS}"
-            )
-        if clock.bank_ms > MAX_BANK_MS:
-            raise ValueError(f"clock.bank_ms: at most {MAX_BANK_MS}")
-        if clock.forfeit_after_timeouts > MAX_FORFEIT_AFTER:
-            raise ValueError(f"clock.forfeit_after_timeouts: at most {MAX_FORFEIT_AFTER}")
-        if not clock.decision_ms and (clock.bank_ms or clock.forfeit_after_timeouts):
-            raise ValueError("clock.decision_ms: required with bank_ms or forfeit_after_timeouts")
-        if request.organiser_delay_events > MAX_DELAY_EVENTS:
+    def check(self) -> None:
+        """:class:`ValueError` ``"<field>: ..."`` for settings a creator may not choose."""
+        self.clock.check()
+        if self.organiser_delay_events > MAX_DELAY_EVENTS:
             raise ValueError(f"organiser_delay_events: at most {MAX_DELAY_EVENTS}")
-        if request.organiser_delay_ms > MAX_DELAY_MS:
+        if self.organiser_delay_ms > MAX_DELAY_MS:
             raise ValueError(f"organiser_delay_ms: at most {MAX_DELAY_MS}")
-        return cls(
-            clock=Clock(clock.decision_ms, clock.bank_ms, clock.forfeit_after_timeouts),
-            organiser_delay_events=request.organiser_delay_events,
-            organiser_delay_ms=request.organiser_delay_ms,
-            defer_seed_reveal=request.defer_seed_reveal,
-            public_reveal=request.public_reveal_waives_secrecy,
-            public_seed=request.public_reproducible_seed,
-            card_commitments=True,
-            max_events=request.max_events if request.HasField("max_events") else None,
-        )
+
+
+@dataclass(frozen=True, slots=True)
+class SeatClock:
+    """One seat's clock as of some moment (``referee.v1.SeatClock``): its bank, and for a
+    pending decision the decision time left and when it times out (a forfeited seat, whose
+    decisions the referee plays, has no deadline)."""
+
+    seat: int
+    bank_ms: int
+    pending: bool = False
+    remaining_ms: int = 0
+    deadline_unix_ms: int = 0
 
 
 @dataclass(slots=True)
@@ -165,17 +163,17 @@ class SeatClocks:
         self.decision_ms_total = [0] * self.players
 
     def fold(
-        self, decisions: Iterable[Decision], recorded_ms: int, decided: pb.Decided | None
+        self, decisions: Iterable[Decision], recorded_ms: int, decided: Decided | None
     ) -> None:
         """Account for one batch: ``decided`` (its stamp, if a decision caused it), and the
         ``decisions`` pending after it, recorded at ``recorded_ms``."""
         actor = -1
         if decided is not None:
             actor = decided.seat
-            if decided.by == pb.DECIDED_BY_UNSPECIFIED:
+            if decided.by is DecidedBy.COMMAND:
                 self.commands[actor] += 1
                 self.decision_ms_total[actor] += decided.decision_ms
-            if self.clock.enabled and decided.by != pb.DECIDED_BY_FORFEIT:
+            if self.clock.enabled and decided.by is not DecidedBy.FORFEIT:
                 over = max(0, decided.decision_ms - self.clock.decision_ms)
                 self.bank[actor] = max(0, self.bank[actor] - over)
         starts: dict[int, tuple[int, Decision]] = {}
@@ -210,24 +208,30 @@ class SeatClocks:
         ]
         return min(found) if found else None
 
-    def to_proto(self, now_ms: int, forfeited: Iterable[int] = ()) -> list[pb.SeatClock]:
+    def readings(self, now_ms: int, forfeited: Iterable[int] = ()) -> tuple[SeatClock, ...]:
         """Every seat's clock as of ``now_ms`` (empty without a clock)."""
         if not self.clock.enabled:
-            return []
+            return ()
         out = set(forfeited)
         clocks = []
         for seat in range(self.players):
             start = self.starts.get(seat)
-            message = pb.SeatClock(seat=seat, bank_ms=self.bank[seat])
-            if start is not None:
-                used = max(0, now_ms - start[0])
-                message.pending = True
-                message.remaining_ms = max(0, self.clock.decision_ms - used)
-                message.bank_ms = max(0, self.bank[seat] - max(0, used - self.clock.decision_ms))
-                if seat not in out:
-                    message.deadline_unix_ms = start[0] + self.clock.decision_ms + self.bank[seat]
-            clocks.append(message)
-        return clocks
+            if start is None:
+                clocks.append(SeatClock(seat, self.bank[seat]))
+                continue
+            used = max(0, now_ms - start[0])
+            clocks.append(
+                SeatClock(
+                    seat,
+                    bank_ms=max(0, self.bank[seat] - max(0, used - self.clock.decision_ms)),
+                    pending=True,
+                    remaining_ms=max(0, self.clock.decision_ms - used),
+                    deadline_unix_ms=0
+                    if seat in out
+                    else start[0] + self.clock.decision_ms + self.bank[seat],
+                )
+            )
+        return tuple(clocks)
 
 
-__all__ = ["Clock", "GameSettings", "SeatClocks"]
+__all__ = ["Clock", "GameSettings", "SeatClock", "SeatClocks"]

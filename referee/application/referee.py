@@ -1,10 +1,17 @@
-"""Live games in memory, backed by an event store.
+"""The referee: live games, commands, clocks and streams, with no transport.
 
-The hub owns every loaded game: its table (state + full log), its seat-token hashes, a lock that
-serialises its commands, and its open streams. Store calls run on one writer thread so nothing
-blocks the event loop; the in-memory table changes only after the store has committed.
+:class:`Referee` is the application layer (the role ``eventsourcing``'s Application plays): it
+takes ids, tokens and engine values, returns the frozen values of
+:mod:`referee.application.values`, and refuses with
+:class:`~referee.application.errors.RefereeError`. It owns every loaded game (its table, its
+seat-token hashes, a lock that serialises its commands), idempotent command ids, expected
+versions, clocks and forfeits, commitments and the seed reveal, limits, and recovery from the
+store. Store calls run on one writer thread so nothing blocks the event loop; a live game
+changes only after the store has committed. Streams are :mod:`referee.application.fanout`'s;
+the stored form is :mod:`referee.stored`'s. It imports no transport: the gRPC and HTTP
+adapters (:mod:`referee.server`) and an embedding platform (docs/embedding.md) call it alike.
 
-The hub is also the referee's own hand at the table (:meth:`GameHub._referee`): it times out
+The referee is also its own hand at the table (:meth:`Referee._referee`): it times out
 decisions whose clock ran out, plays the default commands of forfeited seats, reveals the seed
 when a game ends, and keeps each seat's error accounting.
 """
@@ -19,22 +26,35 @@ import hmac
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import grpc
 import structlog
 
 from referee import codec
-from referee.engine.game import Rejection, SetupRefused, Viewer
-from referee.engine.registry import get_game
+from referee.application import errors, seeds
+from referee.application.clocks import GameSettings
+from referee.application.errors import RefereeError
+from referee.application.fanout import FanOut, StreamEnded
+from referee.application.live import DISCONNECTS, REJECTED, LiveGame, now_ms
+from referee.application.values import (
+    Created,
+    Exported,
+    Page,
+    RecordedCommand,
+    SeatView,
+    Submitted,
+    Summary,
+    Unreadable,
+    Update,
+    Watcher,
+)
+from referee.engine.game import FixedDeal, Rejection, SetupRefused, Viewer
+from referee.engine.registry import all_games, get_game
 from referee.engine.table import Table, make_config
 from referee.engine.table_events import SeatForfeited, TimedOut
-from referee.server import errors, seeds
-from referee.server.clocks import GameSettings, SeatClocks
-from referee.server.errors import ClientError
-from referee.server.metrics import Metrics
+from referee.metrics import Metrics
 from referee.store import (
     CommandOutcome,
     DuplicateCommand,
@@ -45,16 +65,15 @@ from referee.store import (
     VersionConflict,
 )
 from referee.stored import (
+    Decided,
+    DecidedBy,
     decode_command,
     decode_deal,
     decode_events,
     encode_batch,
     encode_command,
     encode_deal,
-    read_batches,
-    stamp,
 )
-from referee.v1 import referee_pb2 as pb
 
 log = structlog.get_logger("referee")
 
@@ -71,13 +90,8 @@ MAX_REASON_LENGTH = 300
 AUTO_PLAY_LIMIT = 2000
 #: How often a command is decided again after another writer appended first.
 CONFLICT_RETRIES = 5
-#: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
-REJECTED, DISCONNECTS = "rejected", "disconnects"
-
-
-def now_ms() -> int:
-    """Unix time in milliseconds (clocks outlive the process, so wall-clock time)."""
-    return int(time.time() * 1000)
+#: Most game summaries on one page of :meth:`Referee.list_games`.
+MAX_PAGE = 1000
 
 
 @dataclass
@@ -100,247 +114,29 @@ class Limits:
     summary_cache: int = 1000
 
 
-class StreamEnded(Exception):
-    """Ends one stream with a status (overflow, shutdown)."""
-
-    def __init__(self, error: ClientError) -> None:
-        self.error = error
-
-
-@dataclass(eq=False)
-class Subscriber:
-    queue: asyncio.Queue[int]
-    overflowed: bool = False
-    closing: ClientError | None = None
-    #: The seat whose stream this is (``None``: a spectator or the organiser).
-    seat: int | None = None
-
-
-@dataclass(eq=False)
-class LiveGame:
-    game_id: str
-    record: GameRecord
-    table: Table[Any]
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    subscribers: set[Subscriber] = field(default_factory=set)
-    accepted: dict[str, CommandOutcome] = field(default_factory=dict)
-    rejected: OrderedDict[str, tuple[str, ClientError]] = field(default_factory=OrderedDict)
-    #: batch_ends[i] = sequence of the last event appended together with event i + 1.
-    batch_ends: list[int] = field(default_factory=list)
-    #: The version our append in flight reaches (0 if none): the store's notice of it is ours.
-    writing: int = 0
-    settings: GameSettings = field(default_factory=GameSettings)
-    #: recorded_ms[i] = when the batch of event i + 1 was appended (unix ms).
-    recorded_ms: list[int] = field(default_factory=list)
-    #: sequence -> the stamp of the first event of a batch a decision caused.
-    decided: dict[int, pb.Decided] = field(default_factory=dict)
-    clocks: SeatClocks | None = None
-    #: Per-seat counters kept in the store: {seat: {"rejected": n, "disconnects": n}}.
-    stats: dict[int, dict[str, int]] = field(default_factory=dict)
-    #: The timer of the next clock deadline.
-    timer: asyncio.TimerHandle | None = None
-    #: True once the game's end was recorded (store flag, active-games count).
-    ended: bool = False
-    #: When a call last used the game (monotonic seconds): idle games leave memory.
-    touched: float = field(default_factory=time.monotonic)
-    #: The latest batch as each viewer's batched streams send it, built once for all of
-    #: them (a spectator's, a seat's): ``{viewer: message}``; emptied by every new batch.
-    latest_batch: dict[Viewer, pb.StreamGameResponse] = field(default_factory=dict)
-    #: Each viewer's current view, once built (see :meth:`view`); emptied by every new batch.
-    views: dict[Viewer, pb.View] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.clocks is None:
-            self.clocks = SeatClocks(self.settings.clock, self.record.players)
-
-    @property
-    def seat_clocks(self) -> SeatClocks:
-        assert self.clocks is not None
-        return self.clocks
-
-    @property
-    def over(self) -> bool:
-        """The game ended (results, or an abort)."""
-        return self.table.over
-
-    @property
-    def finished(self) -> bool:
-        """Over, and nothing more to come on its own (the seed reveal is not pending)."""
-        return self.table.over and not self.table.reveal_due()
-
-    def absorb(self, events: Sequence[Any], recorded: int, decided: pb.Decided | None) -> None:
-        """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
-        table = self.table
-        first = table.version + 1
-        self.latest_batch.clear()
-        self.views.clear()
-        table.extend(events)
-        count = len(events)
-        self.batch_ends.extend([table.version] * count)
-        self.recorded_ms.extend([recorded] * count)
-        if decided is not None and count:
-            self.decided[first] = decided
-        self.seat_clocks.fold(table.decisions(), recorded, decided)
-
-    def absorb_messages(self, messages: Sequence[pb.Event]) -> None:
-        """Fold in stored events, batch by batch (loading, catching up)."""
-        for batch in read_batches(messages):
-            recorded = batch.recorded_ms or now_ms()  # events from before stamps
-            self.absorb(batch.events, recorded, batch.decided)
-
-    def event_message(self, index: int, viewer: Viewer, *, redact: bool = True) -> pb.Event:
-        """Event ``index + 1`` as ``viewer`` may see it (or unredacted), with its stamps."""
-        table = self.table
-        event = table.log[index]
-        if redact:
-            event = table.redact(event, viewer)
-        message = codec.event_to_proto(self.record.game_type, event, index + 1, describe=True)
-        return stamp(
-            message, self.batch_ends[index], self.recorded_ms[index], self.decided.get(index + 1)
-        )
-
-    def batch_message(
-        self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None
-    ) -> pb.StreamGameResponse:
-        """Events ``start + 1 .. end`` (one batch, or the rest of one) as ``viewer`` may see
-        them, with the view after them: the live view (and cached for every stream of
-        ``viewer``) when ``end`` is the current version, else ``replica``'s at ``end``."""
-        current = end == self.table.version
-        first_of_batch = start == 0 or self.batch_ends[start - 1] == start
-        if current and first_of_batch:
-            cached = self.latest_batch.get(viewer)
-            if cached is not None:
-                return cached
-        message = pb.StreamGameResponse()
-        message.events.extend(self.event_message(i, viewer) for i in range(start, end))
-        if current:
-            message.view.CopyFrom(self.view(viewer))
-            if first_of_batch:
-                self.latest_batch[viewer] = message
-        else:
-            assert replica is not None and replica.version == end
-            view = replica.view(viewer)
-            message.view.CopyFrom(codec.view_to_proto(self.game_id, self.record.players, view))
-        return message
-
-    def seat_stats(self) -> list[pb.SeatStats]:
-        status = self.table.status
-        clocks = self.seat_clocks
-        out = []
-        for seat in range(self.record.players):
-            counters = self.stats.get(seat, {})
-            out.append(
-                pb.SeatStats(
-                    seat=seat,
-                    rejected_commands=counters.get(REJECTED, 0),
-                    timeouts=status.timeouts[seat],
-                    disconnects=counters.get(DISCONNECTS, 0),
-                    forfeited=seat in status.forfeited,
-                    commands=clocks.commands[seat],
-                    decision_ms_total=clocks.decision_ms_total[seat],
-                )
-            )
-        return out
-
-    def summary(self, *, organiser: bool = False) -> pb.GameSummary:
-        """The game's description; the revealed seed only for the ``organiser`` (or for all
-        when the game was created with ``public_reveal_waives_secrecy``)."""
-        table = self.table
-        status = table.status
-        message = pb.GameSummary(
-            game_id=self.game_id,
-            game_type=self.record.game_type,
-            players=self.record.players,
-            options=dict(self.record.options),
-            version=table.version,
-            pending_seats=table.pending(),
-            decisions=codec.decisions_to_proto(table.decisions()),
-            game_over=self.over,
-            results=codec.results_to_proto(table.results()),
-            created_unix_ms=int(self.record.created_at * 1000),
-            seed_commitment=status.commitment,
-            deal_commitment=status.deal_commitment,
-            seat_stats=self.seat_stats(),
-            aborted=status.aborted is not None,
-            abort_reason=status.aborted or "",
-            defer_seed_reveal=self.settings.defer_seed_reveal,
-            public_reveal_waives_secrecy=self.settings.public_reveal,
-            public_reproducible_seed=self.settings.public_seed,
-            seed_released=status.revealed is not None,
-            card_commitments=self.settings.card_commitments,
-            max_events=table.max_events,
-        )
-        if status.revealed is not None and (organiser or self.settings.public_reveal):
-            message.revealed_seed = status.revealed.seed
-        if self.settings.clock.enabled:
-            message.clock.CopyFrom(self.settings.clock.to_proto())
-        return message
-
-    def view(self, viewer: Viewer) -> pb.View:
-        """``viewer``'s current view. Built once per version for a game without a running
-        clock (a command's response and every stream of the seat share it); callers copy it,
-        never change it."""
-        clocked = self.settings.clock.enabled and not self.over
-        if not clocked:
-            cached = self.views.get(viewer)
-            if cached is not None:
-                return cached
-        message = codec.view_to_proto(self.game_id, self.record.players, self.table.view(viewer))
-        if clocked:  # the clocks say how much time is left now: never cached
-            message.clocks.extend(self.seat_clocks.to_proto(now_ms(), self.table.status.forfeited))
-        else:
-            self.views[viewer] = message
-        return message
-
-    def visible_version(self, now: int) -> int:
-        """The last event the organiser may see now: ``organiser_delay_events`` behind and
-        ``organiser_delay_ms`` old, at the end of a batch; everything once the game is over."""
-        version = self.table.version
-        if self.over or not self.settings.delayed:
-            return version
-        visible = max(0, version - self.settings.organiser_delay_events)
-        if self.settings.organiser_delay_ms:
-            cutoff = now - self.settings.organiser_delay_ms
-            while visible > 0 and self.recorded_ms[visible - 1] > cutoff:
-                visible -= 1
-        while visible > 0 and self.batch_ends[visible - 1] != visible:
-            visible -= 1
-        return visible
-
-    def view_at(self, viewer: Viewer, version: int) -> pb.View:
-        """``viewer``'s view as of event ``version`` (the current one with clocks)."""
-        if version >= self.table.version:
-            return self.view(viewer)
-        table = self.table
-        past = Table.replay(table.config, table.log[:version], table.settings)
-        return codec.view_to_proto(self.game_id, self.record.players, past.view(viewer))
-
-
-@dataclass(frozen=True, slots=True)
-class Watcher:
-    """Who reads a view or stream: the viewer, and whether it is the (delayed) organiser."""
-
-    viewer: Viewer
-    organiser: bool = False
-
-
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _fingerprint(seat: int, command: pb.Command) -> str:
-    return hashlib.sha256(
-        seat.to_bytes(4, "big") + command.SerializeToString(deterministic=True)
-    ).hexdigest()
+def _fingerprint(seat: int, payload: bytes) -> str:
+    """What tells a retry of a command from another command sent with the same id."""
+    return hashlib.sha256(seat.to_bytes(4, "big") + payload).hexdigest()
 
 
-class GameHub:
-    def __init__(self, store: EventStore, metrics: Metrics, limits: Limits) -> None:
+class Referee:
+    """Refereed games in this process, kept in ``store`` (see the module's docstring).
+
+    Call :meth:`recover` once inside the event loop before anything else, and :meth:`close`
+    at the end."""
+
+    def __init__(
+        self, store: EventStore, metrics: Metrics | None = None, limits: Limits | None = None
+    ) -> None:
         self.store = store
-        self.metrics = metrics
-        self.limits = limits
+        self.metrics = metrics or Metrics()
+        self.limits = limits or Limits()
         self.games: dict[str, LiveGame] = {}
-        self.streams = 0
+        self.fanout = FanOut(self.metrics, self.limits.max_streams, self.limits.stream_buffer)
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -352,14 +148,21 @@ class GameHub:
         # loop (a cold load of a long game stalled every other call, issue 10).
         self._loader = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="load")
         #: Summaries of finished games no longer in memory, least recently used first.
-        self._summaries: OrderedDict[str, pb.GameSummary] = OrderedDict()
+        self._summaries: OrderedDict[str, Summary] = OrderedDict()
         #: Unix ms of the last event of every unfinished game (idle expiry), in memory or not.
         self._activity: dict[str, int] = {}
         self._sweeper: asyncio.Future[None] | None = None
 
+    @property
+    def streams(self) -> int:
+        """How many streams are open."""
+        return self.fanout.streams
+
     async def _store(self, fn: Callable[..., T], *args: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._writer, fn, *args)
+
+    # --- life cycle -------------------------------------------------------------------------
 
     async def recover(self) -> int:
         """Count the unfinished games in the store (they load on first use) and listen to the
@@ -381,6 +184,23 @@ class GameHub:
         self._spawn(self._read_activity(unfinished))
         self._sweeper = self._spawn(self._sweep())
         return len(listed)
+
+    def close_streams(self, error: RefereeError) -> None:
+        """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
+        self.fanout.close_all(self.games.values(), error)
+
+    def close(self) -> None:
+        """Stop timers and background work, and close the store."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        self._loader.shutdown(wait=True)
+        for live in self.games.values():
+            if live.timer is not None:
+                live.timer.cancel()
+                live.timer = None
+        self._stop_listening()
+        self._writer.shutdown(wait=True)
+        self.store.close()
 
     async def _read_activity(self, game_ids: list[str]) -> None:
         """When each unfinished game last had an event (the idle expiry's clock)."""
@@ -407,26 +227,28 @@ class GameHub:
                 log.exception("sweep_failed")
 
     async def _expire_abandoned(self) -> None:
+        """Abort the games without a clock that had no event and no seat stream for
+        ``idle_expiry_seconds``, with a public reason."""
         expiry = self.limits.idle_expiry_seconds
         if expiry <= 0:
             return
         cutoff = now_ms() - int(expiry * 1000)
+        hours = expiry / 3600
+        reason = (
+            f"abandoned: no move and no seat connected for {hours:g} h"
+            if hours >= 1
+            else f"abandoned: no move and no seat connected for {expiry:g} s"
+        )
         for game_id, last in list(self._activity.items()):
             if last > cutoff:
                 continue
-            live = self.games.get(game_id) or await self.get(game_id)
-            seats_here = any(sub.seat is not None for sub in live.subscribers)
-            if live.over or live.settings.clock.enabled or seats_here:
-                if live.over or live.settings.clock.enabled:
-                    self._activity.pop(game_id, None)
+            live = self.games.get(game_id) or await self._get(game_id)
+            if live.over or live.settings.clock.enabled:
+                self._activity.pop(game_id, None)  # never abandoned: forget it
                 continue
-            hours = expiry / 3600
-            reason = (
-                f"abandoned: no move and no seat connected for {hours:g} h"
-                if hours >= 1
-                else f"abandoned: no move and no seat connected for {expiry:g} s"
-            )
-            with contextlib.suppress(ClientError):
+            if any(sub.seat is not None for sub in live.subscribers):
+                continue  # a seat is connected: not abandoned (yet)
+            with contextlib.suppress(RefereeError):
                 await self._unit(self._abort_unit(live, reason))
                 log.info("game_expired", game_id=game_id, reason=reason)
 
@@ -472,7 +294,7 @@ class GameHub:
 
     async def _preload(self, game_id: str) -> None:
         try:
-            await self.get(game_id)
+            await self._get(game_id)
         except Exception:
             log.exception("preload_failed", game_id=game_id)
 
@@ -498,28 +320,44 @@ class GameHub:
 
     # --- games ------------------------------------------------------------------------------
 
-    async def create(self, request: pb.CreateGameRequest) -> tuple[LiveGame, list[str], str]:
-        """A new game: (game, seat tokens, organiser token)."""
-        if not request.game_type:
+    async def create(
+        self,
+        game_type: str,
+        players: int,
+        options: Mapping[str, str] | None = None,
+        *,
+        seed: str = "",
+        deal: FixedDeal | None = None,
+        settings: GameSettings | None = None,
+    ) -> Created:
+        """A new game: its summary, seat tokens and organiser token.
+
+        ``seed`` decides every shuffle (empty: the referee draws a secret one; a guessable
+        seed needs ``settings.public_seed``); ``deal`` fixes the chance outcomes instead;
+        ``settings`` are the table settings (clock, organiser delay, reveal policy, event
+        limit; per-card commitments are on for every new game)."""
+        if not game_type:
             raise errors.bad_request("game_type", "required (see ListGameTypes)")
-        if len(request.game_type) > MAX_ID_LENGTH:
+        if len(game_type) > MAX_ID_LENGTH:
             raise errors.bad_request("game_type", "unknown game type (see ListGameTypes)")
         try:
-            game = get_game(request.game_type)
+            game = get_game(game_type)
         except KeyError as error:
             raise errors.bad_request("game_type", str(error.args[0])) from None
         if self._active >= self.limits.max_games:
             raise errors.exhausted("games", self.limits.max_games)
+        if settings is None:
+            settings = GameSettings(card_commitments=True)
         try:
-            seed = seeds.check_seed(request.seed, public=request.public_reproducible_seed)
-            seeds.check_deal_size(request.deal)
-            settings = GameSettings.from_request(request)
+            checked_seed = seeds.check_seed(seed, public=settings.public_seed)
+            if deal is not None:
+                seeds.check_deal_size(deal)
+            settings.check()
         except ValueError as error:
             field_name, _, description = str(error).partition(": ")
             raise errors.bad_request(field_name, description) from None
-        deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         try:
-            config = make_config(game, request.players, dict(request.options), seed, deal)
+            config = make_config(game, players, dict(options or {}), checked_seed, deal)
             table: Table[Any] = Table(game, config, settings.table())
             opening = table.opening()
         except SetupRefused as error:
@@ -531,7 +369,7 @@ class GameHub:
         except ValueError as error:
             raise errors.bad_request(_setup_field(str(error)), str(error)) from None
         # A prefix keeps tokens from starting with "-" (command lines would take it for a flag).
-        tokens = [f"seat-{secrets.token_urlsafe(24)}" for _ in range(config.players)]
+        tokens = tuple(f"seat-{secrets.token_urlsafe(24)}" for _ in range(config.players))
         organiser = f"org-{secrets.token_urlsafe(24)}"
         game_id = secrets.token_hex(8)
         record = GameRecord(
@@ -548,7 +386,15 @@ class GameHub:
         )
         live = LiveGame(game_id, record, table, settings=settings)
         await self._unit(self._create_unit(live, opening))
-        return live, tokens, organiser
+        log.info(
+            "game_created",
+            game_id=game_id,
+            game_type=record.game_type,
+            players=record.players,
+            options=dict(record.options),
+            settings=record.settings,
+        )
+        return Created(live.summary(), tokens, organiser)
 
     async def _create_unit(self, live: LiveGame, opening: list[Any]) -> None:
         """Store a new game and keep it live (see :meth:`_unit`)."""
@@ -563,7 +409,11 @@ class GameHub:
         self.metrics.game_created(live.record.game_type)
         self._arm(live)
 
-    async def get(self, game_id: str) -> LiveGame:
+    async def summary(self, game_id: str) -> Summary:
+        """The game's public description (GetGame)."""
+        return (await self._get(game_id)).summary()
+
+    async def _get(self, game_id: str) -> LiveGame:
         """The live game, loaded from the store (replayed) on first use."""
         if not game_id:
             raise errors.bad_request("game_id", "required")
@@ -582,10 +432,10 @@ class GameHub:
         result: LiveGame = await asyncio.shield(loading)
         return result
 
-    async def get_current(self, game_id: str) -> LiveGame:
-        """:meth:`get`, and on a shared store also whatever other replicas appended by now, so
-        a read here (GetView) shows at least what the client saw through another replica."""
-        live = await self.get(game_id)
+    async def _get_current(self, game_id: str) -> LiveGame:
+        """:meth:`_get`, and on a shared store also whatever other replicas appended by now,
+        so a read here shows at least what the client saw through another replica."""
+        live = await self._get(game_id)
         if self.store.shared:
             await self._catch_up(live)
         return live
@@ -631,47 +481,37 @@ class GameHub:
         """After loading: whatever the referee had left to do (a reveal, overdue clocks)."""
         async with live.lock:
             await self._referee(live)
-        self._publish(live)
+        self.fanout.publish(live)
 
-    def authorise(self, live: LiveGame, token: str, spectator: bool) -> Viewer:
+    # --- who is asking ----------------------------------------------------------------------
+
+    def _seat_of(self, live: LiveGame, token: str, spectator: bool) -> Viewer:
         """The seat a token belongs to; ``None`` for a spectator."""
         if not token:
             if spectator:
                 return None
-            raise ClientError(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "seat_token is required (or set spectator for public information)",
-                "TOKEN_MISSING",
+            raise errors.token_missing(
+                "seat_token is required (or set spectator for public information)"
             )
         digest = hash_token(token)
         for seat, expected in enumerate(live.record.seat_token_hashes):
             if hmac.compare_digest(digest, expected):
                 return seat
-        raise ClientError(
-            grpc.StatusCode.PERMISSION_DENIED,
-            "this token is not a seat token of this game",
-            "TOKEN_INVALID",
-            metadata={"game_id": live.game_id},
+        raise errors.forbidden(
+            "this token is not a seat token of this game", "TOKEN_INVALID", live.game_id
         )
 
-    def authorise_organiser(self, live: LiveGame, token: str) -> None:
+    def _check_organiser(self, live: LiveGame, token: str) -> None:
         """Raise unless ``token`` is the game's organiser token (seat tokens are refused)."""
         if not token:
-            raise ClientError(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "organiser_token is required (from CreateGameResponse)",
-                "TOKEN_MISSING",
-            )
+            raise errors.token_missing("organiser_token is required (from CreateGameResponse)")
         expected = live.record.organiser_token_hash
         if not expected or not hmac.compare_digest(hash_token(token), expected):
-            raise ClientError(
-                grpc.StatusCode.PERMISSION_DENIED,
-                "this token is not the organiser token of this game",
-                "TOKEN_INVALID",
-                metadata={"game_id": live.game_id},
+            raise errors.forbidden(
+                "this token is not the organiser token of this game", "TOKEN_INVALID", live.game_id
             )
 
-    def watcher(
+    def _watcher(
         self,
         live: LiveGame,
         seat_token: str,
@@ -679,102 +519,115 @@ class GameHub:
         organiser_token: str,
         as_seat: int | None,
     ) -> Watcher:
-        """Who a GetView or StreamGame request reads as: a seat, a spectator or the organiser
-        (any seat, delayed)."""
+        """Who a view or stream is for: a seat, a spectator or the organiser (any seat,
+        delayed)."""
         if organiser_token:
-            self.authorise_organiser(live, organiser_token)
+            self._check_organiser(live, organiser_token)
             if as_seat is not None and not 0 <= as_seat < live.record.players:
                 raise errors.bad_request("as_seat", f"must be a seat, 0..{live.record.players - 1}")
             return Watcher(as_seat, organiser=True)
         if as_seat is not None:
             if seat_token:
-                raise ClientError(
-                    grpc.StatusCode.PERMISSION_DENIED,
+                raise errors.forbidden(
                     "as_seat needs the organiser token; a seat token shows its own seat only",
                     "ORGANISER_ONLY",
-                    metadata={"game_id": live.game_id},
+                    live.game_id,
                 )
-            self.authorise_organiser(live, organiser_token)  # raises UNAUTHENTICATED
-        return Watcher(self.authorise(live, seat_token, spectator))
+            self._check_organiser(live, organiser_token)  # raises: no token
+        return Watcher(self._seat_of(live, seat_token, spectator))
 
-    def view_for(self, live: LiveGame, watcher: Watcher) -> pb.View:
+    async def view(
+        self,
+        game_id: str,
+        *,
+        seat_token: str = "",
+        spectator: bool = False,
+        organiser_token: str = "",
+        as_seat: int | None = None,
+    ) -> SeatView:
+        """A seat's view (its token), the spectator's, or the organiser's of any seat
+        (``as_seat``, ``None``: the spectator's), behind by the organiser delay."""
+        live = await self._get_current(game_id)
+        watcher = self._watcher(live, seat_token, spectator, organiser_token, as_seat)
         if watcher.organiser:
             return live.view_at(watcher.viewer, live.visible_version(now_ms()))
         return live.view(watcher.viewer)
 
-    async def list_games(self, request: pb.ListGamesRequest) -> pb.ListGamesResponse:
-        size = request.page_size or 100
-        if not 0 < size <= 1000:
-            raise errors.bad_request("page_size", "must be 1..1000")
-        token = request.page_token or "0"
-        if not (token.isascii() and token.isdigit()) or len(token) > 12:
-            raise errors.bad_request("page_token", "not a token from ListGames")
-        offset = int(token)
+    async def list_games(
+        self, *, game_type: str = "", running_only: bool = False, offset: int = 0, size: int = 100
+    ) -> Page:
+        """Summaries of the store's games, newest first: ``size`` of them from ``offset``."""
+        if not 0 < size <= MAX_PAGE:
+            raise errors.bad_request("page_size", f"must be 1..{MAX_PAGE}")
         listed = await self._store(self.store.list_games)
         chosen = [
             record
             for record, _, finished in reversed(listed)
-            if (not request.game_type or record.game_type == request.game_type)
-            and not (request.running_only and finished)
+            if (not game_type or record.game_type == game_type) and not (running_only and finished)
         ]
-        page = chosen[offset : offset + size]
-        response = pb.ListGamesResponse()
-        for record in page:
+        games = []
+        for record in chosen[offset : offset + size]:
             cached = self._summaries.get(record.game_id)
             if cached is not None and record.game_id not in self.games:
                 self._summaries.move_to_end(record.game_id)
-                response.games.append(cached)
+                games.append(cached)
             else:
-                response.games.append((await self.get(record.game_id)).summary())
-        if offset + size < len(chosen):
-            response.next_page_token = str(offset + size)
-        return response
+                games.append((await self._get(record.game_id)).summary())
+        more = offset + size < len(chosen)
+        return Page(tuple(games), offset + size if more else None)
 
     # --- commands ---------------------------------------------------------------------------
 
     async def submit(
-        self, request: pb.SubmitCommandRequest
-    ) -> tuple[LiveGame, int, pb.SubmitCommandResponse]:
-        """Returns (game, seat, response). Raises ClientError."""
+        self,
+        game_id: str,
+        seat_token: str,
+        command_id: str,
+        command: Any,
+        *,
+        expected_version: int | None = None,
+        client_decision_ms: int = 0,
+    ) -> Submitted:
+        """Decide ``command`` (an engine command value of the game's type) for the seat of
+        ``seat_token``; append what it causes; answer with the seat's view right after.
+
+        ``command_id`` makes it idempotent: a retry with the same id and command returns the
+        first outcome (``duplicate``), the same id with another command is refused.
+        ``expected_version``: refuse (CONFLICT) unless the game is at that version.
+        A command a transport could not read is passed as :class:`Unreadable`: it is refused
+        and counts against the seat."""
         arrival = now_ms()
-        live = await self.get(request.game_id)
-        seat = self.authorise(live, request.seat_token, spectator=False)
+        live = await self._get(game_id)
+        seat = self._seat_of(live, seat_token, spectator=False)
         assert seat is not None
-        command_id = request.command_id
         if not command_id or len(command_id) > MAX_ID_LENGTH:
             raise errors.bad_request(
                 "command_id", f"required, at most {MAX_ID_LENGTH} characters (e.g. a UUID)"
             )
-        if not request.HasField("command"):
+        game_type = live.record.game_type
+        if isinstance(command, Unreadable):
             self._count(live, seat, REJECTED)
-            raise errors.bad_request("command", "required")
-        try:
-            game_type, command = codec.command_from_proto(request.command)
-        except codec.CodecError as error:
+            raise errors.bad_request(command.field, command.description)
+        if type(command) not in live.table.game.command_types:
             self._count(live, seat, REJECTED)
-            raise errors.bad_request(error.field, error.description) from None
-        if game_type != live.record.game_type:
-            self._count(live, seat, REJECTED)
-            raise errors.bad_request(
-                "command", f"this game is {live.record.game_type}, not {game_type}"
+            raise errors.bad_request("command", f"this game is {game_type}, not {_owner(command)}")
+        payload = encode_command(game_type, command)
+        fingerprint = _fingerprint(seat, payload)
+        return await self._unit(
+            self._submit_unit(
+                live,
+                seat,
+                _Submission(command_id, command, payload, expected_version, client_decision_ms),
+                fingerprint,
+                arrival,
             )
-        fingerprint = _fingerprint(seat, request.command)
-        response = await self._unit(
-            self._submit_unit(live, seat, request, command, fingerprint, arrival)
         )
-        return live, seat, response
 
     async def _submit_unit(
-        self,
-        live: LiveGame,
-        seat: int,
-        request: pb.SubmitCommandRequest,
-        command: Any,
-        fingerprint: str,
-        arrival: int,
-    ) -> pb.SubmitCommandResponse:
+        self, live: LiveGame, seat: int, sent: _Submission, fingerprint: str, arrival: int
+    ) -> Submitted:
         """Decide, append, fold in and publish one command (see :meth:`_unit`)."""
-        command_id = request.command_id
+        command_id = sent.command_id
         async with live.lock:
             first = live.accepted.get(command_id)
             if first is not None:
@@ -798,25 +651,22 @@ class GameHub:
                 # (however late the timer task runs on a busy server).
                 await self._referee(live, arrival)
             table = live.table
+            expected = sent.expected_version
             # Another writer (a second process on a shared store) may have appended since we
             # last looked: then we catch up and decide again, a few times at most, instead of
-            # answering ABORTED to a client that asked for no particular version.
+            # answering CONFLICT to a client that asked for no particular version.
             for _attempt in range(CONFLICT_RETRIES):
-                expected = request.expected_version if request.HasField("expected_version") else 0
-                if expected > table.version:
+                if expected is not None and expected > table.version:
                     # The client saw events we have not: another replica appended them and
                     # its notice is still on the way. Read them now rather than refuse.
                     await self._follow_store(live)
-                if (
-                    request.HasField("expected_version")
-                    and request.expected_version != table.version
-                ):
+                if expected is not None and expected != table.version:
                     first = await self._recorded(live, command_id, fingerprint)
                     if first is not None:
                         return self._accepted(live, seat, first, duplicate=True)
-                    raise errors.version_conflict(request.expected_version, table.version, seat)
+                    raise errors.version_conflict(expected, table.version, seat)
                 try:
-                    events = table.decide(seat, command)
+                    events = table.decide(seat, sent.command)
                 except Rejection as rejection:
                     if self.store.shared and await self._follow_store(live):
                         continue  # we were behind another replica: decide on the current state
@@ -837,14 +687,10 @@ class GameHub:
                     fingerprint=fingerprint,
                     first_sequence=version + 1,
                     last_sequence=version + len(events),
-                    payload=encode_command(request.command),
+                    payload=sent.payload,
                     decision_ms=decision_ms,
                 )
-                decided = pb.Decided(
-                    seat=seat,
-                    decision_ms=decision_ms,
-                    client_decision_ms=request.client_decision_ms,
-                )
+                decided = Decided(seat, decision_ms, sent.client_decision_ms)
                 try:
                     await self._commit(live, events, decided, outcome)
                 except DuplicateCommand as duplicate:  # recorded before (a retry) or elsewhere
@@ -860,16 +706,39 @@ class GameHub:
                 raise errors.not_now("the game is busy; try again", "BUSY")
             live.accepted[command_id] = outcome
             self.metrics.decision_seconds.labels(live.record.game_type).observe(decision_ms / 1000)
-            response = self._accepted(live, seat, outcome, duplicate=False)  # right after it
+            answer = self._accepted(live, seat, outcome, duplicate=False)  # right after it
             await self._referee(live)
-        self._publish(live)
-        return response
+        self.fanout.publish(live)
+        return answer
+
+    async def _recorded(
+        self, live: LiveGame, command_id: str, fingerprint: str
+    ) -> CommandOutcome | None:
+        """The outcome the store holds for ``command_id``, if any; raises if that id was used
+        for a different command."""
+        first = await self._store(self.store.find_command, live.game_id, command_id)
+        if first is not None and first.fingerprint != fingerprint:
+            raise _reused(command_id)
+        return first
+
+    def _accepted(
+        self, live: LiveGame, seat: int, outcome: CommandOutcome, *, duplicate: bool
+    ) -> Submitted:
+        return Submitted(
+            game_type=live.record.game_type,
+            seat=seat,
+            first_sequence=outcome.first_sequence,
+            last_sequence=outcome.last_sequence,
+            duplicate=duplicate,
+            view=live.view(seat),
+            version=live.table.version,
+        )
 
     async def _commit(
         self,
         live: LiveGame,
         events: list[Any],
-        decided: pb.Decided | None,
+        decided: Decided | None,
         outcome: CommandOutcome | None = None,
     ) -> None:
         """Append one batch (atomically, with ``outcome`` if a command caused it), then fold
@@ -906,8 +775,7 @@ class GameHub:
                     await self._commit(live, table.reveal(), None)
                 elif (played := table.forfeited_play()) is not None:
                     seat = played[0].seat
-                    by = pb.DECIDED_BY_FORFEIT
-                    await self._commit(live, played, pb.Decided(seat=seat, by=by))
+                    await self._commit(live, played, Decided(seat, by=DecidedBy.FORFEIT))
                 elif (due := self._overdue(live, now_ms() if now is None else now)) is not None:
                     await self._time_out(live, *due)
                 else:
@@ -937,7 +805,7 @@ class GameHub:
             self.metrics.game_ended(live)
         self._arm(live)
         if table.version != before:
-            self._publish(live)
+            self.fanout.publish(live)
 
     def _overdue(self, live: LiveGame, now: int) -> tuple[int, int] | None:
         """``(seat, elapsed ms)`` of the earliest decision whose time ran out by ``now``."""
@@ -957,7 +825,7 @@ class GameHub:
             log.error("timeout_impossible", game_id=live.game_id, seat=seat, error=str(rejection))
             live.seat_clocks.starts.pop(seat, None)  # do not try again for this decision
             return
-        decided = pb.Decided(seat=seat, decision_ms=elapsed, by=pb.DECIDED_BY_TIMEOUT)
+        decided = Decided(seat, elapsed, by=DecidedBy.TIMEOUT)
         await self._commit(live, events, decided)
         timed_out = events[0]
         assert isinstance(timed_out, TimedOut)
@@ -1003,7 +871,7 @@ class GameHub:
 
     def _count(self, live: LiveGame, seat: int, name: str) -> None:
         """Add one to a seat's counter, in memory now and in the store soon (the store's
-        writer thread keeps the order; a response never waits for it)."""
+        writer thread keeps the order; an answer never waits for it)."""
         counters = live.stats.setdefault(seat, {})
         counters[name] = counters.get(name, 0) + 1
         kind = "rejected" if name == REJECTED else "disconnect"
@@ -1016,21 +884,22 @@ class GameHub:
 
     # --- organiser --------------------------------------------------------------------------
 
-    async def abort(self, request: pb.AbortGameRequest) -> LiveGame:
-        live = await self.get(request.game_id)
-        self.authorise_organiser(live, request.organiser_token)
-        reason = request.reason.strip() or "aborted by the organiser"
+    async def abort(self, game_id: str, organiser_token: str, reason: str = "") -> Summary:
+        """End the game now, with a public ``reason``."""
+        live = await self._get(game_id)
+        self._check_organiser(live, organiser_token)
+        reason = reason.strip() or "aborted by the organiser"
         if len(reason) > MAX_REASON_LENGTH:
             raise errors.bad_request("reason", f"at most {MAX_REASON_LENGTH} characters")
         await self._unit(self._abort_unit(live, reason))
         log.info("game_aborted", game_id=live.game_id, reason=reason)
-        return live
+        return live.summary()
 
     async def _abort_unit(self, live: LiveGame, reason: str) -> None:
         async with live.lock:
             await self._organiser_batch(live, lambda: live.table.abort(reason), "GAME_OVER")
             await self._referee(live)
-        self._publish(live)
+        self.fanout.publish(live)
 
     async def _organiser_batch(
         self, live: LiveGame, events: Callable[[], list[Any]], refused: str
@@ -1049,177 +918,87 @@ class GameHub:
                 await self._follow_store(live)
         raise errors.not_now("the game moved on; try again", "BUSY")
 
-    async def reveal(self, request: pb.RevealSeedRequest) -> LiveGame:
-        live = await self.get(request.game_id)
-        self.authorise_organiser(live, request.organiser_token)
+    async def reveal(self, game_id: str, organiser_token: str) -> Summary:
+        """Reveal the seed of a game that is over (one created with ``defer_seed_reveal``);
+        the organiser's summary, with the seed."""
+        live = await self._get(game_id)
+        self._check_organiser(live, organiser_token)
         await self._unit(self._reveal_unit(live))
-        return live
+        return live.summary(organiser=True)
 
     async def _reveal_unit(self, live: LiveGame) -> None:
         async with live.lock:
             if live.table.status.revealed is None:
                 await self._organiser_batch(live, live.table.reveal, "NOT_OVER")
-        self._publish(live)
+        self.fanout.publish(live)
 
-    async def export(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
+    async def export(self, game_id: str, organiser_token: str = "") -> Exported:
         """The full log and commands of a game whose seed has been released, for its organiser
         (or anyone, when the game waived end-of-game secrecy; docs/fairness.md)."""
-        live = await self.get(request.game_id)
-        if request.organiser_token or not live.settings.public_reveal:
-            if not request.organiser_token:
-                raise ClientError(
-                    grpc.StatusCode.UNAUTHENTICATED,
+        live = await self._get(game_id)
+        if organiser_token or not live.settings.public_reveal:
+            if not organiser_token:
+                raise errors.token_missing(
                     "organiser_token is required: the full log shows every hidden card "
-                    "(public only for a game created with public_reveal_waives_secrecy)",
-                    "TOKEN_MISSING",
+                    "(public only for a game created with public_reveal_waives_secrecy)"
                 )
-            self.authorise_organiser(live, request.organiser_token)
+            self._check_organiser(live, organiser_token)
         if live.table.status.revealed is None:
             raise errors.not_now(
                 "the full log is released once the seed is revealed (after the game)",
                 "NOT_REVEALED",
             )
         recorded = await self._store(self.store.commands, live.game_id)
-        response = pb.ExportGameResponse(game=live.summary(organiser=True))
         version = live.table.version
-        response.events.extend(live.event_message(i, None, redact=False) for i in range(version))
-        for outcome in recorded:
-            entry = response.commands.add(
-                seat=outcome.seat,
-                first_sequence=outcome.first_sequence,
-                last_sequence=outcome.last_sequence,
-                decision_ms=outcome.decision_ms,
+        events = tuple(live.stamped(i, None, redact=False) for i in range(version))
+        commands = tuple(
+            RecordedCommand(
+                o.seat,
+                o.first_sequence,
+                o.last_sequence,
+                o.decision_ms,
+                codec.command_from_proto(decode_command(o.payload))[1],
             )
-            entry.command.CopyFrom(decode_command(outcome.payload))
-        return response
-
-    async def _recorded(
-        self, live: LiveGame, command_id: str, fingerprint: str
-    ) -> CommandOutcome | None:
-        """The outcome the store holds for ``command_id``, if any; raises if that id was used
-        for a different command."""
-        first = await self._store(self.store.find_command, live.game_id, command_id)
-        if first is not None and first.fingerprint != fingerprint:
-            raise _reused(command_id)
-        return first
-
-    def _accepted(
-        self, live: LiveGame, seat: int, outcome: CommandOutcome, *, duplicate: bool
-    ) -> pb.SubmitCommandResponse:
-        return pb.SubmitCommandResponse(
-            first_sequence=outcome.first_sequence,
-            last_sequence=outcome.last_sequence,
-            duplicate=duplicate,
-            view=live.view(seat),
+            for o in recorded
         )
+        return Exported(live.summary(organiser=True), events, commands)
 
     # --- streams ----------------------------------------------------------------------------
 
-    def _publish(self, live: LiveGame) -> None:
-        version = live.table.version
-        for sub in live.subscribers:
-            try:
-                sub.queue.put_nowait(version)
-            except asyncio.QueueFull:
-                sub.overflowed = True  # the stream ends; the client resumes later
-
     async def stream(
-        self, live: LiveGame, watcher: Watcher | Viewer, after: int, batched: bool = False
-    ) -> AsyncGenerator[pb.StreamGameResponse, None]:
-        """First the current view, then every event after ``after`` with the view after it,
-        then live events; returns after the final event of a finished game (the seed reveal
-        included). The organiser's stream runs behind by the game's organiser delay.
-
-        ``batched``: one message per batch (its events, then the view once), the latest
-        batch built once per viewer for every stream (:meth:`LiveGame.batch_message`)."""
-        if not isinstance(watcher, Watcher):
-            watcher = Watcher(watcher)
-        viewer = watcher.viewer
-        delayed = watcher.organiser and live.settings.delayed
-
-        def visible() -> int:
-            return live.visible_version(now_ms()) if delayed else live.table.version
-
-        if self.streams >= self.limits.max_streams:
-            raise errors.exhausted("streams", self.limits.max_streams)
+        self,
+        game_id: str,
+        *,
+        seat_token: str = "",
+        spectator: bool = False,
+        organiser_token: str = "",
+        as_seat: int | None = None,
+        after: int = 0,
+        batched: bool = False,
+    ) -> AsyncGenerator[Update, None]:
+        """A viewer's stream of the game (see :meth:`FanOut.stream`): the current view, every
+        event after ``after`` (each with the view after it, or one update per batch), then
+        live ones until the game is finished. Close it (``aclose``) to leave; a stream the
+        referee ends raises :class:`StreamEnded`."""
+        live = await self._get(game_id)
+        watcher = self._watcher(live, seat_token, spectator, organiser_token, as_seat)
+        self.fanout.check_room()
         if after > live.table.version and self.store.shared:
             # A client resuming here after another replica saw more than this one has yet.
             await self._catch_up(live)
-        if after > visible():
-            raise errors.bad_request("after_sequence", f"the game has only {visible()} events")
-        seat = None if watcher.organiser else viewer
-        sub = Subscriber(asyncio.Queue(self.limits.stream_buffer), seat=seat)
-        live.subscribers.add(sub)
-        self.streams += 1
-        self.metrics.streams_open.set(self.streams)
-        table = live.table
-        players = live.record.players
-        try:
-            yield pb.StreamGameResponse(view=live.view_at(viewer, visible()))
-            # A private replica follows the log so each event comes with the view after it;
-            # a batched stream that keeps up never needs one (it sends the live view).
-            replica: Table[Any] | None = None
-            if not batched:
-                replica = Table.replay(table.config, table.log[:after], table.settings)
-            sent = after
-            while True:
-                target = visible()
-                while batched and sent < target:
-                    end = min(live.batch_ends[sent], target)
-                    if end < table.version:  # behind: the view after this batch is a past one
-                        if replica is None or replica.version != sent:
-                            replica = Table.replay(table.config, table.log[:sent], table.settings)
-                        replica.extend(table.log[sent:end])
-                    message = live.batch_message(viewer, sent, end, replica)
-                    sent = end
-                    yield message
-                while sent < target:
-                    assert replica is not None
-                    replica.extend((table.log[sent],))
-                    sent += 1
-                    if sent == table.version:  # the current view: with the clocks
-                        seen = live.view(viewer)
-                    else:
-                        seen = codec.view_to_proto(live.game_id, players, replica.view(viewer))
-                    yield pb.StreamGameResponse(
-                        event=live.event_message(sent - 1, viewer), view=seen
-                    )
-                if live.finished and sent >= table.version:
-                    return
-                if sub.closing is not None:
-                    raise StreamEnded(sub.closing)
-                if sub.overflowed:
-                    raise StreamEnded(
-                        errors.exhausted(
-                            "stream buffer",
-                            self.limits.stream_buffer,
-                            last_sequence=str(sent),
-                        )
-                    )
-                if delayed and sent < table.version and live.settings.organiser_delay_ms:
-                    # Wake up when the next batch is old enough to be shown.
-                    due = live.recorded_ms[sent] + live.settings.organiser_delay_ms - now_ms()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(sub.queue.get(), max(0.005, due / 1000))
-                else:
-                    await sub.queue.get()
-        except (GeneratorExit, asyncio.CancelledError):
-            mid_game = not live.over and sub.closing is None  # not ended by a shutdown
-            if viewer is not None and not watcher.organiser and mid_game:
-                self._count(live, viewer, DISCONNECTS)  # the seat's client hung up mid-game
-            raise
-        finally:
-            live.subscribers.discard(sub)
-            self.streams -= 1
-            self.metrics.streams_open.set(self.streams)
+        hung_up = watcher.viewer
+        stream = self.fanout.stream(
+            live,
+            watcher,
+            after,
+            batched,
+            lambda: self._count(live, hung_up, DISCONNECTS) if hung_up is not None else None,
+        )
+        async with contextlib.aclosing(stream):
+            async for update in stream:
+                yield update
 
-    def close_streams(self, error: ClientError) -> None:
-        """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
-        for live in self.games.values():
-            for sub in live.subscribers:
-                sub.closing = error
-                with contextlib.suppress(asyncio.QueueFull):
-                    sub.queue.put_nowait(-1)
+    # --- other writers ----------------------------------------------------------------------
 
     def _appended(self, game_id: str, version: int) -> None:
         """The store committed events of ``game_id`` up to ``version``. Our own appends are
@@ -1246,7 +1025,7 @@ class GameHub:
         async with live.lock:  # after any of our own appends in flight has been applied
             changed = await self._follow_store(live)
         if changed:
-            self._publish(live)
+            self.fanout.publish(live)
 
     async def _follow_store(self, live: LiveGame) -> bool:
         """Fold in whatever the store holds beyond the live table (another writer's appends);
@@ -1264,25 +1043,32 @@ class GameHub:
         self._arm(live)
         return True
 
-    def close(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-        self._loader.shutdown(wait=True)
-        for live in self.games.values():
-            if live.timer is not None:
-                live.timer.cancel()
-                live.timer = None
-        self._stop_listening()
-        self._writer.shutdown(wait=True)
-        self.store.close()
+
+@dataclass(frozen=True, slots=True)
+class _Submission:
+    """A command as submitted: its id, engine value, stored payload and the caller's terms."""
+
+    command_id: str
+    command: Any
+    payload: bytes
+    expected_version: int | None
+    client_decision_ms: int
+
+
+def _owner(command: Any) -> str:
+    """The type id of the game whose command ``command`` is."""
+    for game in all_games():
+        if type(command) in game.command_types:
+            return game.info.type_id
+    return type(command).__qualname__
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:
     """Mark a background task's outcome as seen: a unit whose caller gave up may end with a
-    ClientError nobody is left to hear, which is not worth a warning."""
+    RefereeError nobody is left to hear, which is not worth a warning."""
     if not task.cancelled():
         error = task.exception()
-        if error is not None and not isinstance(error, ClientError | StoreError):
+        if error is not None and not isinstance(error, RefereeError | StoreError):
             log.error("task_failed", error=repr(error))
 
 
@@ -1292,7 +1078,7 @@ def _log_failure(future: concurrent.futures.Future[None]) -> None:
         log.warning("stats_write_failed", error=str(error))
 
 
-def _reused(command_id: str) -> ClientError:
+def _reused(command_id: str) -> RefereeError:
     return errors.bad_request(
         "command_id", f"{command_id!r} was already used for a different command"
     )
@@ -1309,4 +1095,4 @@ def _setup_field(message: str) -> str:
     return "game_type"
 
 
-__all__ = ["GameHub", "Limits", "LiveGame", "StreamEnded", "Watcher", "now_ms"]
+__all__ = ["Limits", "Referee", "StreamEnded", "hash_token"]

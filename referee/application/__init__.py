@@ -1,0 +1,68 @@
+"""The referee as an application: refereed games in-process, with no transport.
+
+>>> import asyncio
+>>> from referee.application import Referee
+>>> from referee.store import open_store
+>>> async def main():
+...     referee = Referee(open_store("memory:"))
+...     await referee.recover()
+...     created = await referee.create("dracula-vs-van-helsing", 2)
+...     view = await referee.view(created.game_id, seat_token=created.seat_tokens[0])
+...     referee.close()
+...     return view.view.version > 0
+>>> asyncio.run(main())
+True
+
+See docs/embedding.md ("Refereed games in-process") for clocks, idempotent commands and
+streams. The layers: :mod:`referee.engine` (rules, sans-I/O), this package (live games,
+commands, clocks, streams), :mod:`referee.store` (event stores), :mod:`referee.stored` (the
+stored form), :mod:`referee.server` (gRPC and HTTP adapters).
+"""
+
+from __future__ import annotations
+
+from referee.application.clocks import Clock, GameSettings, SeatClock
+from referee.application.errors import Kind, RefereeError
+from referee.application.fanout import StreamEnded
+from referee.application.referee import Limits, Referee
+from referee.application.values import (
+    Created,
+    Decided,
+    DecidedBy,
+    Exported,
+    Page,
+    RecordedCommand,
+    SeatStats,
+    SeatView,
+    StampedEvent,
+    Submitted,
+    Summary,
+    Unreadable,
+    Update,
+    Watcher,
+)
+
+__all__ = [
+    "Clock",
+    "Created",
+    "Decided",
+    "DecidedBy",
+    "Exported",
+    "GameSettings",
+    "Kind",
+    "Limits",
+    "Page",
+    "RecordedCommand",
+    "Referee",
+    "RefereeError",
+    "SeatClock",
+    "SeatStats",
+    "SeatView",
+    "StampedEvent",
+    "StreamEnded",
+    "Submitted",
+    "Summary",
+    "Unreadable",
+    "Update",
+    "Watcher",
+]

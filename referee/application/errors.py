@@ -1,0 +1,170 @@
+"""The referee's domain errors: what a caller did that the referee refuses, and why.
+
+Every refusal is a :class:`RefereeError` with a :class:`Kind` (what sort of refusal), a
+``reason`` (a stable machine-readable name such as ``RULE_VIOLATION`` or ``GAME_NOT_FOUND``),
+the rule id where a rule refused it, and details that name the field or the state at fault.
+Transports map kinds to their own status codes (:mod:`referee.server.errors` for gRPC and
+Connect); an embedding platform reads them as they are. Messages never contain hidden
+information.
+
+>>> error = not_found("f00d")
+>>> error.kind, error.reason, str(error)
+(<Kind.NOT_FOUND: 'not found'>, 'GAME_NOT_FOUND', "not found: no game 'f00d'")
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from referee.engine.game import Rejection
+
+#: Errors may echo what a caller sent; clip it so a transport's trailers stay small.
+MAX_ECHO = 300
+
+
+def clip(text: str) -> str:
+    """``text``, shortened to :data:`MAX_ECHO` characters.
+
+    >>> len(clip("x" * 10_000))
+    300
+    """
+    return text if len(text) <= MAX_ECHO else text[: MAX_ECHO - 3] + "..."
+
+
+class Kind(enum.Enum):
+    """What sort of refusal an error is (each transport has one status code per kind)."""
+
+    #: A request field is missing or malformed (before any rule is asked).
+    INVALID = "invalid"
+    #: The rules forbid the command in any state like this one (a rule id says which).
+    ILLEGAL = "illegal"
+    #: Fine in itself, but not in the game's current state: not this seat's turn, the game
+    #: is over, the seed is not revealed yet.
+    NOT_NOW = "not now"
+    #: The caller decided against a version the game has moved past (``expected_version``).
+    CONFLICT = "conflict"
+    #: No such game.
+    NOT_FOUND = "not found"
+    #: A token is required and none was given.
+    UNAUTHENTICATED = "unauthenticated"
+    #: The token given does not allow this.
+    FORBIDDEN = "forbidden"
+    #: A limit of the referee (games, streams, a stream's buffer or stall time).
+    LIMIT = "limit"
+    #: The referee is stopping (the caller retries elsewhere or later).
+    UNAVAILABLE = "unavailable"
+
+
+@dataclass
+class RefereeError(Exception):
+    """A refusal caused by what the caller sent or when (never a referee fault)."""
+
+    kind: Kind
+    message: str
+    reason: str
+    #: Machine-readable details (``rule_id``, ``seat``, ``game_id``, ``limit``, ...).
+    metadata: dict[str, str] = field(default_factory=dict)
+    #: ``(field, description)`` for each field at fault.
+    field_violations: list[tuple[str, str]] = field(default_factory=list)
+    #: ``(type, subject, description)`` of the state that is not right for the request.
+    precondition: tuple[str, str, str] | None = None
+
+    def __str__(self) -> str:
+        return f"{self.kind.value}: {self.message}"
+
+    @property
+    def rule_id(self) -> str | None:
+        """The rule that refused the command, if a rule did."""
+        return self.metadata.get("rule_id")
+
+
+def bad_request(field_name: str, description: str) -> RefereeError:
+    return RefereeError(
+        Kind.INVALID,
+        f"{field_name}: {description}",
+        "BAD_REQUEST",
+        field_violations=[(field_name, description)],
+    )
+
+
+def not_found(game_id: str) -> RefereeError:
+    return RefereeError(
+        Kind.NOT_FOUND, f"no game {game_id!r}", "GAME_NOT_FOUND", metadata={"game_id": game_id}
+    )
+
+
+def rule_violation(rejection: Rejection, seat: int) -> RefereeError:
+    """The engine's rejection of ``seat``'s command: illegal, or (a precondition) not now."""
+    metadata = {"rule_id": rejection.rule_id, "seat": str(seat)}
+    if rejection.kind == "precondition":
+        return RefereeError(
+            Kind.NOT_NOW,
+            f"{rejection.rule_id}: {rejection.message}",
+            "NOT_NOW",
+            metadata=metadata,
+            precondition=("TURN", f"seat/{seat}", rejection.message),
+        )
+    return RefereeError(
+        Kind.ILLEGAL,
+        f"{rejection.rule_id}: {rejection.message}",
+        "RULE_VIOLATION",
+        metadata=metadata,
+    )
+
+
+def not_now(message: str, reason: str) -> RefereeError:
+    """A request that is fine but not in the game's current state (abort a finished game,
+    reveal before the end, export before the reveal)."""
+    return RefereeError(Kind.NOT_NOW, message, reason, precondition=("GAME_STATE", "game", message))
+
+
+def version_conflict(expected: int, current: int, seat: int) -> RefereeError:
+    return RefereeError(
+        Kind.CONFLICT,
+        f"expected version {expected} but the game is at version {current}",
+        "VERSION_CONFLICT",
+        metadata={
+            "expected_version": str(expected),
+            "current_version": str(current),
+            "seat": str(seat),
+        },
+    )
+
+
+def exhausted(what: str, limit: int, **metadata: str) -> RefereeError:
+    return RefereeError(
+        Kind.LIMIT,
+        f"{what} limit reached ({limit})",
+        "LIMIT",
+        metadata={"limit": what, "value": str(limit), **metadata},
+    )
+
+
+def token_missing(message: str) -> RefereeError:
+    return RefereeError(Kind.UNAUTHENTICATED, message, "TOKEN_MISSING")
+
+
+def forbidden(message: str, reason: str, game_id: str) -> RefereeError:
+    return RefereeError(Kind.FORBIDDEN, message, reason, metadata={"game_id": game_id})
+
+
+def stopping(message: str) -> RefereeError:
+    return RefereeError(Kind.UNAVAILABLE, message, "SHUTDOWN")
+
+
+__all__ = [
+    "MAX_ECHO",
+    "Kind",
+    "RefereeError",
+    "bad_request",
+    "clip",
+    "exhausted",
+    "forbidden",
+    "not_found",
+    "not_now",
+    "rule_violation",
+    "stopping",
+    "token_missing",
+    "version_conflict",
+]

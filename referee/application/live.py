@@ -1,0 +1,257 @@
+"""One game held in memory: its table (state and full log), record, stamps, clocks and the
+values built from them that many callers share (each viewer's view, the latest batch).
+
+A :class:`LiveGame` changes only through :meth:`LiveGame.absorb`, one committed batch at a
+time; everything it hands out is a frozen value (:mod:`referee.application.values`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from referee.application.clocks import GameSettings, SeatClocks
+from referee.application.errors import RefereeError
+from referee.application.values import SeatStats, SeatView, StampedEvent, Summary, Update
+from referee.engine.game import Viewer
+from referee.engine.table import Table
+from referee.store import CommandOutcome, GameRecord
+from referee.stored import Decided, read_batches
+from referee.v1 import referee_pb2 as pb
+
+if TYPE_CHECKING:
+    from referee.application.fanout import Subscriber
+
+#: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
+REJECTED, DISCONNECTS = "rejected", "disconnects"
+
+
+def now_ms() -> int:
+    """Unix time in milliseconds (clocks outlive the process, so wall-clock time)."""
+    return int(time.time() * 1000)
+
+
+@dataclass(eq=False)
+class LiveGame:
+    game_id: str
+    record: GameRecord
+    table: Table[Any]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    subscribers: set[Subscriber] = field(default_factory=set)
+    accepted: dict[str, CommandOutcome] = field(default_factory=dict)
+    rejected: OrderedDict[str, tuple[str, RefereeError]] = field(default_factory=OrderedDict)
+    #: batch_ends[i] = sequence of the last event appended together with event i + 1.
+    batch_ends: list[int] = field(default_factory=list)
+    #: The version our append in flight reaches (0 if none): the store's notice of it is ours.
+    writing: int = 0
+    settings: GameSettings = field(default_factory=GameSettings)
+    #: recorded_ms[i] = when the batch of event i + 1 was appended (unix ms).
+    recorded_ms: list[int] = field(default_factory=list)
+    #: sequence -> the stamp of the first event of a batch a decision caused.
+    decided: dict[int, Decided] = field(default_factory=dict)
+    clocks: SeatClocks | None = None
+    #: Per-seat counters kept in the store: {seat: {"rejected": n, "disconnects": n}}.
+    stats: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: The timer of the next clock deadline.
+    timer: asyncio.TimerHandle | None = None
+    #: True once the game's end was recorded (store flag, active-games count).
+    ended: bool = False
+    #: When a call last used the game (monotonic seconds): idle games leave memory.
+    touched: float = field(default_factory=time.monotonic)
+    #: The latest batch as each viewer's batched streams send it, built once for all of
+    #: them (a spectator's, a seat's): ``{viewer: update}``; emptied by every new batch.
+    latest_batch: dict[Viewer, Update] = field(default_factory=dict)
+    #: Each viewer's current view, once built (see :meth:`view`); emptied by every new batch.
+    views: dict[Viewer, SeatView] = field(default_factory=dict)
+    #: The events of the latest batch as the viewers so far saw them, one value per distinct
+    #: redaction: seats that see the same event share one value (and so one encoding).
+    #: ``{(index, redacted event): value}``; emptied by every new batch.
+    shared_events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.clocks is None:
+            self.clocks = SeatClocks(self.settings.clock, self.record.players)
+
+    @property
+    def seat_clocks(self) -> SeatClocks:
+        assert self.clocks is not None
+        return self.clocks
+
+    @property
+    def over(self) -> bool:
+        """The game ended (results, or an abort)."""
+        return self.table.over
+
+    @property
+    def finished(self) -> bool:
+        """Over, and nothing more to come on its own (the seed reveal is not pending)."""
+        return self.table.over and not self.table.reveal_due()
+
+    def absorb(self, events: Sequence[Any], recorded: int, decided: Decided | None) -> None:
+        """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
+        table = self.table
+        first = table.version + 1
+        self.latest_batch.clear()
+        self.views.clear()
+        self.shared_events.clear()
+        table.extend(events)
+        count = len(events)
+        self.batch_ends.extend([table.version] * count)
+        self.recorded_ms.extend([recorded] * count)
+        if decided is not None and count:
+            self.decided[first] = decided
+        self.seat_clocks.fold(table.decisions(), recorded, decided)
+
+    def absorb_messages(self, messages: Sequence[pb.Event]) -> None:
+        """Fold in stored events, batch by batch (loading, catching up)."""
+        for batch in read_batches(messages):
+            recorded = batch.recorded_ms or now_ms()  # events from before stamps
+            self.absorb(batch.events, recorded, batch.decided)
+
+    def stamped(self, index: int, viewer: Viewer, *, redact: bool = True) -> StampedEvent:
+        """Event ``index + 1`` as ``viewer`` may see it (or unredacted), with its stamps.
+        Events of the latest batch are shared by every viewer who sees them alike."""
+        table = self.table
+        event = table.log[index]
+        if redact:
+            event = table.redact(event, viewer)
+        latest = self.batch_ends[index] == table.version
+        key = (index, event)
+        if latest:
+            try:
+                found = self.shared_events.get(key)
+            except TypeError:  # an event holding a list: not shared
+                key, found = None, None  # type: ignore[assignment]
+            if found is not None:
+                return found
+        value = StampedEvent(
+            index + 1,
+            event,
+            self.batch_ends[index],
+            self.recorded_ms[index],
+            self.decided.get(index + 1),
+        )
+        if latest and key is not None:
+            self.shared_events[key] = value
+        return value
+
+    def batch_update(
+        self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None
+    ) -> Update:
+        """Events ``start + 1 .. end`` (one batch, or the rest of one) as ``viewer`` may see
+        them, with the view after them: the live view (and shared by every stream of
+        ``viewer``) when ``end`` is the current version, else ``replica``'s at ``end``."""
+        current = end == self.table.version
+        first_of_batch = start == 0 or self.batch_ends[start - 1] == start
+        if current and first_of_batch:
+            cached = self.latest_batch.get(viewer)
+            if cached is not None:
+                return cached
+        events = tuple(self.stamped(i, viewer) for i in range(start, end))
+        if current:
+            update = Update(events, self.view(viewer))
+            if first_of_batch:
+                self.latest_batch[viewer] = update
+            return update
+        assert replica is not None and replica.version == end
+        return Update(events, SeatView(self.game_id, self.record.players, replica.view(viewer)))
+
+    def seat_stats(self) -> tuple[SeatStats, ...]:
+        status = self.table.status
+        clocks = self.seat_clocks
+        out = []
+        for seat in range(self.record.players):
+            counters = self.stats.get(seat, {})
+            out.append(
+                SeatStats(
+                    seat=seat,
+                    rejected_commands=counters.get(REJECTED, 0),
+                    timeouts=status.timeouts[seat],
+                    disconnects=counters.get(DISCONNECTS, 0),
+                    forfeited=seat in status.forfeited,
+                    commands=clocks.commands[seat],
+                    decision_ms_total=clocks.decision_ms_total[seat],
+                )
+            )
+        return tuple(out)
+
+    def summary(self, *, organiser: bool = False) -> Summary:
+        """The game's description; the revealed seed only for the ``organiser`` (or for all
+        when the game was created with ``public_reveal_waives_secrecy``)."""
+        table = self.table
+        status = table.status
+        settings = self.settings
+        revealed = None
+        if status.revealed is not None and (organiser or settings.public_reveal):
+            revealed = status.revealed.seed
+        return Summary(
+            game_id=self.game_id,
+            game_type=self.record.game_type,
+            players=self.record.players,
+            options=dict(self.record.options),
+            version=table.version,
+            pending_seats=tuple(table.pending()),
+            decisions=tuple(table.decisions()),
+            game_over=self.over,
+            results=table.results(),
+            created_unix_ms=int(self.record.created_at * 1000),
+            seed_commitment=status.commitment,
+            deal_commitment=status.deal_commitment,
+            seat_stats=self.seat_stats(),
+            aborted=status.aborted is not None,
+            abort_reason=status.aborted or "",
+            defer_seed_reveal=settings.defer_seed_reveal,
+            public_reveal_waives_secrecy=settings.public_reveal,
+            public_reproducible_seed=settings.public_seed,
+            seed_released=status.revealed is not None,
+            card_commitments=settings.card_commitments,
+            max_events=table.max_events,
+            clock=settings.clock if settings.clock.enabled else None,
+            revealed_seed=revealed,
+        )
+
+    def view(self, viewer: Viewer) -> SeatView:
+        """``viewer``'s current view. Built once per version for a game without a running
+        clock (a command's answer and every stream of the seat share it)."""
+        clocked = self.settings.clock.enabled and not self.over
+        if not clocked:
+            cached = self.views.get(viewer)
+            if cached is not None:
+                return cached
+        view = self.table.view(viewer)
+        if clocked:  # the clocks say how much time is left now: never shared
+            readings = self.seat_clocks.readings(now_ms(), self.table.status.forfeited)
+            return SeatView(self.game_id, self.record.players, view, readings)
+        shared = SeatView(self.game_id, self.record.players, view)
+        self.views[viewer] = shared
+        return shared
+
+    def visible_version(self, now: int) -> int:
+        """The last event the organiser may see now: ``organiser_delay_events`` behind and
+        ``organiser_delay_ms`` old, at the end of a batch; everything once the game is over."""
+        version = self.table.version
+        if self.over or not self.settings.delayed:
+            return version
+        visible = max(0, version - self.settings.organiser_delay_events)
+        if self.settings.organiser_delay_ms:
+            cutoff = now - self.settings.organiser_delay_ms
+            while visible > 0 and self.recorded_ms[visible - 1] > cutoff:
+                visible -= 1
+        while visible > 0 and self.batch_ends[visible - 1] != visible:
+            visible -= 1
+        return visible
+
+    def view_at(self, viewer: Viewer, version: int) -> SeatView:
+        """``viewer``'s view as of event ``version`` (the current one with clocks)."""
+        if version >= self.table.version:
+            return self.view(viewer)
+        table = self.table
+        past = Table.replay(table.config, table.log[:version], table.settings)
+        return SeatView(self.game_id, self.record.players, past.view(viewer))
+
+
+__all__ = ["DISCONNECTS", "REJECTED", "LiveGame", "now_ms"]

@@ -1,0 +1,194 @@
+"""What the referee application hands out: frozen values made of engine values.
+
+A transport turns them into its messages (:mod:`referee.server.convert` for ``referee.v1``);
+an embedding platform reads them as they are. Values that many callers receive at once (a
+seat's view, a stamped event, a stream update) carry a ``memo``: a transport keeps its
+encoding there, so one value shared by many streams is encoded once (it never takes part in
+equality).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.application.clocks import Clock, SeatClock
+from referee.engine.game import Decision, SeatResult, Viewer
+from referee.engine.table import View
+from referee.stored import Decided, DecidedBy
+
+__all__ = [
+    "Created",
+    "Decided",
+    "DecidedBy",
+    "Exported",
+    "Page",
+    "RecordedCommand",
+    "SeatStats",
+    "SeatView",
+    "StampedEvent",
+    "Submitted",
+    "Summary",
+    "Unreadable",
+    "Update",
+    "Watcher",
+]
+
+
+def _memo() -> dict[Any, Any]:
+    return {}
+
+
+@dataclass(frozen=True, slots=True)
+class Watcher:
+    """Who reads a view or stream: the viewer (a seat, ``None`` for the spectator), and
+    whether it is the organiser (who may watch any seat, behind by the organiser delay)."""
+
+    viewer: Viewer
+    organiser: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """A viewer's view of a game at one version, with every seat's clock when the game runs
+    one (as of when the view was taken)."""
+
+    game_id: str
+    players: int
+    view: View
+    clocks: tuple[SeatClock, ...] = ()
+    memo: dict[Any, Any] = field(default_factory=_memo, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class StampedEvent:
+    """One event of the log, as some viewer may see it, with its batch's stamps."""
+
+    sequence: int
+    event: Any
+    #: The sequence number of the last event of the batch this one belongs to.
+    batch_end: int
+    #: When the batch was appended (unix ms).
+    recorded_ms: int
+    #: What caused the batch (first event of a batch a decision caused only).
+    decided: Decided | None = None
+    memo: dict[Any, Any] = field(default_factory=_memo, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """One message of a game's stream: events (none in the first update; one per update in
+    the plain form; one batch, or the rest of one, when batched) and the view after them."""
+
+    events: tuple[StampedEvent, ...]
+    view: SeatView
+    memo: dict[Any, Any] = field(default_factory=_memo, compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatStats:
+    """A seat's conduct so far (rejected commands, timeouts, disconnects, decision times)."""
+
+    seat: int
+    rejected_commands: int = 0
+    timeouts: int = 0
+    disconnects: int = 0
+    forfeited: bool = False
+    commands: int = 0
+    decision_ms_total: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A game's public description (the revealed seed only for its organiser, or for all
+    when the game waived end-of-game secrecy)."""
+
+    game_id: str
+    game_type: str
+    players: int
+    options: Mapping[str, str]
+    version: int
+    pending_seats: tuple[int, ...]
+    decisions: tuple[Decision, ...]
+    game_over: bool
+    results: tuple[SeatResult, ...] | None
+    created_unix_ms: int
+    seed_commitment: str
+    deal_commitment: str
+    seat_stats: tuple[SeatStats, ...]
+    aborted: bool
+    abort_reason: str
+    defer_seed_reveal: bool
+    public_reveal_waives_secrecy: bool
+    public_reproducible_seed: bool
+    seed_released: bool
+    card_commitments: bool
+    max_events: int
+    clock: Clock | None
+    revealed_seed: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    """A new game: its summary, one token per seat (in seat order) and the organiser's."""
+
+    summary: Summary
+    seat_tokens: tuple[str, ...]
+    organiser_token: str
+
+    @property
+    def game_id(self) -> str:
+        return self.summary.game_id
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """An accepted command (or a retry of one): the events it appended and the seat's view
+    right after them."""
+
+    game_type: str
+    seat: int
+    first_sequence: int
+    last_sequence: int
+    #: True for a retry of a command already accepted (nothing was appended again).
+    duplicate: bool
+    view: SeatView
+    #: The game's version when the answer was made.
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A command a transport could not read (it still counts against the seat that sent it)."""
+
+    field: str
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedCommand:
+    """A command the referee accepted, as recorded: who, which events, how long it took."""
+
+    seat: int
+    first_sequence: int
+    last_sequence: int
+    decision_ms: int
+    command: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """The full log of a game whose seed is released, unredacted, and its commands."""
+
+    summary: Summary
+    events: tuple[StampedEvent, ...]
+    commands: tuple[RecordedCommand, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A page of game summaries, newest first; ``next_offset`` is ``None`` on the last."""
+
+    games: tuple[Summary, ...]
+    next_offset: int | None
