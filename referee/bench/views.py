@@ -105,9 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         for info in types:
             players = min(max(args.players, info.min_players), info.max_players)
             runs[info.type_id].append(
-                measure(
-                    info.type_id, players, args.games, 1000 * round_, serialize=args.serialize
-                )
+                measure(info.type_id, players, args.games, 1000 * round_, serialize=args.serialize)
             )
     rows = []
     for type_id, found in runs.items():
