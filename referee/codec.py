@@ -304,30 +304,71 @@ def _remember(memo: dict[int, tuple[Any, bytes]], value: Any, data: bytes) -> No
 
 class _Compiled:
     """The encoder of one dataclass as one message type: ``body(obj)`` is the message's
-    bytes, ``encode(obj)`` the same, memoised by value for a *flat* class (every field a
-    scalar, a string or a tuple of them: cards, trick plays, most commands and events),
-    whose field values make an exact, cheap key."""
+    bytes, ``encode(obj)`` the same, memoised by value for a *flat* class: every field a
+    scalar, a string, a tuple of them or a flat message (cards, trick plays, most commands and
+    events), whose field values (a nested message's by its bytes) make an exact, cheap key."""
 
     def __init__(self, cls: type, descriptor: Any) -> None:
         self.cls = cls
         self.descriptor = descriptor
         self.frozen = bool(cls.__dataclass_params__.frozen)  # type: ignore[attr-defined]
-        self.names = tuple(f.name for f in dataclasses.fields(cls))
-        self.flat = all(
-            kind not in ("message", "repeated_message") for _, kind, _ in _field_plan(cls)
-        )
+        self.plan = _field_plan(cls)
+        self.names = tuple(name for name, _, _ in self.plan)
+        self.pieces: dict[tuple[bytes, bool], Any] = {}
+        #: The source of the memo key (``None``: not flat) and the names it uses.
+        self.key: str | None = ""
+        self.key_names: dict[str, Any] = {}
+        items = []
+        for i, (name, kind, inner) in enumerate(self.plan):
+            if kind == "repeated_message":
+                self.key = None
+                break
+            if kind == "message":
+                field = descriptor.fields_by_name.get(name)
+                if field is None or field.message_type is None:
+                    self.key = None
+                    break
+                nested = _compiled(inner, field.message_type)
+                if nested.key is None:
+                    self.key = None
+                    break
+                self.key_names[f"K{i}"] = nested.piece(_tag(field.number, 2), True)
+                items.append(f"(K{i}(o.{name}) if o.{name} is not None else None), ")
+            else:
+                items.append(f"o.{name}, ")
+        if self.key is not None:
+            self.key = "(" + "".join(items) + ")"
+        self.flat = self.key is not None
         self.body: Any = _generate(cls, descriptor, self.frozen)
         self.encode: Any = _memoised(self)
 
     def present(self, obj: Any) -> bool:
-        """Whether ``fill`` would mark the message present: it sets some field (not None)."""
-        return any(getattr(obj, name) is not None for name in self.names)
+        """Whether ``fill`` would mark the message present: it sets some field (an empty
+        repeated message field or an absent nested message sets nothing)."""
+        for name, kind, _ in self.plan:
+            value = getattr(obj, name)
+            if value is None:
+                continue
+            if kind == "repeated_message":
+                if value:
+                    return True
+            elif kind == "message":
+                cls: Any = type(value)
+                nested = _compiled(cls, self.descriptor.fields_by_name[name].message_type)
+                if nested.present(value):
+                    return True
+            else:
+                return True
+        return False
 
     def piece(self, tag: bytes, singular: bool) -> Any:
         """A function giving a value as a field with ``tag`` (tag, length and bytes): an
         element of a repeated field, or (``singular``) a field absent when ``fill`` would not
         set it. Memoised by value for a flat class, per field."""
-        return _piece(self, tag, singular)
+        made = self.pieces.get((tag, singular))
+        if made is None:
+            made = self.pieces[(tag, singular)] = _piece(self, tag, singular)
+        return made
 
 
 @cache
@@ -356,12 +397,12 @@ def _memoised(compiled: _Compiled) -> Any:
     lines = ["def encode(o):", "    if type(o) is not CLS: return _other(o, DESC)"]
     if not compiled.frozen:  # a mutable value: no encoding holding it is kept by identity
         lines.append("    _MUTABLE[0] += 1")
+    names.update(compiled.key_names)
     if not compiled.flat:
         lines.append("    return body(o)")
     else:
-        key = "".join(f"o.{name}, " for name in compiled.names)
         lines += [
-            f"    k = ({key})",
+            f"    k = {compiled.key}",
             "    r = M.get(k)",
             "    if r is None:",
             "        r = body(o)",
@@ -392,8 +433,9 @@ def _piece(compiled: _Compiled, tag: bytes, singular: bool) -> Any:
             else ("def piece(o):\n    d = encode(o)\n    return T + LEN[len(d)] + d")
         )
     else:
-        key = "".join(f"o.{name}, " for name in compiled.names)
-        present = "d or any(x is not None for x in k)" if singular else "True"
+        names.update(compiled.key_names)
+        names["present"] = compiled.present
+        test = "d or present(o)" if singular else "True"
         lines = [
             "def piece(o):",
             "    if type(o) is not CLS:",
@@ -404,11 +446,11 @@ def _piece(compiled: _Compiled, tag: bytes, singular: bool) -> Any:
         if not compiled.frozen:
             lines.append("    _MUTABLE[0] += 1")
         lines += [
-            f"    k = ({key})",
+            f"    k = {compiled.key}",
             "    p = M.get(k)",
             "    if p is None:",
             "        d = body(o)",
-            f"        p = T + LEN[len(d)] + d if {present} else b''",
+            f"        p = T + LEN[len(d)] + d if {test} else b''",
             "        if len(M) >= LIMIT: M.clear()",
             "        M[k] = p",
             "    return p",

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from referee import codec
 from referee.engine import FixedDeal, Table, all_games
+from referee.engine.openings import CardOpening
 from referee.engine.table_events import TableSettings
 from referee.v1 import referee_pb2 as pb
 
@@ -217,3 +218,47 @@ def test_values_the_fast_encoders_refuse_fall_back_to_fill() -> None:
     negative = codec.command_to_proto("vampire-queen", PlaySet(-3, 1, 0))
     assert negative == codec.reference_command_to_proto("vampire-queen", PlaySet(-3, 1, 0))
     assert negative.vampire_queen.play_set.value == -3
+
+
+@dataclasses.dataclass(frozen=True)
+class _Opened:
+    openings: tuple[CardOpening, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Referee:
+    """Nested messages (``None`` when absent: ``X | None`` would be a scalar to ``fill``)."""
+
+    cards_opened: _Opened
+    game_aborted: _Aborted
+
+
+@dataclasses.dataclass(frozen=True)
+class _Aborted:
+    reason: str | None
+
+
+_NONE: Any = None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        _Referee(_NONE, _NONE),
+        _Referee(_Opened(()), _NONE),  # an empty repeated field: fill sets nothing
+        _Referee(_NONE, _Aborted(None)),  # every field None: fill sets nothing
+        _Referee(_NONE, _Aborted("")),  # an empty string is set: present
+        _Referee(_Opened((CardOpening(1, 2, "Q", b"s", (b"p", b""), (0, 3), True),)), _NONE),
+        _Referee(_Opened((CardOpening(0, 0, "", b"", ()),)), _Aborted("why")),
+    ],
+)
+def test_nested_messages_are_present_exactly_when_fill_sets_them(value: _Referee) -> None:
+    """A nested message is in the bytes when ``fill`` would set one of its fields, even to a
+    default (then empty), and not when it sets none."""
+    encoder = codec._compiled(_Referee, pb.RefereeEvent.DESCRIPTOR)
+    reference = codec.fill(pb.RefereeEvent(), value)
+    for _ in range(2):  # the second time from the memos
+        fast = pb.RefereeEvent.FromString(encoder.encode(value))
+        assert fast == reference
+        assert fast.SerializeToString() == reference.SerializeToString()
+        assert [f.name for f, _ in fast.ListFields()] == [f.name for f, _ in reference.ListFields()]
