@@ -1,14 +1,21 @@
 """Micro-benchmark of the per-command work of the server around the engine (issue 12).
 
 After every accepted command the server builds each seat's view (``Table.view`` then
-``codec.view_to_proto``) and, for every new event and every viewer, the redacted event as a
-message (``Table.redact`` then ``codec.event_to_proto(..., describe=True)``). This times
-those two paths over random games of every registered game type, on refereed tables with
-card commitments (what the server creates), and reports CPU microseconds per seat view and
-per event per viewer. The viewers are every seat and the spectator (``None``).
+``codec.view_to_proto``) and the new events as each viewer may see them (``Table.redact`` then
+``codec.event_to_proto(..., describe=True)``; the application layer encodes an event once per
+distinct redaction, the older hub once per viewer). This times both paths over random games of
+every registered game type, on refereed tables with card commitments (what the server makes),
+and reports CPU microseconds per seat view (the table's view and its message) and per event
+per viewer (redaction and message). The viewers are every seat and the spectator (``None``).
+The medians of ``--rounds`` rounds are printed.
 
 It imports only what every version of the package has, so the same file measures an older
-checkout side by side: ``PYTHONPATH=/path/to/old .venv/bin/python referee/bench/views.py``.
+checkout side by side, both at once on a 2-core machine::
+
+    cp referee/bench/views.py /tmp/views.py
+    PYTHONPATH=/path/to/old/checkout .venv/bin/python /tmp/views.py &
+    .venv/bin/python /tmp/views.py      # or: .venv/bin/python -m referee.bench.views
+
 Nothing here asserts a speed.
 """
 
