@@ -410,8 +410,9 @@ class Referee:
         self._arm(live)
 
     async def summary(self, game_id: str) -> Summary:
-        """The game's public description (GetGame)."""
-        return (await self._get(game_id)).summary()
+        """The game's public description (GetGame): on a shared store, as of what the store
+        holds now (another replica may have moved the game on)."""
+        return (await self._get_current(game_id)).summary()
 
     async def _get(self, game_id: str) -> LiveGame:
         """The live game, loaded from the store (replayed) on first use."""

@@ -170,8 +170,8 @@ def test_a_replica_adopts_clocked_games_created_elsewhere(database: str) -> None
 
 
 def test_a_view_read_at_a_stale_replica_shows_what_the_store_holds(database: str) -> None:
-    """GetView at a replica whose notices are late still shows the latest version, so a
-    client that reads its view at one replica and commands at another is not refused."""
+    """GetView and GetGame at a replica whose notices are late still show the latest
+    version, so a client that reads at one replica and commands at another is not refused."""
 
     async def scenario() -> None:
         async with _replicas(database) as (a, b):
@@ -185,5 +185,10 @@ def test_a_view_read_at_a_stale_replica_shows_what_the_store_holds(database: str
             seen = await b.view(live.game_id, seat_token=tokens[seat])
             assert seen.view.version == live.table.version
             assert mirror.table.version == live.table.version
+            # GetGame too: a summary read at a stale replica is the store's.
+            seat = live.table.pending()[0]
+            await _play(a, live, seat, tokens[seat])
+            assert mirror.table.version < live.table.version
+            assert (await b.summary(live.game_id)).version == live.table.version
 
     asyncio.run(scenario())
