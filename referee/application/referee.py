@@ -203,15 +203,27 @@ class Referee:
         self.store.close()
 
     async def _read_activity(self, game_ids: list[str]) -> None:
-        """When each unfinished game last had an event (the idle expiry's clock)."""
+        """When each unfinished game last had an event (the idle expiry's clock): read on a
+        loader thread in one go, never on the writer thread, where thousands of reads after
+        a restart would hold up every command's append."""
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(self._loader, self._last_events, game_ids)
+        for game_id, stamp in found.items():
+            self._activity.setdefault(game_id, stamp or now_ms())
+
+    def _last_events(self, game_ids: list[str]) -> dict[str, int]:
+        """``{game id: unix ms of its last event}`` (0 when unknown); on a loader thread."""
+        found = {}
         for game_id in game_ids:
             try:
-                version = await self._store(self.store.version, game_id)
-                last = await self._store(self.store.read, game_id, max(0, version - 1), 1)
+                version = self.store.version(game_id)
+                last = self.store.read(game_id, max(0, version - 1), 1)
             except StoreError:
                 continue
-            stamp = decode_events(e.payload for e in last)[0].recorded_unix_ms if last else 0
-            self._activity.setdefault(game_id, stamp or now_ms())
+            found[game_id] = (
+                decode_events(e.payload for e in last)[0].recorded_unix_ms if last else 0
+            )
+        return found
 
     async def _sweep(self) -> None:
         """Now and then: drop idle games from memory, abort abandoned ones."""
@@ -410,8 +422,9 @@ class Referee:
         self._arm(live)
 
     async def summary(self, game_id: str) -> Summary:
-        """The game's public description (GetGame)."""
-        return (await self._get(game_id)).summary()
+        """The game's public description (GetGame): on a shared store, as of what the store
+        holds now (another replica may have moved the game on)."""
+        return (await self._get_current(game_id)).summary()
 
     async def _get(self, game_id: str) -> LiveGame:
         """The live game, loaded from the store (replayed) on first use."""

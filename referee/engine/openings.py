@@ -136,7 +136,13 @@ class CardsOpened(TableEvent):
 
     def redacted(self, viewer: Viewer) -> TableEvent:
         kept = tuple(o for o in self.openings if o.for_viewer(viewer))
-        return self if len(kept) == len(self.openings) else CardsOpened(kept)
+        if len(kept) == len(self.openings):
+            return self
+        # One object for every viewer that sees none: the server encodes it once for all.
+        return CardsOpened(kept) if kept else _NONE_OPENED
+
+
+_NONE_OPENED = CardsOpened()
 
 
 # --- following a game's decks -----------------------------------------------------------------

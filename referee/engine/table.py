@@ -382,21 +382,20 @@ class Table(Generic[StateT]):
         self.log.extend(events)
 
     def view(self, viewer: Viewer) -> View:
-        game = self.game
-        state = self.state
-        legal = tuple(self.legal_commands(viewer)) if viewer is not None else ()
+        status = self.status
         decisions = self.decisions()
+        # Positional: the server builds every seat's view after every command.
         return View(
-            game_type=game.info.type_id,
-            viewer=viewer,
-            version=len(self.log),
-            pending=tuple(d.seat for d in decisions),
-            decisions=decisions,
-            legal_commands=legal,
-            game=game.view(state, viewer),
-            results=self.results(),
-            commitment=self.status.commitment,
-            aborted=self.status.aborted is not None,
+            self.game.info.type_id,
+            viewer,
+            len(self.log),
+            tuple([d.seat for d in decisions]),
+            decisions,
+            tuple(self.legal_commands(viewer)) if viewer is not None else (),
+            self.game.view(self.state, viewer),
+            self.results(),
+            status.commitment,
+            status.aborted is not None,
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:

@@ -108,7 +108,11 @@ class SeedRevealed(TableEvent):
     public: bool = False
 
     def redacted(self, viewer: Viewer) -> TableEvent:
-        return self if self.public else SeedRevealed(b"")
+        return self if self.public else _SEED_WITHHELD
+
+
+#: The reveal as a viewer without the seed sees it: one object for all (encoded once).
+_SEED_WITHHELD = SeedRevealed(b"")
 
 
 @dataclass(frozen=True, slots=True)

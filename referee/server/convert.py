@@ -31,12 +31,17 @@ _LENGTH_DELIMITED = 2
 
 
 def _varint(value: int) -> bytes:
+    if value < 0x80:  # most keys, and lengths under 128
+        return _SMALL[value]
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+_SMALL = [bytes((value,)) for value in range(0x80)]
 
 
 def _field(number: int, payload: bytes) -> bytes:

@@ -119,8 +119,9 @@ def test_a_rule_refusal_on_a_stale_replica_is_rechecked_against_the_store(databa
                 await _play(a, live, seat, tokens[seat])
             seat = live.table.pending()[0]
             assert seat not in mirror.table.pending()
+            before = live.table.version  # a may follow b's append before the next line runs
             response = await _play(b, live, seat, tokens[seat])
-            assert response.first_sequence == live.table.version + 1
+            assert response.first_sequence == before + 1
             assert mirror.stats.get(seat, {}).get("rejected", 0) == 0
 
     asyncio.run(scenario())
@@ -170,8 +171,8 @@ def test_a_replica_adopts_clocked_games_created_elsewhere(database: str) -> None
 
 
 def test_a_view_read_at_a_stale_replica_shows_what_the_store_holds(database: str) -> None:
-    """GetView at a replica whose notices are late still shows the latest version, so a
-    client that reads its view at one replica and commands at another is not refused."""
+    """GetView and GetGame at a replica whose notices are late still show the latest
+    version, so a client that reads at one replica and commands at another is not refused."""
 
     async def scenario() -> None:
         async with _replicas(database) as (a, b):
@@ -185,5 +186,10 @@ def test_a_view_read_at_a_stale_replica_shows_what_the_store_holds(database: str
             seen = await b.view(live.game_id, seat_token=tokens[seat])
             assert seen.view.version == live.table.version
             assert mirror.table.version == live.table.version
+            # GetGame too: a summary read at a stale replica is the store's.
+            seat = live.table.pending()[0]
+            await _play(a, live, seat, tokens[seat])
+            assert mirror.table.version < live.table.version
+            assert (await b.summary(live.game_id)).version == live.table.version
 
     asyncio.run(scenario())

@@ -4,6 +4,7 @@ events, and the hidden variants of the conformance suite's leak test."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from referee.engine.chance import hidden_permutation
@@ -13,7 +14,6 @@ from referee.games.mau_mau_vampires.model import (
     CARDS,
     CODES,
     HIDDEN,
-    Card,
     CardGiven,
     CardsDealt,
     CardsDrawn,
@@ -35,16 +35,45 @@ from referee.games.mau_mau_vampires.state import (
     copy_state,
 )
 
+#: The view's constructor, called with the shared tuples spread between the viewer's own
+#: fields (mypy cannot count the fields in them).
+_view: Any = MauMauVampiresView
+
 
 def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
-    mine = viewer is not None
-    hand: tuple[Card, ...] = ()
-    if viewer is not None:
-        hand = _cards_of(state.hands[viewer])
-    is_turn = mine and viewer == state.turn
+    public = state.public
+    if public is None:
+        public = state.public = _public(state)
+    head, middle, play, scores, options = public
+    if viewer is None:
+        spectator: MauMauVampiresView = _view(
+            *head, (), *middle, (), *play, (), (), (), *scores, (), *options
+        )
+        return spectator
+    hand = _cards_of(state.hands[viewer])
+    is_turn = viewer == state.turn
     phase = state.phase
+    made: MauMauVampiresView = _view(
+        *head,
+        hand,
+        *middle,
+        tuple(CARDS[c] for c, by in state.pot if by == viewer) if state.pot else (),
+        *play,
+        tuple(ShownCard(s, CARDS[c]) for s, c in state.shown) if is_turn else (),
+        (CARDS[state.drawn],) if is_turn and phase is Phase.PLAY_DRAWN else (),
+        tuple(CARDS[c] for c in state.pair) if is_turn else (),
+        *scores,
+        _cards_of(state.last_hands[viewer]) if state.last_hands else (),
+        *options,
+    )
+    return made
+
+
+@lru_cache(maxsize=1 << 10)
+def _characters(characters: tuple[int, ...], werewolf: int) -> tuple[CharacterView, ...]:
+    """MM-3, MM-27: the character in front of each seat (one tuple per distinct table)."""
     table = CHARACTERS.characters
-    characters = tuple(
+    return tuple(
         CharacterView(
             seat=seat,
             id=table[index].id,
@@ -54,53 +83,94 @@ def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
             vampire_symbol=table[index].vampire_symbol,
             vampire_colour=table[index].vampire_colour,
             first_game=table[index].first_game,
-            werewolf=index == state.werewolf,
+            werewolf=index == werewolf,
         )
-        for seat, index in enumerate(state.characters)
+        for seat, index in enumerate(characters)
     )
+
+
+def _public(state: MauMauVampiresState) -> Any:
+    """The view's fields every viewer shares (MM-26, MM-27), in field order around the
+    viewer's own (``hand``, ``pot_yours``, ``shown_to_you``, ``drawn``, ``to_share``,
+    ``last_hand``): the same objects for every viewer of this state."""
+    phase = state.phase
     werewolf_seat = next(
         (s for s, index in enumerate(state.characters) if index == state.werewolf), None
     )
-    return MauMauVampiresView(
-        hand_number=state.hand_number,
-        hands=state.hands_total,
-        tiebreak=state.tiebreak,
-        dealer=state.dealer,
-        playing=state.playing,
-        hand=hand,
-        hand_sizes=tuple(state.sizes),
-        deck_size=len(state.deck),
-        pile_size=sum(state.pile_under) + (1 if state.top >= 0 else 0),
-        top=CARDS[state.top] if state.top >= 0 else HIDDEN,
-        wish=Colour(state.wish),
-        night=state.night,
-        clocks=state.clocks,
-        werewolf_seat=werewolf_seat,
-        characters=characters,
-        symbols=CHARACTERS.symbols,
-        pot_size=len(state.pot),
-        pot_yours=tuple(CARDS[c] for c, by in state.pot if mine and by == viewer),
-        phase=phase,
-        turn=None if state.over else state.turn,
-        extra_turn=state.extra_turn,
-        ability=state.ability,
-        wisher=state.wisher if phase is Phase.WISH else None,
-        called_colour=Colour(state.call_colour),
-        answering=tuple(sorted(state.answering)),
-        shown_to_you=tuple(ShownCard(s, CARDS[c]) for s, c in state.shown) if is_turn else (),
-        drawn=(CARDS[state.drawn],) if is_turn and phase is Phase.PLAY_DRAWN else (),
-        to_share=tuple(CARDS[c] for c in state.pair) if is_turn else (),
-        to_share_count=len(state.pair),
-        totals=tuple(state.totals),
-        tiebreak_points=tuple(state.tiebreak_points),
-        hand_scores=tuple(state.history),
-        last_hand=_cards_of(state.last_hands[viewer])
-        if viewer is not None and state.last_hands
-        else (),
-        characters_option="pass_left" if state.pass_left else "keep",
-        announcements="auto" if state.auto_announce else "required",
-        first_game=state.first_game,
+    head = (state.hand_number, state.hands_total, state.tiebreak, state.dealer, state.playing)
+    middle = (
+        tuple(state.sizes),
+        len(state.deck),
+        sum(state.pile_under) + (1 if state.top >= 0 else 0),
+        CARDS[state.top] if state.top >= 0 else HIDDEN,
+        Colour(state.wish),
+        state.night,
+        state.clocks,
+        werewolf_seat,
+        _characters(tuple(state.characters), state.werewolf),
+        CHARACTERS.symbols,
+        len(state.pot),
     )
+    play = (
+        phase,
+        None if state.over else state.turn,
+        state.extra_turn,
+        state.ability,
+        state.wisher if phase is Phase.WISH else None,
+        Colour(state.call_colour),
+        tuple(sorted(state.answering)),
+    )
+    scores = (
+        len(state.pair),
+        tuple(state.totals),
+        tuple(state.tiebreak_points),
+        tuple(state.history),
+    )
+    options = (
+        "pass_left" if state.pass_left else "keep",
+        "auto" if state.auto_announce else "required",
+        state.first_game,
+    )
+    return head, middle, play, scores, options
+
+
+#: The redactions made so far, by the identity of the event they hide a part of (the entry
+#: keeps the event, so its id stays its own): every viewer an event hides the same part from
+#: gets the same object, which the server then encodes once for all of them.
+_HIDDEN: dict[tuple[int, bool], tuple[Any, Any]] = {}
+
+
+def _shared(event: Any, owner: bool, make: Any) -> Any:
+    """``make(event)``, the same object for every viewer in the same position (``owner``)."""
+    key = (id(event), owner)
+    hit = _HIDDEN.get(key)
+    if hit is not None and hit[0] is event:
+        return hit[1]
+    redacted = make(event)
+    if len(_HIDDEN) >= 4096:
+        _HIDDEN.clear()
+    _HIDDEN[key] = (event, redacted)
+    return redacted
+
+
+def _without_order(event: Any) -> Any:
+    return replace(event, order=())
+
+
+def _without_cards(event: Any) -> Any:
+    return replace(event, cards=())
+
+
+def _hidden_card(event: Any) -> Any:
+    return replace(event, card=HIDDEN)
+
+
+def _set_aside_seen(event: Any) -> Any:
+    return replace(event, deck_cards=())
+
+
+def _set_aside_hidden(event: Any) -> Any:
+    return replace(event, card=HIDDEN, deck_cards=())
 
 
 def redact(event: Any, viewer: Viewer) -> Any:
@@ -109,15 +179,17 @@ def redact(event: Any, viewer: Viewer) -> Any:
     deck cards by no one."""
     kind = type(event)
     if kind is DeckShuffled:
-        return replace(event, order=())
+        return _shared(event, False, _without_order)
     if kind is CardsDealt or kind is CardsDrawn or kind is PotTaken:
-        return event if event.seat == viewer else replace(event, cards=())
+        return event if event.seat == viewer else _shared(event, False, _without_cards)
     if kind is CardGiven:
         if viewer in (event.from_seat, event.to_seat):
             return event
-        return replace(event, card=HIDDEN)
+        return _shared(event, False, _hidden_card)
     if kind is CardShown:
-        return event if viewer in (event.seat, event.to_seat) else replace(event, card=HIDDEN)
+        if viewer in (event.seat, event.to_seat):
+            return event
+        return _shared(event, False, _hidden_card)
     if kind is DrawnShared:
         if viewer == event.seat:
             return event
@@ -127,7 +199,9 @@ def redact(event: Any, viewer: Viewer) -> Any:
         )
         return replace(event, cards=cards)
     if kind is CardSetAside:
-        return replace(event, card=event.card if viewer == event.seat else HIDDEN, deck_cards=())
+        if viewer == event.seat:
+            return _shared(event, True, _set_aside_seen)
+        return _shared(event, False, _set_aside_hidden)
     return event
 
 

@@ -834,6 +834,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
     # --- applying ----------------------------------------------------------------------------
 
     def apply(self, state: MauMauVampiresState, event: Any) -> MauMauVampiresState:
+        state.public = None
         _APPLY[type(event)](state, event)  # apply.py
         return state
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Any
 
 from referee.engine.chance import deck_for
@@ -150,6 +151,9 @@ class MauMauVampiresState:
     final: list[int] = field(default_factory=list)
     shuffles: int = 0
     over: bool = False
+    #: The view's fields every viewer shares, built by the first view of this state and
+    #: dropped by ``apply``; a copy (``copy_state``, ``replace``) starts without.
+    public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     def next_playing(self, seat: int) -> int:
         """The left neighbour among the seats playing this hand (play goes clockwise)."""
@@ -343,8 +347,16 @@ def _sorted_cards(codes: Sequence[int]) -> tuple[Card, ...]:
 
 
 def _cards_of(counts: Sequence[int]) -> tuple[Card, ...]:
-    """A hand kept as counts by code, as sorted wire cards."""
-    return tuple(CARDS[c] for c in range(CODES) for _ in range(counts[c]))
+    """A hand kept as counts by code, as sorted wire cards (every view shows one: only the
+    codes held are visited)."""
+    cards: list[Card] = []
+    for code in compress(range(CODES), counts):
+        count = counts[code]
+        if count == 1:
+            cards.append(CARDS[code])
+        else:
+            cards += [CARDS[code]] * count
+    return tuple(cards)
 
 
 def _codes(cards: Sequence[Card]) -> list[int]:

@@ -140,6 +140,10 @@ _discarded = cache(Discarded)
 _cards_drawn = lru_cache(maxsize=1 << 15)(CardsDrawn)
 _king_played = cache(KingPlayed)
 _queen_woken = cache(QueenWoken)
+# Redactions are values too: every viewer an event hides the same part from gets the same
+# object, so the server encodes it once for all of them (the codec keeps it by identity).
+_deck_hidden = cache(DeckShuffled)
+_QUEENS_HIDDEN = QueensLaid(())
 
 # Enum members read once: ``Phase.TURN`` is a lookup through the enum class on every use.
 _TURN_PHASE, _OVER_PHASE = Phase.TURN, Phase.OVER
@@ -299,6 +303,9 @@ class SleepingQueensState:
     shuffles: int = 0
     winners: tuple[int, ...] = ()
     end_rule: str = ""
+    #: The view's fields every viewer shares, built by the first view of this state and
+    #: dropped by ``apply``; a copy (``copy_state``, ``replace``) starts without.
+    public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
 
 class _Flow:
@@ -711,6 +718,7 @@ class SleepingQueens(Game[SleepingQueensState]):
     # --- applying ----------------------------------------------------------------------------
 
     def apply(self, state: SleepingQueensState, event: Any) -> SleepingQueensState:
+        state.public = None
         _APPLY[type(event)](state, event)
         return state
 
@@ -754,36 +762,18 @@ class SleepingQueens(Game[SleepingQueensState]):
         return list(_command_space())
 
     def view(self, state: SleepingQueensState, viewer: Viewer) -> SleepingQueensView:
+        public = state.public
+        if public is None:
+            public = state.public = _public(state)
         if viewer is None:
             hand: tuple[int, ...] = ()
         else:
             counts = state.hands[viewer]
-            hand = tuple(c for c in range(1, CARDS + 1) for _ in range(counts[c]))
-        positions = tuple(
-            Position(p, bool(q), q if state.known[p] else 0) for p, q in enumerate(state.positions)
-        )
-        over = state.phase is Phase.OVER
-        return SleepingQueensView(
-            hand=hand,
-            hand_sizes=tuple(state.sizes),
-            draw_pile_size=len(state.draw),
-            discard_pile=tuple(state.discard),
-            positions=positions,
-            awake=tuple(
-                AwakeQueens(s, tuple(state.awake[s]), state.points[s]) for s in range(state.players)
-            ),
-            turn=None if over or state.turn < 0 else state.turn,
-            phase=state.phase,
-            decider=None if over or state.decider < 0 else state.decider,
-            attacker=state.attacker if state.attacker >= 0 else None,
-            target_queen=state.target_queen,
-            jester_card=state.jester_card,
-            knight_cat_dog=CAT_DOG_OPTIONS[state.cat_dog],
-            queens_to_win=state.queens_to_win,
-            points_to_win=state.points_to_win,
-            winners=state.winners,
-            end_rule=state.end_rule,
-        )
+            cards: list[int] = []
+            for card in compress(_CARD_IDS, counts[1:]):  # only the cards held
+                cards += [card] * counts[card]
+            hand = tuple(cards)
+        return SleepingQueensView(hand, *public)
 
     def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
         """SQ-3/SQ-14: the draw pile is the latest card shuffle, drawn from the top (a Jester
@@ -808,12 +798,12 @@ class SleepingQueens(Game[SleepingQueensState]):
         kind = type(event)
         if kind is CardsDrawn:
             # SQ-19: cards drawn are seen only by the drawer.
-            return event if event.seat == viewer else CardsDrawn(event.seat, event.count, ())
+            return event if event.seat == viewer else _cards_drawn(event.seat, event.count, ())
         if kind is DeckShuffled:
             # SQ-19: the draw pile order is never shown, to anyone.
-            return DeckShuffled(event.shuffle, event.count, (), event.reshuffle)
+            return _deck_hidden(event.shuffle, event.count, (), event.reshuffle)
         if kind is QueensLaid:
-            return QueensLaid(())  # SQ-18: nobody sees which queen lies where
+            return _QUEENS_HIDDEN  # SQ-18: nobody sees which queen lies where
         return event
 
     def results(self, state: SleepingQueensState) -> tuple[SeatResult, ...] | None:
@@ -886,6 +876,39 @@ class SleepingQueens(Game[SleepingQueensState]):
             awake=[list(a) for a in state.awake],
             points=list(state.points),
         )
+
+
+# The view's parts are values: the few distinct ones are built once (SQ-17, SQ-18).
+_CARD_IDS = range(1, CARDS + 1)
+_position = cache(Position)
+_awake_queens = lru_cache(maxsize=1 << 12)(AwakeQueens)
+
+
+def _public(state: SleepingQueensState) -> tuple[Any, ...]:
+    """The fields of the view after ``hand``, in field order: all public (SQ-17, SQ-18), the
+    same objects for every viewer of this state."""
+    known = state.known
+    over = state.phase is Phase.OVER
+    return (
+        tuple(state.sizes),
+        len(state.draw),
+        tuple(state.discard),
+        tuple(_position(p, bool(q), q if known[p] else 0) for p, q in enumerate(state.positions)),
+        tuple(
+            _awake_queens(s, tuple(state.awake[s]), state.points[s]) for s in range(state.players)
+        ),
+        None if over or state.turn < 0 else state.turn,
+        state.phase,
+        None if over or state.decider < 0 else state.decider,
+        state.attacker if state.attacker >= 0 else None,
+        state.target_queen,
+        state.jester_card,
+        CAT_DOG_OPTIONS[state.cat_dog],
+        state.queens_to_win,
+        state.points_to_win,
+        state.winners,
+        state.end_rule,
+    )
 
 
 def _check_discard(hand: list[int], cards: Any) -> tuple[int, ...]:

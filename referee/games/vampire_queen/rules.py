@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import compress
 from typing import Any
 
 from referee.engine.chance import (
@@ -108,6 +109,9 @@ _set_played = cache(SetPlayed)
 _passed = cache(Passed)
 _card_played = cache(CardPlayed)
 _trick_play = cache(TrickPlay)
+_VALUES = range(1, 15)  # the values a hand counts (hands[seat][v])
+# A redacted hand is one value for every viewer it is hidden from: the server encodes it once.
+_hand_hidden = cache(HandDealt)
 
 
 @cache
@@ -164,6 +168,9 @@ class VampireQueenState:
     shuffles: int = 0
     picks: int = 0
     over: bool = False
+    #: The view's fields every viewer shares, built by the first view of this state and
+    #: dropped by ``apply``; a copy (``copy_state``, ``replace``) starts without.
+    public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     def cards_in_hand(self, seat: int) -> int:
         """Cards ``seat`` holds, Hunters included (VQ-20: public)."""
@@ -462,6 +469,7 @@ class VampireQueen(Game[VampireQueenState]):
     # --- applying ----------------------------------------------------------------------------
 
     def apply(self, state: VampireQueenState, event: Any) -> VampireQueenState:
+        state.public = None
         handler = _APPLY[type(event)]
         handler(state, event)
         return state
@@ -506,34 +514,19 @@ class VampireQueen(Game[VampireQueenState]):
         return space
 
     def view(self, state: VampireQueenState, viewer: Viewer) -> VampireQueenView:
+        public = state.public
+        if public is None:
+            public = state.public = _public(state)
         if viewer is None:
             hand: tuple[int, ...] = ()
         else:
             counts = state.hands[viewer]
             cards: list[int] = []
-            for value in range(1, 15):
+            for value in compress(_VALUES, counts[1:]):  # only the values held
                 cards += [value] * counts[value]
-            hand = (*cards, *state.hunters_in_hand(viewer))
-        return VampireQueenView(
-            round=state.round,
-            rounds=state.rounds,
-            hand=hand,
-            hand_sizes=state.hand_sizes(),
-            hunter_15_holder=state.hunter_holder.get(HUNTER_15, 0),
-            hunter_20_holder=state.hunter_holder.get(HUNTER_20, 0),
-            leader=state.leader,
-            turn=None if state.over else state.turn,
-            trick_kind=state.trick_kind,
-            trick=tuple(state.trick),
-            lead_count=state.lead_count,
-            best_value=state.best_value,
-            best_seat=None if state.best_seat < 0 else state.best_seat,
-            barred_hunters=tuple(state.barred),
-            last_penalties=tuple(state.last_penalties),
-            totals=tuple(state.totals),
-            hunter_tie="last" if state.hunter_tie_last else "first",
-            hunter_queen=state.hunter_queen,
-        )
+            hunters = state.hunters_in_hand(viewer)
+            hand = (*cards, *hunters) if hunters else tuple(cards)
+        return VampireQueenView(state.round, state.rounds, hand, *public)
 
     def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
         """VQ-4: each round's shuffle deals ``hand_size`` cards to each seat in seat order
@@ -548,7 +541,7 @@ class VampireQueen(Game[VampireQueenState]):
     def redact(self, event: Any, viewer: Viewer) -> Any:
         # VQ-20/VQ-21: a dealt hand is seen by its owner only; everything else is public.
         if type(event) is HandDealt and event.seat != viewer:
-            return HandDealt(event.seat, event.count, ())
+            return _hand_hidden(event.seat, event.count, ())
         return event
 
     def results(self, state: VampireQueenState) -> tuple[SeatResult, ...] | None:
@@ -591,6 +584,28 @@ class VampireQueen(Game[VampireQueenState]):
             totals=list(state.totals),
             last_penalties=list(state.last_penalties),
         )
+
+
+def _public(state: VampireQueenState) -> tuple[Any, ...]:
+    """The fields of the view after ``hand``, in field order (VQ-20, VQ-21: all public), the
+    same objects for every viewer of this state."""
+    return (
+        state.hand_sizes(),
+        state.hunter_holder.get(HUNTER_15, 0),
+        state.hunter_holder.get(HUNTER_20, 0),
+        state.leader,
+        None if state.over else state.turn,
+        state.trick_kind,
+        tuple(state.trick),
+        state.lead_count,
+        state.best_value,
+        None if state.best_seat < 0 else state.best_seat,
+        tuple(state.barred),
+        tuple(state.last_penalties),
+        tuple(state.totals),
+        "last" if state.hunter_tie_last else "first",
+        state.hunter_queen,
+    )
 
 
 # --- event handlers (the only code that changes a state) ------------------------------------
