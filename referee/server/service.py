@@ -195,11 +195,8 @@ class RefereeCore:
         )
         return convert.submitted_to_proto(submitted)
 
-    def updates(self, request: pb.StreamGameRequest) -> AsyncGenerator[Update, None]:
+    async def updates(self, request: pb.StreamGameRequest) -> AsyncGenerator[Update, None]:
         """The stream's updates as the application gives them (see :meth:`StreamGame`)."""
-        return self._updates(request)
-
-    async def _updates(self, request: pb.StreamGameRequest) -> AsyncGenerator[Update, None]:
         labels = ("server_stream", SERVICE, "StreamGame")
         self.metrics.started.labels(*labels).inc()
         started = time.perf_counter()
@@ -294,6 +291,8 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
     ) -> None:
         stall = self.core.referee.limits.stream_stall_seconds
         batched = request.batched
+        #: The last event written to the client: where it resumes after a stall.
+        written = request.after_sequence
         stream = self.core.updates(request)
         try:
             async for update in stream:
@@ -314,10 +313,13 @@ class RefereeServicer(pb_grpc.RefereeServiceServicer):
                     async with asyncio.timeout(stall or None):
                         await context.write(data)
                 except TimeoutError:
-                    last = update.events[-1].sequence if update.events else 0
+                    # The stalled message may not have reached the client: resuming after
+                    # the last one written loses nothing.
                     raise errors.exhausted(
-                        "stream stall seconds", int(stall), last_sequence=str(last)
+                        "stream stall seconds", int(stall), last_sequence=str(written)
                     ) from None
+                if update.events:
+                    written = update.events[-1].sequence
         except RefereeError as error:
             # Free the stream (its slot, its place in the fan-out) before the status goes
             # out: to a stalled client it goes out only when the client reads again.

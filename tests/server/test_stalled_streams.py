@@ -16,6 +16,7 @@ from referee.server.app import running_server
 from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import (
     create_game,
+    failure_of,
     play_random,
     read_until,
     stream_request,
@@ -48,13 +49,18 @@ def test_a_stream_whose_client_never_reads_is_ended_and_frees_its_slot() -> None
         # The slot is free for someone else.
         other = create_game(stub, players=3)
         assert read_until(stub, stream_request(other, None), 1)
-        # The stalled client learns why when it reads at last, and can resume from there.
+        # The stalled client learns why when it reads at last, and can resume from there:
+        # last_sequence is the last event written before the stalled one (which may still
+        # arrive, or not), so resuming after it loses nothing.
+        received = 0
         try:
-            for _message in stalled:
-                pass
+            for message in stalled:
+                if message.HasField("event"):
+                    received = message.event.sequence
         except grpc.RpcError as error:
             call: grpc.Call = error  # type: ignore[assignment]
             assert call.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
             assert "stall" in (call.details() or "")
+            assert 0 < int(failure_of(error).metadata["last_sequence"]) <= received
         else:
             raise AssertionError("the stalled stream ended with OK")
