@@ -14,7 +14,6 @@ from typing import Any
 
 import structlog
 
-from referee import codec
 from referee.application import access, errors
 from referee.application.errors import RefereeError
 from referee.application.hand import RefereeHand
@@ -23,7 +22,7 @@ from referee.application.repository import CONFLICT_RETRIES, Repository
 from referee.application.values import Exported, RecordedCommand, Summary
 from referee.engine.game import Rejection
 from referee.store import VersionConflict
-from referee.stored import decode_command
+from referee.stored import read_command
 
 log = structlog.get_logger("referee")
 
@@ -110,7 +109,7 @@ class Organiser:
                 o.first_sequence,
                 o.last_sequence,
                 o.decision_ms,
-                codec.command_from_proto(decode_command(o.payload))[1],
+                read_command(o.payload)[1],
             )
             for o in recorded
         )

@@ -33,7 +33,7 @@ from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.metrics import Metrics
 from referee.store import CommandOutcome, EventStore, GameNotFound, GameRecord, StoreError
-from referee.stored import Decided, decode_deal, decode_events, encode_batch
+from referee.stored import Decided, decode_deal, encode_batch, recorded_ms
 
 log = structlog.get_logger("referee")
 
@@ -168,9 +168,7 @@ class Repository:
                 last = self.store.read(game_id, max(0, version - 1), 1)
             except StoreError:
                 continue
-            found[game_id] = (
-                decode_events(e.payload for e in last)[0].recorded_unix_ms if last else 0
-            )
+            found[game_id] = recorded_ms(last[0].payload) if last else 0
         return found
 
     def spawn(self, coroutine: Awaitable[T]) -> asyncio.Future[T]:
@@ -313,7 +311,7 @@ class Repository:
         stats = self.store.stats(game_id)
         table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
         live = LiveGame(game_id, record, table, settings=settings, stats=stats)
-        live.absorb_messages(decode_events(e.payload for e in stored))
+        live.absorb_stored([e.payload for e in stored])
         live.ended = live.over
         return live
 
@@ -404,7 +402,7 @@ class Repository:
         stored = await self.call(self.store.read, live.game_id, live.table.version, None)
         if not stored:
             return False
-        live.absorb_messages(decode_events(e.payload for e in stored))
+        live.absorb_stored([e.payload for e in stored])
         if not live.over:
             self.activity[live.game_id] = now_ms()
         if live.over and not live.ended:
