@@ -32,7 +32,6 @@ from typing import Any, TypeVar
 
 import structlog
 
-from referee import codec
 from referee.application import errors, seeds
 from referee.application.clocks import GameSettings
 from referee.application.errors import RefereeError
@@ -68,12 +67,12 @@ from referee.store import (
 from referee.stored import (
     Decided,
     DecidedBy,
-    decode_command,
     decode_deal,
-    decode_events,
     encode_batch,
     encode_command,
     encode_deal,
+    read_command,
+    recorded_ms,
 )
 
 log = structlog.get_logger("referee")
@@ -230,9 +229,7 @@ class Referee:
                 last = self.store.read(game_id, max(0, version - 1), 1)
             except StoreError:
                 continue
-            found[game_id] = (
-                decode_events(e.payload for e in last)[0].recorded_unix_ms if last else 0
-            )
+            found[game_id] = recorded_ms(last[0].payload) if last else 0
         return found
 
     async def _sweep(self) -> None:
@@ -498,7 +495,7 @@ class Referee:
         stats = self.store.stats(game_id)
         table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
         live = LiveGame(game_id, record, table, settings=settings, stats=stats)
-        live.absorb_messages(decode_events(e.payload for e in stored))
+        live.absorb_stored([e.payload for e in stored])
         live.ended = live.over
         return live
 
@@ -984,7 +981,7 @@ class Referee:
                 o.first_sequence,
                 o.last_sequence,
                 o.decision_ms,
-                codec.command_from_proto(decode_command(o.payload))[1],
+                read_command(o.payload)[1],
             )
             for o in recorded
         )
@@ -1060,7 +1057,7 @@ class Referee:
         stored = await self._store(self.store.read, live.game_id, live.table.version, None)
         if not stored:
             return False
-        live.absorb_messages(decode_events(e.payload for e in stored))
+        live.absorb_stored([e.payload for e in stored])
         if not live.over:
             self._activity[live.game_id] = now_ms()
         if live.over and not live.ended:
