@@ -13,6 +13,7 @@ import contextlib
 
 import structlog
 
+from referee.application.errors import RefereeError
 from referee.application.live import LiveGame, now_ms
 from referee.application.repository import Repository
 from referee.engine.game import Rejection
@@ -25,6 +26,11 @@ log = structlog.get_logger("referee")
 #: Most batches the referee appends in a row on its own (default plays of forfeited seats);
 #: beyond it the game is aborted rather than played on forever.
 AUTO_PLAY_LIMIT = 2000
+#: After the store failed the referee's own append (a timeout, a forfeit's play), the next
+#: try waits this long: a store that fails at once (a full disk) is not hammered, and an
+#: overdue clock lands at most this much later than the store's recovery plus one wait for
+#: it (docs/operations.md, "Store faults").
+FAULT_RETRY_SECONDS = 0.1
 
 
 class RefereeHand:
@@ -43,6 +49,7 @@ class RefereeHand:
         repository = self.repository
         table = live.table
         before = table.version
+        failed = False
         try:
             for _ in range(AUTO_PLAY_LIMIT):
                 if table.reveal_due():
@@ -65,18 +72,19 @@ class RefereeHand:
             log.info("referee_append_lost", game_id=live.game_id)
             try:
                 await repository.follow_store(live)
-            except StoreError:
+            except (StoreError, RefereeError):  # RefereeError: a store fault (Repository.call)
                 repository.spawn(repository.catch_up(live))
-        except StoreError as error:
+        except (StoreError, RefereeError) as error:
             log.warning("referee_append_failed", game_id=live.game_id, error=str(error))
             repository.spawn(repository.catch_up(live))
+            failed = True
         if table.over and not live.ended:
             live.ended = True
-            with contextlib.suppress(StoreError):
+            with contextlib.suppress(StoreError, RefereeError):
                 await repository.call(repository.store.set_finished, live.game_id, True)
             repository.finished()
             self.metrics.game_ended(live)
-        self.arm(live)
+        self.arm(live, FAULT_RETRY_SECONDS if failed else 0.0)
         if table.version != before:
             repository.fanout.publish(live)
 
@@ -123,8 +131,8 @@ class RefereeHand:
             elapsed_ms=elapsed,
         )
 
-    def arm(self, live: LiveGame) -> None:
-        """(Re)set the timer of the game's next clock deadline."""
+    def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
+        """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
         if live.timer is not None:
             live.timer.cancel()
             live.timer = None
@@ -133,7 +141,7 @@ class RefereeHand:
         first = live.seat_clocks.next_deadline(skip=live.table.status.forfeited)
         if first is None:
             return
-        delay = max(0.0, (first[0] - now_ms()) / 1000) + 0.001
+        delay = max(at_least, (first[0] - now_ms()) / 1000) + 0.001
         live.timer = asyncio.get_running_loop().call_later(delay, self._expire, live)
 
     def _expire(self, live: LiveGame) -> None:
@@ -149,4 +157,4 @@ class RefereeHand:
             log.exception("referee_failed", game_id=live.game_id)
 
 
-__all__ = ["AUTO_PLAY_LIMIT", "RefereeHand"]
+__all__ = ["AUTO_PLAY_LIMIT", "FAULT_RETRY_SECONDS", "RefereeHand"]

@@ -32,7 +32,14 @@ from referee.application.values import Summary
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.metrics import Metrics
-from referee.store import CommandOutcome, EventStore, GameNotFound, GameRecord, StoreError
+from referee.store import (
+    CommandOutcome,
+    EventStore,
+    GameNotFound,
+    GameRecord,
+    StoreError,
+    StoreUnavailable,
+)
 from referee.stored import Decided, decode_deal, encode_batch, recorded_ms
 
 log = structlog.get_logger("referee")
@@ -69,8 +76,8 @@ class Limits:
 class Timekeeper(Protocol):
     """What the repository asks of the referee's own hand (:mod:`referee.application.hand`)."""
 
-    def arm(self, live: LiveGame) -> None:
-        """(Re)set the timer of the game's next clock deadline."""
+    def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
+        """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
 
     async def resume(self, live: LiveGame) -> None:
         """After a load: whatever the referee had left to do."""
@@ -110,9 +117,13 @@ class Repository:
         return self.timekeeper
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` on the store's writer thread (one at a time, in order)."""
+        """``fn(*args)`` on the store's writer thread (one at a time, in order); a store fault
+        as UNAVAILABLE."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writer, fn, *args)
+        try:
+            return await loop.run_in_executor(self._writer, fn, *args)
+        except StoreUnavailable as fault:
+            raise _unavailable(fault) from None
 
     # --- life cycle -------------------------------------------------------------------------
 
@@ -293,6 +304,8 @@ class Repository:
             return await loop.run_in_executor(self._loader, self._load_now, game_id)
         except GameNotFound:
             raise errors.not_found(game_id) from None
+        except StoreUnavailable as fault:
+            raise _unavailable(fault) from None
 
     def _load_now(self, game_id: str) -> LiveGame:
         """Read a game from the store and replay it (on a loader thread: the store is safe to
@@ -385,7 +398,7 @@ class Repository:
     async def _adopt(self, game_id: str) -> None:
         try:
             record: GameRecord = await self.call(self.store.get_game, game_id)
-        except StoreError:
+        except (StoreError, RefereeError):  # RefereeError: a store fault (see call)
             return
         if GameSettings.from_json(record.settings).clock.enabled and game_id not in self.games:
             await self._preload(game_id)
@@ -425,6 +438,12 @@ def _log_failure(future: concurrent.futures.Future[None]) -> None:
     error = future.exception()
     if error is not None:
         log.warning("stats_write_failed", error=str(error))
+
+
+def _unavailable(fault: StoreUnavailable) -> RefereeError:
+    """A store fault as the caller sees it (UNAVAILABLE, with when to retry), logged once."""
+    log.warning("store_unavailable", error=str(fault), uncertain=fault.uncertain)
+    return errors.store_unavailable(str(fault), fault.retry_after, fault.uncertain)
 
 
 __all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeper"]
