@@ -113,35 +113,43 @@ def proxy(upstreams: list[str], work: Path) -> Iterator[int]:
             process.wait()
 
 
-def test_games_through_nginx_grpc_pass(database: str, tmp_path: Path) -> None:
-    replicas = [Replica(database, tmp_path, f"replica-{i}") for i in range(2)]
+@contextlib.contextmanager
+def behind_nginx(
+    database: str, work: Path, count: int = 2
+) -> Iterator[tuple[list[Replica], int, pb_grpc.RefereeServiceStub]]:
+    """``count`` replicas behind nginx: (the replicas, nginx's gRPC port, a stub through it)."""
+    replicas = [Replica(database, work, f"replica-{i}") for i in range(count)]
     try:
         for replica in replicas:
             replica.start()
         with (
-            proxy([r.address for r in replicas], tmp_path) as port,
+            proxy([r.address for r in replicas], work) as port,
             grpc.insecure_channel(f"127.0.0.1:{port}") as channel,
         ):
-            stub = pb_grpc.RefereeServiceStub(channel)
-            first = selfplay_game(stub, "sleeping-queens", 3, ["random"] * 3, seed="nginx-1")
-            replicas[0].stop()  # nginx sends the next calls to the replica left
-            second = selfplay_game(stub, "sleeping-queens", 3, ["random"] * 3, seed="nginx-2")
-            for report in (first, second):
-                game_id = str(report["game_id"])
-                for _ in range(4):  # whichever connection nginx picks
-                    game = stub.GetGame(pb.GetGameRequest(game_id=game_id), timeout=20).game
-                    assert game.game_over
-            # No replica at all: nginx answers as gRPC does, UNAVAILABLE, which clients retry.
-            replicas[1].stop()
-            with grpc.insecure_channel(f"127.0.0.1:{port}") as fresh:
-                with pytest.raises(grpc.RpcError) as caught:
-                    pb_grpc.RefereeServiceStub(fresh).ListGameTypes(
-                        pb.ListGameTypesRequest(), timeout=20
-                    )
-                assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+            yield replicas, port, pb_grpc.RefereeServiceStub(channel)
     finally:
         for replica in replicas:
             replica.stop()
+
+
+def test_games_through_nginx_grpc_pass(database: str, tmp_path: Path) -> None:
+    with behind_nginx(database, tmp_path) as (replicas, port, stub):
+        first = selfplay_game(stub, "sleeping-queens", 3, ["random"] * 3, seed="nginx-1")
+        replicas[0].stop()  # nginx sends the next calls to the replica left
+        second = selfplay_game(stub, "sleeping-queens", 3, ["random"] * 3, seed="nginx-2")
+        for report in (first, second):
+            game_id = str(report["game_id"])
+            for _ in range(4):  # whichever connection nginx picks
+                game = stub.GetGame(pb.GetGameRequest(game_id=game_id), timeout=20).game
+                assert game.game_over
+        # No replica at all: nginx answers as gRPC does, UNAVAILABLE, which clients retry.
+        replicas[1].stop()
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as fresh:
+            with pytest.raises(grpc.RpcError) as caught:
+                pb_grpc.RefereeServiceStub(fresh).ListGameTypes(
+                    pb.ListGameTypesRequest(), timeout=20
+                )
+            assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
 
 
 class DyingUpstream:
@@ -258,41 +266,33 @@ class Follower:
 def test_a_replica_killed_behind_nginx_every_stream_resumes_with_no_gap(
     database: str, tmp_path: Path
 ) -> None:
-    replicas = [Replica(database, tmp_path, f"replica-{i}") for i in range(2)]
-    try:
-        for replica in replicas:
-            replica.start()
-        with (
-            proxy([r.address for r in replicas], tmp_path) as port,
-            grpc.insecure_channel(f"127.0.0.1:{port}") as channel,
-        ):
-            stub = pb_grpc.RefereeServiceStub(channel)
-            players, followers = [], []
-            for index in range(3):
-                game_id, tokens = create(
-                    stub, pb.CreateGameRequest(game_type="sleeping-queens", players=3)
-                )
-                players.append(Player(stub, game_id, tokens, random.Random(index)))
-                for request in (
-                    pb.StreamGameRequest(game_id=game_id, spectator=True),
-                    pb.StreamGameRequest(game_id=game_id, seat_token=tokens[0]),
-                    pb.StreamGameRequest(game_id=game_id, seat_token=tokens[1], batched=True),
-                ):
-                    followers.append(Follower(stub, request))
-            threads = [threading.Thread(target=f.follow, daemon=True) for f in followers]
-            for thread in threads:
-                thread.start()
-            threads += play_all(players)
-            deadline = time.monotonic() + PLAY_TIMEOUT
-            while sum(len(p.outcomes) for p in players) < 30 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            replicas[0].kill()
-            for thread in threads:
-                thread.join(max(1.0, deadline - time.monotonic()))
-            finals = {
-                p.game_id: stub.GetGame(pb.GetGameRequest(game_id=p.game_id), timeout=20).game
-                for p in players
-            }
+    with behind_nginx(database, tmp_path) as (replicas, _, stub):
+        players, followers = [], []
+        for index in range(3):
+            game_id, tokens = create(
+                stub, pb.CreateGameRequest(game_type="sleeping-queens", players=3)
+            )
+            players.append(Player(stub, game_id, tokens, random.Random(index)))
+            for request in (
+                pb.StreamGameRequest(game_id=game_id, spectator=True),
+                pb.StreamGameRequest(game_id=game_id, seat_token=tokens[0]),
+                pb.StreamGameRequest(game_id=game_id, seat_token=tokens[1], batched=True),
+            ):
+                followers.append(Follower(stub, request))
+        threads = [threading.Thread(target=f.follow, daemon=True) for f in followers]
+        for thread in threads:
+            thread.start()
+        threads += play_all(players)
+        deadline = time.monotonic() + PLAY_TIMEOUT
+        while sum(len(p.outcomes) for p in players) < 30 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        replicas[0].kill()
+        for thread in threads:
+            thread.join(max(1.0, deadline - time.monotonic()))
+        finals = {
+            p.game_id: stub.GetGame(pb.GetGameRequest(game_id=p.game_id), timeout=20).game
+            for p in players
+        }
         for player in players:
             assert player.error is None, repr(player.error)
             assert finals[player.game_id].game_over
@@ -311,6 +311,3 @@ def test_a_replica_killed_behind_nginx_every_stream_resumes_with_no_gap(
         assert not problems, "\n".join(problems)
         resumed = [f for f in followers if len(f.connections) > 1]
         assert resumed, "no stream was cut by the kill: the test did not test resuming"
-    finally:
-        for replica in replicas:
-            replica.stop()
