@@ -95,7 +95,7 @@ async def create(
         game_type=record.game_type,
         players=record.players,
         options=dict(record.options),
-        settings=record.settings,
+        settings=settings.to_json(),  # not record.settings: it holds the secret salt
     )
     return Created(live.summary(), tokens, organiser)
 

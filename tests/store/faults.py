@@ -1,15 +1,16 @@
 """Clients that ride out store faults as docs/clients.md says, for the fault tests.
 
 :class:`Player` plays random legal commands and retries every call that fails UNAVAILABLE
-(after its ``RetryInfo`` delay), a command with the same command id. It records every failure
-(code, retry delay, how long the call took) and the outcome each command id ended with, so a
-test can check that faults were UNAVAILABLE with a retry hint, answered soon, and that every
-command applied once.
+(after its ``RetryInfo`` delay) or whose transport was cut, a command with the same id. It
+records every failure (code, retry delay, how long the call took) and the outcome each
+command id ended with, so a test can check that faults were UNAVAILABLE with a retry hint,
+answered soon, and that every command applied once.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 import uuid
@@ -28,6 +29,17 @@ from referee.v1 import referee_pb2_grpc as pb_grpc
 DEADLINE = 20.0
 #: Give up on one call after this many UNAVAILABLE answers (a hang guard).
 MAX_RETRIES = 200
+#: How gRPC reports a call whose transport was cut (a proxy's RST_STREAM when the server
+#: behind it died, a reset connection): the outcome is unknown, so it is retried too.
+CUT = re.compile(r"RST_STREAM|Stream removed|Socket closed|Connection reset|GOAWAY")
+
+
+def retryable(fault: Fault) -> bool:
+    """UNAVAILABLE, or a transport cut (docs/clients.md: retry a command by its id)."""
+    if fault.code is grpc.StatusCode.UNAVAILABLE:
+        return True
+    cut = fault.code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN)
+    return cut and bool(CUT.search(fault.message))
 
 
 @dataclass(frozen=True)
@@ -77,7 +89,7 @@ class Player:
             except grpc.RpcError as error:
                 fault = fault_of(method, error, time.monotonic() - started)
                 self.faults.append(fault)
-                if fault.code is not grpc.StatusCode.UNAVAILABLE:
+                if not retryable(fault):
                     raise
                 time.sleep(min(fault.retry_delay or 0.2, 2.0))
         raise AssertionError(f"{method} still UNAVAILABLE after {MAX_RETRIES} tries")
