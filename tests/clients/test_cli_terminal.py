@@ -181,8 +181,8 @@ def test_the_bots_of_a_finished_game_end_with_it(address: str) -> None:
         try:
             pids.append(int(session.expect(r"seat 1: bot \(heuristic\), process (\d+)")[1]))
             while True:
-                found = session.expect(rf"\nWinner: |{PROMPT}")
-                if "Winner" in found[0]:
+                found = session.expect(rf"\nFinal standings: |{PROMPT}")
+                if "Final standings" in found[0]:
                     break
                 session.send("1")
             assert session.wait() == 0
