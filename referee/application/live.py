@@ -18,18 +18,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from referee.application.clocks import GameSettings, SeatClocks
 from referee.application.errors import RefereeError
+from referee.application.subscriber import Subscriber
 from referee.application.values import SeatStats, SeatView, StampedEvent, Summary, Update
 from referee.engine.game import Viewer
 from referee.engine.table import Table
 from referee.store import CommandOutcome, GameRecord
 from referee.stored import Decided, read_batches
-
-if TYPE_CHECKING:
-    from referee.application.fanout import Subscriber
 
 #: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
 REJECTED, DISCONNECTS = "rejected", "disconnects"
