@@ -145,14 +145,17 @@ def test_a_new_game_package_gets_a_learning_environment(new_game: Game[Any]) -> 
         api_test(rl.env("high-card", 3, seed=1), num_cycles=50, verbose_progress=False)
     aec = rl.env("high-card", 3, seed=2)
     aec.reset()
+    final: dict[str, float] = {}
     for agent in aec.agent_iter():
-        observation, _, terminated, truncated, _ = aec.last()
+        observation, reward, terminated, truncated, _ = aec.last()
         assert observation["observation"].shape == (spec.encoder.size,)
         if terminated or truncated:
+            final[agent] = reward
             aec.step(None)
         else:
             aec.step(int(np.flatnonzero(observation["action_mask"])[0]))
-    assert sorted(aec.rewards.values()) == [-1.0, 0.0, 1.0]
+    ranks = {f"seat_{r.seat}": r.rank for r in aec.table.results()}
+    assert final == {agent: 1.0 - (rank - 1) for agent, rank in ranks.items()}  # rank reward
 
 
 def test_a_new_game_package_gets_its_heuristic_bot(new_game: Game[Any]) -> None:
