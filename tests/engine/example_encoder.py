@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from referee.engine import View
 from referee.games.high_card import HighCardView, Play
+
+from referee.engine import View
 from referee.rl.core import ActionTable, Layout, Observation, finish, rank_reward, scaled, zeros
 
 REWARD = "rank"

@@ -6,8 +6,8 @@ A throwaway game (``tests/engine/example_game.py``, High Card, with its
 ``example_encoder.py`` and ``example_bot.py``) is put into a temporary game package and must be
 found, registered, shipped, pass the conformance suite, get an environment (``referee.rl``) and
 be played by the ``heuristic`` strategy (``referee.bots``, ``referee-bot``) with no edit to the
-registry, ``pyproject.toml``, ``referee/rl``, the bot SDK or the tests. What a new game adds besides its package (its
-proto file and the ``oneof`` lines) is checked for every game by
+registry, ``pyproject.toml``, ``referee/rl``, the bot SDK or the tests. What a new game adds
+besides its package (its proto file and the ``oneof`` lines) is checked for every game by
 ``tests/test_codec.py::test_the_proto_and_the_model_name_the_same_commands_and_events``.
 """
 
