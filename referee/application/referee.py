@@ -36,7 +36,7 @@ from referee import codec
 from referee.application import errors, seeds
 from referee.application.clocks import GameSettings
 from referee.application.errors import RefereeError
-from referee.application.fanout import FanOut, StreamEnded
+from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.live import DISCONNECTS, REJECTED, LiveGame, now_ms
 from referee.application.values import (
     Created,
@@ -98,7 +98,9 @@ MAX_PAGE = 1000
 class Limits:
     max_games: int = 10_000
     max_streams: int = 20_000
-    stream_buffer: int = 256
+    #: Events a stream may fall behind the live game (beyond the history it replays when it
+    #: opens) before it is ended; the client resumes from ``last_sequence``.
+    stream_buffer: int = 1024
     #: A stream whose client has not taken a message for this long is ended (0 = never).
     stream_stall_seconds: float = 10.0
     #: Most games held in memory; beyond it the least recently used idle ones are dropped
@@ -136,7 +138,12 @@ class Referee:
         self.metrics = metrics or Metrics()
         self.limits = limits or Limits()
         self.games: dict[str, LiveGame] = {}
-        self.fanout = FanOut(self.metrics, self.limits.max_streams, self.limits.stream_buffer)
+        self.fanout = FanOut(
+            self.metrics,
+            self.limits.max_streams,
+            self.limits.stream_buffer,
+            self.limits.stream_stall_seconds,
+        )
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -993,23 +1000,54 @@ class Referee:
         event after ``after`` (each with the view after it, or one update per batch), then
         live ones until the game is finished. Close it (``aclose``) to leave; a stream the
         referee ends raises :class:`StreamEnded`."""
+        opened = await self._open_stream(
+            game_id, seat_token, spectator, organiser_token, as_seat, after
+        )
+        stream = self.fanout.follow(*opened, after, batched, self._hang_up(*opened))
+        async with contextlib.aclosing(stream):
+            async for update, _ in stream:
+                yield update
+
+    async def serve_stream(
+        self,
+        game_id: str,
+        send: Send,
+        *,
+        seat_token: str = "",
+        spectator: bool = False,
+        organiser_token: str = "",
+        as_seat: int | None = None,
+        after: int = 0,
+        batched: bool = False,
+    ) -> None:
+        """The same stream run into a transport's ``send`` (see :meth:`FanOut.serve`), with
+        the stall limit; raises the :class:`RefereeError` the stream ends with."""
+        opened = await self._open_stream(
+            game_id, seat_token, spectator, organiser_token, as_seat, after
+        )
+        stream = self.fanout.follow(*opened, after, batched, self._hang_up(*opened))
+        await self.fanout.serve(stream, after, send)
+
+    async def _open_stream(
+        self,
+        game_id: str,
+        seat_token: str,
+        spectator: bool,
+        organiser_token: str,
+        as_seat: int | None,
+        after: int,
+    ) -> tuple[LiveGame, Watcher]:
         live = await self._get(game_id)
         watcher = self._watcher(live, seat_token, spectator, organiser_token, as_seat)
         self.fanout.check_room()
         if after > live.table.version and self.store.shared:
             # A client resuming here after another replica saw more than this one has yet.
             await self._catch_up(live)
-        hung_up = watcher.viewer
-        stream = self.fanout.stream(
-            live,
-            watcher,
-            after,
-            batched,
-            lambda: self._count(live, hung_up, DISCONNECTS) if hung_up is not None else None,
-        )
-        async with contextlib.aclosing(stream):
-            async for update in stream:
-                yield update
+        return live, watcher
+
+    def _hang_up(self, live: LiveGame, watcher: Watcher) -> Callable[[], None]:
+        seat = watcher.viewer
+        return lambda: self._count(live, seat, DISCONNECTS) if seat is not None else None
 
     # --- other writers ----------------------------------------------------------------------
 
