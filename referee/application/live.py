@@ -21,7 +21,6 @@ from referee.engine.game import Viewer
 from referee.engine.table import Table
 from referee.store import CommandOutcome, GameRecord
 from referee.stored import Decided, read_batches
-from referee.v1 import referee_pb2 as pb
 
 if TYPE_CHECKING:
     from referee.application.fanout import Subscriber
@@ -106,9 +105,9 @@ class LiveGame:
             self.decided[first] = decided
         self.seat_clocks.fold(table.decisions(), recorded, decided)
 
-    def absorb_messages(self, messages: Sequence[pb.Event]) -> None:
-        """Fold in stored events, batch by batch (loading, catching up)."""
-        for batch in read_batches(messages):
+    def absorb_stored(self, payloads: Sequence[bytes]) -> None:
+        """Fold in stored events (their payloads), batch by batch (loading, catching up)."""
+        for batch in read_batches(payloads):
             recorded = batch.recorded_ms or now_ms()  # events from before stamps
             self.absorb(batch.events, recorded, batch.decided)
 

@@ -32,7 +32,6 @@ from typing import Any, TypeVar
 
 import structlog
 
-from referee import codec
 from referee.application import errors, seeds
 from referee.application.clocks import GameSettings
 from referee.application.errors import RefereeError
@@ -62,17 +61,18 @@ from referee.store import (
     GameNotFound,
     GameRecord,
     StoreError,
+    StoreUnavailable,
     VersionConflict,
 )
 from referee.stored import (
     Decided,
     DecidedBy,
-    decode_command,
     decode_deal,
-    decode_events,
     encode_batch,
     encode_command,
     encode_deal,
+    read_command,
+    recorded_ms,
 )
 
 log = structlog.get_logger("referee")
@@ -92,6 +92,11 @@ AUTO_PLAY_LIMIT = 2000
 CONFLICT_RETRIES = 5
 #: Most game summaries on one page of :meth:`Referee.list_games`.
 MAX_PAGE = 1000
+#: After the store failed the referee's own append (a timeout, a forfeit's play), the next
+#: try waits this long: a store that fails at once (a full disk) is not hammered, and an
+#: overdue clock lands at most this much later than the store's recovery plus one wait for
+#: it (docs/operations.md, "Store faults").
+FAULT_RETRY_SECONDS = 0.1
 
 
 @dataclass
@@ -166,8 +171,12 @@ class Referee:
         return self.fanout.streams
 
     async def _store(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the store's writer thread; a store fault as UNAVAILABLE."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writer, fn, *args)
+        try:
+            return await loop.run_in_executor(self._writer, fn, *args)
+        except StoreUnavailable as fault:
+            raise _unavailable(fault) from None
 
     # --- life cycle -------------------------------------------------------------------------
 
@@ -227,9 +236,7 @@ class Referee:
                 last = self.store.read(game_id, max(0, version - 1), 1)
             except StoreError:
                 continue
-            found[game_id] = (
-                decode_events(e.payload for e in last)[0].recorded_unix_ms if last else 0
-            )
+            found[game_id] = recorded_ms(last[0].payload) if last else 0
         return found
 
     async def _sweep(self) -> None:
@@ -475,6 +482,8 @@ class Referee:
             return await loop.run_in_executor(self._loader, self._load_now, game_id)
         except GameNotFound:
             raise errors.not_found(game_id) from None
+        except StoreUnavailable as fault:
+            raise _unavailable(fault) from None
 
     def _load_now(self, game_id: str) -> LiveGame:
         """Read a game from the store and replay it (on a loader thread: the store is safe to
@@ -493,7 +502,7 @@ class Referee:
         stats = self.store.stats(game_id)
         table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
         live = LiveGame(game_id, record, table, settings=settings, stats=stats)
-        live.absorb_messages(decode_events(e.payload for e in stored))
+        live.absorb_stored([e.payload for e in stored])
         live.ended = live.over
         return live
 
@@ -789,6 +798,7 @@ class Referee:
         (what was committed stays committed; another writer's appends are caught up)."""
         table = live.table
         before = table.version
+        failed = False
         try:
             for _ in range(AUTO_PLAY_LIMIT):
                 if table.reveal_due():
@@ -811,19 +821,20 @@ class Referee:
             log.info("referee_append_lost", game_id=live.game_id)
             try:
                 await self._follow_store(live)
-            except StoreError:
+            except (StoreError, RefereeError):  # RefereeError: a store fault (see _store)
                 self._spawn(self._catch_up(live))
-        except StoreError as error:
+        except (StoreError, RefereeError) as error:
             log.warning("referee_append_failed", game_id=live.game_id, error=str(error))
             self._spawn(self._catch_up(live))
+            failed = True
         if table.over and not live.ended:
             live.ended = True
-            with contextlib.suppress(StoreError):
+            with contextlib.suppress(StoreError, RefereeError):
                 await self._store(self.store.set_finished, live.game_id, True)
             self._active -= 1
             self.metrics.games_active.set(self._active)
             self.metrics.game_ended(live)
-        self._arm(live)
+        self._arm(live, FAULT_RETRY_SECONDS if failed else 0.0)
         if table.version != before:
             self.fanout.publish(live)
 
@@ -864,8 +875,8 @@ class Referee:
             elapsed_ms=elapsed,
         )
 
-    def _arm(self, live: LiveGame) -> None:
-        """(Re)set the timer of the game's next clock deadline."""
+    def _arm(self, live: LiveGame, at_least: float = 0.0) -> None:
+        """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
         if live.timer is not None:
             live.timer.cancel()
             live.timer = None
@@ -874,7 +885,7 @@ class Referee:
         first = live.seat_clocks.next_deadline(skip=live.table.status.forfeited)
         if first is None:
             return
-        delay = max(0.0, (first[0] - now_ms()) / 1000) + 0.001
+        delay = max(at_least, (first[0] - now_ms()) / 1000) + 0.001
         live.timer = asyncio.get_running_loop().call_later(delay, self._expire, live)
 
     def _expire(self, live: LiveGame) -> None:
@@ -977,7 +988,7 @@ class Referee:
                 o.first_sequence,
                 o.last_sequence,
                 o.decision_ms,
-                codec.command_from_proto(decode_command(o.payload))[1],
+                read_command(o.payload)[1],
             )
             for o in recorded
         )
@@ -1067,7 +1078,7 @@ class Referee:
     async def _adopt(self, game_id: str) -> None:
         try:
             record = await self._store(self.store.get_game, game_id)
-        except StoreError:
+        except (StoreError, RefereeError):  # RefereeError: a store fault (see _store)
             return
         if GameSettings.from_json(record.settings).clock.enabled and game_id not in self.games:
             await self._preload(game_id)
@@ -1084,7 +1095,7 @@ class Referee:
         stored = await self._store(self.store.read, live.game_id, live.table.version, None)
         if not stored:
             return False
-        live.absorb_messages(decode_events(e.payload for e in stored))
+        live.absorb_stored([e.payload for e in stored])
         if not live.over:
             self._activity[live.game_id] = now_ms()
         if live.over and not live.ended:
@@ -1127,6 +1138,12 @@ def _log_failure(future: concurrent.futures.Future[None]) -> None:
     error = future.exception()
     if error is not None:
         log.warning("stats_write_failed", error=str(error))
+
+
+def _unavailable(fault: StoreUnavailable) -> RefereeError:
+    """A store fault as the caller sees it (UNAVAILABLE, with when to retry), logged once."""
+    log.warning("store_unavailable", error=str(fault), uncertain=fault.uncertain)
+    return errors.store_unavailable(str(fault), fault.retry_after, fault.uncertain)
 
 
 def _reused(command_id: str) -> RefereeError:

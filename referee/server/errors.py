@@ -3,9 +3,9 @@
 The application raises :class:`~referee.application.errors.RefereeError`; this module alone
 decides which status code each :class:`~referee.application.errors.Kind` gets and how its
 details travel (``ErrorInfo`` always; ``BadRequest`` and ``PreconditionFailure`` when the
-error names fields or a state). The status is a plain message, the same for every transport:
-the gRPC adapter sends it as the call's status, the HTTP adapter as a Connect error or as
-gRPC-Web trailers.
+error names fields or a state; ``RetryInfo`` when it says when to retry). The status is a
+plain message, the same for every transport: the gRPC adapter sends it as the call's status,
+the HTTP adapter as a Connect error or as gRPC-Web trailers.
 
 >>> from referee.application.errors import not_found
 >>> code_name(status_code(not_found("f00d")))
@@ -14,7 +14,7 @@ gRPC-Web trailers.
 
 from __future__ import annotations
 
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
@@ -87,6 +87,10 @@ def to_status(error: RefereeError) -> status_pb2.Status:
                 ]
             )
         )
+    if error.retry_after is not None:
+        delay = duration_pb2.Duration()
+        delay.FromMilliseconds(round(error.retry_after * 1000))
+        pack(error_details_pb2.RetryInfo(retry_delay=delay))
     return status_pb2.Status(code=status_code(error), message=clip(error.message), details=details)
 
 

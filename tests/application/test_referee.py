@@ -88,6 +88,26 @@ def test_the_application_imports_no_transport(path: Path) -> None:
     assert not {n for n in imported if n.endswith("_pb2_grpc")}, path.name
 
 
+@pytest.mark.parametrize("path", sorted(ROOT.glob("application/*.py")), ids=lambda p: p.name)
+def test_the_application_imports_nothing_generated(path: Path) -> None:
+    """No protobuf, no ``referee.v1`` messages, not the codec of those messages: values in
+    and bytes out (and back) go through the stored-form mapper, :mod:`referee.stored`."""
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imported |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+    generated = {
+        name
+        for name in imported
+        if name.startswith(("google.protobuf", "referee.v1", "referee.codec"))
+        or name.split(".")[-1].endswith("_pb2")
+        or name in ("google", "referee.codec")
+    }
+    assert not generated, f"{path.name} imports {sorted(generated)}"
+
+
 # --- idempotency and versions ------------------------------------------------------------------
 
 
