@@ -232,7 +232,12 @@ def main(argv: list[str] | None = None) -> int:
         token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
         return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "scenario":
-        from referee.scenario.runner import main as run_scenarios
+        from referee.scenario.command import main as run_scenarios
+        from referee.server.app import configure_logging
+
+        # The in-process referee logs as a server does: its warnings as JSON lines on stderr,
+        # never its info lines among the report's lines on stdout.
+        configure_logging(logging.WARNING)
 
         options = ["--keep-going"] if args.keep_going else []
         options += ["--server", args.server] if args.server else []

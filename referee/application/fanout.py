@@ -31,12 +31,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from referee.application import errors
 from referee.application.errors import RefereeError
 from referee.application.live import LiveGame, now_ms
+from referee.application.subscriber import Subscriber
 from referee.application.values import SeatView, Update, Watcher
 from referee.engine.table import Table
 from referee.metrics import Metrics
@@ -55,17 +55,6 @@ class StreamEnded(Exception):
     def __init__(self, error: RefereeError) -> None:
         super().__init__(str(error))
         self.error = error
-
-
-@dataclass(eq=False)
-class Subscriber:
-    #: Raised by :meth:`FanOut.publish` and :meth:`FanOut.close_all`; lowered by the stream.
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    closing: RefereeError | None = None
-    #: The seat whose stream this is (``None``: a spectator or the organiser).
-    seat: int | None = None
-    #: The version the stream's viewer could see when it opened: its history ends there.
-    opened: int = 0
 
 
 class FanOut:

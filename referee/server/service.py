@@ -261,10 +261,7 @@ class RefereeCore:
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "StreamGame")
 
         async def send(update: Update, caught_up: bool) -> None:
-            if batched:
-                data = convert.update_bytes(update)
-            else:
-                data = convert.update_to_proto(update, batched=False).SerializeToString()
+            data = convert.update_bytes(update, batched)
             await write(data + CAUGHT_UP if caught_up else data)
             sent.inc()
 
