@@ -75,6 +75,8 @@ _ACCEPT_POST = (
 )
 #: Flags of an envelope's first byte.
 _COMPRESSED, _END_STREAM, _TRAILERS = 0x01, 0x02, 0x80
+#: How long the end of a stream waits for a stalled client to read again.
+_END_WAIT_SECONDS = 30.0
 #: Connect unary responses this long or longer are gzipped for clients that accept it.
 _GZIP_FROM = 1024
 
@@ -415,10 +417,11 @@ class RpcHandler:
         else:
             ending = {"error": connect_error(status)} if status is not None else {}
             end = _envelope(_END_STREAM, json.dumps(ending).encode())
-        # To a stalled client the end goes out only if it reads again: wait at most as long
-        # as a stream may stall, then leave the connection to the server to close.
+        # To a stalled client the end goes out only if it reads again: wait for that a while
+        # (the stream's slot is free already; this holds a connection), then leave the
+        # connection to the server to close.
         with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(max(1.0, self.core.referee.limits.stream_stall_seconds)):
+            async with asyncio.timeout(_END_WAIT_SECONDS):
                 await send(
                     {
                         "type": "http.response.body",
