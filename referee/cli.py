@@ -11,6 +11,7 @@ from typing import Any
 
 from referee import cli_help
 from referee.application import Limits
+from referee.store import DEFAULT_WAIT
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -40,6 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="sqlite:data/referee.sqlite3",
         help="event store: sqlite:PATH, memory: (lost at exit) or postgresql://... (shared by "
         "several replicas)",
+    )
+    _env_flag(
+        serving,
+        "--store-wait-seconds",
+        type=float,
+        default=DEFAULT_WAIT,
+        help="longest a call waits for the store (a PostgreSQL connection, SQLite's write "
+        "lock) before it fails with UNAVAILABLE and a retry hint",
     )
     _env_flag(
         serving,
@@ -255,6 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     config = ServerConfig(
         listen=args.listen,
         store=args.store,
+        store_wait=args.store_wait_seconds,
         metrics=args.metrics or None,
         http=args.http or None,
         cors_origins=tuple(args.http_cors_origin),

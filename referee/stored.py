@@ -17,12 +17,16 @@ the same form:
   serialized deterministically so that equal commands have equal bytes;
 * **a decision stamp** is a :class:`Decided` (``referee.v1.Decided`` when stored).
 
-No transport and no store here: bytes and messages in, engine values out.
+No transport and no store here: it is the application's mapper, engine values in and bytes
+out, bytes in and engine values out, so that the application (:mod:`referee.application`)
+imports nothing generated.
 
 >>> from referee.games.vampire_queen.model import Pass, Passed
 >>> payloads = encode_batch("vampire-queen", [Passed(seat=1), Passed(seat=2)], 7, 1000)
->>> [(b.first, b.last, b.events, b.recorded_ms) for b in read_batches(decode_events(payloads))]
+>>> [(b.first, b.last, b.events, b.recorded_ms) for b in read_batches(payloads)]
 [(7, 8, (Passed(seat=1), Passed(seat=2)), 1000)]
+>>> read_command(encode_command("vampire-queen", Pass()))
+('vampire-queen', Pass())
 """
 
 from __future__ import annotations
@@ -51,6 +55,8 @@ __all__ = [
     "encode_command",
     "encode_deal",
     "read_batches",
+    "read_command",
+    "recorded_ms",
     "stamp",
 ]
 
@@ -190,8 +196,10 @@ def batch_spans(messages: Sequence[pb.Event]) -> Iterator[tuple[int, int]]:
         start = end
 
 
-def read_batches(messages: Sequence[pb.Event]) -> Iterator[Batch]:
-    """The batches of ``messages`` (see :func:`batch_spans`), decoded to engine values."""
+def read_batches(payloads: Iterable[bytes]) -> Iterator[Batch]:
+    """The batches of stored payloads, a run of whole batches of one log in order (see
+    :func:`batch_spans`), decoded to engine values."""
+    messages = decode_events(payloads)
     for start, end in batch_spans(messages):
         head = messages[start]
         decided = decided_from_proto(head.decided) if head.HasField("decided") else None
@@ -201,6 +209,11 @@ def read_batches(messages: Sequence[pb.Event]) -> Iterator[Batch]:
             recorded_ms=head.recorded_unix_ms,
             decided=decided,
         )
+
+
+def recorded_ms(payload: bytes) -> int:
+    """When the batch of one stored event was recorded (unix ms; 0 before stamps)."""
+    return pb.Event.FromString(payload).recorded_unix_ms
 
 
 # --- the game record's deal, and commands -------------------------------------------------------
@@ -223,5 +236,10 @@ def encode_command(game_type: str, command: Any) -> bytes:
 
 
 def decode_command(payload: bytes) -> pb.Command:
-    """The inverse of :func:`encode_command`."""
+    """The inverse of :func:`encode_command`, as the message (``referee verify`` reads it)."""
     return pb.Command.FromString(payload)
+
+
+def read_command(payload: bytes) -> tuple[str, Any]:
+    """The inverse of :func:`encode_command`: (game type, command)."""
+    return codec.command_from_proto(decode_command(payload))

@@ -12,19 +12,16 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from referee.application.clocks import GameSettings, SeatClocks
 from referee.application.errors import RefereeError
+from referee.application.subscriber import Subscriber
 from referee.application.values import SeatStats, SeatView, StampedEvent, Summary, Update
 from referee.engine.game import Viewer
 from referee.engine.table import Table
 from referee.store import CommandOutcome, GameRecord
 from referee.stored import Decided, read_batches
-from referee.v1 import referee_pb2 as pb
-
-if TYPE_CHECKING:
-    from referee.application.fanout import Subscriber
 
 #: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
 REJECTED, DISCONNECTS = "rejected", "disconnects"
@@ -106,9 +103,9 @@ class LiveGame:
             self.decided[first] = decided
         self.seat_clocks.fold(table.decisions(), recorded, decided)
 
-    def absorb_messages(self, messages: Sequence[pb.Event]) -> None:
-        """Fold in stored events, batch by batch (loading, catching up)."""
-        for batch in read_batches(messages):
+    def absorb_stored(self, payloads: Sequence[bytes]) -> None:
+        """Fold in stored events (their payloads), batch by batch (loading, catching up)."""
+        for batch in read_batches(payloads):
             recorded = batch.recorded_ms or now_ms()  # events from before stamps
             self.absorb(batch.events, recorded, batch.decided)
 

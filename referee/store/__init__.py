@@ -10,6 +10,7 @@ Pick a backend with :func:`open_store`, e.g. from the server's ``--store`` setti
 from __future__ import annotations
 
 from referee.store.base import (
+    DEFAULT_WAIT,
     CommandOutcome,
     DuplicateCommand,
     EventStore,
@@ -19,12 +20,14 @@ from referee.store.base import (
     Listener,
     StoredEvent,
     StoreError,
+    StoreUnavailable,
     VersionConflict,
 )
 from referee.store.memory import MemoryEventStore
 from referee.store.sqlite import SqliteEventStore
 
 __all__ = [
+    "DEFAULT_WAIT",
     "CommandOutcome",
     "DuplicateCommand",
     "EventStore",
@@ -35,15 +38,19 @@ __all__ = [
     "MemoryEventStore",
     "SqliteEventStore",
     "StoreError",
+    "StoreUnavailable",
     "StoredEvent",
     "VersionConflict",
     "open_store",
 ]
 
 
-def open_store(url: str) -> EventStore:
+def open_store(url: str, *, wait: float = DEFAULT_WAIT) -> EventStore:
     """Open the store named by ``url``: ``"memory:"``, ``"sqlite:PATH"`` or a PostgreSQL URL
     (``postgresql://...`` or ``postgres://...``, any libpq connection URL).
+
+    ``wait``: the longest a call waits for the database (SQLite's write lock, a pooled
+    PostgreSQL connection) before it fails with :class:`StoreUnavailable`.
 
     ``PATH`` is a file path (relative to the working directory, folders created as needed) or
     ``:memory:``. PostgreSQL needs the ``postgres`` extra (psycopg), imported only here.
@@ -58,7 +65,7 @@ def open_store(url: str) -> EventStore:
     if url == "memory:":
         return MemoryEventStore()
     if url.startswith("sqlite:") and len(url) > len("sqlite:"):
-        return SqliteEventStore(url.removeprefix("sqlite:"))
+        return SqliteEventStore(url.removeprefix("sqlite:"), wait=wait)
     if url.startswith(("postgresql://", "postgres://")):
         try:
             from referee.store.postgres import PostgresEventStore
@@ -67,7 +74,7 @@ def open_store(url: str) -> EventStore:
                 f"{url.split('://')[0]}:// needs psycopg: pip install 'game-referee[postgres]'"
                 f" ({error})"
             ) from None
-        return PostgresEventStore(url)
+        return PostgresEventStore(url, wait=wait)
     raise ValueError(
         f"unsupported event store URL {url!r}: use memory:, sqlite:PATH or postgresql://..."
     )
