@@ -391,28 +391,41 @@ class Game(abc.ABC, Generic[StateT]):
     def decide(self, state: StateT, seat: Seat, command: Command) -> list[Event]:
         """The events ``command`` by ``seat`` causes. Raises :class:`Rejection`. Never mutates.
 
-        The house pattern, once for every game: who may act (the seat's pending decision,
-        else :meth:`refuse_seat`), then the command's shape (one of the game's
-        ``command_types``, its fields as annotated: :func:`~referee.engine.fields.check_shape`;
-        refused under :attr:`shape_rule`), then the handler of (:meth:`phase`, command type).
+        The house pattern, once for every game: who may act (:meth:`may_decide`, else
+        :meth:`refuse_seat`), the command's shape (one of the game's ``command_types``, its
+        fields as annotated: :func:`~referee.engine.fields.check_shape`; refused under
+        :attr:`shape_rule`), then the handler of (:meth:`phase`, command type). Refusals that
+        are not the handler's cite the rule of the seat's pending decision.
         """
-        decision = self.decision_for(state, seat)
-        if decision is None:
+        if not self.may_decide(state, seat):
             raise self.refuse_seat(state, seat, command)
         kind = type(command)
-        if kind not in self.command_types:
-            raise Rejection(decision.rule_id, f"not a {self.info.name} command: {kind.__name__}")
+        handler = self.handlers.get((self.phase(state), kind))
+        if handler is None and kind not in self.command_types:
+            raise Rejection(
+                self._rule_of(state, seat), f"not a {self.info.name} command: {kind.__name__}"
+            )
         try:
             check_shape(command)
         except MalformedValue as error:
-            raise Rejection(self.shape_rule or decision.rule_id, str(error)) from None
-        handler = self.handlers.get((self.phase(state), kind))
+            raise Rejection(self.shape_rule or self._rule_of(state, seat), str(error)) from None
         if handler is None:
-            raise self._unexpected(state, decision, kind)
+            raise self._unexpected(state, seat, kind)
         return handler(state, seat, command)
 
-    def _unexpected(self, state: StateT, decision: Decision, kind: type) -> Rejection:
+    def may_decide(self, state: StateT, seat: Seat) -> bool:
+        """Whether ``seat`` has a decision to make now (a game may answer more cheaply)."""
+        return self.decision_for(state, seat) is not None
+
+    def _rule_of(self, state: StateT, seat: Seat) -> str:
+        decision = self.decision_for(state, seat)
+        assert decision is not None, "called for a seat that may decide"
+        return decision.rule_id
+
+    def _unexpected(self, state: StateT, seat: Seat, kind: type) -> Rejection:
         """The engine's rejection of a (phase, command) pair the game has no handler for."""
+        decision = self.decision_for(state, seat)
+        assert decision is not None, "called for a seat that may decide"
         phase = self.phase(state)
         expected = [cls.__name__ for (at, cls) in self.handlers if at == phase]
         return Rejection(
@@ -523,7 +536,6 @@ class Game(abc.ABC, Generic[StateT]):
 
 
 __all__ = [
-    "Handler",
     "CardShown",
     "CardsTaken",
     "ChanceStep",
@@ -535,6 +547,7 @@ __all__ = [
     "Game",
     "GameConfig",
     "GameInfo",
+    "Handler",
     "OptionSpec",
     "Rejection",
     "Seat",

@@ -165,11 +165,9 @@ class SleepingQueens(Game[SleepingQueensState]):
     def decisions(self, state: SleepingQueensState) -> tuple[Decision, ...]:
         return decisions_in(state.phase, state.attack, state.decider)
 
-    def decision_for(self, state: SleepingQueensState, seat: Seat) -> Decision | None:
+    def may_decide(self, state: SleepingQueensState, seat: Seat) -> bool:
         # One seat decides at a time (a block or a Jester count moves the decision only).
-        if seat != state.decider or state.phase is _OVER:
-            return None
-        return decisions_in(state.phase, state.attack, seat)[0]
+        return seat == state.decider and state.phase is not _OVER
 
     def pending(self, state: SleepingQueensState) -> tuple[Seat, ...]:
         return () if state.phase is _OVER else (state.decider,)

@@ -139,9 +139,8 @@ class VampireQueen(Game[VampireQueenState]):
             return ()
         return (decision(state.turn, state.trick_kind),)
 
-    def decision_for(self, state: VampireQueenState, seat: Seat) -> Decision | None:
-        # One seat decides at a time: the seat on turn.
-        return None if state.over or seat != state.turn else decision(seat, state.trick_kind)
+    def may_decide(self, state: VampireQueenState, seat: Seat) -> bool:
+        return not state.over and seat == state.turn  # one seat decides at a time
 
     def pending(self, state: VampireQueenState) -> tuple[Seat, ...]:
         return () if state.over else (state.turn,)
