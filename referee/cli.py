@@ -132,6 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--reconnect-window-seconds",
+        type=float,
+        default=Limits.reconnect_window_seconds,
+        help="a seat whose client closed its stream mid-game and that opens none again "
+        "within this long (on any replica) is counted a disconnect",
+    )
+    _env_flag(
+        serving,
         "--max-message-bytes",
         type=int,
         default=4 * 1024 * 1024,
@@ -231,7 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
         return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "scenario":
-        from referee.scenario.runner import main as run_scenarios
+        from referee.scenario.command import main as run_scenarios
+        from referee.server.app import configure_logging
+
+        # The in-process referee logs as a server does: its warnings as JSON lines on stderr,
+        # never its info lines among the report's lines on stdout.
+        configure_logging(logging.WARNING)
 
         options = ["--keep-going"] if args.keep_going else []
         options += ["--server", args.server] if args.server else []
@@ -276,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             max_live_games=args.max_live_games,
             evict_idle_seconds=args.evict_idle_seconds,
             idle_expiry_seconds=args.idle_expiry_seconds,
+            reconnect_window_seconds=args.reconnect_window_seconds,
         ),
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
