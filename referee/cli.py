@@ -132,6 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--reconnect-window-seconds",
+        type=float,
+        default=Limits.reconnect_window_seconds,
+        help="a seat whose client closed its stream mid-game and that opens none again "
+        "within this long (on any replica) is counted a disconnect",
+    )
+    _env_flag(
+        serving,
         "--max-message-bytes",
         type=int,
         default=4 * 1024 * 1024,
@@ -281,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             max_live_games=args.max_live_games,
             evict_idle_seconds=args.evict_idle_seconds,
             idle_expiry_seconds=args.idle_expiry_seconds,
+            reconnect_window_seconds=args.reconnect_window_seconds,
         ),
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,

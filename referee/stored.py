@@ -17,6 +17,11 @@ the same form:
   serialized deterministically so that equal commands have equal bytes;
 * **a decision stamp** is a :class:`Decided` (``referee.v1.Decided`` when stored).
 
+What the referee sends its viewers is the same form: an event as a viewer receives it is the
+stored event redacted for that viewer, with the same stamps and its display text
+(:func:`event_bytes` with ``described``); a view is a serialized ``referee.v1.View``
+(:func:`view_bytes`).
+
 No transport and no store here: it is the application's mapper, engine values in and bytes
 out, bytes in and engine values out, so that the application (:mod:`referee.application`)
 imports nothing generated.
@@ -38,6 +43,8 @@ from typing import Any
 
 from referee import codec
 from referee.engine.game import FixedDeal
+from referee.engine.table import View
+from referee.protowire import delimited, scalar_writer, tag
 from referee.v1 import referee_pb2 as pb
 
 __all__ = [
@@ -54,10 +61,11 @@ __all__ = [
     "encode_batch",
     "encode_command",
     "encode_deal",
+    "event_bytes",
     "read_batches",
     "read_command",
     "recorded_ms",
-    "stamp",
+    "view_bytes",
 ]
 
 
@@ -132,16 +140,36 @@ class Batch:
 # --- events and batches ----------------------------------------------------------------------
 
 
-def stamp(
-    message: pb.Event, batch_end: int, recorded_ms: int, decided: Decided | None = None
-) -> pb.Event:
-    """Put a batch's stamps on one of its events (``decided`` only on the first); returns it.
-    Streams send events with the same stamps as the stored ones."""
-    message.batch_end_sequence = batch_end
-    message.recorded_unix_ms = recorded_ms
+_EVENT = pb.Event.DESCRIPTOR.fields_by_name
+_BATCH_END = scalar_writer(_EVENT["batch_end_sequence"])
+_RECORDED = scalar_writer(_EVENT["recorded_unix_ms"])
+_DECIDED = tag(_EVENT["decided"].number, 2)
+
+
+def event_bytes(
+    game_type: str,
+    event: Any,
+    sequence: int,
+    batch_end: int = 0,
+    recorded_ms: int = 0,
+    decided: Decided | None = None,
+    *,
+    described: bool = False,
+) -> bytes:
+    """One event as a serialized ``Event`` with its batch's stamps (``decided`` only on the
+    batch's first event): as stored, or (``described``) as a viewer receives it, with its
+    display text. Streams send events with the same stamps as the stored ones."""
+    stamps = _BATCH_END(batch_end) + _RECORDED(recorded_ms)
     if decided is not None:
-        message.decided.CopyFrom(decided_to_proto(decided))
-    return message
+        stamps += delimited(_DECIDED, decided_to_proto(decided).SerializeToString())
+    text = codec.event_text(game_type, event) if described else ""
+    return codec.event_bytes(game_type, event, sequence, stamps=stamps, description=text)
+
+
+def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = ()) -> bytes:
+    """A viewer's view as a serialized ``View``, with every seat's clock (``clocks``: values
+    with the fields of ``referee.v1.SeatClock``)."""
+    return codec.view_bytes(game_id, players, view, clocks)
 
 
 def encode_batch(
@@ -153,12 +181,12 @@ def encode_batch(
 ) -> list[bytes]:
     """The payloads of one batch whose first event gets sequence number ``first``."""
     last = first + len(events) - 1
-    payloads = []
-    for offset, event in enumerate(events):
-        message = codec.event_to_proto(game_type, event, first + offset)
-        stamp(message, last, recorded_ms, decided if offset == 0 else None)
-        payloads.append(message.SerializeToString())
-    return payloads
+    return [
+        event_bytes(
+            game_type, event, first + offset, last, recorded_ms, decided if offset == 0 else None
+        )
+        for offset, event in enumerate(events)
+    ]
 
 
 def decode_events(payloads: Iterable[bytes]) -> list[pb.Event]:

@@ -100,6 +100,7 @@ class Referee:
         """Stop timers and background work, and close the store."""
         if self._sweeper is not None:
             self._sweeper.cancel()
+        self._streams.close()
         self.repository.close()
         self.store.close()
 

@@ -260,9 +260,8 @@ class LibraryDriver(Driver):
     def events(self, first: int, last: int, viewer: Viewer) -> list[dict[str, Any]]:
         # Each event as a viewer's stream sends it (FanOut.stream's plain form).
         live = self._live()
-        game_type = live.record.game_type
         events = [
-            to_json(convert.event_to_proto(live.stamped(sequence - 1, viewer), game_type))
+            to_json(convert.event_to_proto(live.stamped(sequence - 1, viewer)))
             for sequence in range(first, last + 1)
         ]
         return rules_events(events)

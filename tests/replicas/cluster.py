@@ -26,8 +26,10 @@ START_TIMEOUT = 60.0
 class Replica:
     """One ``referee serve`` process; ``address`` is known once it has started."""
 
-    def __init__(self, store_url: str, log_dir: Path, name: str) -> None:
+    def __init__(self, store_url: str, log_dir: Path, name: str, *extra: str) -> None:
         self.store_url = store_url
+        #: More ``referee serve`` flags (e.g. ``--http HOST:PORT``).
+        self.extra = extra
         self.log_path = log_dir / f"{name}.log"
         self.name = name
         self.port = 0
@@ -54,6 +56,7 @@ class Replica:
                 "",
                 "--grace-seconds",
                 "1",
+                *self.extra,
             ],
             stdout=subprocess.PIPE,
             stderr=log,

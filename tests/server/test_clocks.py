@@ -21,6 +21,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from referee.application import Limits
 from referee.server.app import RefereeServer, running_server
 from referee.store import SqliteEventStore
 from referee.v1 import referee_pb2 as pb
@@ -244,8 +245,10 @@ def test_refusals_and_disconnects_are_counted_and_survive_a_restart(
     tmp_path: Path, rng: random.Random
 ) -> None:
     store = f"sqlite:{tmp_path}/referee.sqlite3"
+    # A hang-up counts once the seat has not resumed within the window (here 0.2 s).
+    limits = Limits(reconnect_window_seconds=0.2)
     with (
-        running_server(store=store, grace_seconds=1.0) as first,
+        running_server(store=store, limits=limits, grace_seconds=1.0) as first,
         grpc.insecure_channel(first.address) as channel,
     ):
         stub = pb_grpc.RefereeServiceStub(channel)
