@@ -26,7 +26,7 @@ from referee.metrics import SERVICE, Metrics
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.service import RefereeCore, RefereeServicer
 from referee.server.wire import ARRIVALS, add_referee_service
-from referee.store import DEFAULT_WAIT, open_store
+from referee.store import DEFAULT_WAIT, open_store, redacted
 from referee.v1 import referee_pb2
 
 
@@ -242,12 +242,12 @@ async def serve(config: ServerConfig) -> None:
     log.info(
         "serving",
         address=server.address,
-        store=config.store,
+        store=redacted(config.store),  # the URL may hold the database's password
         metrics=f"http://{config.metrics}/metrics" if config.metrics else None,
         http=f"http://{server.http.address}/" if server.http else None,
     )
     print(
-        f"referee listening on {server.address} (store {config.store})\n"
+        f"referee listening on {server.address} (store {redacted(config.store)})\n"
         f"  try: grpcurl -plaintext {server.address} list\n"
         f"       referee-cli new --game vampire-queen --players 4 --bots 3 "
         f"--server {server.address}\n"

@@ -75,6 +75,8 @@ class Replica:
             process.kill()
             process.wait()
             raise RuntimeError(f"{self.name} did not start: {line!r}; see {self.log_path}")
+        #: The first line it printed for people (its address and store).
+        self.banner = line
         self.port = int(line.split()[3].rsplit(":", 1)[1])
         # Drain stdout so the replica never blocks on a full pipe.
         threading.Thread(target=process.stdout.read, daemon=True).start()

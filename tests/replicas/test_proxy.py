@@ -204,6 +204,16 @@ class DyingUpstream:
         self.listener.close()
 
 
+def _started_with_a_game(replica: Replica) -> tuple[str, list[str]]:
+    """Start ``replica`` and create a two-seat game on it directly: (game id, seat tokens)."""
+    replica.start()
+    with grpc.insecure_channel(replica.address) as direct:
+        return create(
+            pb_grpc.RefereeServiceStub(direct),
+            pb.CreateGameRequest(game_type="sleeping-queens", players=2),
+        )
+
+
 def test_a_call_cut_off_by_a_dying_replica_is_unavailable_and_its_retry_lands_once(
     database: str, tmp_path: Path
 ) -> None:
@@ -213,12 +223,7 @@ def test_a_call_cut_off_by_a_dying_replica_is_unavailable_and_its_retry_lands_on
     dying = DyingUpstream()
     replica = Replica(database, tmp_path, "replica-0")
     try:
-        replica.start()
-        with grpc.insecure_channel(replica.address) as direct:
-            game_id, tokens = create(
-                pb_grpc.RefereeServiceStub(direct),
-                pb.CreateGameRequest(game_type="sleeping-queens", players=2),
-            )
+        game_id, tokens = _started_with_a_game(replica)
         with (
             proxy([dying.address, replica.address], tmp_path) as (port, _),
             grpc.insecure_channel(f"127.0.0.1:{port}") as channel,
@@ -358,12 +363,7 @@ def test_a_browser_call_cut_off_by_a_dying_replica_is_sent_to_another(
     http = f"127.0.0.1:{_free_port()}"
     replica = Replica(database, tmp_path, "replica-0", "--http", http)
     try:
-        replica.start()
-        with grpc.insecure_channel(replica.address) as direct:
-            game_id, tokens = create(
-                pb_grpc.RefereeServiceStub(direct),
-                pb.CreateGameRequest(game_type="sleeping-queens", players=2),
-            )
+        game_id, tokens = _started_with_a_game(replica)
         upstreams = [dying.address, replica.address]
         with proxy(upstreams, tmp_path, [dying.address, http]) as (_, port):
             answers = [
