@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--stream-buffer",
         type=int,
         default=Limits.stream_buffer,
-        help="notifications a slow stream may fall behind before it is ended",
+        help="events a slow stream may fall behind the live game before it is ended with "
+        "RESOURCE_EXHAUSTED",
     )
     _env_flag(
         serving,
@@ -129,6 +130,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=Limits.idle_expiry_seconds,
         help="abort a game without a clock that had no move and no seat connected for "
         "this long, with a public reason (0 = never; default 24 h)",
+    )
+    _env_flag(
+        serving,
+        "--reconnect-window-seconds",
+        type=float,
+        default=Limits.reconnect_window_seconds,
+        help="a seat whose client closed its stream mid-game and that opens none again "
+        "within this long (on any replica) is counted a disconnect",
     )
     _env_flag(
         serving,
@@ -281,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             max_live_games=args.max_live_games,
             evict_idle_seconds=args.evict_idle_seconds,
             idle_expiry_seconds=args.idle_expiry_seconds,
+            reconnect_window_seconds=args.reconnect_window_seconds,
         ),
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,

@@ -31,6 +31,9 @@ from referee.stored import Decided, read_batches
 
 #: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
 REJECTED, DISCONNECTS = "rejected", "disconnects"
+#: Streams a seat opened: a counter in the store too, so that a replica can tell that a seat
+#: that hung up here resumed on another one (not shown to clients).
+OPENS = "stream_opens"
 
 
 def now_ms() -> int:
@@ -260,4 +263,4 @@ class LiveGame:
         return SeatView(self.game_id, self.record.players, past.view(viewer))
 
 
-__all__ = ["DISCONNECTS", "REJECTED", "LatestBatch", "LiveGame", "now_ms"]
+__all__ = ["DISCONNECTS", "OPENS", "REJECTED", "LatestBatch", "LiveGame", "now_ms"]

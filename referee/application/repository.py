@@ -27,7 +27,7 @@ from referee.application import errors, seeds
 from referee.application.clocks import GameSettings
 from referee.application.errors import RefereeError
 from referee.application.fanout import FanOut
-from referee.application.live import REJECTED, LiveGame, now_ms
+from referee.application.live import DISCONNECTS, REJECTED, LiveGame, now_ms
 from referee.application.values import Summary
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
@@ -46,6 +46,9 @@ log = structlog.get_logger("referee")
 
 T = TypeVar("T")
 
+#: The seat counters that are faults, with their ``seat_errors`` metric label.
+_ERROR_KINDS = {REJECTED: "rejected", DISCONNECTS: "disconnect"}
+
 #: Longest game id, game type or command id accepted (errors echo them; keep them short).
 MAX_ID_LENGTH = 128
 #: How often a command (or an organiser's batch) is decided again after another writer
@@ -57,7 +60,9 @@ CONFLICT_RETRIES = 5
 class Limits:
     max_games: int = 10_000
     max_streams: int = 20_000
-    stream_buffer: int = 256
+    #: Events a stream may fall behind the live game (beyond the history it replays when it
+    #: opens) before it is ended; the client resumes from ``last_sequence``.
+    stream_buffer: int = 1024
     #: A stream whose client has not taken a message for this long is ended (0 = never).
     stream_stall_seconds: float = 10.0
     #: Most games held in memory; beyond it the least recently used idle ones are dropped
@@ -71,6 +76,9 @@ class Limits:
     idle_expiry_seconds: float = 24 * 3600.0
     #: Summaries of finished games dropped from memory kept for ListGames.
     summary_cache: int = 1000
+    #: A seat whose client closed its stream mid-game and that opens none again (on any
+    #: replica) within this long is counted a disconnect; resuming sooner is no fault.
+    reconnect_window_seconds: float = 30.0
 
 
 class Timekeeper(Protocol):
@@ -372,8 +380,9 @@ class Repository:
         writer thread keeps the order; an answer never waits for it)."""
         counters = live.stats.setdefault(seat, {})
         counters[name] = counters.get(name, 0) + 1
-        kind = "rejected" if name == REJECTED else "disconnect"
-        self.metrics.seat_errors.labels(live.record.game_type, kind).inc()
+        kind = _ERROR_KINDS.get(name)
+        if kind is not None:  # a fault of the seat's, not a tally (stream opens)
+            self.metrics.seat_errors.labels(live.record.game_type, kind).inc()
         try:
             future = self._writer.submit(self.store.add_stats, live.game_id, seat, {name: 1})
         except RuntimeError:  # shutting down: the writer is closed

@@ -9,6 +9,8 @@ Pick a backend with :func:`open_store`, e.g. from the server's ``--store`` setti
 
 from __future__ import annotations
 
+import re
+
 from referee.store.base import (
     DEFAULT_WAIT,
     CommandOutcome,
@@ -42,6 +44,7 @@ __all__ = [
     "StoredEvent",
     "VersionConflict",
     "open_store",
+    "redacted",
 ]
 
 
@@ -78,3 +81,20 @@ def open_store(url: str, *, wait: float = DEFAULT_WAIT) -> EventStore:
     raise ValueError(
         f"unsupported event store URL {url!r}: use memory:, sqlite:PATH or postgresql://..."
     )
+
+
+def redacted(url: str) -> str:
+    """``url`` as a log line or banner may show it: with any password replaced by ``***``
+    (in a URL's user part, a ``password=`` parameter or a libpq ``key=value`` string).
+
+    >>> redacted("postgresql://referee:s3cret@db:5432/referee?sslmode=require")
+    'postgresql://referee:***@db:5432/referee?sslmode=require'
+    >>> redacted("postgresql://db/referee?password=s3cret&sslmode=require")
+    'postgresql://db/referee?password=***&sslmode=require'
+    >>> redacted("host=db password='s 3cret' dbname=referee")
+    'host=db password=*** dbname=referee'
+    >>> redacted("sqlite:data/referee.sqlite3")
+    'sqlite:data/referee.sqlite3'
+    """
+    url = re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]+)", r"\1***", url)

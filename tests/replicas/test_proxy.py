@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import random
 import re
@@ -20,9 +21,12 @@ import struct
 import subprocess
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -56,10 +60,17 @@ def _nginx() -> str:
     return found
 
 
-def rewrite(config: str, replicas: list[str], grpc_port: int, http_port: int, work: Path) -> str:
+def rewrite(
+    config: str,
+    replicas: list[str],
+    grpc_port: int,
+    http_port: int,
+    work: Path,
+    http_replicas: list[str] | None = None,
+) -> str:
     """The deploy config with compose's names replaced: replica i's address for
-    ``referee-i``'s gRPC upstream (lines of absent replicas dropped), loopback ports, files
-    under ``work``."""
+    ``referee-i``'s gRPC upstream (lines of absent replicas dropped) and ``http_replicas[i]``
+    for its HTTP one, loopback ports, files under ``work``."""
     lines = []
     for line in config.splitlines():
         match = re.search(r"server referee-(\d):(\d+)", line)
@@ -68,8 +79,14 @@ def rewrite(config: str, replicas: list[str], grpc_port: int, http_port: int, wo
             if index >= len(replicas):
                 continue
             host, port = replicas[index], match.group(2)
-            # gRPC upstreams: the replica; HTTP upstreams (no --http here): the same host.
-            target = host if port == "50051" else f"{host.rsplit(':', 1)[0]}:{http_port}"
+            # gRPC upstreams: the replica; HTTP upstreams: its HTTP port if given, else (no
+            # --http) a port of the same host.
+            if port == "50051":
+                target = host
+            elif http_replicas is not None:
+                target = http_replicas[index]
+            else:
+                target = f"{host.rsplit(':', 1)[0]}:{http_port}"
             line = line.replace(match.group(0), f"server {target}")
         line = line.replace("listen 50051 http2;", f"listen 127.0.0.1:{grpc_port} http2;")
         line = line.replace("listen 8080;", f"listen 127.0.0.1:{http_port};")
@@ -85,13 +102,17 @@ def database() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def proxy(upstreams: list[str], work: Path) -> Iterator[int]:
+def proxy(
+    upstreams: list[str], work: Path, http_upstreams: list[str] | None = None
+) -> Iterator[tuple[int, int]]:
     """nginx running deploy/nginx/nginx.conf in front of ``upstreams`` (host:port of gRPC
-    servers); yields its gRPC port."""
+    servers) and ``http_upstreams`` (their HTTP ports); yields its gRPC and HTTP ports."""
     nginx = _nginx()
     grpc_port, http_port = _free_port(), _free_port()
     config = work / "nginx.conf"
-    config.write_text(rewrite(CONFIG.read_text(), upstreams, grpc_port, http_port, work))
+    config.write_text(
+        rewrite(CONFIG.read_text(), upstreams, grpc_port, http_port, work, http_upstreams)
+    )
     check = subprocess.run(
         [nginx, "-t", "-q", "-p", str(work), "-c", str(config)], capture_output=True, text=True
     )
@@ -103,7 +124,7 @@ def proxy(upstreams: list[str], work: Path) -> Iterator[int]:
     try:
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as probe:
             grpc.channel_ready_future(probe).result(timeout=30)  # nginx is listening
-        yield grpc_port
+        yield grpc_port, http_port
     finally:
         process.terminate()
         try:
@@ -123,7 +144,7 @@ def behind_nginx(
         for replica in replicas:
             replica.start()
         with (
-            proxy([r.address for r in replicas], work) as port,
+            proxy([r.address for r in replicas], work) as (port, _),
             grpc.insecure_channel(f"127.0.0.1:{port}") as channel,
         ):
             yield replicas, port, pb_grpc.RefereeServiceStub(channel)
@@ -183,6 +204,16 @@ class DyingUpstream:
         self.listener.close()
 
 
+def _started_with_a_game(replica: Replica) -> tuple[str, list[str]]:
+    """Start ``replica`` and create a two-seat game on it directly: (game id, seat tokens)."""
+    replica.start()
+    with grpc.insecure_channel(replica.address) as direct:
+        return create(
+            pb_grpc.RefereeServiceStub(direct),
+            pb.CreateGameRequest(game_type="sleeping-queens", players=2),
+        )
+
+
 def test_a_call_cut_off_by_a_dying_replica_is_unavailable_and_its_retry_lands_once(
     database: str, tmp_path: Path
 ) -> None:
@@ -192,14 +223,9 @@ def test_a_call_cut_off_by_a_dying_replica_is_unavailable_and_its_retry_lands_on
     dying = DyingUpstream()
     replica = Replica(database, tmp_path, "replica-0")
     try:
-        replica.start()
-        with grpc.insecure_channel(replica.address) as direct:
-            game_id, tokens = create(
-                pb_grpc.RefereeServiceStub(direct),
-                pb.CreateGameRequest(game_type="sleeping-queens", players=2),
-            )
+        game_id, tokens = _started_with_a_game(replica)
         with (
-            proxy([dying.address, replica.address], tmp_path) as port,
+            proxy([dying.address, replica.address], tmp_path) as (port, _),
             grpc.insecure_channel(f"127.0.0.1:{port}") as channel,
         ):
             stub = pb_grpc.RefereeServiceStub(channel)
@@ -311,3 +337,42 @@ def test_a_replica_killed_behind_nginx_every_stream_resumes_with_no_gap(
         assert not problems, "\n".join(problems)
         resumed = [f for f in followers if len(f.connections) > 1]
         assert resumed, "no stream was cut by the kill: the test did not test resuming"
+
+
+def _connect(port: int, method: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """A Connect unary call (JSON) through nginx's browser port: (HTTP status, answer)."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/referee.v1.RefereeService/{method}",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, {}
+
+
+def test_a_browser_call_cut_off_by_a_dying_replica_is_sent_to_another(
+    database: str, tmp_path: Path
+) -> None:
+    """On the browser port nginx keeps request bodies: a call cut off by a replica that died
+    before it answered is sent to another replica by nginx itself (CreateGame excepted)."""
+    dying = DyingUpstream()
+    http = f"127.0.0.1:{_free_port()}"
+    replica = Replica(database, tmp_path, "replica-0", "--http", http)
+    try:
+        game_id, tokens = _started_with_a_game(replica)
+        upstreams = [dying.address, replica.address]
+        with proxy(upstreams, tmp_path, [dying.address, http]) as (_, port):
+            answers = [
+                _connect(port, "GetView", {"gameId": game_id, "seatToken": tokens[0]})
+                for _ in range(4)
+            ]
+        assert dying.received and all(dying.received), "no call reached the dying upstream"
+        assert [status for status, _ in answers] == [200] * 4, answers
+        assert all(answer["view"] for _, answer in answers)
+    finally:
+        dying.close()
+        replica.stop()

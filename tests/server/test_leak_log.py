@@ -18,6 +18,7 @@ import random
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 import pytest
@@ -25,6 +26,7 @@ from google.protobuf.message import Message
 
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
+from tests.replicas.cluster import Replica
 from tests.server.conftest import (
     CARD,
     DECK,
@@ -38,6 +40,7 @@ from tests.server.conftest import (
     vq_command,
 )
 from tests.server.test_ops import Served, _keys, log_records
+from tests.store.pg import postgres_url, temporary_database
 
 SEED = "log-leak-seed-5e0b7d21c9a4"
 #: Keys no log record may have: each names a secret (or a hidden card).
@@ -165,3 +168,23 @@ def test_no_log_record_has_a_key_that_names_a_secret(
     records, _ = log_records(served_games[0])
     named = {key for record in records for key in _keys(record)} & SECRET_KEYS
     assert not named, named
+
+
+def test_the_database_password_is_in_no_log_line_nor_the_banner(tmp_path: Path) -> None:
+    """``--store`` holds the database's password (docs/operations.md): the ``serving`` line
+    and the banner name the store without it. (The test server trusts local connections, so
+    any password works.)"""
+    password = "pw-4b1d9e7c2a"
+    with temporary_database() as url:
+        user_host, database = postgres_url(url).split("://", 1)[1].split("/", 1)
+        user, host = user_host.split("@", 1)
+        store = f"postgresql://{user}:{password}@{host}/{database}"
+        replica = Replica(store, tmp_path, "served")
+        try:
+            replica.start()
+        finally:
+            replica.stop()
+        logged = replica.log_path.read_text()
+    assert "serving" in logged and "***" in logged
+    assert password not in logged, "the database password was logged"
+    assert password not in replica.banner and "***" in replica.banner, replica.banner
