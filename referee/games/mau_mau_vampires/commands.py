@@ -1,6 +1,6 @@
-"""Mau Mau Vampires: the commands a seat may send (legal moves, built from shared
-prebuilt values), the command space of the conformance suite, and the shape checks of commands
-from library callers."""
+"""Mau Mau Vampires: the commands a seat may send (legal moves, made of shared immutable
+commands), the command space of the conformance suite, and the shape checks of commands from
+library callers."""
 
 from __future__ import annotations
 
@@ -69,14 +69,6 @@ _USE = UseAbility()
 _NO_WISH = NoWish()
 _WISHES = tuple(Wish(c) for c in COLOURS)
 _CALLS = tuple(CallColour(c) for c in COLOURS)
-#: The prebuilt commands above (well-formed by construction): their shape needs no check.
-_PREBUILT = frozenset(
-    id(command)
-    for command in (
-        _DRAW, _END_TURN, _DECLINE, _USE, _NO_WISH, *_WISHES, *_CALLS,
-        *(play for plays in (*_PLAYS, *_WEREWOLF_PLAYS) for play in plays),
-    )
-)  # fmt: skip
 #: MM-9: the Mau Mau codes matching each top card (same colour or symbol), ascending.
 _MATCHING: tuple[tuple[int, ...], ...] = tuple(
     tuple(
@@ -139,8 +131,6 @@ def _enum_ok(value: Any, enum: type[IntEnum]) -> bool:
 
 
 def _card_ok(card: Any) -> bool:
-    if id(card) in _CARD_IDS:
-        return True  # one of the shared instances (legal_commands hands them out)
     if type(card) is not Card:
         return False
     if not (_enum_ok(card.kind, CardKind) and _enum_ok(card.colour, Colour)):
@@ -151,7 +141,18 @@ def _card_ok(card: Any) -> bool:
 
 
 _CARD_SET = frozenset(CARDS)
-_CARD_IDS = frozenset(id(card) for card in CARDS)
+
+
+def _plain_card(card: Any) -> bool:
+    """A card as legal_commands and the codec make them: exact types, one of the 46."""
+    return (
+        type(card) is Card
+        and type(card.kind) is CardKind
+        and type(card.colour) is Colour
+        and type(card.symbol) is int
+        and card in _CARD_SET
+    )
+
 
 #: Per command type: (rule id, checks of its fields).
 _SHAPES: dict[type, tuple[str, tuple[tuple[str, str], ...]]] = {
@@ -173,7 +174,7 @@ _SHAPES: dict[type, tuple[str, tuple[tuple[str, str], ...]]] = {
 
 #: Quick acceptance per field kind; anything else gets the full check and a clear message.
 _FAST_SHAPES: dict[str, Any] = {
-    "card": lambda v: id(v) in _CARD_IDS,
+    "card": _plain_card,
     "announce": lambda v: type(v) is Announcement,
     "colour": lambda v: type(v) is Colour,
     "seat?": lambda v: v is None or type(v) is int,
@@ -182,9 +183,9 @@ _FAST_SHAPES: dict[str, Any] = {
 }
 
 
-def _check_shape(command: Any) -> None:
-    if id(command) in _PREBUILT:
-        return
+def check_shape(command: Any) -> None:
+    """Reject a command that is not one of the game's, or whose fields have the wrong types,
+    under the rule of its decision."""
     shape = _SHAPES.get(type(command))
     if shape is None:
         raise Rejection("MM-8", f"not a Mau Mau Vampires command: {type(command).__name__}")
