@@ -11,6 +11,7 @@ from typing import Any
 
 from referee import cli_help
 from referee.application import Limits
+from referee.store import DEFAULT_WAIT
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
@@ -40,6 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="sqlite:data/referee.sqlite3",
         help="event store: sqlite:PATH, memory: (lost at exit) or postgresql://... (shared by "
         "several replicas)",
+    )
+    _env_flag(
+        serving,
+        "--store-wait-seconds",
+        type=float,
+        default=DEFAULT_WAIT,
+        help="longest a call waits for the store (a PostgreSQL connection, SQLite's write "
+        "lock) before it fails with UNAVAILABLE and a retry hint",
     )
     _env_flag(
         serving,
@@ -120,6 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=Limits.idle_expiry_seconds,
         help="abort a game without a clock that had no move and no seat connected for "
         "this long, with a public reason (0 = never; default 24 h)",
+    )
+    _env_flag(
+        serving,
+        "--reconnect-window-seconds",
+        type=float,
+        default=Limits.reconnect_window_seconds,
+        help="a seat whose client closed its stream mid-game and that opens none again "
+        "within this long (on any replica) is counted a disconnect",
     )
     _env_flag(
         serving,
@@ -222,7 +239,12 @@ def main(argv: list[str] | None = None) -> int:
         token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
         return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "scenario":
-        from referee.scenario.runner import main as run_scenarios
+        from referee.scenario.command import main as run_scenarios
+        from referee.server.app import configure_logging
+
+        # The in-process referee logs as a server does: its warnings as JSON lines on stderr,
+        # never its info lines among the report's lines on stdout.
+        configure_logging(logging.WARNING)
 
         options = ["--keep-going"] if args.keep_going else []
         options += ["--server", args.server] if args.server else []
@@ -255,6 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     config = ServerConfig(
         listen=args.listen,
         store=args.store,
+        store_wait=args.store_wait_seconds,
         metrics=args.metrics or None,
         http=args.http or None,
         cors_origins=tuple(args.http_cors_origin),
@@ -266,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             max_live_games=args.max_live_games,
             evict_idle_seconds=args.evict_idle_seconds,
             idle_expiry_seconds=args.idle_expiry_seconds,
+            reconnect_window_seconds=args.reconnect_window_seconds,
         ),
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,

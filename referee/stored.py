@@ -17,12 +17,21 @@ the same form:
   serialized deterministically so that equal commands have equal bytes;
 * **a decision stamp** is a :class:`Decided` (``referee.v1.Decided`` when stored).
 
-No transport and no store here: bytes and messages in, engine values out.
+What the referee sends its viewers is the same form: an event as a viewer receives it is the
+stored event redacted for that viewer, with the same stamps and its display text
+(:func:`event_bytes` with ``described``); a view is a serialized ``referee.v1.View``
+(:func:`view_bytes`).
+
+No transport and no store here: it is the application's mapper, engine values in and bytes
+out, bytes in and engine values out, so that the application (:mod:`referee.application`)
+imports nothing generated.
 
 >>> from referee.games.vampire_queen.model import Pass, Passed
 >>> payloads = encode_batch("vampire-queen", [Passed(seat=1), Passed(seat=2)], 7, 1000)
->>> [(b.first, b.last, b.events, b.recorded_ms) for b in read_batches(decode_events(payloads))]
+>>> [(b.first, b.last, b.events, b.recorded_ms) for b in read_batches(payloads)]
 [(7, 8, (Passed(seat=1), Passed(seat=2)), 1000)]
+>>> read_command(encode_command("vampire-queen", Pass()))
+('vampire-queen', Pass())
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ from typing import Any
 
 from referee import codec
 from referee.engine.game import FixedDeal
+from referee.engine.table import View
+from referee.protowire import delimited, scalar_writer, tag
 from referee.v1 import referee_pb2 as pb
 
 __all__ = [
@@ -50,8 +61,11 @@ __all__ = [
     "encode_batch",
     "encode_command",
     "encode_deal",
+    "event_bytes",
     "read_batches",
-    "stamp",
+    "read_command",
+    "recorded_ms",
+    "view_bytes",
 ]
 
 
@@ -126,16 +140,36 @@ class Batch:
 # --- events and batches ----------------------------------------------------------------------
 
 
-def stamp(
-    message: pb.Event, batch_end: int, recorded_ms: int, decided: Decided | None = None
-) -> pb.Event:
-    """Put a batch's stamps on one of its events (``decided`` only on the first); returns it.
-    Streams send events with the same stamps as the stored ones."""
-    message.batch_end_sequence = batch_end
-    message.recorded_unix_ms = recorded_ms
+_EVENT = pb.Event.DESCRIPTOR.fields_by_name
+_BATCH_END = scalar_writer(_EVENT["batch_end_sequence"])
+_RECORDED = scalar_writer(_EVENT["recorded_unix_ms"])
+_DECIDED = tag(_EVENT["decided"].number, 2)
+
+
+def event_bytes(
+    game_type: str,
+    event: Any,
+    sequence: int,
+    batch_end: int = 0,
+    recorded_ms: int = 0,
+    decided: Decided | None = None,
+    *,
+    described: bool = False,
+) -> bytes:
+    """One event as a serialized ``Event`` with its batch's stamps (``decided`` only on the
+    batch's first event): as stored, or (``described``) as a viewer receives it, with its
+    display text. Streams send events with the same stamps as the stored ones."""
+    stamps = _BATCH_END(batch_end) + _RECORDED(recorded_ms)
     if decided is not None:
-        message.decided.CopyFrom(decided_to_proto(decided))
-    return message
+        stamps += delimited(_DECIDED, decided_to_proto(decided).SerializeToString())
+    text = codec.event_text(game_type, event) if described else ""
+    return codec.event_bytes(game_type, event, sequence, stamps=stamps, description=text)
+
+
+def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = ()) -> bytes:
+    """A viewer's view as a serialized ``View``, with every seat's clock (``clocks``: values
+    with the fields of ``referee.v1.SeatClock``)."""
+    return codec.view_bytes(game_id, players, view, clocks)
 
 
 def encode_batch(
@@ -147,12 +181,12 @@ def encode_batch(
 ) -> list[bytes]:
     """The payloads of one batch whose first event gets sequence number ``first``."""
     last = first + len(events) - 1
-    payloads = []
-    for offset, event in enumerate(events):
-        message = codec.event_to_proto(game_type, event, first + offset)
-        stamp(message, last, recorded_ms, decided if offset == 0 else None)
-        payloads.append(message.SerializeToString())
-    return payloads
+    return [
+        event_bytes(
+            game_type, event, first + offset, last, recorded_ms, decided if offset == 0 else None
+        )
+        for offset, event in enumerate(events)
+    ]
 
 
 def decode_events(payloads: Iterable[bytes]) -> list[pb.Event]:
@@ -190,8 +224,10 @@ def batch_spans(messages: Sequence[pb.Event]) -> Iterator[tuple[int, int]]:
         start = end
 
 
-def read_batches(messages: Sequence[pb.Event]) -> Iterator[Batch]:
-    """The batches of ``messages`` (see :func:`batch_spans`), decoded to engine values."""
+def read_batches(payloads: Iterable[bytes]) -> Iterator[Batch]:
+    """The batches of stored payloads, a run of whole batches of one log in order (see
+    :func:`batch_spans`), decoded to engine values."""
+    messages = decode_events(payloads)
     for start, end in batch_spans(messages):
         head = messages[start]
         decided = decided_from_proto(head.decided) if head.HasField("decided") else None
@@ -201,6 +237,11 @@ def read_batches(messages: Sequence[pb.Event]) -> Iterator[Batch]:
             recorded_ms=head.recorded_unix_ms,
             decided=decided,
         )
+
+
+def recorded_ms(payload: bytes) -> int:
+    """When the batch of one stored event was recorded (unix ms; 0 before stamps)."""
+    return pb.Event.FromString(payload).recorded_unix_ms
 
 
 # --- the game record's deal, and commands -------------------------------------------------------
@@ -223,5 +264,10 @@ def encode_command(game_type: str, command: Any) -> bytes:
 
 
 def decode_command(payload: bytes) -> pb.Command:
-    """The inverse of :func:`encode_command`."""
+    """The inverse of :func:`encode_command`, as the message (``referee verify`` reads it)."""
     return pb.Command.FromString(payload)
+
+
+def read_command(payload: bytes) -> tuple[str, Any]:
+    """The inverse of :func:`encode_command`: (game type, command)."""
+    return codec.command_from_proto(decode_command(payload))

@@ -12,10 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee import codec
+from referee import stored as stored_form
 from referee.engine import FixedDeal, Table, all_games
 from referee.engine.openings import CardOpening
 from referee.engine.table_events import TableSettings
 from referee.v1 import referee_pb2 as pb
+from tests import protobuf_reference as reference
 
 GAMES = [game.info.type_id for game in all_games()]
 
@@ -85,16 +87,15 @@ def test_the_proto_and_the_model_name_the_same_commands_and_events(game_type: st
     assert field in {f.name for f in pb.View.DESCRIPTOR.oneofs_by_name["game"].fields}
 
 
-# --- the fast encoders against the straightforward ones (fill) -------------------------------
+# --- the codec's bytes against protobuf's own ---------------------------------------------------
 
 
-def _reference_equal(fast: Any, reference: Any) -> None:
-    """The same message and the same bytes (deterministic or not)."""
-    assert fast == reference
-    assert fast.SerializeToString() == reference.SerializeToString()
-    assert fast.SerializeToString(deterministic=True) == reference.SerializeToString(
-        deterministic=True
-    )
+def _same_bytes(data: bytes, reference: Any) -> None:
+    """Exactly the bytes protobuf writes for the reference message (deterministic or not),
+    and that message when parsed."""
+    assert data == reference.SerializeToString()
+    assert data == reference.SerializeToString(deterministic=True)
+    assert type(reference).FromString(data) == reference
 
 
 def _random_refereed_play(game_type: str, players: int, seed: int) -> Iterator[tuple[Table, int]]:  # type: ignore[type-arg]
@@ -136,88 +137,70 @@ def _player_counts(game_type: str) -> list[int]:
 
 
 @pytest.mark.parametrize("game_type", GAMES)
-def test_fast_encoding_is_the_reference_encoding_over_random_play(game_type: str) -> None:
-    """Every view (every seat and the spectator), every redacted event (with and without its
-    description) and every legal command of random refereed games: the wire-byte encoders
-    give exactly the messages ``fill`` builds. They are called directly, so a fallback to the
-    reference cannot hide a difference."""
+def test_the_codec_writes_protobufs_own_bytes_over_random_play(game_type: str) -> None:
+    """Every view (every seat and the spectator), every redacted event (stored, and as a
+    viewer receives it: stamped and described) and every legal command of random refereed
+    games: the codec's bytes are those protobuf serializes for the same values, built through
+    its own message API (tests/protobuf_reference.py). No fallback can hide a difference."""
+    decided = stored_form.Decided(1, 1234, 5, stored_form.DecidedBy.TIMEOUT)
     for players in _player_counts(game_type):
         for seed in range(2):
             viewers = [*range(players), None]
             for table, seen in _random_refereed_play(game_type, players, seed):
                 for index in range(seen, table.version):
+                    sequence = index + 1
+                    unredacted = table.log[index]
+                    _same_bytes(
+                        codec.event_bytes(game_type, unredacted, sequence),
+                        reference.event(game_type, unredacted, sequence),
+                    )
+                    stamps = (table.version, 1_700_000_000_000 + index)
+                    first = decided if index == seen else None
                     for viewer in viewers:
-                        event = table.redact(table.log[index], viewer)
-                        memo = codec._event_memo(game_type, event)
-                        sequence = codec._SEQUENCE_TAG + codec._UINT64[index + 1]
-                        for data, describe in ((memo[2], False), (codec._described(memo), True)):
-                            reference = codec.reference_event_to_proto(
-                                game_type, event, index + 1, describe=describe
-                            )
-                            _reference_equal(pb.Event.FromString(sequence + data), reference)
+                        event = table.redact(unredacted, viewer)
+                        _same_bytes(
+                            stored_form.event_bytes(
+                                game_type, event, sequence, *stamps, first, described=True
+                            ),
+                            reference.event(
+                                game_type,
+                                event,
+                                sequence,
+                                batch_end=stamps[0],
+                                recorded_ms=stamps[1],
+                                decided=None
+                                if first is None
+                                else stored_form.decided_to_proto(first),
+                                describe=True,
+                            ),
+                        )
                 for viewer in viewers:
                     view = table.view(viewer)
-                    reference_view = codec.reference_view_to_proto("g1", players, view)
-                    fast_view = pb.View.FromString(codec._view_bytes("g1", players, view))
-                    _reference_equal(fast_view, reference_view)
-                    _reference_equal(codec.view_to_proto("g1", players, view), reference_view)
+                    _same_bytes(
+                        codec.view_bytes("g1", players, view),
+                        reference.view("g1", players, view),
+                    )
                     for command in view.legal_commands:
-                        _reference_equal(
-                            pb.Command.FromString(codec._command_bytes(game_type, command)),
-                            codec.reference_command_to_proto(game_type, command),
+                        _same_bytes(
+                            codec.command_bytes(game_type, command),
+                            reference.command(game_type, command),
                         )
 
 
-@pytest.mark.parametrize("game_type", GAMES)
-def test_views_encoded_twice_in_any_order_stay_the_same(game_type: str) -> None:
-    """The memos (by value, by identity, the last tuple of each field) never hand one view's
-    bytes to another: the views of one game, encoded in order and then again backwards."""
-    players = _player_counts(game_type)[0]
-    views = [
-        table.view(viewer)
-        for table, _ in _random_refereed_play(game_type, players, 7)
-        for viewer in [*range(players), None]
-    ][:600]
-    first = [codec.view_to_proto("g", players, view).SerializeToString() for view in views]
-    again = [codec.view_to_proto("g", players, view).SerializeToString() for view in views[::-1]]
-    assert again[::-1] == first
-    assert first == [
-        codec.reference_view_to_proto("g", players, view).SerializeToString() for view in views
-    ]
-
-
-def test_a_mutable_value_is_never_encoded_from_a_stale_memo() -> None:
-    """An encoding that met a mutable value (a non-frozen dataclass, a list where a tuple is
-    declared) is not kept by identity: after the value changes, the bytes change too."""
-    view = next(
-        v
-        for table, _ in _random_refereed_play("vampire-queen", 3, 1)
-        for v in [table.view(0)]
-        if v.game.trick
-    )
-    plays = list(view.game.trick)
-    game = dataclasses.replace(view.game, trick=plays)  # a list, not a tuple
-    before = codec.view_to_proto("g", 3, dataclasses.replace(view, game=game))
-    plays.append(plays[0])
-    after = codec.view_to_proto("g", 3, dataclasses.replace(view, game=game))
-    assert len(after.vampire_queen.trick) == len(before.vampire_queen.trick) + 1
-    assert after == codec.reference_view_to_proto("g", 3, dataclasses.replace(view, game=game))
-
-
-def test_values_the_fast_encoders_refuse_fall_back_to_fill() -> None:
-    """Out of range or of the wrong type: the fast path gives up and ``fill`` raises what it
-    always did (or builds what it can)."""
+def test_values_protobuf_refuses_are_refused() -> None:
+    """Out of range or of the wrong type: the errors protobuf raises for the same values."""
     from referee.games.vampire_queen.model import PlaySet
 
-    with pytest.raises(ValueError):
-        codec.reference_command_to_proto("vampire-queen", PlaySet(1 << 40, 1, 0))
-    with pytest.raises(ValueError):
-        codec.command_to_proto("vampire-queen", PlaySet(1 << 40, 1, 0))
-    with pytest.raises(TypeError):
-        codec.command_to_proto("vampire-queen", PlaySet("8", 1, 0))  # type: ignore[arg-type]
-    negative = codec.command_to_proto("vampire-queen", PlaySet(-3, 1, 0))
-    assert negative == codec.reference_command_to_proto("vampire-queen", PlaySet(-3, 1, 0))
-    assert negative.vampire_queen.play_set.value == -3
+    for value, error in [(1 << 40, ValueError), ("8", TypeError), (8.0, TypeError)]:
+        with pytest.raises(error):
+            reference.command("vampire-queen", PlaySet(value, 1, 0))  # type: ignore[arg-type]
+        with pytest.raises(error):
+            codec.command_bytes("vampire-queen", PlaySet(value, 1, 0))  # type: ignore[arg-type]
+    negative = PlaySet(-3, 1, 0)
+    _same_bytes(
+        codec.command_bytes("vampire-queen", negative), reference.command("vampire-queen", negative)
+    )
+    assert codec.command_to_proto("vampire-queen", negative).vampire_queen.play_set.value == -3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,39 +209,38 @@ class _Opened:
 
 
 @dataclasses.dataclass(frozen=True)
-class _Referee:
-    """Nested messages (``None`` when absent: ``X | None`` would be a scalar to ``fill``)."""
-
-    cards_opened: _Opened
-    game_aborted: _Aborted
-
-
-@dataclasses.dataclass(frozen=True)
 class _Aborted:
     reason: str | None
 
 
-_NONE: Any = None
+@dataclasses.dataclass(frozen=True)
+class _Referee:
+    """Nested messages that may be absent (``None``); both are cases of one ``oneof``, so at
+    most one is set."""
+
+    cards_opened: _Opened | None
+    game_aborted: _Aborted | None
 
 
 @pytest.mark.parametrize(
     "value",
     [
-        _Referee(_NONE, _NONE),
-        _Referee(_Opened(()), _NONE),  # an empty repeated field: fill sets nothing
-        _Referee(_NONE, _Aborted(None)),  # every field None: fill sets nothing
-        _Referee(_NONE, _Aborted("")),  # an empty string is set: present
-        _Referee(_Opened((CardOpening(1, 2, "Q", b"s", (b"p", b""), (0, 3), True),)), _NONE),
-        _Referee(_Opened((CardOpening(0, 0, "", b"", ()),)), _Aborted("why")),
+        _Referee(None, None),
+        _Referee(_Opened(()), None),  # an empty repeated field: present, empty
+        _Referee(None, _Aborted(None)),  # every field None: present, empty
+        _Referee(None, _Aborted("")),  # a default string: present, empty
+        _Referee(_Opened((CardOpening(1, 2, "Q", b"s", (b"p", b""), (0, 3), True),)), None),
+        _Referee(_Opened((CardOpening(0, 0, "", b"", ()),)), None),  # an empty item: written
+        _Referee(None, _Aborted("why")),
     ],
 )
-def test_nested_messages_are_present_exactly_when_fill_sets_them(value: _Referee) -> None:
-    """A nested message is in the bytes when ``fill`` would set one of its fields, even to a
-    default (then empty), and not when it sets none."""
-    encoder = codec._compiled(_Referee, pb.RefereeEvent.DESCRIPTOR)
-    reference = codec.fill(pb.RefereeEvent(), value)
-    for _ in range(2):  # the second time from the memos
-        fast = pb.RefereeEvent.FromString(encoder.encode(value))
-        assert fast == reference
-        assert fast.SerializeToString() == reference.SerializeToString()
-        assert [f.name for f, _ in fast.ListFields()] == [f.name for f, _ in reference.ListFields()]
+def test_nested_messages_are_present_exactly_when_not_none(value: _Referee) -> None:
+    """A nested value is in the bytes whenever it is not ``None``, even when all its fields
+    are defaults (then empty), as protobuf writes a message that was set; and it reads back."""
+    plan = codec.plan(_Referee, pb.RefereeEvent.DESCRIPTOR)
+    expected = reference.fill(pb.RefereeEvent(), value)
+    _same_bytes(plan.encode(value), expected)
+    present = {f.name for f, _ in expected.ListFields()}
+    assert present == {name for name in ("cards_opened", "game_aborted") if getattr(value, name)}
+    back = plan.decode(pb.RefereeEvent.FromString(plan.encode(value)))
+    assert back.cards_opened == value.cards_opened

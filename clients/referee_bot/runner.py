@@ -3,10 +3,15 @@
 Only the public API (``referee.v1``) is used, no rule code: a bot draws its decisions from the
 view the server sends and picks one of the legal commands it lists.
 
-* :class:`GameStream` iterates ``StreamGame`` for a seat or a spectator. When the stream drops
-  (``UNAVAILABLE``, ``RESOURCE_EXHAUSTED``, or a clean end before the game is over, e.g. a server
-  shutting down) it reconnects with ``after_sequence`` = the last sequence received, so no
-  event is lost or seen twice.
+* :class:`GameStream` iterates ``StreamGame`` for a seat or a spectator. Whenever the stream
+  ends before the game is over for any reason but the server refusing the request itself
+  (:data:`STREAM_REFUSED`: a wrong token, an unknown game), it reconnects with backoff and
+  ``after_sequence`` = the last sequence received, so no event is lost or seen twice: a server
+  shutting down (``UNAVAILABLE``), a slow reader cut off (``RESOURCE_EXHAUSTED``), a replica
+  killed behind a proxy (``INTERNAL`` "Received RST_STREAM"), a clean early end.
+* :func:`submit` sends a command and, while its outcome is unknown (:data:`OUTCOME_UNKNOWN`:
+  the call failed in transport or timed out), retries it with the same command id, which the
+  referee applies at most once.
 * :func:`play_seat` plays one seat with a strategy until the game is over.
 * :func:`describe_rpc_error` turns a gRPC error into one line (code, message, rule id).
 """
@@ -25,8 +30,48 @@ import grpc
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.strategies import Strategy, effective_name, make_strategy
 
-#: Stream errors after which we reconnect and resume.
-RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
+#: Stream ends that are the server's answer to the request itself: resuming would get the same.
+#: Any other end (transport errors included) is resumed from the last sequence received, which
+#: is always safe.
+STREAM_REFUSED = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.OUT_OF_RANGE,
+        grpc.StatusCode.ALREADY_EXISTS,
+    }
+)
+#: Command errors after which nobody knows whether the referee applied the command (the call
+#: broke in transport, timed out, or the server was going away), or it asked to come back
+#: later: retried with the same command id, so it is applied at most once.
+OUTCOME_UNKNOWN = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    }
+)
+#: Backoff between retries: the first wait, the longest.
+BACKOFF_SECONDS = (0.05, 2.0)
+
+
+def backoff(attempt: int, first: float = BACKOFF_SECONDS[0]) -> float:
+    """Seconds to wait before retry ``attempt`` (0, 1, ...): doubling from ``first`` up to
+    :data:`BACKOFF_SECONDS`'s longest, with jitter (so clients cut off together do not come
+    back together).
+
+    >>> 0.05 <= backoff(0) <= 0.1, 1.0 <= backoff(10) <= 2.0
+    (True, True)
+    """
+    ceiling = min(BACKOFF_SECONDS[1], first * 2 ** min(attempt, 16))
+    return ceiling * (0.5 + random.random() / 2) if attempt > 0 else first * (1 + random.random())
 
 
 class BotError(RuntimeError):
@@ -139,16 +184,16 @@ class GameStream:
             except grpc.RpcError as error:
                 if self._cancelled.is_set():
                     return
-                if error.code() not in RETRYABLE:
+                if error.code() in STREAM_REFUSED:
                     raise BotError(
                         f"stream of game {self.game_id}: {describe_rpc_error(error)}"
                     ) from None
-                error_text = describe_rpc_error(error)
+                error_text = describe_rpc_error(error)  # a transport end: resume
             failures += 1
             if failures > self.max_retries:
                 raise BotError(f"stream of game {self.game_id}: giving up: {error_text}")
             self.reconnects += 1
-            self._cancelled.wait(min(2.0, self.backoff * 2 ** min(failures, 6)))
+            self._cancelled.wait(backoff(failures - 1, self.backoff))
 
 
 def settled(message: referee_pb2.StreamGameResponse) -> bool:
@@ -185,24 +230,40 @@ def submit(
     command: referee_pb2.Command,
     *,
     expected_version: int | None = None,
-    retries: int = 10,
-    backoff: float = 0.05,
+    retries: int = 12,
+    first_backoff: float = BACKOFF_SECONDS[0],
 ) -> referee_pb2.SubmitCommandResponse:
     """SubmitCommand with a fresh command id, retried with the same id (so at most once
-    applied) while the server is UNAVAILABLE or RESOURCE_EXHAUSTED. Other errors are raised."""
+    applied) while its outcome is unknown (:data:`OUTCOME_UNKNOWN`). Other errors are raised."""
     request = referee_pb2.SubmitCommandRequest(
         game_id=game_id, seat_token=token, command_id=str(uuid.uuid4()), command=command
     )
     if expected_version is not None:
         request.expected_version = expected_version
+    return send_command(stub, request, retries=retries, first_backoff=first_backoff)
+
+
+def send_command(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+    request: referee_pb2.SubmitCommandRequest,
+    *,
+    retries: int = 12,
+    first_backoff: float = BACKOFF_SECONDS[0],
+    timeout: float = 30.0,
+) -> referee_pb2.SubmitCommandResponse:
+    """Send ``request`` (its command id chosen by the caller), again and again with the same
+    id while the outcome is unknown; the referee applies it at most once and answers a retry
+    of an applied command with its first outcome (``duplicate``)."""
     for attempt in range(retries + 1):
         try:
-            response: referee_pb2.SubmitCommandResponse = stub.SubmitCommand(request, timeout=30)
+            response: referee_pb2.SubmitCommandResponse = stub.SubmitCommand(
+                request, timeout=timeout
+            )
             return response
         except grpc.RpcError as error:
-            if error.code() not in RETRYABLE or attempt == retries:
+            if error.code() not in OUTCOME_UNKNOWN or attempt == retries:
                 raise
-            time.sleep(min(2.0, backoff * 2**attempt))
+            time.sleep(backoff(attempt, first_backoff))
     raise AssertionError("unreachable")
 
 

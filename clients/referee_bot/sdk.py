@@ -15,11 +15,14 @@ over, and does the protocol of ``docs/clients.md`` for it:
   **settled** view (``event.sequence == event.batch_end_sequence``, or the current view that
   opens a stream) in which the seat is pending, once per view version;
 * it submits the choice with a fresh ``command_id`` and ``expected_version`` = the view's
-  version, retrying with the same id (never applied twice) while the server is unavailable; a
+  version, retrying with the same id (never applied twice) while the outcome is unknown
+  (``UNAVAILABLE``, ``DEADLINE_EXCEEDED``, a transport error: ``runner.OUTCOME_UNKNOWN``); a
   stale version (``ABORTED``) or a turn that moved on (``FAILED_PRECONDITION``) just means
   waiting for the next view;
-* when the stream drops (``UNAVAILABLE``, ``RESOURCE_EXHAUSTED``, an early end) it reconnects
-  and resumes after the last sequence received: no event is lost or seen twice;
+* whenever the stream ends before the game is over, for any reason but a refusal of the
+  request itself (a server restarting, a replica killed behind a proxy: ``INTERNAL``, an early
+  end, ...), it reconnects with backoff and resumes after the last sequence received: no event
+  is lost or seen twice;
 * an illegal command (``INVALID_ARGUMENT``) is logged and counted, and the seat then plays the
   first legal command of that view (the canonical default), so a buggy bot never stalls a game;
 * it times every decision: a ``DEBUG`` log line per decision on the logger
@@ -54,7 +57,14 @@ import grpc
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot import DEFAULT_SERVER
-from referee_bot.runner import RETRYABLE, BotError, GameStream, describe_rpc_error, settled
+from referee_bot.runner import (
+    BACKOFF_SECONDS,
+    BotError,
+    GameStream,
+    describe_rpc_error,
+    send_command,
+    settled,
+)
 from referee_bot.strategies import Strategy
 
 log = logging.getLogger("referee_bot.sdk")
@@ -148,8 +158,8 @@ class _Seat:
         token: str,
         result: PlayResult,
         *,
-        retries: int = 10,
-        backoff: float = 0.05,
+        retries: int = 12,
+        backoff: float = BACKOFF_SECONDS[0],
     ) -> None:
         self.stub = stub
         self.game_id = game_id
@@ -170,15 +180,8 @@ class _Seat:
         )
         if self.time_field is not None:
             setattr(request, self.time_field, max(0, round(decision_ms)))
-        for attempt in range(self.retries + 1):
-            try:
-                self.stub.SubmitCommand(request, timeout=30)
-                self.result.commands += 1
-                return
-            except grpc.RpcError as error:
-                if error.code() not in RETRYABLE or attempt == self.retries:
-                    raise
-                time.sleep(min(2.0, self.backoff * 2**attempt))  # same id: at most once
+        send_command(self.stub, request, retries=self.retries, first_backoff=self.backoff)
+        self.result.commands += 1
 
     def decide(self, bot: Bot, view: referee_pb2.View) -> None:
         start = time.perf_counter()

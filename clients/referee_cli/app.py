@@ -44,7 +44,7 @@ from referee_bot.runner import (
 )
 from referee_bot.strategies import known_games, strategy_names
 from referee_cli import render
-from referee_cli.render_common import join_names
+from referee_cli.screen import GameInfo, join
 
 
 class Terminal:
@@ -125,6 +125,7 @@ def follow_game(
     Returns the exit status (0 at game over or when the player quits). While other seats
     decide, it says whom it waits for (once per decision, after a moment of quiet)."""
     spectator = not token
+    info = game_info(stub, game_id)
     stream = GameStream(
         stub,
         game_id,
@@ -140,6 +141,7 @@ def follow_game(
     prompted = -1
     first = True
     waiting_told: tuple[int, tuple[int, ...]] | None = None  # (version, seats) last announced
+    batch_events = 0  # events of the current batch printed so far
     try:
         while True:
             waiting = _waiting_for(newest, newest_settled, seen >= replay_until)
@@ -152,29 +154,29 @@ def follow_game(
             if not batch and not ended:  # nobody moved for a moment: say whom we wait for
                 assert waiting is not None
                 waiting_told = waiting
-                names = join_names([f"seat {seat}" for seat in waiting[1]])
+                names = join([f"seat {seat}" for seat in waiting[1]])
                 term.say(f"waiting for {names} ... (Ctrl-C to leave)")
                 continue
             for message in batch:
                 view = message.view
-                me = view.seat if view.HasField("seat") else None
                 if message.HasField("event"):
                     seen = message.event.sequence
-                    line = render.describe_event(message.event, view, me)
-                    if line is not None:
-                        term.say(line)
-                    if spectator and render.redraw_for_spectator(message.event, view):
-                        term.say(render.render_view(view))  # e.g. after a round's scores
+                    batch_events += 1
+                    term.say(render.describe_event(message.event))
+                    if spectator and render.redraw_for_spectator(message.event, batch_events):
+                        term.say(render.render_view(view, info))  # e.g. after a round's end
+                    if settled(message):
+                        batch_events = 0
                 if newest is None or view.version >= newest.version:
                     newest, newest_settled = view, settled(message)
                 if not message.HasField("event"):  # a (re)connection's current view
                     replay_until = max(replay_until, view.version)
                     if first and not view.game_over and view.version == after_sequence:
-                        term.say(render.render_view(view))  # nothing to replay: draw it now
+                        term.say(render.render_view(view, info))  # nothing to replay: draw it
                 first = False
             if ended:  # the server ends the stream after the game's final event
                 if newest is not None and newest.game_over:
-                    term.say(render.render_view(newest))
+                    term.say(render.render_view(newest, info))
                     return 0
                 term.say("The stream ended before the game was over.")
                 return 1
@@ -189,7 +191,7 @@ def follow_game(
             ):
                 continue
             prompted = newest.version
-            outcome = _prompt_and_submit(stub, term, newest, token)
+            outcome = _prompt_and_submit(stub, term, newest, token, info)
             if outcome == "quit":
                 _left(term, server, game_id, token)
                 return 0
@@ -226,6 +228,14 @@ def _waiting_for(
     return (view.version, others) if others else None
 
 
+def game_info(stub: referee_pb2_grpc.RefereeServiceStub, game_id: str) -> GameInfo:
+    """The name and options of a game's type, from the server (``ListGameTypes``)."""
+    game_type = stub.GetGame(referee_pb2.GetGameRequest(game_id=game_id), timeout=30).game
+    types = stub.ListGameTypes(referee_pb2.ListGameTypesRequest(), timeout=30).game_types
+    known = next((t for t in types if t.game_type == game_type.game_type), None)
+    return GameInfo.of(known) if known is not None else GameInfo(game_type.game_type)
+
+
 def join_command(server: str, game_id: str, token: str) -> str:
     """The command that plays a seat, wrapped (shell continuation) to fit 80 columns, so it
     can be copied from a terminal as it is."""
@@ -240,13 +250,15 @@ def _prompt_and_submit(
     term: Terminal,
     view: referee_pb2.View,
     token: str,
+    info: GameInfo | None = None,
 ) -> str:
     """Draw the screen, read a choice, send it. Returns "sent", "quit", "wait" (the game
     moved on: a newer view will ask again) or "retry" (the command could not be sent)."""
+    shown = render.screen(view, info)
     term.say()
-    term.say(render.render_view(view))
+    term.say(shown.text)
     while True:
-        chosen = _choose(term, view)
+        chosen = _choose(term, view, shown.groups)
         if chosen is None:
             return "quit"
         command = view.legal_commands[chosen]
@@ -261,13 +273,14 @@ def _prompt_and_submit(
                 return "retry"
 
 
-def _choose(term: Terminal, view: referee_pb2.View) -> int | None:
-    """The index of the legal command the player picks, or None to quit. Long menus of a game
-    that groups its commands (Vampire Queen's leads) are asked in two steps: the group (e.g.
+def _choose(
+    term: Terminal, view: referee_pb2.View, groups: list[tuple[str, list[int]]] | None
+) -> int | None:
+    """The index of the legal command the player picks, or None to quit. A menu too long for
+    the screen (Vampire Queen's leads) comes in ``groups``, asked in two steps: the group (e.g.
     the value), then the command within it (how many cards, how many queens)."""
-    groups = render.menu_groups(view)
     if groups is None:
-        texts = [render.describe_command(command, view) for command in view.legal_commands]
+        texts = render.menu_texts(view)
         return _pick(term, "Your move:", texts, list(range(len(texts))), back=False)
     while True:
         labels = [label for label, _ in groups]
@@ -277,7 +290,7 @@ def _choose(term: Terminal, view: referee_pb2.View) -> int | None:
         label, members = groups[group]
         if len(members) == 1:
             return members[0]
-        texts = [render.describe_command(view.legal_commands[i], view) for i in members]
+        texts = [render.command_label(view, i) for i in members]
         chosen = _pick(term, f"{label}:", texts, members, back=True)
         if chosen != BACK:
             return chosen

@@ -1,207 +1,258 @@
 """Text for people: views, events and commands as plain strings (pure functions, no I/O).
 
-Each game has its own module (``render_vampire_queen``, ``render_dracula``,
-``render_sleeping_queens``, ``render_mau_mau``) exporting a
-:class:`~referee_cli.render_common.GameText`; this module dispatches to it by game type
-(views) or by the message's ``game`` oneof (events, commands). Adding a game is one entry in
-:data:`GAMES`. A game without an entry is shown as protobuf text.
+Nothing here knows a game. The words come from the server: each event's ``description``, each
+legal command's label (``View.legal_command_labels``), the game's name and options
+(``ListGameTypes``, as :class:`~referee_cli.screen.GameInfo`); the table is laid out from the
+view's fields by :mod:`referee_cli.screen`. A game is played here the day the server runs it.
 
-Vampire Queen's card helpers are re-exported here:
-
->>> format_hand([3, 3, 5, 8, 8, 14, 14, 15])
-'3 3 5 8 8 Q Q [H15]'
->>> describe_set(8, 3, 1)
-'three 8s (1 queen)'
+Everything is sized for an 80x24 terminal: a screen, the menu's title, the menu and the prompt
+fit on it (long menus go in columns, or are asked in two steps).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from google.protobuf import text_format
 
 from referee.v1 import referee_pb2
-from referee_cli import (
-    render_dracula,
-    render_mau_mau,
-    render_sleeping_queens,
-    render_vampire_queen,
-)
-from referee_cli.render_common import GameText, render_results, seat_name
-from referee_cli.render_vampire_queen import (
-    card,
-    describe_card,
-    describe_set,
-    format_hand,
-    number_word,
-)
+from referee_cli.screen import SCREEN_WIDTH, GameInfo, game_lines, join, pack, seat_name, wrap
 
 __all__ = [
-    "GAMES",
-    "GameText",
-    "card",
-    "describe_card",
-    "describe_command",
+    "SCREEN_HEIGHT",
+    "SCREEN_WIDTH",
+    "GameInfo",
+    "command_label",
     "describe_event",
-    "describe_set",
-    "format_hand",
-    "game_text",
     "menu_columns",
     "menu_groups",
-    "number_word",
+    "menu_texts",
     "redraw_for_spectator",
     "render_menu",
     "render_results",
     "render_view",
+    "screen",
     "seat_name",
 ]
 
-#: The text of each game, by game type id.
-GAMES: dict[str, GameText] = {
-    "vampire-queen": render_vampire_queen.TEXT,
-    "dracula-vs-van-helsing": render_dracula.TEXT,
-    "sleeping-queens": render_sleeping_queens.TEXT,
-    "mau-mau-vampires": render_mau_mau.TEXT,
-}
+SCREEN_HEIGHT = 24
+#: Lines of the screen around the menu: the blank line before the screen, the menu's title
+#: ("Your move:") and the prompt.
+MENU_FRAME = 3
 
 
-def game_text(game_type: str = "", field: str | None = None) -> GameText | None:
-    """The entry of a game type, or of the ``game`` oneof field of a message."""
-    if game_type in GAMES:
-        return GAMES[game_type]
-    return next((g for g in GAMES.values() if field is not None and g.field == field), None)
+def viewer(view: referee_pb2.View) -> int | None:
+    """The seat the view is for, None for a spectator."""
+    return view.seat if view.HasField("seat") else None
 
 
-def _of_view(view: referee_pb2.View) -> GameText | None:
-    text = game_text(view.game_type, view.WhichOneof("game"))
-    return text if text is not None and text.field == view.WhichOneof("game") else None
+def render_results(view: referee_pb2.View) -> list[str]:
+    """Final standings, best first (one line, or one per seat when they do not fit)."""
+    me = viewer(view)
+    ranked = sorted(view.results, key=lambda r: (r.rank, r.seat))
+    items = [f"{r.rank}. {seat_name(r.seat, me)} ({r.score})" for r in ranked]
+    return wrap("Final standings:", items, SCREEN_WIDTH, "   ")
 
 
-def render_view(view: referee_pb2.View) -> str:
-    """The whole screen of a view."""
-    text = _of_view(view)
-    return text_format.MessageToString(view) if text is None else text.render_view(view)
+def _status(view: referee_pb2.View) -> str:
+    """Whose decision the game waits for, and what about (the decisions' kinds and rules)."""
+    if view.aborted:
+        return "The game was aborted."
+    if view.game_over:
+        return "Game over."
+    me = viewer(view)
+    about: dict[str, list[str]] = {}  # seats asked the same thing are named together
+    for d in view.decisions:
+        who = "you" if d.seat == me else seat_name(d.seat)
+        what = ", ".join(part for part in (d.kind.replace("_", " "), d.rule_id) if part)
+        about.setdefault(what, []).append(who)
+    asked = [f"{join(seats)} ({what})" for what, seats in about.items()]
+    if not asked:
+        return ""
+    mine = me is not None and me in view.pending_seats and view.legal_commands
+    return ("Deciding: " if mine else "Waiting for ") + ", ".join(asked) + "."
 
 
-def describe_event(
-    event: referee_pb2.Event, view: referee_pb2.View | None = None, me: int | None = None
-) -> str | None:
-    """One line for an event (``view`` is the view right after it, for context), or None for
-    an event not worth a line (another seat's hidden deal)."""
-    if event.WhichOneof("game") == "referee":
-        return describe_referee_event(event.referee, view)
-    text = game_text(field=event.WhichOneof("game"))
-    if text is None:  # a game this client has no text for: the server's line
-        return event.description or text_format.MessageToString(event, as_one_line=True)
-    return text.describe_event(event, view, me)
+def _clocks(view: referee_pb2.View) -> list[str]:
+    if not view.clocks:
+        return []
+    items = [
+        f"seat {c.seat} {c.remaining_ms / 1000:.1f}s+{c.bank_ms / 1000:.0f}s"
+        + (" running" if c.pending else "")
+        for c in view.clocks
+    ]
+    return wrap("Clocks:", items, SCREEN_WIDTH, "  ")
 
 
-def describe_referee_event(
-    event: referee_pb2.RefereeEvent, view: referee_pb2.View | None = None
+def render_view(
+    view: referee_pb2.View, info: GameInfo | None = None, room: int = SCREEN_HEIGHT - 1
 ) -> str:
-    """The referee's own events (fairness, clocks, aborts), the same for every game."""
-    kind = event.WhichOneof("kind")
-    if kind == "seed_committed":
-        return f"the referee commits to the deal: SHA-256 {event.seed_committed.commitment[:16]}..."
-    if kind == "seed_revealed":
-        if not event.seed_revealed.seed:  # the default: hands stay secret after the end
-            return "the referee hands the seed to the organiser (referee verify, organiser token)"
-        return f"the referee reveals the seed {event.seed_revealed.seed.hex()} (referee verify)"
-    if kind == "timed_out":
-        timed = event.timed_out
-        return f"seat {timed.seat} ran out of time ({timed.kind}); the referee plays for it"
-    if kind == "seat_forfeited":
-        return f"seat {event.seat_forfeited.seat} forfeits: the referee plays for it from now on"
-    if kind == "default_played":
-        played = event.default_played
-        move = describe_command(played.command, view) if played.HasField("command") else "?"
-        return f"the referee plays for seat {played.seat}: {move}"
-    if kind == "game_aborted":
-        return f"the game was aborted: {event.game_aborted.reason or 'no reason given'}"
-    if kind == "deck_committed":
-        deck = event.deck_committed
-        root = deck.root[:16]
-        return f"the referee commits to shuffle {deck.shuffle} ({deck.size} cards): {root}..."
-    if kind == "cards_opened":
-        count = len(event.cards_opened.openings)
-        return f"the referee proves {count} card(s) you see against the committed decks"
+    """The whole screen of a view in at most ``room`` lines where it can be: the header, whose
+    move, the game's hand, seat table and facts (long ones cut to fit), the standings."""
+    info = info or GameInfo()
+    me = viewer(view)
+    who = "spectator" if me is None else f"you are seat {me}"
+    lines = [f"== {info.name or view.game_type} | game {view.game_id} | {who} =="]
+    status = _status(view)
+    if status:
+        lines.extend(wrap("", status.split(" "), SCREEN_WIDTH, " "))
+    fixed, facts, seats = game_lines(view, info)
+    lines.extend(fixed)
+    after = _clocks(view) + (render_results(view) if view.game_over and view.results else [])
+    lines.extend(pack(facts, max(1, room - len(lines) - len(after)), first=seats))
+    if len(lines) + len(after) > room > len(fixed) + 2:  # the last facts give way, said so
+        lines[room - len(after) - 1 :] = ["... (the last facts are cut to fit the screen)"]
+    return "\n".join(lines + after)
+
+
+def describe_event(event: referee_pb2.Event) -> str:
+    """One line for an event: the server's description of it (as this viewer received it)."""
+    if event.description:
+        return event.description
     return text_format.MessageToString(event, as_one_line=True)
 
 
-def describe_command(command: referee_pb2.Command, view: referee_pb2.View | None = None) -> str:
-    """A legal command in words, for a menu."""
-    text = game_text(field=command.WhichOneof("game"))
-    if text is None:
-        return text_format.MessageToString(command, as_one_line=True)
-    return text.describe_command(command, view)
+def command_label(view: referee_pb2.View, index: int) -> str:
+    """The label of ``view.legal_commands[index]``, from the server."""
+    if index < len(view.legal_command_labels):
+        return view.legal_command_labels[index]
+    return text_format.MessageToString(view.legal_commands[index], as_one_line=True)
+
+
+def menu_texts(view: referee_pb2.View) -> list[str]:
+    return [command_label(view, i) for i in range(len(view.legal_commands))]
 
 
 def render_menu(view: referee_pb2.View) -> str:
-    """The numbered legal commands: ``1) play two 8s``, one per line. For a game this client
-    has no text for, the server's labels (``View.legal_command_labels``)."""
-    labels = list(view.legal_command_labels)
-    known = _of_view(view) is not None
-    return "\n".join(
-        f"{i}) {describe_command(c, view) if known or i > len(labels) else labels[i - 1]}"
-        for i, c in enumerate(view.legal_commands, 1)
-    )
+    """The numbered legal commands: ``1) play two 8s``, one per line."""
+    return "\n".join(f"{i}) {text}" for i, text in enumerate(menu_texts(view), 1))
 
 
-#: Menus longer than this are asked in two steps, when the game groups its commands.
-ONE_STEP_MENU = 9
-#: Menus longer than this are laid out in two columns (one 80x24 screen for table and menu).
+#: Menus up to this long are never split in columns.
 ONE_COLUMN_MENU = 10
-SCREEN_WIDTH = 80
 
 
-def menu_groups(view: referee_pb2.View) -> list[tuple[str, list[int]]] | None:
-    """The first step of a two-step menu: (label, indices of its legal commands) per group, in
-    the order of the commands; None when the menu is short or the game does not group."""
-    text = _of_view(view)
-    commands = view.legal_commands
-    if text is None or text.menu_group is None or len(commands) <= ONE_STEP_MENU:
-        return None
-    groups: dict[str, list[int]] = {}
-    order: list[tuple[str, list[int]]] = []
-    for index, command in enumerate(commands):
-        label = text.menu_group(command, view)
-        if label is None:
-            order.append((text.describe_command(command, view), [index]))
-        elif label in groups:
-            groups[label].append(index)
-        else:
-            groups[label] = [index]
-            order.append((label, groups[label]))
-    if len(order) == len(commands):
-        return None  # nothing to group
-    return [
-        (
-            label if len(members) == 1 or label not in groups else f"{label} ({len(members)} ways)",
-            members,
-        )
-        for label, members in order
-    ]
-
-
-def menu_columns(texts: list[str], width: int = SCREEN_WIDTH) -> str:
-    """``1) ...`` lines, in two columns (numbered down the first, then the second) when there
-    are many and they fit ``width``.
+def menu_columns(texts: Sequence[str], width: int = SCREEN_WIDTH) -> str:
+    """``1) ...`` lines, in as many columns as fit ``width`` (numbered down each column) when
+    there are more than :data:`ONE_COLUMN_MENU`.
 
     >>> print(menu_columns(["pass", "play a 7"]))
     1) pass
     2) play a 7
+    >>> print(menu_columns([f"play {n}" for n in range(1, 12)]))
+    1) play 1   5) play 5   9) play 9
+    2) play 2   6) play 6   10) play 10
+    3) play 3   7) play 7   11) play 11
+    4) play 4   8) play 8
     """
     items = [f"{i}) {text}" for i, text in enumerate(texts, 1)]
-    half = (len(items) + 1) // 2
-    column = max((len(item) for item in items[:half]), default=0) + 2
-    if len(items) <= ONE_COLUMN_MENU or column + max(len(i) for i in items[half:]) > width:
-        return "\n".join(items)
-    rows = []
-    for row in range(half):
-        right = items[row + half] if row + half < len(items) else ""
-        rows.append(f"{items[row]:<{column}}{right}".rstrip())
-    return "\n".join(rows)
+    if len(items) <= ONE_COLUMN_MENU or any(len(item) > width // 2 for item in items):
+        return "\n".join(line for item in items for line in wrap("", item.split(" "), width, " "))
+    for count in (3, 2):
+        rows = -(-len(items) // count)
+        columns = [items[c * rows : (c + 1) * rows] for c in range(count)]
+        sizes = [max(len(item) for item in column) for column in columns if column]
+        if sum(sizes) + 3 * (len(sizes) - 1) <= width:
+            lines = []
+            for row in range(rows):
+                cells = [
+                    f"{column[row]:<{size}}"
+                    for column, size in zip(columns, sizes, strict=False)
+                    if row < len(column)
+                ]
+                lines.append("   ".join(cells).rstrip())
+            return "\n".join(lines)
+    return "\n".join(line for item in items for line in wrap("", item.split(" "), width, " "))
 
 
-def redraw_for_spectator(event: referee_pb2.Event, view: referee_pb2.View) -> bool:
-    """True when a spectator should see the whole screen after this event."""
-    text = _of_view(view)
-    return text is not None and text.redraw_for_spectator(event, view)
+def menu_height(texts: Sequence[str]) -> int:
+    return menu_columns(texts).count("\n") + 1
+
+
+def _group_key(command: referee_pb2.Command, coarse: bool) -> str:
+    """The kind of a command (``play_set``), and unless ``coarse`` its first field's value
+    (``value: 8``): commands alike enough to be chosen among in a second step."""
+    which = command.WhichOneof("game")
+    if which is None:
+        return ""
+    inner = getattr(command, which)
+    kind = inner.WhichOneof("kind") if "kind" in inner.DESCRIPTOR.oneofs_by_name else None
+    message = getattr(inner, kind) if kind else inner
+    fields = message.ListFields()
+    if coarse or not fields:
+        return f"{which}.{kind}"
+    descriptor, value = fields[0]
+    if descriptor.is_repeated:
+        value = value[0] if len(value) else ""
+    return f"{which}.{kind}.{descriptor.name}={value}"
+
+
+def menu_groups(view: referee_pb2.View, room: int) -> list[tuple[str, list[int]]] | None:
+    """The first step of a two-step menu, when the menu does not fit in ``room`` lines:
+    (label, indices of its legal commands) per group, in the order of the commands. Commands
+    group by kind and first field (Vampire Queen's sets by value), else by kind alone (every
+    King of Sleeping Queens); a group is shown as its shortest label and how many ways there
+    are. None when the menu fits as it is."""
+    texts = menu_texts(view)
+    if menu_height(texts) <= room or len(texts) <= 1:
+        return None
+    best: list[tuple[str, list[int]]] | None = None
+    for coarse in (False, True):
+        order: dict[str, list[int]] = {}
+        for index, command in enumerate(view.legal_commands):
+            order.setdefault(_group_key(command, coarse), []).append(index)
+        if len(order) == len(texts):
+            continue  # nothing to group at this level
+        best = [
+            (
+                texts[members[0]]
+                if len(members) == 1
+                else f"{min((texts[i] for i in members), key=len)} ... ({len(members)} ways)",
+                members,
+            )
+            for members in order.values()
+        ]
+        if menu_height([label for label, _ in best]) <= room:
+            break
+    return best
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the terminal shows when a seat is asked: the table and the first menu."""
+
+    text: str
+    #: The first step of a two-step menu, or None for the legal commands themselves.
+    groups: list[tuple[str, list[int]]] | None
+    #: The first menu's lines.
+    menu: list[str]
+
+
+def screen(view: referee_pb2.View, info: GameInfo | None = None) -> Screen:
+    """The screen and the first menu of a seat asked to decide, on one 80x24 terminal: the menu
+    in one step when it fits beside the table with its facts cut to one line each, else in two
+    steps; then the table with as much of its facts as the menu leaves room for."""
+    texts = menu_texts(view)
+    smallest = render_view(view, info, room=1).count("\n") + 1
+    groups = menu_groups(view, SCREEN_HEIGHT - MENU_FRAME - smallest)
+    menu = [label for label, _ in groups] if groups is not None else texts
+    room = SCREEN_HEIGHT - MENU_FRAME - menu_height(menu)
+    return Screen(render_view(view, info, room=room), groups, menu)
+
+
+#: A spectator sees the whole screen again after a batch of at least this many events.
+REDRAW_BATCH = 3
+
+
+def redraw_for_spectator(event: referee_pb2.Event, batch_events: int) -> bool:
+    """True when a spectator should see the whole screen after ``event``, the
+    ``batch_events``-th of its batch: at the end of a batch of several events (a trick or a
+    round that ends and the next that begins), not after every single move.
+
+    >>> redraw_for_spectator(referee_pb2.Event(sequence=9, batch_end_sequence=9), 4)
+    True
+    >>> redraw_for_spectator(referee_pb2.Event(sequence=8, batch_end_sequence=9), 4)
+    False
+    """
+    return event.sequence >= event.batch_end_sequence and batch_events >= REDRAW_BATCH

@@ -52,7 +52,8 @@ class Kind(enum.Enum):
     FORBIDDEN = "forbidden"
     #: A limit of the referee (games, streams, a stream's buffer or stall time).
     LIMIT = "limit"
-    #: The referee is stopping (the caller retries elsewhere or later).
+    #: The referee is stopping, or its event store cannot serve the call now (the caller
+    #: retries elsewhere or later; ``retry_after`` says when).
     UNAVAILABLE = "unavailable"
 
 
@@ -69,6 +70,8 @@ class RefereeError(Exception):
     field_violations: list[tuple[str, str]] = field(default_factory=list)
     #: ``(type, subject, description)`` of the state that is not right for the request.
     precondition: tuple[str, str, str] | None = None
+    #: Seconds after which a retry may succeed (``google.rpc.RetryInfo``); ``None``: no hint.
+    retry_after: float | None = None
 
     def __str__(self) -> str:
         return f"{self.kind.value}: {self.message}"
@@ -153,6 +156,24 @@ def stopping(message: str) -> RefereeError:
     return RefereeError(Kind.UNAVAILABLE, message, "SHUTDOWN")
 
 
+def store_unavailable(message: str, retry_after: float, uncertain: bool) -> RefereeError:
+    """The event store failed the call (restarted, unreachable, locked, full): retry after
+    ``retry_after`` seconds. A command retried with the same command id is applied at most
+    once, whether or not an ``uncertain`` append had committed.
+
+    >>> error = store_unavailable("the store lost its connection", 0.5, uncertain=True)
+    >>> error.kind, error.reason, error.retry_after, error.metadata
+    (<Kind.UNAVAILABLE: 'unavailable'>, 'STORE_UNAVAILABLE', 0.5, {'uncertain': 'true'})
+    """
+    return RefereeError(
+        Kind.UNAVAILABLE,
+        f"{message}; retry (a command with the same command_id applies at most once)",
+        "STORE_UNAVAILABLE",
+        metadata={"uncertain": "true"} if uncertain else {},
+        retry_after=retry_after,
+    )
+
+
 __all__ = [
     "MAX_ECHO",
     "Kind",
@@ -165,6 +186,7 @@ __all__ = [
     "not_now",
     "rule_violation",
     "stopping",
+    "store_unavailable",
     "token_missing",
     "version_conflict",
 ]

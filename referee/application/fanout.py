@@ -18,12 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from referee.application import errors
 from referee.application.errors import RefereeError
 from referee.application.live import LiveGame, now_ms
+from referee.application.subscriber import Subscriber
 from referee.application.values import SeatView, Update, Watcher
 from referee.engine.table import Table
 from referee.metrics import Metrics
@@ -35,15 +35,6 @@ class StreamEnded(Exception):
     def __init__(self, error: RefereeError) -> None:
         super().__init__(str(error))
         self.error = error
-
-
-@dataclass(eq=False)
-class Subscriber:
-    queue: asyncio.Queue[int]
-    overflowed: bool = False
-    closing: RefereeError | None = None
-    #: The seat whose stream this is (``None``: a spectator or the organiser).
-    seat: int | None = None
 
 
 class FanOut:

@@ -3,6 +3,12 @@ values built from them that many callers share (each viewer's view, the latest b
 
 A :class:`LiveGame` changes only through :meth:`LiveGame.absorb`, one committed batch at a
 time; everything it hands out is a frozen value (:mod:`referee.application.values`).
+
+This is where the referee's one cache lives, :class:`LatestBatch`: what the viewers of the
+latest committed batch receive, made once and dropped when the next batch is absorbed. A view
+and a stamped event carry their encoding (made once, with the value), so a batch's events are
+encoded once per distinct redaction and its views once per viewer, for every stream, command
+answer and view request of that batch.
 """
 
 from __future__ import annotations
@@ -12,27 +18,42 @@ import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from referee.application.clocks import GameSettings, SeatClocks
 from referee.application.errors import RefereeError
+from referee.application.subscriber import Subscriber
 from referee.application.values import SeatStats, SeatView, StampedEvent, Summary, Update
 from referee.engine.game import Viewer
 from referee.engine.table import Table
 from referee.store import CommandOutcome, GameRecord
 from referee.stored import Decided, read_batches
-from referee.v1 import referee_pb2 as pb
-
-if TYPE_CHECKING:
-    from referee.application.fanout import Subscriber
 
 #: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
 REJECTED, DISCONNECTS = "rejected", "disconnects"
+#: Streams a seat opened: a counter in the store too, so that a replica can tell that a seat
+#: that hung up here resumed on another one (not shown to clients).
+OPENS = "stream_opens"
 
 
 def now_ms() -> int:
     """Unix time in milliseconds (clocks outlive the process, so wall-clock time)."""
     return int(time.time() * 1000)
+
+
+@dataclass(eq=False)
+class LatestBatch:
+    """The latest committed batch as its viewers receive it, each part made once (the live
+    game starts a new one for every batch)."""
+
+    #: Each viewer's view after the batch (for a game without a running clock).
+    views: dict[Viewer, SeatView] = field(default_factory=dict)
+    #: The batch's events as the viewers so far saw them, one value per distinct redaction
+    #: (seats that see the same event share one value, so one encoding):
+    #: ``{(index, redacted event): value}``.
+    events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
+    #: The batch as each viewer's batched streams send it (a spectator's, a seat's).
+    updates: dict[Viewer, Update] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -62,15 +83,8 @@ class LiveGame:
     ended: bool = False
     #: When a call last used the game (monotonic seconds): idle games leave memory.
     touched: float = field(default_factory=time.monotonic)
-    #: The latest batch as each viewer's batched streams send it, built once for all of
-    #: them (a spectator's, a seat's): ``{viewer: update}``; emptied by every new batch.
-    latest_batch: dict[Viewer, Update] = field(default_factory=dict)
-    #: Each viewer's current view, once built (see :meth:`view`); emptied by every new batch.
-    views: dict[Viewer, SeatView] = field(default_factory=dict)
-    #: The events of the latest batch as the viewers so far saw them, one value per distinct
-    #: redaction: seats that see the same event share one value (and so one encoding).
-    #: ``{(index, redacted event): value}``; emptied by every new batch.
-    shared_events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
+    #: What the viewers of the latest batch receive (replaced by every new batch).
+    latest: LatestBatch = field(default_factory=LatestBatch)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -95,9 +109,7 @@ class LiveGame:
         """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
         table = self.table
         first = table.version + 1
-        self.latest_batch.clear()
-        self.views.clear()
-        self.shared_events.clear()
+        self.latest = LatestBatch()
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -106,9 +118,9 @@ class LiveGame:
             self.decided[first] = decided
         self.seat_clocks.fold(table.decisions(), recorded, decided)
 
-    def absorb_messages(self, messages: Sequence[pb.Event]) -> None:
-        """Fold in stored events, batch by batch (loading, catching up)."""
-        for batch in read_batches(messages):
+    def absorb_stored(self, payloads: Sequence[bytes]) -> None:
+        """Fold in stored events (their payloads), batch by batch (loading, catching up)."""
+        for batch in read_batches(payloads):
             recorded = batch.recorded_ms or now_ms()  # events from before stamps
             self.absorb(batch.events, recorded, batch.decided)
 
@@ -119,13 +131,9 @@ class LiveGame:
         event = table.log[index]
         if redact:
             event = table.redact(event, viewer)
-        latest = self.batch_ends[index] == table.version
-        key = (index, event)
-        if latest:
-            try:
-                found = self.shared_events.get(key)
-            except TypeError:  # an event holding a list: not shared
-                key, found = None, None  # type: ignore[assignment]
+        recent = self.batch_ends[index] == table.version  # of the latest batch
+        if recent:
+            found = self.latest.events.get((index, event))
             if found is not None:
                 return found
         value = StampedEvent(
@@ -134,9 +142,10 @@ class LiveGame:
             self.batch_ends[index],
             self.recorded_ms[index],
             self.decided.get(index + 1),
+            game_type=self.record.game_type,
         )
-        if latest and key is not None:
-            self.shared_events[key] = value
+        if recent:
+            self.latest.events[(index, event)] = value
         return value
 
     def batch_update(
@@ -148,14 +157,14 @@ class LiveGame:
         current = end == self.table.version
         first_of_batch = start == 0 or self.batch_ends[start - 1] == start
         if current and first_of_batch:
-            cached = self.latest_batch.get(viewer)
+            cached = self.latest.updates.get(viewer)
             if cached is not None:
                 return cached
         events = tuple(self.stamped(i, viewer) for i in range(start, end))
         if current:
             update = Update(events, self.view(viewer))
             if first_of_batch:
-                self.latest_batch[viewer] = update
+                self.latest.updates[viewer] = update
             return update
         assert replica is not None and replica.version == end
         return Update(events, SeatView(self.game_id, self.record.players, replica.view(viewer)))
@@ -219,7 +228,7 @@ class LiveGame:
         clock (a command's answer and every stream of the seat share it)."""
         clocked = self.settings.clock.enabled and not self.over
         if not clocked:
-            cached = self.views.get(viewer)
+            cached = self.latest.views.get(viewer)
             if cached is not None:
                 return cached
         view = self.table.view(viewer)
@@ -227,7 +236,7 @@ class LiveGame:
             readings = self.seat_clocks.readings(now_ms(), self.table.status.forfeited)
             return SeatView(self.game_id, self.record.players, view, readings)
         shared = SeatView(self.game_id, self.record.players, view)
-        self.views[viewer] = shared
+        self.latest.views[viewer] = shared
         return shared
 
     def visible_version(self, now: int) -> int:
@@ -254,4 +263,4 @@ class LiveGame:
         return SeatView(self.game_id, self.record.players, past.view(viewer))
 
 
-__all__ = ["DISCONNECTS", "REJECTED", "LiveGame", "now_ms"]
+__all__ = ["DISCONNECTS", "OPENS", "REJECTED", "LatestBatch", "LiveGame", "now_ms"]

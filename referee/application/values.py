@@ -1,10 +1,12 @@
 """What the referee application hands out: frozen values made of engine values.
 
 A transport turns them into its messages (:mod:`referee.server.convert` for ``referee.v1``);
-an embedding platform reads them as they are. Values that many callers receive at once (a
-seat's view, a stamped event, a stream update) carry a ``memo``: a transport keeps its
-encoding there, so one value shared by many streams is encoded once (it never takes part in
-equality).
+an embedding platform reads them as they are. A seat's view and a stamped event, which
+streams send, also carry their ``referee.v1`` bytes (``data``), encoded once when the value
+is made (by the stored-form mapper, :mod:`referee.stored`): the live game makes one view per
+viewer and one stamped event per distinct redaction for each batch
+(:class:`~referee.application.live.LiveGame`), so every stream that sends them sends the same
+bytes. ``data`` never takes part in equality.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 from referee.application.clocks import Clock, SeatClock
 from referee.engine.game import Decision, SeatResult, Viewer
 from referee.engine.table import View
-from referee.stored import Decided, DecidedBy
+from referee.stored import Decided, DecidedBy, event_bytes, view_bytes
 
 __all__ = [
     "Created",
@@ -34,10 +36,6 @@ __all__ = [
     "Update",
     "Watcher",
 ]
-
-
-def _memo() -> dict[Any, Any]:
-    return {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +56,12 @@ class SeatView:
     players: int
     view: View
     clocks: tuple[SeatClock, ...] = ()
-    memo: dict[Any, Any] = field(default_factory=_memo, compare=False, repr=False)
+    #: The view as a serialized ``referee.v1.View``.
+    data: bytes = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        data = view_bytes(self.game_id, self.players, self.view, self.clocks)
+        object.__setattr__(self, "data", data)  # a frozen value: set once, here
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +76,23 @@ class StampedEvent:
     recorded_ms: int
     #: What caused the batch (first event of a batch a decision caused only).
     decided: Decided | None = None
-    memo: dict[Any, Any] = field(default_factory=_memo, compare=False, repr=False)
+    #: The game type, which says how the event is written.
+    game_type: str = field(kw_only=True)
+    #: The event as a viewer receives it: a serialized ``referee.v1.Event`` with its stamps
+    #: and display text.
+    data: bytes = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        data = event_bytes(
+            self.game_type,
+            self.event,
+            self.sequence,
+            self.batch_end,
+            self.recorded_ms,
+            self.decided,
+            described=True,
+        )
+        object.__setattr__(self, "data", data)  # a frozen value: set once, here
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +102,6 @@ class Update:
 
     events: tuple[StampedEvent, ...]
     view: SeatView
-    memo: dict[Any, Any] = field(default_factory=_memo, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

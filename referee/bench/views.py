@@ -7,7 +7,10 @@ distinct redaction, the older hub once per viewer). This times both paths over r
 every registered game type, on refereed tables with card commitments (what the server makes),
 and reports CPU microseconds per seat view (the table's view and its message) and per event
 per viewer (redaction and message). The viewers are every seat and the spectator (``None``).
-The medians of ``--rounds`` rounds are printed.
+With ``--distinct`` an event is encoded once per distinct redaction, as the application's
+live game does, and its message shared by the viewers who see it alike (the per-viewer figure
+then counts a redaction for every viewer, an encoding for every distinct one). The medians of
+``--rounds`` rounds are printed.
 
 It imports only what every version of the package has, so the same file measures an older
 checkout side by side, both at once on a 2-core machine::
@@ -37,7 +40,9 @@ from referee.engine.table_events import TableSettings
 GAME_ID = "bench"
 
 
-def play(game_type: str, players: int, seed: int, *, serialize: bool = False) -> dict[str, float]:
+def play(
+    game_type: str, players: int, seed: int, *, serialize: bool = False, distinct: bool = False
+) -> dict[str, float]:
     """One random game (the same ``seed``, the same game): CPU seconds in views and events."""
     rng = random.Random(seed)
     table = Table.create(
@@ -57,12 +62,16 @@ def play(game_type: str, players: int, seed: int, *, serialize: bool = False) ->
         started = clock()
         for index in range(seen, table.version):
             event = table.log[index]
+            encoded: dict[Any, Any] = {}
             for viewer in viewers:
-                message = codec.event_to_proto(
-                    game_type, table.redact(event, viewer), index + 1, describe=True
-                )
+                redacted = table.redact(event, viewer)
+                if distinct and redacted in encoded:
+                    continue
+                message = codec.event_to_proto(game_type, redacted, index + 1, describe=True)
                 if serialize:
                     message.SerializeToString()
+                if distinct:
+                    encoded[redacted] = message
         event_s += clock() - started
         events += (table.version - seen) * len(viewers)
         seen = table.version
@@ -104,6 +113,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--only", help="one game type")
     parser.add_argument("--serialize", action="store_true", help="also SerializeToString")
+    parser.add_argument(
+        "--distinct", action="store_true", help="encode an event once per distinct redaction"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     types = [g.info for g in all_games() if not args.only or g.info.type_id == args.only]
@@ -112,7 +124,14 @@ def main(argv: list[str] | None = None) -> None:
         for info in types:
             players = min(max(args.players, info.min_players), info.max_players)
             runs[info.type_id].append(
-                measure(info.type_id, players, args.games, 1000 * round_, serialize=args.serialize)
+                measure(
+                    info.type_id,
+                    players,
+                    args.games,
+                    1000 * round_,
+                    serialize=args.serialize,
+                    distinct=args.distinct,
+                )
             )
     rows = []
     for type_id, found in runs.items():

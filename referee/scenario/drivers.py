@@ -1,32 +1,42 @@
-"""Where a scenario is played: the in-process library (:class:`LibraryDriver`) or a live
+"""Where a scenario is played: the referee in-process (:class:`LibraryDriver`) or a live
 server over gRPC (:class:`referee.scenario.remote.ServerDriver`).
 
-A driver creates one table, submits commands as seats and answers what a viewer sees, in the
-proto's JSON form, so the runner checks both the same way. The library table is a *refereed*
-table, as the server makes them: its log opens with the seed commitment and the seed is
-revealed, as a batch of its own, when the game ends; so versions and sequence numbers are the
-same in both modes.
+A driver creates one game, submits commands as seats and answers what a viewer sees, in the
+proto's JSON form, so the runner checks both the same way. The library mode runs the referee
+application itself (:mod:`referee.application`) with the adapters' mapping of its values and
+refusals (:mod:`referee.server.convert`, :mod:`referee.server.errors`): the same log (the seed
+commitment, per-card commitments, the seed reveal as a batch of its own), versions, sequence
+numbers, descriptions and refusals as a server; only the transport is left out.
 """
 
 from __future__ import annotations
 
 import abc
+import asyncio
+import uuid
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf import json_format
 
 from referee import codec
-from referee.engine.game import FixedDeal, Rejection, Viewer
+from referee.application import GameSettings, Referee, RefereeError, Unreadable
+from referee.application.errors import clip
+from referee.application.live import LiveGame
+from referee.engine.game import FixedDeal, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table
-from referee.engine.table_events import TableSettings
+from referee.server import convert
+from referee.server import errors as server_errors
+from referee.store import MemoryEventStore
 from referee.v1 import referee_pb2 as pb
+
+T = TypeVar("T")
 
 OK = "OK"
 INVALID_ARGUMENT = "INVALID_ARGUMENT"
 FAILED_PRECONDITION = "FAILED_PRECONDITION"
-_KIND_CODES = {"illegal": INVALID_ARGUMENT, "precondition": FAILED_PRECONDITION}
 
 #: ``game_id`` of a library table (it appears as ``gameId`` in views).
 GAME_ID = "scenario"
@@ -77,6 +87,47 @@ def to_json(message: Any) -> dict[str, Any]:
     return json_format.MessageToDict(message, preserving_proto_field_name=False)
 
 
+def parse_command(command: Any) -> pb.Command | Outcome:
+    """A step's command (proto JSON) as the message a client sends, or, when ``json_format``
+    cannot read it (an unknown field), the refusal: it cannot be sent at all."""
+    message = pb.Command()
+    try:
+        json_format.ParseDict(command, message)
+    except json_format.ParseError as error:
+        return Outcome(INVALID_ARGUMENT, None, f"command: {error}")
+    return message
+
+
+def seat_token(tokens: Sequence[str], seat: int) -> str:
+    """``seat``'s token; a seat outside the table has none: a made-up one, which is refused."""
+    return tokens[seat] if 0 <= seat < len(tokens) else f"seat-none-{seat}"
+
+
+def refusal_message(rule: str | None, message: str) -> str:
+    """A refusal's message without the rule id in front (the rule id is shown apart)."""
+    if rule is not None and message.startswith(f"{rule}: "):
+        return message[len(rule) + 2 :]
+    return message
+
+
+def outcome_of(error: RefereeError) -> Outcome:
+    """The outcome of a refusal of the application, as a server answers it (its status code,
+    the rule id, the message as the status carries it)."""
+    rule = error.rule_id
+    code = server_errors.status_code(error).name
+    return Outcome(code, rule, refusal_message(rule, clip(error.message)))
+
+
+#: Events the referee adds for per-card commitments (docs/fairness.md section 6): its
+#: bookkeeping, not the rules a scenario describes; left out of the events a step checks.
+_CARD_COMMITMENTS = {"deckCommitted", "cardsOpened"}
+
+
+def rules_events(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` without the per-card commitments."""
+    return [e for e in events if not _CARD_COMMITMENTS & set(e.get("referee", {}))]
+
+
 class Driver(abc.ABC):
     """One table of a scenario, created by :meth:`create`; viewers are seats or ``None``."""
 
@@ -119,10 +170,28 @@ class Driver(abc.ABC):
 
 
 class LibraryDriver(Driver):
-    """A refereed in-process :class:`Table` (no server, no I/O)."""
+    """The referee application in-process: a :class:`~referee.application.Referee` on a
+    memory store, called directly (no transport, no network), on an event loop of its own.
+
+    Games are created, commands decided, views, events and summaries given exactly as a server
+    gives them (the same application, the adapters' mapping of its values and refusals), so a
+    file checks the same things in both modes; only the transport is left out."""
 
     def __init__(self) -> None:
-        self.table: Table[Any] | None = None
+        self._loop = asyncio.new_event_loop()
+        self.referee = Referee(MemoryEventStore())
+        self._run(self.referee.recover())
+        self.game_id = ""
+        self.tokens: list[str] = []
+
+    def _run(self, call: Coroutine[Any, Any, T]) -> T:
+        return self._loop.run_until_complete(call)
+
+    @property
+    def table(self) -> Table[Any] | None:
+        """The game's live table (``None`` before :meth:`create`); to read, not to change."""
+        live = self.referee.games.get(self.game_id)
+        return None if live is None else live.table
 
     def game_type(self, game_type: str) -> dict[str, Any] | None:
         try:
@@ -131,80 +200,82 @@ class LibraryDriver(Driver):
             return None
 
     def create(self, setup: Setup) -> None:
+        # As the server's CreateGame with the request ServerDriver sends (docs/scenarios.md).
+        settings = GameSettings(card_commitments=True, public_seed=bool(setup.seed))
+        call = self.referee.create(
+            setup.game_type,
+            setup.players,
+            setup.options,
+            seed=setup.seed,
+            deal=setup.deal,
+            settings=settings,
+        )
         try:
-            self.table = Table.create(
-                setup.game_type,
-                setup.players,
-                setup.options,
-                setup.seed.encode("utf-8"),
-                setup.deal,
-                TableSettings(),
-            )
-        except (ValueError, KeyError) as error:
-            text = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
-            # A setup refusal is INVALID_ARGUMENT on the server too; a rule id if it has one.
-            rule = getattr(error, "rule_id", None) or None
-            text = getattr(error, "message", text)  # the rule id is shown apart
-            raise SetupRefused(Outcome(INVALID_ARGUMENT, rule, str(text))) from None
+            created = self._run(call)
+        except RefereeError as error:
+            raise SetupRefused(outcome_of(error)) from None
         self.players = setup.players
-
-    @property
-    def _table(self) -> Table[Any]:
-        assert self.table is not None, "create() first"
-        return self.table
+        self.game_id = created.game_id
+        self.tokens = list(created.seat_tokens)
 
     def submit(self, seat: int, command: Any) -> Outcome:
-        table = self._table
+        message = parse_command(command)
+        if isinstance(message, Outcome):
+            return message
+        value: Any
         try:
-            game_type, decoded = codec.command_from_json(command)
-        except codec.CodecError as error:
-            return Outcome(INVALID_ARGUMENT, None, str(error))
-        if game_type != table.game.info.type_id:
-            return Outcome(
-                INVALID_ARGUMENT, None, f"this game is {table.game.info.type_id}, not {game_type}"
-            )
-        before = table.version
+            value = codec.command_from_proto(message)[1]
+        except codec.CodecError as error:  # as the server: refused by the referee, counted
+            value = Unreadable(error.field, error.description)
+        return self.submit_value(seat, value)
+
+    def submit_value(self, seat: int, command: Any) -> Outcome:
+        """Send ``command`` (an engine value, or :class:`Unreadable`) as ``seat``."""
+        call = self.referee.submit(
+            self.game_id, seat_token(self.tokens, seat), uuid.uuid4().hex, command
+        )
         try:
-            events = table.submit(seat, decoded)
-        except Rejection as rejection:
-            return Outcome(_KIND_CODES[rejection.kind], rejection.rule_id, rejection.message)
+            submitted = self._run(call)
+        except RefereeError as error:
+            return outcome_of(error)
         except ValueError as error:  # a later shuffle of a fixed deal that does not fit
             raise DealRefused(str(error)) from None
-        if table.reveal_due():  # as the server: the reveal is a batch of its own
-            table.extend(table.reveal())
-        return Outcome(OK, first=before + 1, last=before + len(events))
+        return Outcome(OK, first=submitted.first_sequence, last=submitted.last_sequence)
+
+    def _live(self) -> LiveGame:
+        live = self.referee.games.get(self.game_id)
+        assert live is not None, "create() first"
+        return live
 
     def version(self) -> int:
-        return self._table.version
+        return self._run(self.referee.summary(self.game_id)).version
 
     def view(self, viewer: Viewer) -> dict[str, Any]:
-        table = self._table
-        return to_json(codec.view_to_proto(GAME_ID, table.config.players, table.view(viewer)))
+        if viewer is None:
+            call = self.referee.view(self.game_id, spectator=True)
+        else:
+            call = self.referee.view(self.game_id, seat_token=self.tokens[viewer])
+        return to_json(convert.view_to_proto(self._run(call)))
 
     def events(self, first: int, last: int, viewer: Viewer) -> list[dict[str, Any]]:
-        table = self._table
-        game_type = table.game.info.type_id
-        return [
-            to_json(codec.event_to_proto(game_type, table.redact(table.log[seq - 1], viewer), seq))
-            for seq in range(first, last + 1)
+        # Each event as a viewer's stream sends it (FanOut.stream's plain form).
+        live = self._live()
+        events = [
+            to_json(convert.event_to_proto(live.stamped(sequence - 1, viewer)))
+            for sequence in range(first, last + 1)
         ]
+        return rules_events(events)
 
     def summary(self) -> dict[str, Any]:
-        table = self._table
-        view = table.view(None)
-        message = pb.GameSummary(
-            game_id=GAME_ID,
-            game_type=table.config.game_type,
-            players=table.config.players,
-            options=dict(table.config.options),
-            version=table.version,
-            pending_seats=view.pending,
-            game_over=view.over,
-            results=codec.results_to_proto(view.results),
-            decisions=codec.decisions_to_proto(view.decisions),
-            seed_commitment=table.status.commitment,
-        )
-        return to_json(message)
+        return to_json(convert.summary_to_proto(self._run(self.referee.summary(self.game_id))))
+
+    def close(self) -> None:
+        self.referee.close()
+        pending = asyncio.all_tasks(self._loop)
+        for task in pending:
+            task.cancel()
+        self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        self._loop.close()
 
 
 __all__ = [
@@ -218,5 +289,10 @@ __all__ = [
     "Outcome",
     "Setup",
     "SetupRefused",
+    "outcome_of",
+    "parse_command",
+    "refusal_message",
+    "rules_events",
+    "seat_token",
     "to_json",
 ]

@@ -28,7 +28,7 @@ import difflib
 import json
 import operator
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -293,71 +293,104 @@ def _compare(expected: str, actual: Any) -> bool | None:
 
 def mismatch(expected: Any, actual: Any, kind: Type, path: str = "") -> str | None:
     """``None`` when ``actual`` (proto JSON, ``_MISSING`` for a key left out) matches
-    ``expected`` at a position of schema ``kind``, else where and how it does not."""
+    ``expected`` at a position of schema ``kind``, else where and how it first does not."""
+    return next(_problems(expected, actual, kind, path), None)
+
+
+def mismatches(expected: Any, actual: Any, kind: Type, path: str = "") -> list[str]:
+    """Every place where ``actual`` does not match ``expected`` (:func:`mismatch` names the
+    first): each key of a mapping and each item of a list of the right length is matched on
+    its own; an operator mapping (``contains``...) and a list of the wrong length count once.
+
+    >>> from referee.v1 import referee_pb2 as pb
+    >>> view = message_type(pb.View.DESCRIPTOR)
+    >>> mismatches({"version": 3, "gameOver": True}, {"version": 2}, view)
+    ['at version: expected 3, got 2', 'at gameOver: expected true, got false']
+    """
+    return list(_problems(expected, actual, kind, path))
+
+
+def _problems(expected: Any, actual: Any, kind: Type, path: str) -> Iterator[str]:
+    """Each mismatch of ``actual`` against ``expected``, in the order of ``expected``."""
     where = f"at {path or '(top)'}"
     if _is_ops(expected, kind):
-        return _match_ops(expected, actual, kind, path)
+        problem = _match_ops(expected, actual, kind, path)
+        if problem is not None:
+            yield problem
+        return
     if expected is None:
         if actual is _MISSING or actual == [] or (actual == {} and kind.kind == "map"):
-            return None
-        return f"{where}: expected (absent), got {show(actual)}"
+            return
+        yield f"{where}: expected (absent), got {show(actual)}"
+        return
     if kind.kind == "message":
         assert kind.message is not None
         if actual is _MISSING or not isinstance(actual, dict):
-            return f"{where}: expected {show(expected)}, got {show(actual)}"
+            yield f"{where}: expected {show(expected)}, got {show(actual)}"
+            return
         fields = _fields(kind.message)
         for key, value in expected.items():
             field = fields[key]
             sub = actual.get(key, _MISSING)
             if sub is _MISSING and value is not None and not _is_absent_op(value):
                 sub = _default(field)
-            problem = mismatch(value, sub, field_type(field), _join(path, key))
-            if problem is not None:
-                return problem
-        return None
+            yield from _problems(value, sub, field_type(field), _join(path, key))
+        return
     if kind.kind == "map":
         assert kind.item is not None
         if not isinstance(actual, dict):
-            return f"{where}: expected {show(expected)}, got {show(actual)}"
+            yield f"{where}: expected {show(expected)}, got {show(actual)}"
+            return
         for key, value in expected.items():
-            problem = mismatch(value, actual.get(key, _MISSING), kind.item, _join(path, key))
-            if problem is not None:
-                return problem
-        return None
+            yield from _problems(value, actual.get(key, _MISSING), kind.item, _join(path, key))
+        return
     if kind.kind == "list":
         item = kind.item
         assert item is not None
-        return list_mismatch(expected, actual, path, lambda w, h, p: mismatch(w, h, item, p))
+        yield from _list_problems(expected, actual, path, lambda w, h, p: _problems(w, h, item, p))
+        return
     if isinstance(expected, list):
-        if any(mismatch(option, actual, kind, path) is None for option in expected):
-            return None
-        return f"{where}: expected one of {show(expected)}, got {show(actual)}"
+        if not any(mismatch(option, actual, kind, path) is None for option in expected):
+            yield f"{where}: expected one of {show(expected)}, got {show(actual)}"
+        return
     if isinstance(expected, str):
         compared = _compare(expected, actual)
         if compared is not None:
-            return None if compared else f"{where}: expected {expected.strip()}, got {show(actual)}"
+            if not compared:
+                yield f"{where}: expected {expected.strip()}, got {show(actual)}"
+            return
     if actual is _MISSING or not scalar_equal(expected, actual):
-        return f"{where}: expected {show(expected)}, got {show(actual)}"
-    return None
+        yield f"{where}: expected {show(expected)}, got {show(actual)}"
 
 
 def list_mismatch(
     expected: list[Any], actual: Any, path: str, item: Callable[[Any, Any, str], str | None]
 ) -> str | None:
     """A list matches a list of the same length, item by item (``item`` matches one)."""
+
+    def each(want: Any, have: Any, at: str) -> Iterator[str]:
+        problem = item(want, have, at)
+        if problem is not None:
+            yield problem
+
+    return next(_list_problems(expected, actual, path, each), None)
+
+
+def _list_problems(
+    expected: list[Any], actual: Any, path: str, item: Callable[[Any, Any, str], Iterator[str]]
+) -> Iterator[str]:
     where = f"at {path or '(top)'}"
     if not isinstance(actual, list):
-        return f"{where}: expected a list {show(expected)}, got {show(actual)}"
+        yield f"{where}: expected a list {show(expected)}, got {show(actual)}"
+        return
     if len(expected) != len(actual):
-        return (
+        yield (
             f"{where}: expected {len(expected)} item(s) {show(expected)}, "
             f"got {len(actual)} {show(actual)}"
         )
+        return
     for index, (want, have) in enumerate(zip(expected, actual, strict=True)):
-        problem = item(want, have, f"{path}[{index}]")
-        if problem is not None:
-            return problem
-    return None
+        yield from item(want, have, f"{path}[{index}]")
 
 
 def _is_absent_op(value: Any) -> bool:
@@ -461,6 +494,7 @@ __all__ = [
     "list_of",
     "message_type",
     "mismatch",
+    "mismatches",
     "scalar_equal",
     "show",
 ]

@@ -19,7 +19,6 @@ import uuid
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
@@ -32,6 +31,10 @@ from referee.scenario.drivers import (
     Outcome,
     Setup,
     SetupRefused,
+    parse_command,
+    refusal_message,
+    rules_events,
+    seat_token,
     to_json,
 )
 from referee.v1 import referee_pb2 as pb
@@ -73,10 +76,7 @@ def refusal(error: grpc.RpcError) -> Outcome:
         problem = "INVALID_ARGUMENT with neither a rule id nor a google.rpc.BadRequest"
     elif rule is not None and info.reason not in ("RULE_VIOLATION", "NOT_NOW"):
         problem = f"a rule id with ErrorInfo reason {info.reason!r}"
-    message = status.message
-    if rule is not None and message.startswith(f"{rule}: "):
-        message = message[len(rule) + 2 :]  # the rule id is shown apart, as in the library
-    return Outcome(code, rule, message, problem=problem)
+    return Outcome(code, rule, refusal_message(rule, status.message), problem=problem)
 
 
 class _Stream:
@@ -123,9 +123,6 @@ class _Stream:
     def close(self) -> None:
         self._call.cancel()
         self._thread.join(TIMEOUT)
-
-
-_CARD_COMMITMENTS = {"deckCommitted", "cardsOpened"}
 
 
 def _who(viewer: Viewer) -> str:
@@ -178,15 +175,14 @@ class ServerDriver(Driver):
         return pb.StreamGameRequest(game_id=self.game_id, seat_token=self.tokens[viewer])
 
     def submit(self, seat: int, command: Any) -> Outcome:
-        message = pb.Command()
-        try:
-            json_format.ParseDict(command, message)
-        except json_format.ParseError as error:  # cannot even be sent: as the library says
-            return Outcome(INVALID_ARGUMENT, None, f"command: {error}")
-        # A seat outside the table has no token: the server refuses the made-up one.
-        token = self.tokens[seat] if 0 <= seat < len(self.tokens) else f"seat-none-{seat}"
+        message = parse_command(command)
+        if isinstance(message, Outcome):  # cannot even be sent
+            return message
         request = pb.SubmitCommandRequest(
-            game_id=self.game_id, seat_token=token, command_id=uuid.uuid4().hex, command=message
+            game_id=self.game_id,
+            seat_token=seat_token(self.tokens, seat),
+            command_id=uuid.uuid4().hex,
+            command=message,
         )
         try:
             response = self.stub.SubmitCommand(request, timeout=TIMEOUT)
@@ -220,10 +216,7 @@ class ServerDriver(Driver):
     def events(self, first: int, last: int, viewer: Viewer) -> list[dict[str, Any]]:
         stream = self.streams[viewer]
         stream.wait(last, _who(viewer))
-        events = [stream.events[sequence] for sequence in range(first, last + 1)]
-        # Per-card commitments (docs/fairness.md section 6) are the referee's bookkeeping, not
-        # the rules a scenario describes (the library driver's table makes none).
-        return [e for e in events if not _CARD_COMMITMENTS & set(e.get("referee", {}))]
+        return rules_events([stream.events[sequence] for sequence in range(first, last + 1)])
 
     def summary(self) -> dict[str, Any]:
         return to_json(self._summary())

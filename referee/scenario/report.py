@@ -17,7 +17,7 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
-from referee.scenario.runner import ScenarioResult
+from referee.scenario.model import ScenarioResult
 
 
 @dataclass

@@ -26,7 +26,7 @@ from referee.metrics import SERVICE, Metrics
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.service import RefereeCore, RefereeServicer
 from referee.server.wire import ARRIVALS, add_referee_service
-from referee.store import open_store
+from referee.store import DEFAULT_WAIT, open_store, redacted
 from referee.v1 import referee_pb2
 
 
@@ -34,6 +34,9 @@ from referee.v1 import referee_pb2
 class ServerConfig:
     listen: str = "127.0.0.1:50051"
     store: str = "sqlite:data/referee.sqlite3"
+    #: Longest wait for the store (a pooled connection, SQLite's write lock) before a call
+    #: fails with UNAVAILABLE and a retry hint.
+    store_wait: float = DEFAULT_WAIT
     metrics: str | None = "127.0.0.1:9464"
     #: host:port of the HTTP port (Connect, gRPC-Web, the web client); None = no HTTP port.
     http: str | None = None
@@ -52,18 +55,64 @@ class ServerConfig:
     max_pending_calls: int = 50_000
 
 
+class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """A handler writing to whatever ``sys.stderr`` is now (tests swap it), as logging's own
+    last-resort handler does."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _value: Any) -> None:
+        pass  # always sys.stderr
+
+
+#: The one handler every log record goes through (see :func:`configure_logging`).
+_HANDLER = _Stderr()
+
+
 def configure_logging(level: int = logging.INFO) -> None:
-    """structlog JSON lines on stderr."""
+    """JSON log lines on stderr, one object per line, for every logger in the process.
+
+    The referee logs through structlog; the standard library's loggers (psycopg and its pool,
+    the event stores, grpc's Python side, warnings) go through the same JSON renderer, with
+    their logger's name, so no plain-text line reaches stderr. Everything is written by one
+    handler, under one lock, so lines from different threads never interleave.
+    """
+    stamped: list[Any] = [
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
     structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.JSONRenderer(),
-        ],
+        processors=[*stamped, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        logger_factory=structlog.stdlib.LoggerFactory(),
         cache_logger_on_first_use=True,
     )
+    _HANDLER.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[*stamped, structlog.stdlib.add_logger_name],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                # A traceback as one JSON string (no local variables: they may hold secrets).
+                structlog.processors.format_exc_info,
+                structlog.processors.JSONRenderer(),
+            ],
+        )
+    )
+    root = logging.getLogger()
+    if _HANDLER not in root.handlers:
+        root.addHandler(_HANDLER)
+    root.setLevel(level)
+    # psycopg's pool logs every connection it hands out at INFO, which would drown the
+    # referee's own lines: only its warnings (a connection discarded, a failed reconnect).
+    logging.getLogger("psycopg").setLevel(max(level, logging.WARNING))
+    # asyncio's and grpc's debug lines are about their own machinery (the selector chosen,
+    # the loop each call runs on), not the referee's work.
+    for machinery in ("asyncio", "grpc"):
+        logging.getLogger(machinery).setLevel(max(level, logging.INFO))
+    logging.captureWarnings(True)
 
 
 class HealthServicer(health.aio.HealthServicer):  # type: ignore[misc]
@@ -98,7 +147,8 @@ class RefereeServer:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.metrics = Metrics()
-        self.referee = Referee(open_store(config.store), self.metrics, config.limits)
+        store = open_store(config.store, wait=config.store_wait)
+        self.referee = Referee(store, self.metrics, config.limits)
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
@@ -192,12 +242,12 @@ async def serve(config: ServerConfig) -> None:
     log.info(
         "serving",
         address=server.address,
-        store=config.store,
+        store=redacted(config.store),  # the URL may hold the database's password
         metrics=f"http://{config.metrics}/metrics" if config.metrics else None,
         http=f"http://{server.http.address}/" if server.http else None,
     )
     print(
-        f"referee listening on {server.address} (store {config.store})\n"
+        f"referee listening on {server.address} (store {redacted(config.store)})\n"
         f"  try: grpcurl -plaintext {server.address} list\n"
         f"       referee-cli new --game vampire-queen --players 4 --bots 3 "
         f"--server {server.address}\n"

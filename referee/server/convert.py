@@ -1,17 +1,16 @@
 """The application's values as ``referee.v1`` messages, and requests as values.
 
-The referee application (:mod:`referee.application`) speaks engine values; this module is the
-only place that knows how they look on the wire. Values shared by many streams (a viewer's
-view, a stamped event, a batch's update) are converted and serialized once: the result is
-kept in the value's ``memo``. A batched stream message is put together from those bytes
-(a protobuf message is the concatenation of its encoded fields), so the events of a batch
-that several seats see alike are encoded once for all of them, and each view once per viewer.
+The referee application (:mod:`referee.application`) speaks engine values; a seat's view and
+a stamped event also carry their ``referee.v1`` bytes, encoded once by the live game for each
+batch (:mod:`referee.application.live`). A stream message is put together from those bytes (a
+protobuf message is the concatenation of its encoded fields), so the events of a batch that
+several seats see alike are encoded once for all of them, and each view once per viewer.
 """
 
 from __future__ import annotations
 
 from referee import codec
-from referee.application.clocks import Clock, GameSettings, SeatClock
+from referee.application.clocks import Clock, GameSettings
 from referee.application.values import (
     Exported,
     Page,
@@ -21,40 +20,13 @@ from referee.application.values import (
     Summary,
     Update,
 )
-from referee.stored import stamp
+from referee.protowire import delimited, tag
 from referee.v1 import referee_pb2 as pb
 
-#: Field numbers of ``StreamGameResponse`` that batched messages are put together from.
-VIEW_FIELD = pb.StreamGameResponse.DESCRIPTOR.fields_by_name["view"].number
-EVENTS_FIELD = pb.StreamGameResponse.DESCRIPTOR.fields_by_name["events"].number
-_LENGTH_DELIMITED = 2
-
-
-def _varint(value: int) -> bytes:
-    if value < 0x80:  # most keys, and lengths under 128
-        return _SMALL[value]
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-_SMALL = [bytes((value,)) for value in range(0x80)]
-
-
-def _field(number: int, payload: bytes) -> bytes:
-    """One length-delimited field: its key, its length, its bytes.
-
-    >>> _field(2, b"abc")
-    b'\\x12\\x03abc'
-    """
-    return _varint(number << 3 | _LENGTH_DELIMITED) + _varint(len(payload)) + payload
-
-
-_VIEW_KEY = _varint(VIEW_FIELD << 3 | _LENGTH_DELIMITED)
-_EVENTS_KEY = _varint(EVENTS_FIELD << 3 | _LENGTH_DELIMITED)
+_STREAM = pb.StreamGameResponse.DESCRIPTOR.fields_by_name
+_VIEW_KEY = tag(_STREAM["view"].number, 2)
+_EVENT_KEY = tag(_STREAM["event"].number, 2)
+_EVENTS_KEY = tag(_STREAM["events"].number, 2)
 
 
 # --- requests ----------------------------------------------------------------------------------
@@ -84,16 +56,6 @@ def clock_to_proto(clock: Clock) -> pb.ClockSettings:
         bank_ms=clock.bank_ms,
         forfeit_after_timeouts=clock.forfeit_after_timeouts,
     )
-
-
-def seat_clock_to_proto(clock: SeatClock) -> pb.SeatClock:
-    message = pb.SeatClock(seat=clock.seat, bank_ms=clock.bank_ms)
-    if clock.pending:
-        message.pending = True
-        message.remaining_ms = clock.remaining_ms
-        if clock.deadline_unix_ms:
-            message.deadline_unix_ms = clock.deadline_unix_ms
-    return message
 
 
 def summary_to_proto(summary: Summary) -> pb.GameSummary:
@@ -139,72 +101,30 @@ def summary_to_proto(summary: Summary) -> pb.GameSummary:
 
 
 def view_to_proto(seat_view: SeatView) -> pb.View:
-    """The view as a message (built once per value; callers copy it, never change it)."""
-    message: pb.View | None = seat_view.memo.get(pb.View)
-    if message is None:
-        message = codec.view_to_proto(seat_view.game_id, seat_view.players, seat_view.view)
-        message.clocks.extend(seat_clock_to_proto(c) for c in seat_view.clocks)
-        seat_view.memo[pb.View] = message
-    return message
+    """The view as a message (parsed from the bytes the value carries)."""
+    return pb.View.FromString(seat_view.data)
 
 
-def _view_bytes(seat_view: SeatView) -> bytes:
-    data: bytes | None = seat_view.memo.get(bytes)
-    if data is None:
-        data = view_to_proto(seat_view).SerializeToString()
-        seat_view.memo[bytes] = data
-    return data
+def event_to_proto(stamped: StampedEvent) -> pb.Event:
+    """The event as a message, described, with its stamps."""
+    return pb.Event.FromString(stamped.data)
 
 
-def event_to_proto(stamped: StampedEvent, game_type: str) -> pb.Event:
-    """The event as a message, described, with its stamps (built once per value)."""
-    message: pb.Event | None = stamped.memo.get(pb.Event)
-    if message is None:
-        message = codec.event_to_proto(game_type, stamped.event, stamped.sequence, describe=True)
-        stamp(message, stamped.batch_end, stamped.recorded_ms, stamped.decided)
-        stamped.memo[pb.Event] = message
-    return message
-
-
-def _event_bytes(stamped: StampedEvent, game_type: str) -> bytes:
-    data: bytes | None = stamped.memo.get(bytes)
-    if data is None:
-        data = event_to_proto(stamped, game_type).SerializeToString()
-        stamped.memo[bytes] = data
-    return data
+def update_bytes(update: Update, batched: bool = True) -> bytes:
+    """A stream message, serialized: the batched form (``events``) or the plain one (at
+    most one ``event``), put together from the bytes its view and events carry, its fields
+    in protobuf's order (``event`` 1, ``view`` 2, ``events`` 150)."""
+    view = delimited(_VIEW_KEY, update.view.data)
+    if batched:
+        return b"".join([view, *(delimited(_EVENTS_KEY, e.data) for e in update.events)])
+    if len(update.events) > 1:
+        raise ValueError("a plain stream message holds one event at most")
+    return b"".join([*(delimited(_EVENT_KEY, e.data) for e in update.events), view])
 
 
 def update_to_proto(update: Update, batched: bool) -> pb.StreamGameResponse:
-    """A stream message: the plain form (one ``event``) or the batched one (``events``)."""
-    key = (pb.StreamGameResponse, batched)
-    message: pb.StreamGameResponse | None = update.memo.get(key)
-    if message is None:
-        game_type = update.view.view.game_type
-        message = pb.StreamGameResponse(view=view_to_proto(update.view))
-        if batched:
-            message.events.extend(event_to_proto(e, game_type) for e in update.events)
-        elif update.events:
-            (only,) = update.events
-            message.event.CopyFrom(event_to_proto(only, game_type))
-        update.memo[key] = message
-    return message
-
-
-def update_bytes(update: Update) -> bytes:
-    """A batched stream message, serialized: the same bytes as
-    ``update_to_proto(update, True).SerializeToString()``, put together from the encodings of
-    its view and events, which other messages with the same view or events share."""
-    data: bytes | None = update.memo.get(bytes)
-    if data is None:
-        game_type = update.view.view.game_type
-        view = _view_bytes(update.view)
-        parts = [_VIEW_KEY, _varint(len(view)), view]
-        for stamped in update.events:
-            event = _event_bytes(stamped, game_type)
-            parts += (_EVENTS_KEY, _varint(len(event)), event)
-        data = b"".join(parts)
-        update.memo[bytes] = data
-    return data
+    """A stream message as a message (see :func:`update_bytes`)."""
+    return pb.StreamGameResponse.FromString(update_bytes(update, batched))
 
 
 def submitted_to_proto(submitted: Submitted) -> pb.SubmitCommandResponse:
@@ -226,7 +146,7 @@ def page_to_proto(page: Page) -> pb.ListGamesResponse:
 def exported_to_proto(exported: Exported) -> pb.ExportGameResponse:
     game_type = exported.summary.game_type
     response = pb.ExportGameResponse(game=summary_to_proto(exported.summary))
-    response.events.extend(event_to_proto(e, game_type) for e in exported.events)
+    response.events.extend(event_to_proto(e) for e in exported.events)
     for recorded in exported.commands:
         entry = response.commands.add(
             seat=recorded.seat,

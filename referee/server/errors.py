@@ -3,7 +3,8 @@
 The application raises :class:`~referee.application.errors.RefereeError`; this module alone
 decides which status code each :class:`~referee.application.errors.Kind` gets and how its
 details travel (``ErrorInfo`` always; ``BadRequest`` and ``PreconditionFailure`` when the
-error names fields or a state). The HTTP adapter takes its Connect errors from the same status.
+error names fields or a state; ``RetryInfo`` when it says when to retry). The HTTP adapter
+takes its Connect errors from the same status.
 
 >>> from referee.application.errors import not_found
 >>> status_code(not_found("f00d")).name
@@ -13,7 +14,7 @@ error names fields or a state). The HTTP adapter takes its Connect errors from t
 from __future__ import annotations
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -76,6 +77,10 @@ def to_status(error: RefereeError) -> grpc.Status:
                 ]
             )
         )
+    if error.retry_after is not None:
+        delay = duration_pb2.Duration()
+        delay.FromMilliseconds(round(error.retry_after * 1000))
+        pack(error_details_pb2.RetryInfo(retry_delay=delay))
     code = status_code(error)
     status = status_pb2.Status(
         code=getattr(code_pb2, code.name), message=clip(error.message), details=details

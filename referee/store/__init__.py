@@ -9,7 +9,10 @@ Pick a backend with :func:`open_store`, e.g. from the server's ``--store`` setti
 
 from __future__ import annotations
 
+import re
+
 from referee.store.base import (
+    DEFAULT_WAIT,
     CommandOutcome,
     DuplicateCommand,
     EventStore,
@@ -19,12 +22,14 @@ from referee.store.base import (
     Listener,
     StoredEvent,
     StoreError,
+    StoreUnavailable,
     VersionConflict,
 )
 from referee.store.memory import MemoryEventStore
 from referee.store.sqlite import SqliteEventStore
 
 __all__ = [
+    "DEFAULT_WAIT",
     "CommandOutcome",
     "DuplicateCommand",
     "EventStore",
@@ -35,15 +40,20 @@ __all__ = [
     "MemoryEventStore",
     "SqliteEventStore",
     "StoreError",
+    "StoreUnavailable",
     "StoredEvent",
     "VersionConflict",
     "open_store",
+    "redacted",
 ]
 
 
-def open_store(url: str) -> EventStore:
+def open_store(url: str, *, wait: float = DEFAULT_WAIT) -> EventStore:
     """Open the store named by ``url``: ``"memory:"``, ``"sqlite:PATH"`` or a PostgreSQL URL
     (``postgresql://...`` or ``postgres://...``, any libpq connection URL).
+
+    ``wait``: the longest a call waits for the database (SQLite's write lock, a pooled
+    PostgreSQL connection) before it fails with :class:`StoreUnavailable`.
 
     ``PATH`` is a file path (relative to the working directory, folders created as needed) or
     ``:memory:``. PostgreSQL needs the ``postgres`` extra (psycopg), imported only here.
@@ -58,7 +68,7 @@ def open_store(url: str) -> EventStore:
     if url == "memory:":
         return MemoryEventStore()
     if url.startswith("sqlite:") and len(url) > len("sqlite:"):
-        return SqliteEventStore(url.removeprefix("sqlite:"))
+        return SqliteEventStore(url.removeprefix("sqlite:"), wait=wait)
     if url.startswith(("postgresql://", "postgres://")):
         try:
             from referee.store.postgres import PostgresEventStore
@@ -67,7 +77,24 @@ def open_store(url: str) -> EventStore:
                 f"{url.split('://')[0]}:// needs psycopg: pip install 'game-referee[postgres]'"
                 f" ({error})"
             ) from None
-        return PostgresEventStore(url)
+        return PostgresEventStore(url, wait=wait)
     raise ValueError(
         f"unsupported event store URL {url!r}: use memory:, sqlite:PATH or postgresql://..."
     )
+
+
+def redacted(url: str) -> str:
+    """``url`` as a log line or banner may show it: with any password replaced by ``***``
+    (in a URL's user part, a ``password=`` parameter or a libpq ``key=value`` string).
+
+    >>> redacted("postgresql://referee:s3cret@db:5432/referee?sslmode=require")
+    'postgresql://referee:***@db:5432/referee?sslmode=require'
+    >>> redacted("postgresql://db/referee?password=s3cret&sslmode=require")
+    'postgresql://db/referee?password=***&sslmode=require'
+    >>> redacted("host=db password='s 3cret' dbname=referee")
+    'host=db password=*** dbname=referee'
+    >>> redacted("sqlite:data/referee.sqlite3")
+    'sqlite:data/referee.sqlite3'
+    """
+    url = re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]+)", r"\1***", url)

@@ -39,9 +39,15 @@ __all__ = [
     "GameRecord",
     "Listener",
     "StoreError",
+    "StoreUnavailable",
     "StoredEvent",
     "VersionConflict",
 ]
+
+#: Default of how long a store call waits for the database (a pooled connection, SQLite's
+#: write lock) before it fails with :class:`StoreUnavailable`: well under a client's
+#: deadline, so a fault is answered with a retry hint instead of a timeout.
+DEFAULT_WAIT = 2.0
 
 _log = logging.getLogger(__name__)
 
@@ -111,6 +117,22 @@ class CommandOutcome:
 
 class StoreError(Exception):
     """Base class of the errors the event store raises on purpose."""
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot serve the call now (the database restarted, is unreachable, locked by
+    another process, or full); retry after about ``retry_after`` seconds.
+
+    ``uncertain`` is true for a write whose connection was lost after it was sent: it may have
+    committed. A command's append is then resolved by retrying the same command id (the
+    store refuses a recorded id with :class:`DuplicateCommand`, carrying the first outcome).
+    The message names the fault, never a payload.
+    """
+
+    def __init__(self, message: str, *, retry_after: float = 1.0, uncertain: bool = False) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.uncertain = uncertain
 
 
 class VersionConflict(StoreError):

@@ -22,6 +22,12 @@ How it keeps the store's guarantees across processes:
   listening connection is lost it reconnects and announces every unfinished game's version,
   because notifications sent meanwhile are gone; listeners read the store, so an extra
   announcement costs a read and nothing else.
+* **Faults.** A call waits at most ``wait`` seconds for a pooled connection; a lost
+  connection (a restarted or terminated backend), a pool that cannot connect, or any other
+  operational error of the database fails the call with :class:`StoreUnavailable`, never a
+  driver error. A write whose connection broke after it was sent is marked ``uncertain``:
+  the append may have committed, and a retry with the same command id answers it
+  (:class:`DuplicateCommand` with the first outcome) or applies it once.
 * **Migrations.** ``referee_schema`` holds the schema version; opening a store applies the
   missing steps of :data:`MIGRATIONS` in one transaction under an advisory lock (replicas
   starting together migrate once), and refuses a database whose version is newer than this
@@ -35,6 +41,7 @@ import json
 import logging
 import secrets
 import threading
+import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -42,9 +49,10 @@ from typing import Any
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from referee.store.base import (
+    DEFAULT_WAIT,
     CommandOutcome,
     DuplicateCommand,
     EventStore,
@@ -52,6 +60,7 @@ from referee.store.base import (
     GameNotFound,
     GameRecord,
     StoredEvent,
+    StoreUnavailable,
     VersionConflict,
     check_limit,
     check_outcome,
@@ -240,7 +249,8 @@ class PostgresEventStore(EventStore):
     ``pool_size`` connections at most serve the store's calls; one more connection listens
     for notifications while ``listen`` is true (the default). Opening waits up to
     ``connect_timeout`` seconds for the database and fails with :class:`RuntimeError` if it
-    does not answer, so a replica that cannot reach it does not start.
+    does not answer, so a replica that cannot reach it does not start. Later calls wait at
+    most ``wait`` seconds for a connection (see the module's docstring on faults).
     """
 
     #: Other processes may append to the same games: readers must expect outside commits.
@@ -253,9 +263,11 @@ class PostgresEventStore(EventStore):
         pool_size: int = 4,
         listen: bool = True,
         connect_timeout: float = 10.0,
+        wait: float = DEFAULT_WAIT,
     ) -> None:
         super().__init__()
         self.conninfo = conninfo
+        self.wait = wait
         #: Tags this instance's notifications, so its listener thread skips them.
         self.origin = uuid.uuid4().hex
         self._closed = threading.Event()
@@ -269,8 +281,13 @@ class PostgresEventStore(EventStore):
             min_size=1,
             max_size=max(1, pool_size),
             kwargs={"autocommit": True},
-            # A connection broken by a database restart is replaced instead of failing a call.
-            check=ConnectionPool.check_connection,
+            # The wait for a free (or new) connection: a fault must answer UNAVAILABLE soon,
+            # not after psycopg's default of 30 s, past any client's deadline.
+            timeout=wait,
+            # A failed reconnection is retried after 1 s, then 2, 4, ... until this: a short
+            # give-up lets the next call start a fresh attempt, so the pool reconnects within
+            # about a second of the database's return instead of after a long backoff.
+            reconnect_timeout=max(1.0, wait),
             name="referee-store",
             open=False,
         )
@@ -293,11 +310,53 @@ class PostgresEventStore(EventStore):
 
     # -- connections -----------------------------------------------------------------------
 
-    def _conn(self) -> Any:
-        """A pooled connection (context manager), after the closed check."""
+    @contextlib.contextmanager
+    def _conn(self, *, write: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection, after the closed check; the database's faults raised in the
+        block (or while waiting for the connection) as :class:`StoreUnavailable`, marked
+        uncertain for a ``write`` that was under way."""
         if self._closed.is_set():
             raise RuntimeError("event store is closed")
-        return self._pool.connection()
+        try:
+            conn = self._checked()
+            try:
+                yield conn
+            finally:
+                self._pool.putconn(conn)  # a broken one is discarded and replaced
+        except PoolTimeout:
+            raise StoreUnavailable(
+                f"the PostgreSQL event store has no connection free or able to connect "
+                f"within {self.wait:g} s",
+                retry_after=1.0,
+            ) from None
+        except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+            # The class name says what happened (AdminShutdown, ConnectionTimeout, ...);
+            # the driver's text may quote a statement, whose parameters are not logged.
+            raise StoreUnavailable(
+                f"the PostgreSQL event store lost its connection or failed "
+                f"({type(error).__name__})",
+                retry_after=0.5,
+                uncertain=write,
+            ) from None
+
+    def _checked(self) -> psycopg.Connection[Any]:
+        """A pooled connection that answers, within ``wait`` (else :class:`PoolTimeout`).
+
+        Each is checked with an empty query (one round trip) before use, so a connection
+        the database dropped since (a restart, ``pg_terminate_backend``) fails here and not
+        in the call. Broken ones go back to the pool, which replaces them, and the next is
+        tried at once: psycopg's own ``check`` sleeps 1 s, then 2 s, ... between tries,
+        which made clocks seconds late after a fault.
+        """
+        deadline = time.monotonic() + self.wait
+        while True:
+            conn = self._pool.getconn(timeout=max(0.001, deadline - time.monotonic()))
+            try:
+                conn.execute("")
+            except psycopg.Error:
+                self._pool.putconn(conn)
+                continue
+            return conn
 
     @staticmethod
     def _version(conn: psycopg.Connection[Any], game_id: str) -> int:
@@ -310,7 +369,7 @@ class PostgresEventStore(EventStore):
 
     def create_game(self, record: GameRecord, events: Sequence[bytes]) -> None:
         payloads = [bytes(event) for event in events]
-        with self._conn() as conn, conn.transaction():
+        with self._conn(write=True) as conn, conn.transaction():
             inserted = conn.execute(
                 f"INSERT INTO games ({_GAME_COLUMNS}) VALUES"
                 " (%s, %s, %s, %s, %s, %s, %s, %s, %s, false, %s, %s)"
@@ -366,7 +425,7 @@ class PostgresEventStore(EventStore):
                 outcome.last_sequence,
             )
         )
-        with self._conn() as conn:
+        with self._conn(write=True) as conn:
             row = conn.execute(
                 "SELECT status, version FROM referee_append(%s::text, %s::integer, %s::bytea[],"
                 " %s::text, %s::integer, %s::text, %s::bytea, %s::bigint, %s::integer,"
@@ -388,7 +447,7 @@ class PostgresEventStore(EventStore):
         return actual
 
     def set_finished(self, game_id: str, finished: bool = True) -> None:
-        with self._conn() as conn:
+        with self._conn(write=True) as conn:
             cursor = conn.execute(
                 "UPDATE games SET finished = %s WHERE game_id = %s", (finished, game_id)
             )
@@ -467,7 +526,7 @@ class PostgresEventStore(EventStore):
     # -- per-seat counters -----------------------------------------------------------------
 
     def add_stats(self, game_id: str, seat: int, counts: Mapping[str, int]) -> None:
-        with self._conn() as conn, conn.transaction():
+        with self._conn(write=True) as conn, conn.transaction():
             self._version(conn, game_id)  # GameNotFound
             for name, amount in counts.items():
                 conn.execute(

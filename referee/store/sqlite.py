@@ -7,10 +7,16 @@ never corrupts the file; pass ``synchronous="FULL"`` to make every commit durabl
 
 Writes run in ``BEGIN IMMEDIATE`` transactions that take the write lock up front, so the
 version check and the insert see the same state even when another process shares the file.
+
+Faults: a call waits at most ``wait`` seconds for the file's write lock (another process
+holding it) and for this store's own lock, then fails with :class:`StoreUnavailable`, as it
+does when the disk (or ``max_page_count``) is full or the file cannot be written. SQLite
+rolls such a transaction back whole, so nothing of it was written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -21,6 +27,7 @@ from pathlib import Path
 from typing import Literal, NoReturn
 
 from referee.store.base import (
+    DEFAULT_WAIT,
     CommandOutcome,
     DuplicateCommand,
     EventStore,
@@ -28,6 +35,7 @@ from referee.store.base import (
     GameNotFound,
     GameRecord,
     StoredEvent,
+    StoreUnavailable,
     VersionConflict,
     check_limit,
     check_outcome,
@@ -107,15 +115,38 @@ _COMMAND_COLUMNS = (
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
+#: SQLite's primary result codes of faults that pass (``error.sqlite_errorcode & 0xFF``):
+#: BUSY and LOCKED (another connection writes), NOMEM, IOERR, FULL, CANTOPEN. Any other code
+#: (a bad statement, a corrupt file) is not retried.
+_TRANSIENT = {5: 1.0, 6: 1.0, 7: 1.0, 10: 5.0, 13: 5.0, 14: 5.0}
+
+
+def _fault(error: sqlite3.Error) -> StoreUnavailable | None:
+    """``error`` as :class:`StoreUnavailable` (retry in a second for a lock, in five for a
+    full or failing disk), or ``None`` when it is not a passing fault."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None or (code & 0xFF) not in _TRANSIENT:
+        return None
+    name = getattr(error, "sqlite_errorname", "SQLITE_ERROR")
+    return StoreUnavailable(
+        f"the SQLite event store cannot serve the call now ({name}: {error})",
+        retry_after=_TRANSIENT[code & 0xFF],
+    )
+
 
 class SqliteEventStore(EventStore):
     """Event store in the SQLite database at ``path`` (created with its folders if missing).
 
     ``":memory:"`` gives a private in-memory database (no WAL there), handy in tests.
+    ``wait``: see the module's docstring.
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, synchronous: Synchronous = "NORMAL"
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: Synchronous = "NORMAL",
+        wait: float = DEFAULT_WAIT,
     ) -> None:
         super().__init__()
         mode = synchronous.upper()
@@ -125,10 +156,11 @@ class SqliteEventStore(EventStore):
         if self.path not in ("", ":memory:"):
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.wait = wait
         # isolation_level=None: no implicit transactions, we issue BEGIN IMMEDIATE ourselves.
         # timeout: how long to wait for another process holding the write lock.
         self._conn: sqlite3.Connection | None = sqlite3.connect(
-            self.path, check_same_thread=False, isolation_level=None, timeout=10.0
+            self.path, check_same_thread=False, isolation_level=None, timeout=wait
         )
         try:
             self._conn.execute("PRAGMA journal_mode = WAL")  # persistent; not inside a transaction
@@ -167,6 +199,31 @@ class SqliteEventStore(EventStore):
         return self._conn
 
     @contextmanager
+    def _locked(self) -> Iterator[sqlite3.Connection]:
+        """The connection under this store's lock; SQLite's passing faults (and a lock not
+        had within ``wait``) as :class:`StoreUnavailable`."""
+        if not self._lock.acquire(timeout=self.wait):
+            raise StoreUnavailable(
+                f"the SQLite event store is busy (no turn within {self.wait:g} s)",
+                retry_after=1.0,
+            )
+        try:
+            yield self._connection()
+        except sqlite3.Error as error:
+            fault = _fault(error)
+            if fault is None:
+                raise
+            raise fault from None
+        finally:
+            self._lock.release()
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction under the store's lock (see :meth:`_locked`)."""
+        with self._locked(), self._transaction() as conn:
+            yield conn
+
+    @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction, rolled back if the block (or the commit) raises.
 
@@ -180,12 +237,15 @@ class SqliteEventStore(EventStore):
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
-                conn.execute("ROLLBACK")
+                # A failed COMMIT (disk full) leaves the transaction open: roll it back, and
+                # raise the first error, not the rollback's.
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
             raise
 
     def create_game(self, record: GameRecord, events: Sequence[bytes]) -> None:
         payloads = [bytes(event) for event in events]
-        with self._lock, self._transaction() as conn:
+        with self._writing() as conn:
             taken = conn.execute("SELECT 1 FROM games WHERE game_id = ?", (record.game_id,))
             if taken.fetchone() is not None:
                 raise GameExists(record.game_id)
@@ -221,7 +281,7 @@ class SqliteEventStore(EventStore):
         payloads = [bytes(event) for event in events]
         check_outcome(expected_version, len(payloads), outcome)
         version = expected_version + len(payloads)
-        with self._lock, self._transaction() as conn:
+        with self._writing() as conn:
             # The usual case in three statements: the version moves on only if it was the
             # expected one, and the command id's primary key refuses a recorded command.
             moved = conn.execute(
@@ -282,7 +342,7 @@ class SqliteEventStore(EventStore):
         raise VersionConflict(game_id, expected_version, actual)
 
     def set_finished(self, game_id: str, finished: bool = True) -> None:
-        with self._lock, self._transaction() as conn:
+        with self._writing() as conn:
             cursor = conn.execute(
                 "UPDATE games SET finished = ? WHERE game_id = ?", (int(finished), game_id)
             )
@@ -297,8 +357,7 @@ class SqliteEventStore(EventStore):
 
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         check_limit(limit)
-        with self._lock:
-            conn = self._connection()
+        with self._locked() as conn:
             self._version(conn, game_id)  # GameNotFound; games are never deleted
             rows = conn.execute(
                 "SELECT sequence, payload FROM events WHERE game_id = ? AND sequence > ?"
@@ -308,27 +367,23 @@ class SqliteEventStore(EventStore):
         return [StoredEvent(game_id, int(seq), bytes(payload)) for seq, payload in rows]
 
     def version(self, game_id: str) -> int:
-        with self._lock:
-            return self._version(self._connection(), game_id)
+        with self._locked() as conn:
+            return self._version(conn, game_id)
 
     def get_game(self, game_id: str) -> GameRecord:
-        with self._lock:
-            row = (
-                self._connection()
-                .execute(f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
-                .fetchone()
-            )
+        with self._locked() as conn:
+            row = conn.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,)
+            ).fetchone()
         if row is None:
             raise GameNotFound(game_id)
         return record_from_row(row)
 
     def list_games(self) -> list[tuple[GameRecord, int, bool]]:
-        with self._lock:
-            rows = (
-                self._connection()
-                .execute(f"SELECT {_GAME_COLUMNS} FROM games ORDER BY created_at, rowid")
-                .fetchall()
-            )
+        with self._locked() as conn:
+            rows = conn.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games ORDER BY created_at, rowid"
+            ).fetchall()
         return [(record_from_row(row), int(row[8]), bool(row[9])) for row in rows]
 
     @staticmethod
@@ -342,14 +397,12 @@ class SqliteEventStore(EventStore):
         return None if row is None else outcome_from_row(row)
 
     def find_command(self, game_id: str, command_id: str) -> CommandOutcome | None:
-        with self._lock:
-            conn = self._connection()
+        with self._locked() as conn:
             self._version(conn, game_id)  # GameNotFound
             return self._find_command(conn, game_id, command_id)
 
     def commands(self, game_id: str) -> list[CommandOutcome]:
-        with self._lock:
-            conn = self._connection()
+        with self._locked() as conn:
             self._version(conn, game_id)  # GameNotFound
             rows = conn.execute(
                 f"SELECT {_COMMAND_COLUMNS} FROM commands WHERE game_id = ?"
@@ -359,7 +412,7 @@ class SqliteEventStore(EventStore):
         return [outcome_from_row(row) for row in rows]
 
     def add_stats(self, game_id: str, seat: int, counts: Mapping[str, int]) -> None:
-        with self._lock, self._transaction() as conn:
+        with self._writing() as conn:
             self._version(conn, game_id)  # GameNotFound
             conn.executemany(
                 "INSERT INTO seat_stats (game_id, seat, name, value) VALUES (?, ?, ?, ?)"
@@ -368,8 +421,7 @@ class SqliteEventStore(EventStore):
             )
 
     def stats(self, game_id: str) -> dict[int, dict[str, int]]:
-        with self._lock:
-            conn = self._connection()
+        with self._locked() as conn:
             self._version(conn, game_id)  # GameNotFound
             rows = conn.execute(
                 "SELECT seat, name, value FROM seat_stats WHERE game_id = ? ORDER BY seat, name",

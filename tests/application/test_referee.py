@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,50 +22,16 @@ from referee.application import (
     Kind,
     Limits,
     Referee,
-    RefereeError,
     StreamEnded,
     Unreadable,
 )
 from referee.application.errors import stopping
-from referee.application.live import LiveGame
 from referee.engine.table_events import SeatForfeited, TimedOut, commitment
 from referee.games.sleeping_queens.model import Discard as SleepingQueensDiscard
 from referee.games.vampire_queen.model import Pass
-from referee.store import MemoryEventStore
+from tests.application.support import first_legal, refused, run, until
 
 ROOT = Path(__file__).resolve().parents[2] / "referee"
-#: Seconds a test waits for the referee's own moves (a hang guard, not a speed check).
-WAIT = 20.0
-
-
-def run(scenario: Callable[[Referee], Awaitable[None]], limits: Limits | None = None) -> None:
-    async def main() -> None:
-        referee = Referee(MemoryEventStore(), limits=limits)
-        await referee.recover()
-        try:
-            await scenario(referee)
-        finally:
-            referee.close()
-
-    asyncio.run(main())
-
-
-async def until(predicate: Callable[[], bool]) -> None:
-    for _ in range(int(WAIT / 0.01)):
-        if predicate():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("gave up waiting")
-
-
-async def refused(call: Awaitable[Any]) -> RefereeError:
-    with pytest.raises(RefereeError) as caught:
-        await call
-    return caught.value
-
-
-def first_legal(live: LiveGame, seat: int) -> Any:
-    return live.table.view(seat).legal_commands[0]
 
 
 # --- no transport ------------------------------------------------------------------------------
@@ -86,6 +52,26 @@ def test_the_application_imports_no_transport(path: Path) -> None:
     assert not roots & TRANSPORTS, f"{path.name} imports {sorted(roots & TRANSPORTS)}"
     assert not {n for n in imported if n.startswith("referee.server")}, path.name
     assert not {n for n in imported if n.endswith("_pb2_grpc")}, path.name
+
+
+@pytest.mark.parametrize("path", sorted(ROOT.glob("application/*.py")), ids=lambda p: p.name)
+def test_the_application_imports_nothing_generated(path: Path) -> None:
+    """No protobuf, no ``referee.v1`` messages, not the codec of those messages: values in
+    and bytes out (and back) go through the stored-form mapper, :mod:`referee.stored`."""
+    imported: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imported |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+    generated = {
+        name
+        for name in imported
+        if name.startswith(("google.protobuf", "referee.v1", "referee.codec"))
+        or name.split(".")[-1].endswith("_pb2")
+        or name in ("google", "referee.codec")
+    }
+    assert not generated, f"{path.name} imports {sorted(generated)}"
 
 
 # --- idempotency and versions ------------------------------------------------------------------

@@ -58,17 +58,20 @@ def test_new_game_played_from_stdin_against_two_bots(
     assert game.game_over
     assert "seat 1: bot (heuristic)" in out
     assert "The rules: referee-cli rules vampire-queen" in out
-    assert "you are dealt 13 cards: " in out
+    # the server's lines: seat 0 sees its own cards, the others' only counted
+    assert re.search(r"\nseat 0 is dealt (\S+ ){12}\S+\n", out)
+    assert "\nseat 1 is dealt 13 cards\n" in out and "\nseat 2 is dealt 13 cards\n" in out
     # the history (round start, own deal) is printed before the first question
-    assert out.index("--- round 1 of 1:") < out.index("you are dealt") < out.index("Your move:")
+    assert out.index("round 1 starts:") < out.index("seat 0 is dealt") < out.index("Your move:")
     assert "Your move:\n1) " in out
-    assert "Your hand (" in out
-    assert re.search(r"seat \d (leads|plays|passes)", out)
-    assert re.search(r"seat \d( \(you\))? (wins|takes) the trick", out)
-    assert "--- round 1 scored: penalties" in out
+    assert re.search(r"Your hand \(1[34]\): ", out)
+    assert re.search(r"seat \d (played|passed)", out)
+    assert re.search(r"seat \d (wins|takes) the trick", out)
+    assert "round 1 scored (penalty points): seat 0 " in out
     assert "Final standings:" in out and "(you)" in out.split("Final standings:")[-1]
     # only seat 0's own cards are ever shown
-    assert out.count("you are dealt") == 1
+    assert out.count("seat 0 is dealt") == 1
+    assert not re.search(r"seat [12] is dealt (?!13 cards)", out)
 
 
 def test_bad_input_reprompts_and_q_leaves(address: str) -> None:
@@ -116,15 +119,16 @@ def test_spectate_live_and_from_the_start(
     assert code == 0, live
     assert "(public information only)" in live
     assert "Final standings:" in live
-    assert "Your hand" not in live and "you are dealt" not in live and "(you)" not in live
+    assert "Your hand" not in live and "(you)" not in live
+    assert not re.search(r"is dealt (?!13 cards)", live), "no hand is shown to a spectator"
 
     code, replay = cli(
         ["spectate", "--server", address, "--game-id", created.game_id, "--from-start"]
     )
     assert code == 0
-    assert "--- round 1 of 1:" in replay
-    assert "--- game over:" in replay
-    assert "Your hand" not in replay and "you are dealt" not in replay
+    assert "round 1 starts:" in replay
+    assert "\ngame over: " in replay
+    assert "Your hand" not in replay and not re.search(r"is dealt (?!13 cards)", replay)
 
 
 def test_list_shows_games(address: str, stub: referee_pb2_grpc.RefereeServiceStub) -> None:

@@ -15,6 +15,7 @@ import grpc
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_cli import render
+from referee_cli.screen import GameInfo
 from tests.clients.pty_session import GUARD_SECONDS, PtySession
 
 BIN = Path(sys.executable).parent
@@ -55,6 +56,8 @@ def a_long_first_lead(address: str) -> tuple[str, list[tuple[str, list[int]]]]:
     two steps, with a value of 3 or more ways), and that menu's first step."""
     with grpc.insecure_channel(address) as channel:
         stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        types = stub.ListGameTypes(referee_pb2.ListGameTypesRequest()).game_types
+        info = GameInfo.of(next(t for t in types if t.game_type == "vampire-queen"))
         for number in range(200):
             seed = f"long-lead-{number}"
             created = stub.CreateGame(
@@ -73,7 +76,7 @@ def a_long_first_lead(address: str) -> tuple[str, list[tuple[str, list[int]]]]:
             ).view
             if 0 not in view.pending_seats:
                 continue
-            groups = render.menu_groups(view)
+            groups = render.screen(view, info).groups
             if groups and max(len(members) for _, members in groups) >= 3:
                 return seed, groups
     raise AssertionError("no seed in 200 gives seat 0 a long first lead")
@@ -100,14 +103,14 @@ def test_lead_in_two_steps_on_one_screen_then_quit_and_rejoin(address: str) -> N
         menu = session.text[session.text.rindex("Your move:") : first.start()]
         assert "lead the 20 Hunter" in menu
         assert int(first[1]) == len(groups), "the leads come grouped by value first"
-        chosen = re.search(rf"(\d+)\) {re.escape(widest)}\n", menu)
+        chosen = re.search(rf"(\d+)\) {re.escape(widest)}(   |\n)", menu)
         assert chosen is not None, (widest, menu)
         session.send(chosen[1])
         second = session.expect(PROMPT)
         assert "b to go back" in second[0] and int(second[1]) == len(members)
         step = session.text[session.text.rindex(f"{widest}:") : second.start()]
-        value = re.match(r"play (\d+)s", widest)
-        assert value is not None and f"play one {value[1]}" in step
+        value = re.match(r"play one (\d+) \.\.\. \(\d+ ways\)$", widest)
+        assert value is not None and f"play two {value[1]}s" in step
         session.send("b")  # back to the values
         session.expect(PROMPT)
         session.send("q")
@@ -133,8 +136,8 @@ def test_lead_in_two_steps_on_one_screen_then_quit_and_rejoin(address: str) -> N
             again.send("1")  # a value
             again.expect(PROMPT)
             again.send("1")  # how many: the lead goes out, and the bots answer it
-            again.expect(r"seat 1 (plays|passes)")
-            again.expect(r"seat 3 (plays|passes)")
+            again.expect(r"seat 1 (played|passed)")
+            again.expect(r"seat 3 (played|passed)")
             again.send("q")
         finally:
             again.close()
@@ -178,8 +181,8 @@ def test_the_bots_of_a_finished_game_end_with_it(address: str) -> None:
         try:
             pids.append(int(session.expect(r"seat 1: bot \(heuristic\), process (\d+)")[1]))
             while True:
-                found = session.expect(rf"\nWinner: |{PROMPT}")
-                if "Winner" in found[0]:
+                found = session.expect(rf"\nFinal standings: |{PROMPT}")
+                if "Final standings" in found[0]:
                     break
                 session.send("1")
             assert session.wait() == 0

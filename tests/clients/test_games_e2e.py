@@ -66,20 +66,21 @@ def test_dracula_played_from_stdin_against_one_bot(
     game = stub.GetGame(referee_pb2.GetGameRequest(game_id=found.group(1))).game
     assert game.game_over
     assert "seat 1: bot (heuristic)" in out
-    assert out.index("--- Dracula: seat") < out.index("--- round 1 of 5") < out.index("Your move:")
-    assert "you are dealt (districts 1-5): " in out
+    assert out.index("Dracula is seat") < out.index("round 1 starts") < out.index("Your move:")
+    assert re.search(r"\nseat 0 is dealt \(districts 1-5\):( [YBRP]\d){5}\n", out)
     assert re.search(r"Your move:\n1\) draw a card\n", out)
     assert re.search(r"\n1\) discard the drawn card \([YBRP]\d: ", out)
-    assert re.search(r"(Dracula|Van Helsing) \(you\) draws [YBRP]\d \(\d+ left\)", out)
-    assert re.search(r"(Dracula|Van Helsing) \(seat 1\) draws a card \(\d+ left\)", out)
-    assert re.search(r"--- round \d ends \(", out)
+    assert re.search(r"seat 0 draws [YBRP]\d \(\d+ left in the deck\)", out)
+    assert re.search(r"seat 1 draws a card \(\d+ left in the deck\)", out)
+    assert re.search(r"\nround \d ends \(", out)
     assert re.search(r"district \d: (Dracula|Van Helsing)'s [YBRP]\d beats [YBRP]\d", out)
-    assert re.search(r"--- game over: (Dracula|Van Helsing) \((you|seat 1)\) wins: ", out)
-    final = out.split("--- game over:")[-1]
-    assert "Game over: " in final and "Winner: " in final
+    assert re.search(r"\ngame over: (Dracula|Van Helsing) \(seat [01]\) wins: ", out)
+    final = out.split("\ngame over:")[-1]
+    assert "Game over." in final and "Final standings: 1. seat " in final
     # every round deals seat 0 its cards once, and only seat 0's cards are ever listed
-    rounds = len(re.findall(r"--- round \d of 5", out))
-    assert out.count("you are dealt") == rounds >= 1
+    rounds = len(re.findall(r"\nround \d starts", out))
+    assert out.count("seat 0 is dealt") == rounds >= 1
+    assert out.count("seat 1 is dealt 5 cards, face down") == rounds
 
 
 def test_sleeping_queens_played_from_stdin_against_two_bots(
@@ -91,12 +92,13 @@ def test_sleeping_queens_played_from_stdin_against_two_bots(
     found = re.search(r"Created game (\S+)", out)
     assert found is not None
     assert stub.GetGame(referee_pb2.GetGameRequest(game_id=found.group(1))).game.game_over
-    assert "--- 12 queens lie asleep, face down, in positions 0-11" in out
-    assert re.search(r"seat 0 \(you\) draws( \w+){5}\n", out)  # the deal, shown to its owner
+    assert "\n12 queens lie asleep, face down, in positions 0-11\n" in out
+    assert re.search(r"\nseat 0 draws( \w+){5}\n", out)  # the deal, shown to its owner
+    assert "\nseat 1 draws 5 cards\n" in out
     assert "Your hand (5): " in out and "Your move:\n1) discard " in out
     assert re.search(r"seat \d wakes the \w+ Queen \(\d+\) at position \d+", out)
-    assert "--- game over: " in out
-    assert "Winner" in out.split("--- game over:")[-1]
+    assert "\ngame over: " in out
+    assert "Final standings: 1. seat " in out.split("\ngame over:")[-1]
 
 
 def test_spectating_a_dracula_game_from_the_start(
@@ -109,8 +111,8 @@ def test_spectating_a_dracula_game_from_the_start(
     ).games[0]
     code, out = cli(["spectate", "--server", address, "--game-id", game.game_id, "--from-start"])
     assert code == 0, out
-    assert "(you)" not in out and "you are dealt" not in out
-    assert re.search(r"draws a card \(\d+ left\)", out)
-    assert "--- game over: " in out
-    if "--- round 2 of 5" in out:  # a new round redraws the table for spectators
+    assert "(you)" not in out and "is dealt (districts" not in out
+    assert re.search(r"draws a card \(\d+ left in the deck\)", out)
+    assert "\ngame over: " in out
+    if "\nround 2 starts" in out:  # a new round redraws the table for spectators
         assert out.count("| spectator ==") >= 2

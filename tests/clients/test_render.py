@@ -1,106 +1,50 @@
-"""referee_cli.render: views, events and commands as text, from hand-built proto messages."""
+"""referee_cli.render and referee_cli.screen: one renderer for every game, driven by the view.
+
+Hand-built views of each game (tests/clients/*_views.py, as the server would send them) check
+that the screen shows what a seat must see: the game's public state, the seat's hand, every
+seat's row, whose move, and the legal moves with the labels the server sent. Real games on a
+real server (tests/clients/test_games_screens.py) check the same on every screen of whole games,
+and that each fits an 80x24 terminal.
+"""
 
 from __future__ import annotations
 
 import doctest
 
 from referee.v1 import referee_pb2, vampire_queen_pb2
-from referee_cli import render, render_vampire_queen
-from tests.clients import VQ, lead_hunter, make_view, pass_, play_card, play_set, trick_play
+from referee_cli import render, screen
+from referee_cli.screen import GameInfo
+from tests.clients import VQ, lead_hunter, make_view, pass_, play_set, trick_play
+from tests.clients import dracula_views as dv
+from tests.clients import mau_mau_views as mm
+from tests.clients import sleeping_queens_views as sq
 
 VQE = vampire_queen_pb2.VampireQueenEvent
-
-
-def event(**kind: object) -> referee_pb2.Event:
-    return referee_pb2.Event(sequence=7, vampire_queen=VQE(**kind))  # type: ignore[arg-type]
+VAMPIRE_QUEEN = GameInfo("Vampire Queen", frozenset({"rounds", "hunter_tie", "hunter_queen"}))
 
 
 def test_doctests() -> None:
     assert doctest.testmod(render).failed == 0
-    assert doctest.testmod(render_vampire_queen).failed == 0
+    assert doctest.testmod(screen).failed == 0
 
 
-def test_hand_is_sorted_and_grouped_with_hunters_last() -> None:
-    assert render.format_hand([8, 14, 3, 15, 5, 3, 8, 14]) == "3 3 5 8 8 Q Q [H15]"
-    assert render.format_hand([20, 1, 15]) == "1 [H15] [H20]"
-    assert render.format_hand([]) == "(empty)"
+def rows(text: str) -> dict[int, list[str]]:
+    """The seat table's rows by seat: the words after ``seat N`` (and ``(you)``)."""
+    found = {}
+    for line in text.splitlines():
+        words = line[2:].split()
+        if line[:2] in ("  ", "> ") and words[:1] == ["seat"] and words[1].isdigit():
+            found[int(words[1])] = [w for w in words[2:] if w != "(you)"]
+    return found
 
 
-def test_sets_and_cards_in_words() -> None:
-    assert render.describe_set(8, 3, 1) == "three 8s (1 queen)"
-    assert render.describe_set(8, 4, 2) == "four 8s (2 queens)"
-    assert render.describe_set(14, 2, 2) == "two queens"
-    assert render.describe_set(1, 1, 0) == "one 1"
-    assert render.describe_card(8) == "an 8"
-    assert render.describe_card(7) == "a 7"
-    assert render.describe_card(14) == "a queen"
-    assert render.describe_card(20) == "the 20 Hunter"
+def with_labels(view: referee_pb2.View, labels: list[str]) -> referee_pb2.View:
+    assert len(labels) == len(view.legal_commands)
+    view.legal_command_labels.extend(labels)
+    return view
 
 
-def test_commands_in_words() -> None:
-    assert render.describe_command(play_set(8, 2)) == "play two 8s"
-    assert render.describe_command(play_set(8, 3, 1)) == "play three 8s using 1 queen"
-    assert render.describe_command(play_set(14, 2, 2)) == "play two queens"
-    assert render.describe_command(pass_()) == "pass"
-    assert render.describe_command(lead_hunter(20)) == "lead the 20 Hunter"
-    assert render.describe_command(play_card(7)) == "play a 7"
-    view = make_view(hunter_queen=1)
-    assert render.describe_command(play_card(14), view) == "play a queen (counts 1 here)"
-
-
-def test_menu_is_numbered_from_one() -> None:
-    view = make_view(legal=[play_set(8, 2), play_set(8, 3, 1), pass_()])
-    assert render.render_menu(view) == ("1) play two 8s\n2) play three 8s using 1 queen\n3) pass")
-
-
-def test_events_in_one_line() -> None:
-    lead_view = make_view(
-        trick_kind=VQ.TRICK_KIND_NORMAL, trick=[trick_play(1, VQ.PLAY_KIND_SET, 3, 2)]
-    )
-    follow_view = make_view(
-        trick_kind=VQ.TRICK_KIND_NORMAL,
-        trick=[trick_play(1, VQ.PLAY_KIND_SET, 3, 2), trick_play(2, VQ.PLAY_KIND_SET, 8, 3, 1)],
-    )
-    d = render.describe_event
-    assert d(event(set_played=VQE.SetPlayed(seat=1, value=3, count=2)), lead_view) == (
-        "seat 1 leads two 3s"
-    )
-    assert d(event(set_played=VQE.SetPlayed(seat=2, value=8, count=3, queens=1)), follow_view) == (
-        "seat 2 plays three 8s (1 queen)"
-    )
-    assert d(event(passed=VQE.Passed(seat=3))) == "seat 3 passes"
-    assert d(event(hunter_led=VQE.HunterLed(seat=1, hunter=20))) == "seat 1 leads the 20 Hunter"
-    assert d(event(card_played=VQE.CardPlayed(seat=2, value=14))) == "seat 2 plays a queen"
-    assert d(event(skipped=VQE.Skipped(seat=3))) == "seat 3 is skipped (holds only Hunters)"
-    taken = VQE.TrickWon(winner=0, hunter_trick=True, taken=[3, 7, 14, 20])
-    assert d(event(trick_won=taken)) == "seat 0 takes the trick: 3, 7, Q, H20"
-    assert d(event(trick_won=taken), me=0) == "seat 0 (you) takes the trick: 3, 7, Q, H20"
-    normal = VQE.TrickWon(winner=2, hunter_trick=False)
-    assert d(event(trick_won=normal)) == "seat 2 wins the trick and leads"
-
-
-def test_deal_events_show_only_your_own_cards() -> None:
-    mine = event(hand_dealt=VQE.HandDealt(seat=0, count=3, cards=[2, 5, 14]))
-    assert render.describe_event(mine, me=0) == "you are dealt 3 cards: 2 5 Q"
-    theirs = event(hand_dealt=VQE.HandDealt(seat=1, count=13))
-    assert render.describe_event(theirs, me=0) is None
-    started = event(
-        round_started=VQE.RoundStarted(round=2, leader=1, hunter_15_holder=3, hunter_20_holder=1)
-    )
-    line = render.describe_event(started, make_view(rounds=5), me=0)
-    assert line == "--- round 2 of 5: seat 1 leads; H15 seat 3, H20 seat 1"
-
-
-def test_scoring_events() -> None:
-    scored = event(round_scored=VQE.RoundScored(round=1, penalties=[5, 0], totals=[12, 3]))
-    assert render.describe_event(scored) == (
-        "--- round 1 scored: penalties seat 0 5, seat 1 0; totals seat 0 12, seat 1 3"
-    )
-    ended = event(game_ended=VQE.GameEnded(totals=[12, 3, 3], ranks=[3, 1, 1]))
-    assert render.describe_event(ended) == "--- game over: seat 1 and seat 2 win with 3"
-
-
-def test_view_of_a_normal_trick() -> None:
+def test_vampire_queen_table_hand_and_trick() -> None:
     view = make_view(
         seat=0,
         hand=[3, 3, 5, 8, 8, 14, 14, 15],
@@ -114,29 +58,33 @@ def test_view_of_a_normal_trick() -> None:
         turn=3,
         trick_kind=VQ.TRICK_KIND_NORMAL,
         lead_count=2,
-        trick=[
-            trick_play(1, VQ.PLAY_KIND_SET, 3, 2),
-            trick_play(2, VQ.PLAY_KIND_SET, 8, 2, 1),
-        ],
+        trick=[trick_play(1, VQ.PLAY_KIND_SET, 3, 2), trick_play(2, VQ.PLAY_KIND_SET, 8, 2, 1)],
         best_value=8,
         best_seat=2,
         round_=2,
     )
-    text = render.render_view(view)
-    assert "round 2/5" in text
-    assert "Turn: seat 3." in text
-    assert "Your hand (8): 3 3 5 8 8 Q Q [H15]" in text
-    assert "seat 1 leads two 3s" in text
-    assert "seat 2 plays two 8s (1 queen)" in text
-    assert "Best so far: two 8s by seat 2" in text
-    assert "seat 1 may not lead H20 next" in text
-    rows = {line[2:].split()[1]: line for line in text.splitlines() if line[2:7] == "seat "}
-    assert rows["1"][2:].split()[2:] == ["7", "H20*", "30", "10"]
-    assert rows["0"][2:].split()[3:] == ["8", "H15", "12", "5"]
-    assert rows["3"].startswith(">")  # whose turn
+    view.decisions.add(seat=3, kind="follow", rule_id="VQ-8")
+    text = render.render_view(view, VAMPIRE_QUEEN)
+    lines = text.splitlines()
+    assert lines[0] == "== Vampire Queen | game g1 | you are seat 0 =="
+    assert lines[1] == "Waiting for seat 3 (follow, VQ-8)."
+    assert "Your hand (8): 3 3 5 8 8 14 14 15" in lines
+    table = rows(text)
+    # hand sizes, barred hunters, last penalties, totals; the trick's plays by seat
+    assert table[0] == ["8", "0", "5", "12"]
+    assert table[1] == ["7", "set", "3", "count", "2", "20", "10", "30"]
+    assert table[2] == ["10", "set", "8", "count", "2", "queens", "1", "0", "7", "7"]
+    assert [line[:8] for line in lines if line[2:8] == "seat 3"] == ["> seat 3"], "whose move"
+    facts = "\n".join(lines[next(i for i, line in enumerate(lines) if line.startswith("Round")) :])
+    for fact in ("Round: 2", "Hunter 15 holder: 0", "Hunter 20 holder: 1", "Leader: 1"):
+        assert fact in facts
+    for fact in ("Turn: 3", "Trick kind: normal", "Lead count: 2", "Best value: 8", "Best seat: 2"):
+        assert fact in facts
+    assert "Hunter tie" not in text and "Rounds" not in text, "options are not state"
+    assert all(len(line) <= 80 for line in lines)
 
 
-def test_view_of_a_hunter_trick_for_a_spectator() -> None:
+def test_a_spectator_sees_no_hand_and_the_seats_to_move() -> None:
     view = make_view(
         seat=None,
         leader=1,
@@ -145,75 +93,158 @@ def test_view_of_a_hunter_trick_for_a_spectator() -> None:
         trick=[trick_play(1, VQ.PLAY_KIND_HUNTER, 20, 1), trick_play(2, VQ.PLAY_KIND_CARD, 9, 1)],
         best_value=9,
         best_seat=2,
-        hunter_tie="last",
     )
     text = render.render_view(view)
-    assert "spectator" in text
-    assert "Your hand" not in text
-    assert "Hunter trick led by seat 1" in text
-    assert "ties: last wins" in text
-    assert "seat 1 leads the 20 Hunter" in text
-    assert "seat 2 plays a 9" in text
-    assert "Highest so far: 9 by seat 2" in text
-    queen = make_view(
-        trick_kind=VQ.TRICK_KIND_HUNTER,
-        trick=[trick_play(1, VQ.PLAY_KIND_HUNTER, 15, 1), trick_play(2, VQ.PLAY_KIND_CARD, 14, 1)],
-        best_value=1,
-        best_seat=2,
-    )
-    assert "Highest so far: Q (counts 1) by seat 2" in render.render_view(queen)
+    assert "| spectator ==" in text.splitlines()[0]
+    assert "vampire-queen" in text.splitlines()[0], "without ListGameTypes: the type id"
+    assert "Your hand" not in text and "(you)" not in text
+    assert rows(text)[1][1:4] == ["hunter", "20", "count"]
+    assert "Trick kind: hunter" in text and "Hunter tie: first" in text
 
 
-def test_your_turn_and_leading() -> None:
-    text = render.render_view(make_view(seat=2, turn=2, leader=2))
-    assert "Your turn." in text
-    assert "seat 2 (you) to lead" in text
+def test_your_move_and_the_menu_with_the_servers_labels() -> None:
+    legal = [play_set(8, 2), play_set(8, 3, 1), pass_()]
+    labels = ["play two 8s", "play three 8s using one queen", "pass"]
+    view = with_labels(make_view(seat=2, turn=2, leader=2, legal=legal), labels)
+    view.decisions.add(seat=2, kind="lead", rule_id="VQ-6")
+    assert "Deciding: you (lead, VQ-6)." in render.render_view(view)
+    assert render.render_menu(view).splitlines() == [
+        "1) play two 8s",
+        "2) play three 8s using one queen",
+        "3) pass",
+    ]
+    shown = render.screen(view)
+    assert shown.groups is None and shown.menu == labels
 
 
-def test_game_over_shows_final_standings() -> None:
+def test_a_command_without_a_label_is_shown_as_its_fields() -> None:
+    view = make_view(seat=0, legal=[lead_hunter(20)])
+    assert render.menu_texts(view) == ["vampire_queen { lead_hunter { hunter: 20 } }"]
+
+
+def test_game_over_shows_the_final_standings_best_first() -> None:
     view = make_view(
         seat=1,
         game_over=True,
         totals=[40, 12, 12, 90],
         results=[(0, 40, 3), (1, 12, 1), (2, 12, 1), (3, 90, 4)],
     )
-    text = render.render_view(view)
-    assert "Game over." in text
-    lines = text.splitlines()
-    start = lines.index("Final standings:")
-    standings = [line.split() for line in lines[start + 1 :]]
-    assert standings == [
-        ["1.", "seat", "1", "(you)", "12", "points"],
-        ["1.", "seat", "2", "12", "points"],
-        ["3.", "seat", "0", "40", "points"],
-        ["4.", "seat", "3", "90", "points"],
+    lines = render.render_view(view).splitlines()
+    assert lines[1] == "Game over."
+    assert lines[-2:] == [
+        "Final standings: 1. seat 1 (you) (12)   1. seat 2 (12)   3. seat 0 (40)",
+        "  4. seat 3 (90)",
     ]
-    assert render.render_results(view).startswith("Final standings:")
 
 
-def test_referee_events_are_narrated_for_every_game() -> None:
-    from referee.v1 import referee_pb2 as pb
-    from referee_cli.render import describe_event
+def test_events_are_the_servers_lines() -> None:
+    event = referee_pb2.Event(sequence=7, description="seat 1 leads two 3s")
+    event.vampire_queen.set_played.CopyFrom(VQE.SetPlayed(seat=1, value=3, count=2))
+    assert render.describe_event(event) == "seat 1 leads two 3s"
+    bare = referee_pb2.Event(sequence=8)
+    bare.vampire_queen.passed.seat = 3
+    assert render.describe_event(bare) == "sequence: 8 vampire_queen { passed { seat: 3 } }"
 
-    committed = pb.Event(sequence=1)
-    committed.referee.seed_committed.commitment = "ab" * 32
-    assert "commits to the deal" in (describe_event(committed) or "")
-    revealed = pb.Event(sequence=9)
-    revealed.referee.seed_revealed.seed = b"\x01\x02"
-    assert "0102" in (describe_event(revealed) or "")
-    released = pb.Event(sequence=9)
-    released.referee.seed_revealed.SetInParent()  # as everyone but the organiser sees it
-    assert "to the organiser" in (describe_event(released) or "")
-    deck = pb.Event(sequence=2)
-    deck.referee.deck_committed.shuffle, deck.referee.deck_committed.root = 3, "ef" * 32
-    assert "shuffle 3" in (describe_event(deck) or "")
-    opened = pb.Event(sequence=7)
-    opened.referee.cards_opened.openings.add(card="Q")
-    assert "proves 1 card" in (describe_event(opened) or "")
-    timed = pb.Event(sequence=5)
-    timed.referee.timed_out.seat = 2
-    timed.referee.timed_out.kind = "lead"
-    assert "seat 2 ran out of time (lead)" in (describe_event(timed) or "")
-    aborted = pb.Event(sequence=6)
-    aborted.referee.game_aborted.reason = "organiser"
-    assert "aborted: organiser" in (describe_event(aborted) or "")
+
+def test_dracula_racks_districts_track_and_the_drawn_card() -> None:
+    view = dv.make_view(
+        seat=0,
+        dracula=0,
+        mine=("R7", "R4", "B6", "R2", "P2"),
+        theirs=("P1", "??", "??", "??", "??"),
+        theirs_revealed=(1,),
+        mine_known=(2,),
+        track_letters="PBYR",
+        step=dv.DVV.STEP_PLACE,
+        drawn="B5",
+        discard=("B1", "Y4", "R3"),
+        deck_size=19,
+        hp=11,
+        vampires=(0, 1, 0, 2, 0),
+    )
+    text = render.render_view(view)
+    assert "Your hand" not in text, "a game without a hand field has no hand line"
+    assert rows(text)[0][0] == "dracula" and rows(text)[1][:2] == ["van", "helsing"]
+    assert "seat 0: 1: red 7, 2: red 4 known to opponent, 3: blue 6, 4: red 2, 5: purple 2" in (
+        " ".join(text.split())
+    )
+    flat = " ".join(text.split())
+    assert "seat 1: 1: purple 1 revealed known to opponent, 2: ?, 3: ?, 4: ?, 5: ?" in flat
+    assert "Districts: 1: humans 4, 2: humans 3 vampires 1, 3: humans 4," in flat
+    assert "Track: purple blue yellow red" in flat and "Hp: 11" in flat
+    assert "Drawn: blue 5" in flat and "Deck size: 19" in flat
+    assert "Discard pile: blue 1, yellow 4, red 3" in flat
+    assert "Step: place" in flat
+
+
+def test_sleeping_queens_positions_awake_queens_and_hand() -> None:
+    view = sq.make_view(
+        seat=1,
+        players=3,
+        hand=[sq.KING, 3, sq.DRAGON, 10, 3],
+        awake={0: [sq.SQ.QUEEN_ROSE], 2: [sq.SQ.QUEEN_CAT, sq.SQ.QUEEN_HEART]},
+        empty=[3, 7, 8],
+        known={5: sq.SQ.QUEEN_MOON},
+        discard_pile=[4, sq.POTION],
+        draw_pile=31,
+        turn=1,
+    )
+    text = render.render_view(view, GameInfo("Sleeping Queens", frozenset({"knight_cat_dog"})))
+    assert "Your hand (5): 3 3 10 king dragon" in text
+    table = rows(text)
+    assert table[0][1:] == ["rose", "5"] and table[2][1:] == ["cat", "heart", "35"]
+    assert table[1] == ["5"], "seat 1 has no queen awake"
+    flat = " ".join(text.split())
+    assert "Positions: 0: asleep, 1: asleep, 2: asleep, 3: -, 4: asleep, 5: asleep moon," in flat
+    assert "7: -, 8: -, 9: asleep" in flat
+    assert "Draw pile size: 31" in flat and "Discard pile: 4 potion" in flat
+    assert "Knight cat dog" not in flat, "an option"
+
+
+def test_mau_mau_hand_top_card_characters_and_scores() -> None:
+    view = mm.make_view(
+        seat=0,
+        players=3,
+        hand="R1 R3 B11 CLOCK",
+        hand_sizes=[4, 6, 2],
+        top="G5",
+        night=True,
+        clocks=1,
+        totals=[10, 3, 8],
+    )
+    text = render.render_view(view)
+    assert "Your hand (4): mau mau red 1 mau mau red 3 mau mau blue 11 clock" in text
+    table = rows(text)
+    assert [row[1] for row in table.values()] == ["4", "6", "2"]  # after "playing"
+    flat = " ".join(text.split())
+    assert "Top: mau mau green 5" in flat and "Night: yes" in flat and "Clocks: 1" in flat
+    names = [c.name for c in view.mau_mau_vampires.characters]
+    assert all(name in flat for name in names), "every seat's character"
+    assert [row[2] for row in table.values()] == ["10", "3", "8"]  # totals
+
+
+def test_long_menus_go_in_columns_then_in_two_steps() -> None:
+    texts = [f"play {n}" for n in range(1, 12)]
+    assert render.menu_height(texts) == 4  # three columns
+    wide = [f"put the Heart Queen (20) to sleep at position {n}" for n in range(12)]
+    assert render.menu_height(wide) == 12, "too wide for two columns"
+    legal = [play_set(v, c) for v in (3, 8, 9) for c in (1, 2, 3, 4)] + [lead_hunter(20)]
+    labels = [f"play {c} {v}s" for v in (3, 8, 9) for c in (1, 2, 3, 4)] + ["lead the 20 Hunter"]
+    view = with_labels(make_view(seat=0, legal=legal), labels)
+    groups = render.menu_groups(view, room=4)
+    assert groups == [
+        ("play 1 3s ... (4 ways)", [0, 1, 2, 3]),
+        ("play 1 8s ... (4 ways)", [4, 5, 6, 7]),
+        ("play 1 9s ... (4 ways)", [8, 9, 10, 11]),
+        ("lead the 20 Hunter", [12]),
+    ]
+    assert render.menu_groups(view, room=13) is None, "it fits: one step"
+    coarse = render.menu_groups(view, room=2)
+    assert coarse == [("play 1 3s ... (12 ways)", list(range(12))), ("lead the 20 Hunter", [12])]
+
+
+def test_a_spectator_redraws_after_a_batch_of_several_events() -> None:
+    end = referee_pb2.Event(sequence=30, batch_end_sequence=30)
+    assert render.redraw_for_spectator(end, render.REDRAW_BATCH)
+    assert not render.redraw_for_spectator(end, 1), "a single move"
+    assert not render.redraw_for_spectator(referee_pb2.Event(sequence=29, batch_end_sequence=30), 5)

@@ -26,8 +26,10 @@ START_TIMEOUT = 60.0
 class Replica:
     """One ``referee serve`` process; ``address`` is known once it has started."""
 
-    def __init__(self, store_url: str, log_dir: Path, name: str) -> None:
+    def __init__(self, store_url: str, log_dir: Path, name: str, *extra: str) -> None:
         self.store_url = store_url
+        #: More ``referee serve`` flags (e.g. ``--http HOST:PORT``).
+        self.extra = extra
         self.log_path = log_dir / f"{name}.log"
         self.name = name
         self.port = 0
@@ -54,6 +56,7 @@ class Replica:
                 "",
                 "--grace-seconds",
                 "1",
+                *self.extra,
             ],
             stdout=subprocess.PIPE,
             stderr=log,
@@ -72,6 +75,8 @@ class Replica:
             process.kill()
             process.wait()
             raise RuntimeError(f"{self.name} did not start: {line!r}; see {self.log_path}")
+        #: The first line it printed for people (its address and store).
+        self.banner = line
         self.port = int(line.split()[3].rsplit(":", 1)[1])
         # Drain stdout so the replica never blocks on a full pipe.
         threading.Thread(target=process.stdout.read, daemon=True).start()

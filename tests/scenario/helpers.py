@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from referee.scenario.runner import ScenarioResult, run_scenario
+from referee.scenario.model import ScenarioResult
+from referee.scenario.run import run_scenario
 
 FILES = Path(__file__).resolve().parent / "files"
 

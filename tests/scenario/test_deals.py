@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.scenario import deals
-from referee.scenario.runner import ScenarioError, load_scenario, run_scenario
+from referee.scenario import ScenarioError, deals, load_scenario, run_scenario
 from tests.scenario.helpers import fails, passes, write
 
 SHIPPED = Path(__file__).resolve().parents[2] / "scenarios"

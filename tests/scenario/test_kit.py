@@ -8,15 +8,10 @@ from typing import Any
 
 import pytest
 
+from referee.scenario import ScenarioError, load_scenario, run_loaded
 from referee.scenario import match as schema
 from referee.scenario.drivers import LibraryDriver, Outcome
-from referee.scenario.runner import (
-    EVENTS,
-    VIEW,
-    ScenarioError,
-    load_scenario,
-    run_loaded,
-)
+from referee.scenario.model import EVENTS, VIEW
 from tests.scenario.helpers import fails, passes, write
 
 SHIPPED = Path(__file__).resolve().parents[2] / "scenarios"
@@ -32,7 +27,7 @@ class SlipperyDriver(LibraryDriver):
         if outcome.code != "OK" and self.table is not None:
             legal = self.table.legal_commands(seat)
             if legal:
-                self.table.submit(seat, legal[0])
+                self.submit_value(seat, legal[0])
         return outcome
 
 
@@ -66,7 +61,7 @@ def test_a_refusal_that_appends_events_fails(tmp_path: Path) -> None:
     assert run_loaded(scenario).ok
     result = run_loaded(scenario, SlipperyDriver)
     assert not result.ok
-    assert "steps[0] (line 10): the refusal changed the game: version 5 became 6" in result.line()
+    assert "steps[0] (line 10): the refusal changed the game: version 7 became 8" in result.line()
 
 
 def test_a_refusal_that_changes_a_view_fails(tmp_path: Path) -> None:
@@ -228,7 +223,7 @@ def test_several_viewers_keep_going_names_each(tmp_path: Path) -> None:
           - expect_view: {seat: all, match: {vampireQueen: {hand: {length: 14}}}}
         """,
     )
-    from referee.scenario.runner import run_scenario
+    from referee.scenario import run_scenario
 
     result = run_scenario(path, keep_going=True)
     described = [failure.describe() for failure in result.failures]
@@ -237,7 +232,7 @@ def test_several_viewers_keep_going_names_each(tmp_path: Path) -> None:
 
 
 def test_shipped_kit_scenario_passes() -> None:
-    from referee.scenario.runner import run_scenario
+    from referee.scenario import run_scenario
 
     result = run_scenario(SHIPPED / "vampire_queen" / "vq07_refusals_change_nothing.yaml")
     assert result.ok, result.line()

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from referee.scenario import ScenarioError, load_scenario, main, run_loaded, run_scenario
 from referee.scenario.drivers import LibraryDriver, Outcome, Setup, SetupRefused
-from referee.scenario.runner import ScenarioError, load_scenario, main, run_loaded, run_scenario
 from tests.scenario.helpers import fails, passes, write
 
 SHIPPED = Path(__file__).resolve().parents[2] / "scenarios"
@@ -104,7 +104,7 @@ def test_a_seat_that_sees_the_difference_fails(tmp_path: Path) -> None:
         "indistinguishable[0] (other): seat 1 can tell the deals apart by the opening events"
         in (line)
     )
-    assert "handDealt.cards" in line
+    assert "seat 1 is dealt 5 5 5 5 6 6 6 6 7 7 7 7 8" in line  # the event's description
 
 
 def test_a_public_difference_fails_for_everyone(tmp_path: Path) -> None:
@@ -225,6 +225,35 @@ def test_keep_going_reports_every_mismatch(
     assert lines[1].startswith("      steps[1] (line 12): expected ok, got INVALID_ARGUMENT VQ-6")
     assert main([str(path)]) == 1
     assert len(capsys.readouterr().out.splitlines()) == 1
+
+
+THREE_WRONG_IN_ONE_MATCH = """\
+steps:
+  - expect_view:
+      seat: 0
+      match:
+        pendingSeats: [0]
+        gameOver: true
+        vampireQueen: {handSizes: [13, 13, 13], hand: {length: 2}}
+"""
+
+
+def test_keep_going_reports_every_mismatch_of_one_match(tmp_path: Path) -> None:
+    """Issue 24 item 14: inside one ``match`` each wrong key is its own mismatch (a key that
+    matches is not reported); without --keep-going the first one is reported alone."""
+    path = write(tmp_path, THREE_WRONG_IN_ONE_MATCH)
+    result = run_scenario(path, keep_going=True)
+    assert [failure.message for failure in result.failures] == [
+        "view of seat 0: at pendingSeats[0]: expected 0, got 1",
+        "view of seat 0: at gameOver: expected true, got false",
+        "view of seat 0: at vampireQueen.handSizes[0]: expected 13, got 14",
+        "view of seat 0: at vampireQueen.handSizes[1]: expected 13, got 14",
+        "view of seat 0: at vampireQueen.hand: expected length 2, got 14 "
+        "[1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 15]",
+    ]
+    assert "(+4 more)" in result.line()
+    [first] = run_scenario(path).failures
+    assert first.message == result.failures[0].message
 
 
 def test_junit_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

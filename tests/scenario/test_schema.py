@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.scenario import ScenarioError, load_scenario, run_scenario
 from referee.scenario import match as schema
-from referee.scenario.runner import ScenarioError, load_scenario, run_scenario
 from referee.v1 import referee_pb2 as pb
 from tests.scenario.helpers import DV_HEADER, FILES, fails, passes, write
 

@@ -3,7 +3,6 @@ server on an ephemeral port, real seat tokens, streams and ``google.rpc`` error 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,20 +12,15 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from referee.scenario import main, run_scenario
 from referee.scenario.drivers import Driver
+from referee.scenario.model import SCENARIO_SUFFIXES
 from referee.scenario.remote import ServerDriver, refusal
-from referee.scenario.runner import SCENARIO_SUFFIXES, main, run_scenario
-from referee.server.app import RefereeServer, running_server
+from referee.server.app import RefereeServer
 from tests.scenario.helpers import DV_HEADER, VQ_HEADER, write
 
 SHIPPED = Path(__file__).resolve().parents[2] / "scenarios"
 FILES = sorted(p for p in SHIPPED.rglob("*") if p.suffix in SCENARIO_SUFFIXES)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[RefereeServer]:
-    with running_server(store="memory:", grace_seconds=1.0) as running:
-        yield running
 
 
 def over(server: RefereeServer) -> Any:
@@ -34,13 +28,6 @@ def over(server: RefereeServer) -> Any:
         return ServerDriver(server.address)
 
     return factory
-
-
-@pytest.mark.parametrize("path", FILES, ids=[p.relative_to(SHIPPED).as_posix() for p in FILES])
-def test_shipped_scenario_over_grpc(server: RefereeServer, path: Path) -> None:
-    result = run_scenario(path, over(server), mode="server")
-    assert result.ok, result.line()
-    assert result.steps_run == result.steps
 
 
 def test_wrong_expectations_fail_over_grpc(server: RefereeServer, tmp_path: Path) -> None:
@@ -76,7 +63,7 @@ def test_a_seat_outside_the_table_has_no_token(server: RefereeServer, tmp_path: 
             expect: {code: [FAILED_PRECONDITION, PERMISSION_DENIED]}
         """
     path = write(tmp_path, body, VQ_HEADER)
-    assert run_scenario(path).ok  # the library: FAILED_PRECONDITION SEAT
+    assert run_scenario(path).ok  # in-process: the same referee, the same PERMISSION_DENIED
     assert run_scenario(path, over(server)).ok  # the server: PERMISSION_DENIED
 
 

@@ -131,4 +131,4 @@ def test_a_live_command_is_one_message_shared_by_the_viewers_streams(
         )
     assert received[0][1] == received[1][1]
     live = server.referee.games[game.game_id]
-    assert list(live.latest_batch) == [None]  # built once, for both spectators
+    assert list(live.latest.updates) == [None]  # built once, for both spectators

@@ -1,7 +1,8 @@
 """The application's values as ``referee.v1`` messages (:mod:`referee.server.convert`).
 
-A batched stream message is put together from the shared encodings of its view and events;
-its bytes must be exactly what protobuf would serialize, for every game and every viewer.
+A stream message is put together from the bytes its view and events carry (encoded once by
+the live game); its bytes must be exactly what protobuf serializes for the same values, built
+through protobuf's own message API, for every game, every viewer and both forms.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ import random
 
 import pytest
 
-from referee.application import Clock, GameSettings, Referee, Update
+from referee.application import Clock, GameSettings, Referee, SeatView, StampedEvent, Update
 from referee.engine.registry import all_games
 from referee.server import convert
 from referee.store import MemoryEventStore
+from referee.stored import decided_to_proto
 from referee.v1 import referee_pb2 as pb
+from tests import protobuf_reference as reference
 
 GAMES = sorted(game.info.type_id for game in all_games())
 
@@ -44,15 +47,39 @@ def test_batched_messages_are_the_bytes_protobuf_would_write(game_type: str, clo
                 start -= 1  # back to the first event of the latest batch
             for viewer in [None, *range(players)]:
                 update = live.batch_update(viewer, start, live.table.version, None)
-                expected = convert.update_to_proto(update, batched=True).SerializeToString()
-                assert convert.update_bytes(update) == expected
+                expected = pb.StreamGameResponse(
+                    view=_view(update.view), events=[_event(e, game_type) for e in update.events]
+                )
+                assert convert.update_bytes(update) == expected.SerializeToString()
+                assert convert.update_to_proto(update, batched=True) == expected
+                for stamped in update.events:  # the plain form: one event each
+                    plain = Update((stamped,), update.view)
+                    one = pb.StreamGameResponse(
+                        view=_view(plain.view), event=_event(stamped, game_type)
+                    )
+                    assert convert.update_bytes(plain, batched=False) == one.SerializeToString()
                 checked += 1
         assert checked
         empty = Update((), live.view(None))
-        assert (
-            convert.update_bytes(empty)
-            == pb.StreamGameResponse(view=convert.view_to_proto(empty.view)).SerializeToString()
-        )
+        first = pb.StreamGameResponse(view=_view(empty.view)).SerializeToString()
+        assert convert.update_bytes(empty) == convert.update_bytes(empty, batched=False) == first
         referee.close()
 
     asyncio.run(scenario())
+
+
+def _view(seat_view: SeatView) -> pb.View:
+    return reference.view(seat_view.game_id, seat_view.players, seat_view.view, seat_view.clocks)
+
+
+def _event(stamped: StampedEvent, game_type: str) -> pb.Event:
+    decided = None if stamped.decided is None else decided_to_proto(stamped.decided)
+    return reference.event(
+        game_type,
+        stamped.event,
+        stamped.sequence,
+        batch_end=stamped.batch_end,
+        recorded_ms=stamped.recorded_ms,
+        decided=decided,
+        describe=True,
+    )

@@ -1,0 +1,160 @@
+"""The referee's own hand at the table: clocks, timeouts, forfeits, default plays, the reveal.
+
+:class:`RefereeHand` does what nobody asks for: it times out decisions whose clock ran out,
+plays the default commands of forfeited seats, reveals the seed when a game ends, records the
+end of a game, and keeps one timer per game for its next clock deadline. Each of its moves is
+a batch of its own, committed through the :class:`~referee.application.repository.Repository`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import structlog
+
+from referee.application.errors import RefereeError
+from referee.application.live import LiveGame, now_ms
+from referee.application.repository import Repository
+from referee.engine.game import Rejection
+from referee.engine.table_events import SeatForfeited, TimedOut
+from referee.store import StoreError, VersionConflict
+from referee.stored import Decided, DecidedBy
+
+log = structlog.get_logger("referee")
+
+#: Most batches the referee appends in a row on its own (default plays of forfeited seats);
+#: beyond it the game is aborted rather than played on forever.
+AUTO_PLAY_LIMIT = 2000
+#: After the store failed the referee's own append (a timeout, a forfeit's play), the next
+#: try waits this long: a store that fails at once (a full disk) is not hammered, and an
+#: overdue clock lands at most this much later than the store's recovery plus one wait for
+#: it (docs/operations.md, "Store faults").
+FAULT_RETRY_SECONDS = 0.1
+
+
+class RefereeHand:
+    """The referee's own moves on the games of ``repository`` (its timekeeper)."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+        self.metrics = repository.metrics
+
+    async def act(self, live: LiveGame, now: int | None = None) -> None:
+        """Everything the referee must do by itself now, each as its own batch: reveal the
+        seed of a game that ended, play the default commands of forfeited seats, time out the
+        decisions whose clock ran out by ``now``. Then record the end of the game and set the
+        timer of the next deadline. Call with the game's lock held; never raises a store error
+        (what was committed stays committed; another writer's appends are caught up)."""
+        repository = self.repository
+        table = live.table
+        before = table.version
+        failed = False
+        try:
+            for _ in range(AUTO_PLAY_LIMIT):
+                if table.reveal_due():
+                    await repository.commit(live, table.reveal(), None)
+                elif (played := table.forfeited_play()) is not None:
+                    seat = played[0].seat
+                    await repository.commit(live, played, Decided(seat, by=DecidedBy.FORFEIT))
+                elif (due := self._overdue(live, now_ms() if now is None else now)) is not None:
+                    await self._time_out(live, *due)
+                else:
+                    break
+            else:
+                if not table.over:
+                    reason = "the forfeited seats' default commands did not end the game"
+                    await repository.commit(live, table.abort(reason), None)
+                    log.warning("game_aborted", game_id=live.game_id, reason=reason)
+        except VersionConflict:
+            # Another replica acted first (typically the same timeout, which must land once):
+            # not a failure; follow the store so the timer below is set from the real state.
+            log.info("referee_append_lost", game_id=live.game_id)
+            try:
+                await repository.follow_store(live)
+            except (StoreError, RefereeError):  # RefereeError: a store fault (Repository.call)
+                repository.spawn(repository.catch_up(live))
+        except (StoreError, RefereeError) as error:
+            log.warning("referee_append_failed", game_id=live.game_id, error=str(error))
+            repository.spawn(repository.catch_up(live))
+            failed = True
+        if table.over and not live.ended:
+            live.ended = True
+            with contextlib.suppress(StoreError, RefereeError):
+                await repository.call(repository.store.set_finished, live.game_id, True)
+            repository.finished()
+            self.metrics.game_ended(live)
+        self.arm(live, FAULT_RETRY_SECONDS if failed else 0.0)
+        if table.version != before:
+            repository.fanout.publish(live)
+
+    async def resume(self, live: LiveGame) -> None:
+        """After loading: whatever the referee had left to do (a reveal, overdue clocks)."""
+        async with live.lock:
+            await self.act(live)
+        self.repository.fanout.publish(live)
+
+    def _overdue(self, live: LiveGame, now: int) -> tuple[int, int] | None:
+        """``(seat, elapsed ms)`` of the earliest decision whose time ran out by ``now``."""
+        if not live.settings.clock.enabled or live.table.over:
+            return None
+        status = live.table.status
+        first = live.seat_clocks.next_deadline(skip=status.forfeited)
+        if first is None or first[0] > now:
+            return None
+        seat = first[1]
+        return seat, live.seat_clocks.elapsed(seat, now)
+
+    async def _time_out(self, live: LiveGame, seat: int, elapsed: int) -> None:
+        try:
+            events = live.table.time_out(seat)
+        except Rejection as rejection:  # no legal command: a game bug, never a client's
+            log.error("timeout_impossible", game_id=live.game_id, seat=seat, error=str(rejection))
+            live.seat_clocks.starts.pop(seat, None)  # do not try again for this decision
+            return
+        decided = Decided(seat, elapsed, by=DecidedBy.TIMEOUT)
+        await self.repository.commit(live, events, decided)
+        timed_out = events[0]
+        assert isinstance(timed_out, TimedOut)
+        game_type = live.record.game_type
+        self.metrics.seat_errors.labels(game_type, "timeout").inc()
+        forfeited = any(isinstance(e, SeatForfeited) for e in events)
+        if forfeited:
+            self.metrics.seat_errors.labels(game_type, "forfeit").inc()
+        log.info(
+            "timeout",
+            game_id=live.game_id,
+            seat=seat,
+            kind=timed_out.kind,
+            timeouts=timed_out.timeouts,
+            forfeited=forfeited,
+            elapsed_ms=elapsed,
+        )
+
+    def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
+        """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
+        if live.timer is not None:
+            live.timer.cancel()
+            live.timer = None
+        if not live.settings.clock.enabled or live.table.over:
+            return
+        first = live.seat_clocks.next_deadline(skip=live.table.status.forfeited)
+        if first is None:
+            return
+        delay = max(at_least, (first[0] - now_ms()) / 1000) + 0.001
+        live.timer = asyncio.get_running_loop().call_later(delay, self._expire, live)
+
+    def _expire(self, live: LiveGame) -> None:
+        live.timer = None
+        if self.repository.games.get(live.game_id) is live:
+            self.repository.spawn(self._run(live))
+
+    async def _run(self, live: LiveGame) -> None:
+        try:
+            async with live.lock:
+                await self.act(live)
+        except Exception:
+            log.exception("referee_failed", game_id=live.game_id)
+
+
+__all__ = ["AUTO_PLAY_LIMIT", "FAULT_RETRY_SECONDS", "RefereeHand"]

@@ -1,0 +1,456 @@
+"""The games this process holds, and the store behind them.
+
+:class:`Repository` loads a game from the store on first use (replayed on a loader thread),
+keeps it while it is used and drops it when idle, appends each committed batch on the one
+writer thread, and follows the store when another writer appended (replicas on a shared
+store). It also runs the background tasks of the application layer (:meth:`Repository.unit`
+keeps a change to a game whole whatever happens to its caller).
+
+What the referee does by itself once a game changed (set the clock's timer, finish what was
+left to do after a load) is another room's (:mod:`referee.application.hand`); it is given to
+the repository as a :class:`Timekeeper` by :class:`~referee.application.referee.Referee`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+import structlog
+
+from referee.application import errors, seeds
+from referee.application.clocks import GameSettings
+from referee.application.errors import RefereeError
+from referee.application.fanout import FanOut
+from referee.application.live import DISCONNECTS, REJECTED, LiveGame, now_ms
+from referee.application.values import Summary
+from referee.engine.registry import get_game
+from referee.engine.table import Table, make_config
+from referee.metrics import Metrics
+from referee.store import (
+    CommandOutcome,
+    EventStore,
+    GameNotFound,
+    GameRecord,
+    StoreError,
+    StoreUnavailable,
+)
+from referee.stored import Decided, decode_deal, encode_batch, recorded_ms
+
+log = structlog.get_logger("referee")
+
+T = TypeVar("T")
+
+#: The seat counters that are faults, with their ``seat_errors`` metric label.
+_ERROR_KINDS = {REJECTED: "rejected", DISCONNECTS: "disconnect"}
+
+#: Longest game id, game type or command id accepted (errors echo them; keep them short).
+MAX_ID_LENGTH = 128
+#: How often a command (or an organiser's batch) is decided again after another writer
+#: appended first.
+CONFLICT_RETRIES = 5
+
+
+@dataclass
+class Limits:
+    max_games: int = 10_000
+    max_streams: int = 20_000
+    stream_buffer: int = 256
+    #: A stream whose client has not taken a message for this long is ended (0 = never).
+    stream_stall_seconds: float = 10.0
+    #: Most games held in memory; beyond it the least recently used idle ones are dropped
+    #: (they load again from the store on demand).
+    max_live_games: int = 2000
+    #: A game nobody has used for this long (no call, no stream, no clock running) is
+    #: dropped from memory.
+    evict_idle_seconds: float = 120.0
+    #: A game without a clock that has had no event and no open seat stream for this long
+    #: is aborted as abandoned (0 = never).
+    idle_expiry_seconds: float = 24 * 3600.0
+    #: Summaries of finished games dropped from memory kept for ListGames.
+    summary_cache: int = 1000
+    #: A seat whose client closed its stream mid-game and that opens none again (on any
+    #: replica) within this long is counted a disconnect; resuming sooner is no fault.
+    reconnect_window_seconds: float = 30.0
+
+
+class Timekeeper(Protocol):
+    """What the repository asks of the referee's own hand (:mod:`referee.application.hand`)."""
+
+    def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
+        """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
+
+    async def resume(self, live: LiveGame) -> None:
+        """After a load: whatever the referee had left to do."""
+
+
+class Repository:
+    """The loaded games (``games``), the store's two thread pools and the background tasks.
+
+    ``timekeeper`` must be set before the first game is loaded or changed."""
+
+    def __init__(self, store: EventStore, metrics: Metrics, limits: Limits, fanout: FanOut) -> None:
+        self.store = store
+        self.metrics = metrics
+        self.limits = limits
+        self.fanout = fanout
+        self.timekeeper: Timekeeper | None = None
+        self.games: dict[str, LiveGame] = {}
+        self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
+        self._loading: dict[str, asyncio.Future[LiveGame]] = {}
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._stop_listening: Callable[[], None] = lambda: None
+        #: Games another replica announced that we looked at once (see :meth:`_appended`).
+        self._heard_of: set[str] = set()
+        #: How many unfinished games the store holds (the ``games_active`` gauge).
+        self.active = 0
+        # Loads decode and replay whole logs: on threads of their own, never on the event
+        # loop (a cold load of a long game stalled every other call, issue 10).
+        self._loader = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="load")
+        #: Summaries of finished games no longer in memory, least recently used first.
+        self.summaries: OrderedDict[str, Summary] = OrderedDict()
+        #: Unix ms of the last event of every unfinished game (idle expiry), in memory or not.
+        self.activity: dict[str, int] = {}
+
+    @property
+    def _clock(self) -> Timekeeper:
+        assert self.timekeeper is not None, "Repository.timekeeper is not set"
+        return self.timekeeper
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the store's writer thread (one at a time, in order); a store fault
+        as UNAVAILABLE."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._writer, fn, *args)
+        except StoreUnavailable as fault:
+            raise _unavailable(fault) from None
+
+    # --- life cycle -------------------------------------------------------------------------
+
+    async def recover(self) -> int:
+        """Count the unfinished games in the store (they load on first use), load those with a
+        clock and listen to the store for appends made elsewhere; returns the number of games."""
+        loop = asyncio.get_running_loop()
+
+        def appended(game_id: str, version: int) -> None:  # called on a store thread
+            loop.call_soon_threadsafe(self._appended, game_id, version)
+
+        self._stop_listening = self.store.add_listener(appended)
+        listed = await self.call(self.store.list_games)
+        self.active = sum(1 for _, _, finished in listed if not finished)
+        self.metrics.games_active.set(self.active)
+        # Games with a clock run without anyone asking: load them now so their timers run.
+        for record, _, finished in listed:
+            if not finished and GameSettings.from_json(record.settings).clock.enabled:
+                self.spawn(self._preload(record.game_id))
+        unfinished = [record.game_id for record, _, finished in listed if not finished]
+        self.spawn(self._read_activity(unfinished))
+        return len(listed)
+
+    def stop_listening(self) -> None:
+        """Hear no more of the store's appends."""
+        self._stop_listening()
+
+    def close(self) -> None:
+        """Stop the loaders, the timers and the listener, then the writer thread."""
+        self._loader.shutdown(wait=True)
+        for live in self.games.values():
+            if live.timer is not None:
+                live.timer.cancel()
+                live.timer = None
+        self._stop_listening()
+        self._writer.shutdown(wait=True)
+
+    async def _read_activity(self, game_ids: list[str]) -> None:
+        """When each unfinished game last had an event (the idle expiry's clock): read on a
+        loader thread in one go, never on the writer thread, where thousands of reads after
+        a restart would hold up every command's append."""
+        loop = asyncio.get_running_loop()
+        found = await loop.run_in_executor(self._loader, self._last_events, game_ids)
+        for game_id, stamp in found.items():
+            self.activity.setdefault(game_id, stamp or now_ms())
+
+    def _last_events(self, game_ids: list[str]) -> dict[str, int]:
+        """``{game id: unix ms of its last event}`` (0 when unknown); on a loader thread."""
+        found = {}
+        for game_id in game_ids:
+            try:
+                version = self.store.version(game_id)
+                last = self.store.read(game_id, max(0, version - 1), 1)
+            except StoreError:
+                continue
+            found[game_id] = recorded_ms(last[0].payload) if last else 0
+        return found
+
+    def spawn(self, coroutine: Awaitable[T]) -> asyncio.Future[T]:
+        """Run ``coroutine`` in the background, kept referenced until it is done."""
+        task: asyncio.Future[T] = asyncio.ensure_future(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(_retrieve)
+        return task
+
+    async def unit(self, coroutine: Awaitable[T]) -> T:
+        """Run ``coroutine`` to its end whatever happens to the caller, and return its result.
+
+        A client whose deadline expires, or which hangs up, cancels its call's task. Work that
+        changes a game (decide, append to the store, fold into the live table, publish) must
+        happen as a unit or not at all: cancelled half-way, the store would hold events the
+        live game never saw, and every later command would conflict (issue 10). So such work
+        runs in a task of its own that the caller only waits for; its outcome is dropped if
+        nobody is left to hear it.
+        """
+        return await asyncio.shield(self.spawn(coroutine))
+
+    # --- in memory --------------------------------------------------------------------------
+
+    def keep(self, live: LiveGame) -> None:
+        """Hold ``live`` in memory (dropping others beyond the bound)."""
+        self.games[live.game_id] = live
+        self.summaries.pop(live.game_id, None)
+        live.touched = time.monotonic()
+        if len(self.games) > self.limits.max_live_games:
+            self.evict()
+
+    def _evictable(self, live: LiveGame, now: float, idle: float) -> bool:
+        """Nobody uses ``live``: no stream, no call holding it, no clock to run."""
+        return (
+            not live.subscribers
+            and not live.lock.locked()
+            and live.timer is None
+            and live.game_id not in self._loading
+            and now - live.touched >= idle
+        )
+
+    def evict(self) -> None:
+        """Drop the games idle for ``evict_idle_seconds``, then, while more than
+        ``max_live_games`` are held, the least recently used of those nobody uses."""
+        now = time.monotonic()
+        idle = self.limits.evict_idle_seconds
+        for live in list(self.games.values()):
+            if self._evictable(live, now, idle):
+                self._drop(live)
+        excess = len(self.games) - self.limits.max_live_games
+        if excess > 0:
+            unused = [live for live in self.games.values() if self._evictable(live, now, 0)]
+            unused.sort(key=lambda live: live.touched)
+            for live in unused[:excess]:
+                self._drop(live)
+
+    def _drop(self, live: LiveGame) -> None:
+        del self.games[live.game_id]
+        if live.finished:  # nothing changes it without loading it again: keep its summary
+            self.summaries[live.game_id] = live.summary()
+            while len(self.summaries) > self.limits.summary_cache:
+                self.summaries.popitem(last=False)
+
+    def started(self) -> None:
+        """One more unfinished game (a new game was stored)."""
+        self.active += 1
+        self.metrics.games_active.set(self.active)
+
+    def finished(self) -> None:
+        """One unfinished game fewer (its end was recorded, here or by another writer)."""
+        self.active -= 1
+        self.metrics.games_active.set(self.active)
+
+    # --- loading ----------------------------------------------------------------------------
+
+    async def _preload(self, game_id: str) -> None:
+        try:
+            await self.get(game_id)
+        except Exception:
+            log.exception("preload_failed", game_id=game_id)
+
+    async def get(self, game_id: str) -> LiveGame:
+        """The live game, loaded from the store (replayed) on first use."""
+        if not game_id:
+            raise errors.bad_request("game_id", "required")
+        if len(game_id) > MAX_ID_LENGTH:
+            raise errors.bad_request("game_id", f"at most {MAX_ID_LENGTH} characters")
+        live = self.games.get(game_id)
+        if live is not None:
+            live.touched = time.monotonic()
+            return live
+        loading = self._loading.get(game_id)
+        if loading is None:
+            # One load per game however many calls ask at once; a caller that gives up does
+            # not cancel it for the others.
+            loading = self.spawn(self._load_and_keep(game_id))
+            self._loading[game_id] = loading
+        result: LiveGame = await asyncio.shield(loading)
+        return result
+
+    async def get_current(self, game_id: str) -> LiveGame:
+        """:meth:`get`, and on a shared store also whatever other replicas appended by now,
+        so a read here shows at least what the client saw through another replica."""
+        live = await self.get(game_id)
+        if self.store.shared:
+            await self.catch_up(live)
+        return live
+
+    async def _load_and_keep(self, game_id: str) -> LiveGame:
+        try:
+            live = await self._load(game_id)
+            self.keep(live)
+            self.spawn(self._clock.resume(live))
+            return live
+        finally:
+            del self._loading[game_id]
+
+    async def _load(self, game_id: str) -> LiveGame:
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._loader, self._load_now, game_id)
+        except GameNotFound:
+            raise errors.not_found(game_id) from None
+        except StoreUnavailable as fault:
+            raise _unavailable(fault) from None
+
+    def _load_now(self, game_id: str) -> LiveGame:
+        """Read a game from the store and replay it (on a loader thread: the store is safe to
+        share by threads, and nothing here touches the event loop)."""
+        record = self.store.get_game(game_id)
+        stored = self.store.read(game_id, 0, None)
+        config = make_config(
+            get_game(record.game_type),
+            record.players,
+            record.options,
+            record.seed,
+            decode_deal(record.deal),
+            seeds.stored_salt(record.settings),
+        )
+        settings = GameSettings.from_json(record.settings)
+        stats = self.store.stats(game_id)
+        table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
+        live = LiveGame(game_id, record, table, settings=settings, stats=stats)
+        live.absorb_stored([e.payload for e in stored])
+        live.ended = live.over
+        return live
+
+    # --- writing ----------------------------------------------------------------------------
+
+    async def store_new(self, live: LiveGame, opening: list[Any]) -> None:
+        """Store a new game with its opening batch and keep it live."""
+        recorded = now_ms()
+        payloads = encode_batch(live.record.game_type, opening, 1, recorded)
+        await self.call(self.store.create_game, live.record, payloads)
+        live.absorb(opening, recorded, None)
+        self.keep(live)
+        self.activity[live.game_id] = recorded
+        self.started()
+        self.metrics.game_created(live.record.game_type)
+        self._clock.arm(live)
+
+    async def commit(
+        self,
+        live: LiveGame,
+        events: list[Any],
+        decided: Decided | None,
+        outcome: CommandOutcome | None = None,
+    ) -> None:
+        """Append one batch (atomically, with ``outcome`` if a command caused it), then fold
+        it in. Call with the game's lock held. Raises the store's errors."""
+        version = live.table.version
+        recorded = now_ms()
+        payloads = encode_batch(live.record.game_type, events, version + 1, recorded, decided)
+        started = time.perf_counter()
+        live.writing = version + len(events)
+        try:
+            await self.call(self.store.append, live.game_id, version, payloads, outcome)
+        finally:
+            live.writing = 0
+        self.metrics.store_append.observe(time.perf_counter() - started)
+        live.absorb(events, recorded, decided)
+        if live.over:
+            self.activity.pop(live.game_id, None)
+        else:
+            self.activity[live.game_id] = recorded
+
+    def count(self, live: LiveGame, seat: int, name: str) -> None:
+        """Add one to a seat's counter, in memory now and in the store soon (the store's
+        writer thread keeps the order; an answer never waits for it)."""
+        counters = live.stats.setdefault(seat, {})
+        counters[name] = counters.get(name, 0) + 1
+        kind = _ERROR_KINDS.get(name)
+        if kind is not None:  # a fault of the seat's, not a tally (stream opens)
+            self.metrics.seat_errors.labels(live.record.game_type, kind).inc()
+        try:
+            future = self._writer.submit(self.store.add_stats, live.game_id, seat, {name: 1})
+        except RuntimeError:  # shutting down: the writer is closed
+            return
+        future.add_done_callback(_log_failure)
+
+    # --- other writers ----------------------------------------------------------------------
+
+    def _appended(self, game_id: str, version: int) -> None:
+        """The store committed events of ``game_id`` up to ``version``. Our own appends are
+        applied by the command that made them; with a shared (networked) store another process
+        may have appended, so a loaded game that is behind catches up from the store."""
+        live = self.games.get(game_id)
+        if live is not None and version > max(live.table.version, live.writing):
+            self.spawn(self.catch_up(live))
+        elif live is None and self.store.shared and game_id not in self._heard_of:
+            # A game another replica created: if it runs a clock, load it so its timeouts fire
+            # here too when that replica dies (the store lets exactly one timeout land).
+            self._heard_of.add(game_id)
+            self.spawn(self._adopt(game_id))
+
+    async def _adopt(self, game_id: str) -> None:
+        try:
+            record: GameRecord = await self.call(self.store.get_game, game_id)
+        except (StoreError, RefereeError):  # RefereeError: a store fault (see call)
+            return
+        if GameSettings.from_json(record.settings).clock.enabled and game_id not in self.games:
+            await self._preload(game_id)
+
+    async def catch_up(self, live: LiveGame) -> None:
+        async with live.lock:  # after any of our own appends in flight has been applied
+            changed = await self.follow_store(live)
+        if changed:
+            self.fanout.publish(live)
+
+    async def follow_store(self, live: LiveGame) -> bool:
+        """Fold in whatever the store holds beyond the live table (another writer's appends);
+        True if there was any. Call with the game's lock held; the caller publishes."""
+        stored = await self.call(self.store.read, live.game_id, live.table.version, None)
+        if not stored:
+            return False
+        live.absorb_stored([e.payload for e in stored])
+        if not live.over:
+            self.activity[live.game_id] = now_ms()
+        if live.over and not live.ended:
+            live.ended = True  # the other writer recorded the end
+            self.finished()
+        self._clock.arm(live)
+        return True
+
+
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a background task's outcome as seen: a unit whose caller gave up may end with a
+    RefereeError nobody is left to hear, which is not worth a warning."""
+    if not task.cancelled():
+        error = task.exception()
+        if error is not None and not isinstance(error, RefereeError | StoreError):
+            log.error("task_failed", error=repr(error))
+
+
+def _log_failure(future: concurrent.futures.Future[None]) -> None:
+    error = future.exception()
+    if error is not None:
+        log.warning("stats_write_failed", error=str(error))
+
+
+def _unavailable(fault: StoreUnavailable) -> RefereeError:
+    """A store fault as the caller sees it (UNAVAILABLE, with when to retry), logged once."""
+    log.warning("store_unavailable", error=str(fault), uncertain=fault.uncertain)
+    return errors.store_unavailable(str(fault), fault.retry_after, fault.uncertain)
+
+
+__all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeper"]

@@ -1,0 +1,119 @@
+"""Viewers' streams: who is watching, checked, then the fan-out's stream of the game.
+
+The streams themselves (queues, redaction, batching, resumption) are
+:mod:`referee.application.fanout`'s; this room checks the viewer, catches up with the store
+when a client resumes past what this replica has seen, and counts a seat's hang-up as a
+disconnect only if the seat does not come back: a client that resumes by sequence as
+docs/clients.md says (here or on another replica, within ``reconnect_window_seconds``) has
+done nothing wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, Callable
+
+from referee.application import access
+from referee.application.errors import RefereeError
+from referee.application.live import DISCONNECTS, OPENS, LiveGame
+from referee.application.repository import Repository
+from referee.application.values import Update
+from referee.store import StoreError
+
+
+class Streams:
+    """The streams of the games of ``repository``."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+        self.fanout = repository.fanout
+        #: Hang-ups waiting out the reconnect window.
+        self._hang_ups: set[asyncio.Future[None]] = set()
+
+    async def stream(
+        self,
+        game_id: str,
+        seat_token: str,
+        spectator: bool,
+        organiser_token: str,
+        as_seat: int | None,
+        after: int,
+        batched: bool,
+    ) -> AsyncGenerator[Update, None]:
+        """See :meth:`referee.application.referee.Referee.stream`."""
+        repository = self.repository
+        live = await repository.get(game_id)
+        watcher = access.watcher(live, seat_token, spectator, organiser_token, as_seat)
+        self.fanout.check_room()
+        if after > live.table.version and repository.store.shared:
+            # A client resuming here after another replica saw more than this one has yet.
+            await repository.catch_up(live)
+        seat = None if watcher.organiser else watcher.viewer
+        hung_up = self._opened(live, seat) if seat is not None else _no_fault
+        stream = self.fanout.stream(live, watcher, after, batched, hung_up)
+        async with contextlib.aclosing(stream):
+            async for update in stream:
+                yield update
+
+    def close_all(self, error: RefereeError) -> None:
+        """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
+        self.fanout.close_all(self.repository.games.values(), error)
+
+    def close(self) -> None:
+        """Stop waiting for seats that hung up (none is counted a disconnect any more)."""
+        for waiting in self._hang_ups:
+            waiting.cancel()
+
+    def _opened(self, live: LiveGame, seat: int) -> Callable[[], None]:
+        """Count the seat's new stream (in memory, and in the store for other replicas); return
+        what to do if its client closes it mid-game.
+
+        A seat's streams opened since this one, here or (on a shared store) on any replica,
+        are the opens counted beyond the ones known now: the store's count is read right after
+        this open is written (the writer thread keeps their order), long before any resume."""
+        repository = self.repository
+        repository.count(live, seat, OPENS)
+        here = live.stats[seat][OPENS]
+        stored: asyncio.Future[int] | None = None
+        if repository.store.shared:
+            stored = repository.spawn(repository.call(self._stored_opens, live.game_id, seat))
+
+        def hung_up() -> None:
+            if sum(1 for sub in live.subscribers if sub.seat == seat) > 1:
+                return  # the seat has another stream open (the closing one is still listed)
+            waiting = repository.spawn(self._disconnect_unless_resumed(live, seat, here, stored))
+            self._hang_ups.add(waiting)
+            waiting.add_done_callback(self._hang_ups.discard)
+
+        return hung_up
+
+    def _stored_opens(self, game_id: str, seat: int) -> int:
+        return self.repository.store.stats(game_id).get(seat, {}).get(OPENS, 0)
+
+    async def _disconnect_unless_resumed(
+        self, live: LiveGame, seat: int, here: int, stored: asyncio.Future[int] | None
+    ) -> None:
+        """Wait out the reconnect window, then count a disconnect unless the seat opened a
+        stream again (``here``/``stored``: its opens as of the stream that closed)."""
+        repository = self.repository
+        try:
+            before = await stored if stored is not None else 0
+            await asyncio.sleep(repository.limits.reconnect_window_seconds)
+            current = repository.games.get(live.game_id, live)  # reloaded meanwhile, perhaps
+            if current.stats.get(seat, {}).get(OPENS, 0) > here:
+                return  # resumed on this replica
+            if stored is not None:
+                now = await repository.call(self._stored_opens, live.game_id, seat)
+                if now > before:
+                    return  # resumed on another replica
+        except (StoreError, RefereeError):  # RefereeError: a store fault (Repository.call)
+            return  # the store cannot tell whether the seat came back: no fault counted
+        repository.count(current, seat, DISCONNECTS)
+
+
+def _no_fault() -> None:
+    """A spectator's or the organiser's stream closed: nobody's fault."""
+
+
+__all__ = ["Streams"]

@@ -1,0 +1,240 @@
+"""Field plans: what each field of a command, event or view dataclass holds, worked out once
+per class from its annotations (sans-I/O).
+
+The engine's values are frozen dataclasses whose annotations say exactly what a field may hold
+(``int``, ``bool``, ``str``, ``bytes``, an ``IntEnum``, ``tuple[X, ...]``, ``X | None``, a
+nested dataclass or a union of dataclasses). :func:`field_plan` turns them into a tuple of
+:class:`Field`, computed once per class (``functools.cache`` keyed by the class) and shared by
+every reader: :func:`check_shape`, which ``Game.decide`` runs on every command so that no game
+checks well-formedness itself, and the protobuf codec, which walks the same plan.
+
+>>> from dataclasses import dataclass, field
+>>> @dataclass(frozen=True)
+... class Play:
+...     value: int
+...     cards: tuple[int, ...]
+...     target: int | None = None
+>>> [(f.name, str(f.type)) for f in field_plan(Play)]
+[('value', 'int'), ('cards', 'tuple[int, ...]'), ('target', 'int | None')]
+>>> check_shape(Play(8, (1, 2)))  # well-formed: nothing happens
+>>> check_shape(Play(True, ()))
+Traceback (most recent call last):
+...
+referee.engine.fields.MalformedValue: Play.value must be an integer, got True
+>>> check_shape(Play(8, (1, "2")))
+Traceback (most recent call last):
+...
+referee.engine.fields.MalformedValue: Play.cards[1] must be an integer, got '2'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import functools
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Kind(enum.Enum):
+    """What a field holds. ``TUPLE`` and ``OPTIONAL`` wrap :attr:`FieldType.item`."""
+
+    INT = "int"
+    BOOL = "bool"
+    STR = "str"
+    BYTES = "bytes"
+    ENUM = "enum"
+    TUPLE = "tuple"
+    OPTIONAL = "optional"
+    DATACLASS = "dataclass"
+    UNION = "union"  # one of several dataclasses (a proto ``oneof``)
+    ANY = "any"  # anything (a table event's command: the game's, checked by the game)
+
+
+#: The plain kinds: a value is well-formed exactly when its type is the class itself (so a
+#: bool is not an int, nor an IntEnum member an int: strict types, as on the wire).
+_PLAIN = {int: Kind.INT, bool: Kind.BOOL, str: Kind.STR, bytes: Kind.BYTES}
+_EXPECTED = {
+    Kind.INT: "an integer",
+    Kind.BOOL: "a boolean",
+    Kind.STR: "a string",
+    Kind.BYTES: "bytes",
+    Kind.TUPLE: "a tuple",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FieldType:
+    """The type of a field (or of a tuple's items, or of an optional's value).
+
+    ``cls`` is the Python class for the plain kinds, the enum for ``ENUM`` and the dataclass
+    for ``DATACLASS``; ``item`` the wrapped type of ``TUPLE`` and ``OPTIONAL``; ``members``
+    the dataclasses of ``UNION``. ``exact`` is the class whose instances need no further
+    check (the plain kinds' and enums'; ``None`` for the rest): the fast path of
+    :func:`check_shape`.
+
+    >>> field_type(tuple[int, ...] | None)
+    FieldType(kind=<Kind.OPTIONAL: 'optional'>, cls=None, item=FieldType(kind=<Kind.TUPLE: \
+'tuple'>, cls=None, item=FieldType(kind=<Kind.INT: 'int'>, cls=<class 'int'>, item=None, \
+members=()), members=()), members=())
+    """
+
+    kind: Kind
+    cls: type | None = None
+    item: FieldType | None = None
+    members: tuple[type, ...] = ()
+    exact: type | None = field(default=None, repr=False, compare=False)
+
+    def __str__(self) -> str:
+        if self.kind is Kind.TUPLE:
+            return f"tuple[{self.item}, ...]"
+        if self.kind is Kind.OPTIONAL:
+            return f"{self.item} | None"
+        if self.kind is Kind.UNION:
+            return " | ".join(member.__name__ for member in self.members)
+        return "Any" if self.cls is None else self.cls.__name__
+
+    @property
+    def expected(self) -> str:
+        """What a well-formed value is, for a message ("an integer", "a Colour")."""
+        if self.kind is Kind.OPTIONAL:
+            assert self.item is not None
+            return f"{self.item.expected} or None"
+        if self.kind is Kind.UNION:
+            return "one of " + ", ".join(member.__name__ for member in self.members)
+        if self.kind in _EXPECTED:
+            return _EXPECTED[self.kind]
+        name = str(self)
+        return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One field of a dataclass, in declaration order."""
+
+    name: str
+    type: FieldType
+
+
+def field_type(hint: Any) -> FieldType:
+    """The :class:`FieldType` of a (resolved) annotation; :class:`TypeError` for anything the
+    engine's values do not use (a list, a dict, a float), so a new kind is a decision.
+
+    >>> str(field_type(tuple[str, ...])), field_type(bool).kind
+    ('tuple[str, ...]', <Kind.BOOL: 'bool'>)
+    >>> field_type(list[int])
+    Traceback (most recent call last):
+    ...
+    TypeError: no field plan for list[int]
+    """
+    if hint is Any:
+        return FieldType(Kind.ANY)
+    if hint in _PLAIN:
+        return FieldType(_PLAIN[hint], hint, exact=hint)
+    if isinstance(hint, type) and issubclass(hint, enum.IntEnum):
+        return FieldType(Kind.ENUM, hint, exact=hint)
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        return FieldType(Kind.DATACLASS, hint)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+        return FieldType(Kind.TUPLE, item=field_type(args[0]))
+    if origin is types.UnionType or origin is typing.Union:
+        present = tuple(arg for arg in args if arg is not type(None))
+        if len(present) < len(args):
+            inner = present[0] if len(present) == 1 else typing.Union[present]  # noqa: UP007
+            return FieldType(Kind.OPTIONAL, item=field_type(inner))
+        if all(isinstance(a, type) and dataclasses.is_dataclass(a) for a in args):
+            return FieldType(Kind.UNION, members=args)
+    raise TypeError(f"no field plan for {hint}")
+
+
+@functools.cache
+def field_plan(cls: type) -> tuple[Field, ...]:
+    """The fields of dataclass ``cls`` in order, with their types (computed once per class).
+
+    >>> from referee.engine.game import Decision
+    >>> [str(f.type) for f in field_plan(Decision)]
+    ['int', 'str', 'str']
+    """
+    if not dataclasses.is_dataclass(cls):
+        raise TypeError(f"{cls.__name__} is not a dataclass")
+    hints = typing.get_type_hints(cls)
+    return tuple(Field(f.name, field_type(hints[f.name])) for f in dataclasses.fields(cls))
+
+
+class MalformedValue(ValueError):
+    """A value that does not match its class's annotations. ``path`` names the offending
+    field (``PlaySet.value``, ``Discard.cards[1]``), ``expected`` what it must be.
+    ``Game.decide`` turns it into a :class:`~referee.engine.game.Rejection` of the game."""
+
+    def __init__(self, path: str, expected: str, got: Any) -> None:
+        super().__init__(f"{path} must be {expected}, got {got!r}")
+        self.path = path
+        self.expected = expected
+
+
+def check_shape(value: object) -> None:
+    """Raise :class:`MalformedValue` naming the first field of dataclass ``value`` (nested
+    values included) whose value its annotation does not allow; return ``None`` otherwise.
+
+    Types are strict: a bool is not an integer, a list not a tuple. An ``IntEnum`` field takes
+    its members or the plain integer of one (what a library caller may write).
+
+    >>> from referee.engine.game import Decision
+    >>> check_shape(Decision(seat=1, kind="lead", rule_id="VQ-6"))
+    >>> check_shape("lead")
+    Traceback (most recent call last):
+    ...
+    referee.engine.fields.MalformedValue: a command must be a dataclass, got 'lead'
+    """
+    cls = type(value)
+    if not hasattr(cls, "__dataclass_fields__"):
+        raise MalformedValue("a command", "a dataclass", value)
+    _check_fields(value, cls)
+
+
+def _check_fields(value: object, cls: type) -> None:
+    for each in field_plan(cls):
+        item = getattr(value, each.name)
+        ftype = each.type
+        if type(item) is not ftype.exact:  # the usual case, a plain value, needs nothing more
+            _check(item, ftype, f"{cls.__name__}.{each.name}")
+
+
+def _check(value: Any, ftype: FieldType, path: str) -> None:
+    kind = ftype.kind
+    if kind is Kind.ANY or (kind is Kind.OPTIONAL and value is None):
+        return
+    if kind is Kind.OPTIONAL:
+        assert ftype.item is not None
+        if type(value) is not ftype.item.exact:
+            try:
+                _check(value, ftype.item, path)
+            except MalformedValue as error:
+                if error.path != path:
+                    raise  # a field inside the value: that field is the one to name
+                raise MalformedValue(path, ftype.expected, value) from None
+        return
+    if kind is Kind.TUPLE:
+        item = ftype.item
+        assert item is not None
+        if type(value) is not tuple:
+            raise MalformedValue(path, ftype.expected, value)
+        for index, element in enumerate(value):
+            if type(element) is not item.exact:
+                _check(element, item, f"{path}[{index}]")
+        return
+    if kind is Kind.ENUM:
+        values: Any = ftype.cls  # an IntEnum class: its values are its members' integers
+        if type(value) is int and value in values._value2member_map_:
+            return
+    elif kind is Kind.DATACLASS and type(value) is ftype.cls:
+        _check_fields(value, ftype.cls)
+        return
+    elif kind is Kind.UNION and type(value) in ftype.members:
+        _check_fields(value, type(value))
+        return
+    # A plain kind reaches here only with a value of another type (the caller compared).
+    raise MalformedValue(path, ftype.expected, value)
