@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--stream-buffer",
         type=int,
         default=Limits.stream_buffer,
-        help="notifications a slow stream may fall behind before it is ended",
+        help="events a slow stream may fall behind the live game before it is ended with "
+        "RESOURCE_EXHAUSTED",
     )
     _env_flag(
         serving,

@@ -40,6 +40,13 @@ class Metrics:
         self.msg_sent = Counter(
             "grpc_server_msg_sent_total", "Stream messages sent.", labels, registry=self.registry
         )
+        self.http_refused = Counter(
+            "referee_http_refused_total",
+            "HTTP requests refused before or while reading them (unknown method, content "
+            "type, encoding, envelope, size), by the code answered and what was wrong.",
+            ["grpc_code", "what"],
+            registry=self.registry,
+        )
         self.commands = Counter(
             "referee_commands_total",
             "Commands by game type, outcome (accepted/rejected/duplicate) and reason (rule id).",

@@ -1,16 +1,9 @@
-"""Who plays which seat of which deal: seatings, Latin squares and the three formats.
+"""Who plays which seat of which deal: the three formats.
 
 A **seating** of a table of ``n`` bots is a tuple ``row`` with ``row[seat]`` = the index of the
-bot (in the table's list) that plays ``seat``. :func:`seatings` gives every permutation for 2
-and 3 seats, and a balanced Latin square (Williams design) beyond: every bot plays every seat
-equally often, and every ordered pair of different bots sits side by side (seat ``s`` then
-``s + 1``) equally often, in ``n`` rows for even ``n`` and ``2n`` for odd ``n`` (instead of
-``n!``).
-
->>> seatings(3)
-[(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
->>> williams(4)
-[(0, 1, 3, 2), (1, 2, 0, 3), (2, 3, 1, 0), (3, 0, 2, 1)]
+bot (in the table's list) that plays ``seat``; the seatings of a duplicate deal are those of
+:func:`referee.engine.seatings.seatings` (every permutation up to 3 seats, a balanced Latin
+square beyond), shared with :func:`referee.rl.evaluate`.
 """
 
 from __future__ import annotations
@@ -22,47 +15,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from referee.engine.seatings import seatings
 from referee_tournament.config import GameEntry, TournamentConfig
-
-
-def williams(n: int) -> list[tuple[int, ...]]:
-    """A Williams design: a Latin square balanced for immediate neighbours.
-
-    The first row is ``0, 1, n-1, 2, n-2, ...``; row ``r`` adds ``r`` modulo ``n``. For odd
-    ``n`` the mirrored rows are added, which restores the neighbour balance.
-    """
-    if n < 1:
-        raise ValueError("n must be positive")
-    first = [0]
-    low, high = 1, n - 1
-    for i in range(1, n):
-        if i % 2:
-            first.append(low)
-            low += 1
-        else:
-            first.append(high)
-            high -= 1
-    rows = [tuple((x + r) % n for x in first) for r in range(n)]
-    if n % 2:
-        rows += [tuple(reversed(row)) for row in rows]
-    return rows
-
-
-def seatings(n: int) -> list[tuple[int, ...]]:
-    """Every permutation for ``n <= 3``; a Williams design beyond (see the module)."""
-    if n <= 3:
-        return list(itertools.permutations(range(n)))
-    return williams(n)
-
-
-def seat_counts(rows: Sequence[Sequence[int]]) -> Counter[tuple[int, int]]:
-    """How often each (bot, seat) occurs."""
-    return Counter((bot, seat) for row in rows for seat, bot in enumerate(row))
-
-
-def neighbour_counts(rows: Sequence[Sequence[int]]) -> Counter[tuple[int, int]]:
-    """How often bot ``a`` sits at seat ``s`` and bot ``b`` at ``s + 1``."""
-    return Counter((row[s], row[s + 1]) for row in rows for s in range(len(row) - 1))
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from referee.engine.seatings import seatings
 from referee_tournament.config import TournamentConfig
 from referee_tournament.ratings import fallback_results, standings
 from referee_tournament.records import STATUSES, GameRecord
 from referee_tournament.report import write_outputs
-from referee_tournament.schedule import GameSpec, SwissPlanner, plan, seatings
+from referee_tournament.schedule import GameSpec, SwissPlanner, plan
 
 
 class Runner(Protocol):

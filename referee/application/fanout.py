@@ -1,11 +1,24 @@
 """Fan-out: every open stream of every live game, and what each one sends next.
 
-A stream is a :class:`Subscriber` of one game: a bounded queue the referee pokes after each
-committed batch (:meth:`FanOut.publish`, which never waits), and a generator
-(:meth:`FanOut.stream`) that sends its viewer the events it has not sent yet, redacted, each
-with the view after it, or one update per batch when batched. A stream that falls a whole
-buffer behind, or that the referee closes (shutdown), ends with the :class:`StreamEnded`
-error; the client resumes from the last sequence it saw, exactly.
+A stream is a :class:`Subscriber` of one game: a flag the referee raises after each committed
+batch (:meth:`FanOut.publish`, which never waits), and a loop that sends its viewer the events
+it has not sent yet, redacted, each with the view after it, or one update per batch when
+batched. Nothing is queued per stream: what a stream has not sent yet is a position in the
+game's log, so a slow stream costs no memory beyond the message it is writing.
+
+Each stream is paced by its own reader, and two bounds keep a reader from holding the referee:
+
+- the **stall limit** (``stall_seconds``): a message its client has not taken within it ends
+  the stream (a client that keeps its connection but grants no flow-control window);
+- the **backlog bound** (``backlog``): a stream more than that many events behind the live game
+  (events committed since it opened that it has not sent) ends; the history a stream replays
+  when it opens does not count.
+
+Both end the stream with ``RESOURCE_EXHAUSTED`` and ``last_sequence``, the last event written
+(the client resumes after it, losing nothing), as does a shutdown (``UNAVAILABLE``, reason
+``SHUTDOWN``, for streams open then and any opened later). :meth:`FanOut.follow` is a stream's
+updates; :meth:`FanOut.serve` runs them into a transport's ``send`` (both adapters, so both
+get these limits).
 
 Batched streams of one viewer that keep up share one :class:`~referee.application.values.Update`
 per batch (:meth:`LiveGame.batch_update`); the events inside it are shared by every viewer who
@@ -17,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Callable, Iterable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from typing import Any
 
 from referee.application import errors
@@ -28,9 +41,16 @@ from referee.application.values import SeatView, Update, Watcher
 from referee.engine.table import Table
 from referee.metrics import Metrics
 
+#: A transport's writer of one stream message: the update, and whether it is the message
+#: that brings the stream up to the game as it was when the stream opened (``caught_up``:
+#: every later message is a live one).
+Send = Callable[[Update, bool], Awaitable[None]]
+#: A stream's updates, each with its ``caught_up`` flag (:meth:`FanOut.follow`).
+Updates = AsyncGenerator[tuple[Update, bool], None]
+
 
 class StreamEnded(Exception):
-    """Ends one stream with an error (overflow, shutdown)."""
+    """Ends one stream with an error (backlog, stall, shutdown)."""
 
     def __init__(self, error: RefereeError) -> None:
         super().__init__(str(error))
@@ -38,48 +58,82 @@ class StreamEnded(Exception):
 
 
 class FanOut:
-    """The open streams (at most ``max_streams``, each buffering ``buffer`` batches)."""
+    """The open streams: at most ``max_streams``, each at most ``backlog`` events behind and
+    ending when its client takes no message for ``stall_seconds`` (0: never)."""
 
-    def __init__(self, metrics: Metrics, max_streams: int, buffer: int) -> None:
+    def __init__(
+        self, metrics: Metrics, max_streams: int, backlog: int, stall_seconds: float = 0.0
+    ) -> None:
         self.metrics = metrics
         self.max_streams = max_streams
-        self.buffer = buffer
+        self.backlog = backlog
+        self.stall_seconds = stall_seconds
         #: How many streams are open now.
         self.streams = 0
+        #: Set at shutdown: every stream, open or opened later, ends with it.
+        self.closed: RefereeError | None = None
 
     def publish(self, live: LiveGame) -> None:
         """Tell every stream of ``live`` that the game has moved on (never waits)."""
-        version = live.table.version
         for sub in live.subscribers:
-            try:
-                sub.queue.put_nowait(version)
-            except asyncio.QueueFull:
-                sub.overflowed = True  # the stream ends; the client resumes later
+            sub.wake.set()
 
     def close_all(self, games: Iterable[LiveGame], error: RefereeError) -> None:
-        """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
+        """End every open stream with ``error``, and every stream opened from now on
+        (shutdown: clients resume elsewhere or later)."""
+        self.closed = error
         for live in games:
             for sub in live.subscribers:
                 sub.closing = error
-                with contextlib.suppress(asyncio.QueueFull):
-                    sub.queue.put_nowait(-1)
+                sub.wake.set()
 
     def check_room(self) -> None:
+        if self.closed is not None:
+            raise self.closed
         if self.streams >= self.max_streams:
             raise errors.exhausted("streams", self.max_streams)
 
-    async def stream(
+    async def serve(self, updates: Updates, after: int, send: Send) -> None:
+        """Run a stream (:meth:`follow` from ``after``) into ``send``; returns when the game
+        is finished, raises the :class:`RefereeError` the stream ends with."""
+        stall = self.stall_seconds or None
+        #: The last event the client has taken: where it resumes after a stall.
+        written = after
+        try:
+            async with contextlib.aclosing(updates):
+                async for update, caught_up in updates:
+                    # The timeout runs in the caller's task (the transport's handler), where
+                    # gRPC and uvicorn notice a client that hangs up.
+                    try:
+                        async with asyncio.timeout(stall):
+                            await send(update, caught_up)
+                    except TimeoutError:
+                        # The stalled message may not have reached the client: resuming
+                        # after the last one taken loses nothing.
+                        raise errors.exhausted(
+                            "stream stall seconds",
+                            int(self.stall_seconds),
+                            last_sequence=str(written),
+                        ) from None
+                    if update.events:
+                        written = update.events[-1].sequence
+        except StreamEnded as ended:
+            raise ended.error from None
+
+    async def follow(
         self,
         live: LiveGame,
         watcher: Watcher,
         after: int,
         batched: bool,
         on_hang_up: Callable[[], None],
-    ) -> AsyncGenerator[Update, None]:
+    ) -> Updates:
         """First the current view, then every event after ``after`` with the view after it,
         then live events; returns after the final event of a finished game (the seed reveal
-        included). The organiser's stream runs behind by the game's organiser delay.
-        ``on_hang_up`` is called when a seat's stream is closed by its client mid-game."""
+        included). Each update comes with ``caught_up`` (see :data:`Send`). The organiser's
+        stream runs behind by the game's organiser delay. ``on_hang_up`` is called when a
+        seat's stream is closed by its client mid-game. A stream the referee ends raises
+        :class:`StreamEnded`; read directly (not by :meth:`serve`) it has no stall limit."""
         viewer = watcher.viewer
         delayed = watcher.organiser and live.settings.delayed
 
@@ -87,17 +141,28 @@ class FanOut:
             return live.visible_version(now_ms()) if delayed else live.table.version
 
         self.check_room()
-        if after > visible():
-            raise errors.bad_request("after_sequence", f"the game has only {visible()} events")
+        opened = visible()
+        if after > opened:
+            raise errors.bad_request("after_sequence", f"the game has only {opened} events")
         seat = None if watcher.organiser else viewer
-        sub = Subscriber(asyncio.Queue(self.buffer), seat=seat)
+        sub = Subscriber(seat=seat, opened=opened)
         live.subscribers.add(sub)
         self.streams += 1
         self.metrics.streams_open.set(self.streams)
         table = live.table
         players = live.record.players
+        backlog = self.backlog
+
+        def check(sent: int) -> None:
+            if sub.closing is not None:
+                raise StreamEnded(sub.closing)
+            if visible() - max(sent, opened) > backlog:
+                raise StreamEnded(
+                    errors.exhausted("stream buffer", backlog, last_sequence=str(sent))
+                )
+
         try:
-            yield Update((), live.view_at(viewer, visible()))
+            yield Update((), live.view_at(viewer, opened)), after >= opened
             # A private replica follows the log so each event comes with the view after it;
             # a batched stream that keeps up never needs one (it sends the live view).
             replica: Table[Any] | None = None
@@ -105,17 +170,21 @@ class FanOut:
                 replica = Table.replay(table.config, table.log[:after], table.settings)
             sent = after
             while True:
+                sub.wake.clear()
                 target = visible()
                 while batched and sent < target:
+                    check(sent)
                     end = min(live.batch_ends[sent], target)
                     if end < table.version:  # behind: the view after this batch is a past one
                         if replica is None or replica.version != sent:
                             replica = Table.replay(table.config, table.log[:sent], table.settings)
                         replica.extend(table.log[sent:end])
                     update = live.batch_update(viewer, sent, end, replica)
+                    caught_up = sent < opened <= end
                     sent = end
-                    yield update
+                    yield update, caught_up
                 while sent < target:
+                    check(sent)
                     assert replica is not None
                     replica.extend((table.log[sent],))
                     sent += 1
@@ -123,22 +192,17 @@ class FanOut:
                         seen = live.view(viewer)
                     else:
                         seen = SeatView(live.game_id, players, replica.view(viewer))
-                    yield Update((live.stamped(sent - 1, viewer),), seen)
+                    yield Update((live.stamped(sent - 1, viewer),), seen), sent == opened
                 if live.finished and sent >= table.version:
                     return
-                if sub.closing is not None:
-                    raise StreamEnded(sub.closing)
-                if sub.overflowed:
-                    raise StreamEnded(
-                        errors.exhausted("stream buffer", self.buffer, last_sequence=str(sent))
-                    )
+                check(sent)
                 if delayed and sent < table.version and live.settings.organiser_delay_ms:
                     # Wake up when the next batch is old enough to be shown.
                     due = live.recorded_ms[sent] + live.settings.organiser_delay_ms - now_ms()
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(sub.queue.get(), max(0.005, due / 1000))
+                        await asyncio.wait_for(sub.wake.wait(), max(0.005, due / 1000))
                 else:
-                    await sub.queue.get()
+                    await sub.wake.wait()
         except (GeneratorExit, asyncio.CancelledError):
             mid_game = not live.over and sub.closing is None  # not ended by a shutdown
             if viewer is not None and not watcher.organiser and mid_game:
@@ -150,4 +214,4 @@ class FanOut:
             self.metrics.streams_open.set(self.streams)
 
 
-__all__ = ["FanOut", "StreamEnded", "Subscriber"]
+__all__ = ["FanOut", "Send", "StreamEnded", "Subscriber", "Updates"]

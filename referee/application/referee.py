@@ -35,7 +35,7 @@ from referee.application.access import hash_token
 from referee.application.clocks import GameSettings
 from referee.application.commands import Commands
 from referee.application.errors import RefereeError
-from referee.application.fanout import FanOut, StreamEnded
+from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.hand import RefereeHand
 from referee.application.live import LiveGame, now_ms
 from referee.application.organiser import Organiser
@@ -64,7 +64,12 @@ class Referee:
         self.store = store
         self.metrics = metrics or Metrics()
         self.limits = limits or Limits()
-        self.fanout = FanOut(self.metrics, self.limits.max_streams, self.limits.stream_buffer)
+        self.fanout = FanOut(
+            self.metrics,
+            self.limits.max_streams,
+            self.limits.stream_buffer,
+            self.limits.stream_stall_seconds,
+        )
         self.repository = Repository(store, self.metrics, self.limits, self.fanout)
         self.hand = RefereeHand(self.repository)
         self.repository.timekeeper = self.hand
@@ -241,13 +246,32 @@ class Referee:
         after: int = 0,
         batched: bool = False,
     ) -> AsyncGenerator[Update, None]:
-        """A viewer's stream of the game (see :meth:`FanOut.stream`): the current view, every
+        """A viewer's stream of the game (see :meth:`FanOut.follow`): the current view, every
         event after ``after`` (each with the view after it, or one update per batch), then
         live ones until the game is finished. Close it (``aclose``) to leave; a stream the
         referee ends raises :class:`StreamEnded`. Nothing runs until the first update is
         asked for (the stream is an async generator)."""
         return self._streams.stream(
             game_id, seat_token, spectator, organiser_token, as_seat, after, batched
+        )
+
+    async def serve_stream(
+        self,
+        game_id: str,
+        send: Send,
+        *,
+        seat_token: str = "",
+        spectator: bool = False,
+        organiser_token: str = "",
+        as_seat: int | None = None,
+        after: int = 0,
+        batched: bool = False,
+    ) -> None:
+        """The same stream run into a transport's ``send`` (see :meth:`FanOut.serve`), with
+        the stall limit and the mark where history ends; raises the :class:`RefereeError`
+        the stream ends with."""
+        await self._streams.serve(
+            game_id, seat_token, spectator, organiser_token, as_seat, after, batched, send
         )
 
 

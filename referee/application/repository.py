@@ -60,7 +60,9 @@ CONFLICT_RETRIES = 5
 class Limits:
     max_games: int = 10_000
     max_streams: int = 20_000
-    stream_buffer: int = 256
+    #: Events a stream may fall behind the live game (beyond the history it replays when it
+    #: opens) before it is ended; the client resumes from ``last_sequence``.
+    stream_buffer: int = 1024
     #: A stream whose client has not taken a message for this long is ended (0 = never).
     stream_stall_seconds: float = 10.0
     #: Most games held in memory; beyond it the least recently used idle ones are dropped

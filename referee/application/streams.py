@@ -1,6 +1,6 @@
 """Viewers' streams: who is watching, checked, then the fan-out's stream of the game.
 
-The streams themselves (queues, redaction, batching, resumption) are
+The streams themselves (redaction, batching, resumption, their limits) are
 :mod:`referee.application.fanout`'s; this room checks the viewer, catches up with the store
 when a client resumes past what this replica has seen, and counts a seat's hang-up as a
 disconnect only if the seat does not come back: a client that resumes by sequence as
@@ -16,6 +16,7 @@ from collections.abc import AsyncGenerator, Callable
 
 from referee.application import access
 from referee.application.errors import RefereeError
+from referee.application.fanout import Send, Updates
 from referee.application.live import DISCONNECTS, OPENS, LiveGame
 from referee.application.repository import Repository
 from referee.application.values import Update
@@ -42,6 +43,40 @@ class Streams:
         batched: bool,
     ) -> AsyncGenerator[Update, None]:
         """See :meth:`referee.application.referee.Referee.stream`."""
+        updates = await self._follow(
+            game_id, seat_token, spectator, organiser_token, as_seat, after, batched
+        )
+        async with contextlib.aclosing(updates):
+            async for update, _ in updates:
+                yield update
+
+    async def serve(
+        self,
+        game_id: str,
+        seat_token: str,
+        spectator: bool,
+        organiser_token: str,
+        as_seat: int | None,
+        after: int,
+        batched: bool,
+        send: Send,
+    ) -> None:
+        """See :meth:`referee.application.referee.Referee.serve_stream`."""
+        updates = await self._follow(
+            game_id, seat_token, spectator, organiser_token, as_seat, after, batched
+        )
+        await self.fanout.serve(updates, after, send)
+
+    async def _follow(
+        self,
+        game_id: str,
+        seat_token: str,
+        spectator: bool,
+        organiser_token: str,
+        as_seat: int | None,
+        after: int,
+        batched: bool,
+    ) -> Updates:
         repository = self.repository
         live = await repository.get(game_id)
         watcher = access.watcher(live, seat_token, spectator, organiser_token, as_seat)
@@ -51,10 +86,7 @@ class Streams:
             await repository.catch_up(live)
         seat = None if watcher.organiser else watcher.viewer
         hung_up = self._opened(live, seat) if seat is not None else _no_fault
-        stream = self.fanout.stream(live, watcher, after, batched, hung_up)
-        async with contextlib.aclosing(stream):
-            async for update in stream:
-                yield update
+        return self.fanout.follow(live, watcher, after, batched, hung_up)
 
     def close_all(self, error: RefereeError) -> None:
         """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""

@@ -29,13 +29,14 @@ referee.engine.fields.MalformedValue: Play.cards[1] must be an integer, got '2'
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import enum
 import functools
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class Kind(enum.Enum):
@@ -110,12 +111,22 @@ members=()), members=()), members=())
         return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
 
 
-@dataclass(frozen=True, slots=True)
-class Field:
-    """One field of a dataclass, in declaration order."""
+class Field(NamedTuple):
+    """One field of a dataclass, in declaration order.
+
+    ``exact`` and ``items`` serve :func:`check_shape`'s fast path (it runs on every command):
+    the type's :attr:`FieldType.exact`, and for a tuple field the exact class of its items.
+    """
 
     name: str
     type: FieldType
+    exact: builtins.type | None = None  # ``type`` is the field above, in this class
+    items: builtins.type | None = None
+
+
+def _field(name: str, ftype: FieldType) -> Field:
+    item = ftype.item if ftype.kind is Kind.TUPLE else None
+    return Field(name, ftype, ftype.exact, None if item is None else item.exact)
 
 
 def field_type(hint: Any) -> FieldType:
@@ -161,7 +172,7 @@ def field_plan(cls: type) -> tuple[Field, ...]:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
     hints = typing.get_type_hints(cls)
-    return tuple(Field(f.name, field_type(hints[f.name])) for f in dataclasses.fields(cls))
+    return tuple(_field(f.name, field_type(hints[f.name])) for f in dataclasses.fields(cls))
 
 
 class MalformedValue(ValueError):
@@ -189,52 +200,64 @@ def check_shape(value: object) -> None:
     ...
     referee.engine.fields.MalformedValue: a command must be a dataclass, got 'lead'
     """
-    cls = type(value)
+    cls: type = type(value)
     if not hasattr(cls, "__dataclass_fields__"):
         raise MalformedValue("a command", "a dataclass", value)
-    _check_fields(value, cls)
+    for name, ftype, exact, items in field_plan(cls):
+        item = getattr(value, name)
+        if type(item) is exact:  # the usual case, a plain value, needs nothing more
+            continue
+        if items is not None and type(item) is tuple:  # the next most usual: plain items
+            for element in item:
+                if type(element) is not items:
+                    break
+            else:
+                continue
+        _check(item, ftype, cls, name)
 
 
-def _check_fields(value: object, cls: type) -> None:
-    for each in field_plan(cls):
-        item = getattr(value, each.name)
-        ftype = each.type
-        if type(item) is not ftype.exact:  # the usual case, a plain value, needs nothing more
-            _check(item, ftype, f"{cls.__name__}.{each.name}")
+def _where(cls: type, name: str, indexes: tuple[int, ...]) -> str:
+    """A field's path for a message (built only then): ``Discard.cards[1]``."""
+    return f"{cls.__name__}.{name}" + "".join(f"[{index}]" for index in indexes)
 
 
-def _check(value: Any, ftype: FieldType, path: str) -> None:
+def _check(
+    value: Any, ftype: FieldType, cls: type, name: str, indexes: tuple[int, ...] = ()
+) -> None:
+    """Check ``value`` (field ``name`` of a ``cls``, at ``indexes`` within it) against a type
+    it is not exactly (the caller compared ``type(value)`` with ``ftype.exact``)."""
     kind = ftype.kind
-    if kind is Kind.ANY or (kind is Kind.OPTIONAL and value is None):
-        return
-    if kind is Kind.OPTIONAL:
-        assert ftype.item is not None
-        if type(value) is not ftype.item.exact:
-            try:
-                _check(value, ftype.item, path)
-            except MalformedValue as error:
-                if error.path != path:
-                    raise  # a field inside the value: that field is the one to name
-                raise MalformedValue(path, ftype.expected, value) from None
-        return
-    if kind is Kind.TUPLE:
+    if kind is Kind.TUPLE:  # the most frequent kind that needs a look inside
         item = ftype.item
         assert item is not None
-        if type(value) is not tuple:
-            raise MalformedValue(path, ftype.expected, value)
-        for index, element in enumerate(value):
-            if type(element) is not item.exact:
-                _check(element, item, f"{path}[{index}]")
+        if type(value) is tuple:
+            exact = item.exact
+            for index, element in enumerate(value):
+                if type(element) is not exact:
+                    _check(element, item, cls, name, (*indexes, index))
+            return
+    elif kind is Kind.OPTIONAL:
+        item = ftype.item
+        assert item is not None
+        if value is None or type(value) is item.exact:
+            return
+        try:
+            _check(value, item, cls, name, indexes)
+        except MalformedValue as error:
+            if error.path != _where(cls, name, indexes):
+                raise  # a field inside the value: that field is the one to name
+            raise MalformedValue(error.path, ftype.expected, value) from None
         return
-    if kind is Kind.ENUM:
+    elif kind is Kind.ANY:
+        return
+    elif kind is Kind.ENUM:
         values: Any = ftype.cls  # an IntEnum class: its values are its members' integers
         if type(value) is int and value in values._value2member_map_:
             return
-    elif kind is Kind.DATACLASS and type(value) is ftype.cls:
-        _check_fields(value, ftype.cls)
+    elif (kind is Kind.DATACLASS and type(value) is ftype.cls) or (
+        kind is Kind.UNION and type(value) in ftype.members
+    ):
+        check_shape(value)  # its own fields, named from its class
         return
-    elif kind is Kind.UNION and type(value) in ftype.members:
-        _check_fields(value, type(value))
-        return
-    # A plain kind reaches here only with a value of another type (the caller compared).
-    raise MalformedValue(path, ftype.expected, value)
+    # Anything else is a value of another type than the field's.
+    raise MalformedValue(_where(cls, name, indexes), ftype.expected, value)

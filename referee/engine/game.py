@@ -4,7 +4,9 @@ A game is a set of pure functions over a mutable *state* object:
 
 * ``new_state(config)``  the table before anything happened (seats, options, secret seed);
 * ``start(state)``       the opening events (the first deal);
-* ``decide(state, seat, command)`` the events a command causes, or a :class:`Rejection`;
+* ``decide(state, seat, command)`` the events a command causes, or a :class:`Rejection`
+  (the engine's: it checks who may act and the command's shape, then calls the game's
+  handler for the phase and the command's type, from the game's ``handlers`` table);
 * ``apply(state, event)`` folds one event into the state (the only function that mutates);
 * ``legal_commands(state, seat)`` what ``seat`` may send now, compact and complete;
 * ``view(state, viewer)`` everything ``viewer`` may know now;
@@ -21,9 +23,12 @@ from __future__ import annotations
 import abc
 import re
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from referee.engine.fields import MalformedValue, check_shape
+from referee.engine.words import plain_words
 
 Seat = int
 #: A viewer is a seat index, or ``None`` for a spectator (public information only).
@@ -269,6 +274,28 @@ def not_your_turn(seat: Seat, pending: Sequence[Seat], rule_id: str) -> Rejectio
     )
 
 
+#: A game's handler: the events ``command`` (of the handler's type) by ``seat`` causes in
+#: ``state`` (of the handler's phase), or a :class:`Rejection` for a move the rules forbid.
+#: The engine calls it only for the seat asked to decide and a well-formed command.
+Handler = Callable[[Any, Seat, Any], list[Event]]
+
+
+def refuse(rule_id: str, message: str) -> Handler:
+    """A handler that refuses: a command the game knows, wrong in this phase, refused by the
+    rule that says so (more telling than the engine's rejection of an unknown pair).
+
+    >>> refuse("VQ-6", "the leader must lead a set or a Hunter")(None, 0, None)
+    Traceback (most recent call last):
+    ...
+    referee.engine.game.Rejection: VQ-6: the leader must lead a set or a Hunter
+    """
+
+    def refused(state: Any, seat: Seat, command: Any) -> list[Event]:
+        raise Rejection(rule_id, message)
+
+    return refused
+
+
 def require_int_fields(command: object, rule_id: str) -> None:
     """Reject a command whose fields are not all plain integers (library callers can send
     anything; the wire cannot). Commands of every game so far carry only integer fields.
@@ -317,7 +344,12 @@ def rank_by_score(scores: Sequence[int], *, lower_wins: bool) -> tuple[SeatResul
 
 
 class Game(abc.ABC, Generic[StateT]):
-    """A game's rules. Subclasses are stateless; all state lives in ``StateT``."""
+    """A game's rules. Subclasses are stateless; all state lives in ``StateT``.
+
+    A game decides by declaring ``handlers``, a table from (phase, command type) to the
+    function that decides that command in that phase (as h11 declares its protocol), and
+    ``phase(state)``; the engine's :meth:`decide` does the rest, the same for every game.
+    """
 
     info: ClassVar[GameInfo]
     #: Every command, event and view dataclass of the game (the codec maps them by name);
@@ -334,9 +366,73 @@ class Game(abc.ABC, Generic[StateT]):
     def start(self, state: StateT) -> list[Event]:
         """The opening events (deal, first player). Called once, right after ``new_state``."""
 
-    @abc.abstractmethod
+    #: (phase, command type) -> the handler deciding that command in that phase. A pair
+    #: missing from the table is refused by the engine under the pending decision's rule.
+    handlers: ClassVar[Mapping[tuple[Any, type], Handler]] = {}
+    #: The rule a malformed command cites; ``""``: the rule of the seat's pending decision.
+    shape_rule: ClassVar[str] = ""
+
+    def phase(self, state: StateT) -> Hashable:
+        """The phase of ``state``: the first half of the :attr:`handlers` keys."""
+        raise NotImplementedError(f"{type(self).__name__} declares no phase for its handlers")
+
+    def end_rule(self, state: StateT) -> str:
+        """The rule a command cites once the game is over (the one that ended it)."""
+        return ""
+
+    def refuse_seat(self, state: StateT, seat: Seat, command: Command) -> Rejection:
+        """The rejection of a command from a seat that has no decision to make: the standard
+        "not now" (FAILED_PRECONDITION) naming the rule of a pending decision, or
+        :meth:`end_rule` once the game is over. A game may say more (which rule bars it)."""
+        decisions = self.decisions(state)
+        rule = decisions[0].rule_id if decisions else self.end_rule(state)
+        return not_your_turn(seat, tuple(d.seat for d in decisions), rule)
+
     def decide(self, state: StateT, seat: Seat, command: Command) -> list[Event]:
-        """The events ``command`` by ``seat`` causes. Raises :class:`Rejection`. Never mutates."""
+        """The events ``command`` by ``seat`` causes. Raises :class:`Rejection`. Never mutates.
+
+        The house pattern, once for every game: who may act (:meth:`may_decide`, else
+        :meth:`refuse_seat`), the command's shape (one of the game's ``command_types``, its
+        fields as annotated: :func:`~referee.engine.fields.check_shape`; refused under
+        :attr:`shape_rule`), then the handler of (:meth:`phase`, command type). Refusals that
+        are not the handler's cite the rule of the seat's pending decision.
+        """
+        if not self.may_decide(state, seat):
+            raise self.refuse_seat(state, seat, command)
+        kind = type(command)
+        handler = self.handlers.get((self.phase(state), kind))
+        if handler is None and kind not in self.command_types:
+            raise Rejection(
+                self._rule_of(state, seat), f"not a {self.info.name} command: {kind.__name__}"
+            )
+        try:
+            check_shape(command)
+        except MalformedValue as error:
+            raise Rejection(self.shape_rule or self._rule_of(state, seat), str(error)) from None
+        if handler is None:
+            raise self._unexpected(state, seat, kind)
+        return handler(state, seat, command)
+
+    def may_decide(self, state: StateT, seat: Seat) -> bool:
+        """Whether ``seat`` has a decision to make now (a game may answer more cheaply)."""
+        return self.decision_for(state, seat) is not None
+
+    def _rule_of(self, state: StateT, seat: Seat) -> str:
+        decision = self.decision_for(state, seat)
+        assert decision is not None, "called for a seat that may decide"
+        return decision.rule_id
+
+    def _unexpected(self, state: StateT, seat: Seat, kind: type) -> Rejection:
+        """The engine's rejection of a (phase, command) pair the game has no handler for."""
+        decision = self.decision_for(state, seat)
+        assert decision is not None, "called for a seat that may decide"
+        phase = self.phase(state)
+        expected = [cls.__name__ for (at, cls) in self.handlers if at == phase]
+        return Rejection(
+            decision.rule_id,
+            f"{kind.__name__} does not answer the pending decision ({decision.kind}); "
+            f"send {' or '.join(expected) or 'nothing'}",
+        )
 
     @abc.abstractmethod
     def apply(self, state: StateT, event: Event) -> StateT:
@@ -353,6 +449,13 @@ class Game(abc.ABC, Generic[StateT]):
     def pending(self, state: StateT) -> tuple[Seat, ...]:
         """Seats whose decision the game is waiting for (empty when the game is over)."""
         return tuple(decision.seat for decision in self.decisions(state))
+
+    def decision_for(self, state: StateT, seat: Seat) -> Decision | None:
+        """The decision ``seat`` is asked for now, if any."""
+        for decision in self.decisions(state):
+            if decision.seat == seat:
+                return decision
+        return None
 
     def check_pending(self, state: StateT, seat: Seat, end_rule: str) -> Decision:
         """The decision ``seat`` is asked for, or the standard FAILED_PRECONDITION rejection
@@ -386,16 +489,12 @@ class Game(abc.ABC, Generic[StateT]):
         game view is ``view`` ("play three 8s using one queen"). It may use only the command
         and that view, so it never tells the seat more than it may know. Games override this
         in their ``labels`` module; the default is built from the command's type and fields."""
-        from referee.engine import labels
-
-        return labels.fallback(command)
+        return plain_words(command)
 
     def event_text(self, event: Event) -> str:
         """One line describing ``event`` as its viewer received it (already redacted, so it
         shows only what that viewer may see): "seat 2 played three 8s"."""
-        from referee.engine import labels
-
-        return labels.fallback(event)
+        return plain_words(event)
 
     @abc.abstractmethod
     def view(self, state: StateT, viewer: Viewer) -> Any:
@@ -448,6 +547,7 @@ __all__ = [
     "Game",
     "GameConfig",
     "GameInfo",
+    "Handler",
     "OptionSpec",
     "Rejection",
     "Seat",
@@ -456,6 +556,7 @@ __all__ = [
     "Viewer",
     "not_your_turn",
     "rank_by_score",
+    "refuse",
     "require_int_fields",
     "union_members",
 ]

@@ -206,7 +206,12 @@ class Table(Generic[StateT]):
         return () if self._idle else self.game.decisions(self.state)
 
     def decide(self, seat: Seat, command: Command) -> list[Event]:
-        """The events ``command`` would cause; raises Rejection. Changes nothing."""
+        """The events ``command`` would cause; raises Rejection. Changes nothing.
+
+        The table refuses what no game decides (no such seat, an aborted or ended table, a
+        forfeited seat); ``Game.decide`` then checks, once for every game, who may act (the
+        pending decisions) and the command's shape (its field plan), and calls the game's
+        handler for the phase and the command's type."""
         if not 0 <= seat < self.config.players:
             raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
         status = self.status

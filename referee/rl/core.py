@@ -1,11 +1,11 @@
-"""What the four game modules share: the fixed action enumeration, the observation layout and
-the rewards.
+"""What the games' encoder modules (``referee/games/<game>/encoder.py``, :mod:`referee.rl.games`)
+share: the fixed action enumeration, the observation layout and the rewards.
 
-**Actions.** Every game module lists, for a player count and options, every command a seat
+**Actions.** Every encoder module lists, for a player count and options, every command a seat
 could ever be allowed to send, in a fixed order: :class:`ActionTable`. Action ``i`` is
 ``table.commands[i]``; the mask of a view marks the indices of ``view.legal_commands``. A
 legal command the table does not list (a rule added since) is an :class:`UnmappedCommand`
-error naming the game module to extend, never a silently shorter mask.
+error naming the encoder module to extend, never a silently shorter mask.
 
 **Observations.** An encoder writes a fixed-size ``float32`` vector with every entry in
 ``[0, 1]`` from a :class:`referee.engine.View` (the seat's view, never the state): one-hot
@@ -87,7 +87,7 @@ class ActionTable:
         except KeyError:
             raise UnmappedCommand(
                 f"{self.module}: legal command {command!r} has no action index; "
-                f"extend actions() in referee/rl/{self.module}.py"
+                f"extend actions() in {self.module}"
             ) from None
         except TypeError:  # unhashable: not a command of this game at all
             raise UnmappedCommand(f"{self.module}: {command!r} is not a command") from None

@@ -2,7 +2,7 @@
 
 Duplicate deals as ``referee-tournament`` plays them: every deal (a table seed) is played once
 per seating of the table, the policy and the opponents in every arrangement the tournament's
-:func:`referee_tournament.schedule.seatings` gives (every permutation up to 3 seats, a balanced
+:func:`referee.engine.seatings.seatings` gives (every permutation up to 3 seats, a balanced
 Latin square beyond), arrangements that only swap identical opponents played once. Luck of the
 deal and of the seat cancels out within a deal; deals are independent, so the intervals are
 over deals: ``mean ± 1.96 · sd / √deals`` of the per-deal means (a normal approximation, good
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine import Table
+from referee.engine.seatings import seatings
 from referee.rl.games import GameSpec, default_players, spec
 from referee.rl.players import PlayerSpec, expand, make_player
 
@@ -94,8 +95,25 @@ class Evaluation:
         return "\n".join(lines)
 
 
-def _label(player: PlayerSpec) -> str:
-    return player if isinstance(player, str) else f"policy:{id(player)}"
+def labels(players: Sequence[PlayerSpec]) -> list[str]:
+    """A name per player: a strategy's own, ``policy N`` for the N-th distinct policy object
+    (the same object twice plays alike, so seatings that swap the two are played once).
+
+    >>> me = lambda obs: 0
+    >>> labels([me, "random", me, lambda obs: 1])
+    ['policy 0', 'random', 'policy 0', 'policy 1']
+    """
+    policies: list[PlayerSpec] = []
+    names = []
+    for player in players:
+        if isinstance(player, str):
+            names.append(player)
+            continue
+        number = next((i for i, known in enumerate(policies) if known is player), len(policies))
+        if number == len(policies):
+            policies.append(player)
+        names.append(f"policy {number}")
+    return names
 
 
 def arrangements(players: int, labels: Sequence[str]) -> list[tuple[int, ...]]:
@@ -105,8 +123,6 @@ def arrangements(players: int, labels: Sequence[str]) -> list[tuple[int, ...]]:
     >>> arrangements(3, ["me", "random", "random"])
     [(0, 1, 2), (1, 0, 2), (1, 2, 0)]
     """
-    from referee_tournament.schedule import seatings
-
     rows: list[tuple[int, ...]] = []
     seen: set[tuple[str, ...]] = set()
     for row in seatings(players):
@@ -169,13 +185,14 @@ def evaluate(
     chosen = spec(game, players, options)
     others = expand(opponents, players - 1)
     bots: list[PlayerSpec] = [policy, *others]
-    rows = arrangements(players, [_label(b) for b in bots])
+    names = labels(bots)
+    rows = arrangements(players, names)
     seeds = [f"{seed}/deal/{d}".encode() for d in range(deals)]
     mine = _side(chosen, seeds, rows, bots)
     result = Evaluation(
         game=game,
         players=players,
-        opponents=[_label(o) for o in others],
+        opponents=names[1:],
         deals=deals,
         games=deals * len(rows),
         policy=mine,

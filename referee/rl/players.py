@@ -1,10 +1,10 @@
-"""Who plays the seats the learner does not: ``referee-bot`` strategies or policies.
+"""Who plays the seats the learner does not: built-in strategies or policies.
 
 A **policy** is any callable taking an observation dict (``observation``, ``action_mask``, as
-the environments give) and returning an action index. A **strategy** is a ``referee-bot``
-strategy name (``random``, ``heuristic``; :data:`referee_bot.strategies.STRATEGIES`): it sees
-the seat's view as the server would send it (``referee.codec.view_to_proto``, the same
-conversion ``referee-tournament --local`` makes) and answers with one of its legal commands.
+the environments give) and returning an action index. A **strategy** is a built-in strategy
+name (``random``, ``heuristic``: :mod:`referee.bots`, the same players as ``referee-bot``'s): it
+sees the seat's view (engine values, what the server would send the seat) and answers with one
+of its legal commands.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from referee.bots import RandomStrategy, make_strategy
 from referee.engine import Table
 from referee.rl.aec import ObsDict, observe
 from referee.rl.games import GameSpec
@@ -28,27 +29,21 @@ class Player(Protocol):
 
 
 class StrategyPlayer:
-    """A ``referee-bot`` strategy with its own random generator."""
+    """A built-in strategy (:mod:`referee.bots`) with its own random generator."""
 
     def __init__(self, name: str, game: GameSpec, rng: random.Random) -> None:
-        from referee_bot.strategies import make_strategy
-
         self.name = name
         self.game = game
         self.rng = rng
         self.strategy = make_strategy(name, game.game)
-        self.plain_random = type(self.strategy).__name__ == "RandomStrategy"
+        self.plain_random = isinstance(self.strategy, RandomStrategy)
 
     def choose(self, table: Table[Any], seat: int) -> Any:
         if self.plain_random:
-            # The random strategy picks uniformly among the same legal commands in the same
-            # order, so the same generator gives the same choice without the proto round trip.
+            # The same generator picks the same command among the same legal commands in the
+            # same order, without building the view.
             return self.rng.choice(table.legal_commands(seat))
-        from referee.codec import command_from_proto, view_to_proto
-
-        view = view_to_proto("rl", self.game.players, table.view(seat))
-        _, command = command_from_proto(self.strategy.choose(view, self.rng))
-        return command
+        return self.strategy.choose(table.view(seat), self.game.players, self.rng)
 
 
 class PolicyPlayer:

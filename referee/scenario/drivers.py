@@ -114,7 +114,7 @@ def outcome_of(error: RefereeError) -> Outcome:
     """The outcome of a refusal of the application, as a server answers it (its status code,
     the rule id, the message as the status carries it)."""
     rule = error.rule_id
-    code = server_errors.status_code(error).name
+    code = server_errors.code_name(server_errors.status_code(error))
     return Outcome(code, rule, refusal_message(rule, clip(error.message)))
 
 

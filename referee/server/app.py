@@ -24,8 +24,8 @@ from referee.application import Limits, Referee
 from referee.application.errors import stopping as shutting_down
 from referee.metrics import SERVICE, Metrics
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
-from referee.server.service import RefereeCore, RefereeServicer
-from referee.server.wire import ARRIVALS, add_referee_service
+from referee.server.service import RefereeCore
+from referee.server.wire import add_referee_service
 from referee.store import DEFAULT_WAIT, open_store, redacted
 from referee.v1 import referee_pb2
 
@@ -160,7 +160,7 @@ class RefereeServer:
         ]
         self.server = grpc.aio.server(options=options)
         self.core = RefereeCore(self.referee, self.metrics)
-        add_referee_service(RefereeServicer(self.core), self.server, self.metrics)
+        add_referee_service(self.core, self.server)
         self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         names = (
@@ -214,8 +214,9 @@ class RefereeServer:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.config.drain_seconds
         seen = -1
-        while loop.time() < deadline and ARRIVALS.count != seen:
-            seen = ARRIVALS.count
+        arrivals = self.core.arrivals
+        while loop.time() < deadline and arrivals.count != seen:
+            seen = arrivals.count
             await asyncio.sleep(0.2)
 
     async def stop(self) -> None:

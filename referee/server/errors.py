@@ -1,22 +1,22 @@
-"""Domain errors as gRPC statuses with ``google.rpc`` details, as the contract lists them.
+"""Domain errors as ``google.rpc.Status`` messages, as the contract lists them.
 
 The application raises :class:`~referee.application.errors.RefereeError`; this module alone
 decides which status code each :class:`~referee.application.errors.Kind` gets and how its
 details travel (``ErrorInfo`` always; ``BadRequest`` and ``PreconditionFailure`` when the
-error names fields or a state; ``RetryInfo`` when it says when to retry). The HTTP adapter
-takes its Connect errors from the same status.
+error names fields or a state; ``RetryInfo`` when it says when to retry). The status is a
+plain message, the same for every transport: the gRPC adapter sends it as the call's status,
+the HTTP adapter as a Connect error or as gRPC-Web trailers.
 
 >>> from referee.application.errors import not_found
->>> status_code(not_found("f00d")).name
+>>> code_name(status_code(not_found("f00d")))
 'NOT_FOUND'
 """
 
 from __future__ import annotations
 
-import grpc
 from google.protobuf import any_pb2, duration_pb2
+from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 from referee.application.errors import (
     Kind,
@@ -28,31 +28,41 @@ from referee.application.errors import (
 
 DOMAIN = "referee.v1"
 
-#: The status code of each kind of refusal.
-STATUS_CODES: dict[Kind, grpc.StatusCode] = {
-    Kind.INVALID: grpc.StatusCode.INVALID_ARGUMENT,
-    Kind.ILLEGAL: grpc.StatusCode.INVALID_ARGUMENT,
-    Kind.NOT_NOW: grpc.StatusCode.FAILED_PRECONDITION,
-    Kind.CONFLICT: grpc.StatusCode.ABORTED,
-    Kind.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
-    Kind.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
-    Kind.FORBIDDEN: grpc.StatusCode.PERMISSION_DENIED,
-    Kind.LIMIT: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    Kind.UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+#: The status code (``google.rpc.Code``) of each kind of refusal.
+STATUS_CODES: dict[Kind, int] = {
+    Kind.INVALID: code_pb2.INVALID_ARGUMENT,
+    Kind.ILLEGAL: code_pb2.INVALID_ARGUMENT,
+    Kind.NOT_NOW: code_pb2.FAILED_PRECONDITION,
+    Kind.CONFLICT: code_pb2.ABORTED,
+    Kind.NOT_FOUND: code_pb2.NOT_FOUND,
+    Kind.UNAUTHENTICATED: code_pb2.UNAUTHENTICATED,
+    Kind.FORBIDDEN: code_pb2.PERMISSION_DENIED,
+    Kind.LIMIT: code_pb2.RESOURCE_EXHAUSTED,
+    Kind.UNAVAILABLE: code_pb2.UNAVAILABLE,
 }
 
 
-def status_code(error: RefereeError) -> grpc.StatusCode:
+def status_code(error: RefereeError) -> int:
+    """The ``google.rpc.Code`` number of ``error``."""
     return STATUS_CODES[error.kind]
 
 
-def to_status(error: RefereeError) -> grpc.Status:
-    """``error`` as a gRPC status: code, message and packed ``google.rpc`` details."""
+def code_name(code: int) -> str:
+    """``"NOT_FOUND"`` for 5: the name metrics and gRPC use.
+
+    >>> code_name(code_pb2.RESOURCE_EXHAUSTED)
+    'RESOURCE_EXHAUSTED'
+    """
+    return str(code_pb2.Code.Name(code))
+
+
+def to_status(error: RefereeError) -> status_pb2.Status:
+    """``error`` as a ``google.rpc.Status``: code, message and packed details."""
     details: list[any_pb2.Any] = []
 
-    def pack(message: object) -> None:
+    def pack(message: Message) -> None:
         packed = any_pb2.Any()
-        packed.Pack(message)  # type: ignore[arg-type]
+        packed.Pack(message)
         details.append(packed)
 
     metadata = {clip(k): clip(v) for k, v in error.metadata.items()}
@@ -81,11 +91,7 @@ def to_status(error: RefereeError) -> grpc.Status:
         delay = duration_pb2.Duration()
         delay.FromMilliseconds(round(error.retry_after * 1000))
         pack(error_details_pb2.RetryInfo(retry_delay=delay))
-    code = status_code(error)
-    status = status_pb2.Status(
-        code=getattr(code_pb2, code.name), message=clip(error.message), details=details
-    )
-    return rpc_status.to_status(status)
+    return status_pb2.Status(code=status_code(error), message=clip(error.message), details=details)
 
 
 __all__ = [
@@ -94,6 +100,7 @@ __all__ = [
     "RefereeError",
     "bad_request",
     "clip",
+    "code_name",
     "exhausted",
     "status_code",
     "to_status",

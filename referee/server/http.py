@@ -1,43 +1,31 @@
 """The HTTP adapter: ``referee.v1.RefereeService`` for browsers, plus the web client's files.
 
 Every method of the service is served on the Connect protocol (JSON and binary, unary and
-server streaming) and on gRPC-Web, by connect-python on uvicorn, from the same
-:class:`~referee.server.service.RefereeCore` as the gRPC port: same tokens, errors, limits,
-metrics and logs. This module only moves messages: a :class:`RefereeError` becomes a Connect
-error with the same code and the same ``google.rpc`` details as the gRPC status.
+server streaming) and on gRPC-Web (binary and text), by :mod:`referee.server.connect` on
+uvicorn, from the same :class:`~referee.server.service.RefereeCore` as the gRPC port: same
+tokens, errors, limits, metrics and logs.
 
 Other paths: ``/healthz``, and the built web client (``clients/web/dist``) at ``/``; without a
-build, ``/`` says how to make one. CORS: same-origin requests need nothing; other origins are
-refused unless listed (``--http-cors-origin``).
+build, ``/`` says how to make one. Any other POST is an RPC path (an unknown one answers 404,
+``unimplemented``). CORS: same-origin requests need nothing; other origins are refused
+unless listed (``--http-cors-origin``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gzip
 import mimetypes
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import uvicorn
-from connectrpc import _codec
-from connectrpc.code import Code
-from connectrpc.errors import ConnectError
-from connectrpc.method import IdempotencyLevel, MethodInfo
-from connectrpc.request import RequestContext
-from connectrpc.server import ConnectASGIApplication, Endpoint
-from google.protobuf import json_format
-from google.protobuf.message import DecodeError, Message
-from google.rpc import status_pb2
 
-from referee.application.errors import RefereeError
 from referee.metrics import SERVICE
-from referee.server import errors
+from referee.server.connect import RpcHandler
 from referee.server.service import RefereeCore
-from referee.v1 import referee_pb2 as pb
 
 #: The web client's build, next to the sources (``make web``).
 WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"
@@ -64,110 +52,6 @@ http://HOST/referee.v1.RefereeService/ListGameTypes</code>.</p>
 """
 
 
-class _Codec:
-    """Decoding errors are the client's (INVALID_ARGUMENT), not the server's: the library's
-    own codecs let them through as INTERNAL. JSON goes out compact (no indentation)."""
-
-    def __init__(self, name: str, binary: bool) -> None:
-        self._name = name
-        self.binary = binary
-
-    def name(self) -> str:
-        return self._name
-
-    def encode(self, message: Message) -> bytes:
-        if self.binary:
-            return message.SerializeToString()
-        return json_format.MessageToJson(message, indent=None).encode()
-
-    def decode(self, data: bytes | bytearray, message: Message) -> Message:
-        try:
-            if self.binary:
-                message.ParseFromString(bytes(data))
-            else:
-                json_format.Parse(bytes(data), message)
-        except (DecodeError, json_format.ParseError, UnicodeDecodeError) as error:
-            kind = "binary protobuf" if self.binary else "protobuf JSON"
-            raise ConnectError(
-                Code.INVALID_ARGUMENT, f"the request is not a valid {kind} message: {error}"
-            ) from None
-        return message
-
-
-# connect-python 0.9 keeps its codecs in one module-level table and has no other hook for
-# them; the version is pinned below 0.10 and tests/web/test_http.py checks malformed bodies.
-for _name in list(_codec._codecs):
-    _codec._codecs[_name] = _Codec(_name, binary=_name == _codec.CODEC_NAME_PROTO)
-
-
-def connect_error(error: RefereeError) -> ConnectError:
-    """The Connect error for ``error``: the same code, message and ``google.rpc`` details as
-    its gRPC status (taken from that status, so the two never differ)."""
-    status = errors.to_status(error)
-    packed = dict(status.trailing_metadata or ()).get("grpc-status-details-bin", b"")
-    detail = status_pb2.Status.FromString(packed) if isinstance(packed, bytes) else None
-    return ConnectError(
-        Code[errors.status_code(error).name],
-        detail.message if detail else error.message,
-        list(detail.details) if detail else (),
-    )
-
-
-def _unary(call: Callable[[Any], Awaitable[Any]]) -> Callable[[Any, Any], Awaitable[Any]]:
-    async def handle(request: Any, _context: RequestContext[Any, Any]) -> Any:
-        try:
-            return await call(request)
-        except RefereeError as error:
-            raise connect_error(error) from None
-
-    return handle
-
-
-def _server_stream(
-    call: Callable[[Any], Any],
-) -> Callable[[Any, Any], AsyncIterator[Any]]:
-    async def handle(request: Any, _context: RequestContext[Any, Any]) -> AsyncIterator[Any]:
-        # aclosing: a client that goes away closes the core's stream at once (as over gRPC).
-        async with contextlib.aclosing(call(request)) as stream:
-            try:
-                async for message in stream:
-                    yield message
-            except RefereeError as error:
-                raise connect_error(error) from None
-
-    return handle
-
-
-def endpoints(core: RefereeCore) -> Mapping[str, Any]:
-    """One endpoint per method of the service, read from its descriptor (so a new RPC is
-    served as soon as the core has a method of that name)."""
-    service = pb.DESCRIPTOR.services_by_name["RefereeService"]
-    table: dict[str, Any] = {}
-    for method in service.methods:
-        info: MethodInfo[Any, Any] = MethodInfo(
-            name=method.name,
-            service_name=SERVICE,
-            input=getattr(pb, method.input_type.name),
-            output=getattr(pb, method.output_type.name),
-            idempotency_level=IdempotencyLevel.UNKNOWN,
-        )
-        call = getattr(core, method.name)
-        path = f"/{SERVICE}/{method.name}"
-        if method.server_streaming:
-            table[path] = Endpoint.server_stream(info, _server_stream(call))
-        else:
-            table[path] = Endpoint.unary(info, _unary(call))
-    return table
-
-
-class RefereeConnectApp(ConnectASGIApplication[RefereeCore]):
-    """Connect, gRPC-Web (and gRPC over HTTP/2 where the ASGI server has trailers)."""
-
-    @property
-    def path(self) -> str:
-        return f"/{SERVICE}"
-
-
 class HttpApp:
     """The ASGI application of the HTTP port: the service, CORS, health and the web client."""
 
@@ -179,9 +63,7 @@ class HttpApp:
         read_max_bytes: int | None = None,
         web_root: Path | None = WEB_ROOT,
     ) -> None:
-        self.rpc = RefereeConnectApp(
-            service=core, endpoints=endpoints, read_max_bytes=read_max_bytes
-        )
+        self.rpc = RpcHandler(core, read_max_bytes)
         self.cors_origins = frozenset(cors_origins)
         self.web_root = web_root.resolve() if web_root else None
         self._gzipped: dict[tuple[Path, int], bytes] = {}
@@ -199,7 +81,7 @@ class HttpApp:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         origin = headers.get("origin")
         path: str = scope["path"]
-        if path.startswith(f"/{SERVICE}/"):
+        if path.startswith(f"/{SERVICE}/") or scope["method"] == "POST":
             if scope["method"] == "OPTIONS":
                 await self._preflight(origin, headers, send)
                 return

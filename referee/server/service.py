@@ -1,69 +1,120 @@
-"""``referee.v1.RefereeService``, once for every transport, and its gRPC adapter.
+"""``referee.v1.RefereeService``, once for every transport.
 
-:class:`RefereeCore` implements each RPC once over the referee application
+:class:`RefereeCore` implements each RPC of the service once over the referee application
 (:class:`~referee.application.Referee`): it checks a request's fields, turns the protobuf
 request into the application's values and its answer back into a response
-(:mod:`referee.server.convert`), and keeps per-RPC metrics and command logs. Every refusal is
-the application's :class:`~referee.application.errors.RefereeError`; the gRPC adapter below
-and the HTTP adapter (:mod:`referee.server.http`) only move messages and map those errors to
-their protocol's status (:mod:`referee.server.errors`).
+(:mod:`referee.server.convert`), and keeps per-RPC metrics (by the status code the client
+gets) and command logs. It knows no transport: a unary call takes a request message and
+returns the response message; a stream writes ready bytes (one serialized
+``StreamGameResponse`` each) with the transport's ``write``, paced and bounded by the fan-out.
+Every refusal is a :class:`~referee.application.errors.RefereeError`, which each adapter
+sends as the ``google.rpc.Status`` of :mod:`referee.server.errors`.
+
+The adapters, both built from the service descriptor (:data:`METHODS`): gRPC
+(:mod:`referee.server.wire`) and HTTP, Connect and gRPC-Web (:mod:`referee.server.connect`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 
-import grpc
 import structlog
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError, Message
+from google.rpc import code_pb2
 
 from referee import codec
-from referee.application import Referee, RefereeError, StreamEnded, Unreadable, Update
+from referee.application import Referee, RefereeError, Unreadable, Update
 from referee.application.errors import bad_request, clip
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors
 from referee.v1 import referee_pb2 as pb
-from referee.v1 import referee_pb2_grpc as pb_grpc
 
 log = structlog.get_logger("referee")
 
-Req = TypeVar("Req")
-Resp = TypeVar("Resp")
-Core = TypeVar("Core", bound="RefereeCore")
 #: Longest page token accepted (a decimal offset).
 MAX_PAGE_TOKEN = 12
+#: ``caught_up: true`` as a field of ``StreamGameResponse``, appended to a message's bytes (a
+#: protobuf message is the concatenation of its fields).
+CAUGHT_UP = bytes((pb.StreamGameResponse.DESCRIPTOR.fields_by_name["caught_up"].number << 3, 1))
+
+#: A transport's writer of one stream message (its serialized bytes).
+Write = Callable[[bytes], Awaitable[None]]
 
 
-def _unary(
-    method: Callable[[Core, Req], Awaitable[Resp]],
-) -> Callable[[Core, Req], Awaitable[Resp]]:
-    """Metrics per RPC, by the status code the call ends with (whatever the transport)."""
-    name = method.__name__
+@dataclass(frozen=True, slots=True)
+class Method:
+    """One RPC of the service, as its descriptor declares it."""
 
-    @functools.wraps(method)
-    async def wrapper(self: Core, request: Req) -> Resp:
-        labels = ("unary", SERVICE, name)
-        self.metrics.started.labels(*labels).inc()
-        started = time.perf_counter()
-        code = grpc.StatusCode.OK
-        try:
-            return await method(self, request)
-        except RefereeError as error:
-            code = errors.status_code(error)
-            raise
-        except BaseException:
-            code = grpc.StatusCode.INTERNAL
-            raise
-        finally:
-            self.metrics.handled.labels(*labels, code.name).inc()
-            self.metrics.handling.labels(*labels).observe(time.perf_counter() - started)
+    name: str
+    input: type[Message]
+    output: type[Message]
+    streaming: bool
 
-    return wrapper
+
+def _methods() -> dict[str, Method]:
+    service = pb.DESCRIPTOR.services_by_name["RefereeService"]
+    return {
+        m.name: Method(
+            m.name,
+            getattr(pb, m.input_type.name),
+            getattr(pb, m.output_type.name),
+            m.server_streaming,
+        )
+        for m in service.methods
+    }
+
+
+#: Every RPC of ``referee.v1.RefereeService``, by name.
+METHODS = _methods()
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A request a transport could not read (bytes that are not the request message, a bad
+    envelope or encoding): the service answers it with ``error`` and counts it."""
+
+    error: RefereeError
+    #: What was wrong, in a word, for the log (never the request's content).
+    what: str
+
+
+def decode(method: Method, data: bytes, json: bool = False) -> Message | Refused:
+    """The request message in ``data`` (binary protobuf, or protobuf JSON)."""
+    request = method.input()
+    try:
+        if json:
+            json_format.Parse(data, request)
+        else:
+            request.ParseFromString(data)
+    except (
+        DecodeError,
+        json_format.ParseError,
+        UnicodeDecodeError,
+        ValueError,
+        RecursionError,
+    ) as error:
+        kind = "protobuf JSON" if json else "serialized"
+        why = clip(str(error) or type(error).__name__)
+        return Refused(
+            bad_request("request", f"not a {kind} {method.name} request message ({why})"),
+            "undecodable",
+        )
+    return request
+
+
+class Arrivals:
+    """How many calls have reached the service: a stopping server keeps serving until no
+    new call has arrived for a moment, so calls received just before the stop are served
+    rather than cancelled by gRPC before they start (issue 10)."""
+
+    def __init__(self) -> None:
+        self.count = 0
 
 
 def _as_seat(request: pb.GetViewRequest | pb.StreamGameRequest) -> int | None:
@@ -76,14 +127,29 @@ class RefereeCore:
     def __init__(self, referee: Referee, metrics: Metrics) -> None:
         self.referee = referee
         self.metrics = metrics
+        self.arrivals = Arrivals()
 
-    @_unary
+    # --- the two shapes of call ----------------------------------------------------------
+
+    async def unary(self, name: str, request: Message | Refused) -> Message:
+        """Call the unary RPC ``name``; raises the :class:`RefereeError` it refuses with."""
+        with _Measured(self, "unary", name, request):
+            response: Message = await getattr(self, name)(request)
+        return response
+
+    async def stream(self, name: str, request: Message | Refused, write: Write) -> None:
+        """Run the streaming RPC ``name`` into ``write``; returns when it ends with OK,
+        raises the :class:`RefereeError` it ends with otherwise."""
+        with _Measured(self, "server_stream", name, request):
+            await getattr(self, name)(request, write)
+
+    # --- the RPCs ------------------------------------------------------------------------
+
     async def ListGameTypes(self, request: pb.ListGameTypesRequest) -> pb.ListGameTypesResponse:
         response = pb.ListGameTypesResponse()
         response.game_types.extend(codec.game_type_to_proto(g.info) for g in all_games())
         return response
 
-    @_unary
     async def CreateGame(self, request: pb.CreateGameRequest) -> pb.CreateGameResponse:
         deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         created = await self.referee.create(
@@ -101,12 +167,10 @@ class RefereeCore:
             organiser_token=created.organiser_token,
         )
 
-    @_unary
     async def GetGame(self, request: pb.GetGameRequest) -> pb.GetGameResponse:
         summary = await self.referee.summary(request.game_id)
         return pb.GetGameResponse(game=convert.summary_to_proto(summary))
 
-    @_unary
     async def ListGames(self, request: pb.ListGamesRequest) -> pb.ListGamesResponse:
         token = request.page_token or "0"
         if not (token.isascii() and token.isdigit()) or len(token) > MAX_PAGE_TOKEN:
@@ -119,7 +183,6 @@ class RefereeCore:
         )
         return convert.page_to_proto(page)
 
-    @_unary
     async def GetView(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
         seat_view = await self.referee.view(
             request.game_id,
@@ -130,22 +193,18 @@ class RefereeCore:
         )
         return pb.GetViewResponse(view=convert.view_to_proto(seat_view))
 
-    @_unary
     async def AbortGame(self, request: pb.AbortGameRequest) -> pb.AbortGameResponse:
         summary = await self.referee.abort(request.game_id, request.organiser_token, request.reason)
         return pb.AbortGameResponse(game=convert.summary_to_proto(summary))
 
-    @_unary
     async def RevealSeed(self, request: pb.RevealSeedRequest) -> pb.RevealSeedResponse:
         summary = await self.referee.reveal(request.game_id, request.organiser_token)
         return pb.RevealSeedResponse(game=convert.summary_to_proto(summary))
 
-    @_unary
     async def ExportGame(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
         exported = await self.referee.export(request.game_id, request.organiser_token)
         return convert.exported_to_proto(exported)
 
-    @_unary
     async def SubmitCommand(self, request: pb.SubmitCommandRequest) -> pb.SubmitCommandResponse:
         started = time.perf_counter()
         command: Any
@@ -177,7 +236,7 @@ class RefereeCore:
                 seat=int(rejected_seat) if rejected_seat is not None else None,
                 command_type=_command_type_of(request),
                 outcome="rejected",
-                code=errors.status_code(error).name,
+                code=errors.code_name(errors.status_code(error)),
                 rule_id=error.metadata.get("rule_id"),
                 latency_ms=round((time.perf_counter() - started) * 1000, 3),
             )
@@ -195,140 +254,67 @@ class RefereeCore:
         )
         return convert.submitted_to_proto(submitted)
 
-    async def updates(self, request: pb.StreamGameRequest) -> AsyncGenerator[Update, None]:
-        """The stream's updates as the application gives them (see :meth:`StreamGame`)."""
-        labels = ("server_stream", SERVICE, "StreamGame")
-        self.metrics.started.labels(*labels).inc()
-        started = time.perf_counter()
-        code = grpc.StatusCode.OK
-        sent = self.metrics.msg_sent.labels(*labels)
-        try:
-            # aclosing: when the adapter closes this generator, the referee's stream closes
-            # with it (its slot is freed now, not when the generator is collected).
-            stream = self.referee.stream(
-                request.game_id,
-                seat_token=request.seat_token,
-                spectator=request.spectator,
-                organiser_token=request.organiser_token,
-                as_seat=_as_seat(request),
-                after=request.after_sequence,
-                batched=request.batched,
-            )
-            async with contextlib.aclosing(stream):
-                async for update in stream:
-                    yield update
-                    sent.inc()
-        except StreamEnded as ended:
-            code = errors.status_code(ended.error)
-            raise ended.error from None
-        except RefereeError as error:
-            code = errors.status_code(error)
-            raise
-        except BaseException as error:
-            code = (
-                grpc.StatusCode.CANCELLED
-                if isinstance(error, GeneratorExit | asyncio.CancelledError)
-                else grpc.StatusCode.INTERNAL
-            )
-            raise
-        finally:
-            self.metrics.handled.labels(*labels, code.name).inc()
-            self.metrics.handling.labels(*labels).observe(time.perf_counter() - started)
-
-    async def StreamGame(
-        self, request: pb.StreamGameRequest
-    ) -> AsyncGenerator[pb.StreamGameResponse, None]:
-        """The stream's messages; a stream the referee ends (overflow, shutdown) raises the
-        RefereeError it ends with after the last message."""
-        async with contextlib.aclosing(self.updates(request)) as updates:
-            async for update in updates:
-                yield convert.update_to_proto(update, request.batched)
-
-
-async def _grpc_unary(context: grpc.aio.ServicerContext[Any, Any], call: Awaitable[Resp]) -> Resp:
-    try:
-        return await call
-    except RefereeError as error:
-        await context.abort_with_status(errors.to_status(error))
-        raise  # unreachable: abort raises
-
-
-class RefereeServicer(pb_grpc.RefereeServiceServicer):
-    """The gRPC adapter: each method hands its request to :class:`RefereeCore`."""
-
-    def __init__(self, core: RefereeCore) -> None:
-        self.core = core
-
-    async def ListGameTypes(self, request: Any, context: Any) -> pb.ListGameTypesResponse:
-        return await _grpc_unary(context, self.core.ListGameTypes(request))
-
-    async def CreateGame(self, request: Any, context: Any) -> pb.CreateGameResponse:
-        return await _grpc_unary(context, self.core.CreateGame(request))
-
-    async def GetGame(self, request: Any, context: Any) -> pb.GetGameResponse:
-        return await _grpc_unary(context, self.core.GetGame(request))
-
-    async def ListGames(self, request: Any, context: Any) -> pb.ListGamesResponse:
-        return await _grpc_unary(context, self.core.ListGames(request))
-
-    async def GetView(self, request: Any, context: Any) -> pb.GetViewResponse:
-        return await _grpc_unary(context, self.core.GetView(request))
-
-    async def AbortGame(self, request: Any, context: Any) -> pb.AbortGameResponse:
-        return await _grpc_unary(context, self.core.AbortGame(request))
-
-    async def RevealSeed(self, request: Any, context: Any) -> pb.RevealSeedResponse:
-        return await _grpc_unary(context, self.core.RevealSeed(request))
-
-    async def ExportGame(self, request: Any, context: Any) -> pb.ExportGameResponse:
-        return await _grpc_unary(context, self.core.ExportGame(request))
-
-    async def SubmitCommand(self, request: Any, context: Any) -> pb.SubmitCommandResponse:
-        return await _grpc_unary(context, self.core.SubmitCommand(request))
-
-    async def StreamGame(  # type: ignore[override]  # it writes with context.write
-        self, request: pb.StreamGameRequest, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> None:
-        stall = self.core.referee.limits.stream_stall_seconds
+    async def StreamGame(self, request: pb.StreamGameRequest, write: Write) -> None:
+        """The stream's messages as bytes: a batched message is shared by every stream of
+        its viewer, its events by every viewer who sees them alike (encoded once)."""
         batched = request.batched
-        #: The last event written to the client: where it resumes after a stall.
-        written = request.after_sequence
-        stream = self.core.updates(request)
-        try:
-            async for update in stream:
-                # A client that keeps its connection alive but never reads (grants no HTTP/2
-                # window) would block this write for ever and hold a stream slot: a write not
-                # taken within the stall limit ends the stream. The timeout runs in this
-                # task, not in wait_for's own: grpc.aio notices a client that hangs up only
-                # in the handler's task.
-                # A batched message is shared by every stream of its viewer, its events by
-                # every viewer who sees them alike: bytes encoded once (the bytes
-                # serializer passes them through).
-                data = (
-                    convert.update_bytes(update)
-                    if batched
-                    else convert.update_to_proto(update, batched=False)
-                )
-                try:
-                    async with asyncio.timeout(stall or None):
-                        await context.write(data)
-                except TimeoutError:
-                    # The stalled message may not have reached the client: resuming after
-                    # the last one written loses nothing.
-                    raise errors.exhausted(
-                        "stream stall seconds", int(stall), last_sequence=str(written)
-                    ) from None
-                if update.events:
-                    written = update.events[-1].sequence
-        except RefereeError as error:
-            # Free the stream (its slot, its place in the fan-out) before the status goes
-            # out: to a stalled client it goes out only when the client reads again.
-            await stream.aclose()
-            await context.abort_with_status(errors.to_status(error))
-        finally:
-            # A cancelled call closes the core's stream at once (the referee counts the
-            # disconnect and frees the slot now, not when the generator is collected).
-            await stream.aclose()
+        sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "StreamGame")
+
+        async def send(update: Update, caught_up: bool) -> None:
+            data = convert.update_bytes(update, batched)
+            await write(data + CAUGHT_UP if caught_up else data)
+            sent.inc()
+
+        await self.referee.serve_stream(
+            request.game_id,
+            send,
+            seat_token=request.seat_token,
+            spectator=request.spectator,
+            organiser_token=request.organiser_token,
+            as_seat=_as_seat(request),
+            after=request.after_sequence,
+            batched=batched,
+        )
+
+
+class _Measured:
+    """One call, counted: started, handled by the code the client gets, and timed. A
+    request the transport could not read is refused here, so it is counted like any call."""
+
+    def __init__(self, core: RefereeCore, kind: str, name: str, request: object) -> None:
+        self.metrics = core.metrics
+        self.labels = (kind, SERVICE, name)
+        self.request = request
+        core.arrivals.count += 1
+
+    def __enter__(self) -> None:
+        self.metrics.started.labels(*self.labels).inc()
+        self.started = time.perf_counter()
+        if isinstance(self.request, Refused):
+            error = self.request.error
+            log.info(
+                "request_refused",
+                method=self.labels[2],
+                code=errors.code_name(errors.status_code(error)),
+                what=self.request.what,
+            )
+            self._handled(errors.status_code(error))
+            raise error
+
+    def __exit__(self, kind: type[BaseException] | None, error: object, _: object) -> None:
+        if kind is None:
+            code = code_pb2.OK
+        elif isinstance(error, RefereeError):
+            code = errors.status_code(error)
+        elif issubclass(kind, GeneratorExit | asyncio.CancelledError):
+            code = code_pb2.CANCELLED  # the client went away
+        else:
+            code = code_pb2.INTERNAL
+        self._handled(code)
+
+    def _handled(self, code: int) -> None:
+        self.metrics.handled.labels(*self.labels, errors.code_name(code)).inc()
+        self.metrics.handling.labels(*self.labels).observe(time.perf_counter() - self.started)
 
 
 def _game_type_of(request: pb.SubmitCommandRequest) -> str:
@@ -342,3 +328,6 @@ def _command_type_of(request: pb.SubmitCommandRequest) -> str | None:
         return None
     kind: str | None = getattr(request.command, which).WhichOneof("kind")
     return kind
+
+
+__all__ = ["CAUGHT_UP", "METHODS", "Method", "RefereeCore", "Refused", "Write", "decode"]

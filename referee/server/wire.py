@@ -1,147 +1,86 @@
-"""Registering the referee service with gRPC so that bytes which are not a request are an
-``INVALID_ARGUMENT``, not gRPC's own ``UNKNOWN`` ("Wire format was corrupt").
+"""The gRPC adapter: ``referee.v1.RefereeService`` on a ``grpc.aio`` server, one handler per
+method of the service descriptor, each handing its request to :class:`RefereeCore`.
 
-The generated ``add_RefereeServiceServicer_to_server`` hands the request bytes to
-``FromString``; when that raises, grpc.aio answers UNKNOWN before any code of ours runs. Here
-every method gets a deserializer that turns undecodable bytes into :class:`Undecodable`, and a
-guard in front of the servicer's method that answers it with ``INVALID_ARGUMENT`` and a
-``BadRequest`` detail (issue 10: never UNKNOWN for anything a client sent).
+Requests are decoded by :func:`~referee.server.service.decode`: bytes that are not a request
+become a :class:`~referee.server.service.Refused` the service answers with
+``INVALID_ARGUMENT`` and a ``BadRequest`` detail (gRPC itself would answer ``UNKNOWN`` before
+any code of ours runs, issue 10). A refusal goes out as the call's status, with the
+``google.rpc.Status`` of :mod:`referee.server.errors` in ``grpc-status-details-bin``. Stream
+messages arrive as ready bytes and leave as they are.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeAlias
 
 import grpc
-from google.protobuf import message as protobuf_message
+from google.protobuf.message import Message
+from grpc_status import rpc_status
 
-from referee.metrics import SERVICE, Metrics
+from referee.application.errors import RefereeError
 from referee.server import errors
+from referee.server.service import METHODS, Method, RefereeCore, Refused, decode
 from referee.v1 import referee_pb2
 
-
-class Arrivals:
-    """How many calls have reached a handler: a stopping server keeps serving until no new
-    call has arrived for a moment, so calls received just before the stop are served rather
-    than cancelled by gRPC before they start (issue 10)."""
-
-    def __init__(self) -> None:
-        self.count = 0
+Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
 
-#: Every call the referee service starts, counted (see :class:`Arrivals`).
-ARRIVALS = Arrivals()
+def _deserializer(method: Method) -> Callable[[bytes], Message | Refused]:
+    return lambda data: decode(method, data)
 
 
-@dataclass(frozen=True, slots=True)
-class Undecodable:
-    """Request bytes that are not the method's request message."""
-
-    method: str
-    reason: str
+def _serialize(message: Message | bytes) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()
 
 
-def _deserializer(method: str, request_type: Any) -> Callable[[bytes], Any]:
-    def deserialize(data: bytes) -> Any:
+async def _abort(context: Context, error: RefereeError) -> None:
+    await context.abort_with_status(rpc_status.to_status(errors.to_status(error)))
+
+
+def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message]]:
+    async def handle(request: Message | Refused, context: Context) -> Message:
         try:
-            return request_type.FromString(data)
-        except (protobuf_message.DecodeError, ValueError, RecursionError) as error:
-            return Undecodable(method, str(error) or type(error).__name__)
+            return await core.unary(name, request)
+        except RefereeError as error:
+            await _abort(context, error)
+            raise  # unreachable: abort raises
 
-    return deserialize
-
-
-def _serializer(response_type: Any) -> Callable[[Any], bytes]:
-    """The message's bytes; bytes as they are (a stream message encoded once for all the
-    streams that send it, see the gRPC adapter's StreamGame)."""
-    to_bytes = response_type.SerializeToString
-
-    def serialize(message: Any) -> bytes:
-        return message if isinstance(message, bytes) else bytes(to_bytes(message))
-
-    return serialize
+    return handle
 
 
-def _refusal(request: Undecodable) -> grpc.Status:
-    return errors.to_status(
-        errors.bad_request(
-            "request",
-            f"not a serialized {request.method} request message ({errors.clip(request.reason)})",
-        )
-    )
+def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
+    async def handle(request: Message | Refused, context: Context) -> None:
+        try:
+            await core.stream(name, request, context.write)
+        except RefereeError as error:
+            # The fan-out has freed the stream (its slot) already: to a stalled client the
+            # status goes out only when it reads again.
+            await _abort(context, error)
+
+    return handle
 
 
-def add_referee_service(servicer: Any, server: grpc.aio.Server, metrics: Metrics) -> None:
-    """Register ``servicer`` (a ``RefereeServiceServicer``) on ``server``."""
-    service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+def add_referee_service(core: RefereeCore, server: grpc.aio.Server) -> None:
+    """Serve every method of ``referee.v1.RefereeService`` from ``core`` on ``server``."""
     handlers: dict[str, grpc.RpcMethodHandler] = {}
-    for method in service.methods:
-        name = method.name
-        request_type = getattr(referee_pb2, method.input_type.name)
-        response_type = getattr(referee_pb2, method.output_type.name)
-        behaviour = getattr(servicer, name)
-        deserialize = _deserializer(name, request_type)
-        serialize = _serializer(response_type)
-        if method.server_streaming:
+    for name, method in METHODS.items():
+        if method.streaming:
             handlers[name] = grpc.unary_stream_rpc_method_handler(
-                _guard_stream(name, behaviour, metrics),
-                request_deserializer=deserialize,
-                response_serializer=serialize,
+                _stream(core, name),
+                request_deserializer=_deserializer(method),
+                response_serializer=_serialize,
             )
         else:
             handlers[name] = grpc.unary_unary_rpc_method_handler(
-                _guard_unary(name, behaviour, metrics),
-                request_deserializer=deserialize,
-                response_serializer=serialize,
+                _unary(core, name),
+                request_deserializer=_deserializer(method),
+                response_serializer=_serialize,
             )
+    service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
     )
 
 
-def _count_refusal(metrics: Metrics, kind: str, name: str) -> None:
-    labels = (kind, SERVICE, name)
-    metrics.started.labels(*labels).inc()
-    metrics.handled.labels(*labels, grpc.StatusCode.INVALID_ARGUMENT.name).inc()
-
-
-def _guard_unary(name: str, behaviour: Any, metrics: Metrics) -> Any:
-    async def unary(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-        ARRIVALS.count += 1
-        if isinstance(request, Undecodable):
-            _count_refusal(metrics, "unary", name)
-            await context.abort_with_status(_refusal(request))
-        return await behaviour(request, context)
-
-    return unary
-
-
-def _guard_stream(name: str, behaviour: Any, metrics: Metrics) -> Any:
-    if not inspect.isasyncgenfunction(behaviour):  # a handler that writes with context.write
-
-        async def writing(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> None:
-            ARRIVALS.count += 1
-            if isinstance(request, Undecodable):
-                _count_refusal(metrics, "server_stream", name)
-                await context.abort_with_status(_refusal(request))
-            await behaviour(request, context)
-
-        return writing
-
-    async def stream(
-        request: Any, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> AsyncIterator[Any]:
-        ARRIVALS.count += 1
-        if isinstance(request, Undecodable):
-            _count_refusal(metrics, "server_stream", name)
-            await context.abort_with_status(_refusal(request))
-        async for message in behaviour(request, context):
-            yield message
-
-    return stream
-
-
-__all__ = ["ARRIVALS", "Undecodable", "add_referee_service"]
+__all__ = ["add_referee_service"]

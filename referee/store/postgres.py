@@ -70,6 +70,7 @@ from referee.store.base import (
 
 __all__ = [
     "CHANNEL",
+    "FAILING_WAIT",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "PostgresEventStore",
@@ -78,6 +79,9 @@ __all__ = [
 ]
 
 _log = logging.getLogger(__name__)
+
+#: Seconds a call waits for a connection while the pool has been failing to get one.
+FAILING_WAIT = 0.1
 
 #: The NOTIFY channel; payload ``"<store instance id> <version> <game id>"``.
 CHANNEL = "referee_events"
@@ -268,6 +272,9 @@ class PostgresEventStore(EventStore):
         super().__init__()
         self.conninfo = conninfo
         self.wait = wait
+        #: Set while the pool cannot get a connection: calls then wait only briefly (see
+        #: :meth:`_checked`).
+        self._failing = False
         #: Tags this instance's notifications, so its listener thread skips them.
         self.origin = uuid.uuid4().hex
         self._closed = threading.Event()
@@ -325,8 +332,8 @@ class PostgresEventStore(EventStore):
                 self._pool.putconn(conn)  # a broken one is discarded and replaced
         except PoolTimeout:
             raise StoreUnavailable(
-                f"the PostgreSQL event store has no connection free or able to connect "
-                f"within {self.wait:g} s",
+                "the PostgreSQL event store got no connection in time (the database is"
+                " unreachable or refuses connections, or every connection is busy)",
                 retry_after=1.0,
             ) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as error:
@@ -347,15 +354,27 @@ class PostgresEventStore(EventStore):
         in the call. Broken ones go back to the pool, which replaces them, and the next is
         tried at once: psycopg's own ``check`` sleeps 1 s, then 2 s, ... between tries,
         which made clocks seconds late after a fault.
+
+        Once a wait has run out, later calls wait at most :data:`FAILING_WAIT` until one gets
+        a connection again: calls queued behind one another (the server makes them one at a
+        time) would otherwise each wait the whole ``wait``, and the last would answer long
+        after it. The pool keeps reconnecting meanwhile, so the first call after the
+        database's return still finds a connection.
         """
-        deadline = time.monotonic() + self.wait
+        wait = min(self.wait, FAILING_WAIT) if self._failing else self.wait
+        deadline = time.monotonic() + wait
         while True:
-            conn = self._pool.getconn(timeout=max(0.001, deadline - time.monotonic()))
+            try:
+                conn = self._pool.getconn(timeout=max(0.001, deadline - time.monotonic()))
+            except PoolTimeout:
+                self._failing = True
+                raise
             try:
                 conn.execute("")
             except psycopg.Error:
                 self._pool.putconn(conn)
                 continue
+            self._failing = False
             return conn
 
     @staticmethod

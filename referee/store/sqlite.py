@@ -43,7 +43,7 @@ from referee.store.base import (
     record_from_row,
 )
 
-__all__ = ["SCHEMA_VERSION", "SqliteEventStore"]
+__all__ = ["FAILING_WAIT", "SCHEMA_VERSION", "SqliteEventStore"]
 
 #: Stored in ``PRAGMA user_version``; bump it (and add a step to ``_MIGRATIONS``) on any change.
 SCHEMA_VERSION = 2
@@ -119,6 +119,15 @@ Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 #: BUSY and LOCKED (another connection writes), NOMEM, IOERR, FULL, CANTOPEN. Any other code
 #: (a bad statement, a corrupt file) is not retried.
 _TRANSIENT = {5: 1.0, 6: 1.0, 7: 1.0, 10: 5.0, 13: 5.0, 14: 5.0}
+#: SQLITE_BUSY and SQLITE_LOCKED: another connection holds the lock.
+_BUSY = {5, 6}
+#: Seconds a call waits for the write lock while the last wait for it ran out.
+FAILING_WAIT = 0.1
+
+
+def _code(error: sqlite3.Error) -> int:
+    """SQLite's primary result code of ``error`` (0 when it has none)."""
+    return int(getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF
 
 
 def _fault(error: sqlite3.Error) -> StoreUnavailable | None:
@@ -157,6 +166,10 @@ class SqliteEventStore(EventStore):
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self.wait = wait
+        #: Set while another connection holds the write lock past our wait: calls then wait
+        #: only :data:`FAILING_WAIT` for it, so calls queued one behind another (the server
+        #: makes them one at a time) do not each wait the whole ``wait``.
+        self._failing = False
         # isolation_level=None: no implicit transactions, we issue BEGIN IMMEDIATE ourselves.
         # timeout: how long to wait for another process holding the write lock.
         self._conn: sqlite3.Connection | None = sqlite3.connect(
@@ -213,15 +226,26 @@ class SqliteEventStore(EventStore):
             fault = _fault(error)
             if fault is None:
                 raise
+            if _code(error) in _BUSY and not self._failing:
+                self._busy_wait(self._connection(), failing=True)
             raise fault from None
         finally:
             self._lock.release()
 
+    def _busy_wait(self, conn: sqlite3.Connection, *, failing: bool) -> None:
+        """Wait :data:`FAILING_WAIT` (``failing``) or ``wait`` for the write lock from now on."""
+        self._failing = failing
+        seconds = min(self.wait, FAILING_WAIT) if failing else self.wait
+        conn.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """A write transaction under the store's lock (see :meth:`_locked`)."""
-        with self._locked(), self._transaction() as conn:
-            yield conn
+        with self._locked() as conn:
+            with self._transaction():
+                yield conn
+            if self._failing:  # a write went through: the lock is free, wait in full again
+                self._busy_wait(conn, failing=False)
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -1799,6 +1799,12 @@ class StreamGameResponse(_message.Message):
     EVENT_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    caught_up: _builtins.bool
+    """True on the message that brings the stream up to the game as it was when the stream
+    opened: it and the messages before it replay history (the first message, with no event,
+    when there is none to replay); every later message is a live update.
+    """
     @_builtins.property
     def event(self) -> Global___Event:
         """The event, redacted for this viewer; absent in the first message and in batched streams."""
@@ -1822,10 +1828,11 @@ class StreamGameResponse(_message.Message):
         event: Global___Event | None = ...,
         view: Global___View | None = ...,
         events: _abc.Iterable[Global___Event] | None = ...,
+        caught_up: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "events", b"events", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "event", b"event", "events", b"events", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

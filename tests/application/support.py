@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
 
-from referee.application import Limits, Referee, RefereeError
+from referee.application import Created, Limits, Referee, RefereeError, Submitted
 from referee.application.live import LiveGame
 from referee.store import EventStore, MemoryEventStore
 
@@ -50,3 +51,30 @@ async def refused(call: Awaitable[Any]) -> RefereeError:
 
 def first_legal(live: LiveGame, seat: int) -> Any:
     return live.table.view(seat).legal_commands[0]
+
+
+def awaited(referee: Referee, created: Created) -> tuple[LiveGame, int, str, Any]:
+    """The live game, the seat it waits for first, that seat's token and first legal command."""
+    live = referee.games[created.game_id]
+    seat = live.table.pending()[0]
+    return live, seat, created.seat_tokens[seat], first_legal(live, seat)
+
+
+async def plays(
+    referee: Referee, created: Created, seed: int
+) -> AsyncIterator[tuple[int, Submitted]]:
+    """Random legal commands (``random.Random(seed)``) until the game is over: each command's
+    seat and answer. The game may leave memory between commands: it is asked for each time."""
+    rng = random.Random(seed)
+    number = 0
+    while not (await referee.summary(created.game_id)).game_over:
+        live = referee.games[created.game_id]  # loaded by the summary
+        seat = live.table.pending()[0]
+        command = rng.choice(live.table.view(seat).legal_commands)
+        token = created.seat_tokens[seat]
+        yield seat, await referee.submit(created.game_id, token, f"random-{number}", command)
+        number += 1
+
+
+async def play_to_end(referee: Referee, created: Created, seed: int) -> list[Submitted]:
+    return [answer async for _, answer in plays(referee, created, seed)]

@@ -29,7 +29,7 @@ from referee.application.errors import stopping
 from referee.engine.table_events import SeatForfeited, TimedOut, commitment
 from referee.games.sleeping_queens.model import Discard as SleepingQueensDiscard
 from referee.games.vampire_queen.model import Pass
-from tests.application.support import first_legal, refused, run, until
+from tests.application.support import first_legal, play_to_end, refused, run, until
 
 ROOT = Path(__file__).resolve().parents[2] / "referee"
 
@@ -327,13 +327,7 @@ def test_a_stream_resumes_exactly_and_ends_with_the_game() -> None:
     async def scenario(referee: Referee) -> None:
         created = await referee.create("dracula-vs-van-helsing", 2)
         live = referee.games[created.game_id]
-        rng = random.Random(11)
-        number = 0
-        while not live.finished:
-            seat = live.table.pending()[0]
-            command = rng.choice(live.table.view(seat).legal_commands)
-            await referee.submit(created.game_id, created.seat_tokens[seat], f"{number}", command)
-            number += 1
+        await play_to_end(referee, created, 11)
         middle = live.table.version // 2
 
         async def sequences(batched: bool) -> list[int]:

@@ -1,4 +1,6 @@
-"""referee_bot.strategies on hand-built views: the choice is always legal and sensible."""
+"""referee_bot.strategies on hand-built views: the choice is always legal and sensible (the
+Vampire Queen heuristic is the game package's bot, referee/games/vampire_queen/bot.py, run on
+the view's engine values)."""
 
 from __future__ import annotations
 
@@ -7,19 +9,15 @@ import random
 
 import pytest
 
+from referee.games.vampire_queen import bot
 from referee.v1 import referee_pb2
 from referee_bot import strategies
-from referee_bot.strategies import (
-    STRATEGIES,
-    RandomStrategy,
-    VampireQueenHeuristic,
-    make_strategy,
-)
+from referee_bot.strategies import STRATEGIES, GameBot, RandomStrategy, make_strategy
 from tests.clients import VQ, lead_hunter, make_view, pass_, play_card, play_set, trick_play
 
 
 def choose(view: referee_pb2.View) -> referee_pb2.Command:
-    command = VampireQueenHeuristic().choose(view, random.Random(0))
+    command = make_strategy("heuristic", "vampire-queen").choose(view, random.Random(0))
     assert command in list(view.legal_commands)
     return command
 
@@ -39,6 +37,7 @@ def lead_moves(hand: list[int]) -> list[referee_pb2.Command]:
 
 def test_doctests() -> None:
     assert doctest.testmod(strategies).failed == 0
+    assert doctest.testmod(bot).failed == 0
 
 
 def test_random_picks_uniformly_among_legal_commands() -> None:
@@ -51,7 +50,8 @@ def test_random_picks_uniformly_among_legal_commands() -> None:
 
 
 def test_registry_falls_back_to_random_for_unknown_games() -> None:
-    assert isinstance(make_strategy("heuristic", "vampire-queen"), VampireQueenHeuristic)
+    heuristic = make_strategy("heuristic", "vampire-queen")
+    assert isinstance(heuristic, GameBot) and heuristic.bot is bot.BOT
     assert isinstance(make_strategy("heuristic", "other-game"), RandomStrategy)
     assert isinstance(make_strategy("random", "vampire-queen"), RandomStrategy)
     with pytest.raises(ValueError, match="unknown strategy"):

@@ -1,4 +1,6 @@
-"""referee_bot.strategy_dracula on hand-built views: the choice is always legal and sensible."""
+"""The Dracula vs Van Helsing heuristic (referee/games/dracula_vs_van_helsing/bot.py, played by
+referee_bot on the view's engine values) on hand-built views: the choice is always legal and
+sensible."""
 
 from __future__ import annotations
 
@@ -7,10 +9,11 @@ import random
 
 import pytest
 
+from referee.codec import view_from_proto
+from referee.games.dracula_vs_van_helsing import bot as strategy_dracula
+from referee.games.dracula_vs_van_helsing.bot import Table, district_weight
 from referee.v1 import referee_pb2
-from referee_bot import strategy_dracula
-from referee_bot.strategies import make_strategy
-from referee_bot.strategy_dracula import DraculaHeuristic, district_weight, read_table
+from referee_bot.strategies import GameBot, make_strategy
 from tests.clients.dracula_views import (
     COLOURS,
     DVV,
@@ -34,9 +37,14 @@ SIX = ("B1", "B2", "B3", "B4", "B6", "B7")  # a discard pile that allows calls a
 
 
 def choose(view: referee_pb2.View) -> referee_pb2.Command:
-    command = DraculaHeuristic().choose(view, random.Random(0))
+    command = make_strategy("heuristic", "dracula-vs-van-helsing").choose(view, random.Random(0))
     assert command in list(view.legal_commands)
     return command
+
+
+def read_table(view: referee_pb2.View) -> Table:
+    """The bot's knowledge of the table from the view the server sends."""
+    return strategy_dracula.read_table(view_from_proto(view))
 
 
 def known_view(**kw: object) -> referee_pb2.View:
@@ -56,7 +64,8 @@ def test_doctests() -> None:
 
 
 def test_registered_as_the_heuristic() -> None:
-    assert isinstance(make_strategy("heuristic", "dracula-vs-van-helsing"), DraculaHeuristic)
+    heuristic = make_strategy("heuristic", "dracula-vs-van-helsing")
+    assert isinstance(heuristic, GameBot) and heuristic.bot is strategy_dracula.BOT
 
 
 def test_table_knowledge_from_the_view() -> None:

@@ -1,4 +1,5 @@
-"""referee_bot.strategy_mau_mau on hand-built views (the choice is always legal and follows
+"""The Mau Mau Vampires heuristic (referee/games/mau_mau_vampires/bot.py, played by referee_bot
+on the view's engine values) on hand-built views (the choice is always legal and follows
 its preferences) and on every view of real games played over gRPC."""
 
 from __future__ import annotations
@@ -8,10 +9,10 @@ import threading
 
 import pytest
 
+from referee.games.mau_mau_vampires import bot
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import play_seat
-from referee_bot.strategies import RandomStrategy, make_strategy
-from referee_bot.strategy_mau_mau import MauMauHeuristic
+from referee_bot.strategies import GameBot, RandomStrategy, make_strategy
 from tests.clients.mau_mau_views import (
     BLUE,
     GREEN,
@@ -41,7 +42,7 @@ GAME = "mau-mau-vampires"
 
 
 def choose(view: referee_pb2.View) -> referee_pb2.Command:
-    command = MauMauHeuristic().choose(view, random.Random(0))
+    command = make_strategy("heuristic", GAME).choose(view, random.Random(0))
     assert command in list(view.legal_commands)
     return command
 
@@ -59,7 +60,8 @@ def plays(hand: str, *playable: str, owed: int = 0) -> list[referee_pb2.Command]
 
 
 def test_registered_as_the_heuristic() -> None:
-    assert isinstance(make_strategy("heuristic", GAME), MauMauHeuristic)
+    heuristic = make_strategy("heuristic", GAME)
+    assert isinstance(heuristic, GameBot) and heuristic.bot is bot.BOT
 
 
 # --- announcements -------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""referee_bot.strategy_sleeping_queens on hand-built views: the choice is always legal and
+"""The Sleeping Queens heuristic (referee/games/sleeping_queens/bot.py, played by referee_bot on
+the view's engine values) on hand-built views: the choice is always legal and
 sensible."""
 
 from __future__ import annotations
@@ -8,9 +9,9 @@ from collections.abc import Sequence
 
 import pytest
 
+from referee.games.sleeping_queens import bot
 from referee.v1 import referee_pb2
-from referee_bot.strategies import make_strategy
-from referee_bot.strategy_sleeping_queens import SleepingQueensHeuristic
+from referee_bot.strategies import GameBot, make_strategy
 from tests.clients.sleeping_queens_views import (
     DRAGON,
     JESTER,
@@ -34,7 +35,7 @@ from tests.clients.sleeping_queens_views import (
 
 
 def choose(view: referee_pb2.View) -> referee_pb2.Command:
-    command = SleepingQueensHeuristic().choose(view, random.Random(0))
+    command = make_strategy("heuristic", "sleeping-queens").choose(view, random.Random(0))
     assert command in list(view.legal_commands)
     return command
 
@@ -44,7 +45,8 @@ def singles(hand: Sequence[int]) -> list[referee_pb2.Command]:
 
 
 def test_registered_as_the_heuristic() -> None:
-    assert isinstance(make_strategy("heuristic", "sleeping-queens"), SleepingQueensHeuristic)
+    heuristic = make_strategy("heuristic", "sleeping-queens")
+    assert isinstance(heuristic, GameBot) and heuristic.bot is bot.BOT
 
 
 def test_wakes_with_a_king_the_best_known_queen() -> None:

@@ -28,7 +28,6 @@ from referee.engine.game import (
     SeatResult,
     Viewer,
     rank_by_score,
-    require_int_fields,
     union_members,
 )
 
@@ -90,6 +89,13 @@ class HighCardState:
     turn: int = 0
 
 
+def _play(state: HighCardState, seat: Seat, command: Play) -> list[Any]:
+    """HC-2: play one card you hold."""
+    if command.card not in state.hands[seat]:
+        raise Rejection("HC-2", f"you hold no {command.card}")
+    return [Played(seat, command.card)]
+
+
 class HighCard(Game[HighCardState]):
     info = GameInfo(
         type_id="high-card",
@@ -123,14 +129,15 @@ class HighCard(Game[HighCardState]):
             return ()
         return (Decision(state.turn, "play", "HC-2"),)
 
-    def decide(self, state: HighCardState, seat: Seat, command: Any) -> list[Any]:
-        self.check_pending(state, seat, end_rule="HC-3")  # "not now" names the rule
-        if not isinstance(command, Play):
-            raise Rejection("HC-2", f"not a High Card command: {type(command).__name__}")
-        require_int_fields(command, "HC-2")
-        if command.card not in state.hands[seat]:
-            raise Rejection("HC-2", f"you hold no {command.card}")
-        return [Played(seat, command.card)]
+    # Deciding: the engine checks who may act (``decisions``) and the command's shape; the
+    # game declares its handlers by (phase, command type) and writes only them.
+    def phase(self, state: HighCardState) -> str:
+        return "play"  # one phase: a seat plays a card (HC-2)
+
+    def end_rule(self, state: HighCardState) -> str:
+        return "HC-3"  # "not now" after the end names the rule that ended the game
+
+    handlers = {("play", Play): _play}
 
     def apply(self, state: HighCardState, event: Any) -> HighCardState:
         if isinstance(event, HandDealt):

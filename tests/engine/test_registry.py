@@ -1,10 +1,13 @@
 """Adding a game touches its own package: the registry finds every package under
-``referee/games``, the wheel ships it, the conformance suite covers it.
+``referee/games``, the wheel ships it, the conformance suite covers it, and its encoder and bot
+give it a learning environment and a heuristic player.
 
-A throwaway game (``tests/engine/example_game.py``, High Card) is put into a temporary game
-package and must be found, registered, shipped and pass the conformance suite with no edit to
-the registry, ``pyproject.toml`` or the tests. What a new game adds besides its package (its
-proto file and the ``oneof`` lines) is checked for every game by
+A throwaway game (``tests/engine/example_game.py``, High Card, with its
+``example_encoder.py`` and ``example_bot.py``) is put into a temporary game package and must be
+found, registered, shipped, pass the conformance suite, get an environment (``referee.rl``) and
+be played by the ``heuristic`` strategy (``referee.bots``, ``referee-bot``) with no edit to the
+registry, ``pyproject.toml``, ``referee/rl``, the bot SDK or the tests. What a new game adds
+besides its package (its proto file and the ``oneof`` lines) is checked for every game by
 ``tests/test_codec.py::test_the_proto_and_the_model_name_the_same_commands_and_events``.
 """
 
@@ -12,8 +15,10 @@ from __future__ import annotations
 
 import fnmatch
 import inspect
+import random
 import shutil
 import sys
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,11 +27,17 @@ import pytest
 from setuptools.config.pyprojecttoml import read_configuration
 
 import referee.games
+from referee import bots
 from referee.engine import Game, Table, all_games, get_game, registry
 from tests.engine import test_conformance
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = Path(__file__).with_name("example_game.py")
+#: The temporary package's optional modules (referee/engine/registry.py) and their sources.
+PARTS = {
+    registry.ENCODER: Path(__file__).with_name("example_encoder.py"),
+    registry.BOT: Path(__file__).with_name("example_bot.py"),
+}
 NEW = "high_card"
 
 
@@ -92,13 +103,17 @@ def new_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Game[A
     package = tmp_path / NEW
     package.mkdir()
     shutil.copy(EXAMPLE, package / "__init__.py")
+    for name, source in PARTS.items():
+        shutil.copy(source, package / f"{name}.py")
     monkeypatch.setattr(referee.games, "__path__", [*referee.games.__path__, str(tmp_path)])
     monkeypatch.setattr(registry, "_games", {})
+    monkeypatch.setattr(registry, "_packages", {})
     monkeypatch.setattr(registry, "_loaded", False)
     try:
         yield get_game("high-card")
     finally:
-        sys.modules.pop(f"referee.games.{NEW}", None)
+        for name in [f"referee.games.{NEW}", *(f"referee.games.{NEW}.{p}" for p in PARTS)]:
+            sys.modules.pop(name, None)
         if hasattr(referee.games, NEW):
             delattr(referee.games, NEW)
 
@@ -112,6 +127,77 @@ def test_a_new_game_package_is_found_and_registered(new_game: Game[Any]) -> None
         seat = table.pending()[0]
         table.submit(seat, table.legal_commands(seat)[0])
     assert table.results() is not None
+
+
+def test_a_new_game_package_gets_a_learning_environment(new_game: Game[Any]) -> None:
+    """``referee.rl`` finds the package's encoder module: the game is listed, its spec comes
+    from that module and PettingZoo's own API test passes on its environment."""
+    rl = pytest.importorskip("referee.rl")
+    import numpy as np
+    from pettingzoo.test import api_test
+
+    assert "high-card" in rl.games()
+    spec = rl.spec("high-card", 3)
+    assert spec.actions.module == f"referee.games.{NEW}.encoder"
+    assert spec.reward_name == "rank" and spec.actions.size == 9
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # Dict observations (as in tests/rl)
+        api_test(rl.env("high-card", 3, seed=1), num_cycles=50, verbose_progress=False)
+    aec = rl.env("high-card", 3, seed=2)
+    aec.reset()
+    final: dict[str, float] = {}
+    for agent in aec.agent_iter():
+        observation, reward, terminated, truncated, _ = aec.last()
+        assert observation["observation"].shape == (spec.encoder.size,)
+        if terminated or truncated:
+            final[agent] = reward
+            aec.step(None)
+        else:
+            aec.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    ranks = {f"seat_{r.seat}": r.rank for r in aec.table.results()}
+    assert final == {agent: 1.0 - (rank - 1) for agent, rank in ranks.items()}  # rank reward
+
+
+def test_a_new_game_package_gets_its_heuristic_bot(new_game: Game[Any]) -> None:
+    """The package's bot is the ``heuristic`` strategy of the engine-level players, of the
+    learning environments' opponents and of ``referee-bot``; it plays its highest card where
+    ``random`` would not always."""
+    strategy = bots.make_strategy("heuristic", "high-card")
+    assert isinstance(strategy, bots.BotStrategy)
+    assert type(strategy.bot).__module__ == f"referee.games.{NEW}.bot"
+    assert bots.effective_name("heuristic", "high-card") == "heuristic"
+    rng = random.Random(0)
+    for seed in range(20):
+        table = Table.create("high-card", 2, seed=b"bot %d" % seed)
+        while table.pending():
+            seat = table.pending()[0]
+            view = table.view(seat)
+            command = strategy.choose(view, 2, rng)
+            assert command == max(view.legal_commands, key=lambda c: c.card)
+            table.submit(seat, command)
+    from referee_bot.strategies import GameBot, known_games, make_strategy
+
+    sdk = make_strategy("heuristic", "high-card")
+    assert isinstance(sdk, GameBot) and sdk.bot is strategy.bot
+    assert "high-card" in known_games()
+    rl = pytest.importorskip("referee.rl")
+    result = rl.evaluate("heuristic", "high-card", deals=4, seed="registry", baseline=None)
+    assert result.games == 8 and result.opponents == ["random"]
+
+
+def test_a_game_without_encoder_or_bot_has_no_environment_and_plays_at_random(
+    new_game: Game[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both parts are optional to the registry: without them the game has no environment (a
+    clear error) and ``heuristic`` plays it at random (docs/writing-a-game.md)."""
+    monkeypatch.setattr(registry, "_packages", {})  # as if registered without its package
+    assert registry.game_module("high-card", registry.BOT) is None
+    assert isinstance(bots.make_strategy("heuristic", "high-card"), bots.RandomStrategy)
+    assert bots.effective_name("heuristic", "high-card") == "random"
+    rl = pytest.importorskip("referee.rl")
+    assert "high-card" not in rl.games()
+    with pytest.raises(ValueError, match="no environment for game 'high-card'"):
+        rl.spec("high-card", 2)
 
 
 def _conformance_tests() -> list[Any]:

@@ -285,19 +285,32 @@ def test_sq4_no_passing_a_single_discard_is_always_legal_and_the_default() -> No
 
 
 def test_sq4_malformed_commands_are_refused() -> None:
-    """SQ-4: a library caller may send anything; wrong types are INVALID_ARGUMENT."""
+    """SQ-4: a library caller may send anything; wrong types are INVALID_ARGUMENT under the
+    rule of the pending turn, the message naming the field (the engine's shape check)."""
     table = new(2, ["K", "N", "1", "2", "3"], PLAIN2)
     given(table, *awake(1, CAT), turn=0)
-    malformed: list[Any] = [
-        PlayKing(True),
-        PlayKing("3"),  # type: ignore[arg-type]
-        PlayKnight(None),  # type: ignore[arg-type]
-        Discard([1]),  # type: ignore[arg-type]
-        Discard(("1",)),  # type: ignore[arg-type]
-        object(),
+    malformed: list[tuple[Any, str]] = [
+        (PlayKing(True), "PlayKing.position must be an integer, got True"),
+        (PlayKing("3"), "PlayKing.position must be an integer"),  # type: ignore[arg-type]
+        (PlayKnight(None), "PlayKnight.queen must be an integer"),  # type: ignore[arg-type]
+        (Discard([1]), "Discard.cards must be a tuple, got [1]"),  # type: ignore[arg-type]
+        (Discard(("1",)), "Discard.cards[0] must be an integer"),  # type: ignore[arg-type]
+        (object(), "not a Sleeping Queens command: object"),
     ]
-    for command in malformed:
-        assert rejected(table, 0, command).kind == "illegal"
+    for command, message in malformed:
+        error = rejected(table, 0, command)
+        assert (error.kind, error.rule_id) == ("illegal", "SQ-4")
+        assert error.message.startswith(message)
+    assert table.legal_commands(0), "nothing changed: the turn is still seat 0's"
+
+
+def test_sq6_a_malformed_answer_to_a_knight_cites_the_block() -> None:
+    """SQ-6: the pending decision's rule is the one a malformed command cites."""
+    table = new(2, ["N", "1", "2", "3", "4"], ["D", "5", "6", "7", "8"])
+    given(table, *awake(1, CAT), turn=0)
+    table.submit(0, PlayKnight(CAT))
+    error = rejected(table, 1, PlayKing(1.0))  # type: ignore[arg-type]
+    assert (error.kind, error.rule_id) == ("illegal", "SQ-6")
 
 
 # --- SQ-5: King ----------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ CASES = [pytest.param(g, n, id=f"{g}-{n}p") for g in games() for n in counts(g)]
 
 
 def test_every_registered_game_has_an_environment() -> None:
+    """docs/writing-a-game.md: a game's package includes its encoder module."""
     from referee.engine import all_games
 
     assert sorted(games()) == sorted(g.info.type_id for g in all_games())

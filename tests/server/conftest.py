@@ -416,7 +416,15 @@ def event_kind(event: pb.Event) -> str:
 
 
 def serialised(messages: list[Any]) -> list[bytes]:
-    return [m.SerializeToString(deterministic=True) for m in messages]
+    """The messages' bytes, less where each stream's history ended (``caught_up`` says when
+    the stream opened, not what it sent)."""
+    out = []
+    for message in messages:
+        if isinstance(message, pb.StreamGameResponse) and message.caught_up:
+            message = pb.StreamGameResponse.FromString(message.SerializeToString())
+            message.ClearField("caught_up")
+        out.append(message.SerializeToString(deterministic=True))
+    return out
 
 
 __all__ = [

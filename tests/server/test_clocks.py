@@ -12,18 +12,12 @@ that something happened *quickly*, only that it happened and not *too early*.
 
 from __future__ import annotations
 
-import random
-import threading
 import time
-import uuid
-from pathlib import Path
 
 import grpc
-import pytest
 
 from referee.application import Limits
 from referee.server.app import RefereeServer, running_server
-from referee.store import SqliteEventStore
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import (
@@ -42,7 +36,6 @@ from tests.server.conftest import (
     submit_request,
     summary,
     view,
-    vq_command,
     wait_for,
 )
 
@@ -151,83 +144,6 @@ def test_an_accepted_command_records_its_decision_time(
     assert not view(stub, game, seat).clocks, "no clock, no clocks in views"
 
 
-def test_the_bank_absorbs_an_overrun_then_the_decision_times_out(
-    stub: pb_grpc.RefereeServiceStub,
-) -> None:
-    game = create_refereed(stub, players=3, seed="bank", clock=clock(100, bank_ms=300))
-    seat = game.created.game.pending_seats[0]
-    before = {c.seat: c for c in view(stub, game, seat).clocks}[seat]
-    assert before.bank_ms <= 300 and before.remaining_ms <= 100
-    wait_for(lambda: summary(stub, game).seat_stats[seat].timeouts >= 1, "the timeout")
-    seen = {c.seat: c for c in view(stub, game, seat).clocks}
-    assert seen[seat].bank_ms == 0, "the timeout used the whole bank"
-    abort(stub, game)
-    events = [m.event for m in read_ok(stub, stream_request(game, None))[1:]]
-    first = next(e for e in events if referee_kind(e) == "timed_out")
-    assert first.referee.timed_out.seat == seat
-    assert first.decided.decision_ms >= 100 + 300, "the bank was not used before the timeout"
-
-
-def test_a_seat_forfeits_after_k_timeouts_and_then_plays_at_once(
-    stub: pb_grpc.RefereeServiceStub,
-) -> None:
-    game = create_refereed(stub, players=3, seed="forfeit", clock=clock(200, forfeit_after=1))
-    final = wait_for(
-        lambda: (g := summary(stub, game)).game_over and g, "every seat to forfeit", 120
-    )
-    assert len(final.results) == 3, "played to the end, with results"
-    assert all(s.timeouts == 1 and s.forfeited for s in final.seat_stats), final.seat_stats
-    events = [m.event for m in read_ok(stub, stream_request(game, None))[1:]]
-    kinds = [referee_kind(e) for e in events]
-    forfeits = [i for i, k in enumerate(kinds) if k == "seat_forfeited"]
-    assert len(forfeits) == 3 and kinds.count("timed_out") == 3
-    # Each forfeit follows its seat's timeout in the same batch...
-    for i in forfeits:
-        assert kinds[i - 1] == "timed_out"
-        assert events[i].referee.seat_forfeited.seat == events[i - 1].referee.timed_out.seat
-    # ...and after the last forfeit nobody waits: only default plays, no more timeouts.
-    rest = kinds[forfeits[-1] + 1 :]
-    assert "timed_out" not in rest and rest.count("default_played") > 0
-    for event in events:
-        if referee_kind(event) == "default_played":
-            assert event.decided.by == pb.DECIDED_BY_FORFEIT and event.decided.decision_ms == 0
-            assert not event.referee.default_played.HasField("command")
-    assert kinds[-1] == "seed_revealed"
-
-
-def test_clocks_survive_a_restart(tmp_path: Path) -> None:
-    """The deadline of a decision pending when the server stopped is recovered from the log:
-    the restarted server times it out on its own (nobody asks for the game) and measures the
-    decision from its original start."""
-    path = tmp_path / "referee.sqlite3"
-    decision_ms = 3000
-    with (
-        running_server(store=f"sqlite:{path}", grace_seconds=1.0) as first,
-        grpc.insecure_channel(first.address) as channel,
-    ):
-        stub = pb_grpc.RefereeServiceStub(channel)
-        game = create_refereed(stub, players=3, seed="restart", clock=clock(decision_ms))
-        seat = game.created.game.pending_seats[0]
-        assert summary(stub, game).seat_stats[seat].timeouts == 0
-    started = game.created.game.created_unix_ms
-
-    def timed_out() -> pb.Event | None:
-        with SqliteEventStore(path) as store:
-            for stored in store.read(game.game_id):
-                event = pb.Event.FromString(stored.payload)
-                if referee_kind(event) == "timed_out":
-                    return event
-        return None
-
-    if timed_out() is not None:  # the machine was too slow to stop the first server in time
-        pytest.skip("the first server timed the decision out before it stopped")
-    with running_server(store=f"sqlite:{path}", grace_seconds=1.0):
-        event = wait_for(timed_out, "the restarted server to time the decision out")
-    assert event.referee.timed_out.seat == seat
-    assert event.decided.decision_ms >= decision_ms
-    assert event.recorded_unix_ms >= started + decision_ms, "the deadline was not kept"
-
-
 def test_clock_settings_are_checked(stub: pb_grpc.RefereeServiceStub) -> None:
     cases = [
         (clock(5), "clock.decision_ms"),
@@ -241,93 +157,27 @@ def test_clock_settings_are_checked(stub: pb_grpc.RefereeServiceStub) -> None:
         assert_bad_request(fails(stub.CreateGame, request), field_name)
 
 
-def test_refusals_and_disconnects_are_counted_and_survive_a_restart(
-    tmp_path: Path, rng: random.Random
-) -> None:
-    store = f"sqlite:{tmp_path}/referee.sqlite3"
-    # A hang-up counts once the seat has not resumed within the window (here 0.2 s).
+def test_refusals_and_a_cancelled_seat_stream_are_counted() -> None:
+    """On the wire: a refused command counts against its seat, and a seat's stream the gRPC
+    client cancels mid-game, not resumed within the reconnect window (here 0.2 s), is a
+    disconnect (a spectator's is not), in the summary's seat_stats and the metric. (Counting,
+    and its survival of a restart: tests/application/test_clocks.py.)"""
     limits = Limits(reconnect_window_seconds=0.2)
     with (
-        running_server(store=store, limits=limits, grace_seconds=1.0) as first,
-        grpc.insecure_channel(first.address) as channel,
+        running_server(limits=limits, grace_seconds=1.0) as server,
+        grpc.insecure_channel(server.address) as channel,
     ):
         stub = pb_grpc.RefereeServiceStub(channel)
         game = create_game(stub, players=3, seed="accounting")
         leader = game.created.game.pending_seats[0]
         other = (leader + 1) % 3
-        # Refused: not its turn (twice, but a retried command id counts once), malformed.
-        request = submit_request(game, other, vq_command(pass_=True))
-        fails(stub.SubmitCommand, request)
-        fails(stub.SubmitCommand, request)
         fails(stub.SubmitCommand, submit_request(game, other, pb.Command()))
-        fails(stub.SubmitCommand, submit_request(game, leader, vq_command(pass_=True)))
-        # A seat's stream cut by its client mid-game is a disconnect; a spectator's is not.
         for who in (other, None):
             call = stub.StreamGame(stream_request(game, who), timeout=RPC_TIMEOUT)
             next(call)
             call.cancel()
         wait_for(lambda: summary(stub, game).seat_stats[other].disconnects == 1, "a disconnect")
         stats = summary(stub, game).seat_stats
-        assert [s.rejected_commands for s in stats] == [
-            2 if s == other else 1 if s == leader else 0 for s in range(3)
-        ]
+        assert [s.rejected_commands for s in stats] == [1 if s == other else 0 for s in range(3)]
         assert [s.disconnects for s in stats] == [1 if s == other else 0 for s in range(3)]
-        assert sample(first, "rejected") >= 3 and sample(first, "disconnect") >= 1
-        time.sleep(0.2)  # the counters reach the store on its writer thread
-    with (
-        running_server(store=store, grace_seconds=1.0) as second,
-        grpc.insecure_channel(second.address) as channel,
-    ):
-        stub = pb_grpc.RefereeServiceStub(channel)
-        assert summary(stub, game).seat_stats == stats
-
-
-def test_a_stream_ended_by_a_finished_game_is_no_disconnect(
-    stub: pb_grpc.RefereeServiceStub, rng: random.Random
-) -> None:
-    game = create_game(stub, players=3, seed="no-disconnect")
-    received: list[pb.StreamGameResponse] = []
-    call = stub.StreamGame(stream_request(game, 1), timeout=60)
-    reader = threading.Thread(target=lambda: received.extend(call), daemon=True)
-    reader.start()
-    while not summary(stub, game).game_over:
-        seat = summary(stub, game).pending_seats[0]
-        submit(
-            stub,
-            game,
-            seat,
-            rng.choice(list(view(stub, game, seat).legal_commands)),
-            uuid.uuid4().hex,
-        )
-    reader.join(timeout=RPC_TIMEOUT)
-    assert not reader.is_alive() and received[-1].view.game_over
-    assert all(s.disconnects == 0 for s in summary(stub, game).seat_stats)
-
-
-def test_seat_clocks_follow_decisions_across_batches() -> None:
-    """A decision keeps its start while other seats act; it restarts after the seat's own
-    decision or when the game asks it something else; overruns drain the bank."""
-    from referee.application.clocks import Clock, SeatClocks
-    from referee.engine.game import Decision
-    from referee.stored import Decided
-
-    clocks = SeatClocks(Clock(decision_ms=1000, bank_ms=500), players=3)
-    block = Decision(1, "block", "SQ-9")
-    turn = Decision(0, "turn", "SQ-4")
-    clocks.fold([turn], 10_000, None)
-    assert clocks.deadline(0) == 10_000 + 1000 + 500
-    clocks.fold([turn, block], 10_400, Decided(seat=2, decision_ms=100))
-    assert clocks.starts[0][0] == 10_000 and clocks.starts[1][0] == 10_400  # 0 keeps its start
-    clocks.fold([turn], 11_600, Decided(seat=1, decision_ms=1200))
-    assert clocks.bank[1] == 300 and clocks.starts[0][0] == 10_000
-    clocks.fold([turn], 11_700, Decided(seat=0, decision_ms=1700))
-    assert clocks.starts[0][0] == 11_700, "asked again after its own decision: a new start"
-    assert clocks.bank[0] == 0 and clocks.commands == [1, 1, 1]
-    assert clocks.decision_ms_total == [1700, 1200, 100]
-    clocks.fold([Decision(0, "place", "SQ-8")], 11_800, None)
-    assert clocks.starts[0][0] == 11_800, "asked something else: a new start"
-    assert clocks.next_deadline() == (11_800 + 1000, 0)
-    assert clocks.next_deadline(skip=[0]) is None
-    [seat0, *_] = clocks.readings(12_300)
-    assert (seat0.pending, seat0.remaining_ms, seat0.bank_ms) == (True, 500, 0)
-    assert seat0.deadline_unix_ms == 12_800
+        assert sample(server, "rejected") == 1 and sample(server, "disconnect") == 1

@@ -87,20 +87,6 @@ def test_stream_of_a_finished_game(
     assert now.game_over
 
 
-@pytest.mark.parametrize("seat", [1, None], ids=["seat1", "spectator"])
-def test_resume_from_every_sequence_gives_exactly_the_rest(
-    stub: pb_grpc.RefereeServiceStub, finished: Game, seat: int | None
-) -> None:
-    final = summary(stub, finished).version
-    full = read_ok(stub, stream_request(finished, seat))
-    reference = serialised(full[1:])
-    for after in range(final + 1):
-        resumed = read_ok(stub, stream_request(finished, seat, after))
-        check_stream_shape(resumed, seat, after, final)
-        assert resumed[0].view == full[0].view
-        assert serialised(resumed[1:]) == reference[after:], f"after_sequence={after}"
-
-
 def test_resume_beyond_the_last_event_is_invalid_argument(
     stub: pb_grpc.RefereeServiceStub, finished: Game
 ) -> None:
@@ -122,25 +108,6 @@ def test_spectator_stream_is_public_only(stub: pb_grpc.RefereeServiceStub, finis
     for message in messages:
         assert not message.view.vampire_queen.hand
         assert not message.view.legal_commands
-
-
-def test_stream_views_match_the_views_of_the_submitting_seat(
-    stub: pb_grpc.RefereeServiceStub, rng: random.Random
-) -> None:
-    """The view a stream gives after an event equals the view SubmitCommand returned."""
-    game = create_game(stub, players=4, seed="cross-check")
-    played = play_to_end(stub, game, rng)
-    streams = {seat: read_ok(stub, stream_request(game, seat)) for seat in range(4)}
-    by_sequence = {
-        seat: {m.event.sequence: m.view for m in messages[1:]} for seat, messages in streams.items()
-    }
-    for (seat, _, _), response in zip(played.commands, played.responses, strict=True):
-        assert by_sequence[seat][response.last_sequence] == response.view
-        # After a whole command, every pending seat is offered its legal moves, and only it.
-        for other in range(4):
-            other_view = by_sequence[other][response.last_sequence]
-            pending = other in other_view.pending_seats
-            assert bool(other_view.legal_commands) == pending, (other, response.last_sequence)
 
 
 def test_live_streams_receive_events_as_they_happen(

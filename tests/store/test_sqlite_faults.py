@@ -7,6 +7,7 @@ errors reached clients as UNKNOWN); once the fault is gone, the same command id 
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -145,3 +146,38 @@ def test_the_sqlite_store_raises_store_unavailable_within_its_wait(tmp_path: Pat
             other.execute("ROLLBACK")
             other.close()
         assert store.append("g1", 1, [b"b"], outcome("c1", 2, 2)) == 2
+
+
+def test_calls_queued_behind_a_held_lock_do_not_each_wait_the_whole_wait(
+    served: tuple[RefereeServer, pb_grpc.RefereeServiceStub, Path],
+) -> None:
+    """The server makes store calls one at a time: ten commands waiting for a lock held
+    elsewhere used to answer after 1, 2, ... 10 waits. Once a wait has run out, the next
+    ones wait briefly, so every one answers within a few waits."""
+    _, stub, path = served
+    requests = []
+    for _ in range(10):
+        game_id, tokens = _game(stub)
+        requests.append(_next_command(stub, game_id, tokens))
+    other = sqlite3.connect(path, isolation_level=None)
+    faults: list[Fault] = []
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        threads = [
+            threading.Thread(target=lambda r=r: faults.append(_fails(stub.SubmitCommand, r)))
+            for r in requests
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(DEADLINE)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert len(faults) == 10
+    for fault in faults:
+        assert fault.code is grpc.StatusCode.UNAVAILABLE, fault
+    slowest = max(fault.seconds for fault in faults)
+    assert slowest < 5 * WAIT, f"a queued call answered after {slowest:.1f} s"
+    for request in requests:  # the lock is free again: each applies, once
+        assert not stub.SubmitCommand(request, timeout=DEADLINE).duplicate

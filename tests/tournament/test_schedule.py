@@ -9,22 +9,18 @@ from typing import Any
 
 import pytest
 
+from referee.engine import seatings as seatings_module
+from referee.engine.seatings import neighbour_counts, seat_counts, seatings, williams
 from referee_tournament import schedule
 from referee_tournament.config import parse
-from referee_tournament.schedule import (
-    SwissPlanner,
-    neighbour_counts,
-    plan,
-    seat_counts,
-    seatings,
-    williams,
-)
+from referee_tournament.schedule import SwissPlanner, plan
 
 
 def test_doctests() -> None:
     import doctest
 
     assert doctest.testmod(schedule).failed == 0
+    assert doctest.testmod(seatings_module).failed == 0
 
 
 def test_two_and_three_seats_get_every_permutation() -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from referee.games.sleeping_queens.model import HAND_SIZE
-from referee.games.sleeping_queens.rules import DECK, QUEEN_DECK
+from referee.games.sleeping_queens.state import DECK, QUEEN_DECK
 
 #: SQ-3: five cards to each seat from the top; the rest is the draw pile.
 AFTER_HANDS = ("draw",)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from referee.games.vampire_queen.rules import DECK, hand_size_for
+from referee.games.vampire_queen.state import DECK, hand_size_for
 
 #: VQ-3: the hands are dealt seat by seat from the top; the rest is set aside unseen.
 AFTER_HANDS: tuple[str, ...] = ()

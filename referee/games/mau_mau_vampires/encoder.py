@@ -76,7 +76,6 @@ from referee.rl.core import (
     zeros,
 )
 
-GAME = "mau-mau-vampires"
 REWARD = "rank"
 ANNOUNCEMENTS = tuple(Announcement)
 ABILITIES = 11
@@ -101,7 +100,7 @@ def actions(players: int, options: Mapping[str, str]) -> ActionTable:
     for size in range(SHARED + 1):
         commands += [ShareDrawn(to, a) for to in product(seats, repeat=size) for a in ANNOUNCEMENTS]
     commands += [SetAside(CARDS[c], a) for c in range(CODES) for a in ANNOUNCEMENTS]
-    return ActionTable("mau_mau_vampires", commands)
+    return ActionTable(__name__, commands)
 
 
 def reward(rank: int, players: int) -> float:

@@ -42,7 +42,6 @@ from referee.games.sleeping_queens.model import (
 )
 from referee.rl.core import ActionTable, Layout, Observation, finish, scaled, win_reward, zeros
 
-GAME = "sleeping-queens"
 REWARD = "win"
 NUMBERS = range(1, 11)
 QUEENS = range(1, 13)
@@ -82,7 +81,7 @@ def actions(players: int, options: Mapping[str, str]) -> ActionTable:
     commands += [PlayJester(), Block(), DeclineBlock()]
     commands += [WakeQueen(p) for p in range(POSITIONS)]
     commands += [PlaceQueen(p) for p in range(POSITIONS)]
-    return ActionTable("sleeping_queens", commands)
+    return ActionTable(__name__, commands)
 
 
 def reward(rank: int, players: int) -> float:

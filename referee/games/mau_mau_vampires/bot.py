@@ -1,4 +1,5 @@
-"""A heuristic Mau Mau Vampires player, from the view and its legal commands only.
+"""A heuristic Mau Mau Vampires player over the engine's values, from the view and its legal
+commands only (found by the registry as ``BOT``; the contract is in :mod:`referee.bots`).
 
 Points come from the cards left in the *other* hands when a hand ends (MM-23), so the bot sheds
 its own cards and hands cards to the others. Its rules, decision by decision:
@@ -32,46 +33,79 @@ its own cards and hands cards to the others. Its rules, decision by decision:
   werewolf; its own werewolf goes to the leader) unless its own is clearly better.
 * **Sharing (g)**: both cards go to the most threatening opponent, never kept.
 * **Showing (b)**: the first card of the called colour.
+
+>>> from referee.engine import Table
+>>> table = Table.create("mau-mau-vampires", 3, seed=b"bot")
+>>> seat = table.pending()[0]
+>>> BOT.choose(table.view(seat), 3) in table.legal_commands(seat)
+True
 """
 
 from __future__ import annotations
 
-import random
+import dataclasses
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from referee.v1 import mau_mau_vampires_pb2, referee_pb2
+from referee.engine import View
+from referee.engine.bot import argmax, seat_of
+from referee.games.mau_mau_vampires.model import (
+    COLOURS,
+    Ability,
+    Announcement,
+    CallColour,
+    Card,
+    CardKind,
+    CharacterView,
+    DeclineAbility,
+    DrawCard,
+    EndTurn,
+    GiveCard,
+    MauMauVampiresView,
+    NoWish,
+    Phase,
+    PlayCard,
+    SetAside,
+    ShareDrawn,
+    ShowCard,
+    SwapCharacters,
+    UseAbility,
+    Wish,
+)
 
-MM = mau_mau_vampires_pb2.MauMauVampires
-MMView = mau_mau_vampires_pb2.MauMauVampiresView
-MMCommand = mau_mau_vampires_pb2.MauMauVampiresCommand
-
-COLOURS = (MM.COLOUR_RED, MM.COLOUR_BLUE, MM.COLOUR_GREEN, MM.COLOUR_PURPLE)
-NONE = int(MM.ANNOUNCEMENT_UNSPECIFIED)
-MAU = int(MM.ANNOUNCEMENT_MAU)
-MAU_MAU = int(MM.ANNOUNCEMENT_MAU_MAU)
+NONE = int(Announcement.UNSPECIFIED)
+MAU = int(Announcement.MAU)
+MAU_MAU = int(Announcement.MAU_MAU)
 #: What a triggered ability is worth to its owner, in about cards (MM-19, MM-22).
 ABILITY_VALUE: dict[int, float] = {
-    MM.ABILITY_GIVE_LEFT: 1.5,
-    MM.ABILITY_CALL_COLOUR: 1.5,
-    MM.ABILITY_WISH_AND_PLAY_AGAIN: 2.5,
-    MM.ABILITY_SWAP_AND_PLAY_AGAIN: 2.0,
-    MM.ABILITY_OPPONENTS_DRAW_ONE: 2.0,
-    MM.ABILITY_FEWEST_DRAW_TWO: 2.0,
-    MM.ABILITY_DRAW_TWO_AND_SHARE: 2.0,
-    MM.ABILITY_SET_ASIDE_POT: 1.0,
-    MM.ABILITY_VAMPIRE_BITE: 2.0,
-    MM.ABILITY_VAMPIRE_GIFT: 1.5,
+    Ability.GIVE_LEFT: 1.5,
+    Ability.CALL_COLOUR: 1.5,
+    Ability.WISH_AND_PLAY_AGAIN: 2.5,
+    Ability.SWAP_AND_PLAY_AGAIN: 2.0,
+    Ability.OPPONENTS_DRAW_ONE: 2.0,
+    Ability.FEWEST_DRAW_TWO: 2.0,
+    Ability.DRAW_TWO_AND_SHARE: 2.0,
+    Ability.SET_ASIDE_POT: 1.0,
+    Ability.VAMPIRE_BITE: 2.0,
+    Ability.VAMPIRE_GIFT: 1.5,
 }
-#: The abilities UseAbility answers (no choice to make).
-NO_CHOICE = frozenset(
-    {
-        MM.ABILITY_VAMPIRE_BITE,
-        MM.ABILITY_OPPONENTS_DRAW_ONE,
-        MM.ABILITY_FEWEST_DRAW_TWO,
-        MM.ABILITY_DRAW_TWO_AND_SHARE,
-    }
-)
+#: Each command class by the name of its field in the proto's ``kind`` oneof.
+_KINDS: dict[type, str] = {
+    DrawCard: "draw_card",
+    PlayCard: "play_card",
+    EndTurn: "end_turn",
+    Wish: "wish",
+    NoWish: "no_wish",
+    UseAbility: "use_ability",
+    DeclineAbility: "decline_ability",
+    GiveCard: "give_card",
+    CallColour: "call_colour",
+    ShowCard: "show_card",
+    SwapCharacters: "swap_characters",
+    ShareDrawn: "share_drawn",
+    SetAside: "set_aside",
+}
 _ANNOUNCING = ("play_card", "give_card", "set_aside", "share_drawn")
 
 
@@ -80,22 +114,22 @@ def owed_for(cards_left: int) -> int:
     return {1: MAU, 0: MAU_MAU}.get(cards_left, NONE)
 
 
-def _kind(command: referee_pb2.Command) -> str:
-    return command.mau_mau_vampires.WhichOneof("kind") or ""
+def _kind(command: Any) -> str:
+    return _KINDS.get(type(command), "")
 
 
-def _is_mau(card: MM.Card) -> bool:
-    return card.kind == MM.CARD_KIND_MAU_MAU
+def _is_mau(card: Card) -> bool:
+    return card.kind == CardKind.MAU_MAU
 
 
 class Hand:
     """What the bot knows of its own seat: cards by colour and symbol, specials."""
 
-    def __init__(self, view: referee_pb2.View) -> None:
-        game = view.mau_mau_vampires
+    def __init__(self, view: View, players: int) -> None:
+        game: MauMauVampiresView = view.game
         self.view = view
         self.game = game
-        self.me = view.seat
+        self.me = seat_of(view)
         self.cards = list(game.hand)
         self.mau = [c for c in self.cards if _is_mau(c)]
         self.colours = Counter(int(c.colour) for c in self.mau)
@@ -103,27 +137,26 @@ class Hand:
         self.specials = len(self.cards) - len(self.mau)
         sizes = list(game.hand_sizes)
         self.size = sizes[self.me] if self.me < len(sizes) else len(self.cards)
-        self.playing = list(game.playing) or list(range(view.players))
+        self.playing = list(game.playing) or list(range(players))
         self.opponents = [s for s in self.playing if s != self.me]
         self.auto = game.announcements == "auto"
 
     # --- announcements -------------------------------------------------------------------
 
-    def owed(self, command: referee_pb2.Command) -> int:
-        """The announcement ``command`` calls for, from the hand size (MM-16, MM-17)."""
-        c = command.mau_mau_vampires
-        kind = c.WhichOneof("kind")
+    def owed(self, c: Any) -> int:
+        """The announcement ``c`` calls for, from the hand size (MM-16, MM-17)."""
+        kind = _kind(c)
         if self.auto:
             return NONE
         if kind == "play_card":
             left = self.size - 1
-            if _is_mau(c.play_card.card) or left > 0:
+            if _is_mau(c.card) or left > 0:
                 return owed_for(left)
             return NONE  # MM-17: a special card played last owes nothing
         if kind in ("give_card", "set_aside"):
             return owed_for(self.size - 1)
         if kind == "share_drawn":
-            to_seats = list(c.share_drawn.to_seats)
+            to_seats = list(c.to_seats)
             kept = sum(1 for to in to_seats if to == self.me)
             return owed_for(self.size + kept) if kept < len(to_seats) else NONE
         return NONE
@@ -134,20 +167,20 @@ class Hand:
         """Specials that would be left without a Mau Mau card to end the hand with."""
         return self.specials > 0 and len(self.mau) <= 1
 
-    def keep_value(self, card: MM.Card) -> float:
+    def keep_value(self, card: Card) -> float:
         """How much a card is worth keeping: a Mau Mau card by the others of its colour and
         symbol; a special is kept (always playable when stuck) unless it would be stranded."""
         if not _is_mau(card):
             return 0.0 if self.stranded() else 2.5
         return (self.colours[card.colour] - 1) + 0.5 * (self.symbols[card.symbol] - 1)
 
-    def play_value(self, card: MM.Card) -> float:
+    def play_value(self, card: Card) -> float:
         """A Mau Mau card to play: the one hardest to place later (fewest other cards of its
         colour, then of its symbol), plus the value of the ability it triggers."""
         loner = -1.0 * (self.colours[card.colour] - 1) - 0.5 * (self.symbols[card.symbol] - 1)
         return loner + sum(ABILITY_VALUE.get(a, 0.0) for a in self.triggers(card))
 
-    def triggers(self, card: MM.Card) -> list[int]:
+    def triggers(self, card: Card) -> list[int]:
         """What playing ``card`` triggers for the bot's own character (MM-18 ... MM-20)."""
         mine = character(self.game, self.me)
         if mine is None or mine.werewolf or not _is_mau(card):
@@ -155,9 +188,9 @@ class Hand:
         if self.game.night:
             found = []
             if card.symbol == mine.vampire_symbol:
-                found.append(int(MM.ABILITY_VAMPIRE_BITE))
+                found.append(int(Ability.VAMPIRE_BITE))
             if card.colour == mine.vampire_colour:
-                found.append(int(MM.ABILITY_VAMPIRE_GIFT))
+                found.append(int(Ability.VAMPIRE_GIFT))
             return found
         return [int(mine.ability)] if card.symbol in mine.day_symbols else []
 
@@ -187,65 +220,43 @@ class Hand:
         return max(seats, key=lambda s: (self.threat(s), -seats.index(s)))
 
 
-def character(game: MMView, seat: int) -> MMView.CharacterView | None:
+def character(game: MauMauVampiresView, seat: int) -> CharacterView | None:
     return next((c for c in game.characters if c.seat == seat), None)
 
 
-def strength(found: MMView.CharacterView | None, night: bool) -> float:
+def strength(found: CharacterView | None, night: bool) -> float:
     """A character's abilities in about cards: none under a werewolf; both vampire
     abilities at night; the human one by day."""
     if found is None or found.werewolf:
         return 0.0
     if night:
-        return ABILITY_VALUE[MM.ABILITY_VAMPIRE_BITE] + ABILITY_VALUE[MM.ABILITY_VAMPIRE_GIFT]
+        return ABILITY_VALUE[Ability.VAMPIRE_BITE] + ABILITY_VALUE[Ability.VAMPIRE_GIFT]
     return 1.5 * ABILITY_VALUE.get(found.ability, 1.0)
 
 
-def right_announcements(
-    hand: Hand, legal: Sequence[referee_pb2.Command]
-) -> list[referee_pb2.Command]:
+def right_announcements(hand: Hand, legal: Sequence[Any]) -> list[Any]:
     """The legal commands with every announcing action kept only in its right variant (when
     the server lists it; otherwise all its variants stay)."""
-    groups: dict[bytes, list[referee_pb2.Command]] = {}
-    order: list[bytes | referee_pb2.Command] = []
+    groups: dict[Any, list[Any]] = {}
+    order: list[tuple[bool, Any]] = []  # (an announcing group's key?, the key or the command)
     for command in legal:
-        kind = _kind(command)
-        if kind not in _ANNOUNCING:
-            order.append(command)
+        if _kind(command) not in _ANNOUNCING:
+            order.append((False, command))
             continue
-        plain = referee_pb2.Command()
-        plain.CopyFrom(command)
-        getattr(plain.mau_mau_vampires, kind).ClearField("announce")
-        key = plain.SerializeToString(deterministic=True)
+        key = dataclasses.replace(command, announce=Announcement.UNSPECIFIED)
         if key not in groups:
             groups[key] = []
-            order.append(key)
+            order.append((True, key))
         groups[key].append(command)
-    kept: list[referee_pb2.Command] = []
-    for item in order:
-        if isinstance(item, bytes):
+    kept: list[Any] = []
+    for grouped, item in order:
+        if grouped:
             variants = groups[item]
-            right = [
-                c
-                for c in variants
-                if getattr(c.mau_mau_vampires, _kind(c)).announce == hand.owed(c)
-            ]
+            right = [c for c in variants if c.announce == hand.owed(c)]
             kept.extend(right or variants)
         else:
             kept.append(item)
     return kept
-
-
-def _argmax(
-    commands: Sequence[referee_pb2.Command], value: Callable[[referee_pb2.Command], float]
-) -> referee_pb2.Command:
-    """The first command of the highest value (ties: the server's canonical order)."""
-    best, best_value = commands[0], float("-inf")
-    for command in commands:
-        v = value(command)
-        if v > best_value + 1e-9:
-            best, best_value = command, v
-    return best
 
 
 class MauMauHeuristic:
@@ -256,10 +267,10 @@ class MauMauHeuristic:
     #: What another turn is worth when deciding on ability (d).
     extra_turn_value = 2.0
 
-    def choose(self, view: referee_pb2.View, rng: random.Random) -> referee_pb2.Command:
+    def choose(self, view: View, players: int) -> Any:
         everything = list(view.legal_commands)
         try:
-            hand = Hand(view)
+            hand = Hand(view, players)
             legal = right_announcements(hand, everything)
             kinds = {_kind(c) for c in legal}
             if "draw_card" in kinds:
@@ -272,7 +283,7 @@ class MauMauHeuristic:
                 return self._share(hand, legal)
             if "no_wish" in kinds:
                 return self._wish(hand, legal)
-            if "decline_ability" in kinds or view.mau_mau_vampires.phase == MMView.PHASE_ABILITY:
+            if "decline_ability" in kinds or view.game.phase == Phase.ABILITY:
                 return self._ability(hand, legal)
             return legal[0]
         except (ValueError, IndexError, KeyError):  # an unexpected view: any legal command
@@ -280,56 +291,53 @@ class MauMauHeuristic:
 
     # --- a turn ------------------------------------------------------------------------
 
-    def _turn(self, hand: Hand, legal: list[referee_pb2.Command]) -> referee_pb2.Command:
+    def _turn(self, hand: Hand, legal: list[Any]) -> Any:
         plays = [c for c in legal if _kind(c) == "play_card"]
-        mau = [c for c in plays if _is_mau(c.mau_mau_vampires.play_card.card)]
-        specials = [c for c in plays if not _is_mau(c.mau_mau_vampires.play_card.card)]
+        mau = [c for c in plays if _is_mau(c.card)]
+        specials = [c for c in plays if not _is_mau(c.card)]
         draws = [c for c in legal if _kind(c) == "draw_card"]
         if hand.size == 1 and mau:
             return mau[0]  # the last card: the hand ends
         if specials and hand.size >= 2 and hand.stranded():
             return self._best_special(hand, specials)
         if mau:
-            return _argmax(mau, lambda c: hand.play_value(c.mau_mau_vampires.play_card.card))
+            return argmax(mau, lambda c: hand.play_value(c.card))
         special = self._stuck_special(hand, specials)
         if special is not None:
             return special
         return draws[0] if draws else legal[0]
 
-    def _stuck_special(
-        self, hand: Hand, specials: list[referee_pb2.Command]
-    ) -> referee_pb2.Command | None:
+    def _stuck_special(self, hand: Hand, specials: list[Any]) -> Any | None:
         """A special to play when no Mau Mau card fits, or None to draw instead."""
         if not specials or hand.size < 2 or hand.game.pot_size >= self.pot_limit:
             return None
         best = self._best_special(hand, specials)
         return best if self.special_value(hand, best) >= 0 else None
 
-    def _best_special(self, hand: Hand, specials: list[referee_pb2.Command]) -> referee_pb2.Command:
-        return _argmax(specials, lambda c: self.special_value(hand, c))
+    def _best_special(self, hand: Hand, specials: list[Any]) -> Any:
+        return argmax(specials, lambda c: self.special_value(hand, c))
 
-    def special_value(self, hand: Hand, command: referee_pb2.Command) -> float:
+    def special_value(self, hand: Hand, play: PlayCard) -> float:
         """A Clock or a Werewolf play: a werewolf on a threatening opponent is worth the most;
         on the bot's own character it is a loss."""
-        play = command.mau_mau_vampires.play_card
         game = hand.game
-        if play.card.kind == MM.CARD_KIND_WEREWOLF:
-            if not play.HasField("werewolf_seat") or play.werewolf_seat == hand.me:
+        if play.card.kind == CardKind.WEREWOLF:
+            if play.werewolf_seat is None or play.werewolf_seat == hand.me:
                 return -2.0
             return 1.0 + 0.5 * hand.threat(play.werewolf_seat)
         value = 1.0
         if game.clocks + 1 >= len(hand.playing):  # this clock turns Day/Night (MM-12)
             value += 0.5  # and a wish
-            if game.HasField("werewolf_seat"):
+            if game.werewolf_seat is not None:
                 value += 2.0 if game.werewolf_seat == hand.me else -0.5
         return value
 
-    def _play_drawn(self, hand: Hand, legal: list[referee_pb2.Command]) -> referee_pb2.Command:
+    def _play_drawn(self, hand: Hand, legal: list[Any]) -> Any:
         keep = next(c for c in legal if _kind(c) == "end_turn")
         plays = [c for c in legal if _kind(c) == "play_card"]
         if not plays:
             return keep
-        if _is_mau(plays[0].mau_mau_vampires.play_card.card):
+        if _is_mau(plays[0].card):
             return plays[0]
         if hand.size >= 2 and hand.stranded():
             return self._best_special(hand, plays)
@@ -338,15 +346,15 @@ class MauMauHeuristic:
 
     # --- wishes and abilities ----------------------------------------------------------
 
-    def _wish(self, hand: Hand, legal: list[referee_pb2.Command]) -> referee_pb2.Command:
+    def _wish(self, hand: Hand, legal: list[Any]) -> Any:
         colour = hand.best_colour()
         wishes = [c for c in legal if _kind(c) == "wish"]
         for command in wishes:
-            if command.mau_mau_vampires.wish.colour == colour:
+            if command.colour == colour:
                 return command
         return next((c for c in legal if _kind(c) == "no_wish"), legal[0])
 
-    def _ability(self, hand: Hand, legal: list[referee_pb2.Command]) -> referee_pb2.Command:
+    def _ability(self, hand: Hand, legal: list[Any]) -> Any:
         kinds = [_kind(c) for c in legal]
         decline = next((c for c in legal if _kind(c) == "decline_ability"), legal[0])
         if "use_ability" in kinds:
@@ -354,37 +362,32 @@ class MauMauHeuristic:
         if "wish" in kinds:  # (c): wish, then another turn
             wishes = [c for c in legal if _kind(c) == "wish"]
             colour = hand.best_colour()
-            return next((c for c in wishes if c.mau_mau_vampires.wish.colour == colour), wishes[0])
+            return next((c for c in wishes if c.colour == colour), wishes[0])
         if "call_colour" in kinds:
             calls = [c for c in legal if _kind(c) == "call_colour"]
             colour = hand.best_colour()
-            return next(
-                (c for c in calls if c.mau_mau_vampires.call_colour.colour == colour), calls[0]
-            )
+            return next((c for c in calls if c.colour == colour), calls[0])
         if "give_card" in kinds:
             return self._give(hand, [c for c in legal if _kind(c) == "give_card"])
         if "set_aside" in kinds:
             asides = [c for c in legal if _kind(c) == "set_aside"]
-            return _argmax(asides, lambda c: -hand.keep_value(c.mau_mau_vampires.set_aside.card))
+            return argmax(asides, lambda c: -hand.keep_value(c.card))
         if "swap_characters" in kinds:
             return self._swap(hand, [c for c in legal if _kind(c) == "swap_characters"], decline)
         return decline
 
-    def _give(self, hand: Hand, gives: list[referee_pb2.Command]) -> referee_pb2.Command:
+    def _give(self, hand: Hand, gives: list[GiveCard]) -> Any:
         """The worst card to the most threatening receiver."""
-        receivers = sorted({c.mau_mau_vampires.give_card.to_seat for c in gives})
+        receivers = sorted({c.to_seat for c in gives})
         target = hand.most_threatening(receivers)
 
-        def value(command: referee_pb2.Command) -> float:
-            give = command.mau_mau_vampires.give_card
+        def value(give: GiveCard) -> float:
             bonus = 100.0 if give.to_seat == target else 0.0
             return bonus - hand.keep_value(give.card)
 
-        return _argmax(gives, value)
+        return argmax(gives, value)
 
-    def _swap(
-        self, hand: Hand, swaps: list[referee_pb2.Command], decline: referee_pb2.Command
-    ) -> referee_pb2.Command:
+    def _swap(self, hand: Hand, swaps: list[SwapCharacters], decline: Any) -> Any:
         """The character best for the bot's hand; its own werewolfed one to the leader."""
         game = hand.game
 
@@ -405,25 +408,26 @@ class MauMauHeuristic:
                 value += 0.5 * sum(1 for c in hand.mau if c.symbol in found.day_symbols)
             return value
 
-        def value(command: referee_pb2.Command) -> float:
-            other = command.mau_mau_vampires.swap_characters.seat
-            return fit(other) + 0.1 * hand.threat(other)
+        def value(command: SwapCharacters) -> float:
+            return fit(command.seat) + 0.1 * hand.threat(command.seat)
 
-        best = _argmax(swaps, value)
-        gain = fit(best.mau_mau_vampires.swap_characters.seat) - fit(hand.me)
+        best = argmax(swaps, value)
+        gain = fit(best.seat) - fit(hand.me)
         return best if gain + self.extra_turn_value > 0 else decline
 
-    def _share(self, hand: Hand, legal: list[referee_pb2.Command]) -> referee_pb2.Command:
+    def _share(self, hand: Hand, legal: list[Any]) -> Any:
         """Give both drawn cards to the most threatening opponent."""
         shares = [c for c in legal if _kind(c) == "share_drawn"]
-        receivers = sorted(
-            {to for c in shares for to in c.mau_mau_vampires.share_drawn.to_seats} - {hand.me}
-        )
+        receivers = sorted({to for c in shares for to in c.to_seats} - {hand.me})
         target = hand.most_threatening(receivers) if receivers else hand.me
 
-        def value(command: referee_pb2.Command) -> float:
-            to_seats = list(command.mau_mau_vampires.share_drawn.to_seats)
+        def value(command: ShareDrawn) -> float:
+            to_seats = list(command.to_seats)
             given = sum(1 for to in to_seats if to != hand.me)
             return 10.0 * given + sum(1 for to in to_seats if to == target)
 
-        return _argmax(shares, value)
+        return argmax(shares, value)
+
+
+#: The bot the registry finds (referee.bots).
+BOT = MauMauHeuristic()

@@ -1,4 +1,5 @@
-"""A heuristic Dracula vs Van Helsing player, from the view and its legal commands only.
+"""A heuristic Dracula vs Van Helsing player over the engine's values, from the view and its
+legal commands only (found by the registry as ``BOT``; the contract is in :mod:`referee.bots`).
 
 The bot scores a table as the sum, over the five districts, of ``weight x P(my card wins)``:
 
@@ -24,19 +25,37 @@ Decisions:
 * **effect choices**: swap, exchange and trump choices maximise the score; reveal our own
   card that the opponent already knows, else our weakest; reveal the opponent card whose
   outcome is the most uncertain, weighted by the district.
+
+>>> from referee.engine import Table as Game
+>>> table = Game.create("dracula-vs-van-helsing", 2, seed=b"bot")
+>>> seat = table.pending()[0]
+>>> BOT.choose(table.view(seat), 2) in table.legal_commands(seat)
+True
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import product
+from typing import Any
 
-from referee.v1 import dracula_vs_van_helsing_pb2, referee_pb2
-
-DV = dracula_vs_van_helsing_pb2.DraculaVsVanHelsing
-DVView = dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView
+from referee.engine import View
+from referee.engine.bot import argmax, seat_of
+from referee.games.dracula_vs_van_helsing.model import (
+    CallEnd,
+    Card,
+    ChooseTrump,
+    DiscardDrawn,
+    DraculaVsVanHelsingView,
+    Draw,
+    ExchangeDistrict,
+    PlaceDrawn,
+    RevealOpponent,
+    RevealOwn,
+    Step,
+    SwapSlots,
+)
 
 #: (colour, value); None for a card the bot does not know.
 CardT = tuple[int, int]
@@ -60,7 +79,7 @@ def beats(a: CardT, b: CardT, track: Sequence[int]) -> bool:
     return track.index(a[0]) < track.index(b[0])
 
 
-def _card(c: DV.Card) -> CardT | None:
+def _card(c: Card) -> CardT | None:
     return (int(c.colour), c.value) if c.value else None
 
 
@@ -132,10 +151,10 @@ def district_weight(vampires: int) -> float:
     return 6.0 if vampires >= 3 else 1.0 + vampires
 
 
-def read_table(view: referee_pb2.View) -> Table:
+def read_table(view: View) -> Table:
     """The bot's knowledge of the table from its view."""
-    game = view.dracula_vs_van_helsing
-    me = view.seat
+    game: DraculaVsVanHelsingView = view.game
+    me = seat_of(view)
     mine: list[CardT | None] = [None] * DISTRICTS
     theirs: list[CardT | None] = [None] * DISTRICTS
     for rack in game.racks:
@@ -169,19 +188,19 @@ class DraculaHeuristic:
     reveal_deck_bonus = 0.05
     reveal_own_cost = 0.05
 
-    def choose(self, view: referee_pb2.View, rng: random.Random) -> referee_pb2.Command:
+    def choose(self, view: View, players: int) -> Any:
         legal = list(view.legal_commands)
-        game = view.dracula_vs_van_helsing
+        game: DraculaVsVanHelsingView = view.game
         table = read_table(view)
         step = game.step
         try:
-            if step == DVView.STEP_TURN:
+            if step == Step.TURN:
                 return self._turn(table, legal)
-            if step == DVView.STEP_PLACE:
+            if step == Step.PLACE:
                 return self._place(view, table, legal)
-            if step == DVView.STEP_REVEAL_OWN:
+            if step == Step.REVEAL_OWN:
                 return self._reveal_own(view, table, legal)
-            if step == DVView.STEP_REVEAL_OPPONENT:
+            if step == Step.REVEAL_OPPONENT:
                 return self._reveal_opponent(view, table, legal)
         except (ValueError, IndexError):  # an unexpected view: any legal command will do
             return legal[0]
@@ -189,11 +208,11 @@ class DraculaHeuristic:
 
     # --- draw or call ------------------------------------------------------------------
 
-    def _turn(self, table: Table, legal: list[referee_pb2.Command]) -> referee_pb2.Command:
-        calls = [c for c in legal if c.dracula_vs_van_helsing.HasField("call_end")]
+    def _turn(self, table: Table, legal: list[Any]) -> Any:
+        calls = [c for c in legal if isinstance(c, CallEnd)]
         if calls and table.score() >= self.call_threshold * table.total():
             return calls[0]
-        draws = [c for c in legal if c.dracula_vs_van_helsing.HasField("draw")]
+        draws = [c for c in legal if isinstance(c, Draw)]
         return draws[0] if draws else legal[0]
 
     # --- discard or place --------------------------------------------------------------
@@ -219,84 +238,67 @@ class DraculaHeuristic:
             return score + 0.5 * (score - table.total() / 2)
         return score
 
-    def _place(
-        self, view: referee_pb2.View, table: Table, legal: list[referee_pb2.Command]
-    ) -> referee_pb2.Command:
-        drawn = _card(view.dracula_vs_van_helsing.drawn)
+    def _place(self, view: View, table: Table, legal: list[Any]) -> Any:
+        drawn = _card(view.game.drawn)
         if drawn is None:
             return legal[0]
 
-        def value(command: referee_pb2.Command) -> float:
-            c = command.dracula_vs_van_helsing
-            if c.HasField("place_drawn"):
-                district = c.place_drawn.district - 1
+        def value(c: Any) -> float:
+            if isinstance(c, PlaceDrawn):
+                district = c.district - 1
                 old = table.mine[district]
                 after = table.with_mine(district, drawn)
                 return self.effect_value(after, old[1] if old else 0)
-            if c.HasField("discard_drawn"):
+            if isinstance(c, DiscardDrawn):
                 return self.effect_value(table, drawn[1])
             return float("-inf")
 
-        return _argmax(legal, value)
+        return argmax(legal, value)
 
     # --- effect choices ----------------------------------------------------------------
 
-    def _best(self, table: Table, legal: list[referee_pb2.Command]) -> referee_pb2.Command:
+    def _best(self, table: Table, legal: list[Any]) -> Any:
         """Swap, exchange or trump: the choice with the best score."""
 
-        def value(command: referee_pb2.Command) -> float:
-            c = command.dracula_vs_van_helsing
-            kind = c.WhichOneof("kind")
-            if kind == "swap_slots":
-                return table.swapped(c.swap_slots.first - 1, c.swap_slots.second - 1).score()
-            if kind == "exchange_district":
-                return table.exchanged(c.exchange_district.district - 1).score()
-            if kind == "choose_trump" and c.choose_trump.colour in table.track:
-                return table.with_trump(c.choose_trump.colour).score()
+        def value(c: Any) -> float:
+            if isinstance(c, SwapSlots):
+                return table.swapped(c.first - 1, c.second - 1).score()
+            if isinstance(c, ExchangeDistrict):
+                return table.exchanged(c.district - 1).score()
+            if isinstance(c, ChooseTrump) and c.colour in table.track:
+                return table.with_trump(c.colour).score()
             return float("-inf")
 
-        return _argmax(legal, value)
+        return argmax(legal, value)
 
-    def _reveal_own(
-        self, view: referee_pb2.View, table: Table, legal: list[referee_pb2.Command]
-    ) -> referee_pb2.Command:
-        known = _known_slots(view, view.seat)
+    def _reveal_own(self, view: View, table: Table, legal: list[Any]) -> Any:
+        known = _known_slots(view, seat_of(view))
 
-        def value(command: referee_pb2.Command) -> float:
-            district = command.dracula_vs_van_helsing.reveal_own.district
+        def value(c: Any) -> float:
+            district = c.district if isinstance(c, RevealOwn) else 0
             if district in known:
                 return 2.0  # the opponent knows it already: nothing is given away
             return 1.0 - table.p_win(district - 1)  # else the weakest card
 
-        return _argmax(legal, value)
+        return argmax(legal, value)
 
-    def _reveal_opponent(
-        self, view: referee_pb2.View, table: Table, legal: list[referee_pb2.Command]
-    ) -> referee_pb2.Command:
-        def value(command: referee_pb2.Command) -> float:
-            district = command.dracula_vs_van_helsing.reveal_opponent.district - 1
+    def _reveal_opponent(self, view: View, table: Table, legal: list[Any]) -> Any:
+        def value(c: Any) -> float:
+            district = (c.district if isinstance(c, RevealOpponent) else 0) - 1
             if table.theirs[district] is not None:
                 return -1.0  # known to us already
             p = table.p_win(district)
             return table.weights[district] * p * (1 - p)
 
-        return _argmax(legal, value)
+        return argmax(legal, value)
 
 
-def _known_slots(view: referee_pb2.View, seat: int) -> set[int]:
+def _known_slots(view: View, seat: int) -> set[int]:
     """Districts of ``seat``'s cards that its opponent knows."""
-    game = view.dracula_vs_van_helsing
+    game: DraculaVsVanHelsingView = view.game
     rack = next((r for r in game.racks if r.seat == seat), None)
     return set() if rack is None else {s.district for s in rack.slots if s.known_to_opponent}
 
 
-def _argmax(
-    commands: list[referee_pb2.Command], value: Callable[[referee_pb2.Command], float]
-) -> referee_pb2.Command:
-    """The first command of the highest value (ties: the canonical order)."""
-    best, best_value = commands[0], float("-inf")
-    for command in commands:
-        v = value(command)
-        if v > best_value + 1e-9:
-            best, best_value = command, v
-    return best
+#: The bot the registry finds (referee.bots).
+BOT = DraculaHeuristic()

@@ -1,4 +1,5 @@
-"""A heuristic Sleeping Queens player, from the view and its legal commands only.
+"""A heuristic Sleeping Queens player over the engine's values, from the view and its legal
+commands only (found by the registry as ``BOT``; the contract is in :mod:`referee.bots`).
 
 On its turn the bot gives each legal action a value in queen points and plays the best:
 
@@ -20,34 +21,48 @@ sleeping positions of that rival are avoided (SQ-12). The bot always **blocks** 
 Potion when it can; when it wakes a queen for a Jester or the Rose Queen it takes the best
 known position, else an unknown one; a queen it puts back to sleep goes to the first empty
 position.
+
+>>> from referee.engine import Table
+>>> table = Table.create("sleeping-queens", 3, seed=b"bot")
+>>> seat = table.pending()[0]
+>>> BOT.choose(table.view(seat), 3) in table.legal_commands(seat)
+True
 """
 
 from __future__ import annotations
 
-import random
+from collections.abc import Sequence
+from typing import Any
 
-from referee.v1 import referee_pb2, sleeping_queens_pb2
+from referee.engine import View
+from referee.engine.bot import seat_of
+from referee.games.sleeping_queens.model import (
+    CAT,
+    DOG,
+    DRAGON,
+    JESTER,
+    KING,
+    KNIGHT,
+    POTION,
+    QUEEN_POINTS,
+    QUEENS,
+    WAND,
+    Block,
+    DeclineBlock,
+    Discard,
+    Phase,
+    PlaceQueen,
+    PlayJester,
+    PlayKing,
+    PlayKnight,
+    PlayPotion,
+    SleepingQueensView,
+    WakeQueen,
+)
 
-SQ = sleeping_queens_pb2.SleepingQueens
-SQView = sleeping_queens_pb2.SleepingQueensView
-
-KING, JESTER, KNIGHT, POTION, WAND, DRAGON = 11, 12, 13, 14, 15, 16
 #: Points of each queen (SQ-1).
-POINTS: dict[int, int] = {
-    SQ.QUEEN_ROSE: 5,
-    SQ.QUEEN_CAKE: 5,
-    SQ.QUEEN_RAINBOW: 5,
-    SQ.QUEEN_STARFISH: 5,
-    SQ.QUEEN_LADYBUG: 10,
-    SQ.QUEEN_MOON: 10,
-    SQ.QUEEN_SUNFLOWER: 10,
-    SQ.QUEEN_PEACOCK: 10,
-    SQ.QUEEN_CAT: 15,
-    SQ.QUEEN_DOG: 15,
-    SQ.QUEEN_PANCAKE: 15,
-    SQ.QUEEN_HEART: 20,
-}
-RIVAL: dict[int, int] = {SQ.QUEEN_CAT: SQ.QUEEN_DOG, SQ.QUEEN_DOG: SQ.QUEEN_CAT}
+POINTS: dict[int, int] = {queen: QUEEN_POINTS[queen] for queen in QUEENS}
+RIVAL: dict[int, int] = {CAT: DOG, DOG: CAT}
 WIN = 1000.0
 
 
@@ -56,37 +71,35 @@ class SleepingQueensHeuristic:
 
     block_risk = 0.8
 
-    def choose(self, view: referee_pb2.View, rng: random.Random) -> referee_pb2.Command:
-        legal = list(view.legal_commands)
-        game = view.sleeping_queens
-        kinds = [c.sleeping_queens.WhichOneof("kind") for c in legal]
-        if "block" in kinds:
-            return legal[kinds.index("block")]
-        if "decline_block" in kinds:
-            return legal[kinds.index("decline_block")]
-        if "wake_queen" in kinds:
+    def choose(self, view: View, players: int) -> Any:
+        legal = view.legal_commands
+        game: SleepingQueensView = view.game
+        for kind in (Block, DeclineBlock):
+            found = next((c for c in legal if isinstance(c, kind)), None)
+            if found is not None:
+                return found
+        if any(isinstance(c, WakeQueen) for c in legal):
             return self._wake(view, legal)
-        if "place_queen" in kinds:
-            return legal[kinds.index("place_queen")]
-        if game.phase != SQView.PHASE_TURN:
+        place = next((c for c in legal if isinstance(c, PlaceQueen)), None)
+        if place is not None:
+            return place
+        if game.phase != Phase.TURN:
             return legal[0]
-        values = [self.value(view, c) for c in legal]
+        values = [self.value(view, players, c) for c in legal]
         best = max(range(len(legal)), key=lambda i: (values[i], -i))
         return legal[best]
 
     # --- what each action is worth -----------------------------------------------------
 
-    def value(self, view: referee_pb2.View, command: referee_pb2.Command) -> float:
+    def value(self, view: View, players: int, command: Any) -> float:
         """The value of a turn action, in queen points (higher is better)."""
-        game = view.sleeping_queens
-        me = view.seat
+        game: SleepingQueensView = view.game
+        me = seat_of(view)
         mine = _awake(game, me)
         points = sum(POINTS.get(q, 0) for q in mine)
-        c = command.sleeping_queens
-        kind = c.WhichOneof("kind")
-        players = max(2, view.players)
-        if kind == "play_king":
-            known = _known_at(game, c.play_king.position)
+        table = max(2, players)
+        if isinstance(command, PlayKing):
+            known = _known_at(game, command.position)
             if known and RIVAL.get(known) in mine:
                 return -1.0  # she would go straight back to sleep
             gain = POINTS.get(known, 0) if known else _unknown_average(game)
@@ -94,15 +107,15 @@ class SleepingQueensHeuristic:
             if _wins(game, len(mine) + 1, points + sure):
                 return WIN + gain
             return gain + 0.01  # on a tie the King goes first: it cannot be blocked
-        if kind in ("play_knight", "play_potion"):
-            q = c.play_knight.queen if kind == "play_knight" else c.play_potion.queen
+        if isinstance(command, PlayKnight | PlayPotion):
+            q = command.queen
             owner = _owner(game, q)
-            share = 1.0 / (players - 1)
+            share = 1.0 / (table - 1)
             if owner is not None and _points_of(game, owner) >= max(
-                _points_of(game, s) for s in range(view.players)
+                _points_of(game, s) for s in range(players)
             ):
                 share += 0.25  # hurting the leader
-            if kind == "play_potion":
+            if isinstance(command, PlayPotion):
                 return POINTS.get(q, 0) * share * self.block_risk
             if RIVAL.get(q) in mine:
                 return -1.0  # wasted, or bounced back to sleep (SQ-12 options)
@@ -110,22 +123,21 @@ class SleepingQueensHeuristic:
             if _wins(game, len(mine) + 1, points + gain):
                 return WIN + gain
             return (gain * (1 + share)) * self.block_risk
-        if kind == "play_jester":
-            return _unknown_average(game) / players + 2.0
-        if kind == "discard":
-            return _discard_value(list(game.hand), list(c.discard.cards), game, me)
+        if isinstance(command, PlayJester):
+            return _unknown_average(game) / table + 2.0
+        if isinstance(command, Discard):
+            return _discard_value(list(game.hand), list(command.cards), game, me)
         return 0.0
 
     # --- waking a queen (Jester count, Rose bonus) -------------------------------------
 
-    def _wake(
-        self, view: referee_pb2.View, legal: list[referee_pb2.Command]
-    ) -> referee_pb2.Command:
-        game = view.sleeping_queens
-        mine = _awake(game, view.seat)
+    def _wake(self, view: View, legal: Sequence[Any]) -> Any:
+        game: SleepingQueensView = view.game
+        mine = _awake(game, seat_of(view))
 
-        def value(command: referee_pb2.Command) -> float:
-            known = _known_at(game, command.sleeping_queens.wake_queen.position)
+        def value(command: Any) -> float:
+            position = command.position if isinstance(command, WakeQueen) else 0
+            known = _known_at(game, position)
             if not known:
                 return _unknown_average(game)
             return -1.0 if RIVAL.get(known) in mine else float(POINTS.get(known, 0))
@@ -134,7 +146,7 @@ class SleepingQueensHeuristic:
         return legal[max(range(len(legal)), key=lambda i: (values[i], -i))]
 
 
-def _wins(game: SQView, queens: int, points: int) -> bool:
+def _wins(game: SleepingQueensView, queens: int, points: int) -> bool:
     """Whether that many queens or points win at once (SQ-15)."""
     return bool(
         (game.queens_to_win and queens >= game.queens_to_win)
@@ -142,23 +154,23 @@ def _wins(game: SQView, queens: int, points: int) -> bool:
     )
 
 
-def _awake(game: SQView, seat: int) -> list[int]:
+def _awake(game: SleepingQueensView, seat: int) -> list[int]:
     return next((list(a.queens) for a in game.awake if a.seat == seat), [])
 
 
-def _points_of(game: SQView, seat: int) -> int:
+def _points_of(game: SleepingQueensView, seat: int) -> int:
     return next((a.points for a in game.awake if a.seat == seat), 0)
 
 
-def _owner(game: SQView, q: int) -> int | None:
+def _owner(game: SleepingQueensView, q: int) -> int | None:
     return next((a.seat for a in game.awake if q in a.queens), None)
 
 
-def _known_at(game: SQView, position: int) -> int:
+def _known_at(game: SleepingQueensView, position: int) -> int:
     return next((p.queen for p in game.positions if p.position == position and p.asleep), 0)
 
 
-def _unknown_average(game: SQView) -> float:
+def _unknown_average(game: SleepingQueensView) -> float:
     """The average points of the queens that may lie face down at an unknown position."""
     placed = {q for a in game.awake for q in a.queens}
     placed.update(p.queen for p in game.positions if p.queen)
@@ -166,7 +178,7 @@ def _unknown_average(game: SQView) -> float:
     return sum(unknown) / len(unknown) if unknown else 0.0
 
 
-def _discard_value(hand: list[int], cards: list[int], game: SQView, me: int) -> float:
+def _discard_value(hand: list[int], cards: list[int], game: SleepingQueensView, me: int) -> float:
     """Discards cycle the hand: more cards are better; a lone number the lower the better;
     a lone power card by how little it is worth keeping (always below any number)."""
     if len(cards) > 1:
@@ -180,3 +192,7 @@ def _discard_value(hand: list[int], cards: list[int], game: SQView, me: int) -> 
     if value in (DRAGON, WAND):
         return 0.05 if hand.count(value) > 1 else -0.5  # keep one of each to block
     return {JESTER: -0.2, KNIGHT: -0.3, POTION: -0.3, KING: -1.0}.get(value, -0.4)
+
+
+#: The bot the registry finds (referee.bots).
+BOT = SleepingQueensHeuristic()

@@ -47,7 +47,6 @@ from referee.rl.core import (
     zeros,
 )
 
-GAME = "vampire-queen"
 REWARD = "rank"
 #: VQ-1: 8 cards of each value, 4 queens; a set has at most 8 + 4 cards.
 PER_VALUE = 8
@@ -68,7 +67,7 @@ def actions(players: int, options: Mapping[str, str]) -> ActionTable:
         for queens in range(max(0, count - PER_VALUE), min(QUEENS, count - 1) + 1)
     ]
     commands += [PlaySet(QUEEN, n, n) for n in range(1, QUEENS + 1)]
-    return ActionTable("vampire_queen", commands)
+    return ActionTable(__name__, commands)
 
 
 def reward(rank: int, players: int) -> float:

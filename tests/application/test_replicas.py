@@ -1,7 +1,8 @@
 """Two referees on one store: the store's notifications keep a second process's copy current.
 
 This is the seam a networked store (e.g. PostgreSQL LISTEN/NOTIFY) plugs into: the referee never
-assumes it is the only writer.
+assumes it is the only writer. (Moved from tests/server/test_shared_store.py: it drives the
+application directly. Replicas on real PostgreSQL: tests/replicas/test_hubs.py.)
 """
 
 from __future__ import annotations

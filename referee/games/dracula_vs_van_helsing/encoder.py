@@ -49,7 +49,6 @@ from referee.games.dracula_vs_van_helsing.model import (
 )
 from referee.rl.core import ActionTable, Layout, Observation, finish, win_reward, zeros
 
-GAME = "dracula-vs-van-helsing"
 REWARD = "win"
 #: Entries of one card: known, value one-hot (8), colour's place on the track (4).
 CARD_SIZE = 13
@@ -65,7 +64,7 @@ def actions(players: int, options: Mapping[str, str]) -> ActionTable:
     commands += [SwapSlots(a, b) for a in districts for b in districts if a < b]
     commands += [ExchangeDistrict(d) for d in districts]
     commands += [ChooseTrump(c) for c in range(1, 5)]
-    return ActionTable("dracula_vs_van_helsing", commands)
+    return ActionTable(__name__, commands)
 
 
 def reward(rank: int, players: int) -> float:

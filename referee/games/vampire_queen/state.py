@@ -1,0 +1,114 @@
+"""Vampire Queen: the state of a table (hidden parts included) and what it tells at a glance.
+
+Hands are kept as counts by value (index 1-13 number cards, 14 queens) plus the Hunter holders,
+so legal sets are enumerated from counts, never from combinations of card ids. Only
+:mod:`referee.games.vampire_queen.apply` changes a state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from referee.engine.game import GameConfig
+from referee.games.vampire_queen.model import HUNTERS, QUEEN, TrickKind, TrickPlay
+
+#: VQ-1: the 108 cards that are shuffled and dealt (the Hunters never are), in deal notation.
+DECK: tuple[str, ...] = tuple(str(v) for v in range(1, 14) for _ in range(8)) + ("Q",) * 4
+#: The deal notation's cards by value (``"Q"`` is a queen, 14).
+NOTATION = {str(v): v for v in range(1, 14)} | {"Q": QUEEN}
+
+
+def hand_size_for(players: int) -> int:
+    """VQ-3: cards dealt to each player.
+
+    >>> [hand_size_for(n) for n in (3, 8, 9, 10, 11, 12)]
+    [13, 13, 12, 10, 9, 9]
+    """
+    return min(13, 108 // players)
+
+
+def penalty(value: int) -> int:
+    """VQ-18: number cards at face value, queen 14, Hunters 15 and 20 (= the value itself)."""
+    return value
+
+
+def card_name(value: int) -> str:
+    return "queen" if value == QUEEN else str(value)
+
+
+@dataclass(slots=True)
+class VampireQueenState:
+    """The whole table, hidden parts included. Only ``apply`` changes it."""
+
+    config: GameConfig
+    players: int
+    rounds: int
+    hunter_tie_last: bool
+    hunter_queen: int
+    hand_size: int
+    round: int = 0
+    #: hands[seat][v] = how many cards of value v (1-13; 14 = queens) the seat holds.
+    hands: list[list[int]] = field(default_factory=list)
+    hunter_holder: dict[int, int] = field(default_factory=dict)
+    hunter_on_table: int = 0
+    leader: int = 0
+    turn: int = -1
+    trick_kind: TrickKind = TrickKind.UNSPECIFIED
+    trick: list[TrickPlay] = field(default_factory=list)
+    lead_count: int = 0
+    best_value: int = 0
+    best_seat: int = -1
+    pile: list[int] = field(default_factory=list)
+    #: VQ-15: barred[seat] = the Hunter that seat may not lead in its next lead (0 = none).
+    barred: list[int] = field(default_factory=list)
+    totals: list[int] = field(default_factory=list)
+    last_penalties: list[int] = field(default_factory=list)
+    shuffles: int = 0
+    picks: int = 0
+    over: bool = False
+    #: The public part of the view of this state (:func:`view.public`), built by its first
+    #: view and dropped by ``apply``, the state's only derived data; a copy starts without.
+    public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def cards_in_hand(self, seat: int) -> int:
+        """Cards ``seat`` holds, Hunters included (VQ-20: public)."""
+        count = sum(self.hands[seat])
+        for hunter in HUNTERS:
+            if self.hunter_holder.get(hunter) == seat and self.hunter_on_table != hunter:
+                count += 1
+        return count
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        """``cards_in_hand`` of every seat."""
+        sizes = [sum(hand) for hand in self.hands]
+        for hunter, holder in self.hunter_holder.items():
+            if self.hunter_on_table != hunter:
+                sizes[holder] += 1
+        return tuple(sizes)
+
+    def hunters_in_hand(self, seat: int) -> list[int]:
+        return [
+            h for h in HUNTERS if self.hunter_holder.get(h) == seat and self.hunter_on_table != h
+        ]
+
+    def hand_penalty(self, seat: int) -> int:
+        hand = self.hands[seat]
+        return sum(v * hand[v] for v in range(1, 15)) + sum(self.hunters_in_hand(seat))
+
+    def next_seat(self, seat: int) -> int:
+        return (seat + 1) % self.players
+
+
+def copy_state(state: VampireQueenState) -> VampireQueenState:
+    """A deep, independent copy (by hand: ``deepcopy`` is slow)."""
+    return replace(
+        state,
+        hands=[list(h) for h in state.hands],
+        hunter_holder=dict(state.hunter_holder),
+        trick=list(state.trick),
+        pile=list(state.pile),
+        barred=list(state.barred),
+        totals=list(state.totals),
+        last_penalties=list(state.last_penalties),
+    )

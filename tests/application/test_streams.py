@@ -1,0 +1,128 @@
+"""Streams at the application layer: resuming, redaction, views, the buffer bound.
+
+Moved here from tests/server/test_streams.py and test_limits.py, which keep what the wire
+carries (the status of a refused stream, a live stream over gRPC, a slow reader on HTTP/2):
+these drive :class:`~referee.application.Referee` directly on a memory store.
+"""
+
+from __future__ import annotations
+
+import random
+
+from referee.application import Kind, Limits, Referee, StreamEnded, Update
+from referee.games.vampire_queen.model import HandDealt
+from tests.application.support import play_to_end, refused, run
+
+GAME = "vampire-queen"
+
+
+async def read(
+    referee: Referee, game_id: str, viewer: int | None, tokens: tuple[str, ...], after: int = 0
+) -> list[Update]:
+    token = tokens[viewer] if viewer is not None else ""
+    stream = referee.stream(game_id, seat_token=token, spectator=viewer is None, after=after)
+    return [update async for update in stream]
+
+
+def test_resume_from_every_sequence_gives_exactly_the_rest() -> None:
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 3, {"rounds": "1"})
+        live = referee.games[created.game_id]
+        await play_to_end(referee, created, 7)
+        final = live.table.version
+        for viewer in (1, None):
+            full = await read(referee, created.game_id, viewer, created.seat_tokens)
+            assert not full[0].events and full[0].view.view.over
+            events = [update.events[0] for update in full[1:]]
+            assert [e.sequence for e in events] == list(range(1, final + 1))
+            for after in range(final + 1):
+                resumed = await read(referee, created.game_id, viewer, created.seat_tokens, after)
+                assert resumed[0].view == full[0].view
+                assert [u.events[0] for u in resumed[1:]] == events[after:], after
+                assert [u.view for u in resumed[1:]] == [u.view for u in full[1 + after :]]
+        error = await refused(
+            anext(referee.stream(created.game_id, spectator=True, after=final + 1))
+        )
+        assert error.kind is Kind.INVALID and error.field_violations[0][0] == "after_sequence"
+
+    run(scenario)
+
+
+def test_a_spectator_stream_is_public_only() -> None:
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 3, {"rounds": "1"})
+        await play_to_end(referee, created, 8)
+        updates = await read(referee, created.game_id, None, created.seat_tokens)
+        dealt = [u.events[0].event for u in updates[1:] if isinstance(u.events[0].event, HandDealt)]
+        assert len(dealt) == 3
+        assert all(len(hand.cards) == 0 and hand.count == 13 for hand in dealt)
+        for update in updates:
+            assert not update.view.view.game.hand and not update.view.view.legal_commands
+
+    run(scenario)
+
+
+def test_stream_views_match_the_views_of_the_submitting_seat() -> None:
+    """The view a stream gives after a command's last event is the view its answer gave; after
+    a whole command, exactly the pending seats are offered legal commands."""
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 4, {"rounds": "1"})
+        answers = await play_to_end(referee, created, 9)
+        seen = {
+            seat: {
+                u.events[0].sequence: u.view
+                for u in (await read(referee, created.game_id, seat, created.seat_tokens))[1:]
+            }
+            for seat in range(4)
+        }
+        for answer in answers:
+            assert seen[answer.seat][answer.last_sequence] == answer.view
+            for other in range(4):
+                view = seen[other][answer.last_sequence].view
+                assert bool(view.legal_commands) == (other in view.pending), other
+
+    run(scenario)
+
+
+def test_a_stream_that_falls_a_buffer_behind_ends_and_resumes_exactly() -> None:
+    """A stream whose reader takes nothing while more batches than its buffer are published
+    ends with kind LIMIT and the last sequence it sent (what it had sent, with no gap);
+    resumed from there it gets the rest."""
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 4, {"rounds": "5"})
+        live = referee.games[created.game_id]
+        token = created.seat_tokens[0]
+        stream = referee.stream(created.game_id, seat_token=token)
+        assert not (await anext(stream)).events  # open; now nobody reads it
+        rng = random.Random(10)
+        for number in range(12):
+            seat = live.table.pending()[0]
+            command = rng.choice(live.table.view(seat).legal_commands)
+            await referee.submit(created.game_id, created.seat_tokens[seat], f"{number}", command)
+        version = live.table.version
+        sent: list[int] = []
+        try:
+            async for update in stream:
+                sent += [e.sequence for e in update.events]
+        except StreamEnded as ended:
+            error = ended.error
+        else:
+            raise AssertionError("the stream behind its buffer ended without an error")
+        assert error.kind is Kind.LIMIT
+        last = int(error.metadata["last_sequence"])
+        assert sent == list(range(1, last + 1)), "no gap before the end"
+        assert last <= version
+        # Resumed after it: the current view, then exactly the events it had not sent.
+        stream = referee.stream(created.game_id, seat_token=token, after=last)
+        first = await anext(stream)
+        assert not first.events and first.view == live.view(0)
+        rest: list[int] = []
+        while len(rest) < version - last:
+            rest += [e.sequence for e in (await anext(stream)).events]
+        await stream.aclose()
+        assert rest == list(range(last + 1, version + 1))
+        assert referee.streams == 0
+
+    run(scenario, Limits(stream_buffer=2))
