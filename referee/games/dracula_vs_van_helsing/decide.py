@@ -4,7 +4,8 @@ A turn is a chain of decisions of the active seat, each its own :class:`Step` wi
 commands: ``TURN`` (draw, or call the end) -> ``PLACE`` (discard the drawn card or put it into a
 slot) -> the discarded card's own choice (``REVEAL_OWN`` 1, ``REVEAL_OPPONENT`` 3,
 ``SWAP_SLOTS`` 4, ``EXCHANGE_DISTRICT`` 6, ``CHOOSE_TRUMP`` 7). :data:`HANDLERS` declares the
-handler of each (step, command type); a command without one is refused by :data:`UNEXPECTED`.
+handler of each (step, command type); the engine calls it for the active seat and a well-formed
+command, and refuses any other command under the rule of the step's decision.
 Effects without a choice (2, 5, 8) and effects that cannot resolve (DV-9) follow in the same
 batch of events, and so do the end of the turn, the end of the round, the district-by-district
 resolution and the next deal.
@@ -275,22 +276,6 @@ HANDLERS: dict[tuple[Step, type], Handler] = {
     (Step.EXCHANGE_DISTRICT, ExchangeDistrict): exchange_district,
     (Step.CHOOSE_TRUMP, ChooseTrump): choose_trump,
 }
-#: What a command of another type is told in each step (under the step's decision's rule).
-UNEXPECTED = {
-    Step.TURN: "start your turn with Draw (or CallEnd when allowed)",
-    Step.PLACE: "you drew a card: DiscardDrawn, or PlaceDrawn into a district",
-    Step.REVEAL_OWN: "now resolve the discarded card's effect: the 1 reveals one of your "
-    "unrevealed cards (RevealOwn)",
-    Step.REVEAL_OPPONENT: "now resolve the discarded card's effect: the 3 reveals one of the "
-    "opponent's unrevealed cards (RevealOpponent)",
-    Step.SWAP_SLOTS: "now resolve the discarded card's effect: the 4 swaps two of your cards "
-    "(SwapSlots)",
-    Step.EXCHANGE_DISTRICT: "now resolve the discarded card's effect: the 6 exchanges the "
-    "cards of one district (ExchangeDistrict)",
-    Step.CHOOSE_TRUMP: "now resolve the discarded card's effect: the 7 makes another colour "
-    "trump (ChooseTrump)",
-}
-
 
 # --- the end of a turn and of a round (DV-6, DV-14, DV-17, DV-19 ... DV-23) ----------------------
 

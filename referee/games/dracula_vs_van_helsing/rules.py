@@ -30,7 +30,6 @@ from referee.engine.game import (
     GameConfig,
     GameInfo,
     OptionSpec,
-    Rejection,
     Seat,
     SeatResult,
     Viewer,
@@ -199,15 +198,20 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             return ()
         return _ACTIVE[state.active]
 
-    def decide(self, state: DraculaVsVanHelsingState, seat: Seat, command: Any) -> list[Any]:
+    # The engine's decide checks who may act and the command's shape, then calls the
+    # handler of (step, command type): decide.HANDLERS.
+    handlers = decide.HANDLERS
+
+    def phase(self, state: DraculaVsVanHelsingState) -> Step:
+        return state.step
+
+    def may_decide(self, state: DraculaVsVanHelsingState, seat: Seat) -> bool:
+        step = state.step  # DV-6: only the active seat, while a step waits for it
+        return seat == state.active and step is not Step.OVER and step is not Step.UNSPECIFIED
+
+    def end_rule(self, state: DraculaVsVanHelsingState) -> str:
         # Once over, a command is refused by the rule that ended the game.
-        end_rule = "DV-23" if state.end is GameEnd.ROUNDS else "DV-22"
-        rule = self.check_pending(state, seat, end_rule=end_rule).rule_id
-        _check_fields(command, rule)
-        handler = decide.HANDLERS.get((state.step, type(command)))
-        if handler is None:
-            raise Rejection(rule, decide.UNEXPECTED[state.step])
-        return handler(state, seat, command)
+        return "DV-23" if state.end is GameEnd.ROUNDS else "DV-22"
 
     def apply(self, state: DraculaVsVanHelsingState, event: Any) -> DraculaVsVanHelsingState:
         return apply.apply(state, event)
@@ -291,14 +295,3 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
 
     def copy_state(self, state: DraculaVsVanHelsingState) -> DraculaVsVanHelsingState:
         return copy_state(state)
-
-
-def _check_fields(command: Any, rule: str) -> None:
-    """Library callers can send anything: every command field is an integer (an IntEnum such
-    as a Colour is one too, a bool is not)."""
-    for name in getattr(command, "__dataclass_fields__", ()):
-        value = getattr(command, name)
-        if type(value) is not int and (not isinstance(value, int) or isinstance(value, bool)):
-            raise Rejection(
-                rule, f"{type(command).__name__}.{name} must be an integer, got {value!r}"
-            )

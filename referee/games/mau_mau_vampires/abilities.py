@@ -8,7 +8,7 @@ from typing import Any
 
 from referee.engine.game import Rejection
 from referee.games.mau_mau_vampires.characters import CHARACTERS
-from referee.games.mau_mau_vampires.flow import after_ability, announced, name, penalty
+from referee.games.mau_mau_vampires.flow import after_ability, announced, card_code, name, penalty
 from referee.games.mau_mau_vampires.model import (
     CARDS,
     COLOURS,
@@ -31,7 +31,6 @@ from referee.games.mau_mau_vampires.model import (
     Wished,
     WishOffered,
     WishReason,
-    code_of,
 )
 from referee.games.mau_mau_vampires.state import (
     _ABILITY_KINDS,
@@ -129,7 +128,7 @@ def give(state: MauMauVampiresState, seat: int, command: GiveCard) -> list[Any]:
         raise Rejection(rule, f"(a) gives to your left neighbour, seat {state.next_playing(seat)}")
     if to not in state.playing:
         raise Rejection(rule, f"seat {to} does not play this hand")
-    code = code_of(command.card)
+    code = card_code(command.card, "MM-22")
     if not state.hands[seat][code]:
         raise Rejection(rule, f"you hold no {name(code)}")
     d = _Draft(state)
@@ -198,7 +197,7 @@ def swap(state: MauMauVampiresState, seat: int, command: SwapCharacters) -> list
 def set_aside(state: MauMauVampiresState, seat: int, command: SetAside) -> list[Any]:
     """MM-22 h: 1 card from hand and 1 from the deck (unseen) go into the pot."""
     _expect(state, command, Ability.SET_ASIDE_POT)
-    code = code_of(command.card)
+    code = card_code(command.card, "MM-22")
     if not state.hands[seat][code]:
         raise Rejection("MM-22", f"you hold no {name(code)}")
     d = _Draft(state)

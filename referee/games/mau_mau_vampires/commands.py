@@ -1,14 +1,12 @@
 """Mau Mau Vampires: the commands a seat may send (legal moves, made of shared immutable
-commands), the command space of the conformance suite, and the shape checks of commands from
-library callers."""
+commands) and the command space of the conformance suite. (The engine checks the shape of the
+commands a seat sends.)"""
 
 from __future__ import annotations
 
-from enum import IntEnum
 from typing import Any
 
 from referee.engine.game import (
-    Rejection,
     Seat,
 )
 from referee.games.mau_mau_vampires.model import (
@@ -111,111 +109,6 @@ def _command_space(players: int) -> tuple[Any, ...]:
     moves += [ShareDrawn(combo, a) for combo in combos for a in announces]
     space = _SPACE[players] = tuple(moves)
     return space
-
-
-# --- command shapes (library callers can send anything; the wire cannot) ---------------------
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _enum_ok(value: Any, enum: type[IntEnum]) -> bool:
-    if not _is_int(value):
-        return False
-    try:
-        enum(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _card_ok(card: Any) -> bool:
-    if type(card) is not Card:
-        return False
-    if not (_enum_ok(card.kind, CardKind) and _enum_ok(card.colour, Colour)):
-        return False
-    if not _is_int(card.symbol):
-        return False
-    return card in _CARD_SET
-
-
-_CARD_SET = frozenset(CARDS)
-
-
-def _plain_card(card: Any) -> bool:
-    """A card as legal_commands and the codec make them: exact types, one of the 46."""
-    return (
-        type(card) is Card
-        and type(card.kind) is CardKind
-        and type(card.colour) is Colour
-        and type(card.symbol) is int
-        and card in _CARD_SET
-    )
-
-
-#: Per command type: (rule id, checks of its fields).
-_SHAPES: dict[type, tuple[str, tuple[tuple[str, str], ...]]] = {
-    DrawCard: ("MM-8", ()),
-    EndTurn: ("MM-8", ()),
-    PlayCard: ("MM-8", (("card", "card"), ("announce", "announce"), ("werewolf_seat", "seat?"))),
-    Wish: ("MM-14", (("colour", "colour"),)),
-    NoWish: ("MM-14", ()),
-    UseAbility: ("MM-18", ()),
-    DeclineAbility: ("MM-18", ()),
-    GiveCard: ("MM-22", (("to_seat", "int"), ("card", "card"), ("announce", "announce"))),
-    CallColour: ("MM-22", (("colour", "colour"),)),
-    ShowCard: ("MM-22", (("card", "card"),)),
-    SwapCharacters: ("MM-22", (("seat", "int"),)),
-    ShareDrawn: ("MM-22", (("to_seats", "ints"), ("announce", "announce"))),
-    SetAside: ("MM-22", (("card", "card"), ("announce", "announce"))),
-}
-
-
-#: Quick acceptance per field kind; anything else gets the full check and a clear message.
-_FAST_SHAPES: dict[str, Any] = {
-    "card": _plain_card,
-    "announce": lambda v: type(v) is Announcement,
-    "colour": lambda v: type(v) is Colour,
-    "seat?": lambda v: v is None or type(v) is int,
-    "int": lambda v: type(v) is int,
-    "ints": lambda v: False,
-}
-
-
-def check_shape(command: Any) -> None:
-    """Reject a command that is not one of the game's, or whose fields have the wrong types,
-    under the rule of its decision."""
-    shape = _SHAPES.get(type(command))
-    if shape is None:
-        raise Rejection("MM-8", f"not a Mau Mau Vampires command: {type(command).__name__}")
-    rule, checks = shape
-    for name, kind in checks:
-        value = getattr(command, name)
-        if _FAST_SHAPES[kind](value):
-            continue  # the usual case: what legal_commands and the codec produce
-        if kind == "card":
-            ok = _card_ok(value)
-            expected = "a card: a Mau Mau card (colour, symbol 1-11), a Clock or a Werewolf"
-        elif kind == "announce":
-            ok = _enum_ok(value, Announcement)
-            expected = "an Announcement"
-        elif kind == "colour":
-            ok = _enum_ok(value, Colour)
-            expected = "a Colour"
-        elif kind == "seat?":
-            ok = value is None or _is_int(value)
-            expected = "a seat or absent"
-        elif kind == "ints":
-            ok = isinstance(value, tuple) and all(_is_int(v) for v in value)
-            expected = "a tuple of seats"
-        else:
-            ok = _is_int(value)
-            expected = "an integer"
-        if not ok:
-            raise Rejection(
-                rule, f"{type(command).__name__}.{name} must be {expected}, got {value!r}"
-            )
 
 
 # --- what a seat may do ----------------------------------------------------------------------

@@ -3,10 +3,11 @@
 :data:`HANDLERS` declares the handler of each (phase, command type): a turn (MM-8 ... MM-12),
 the card just drawn (MM-8), a triggered ability (:mod:`.abilities`), a chance to wish (MM-14),
 showing a card of a called colour (MM-22 b) and sharing the two cards of (g). A few entries
-only refuse, under the rule the command belongs to (an ability's command on a turn: MM-18); a
-command without an entry is refused by :func:`unexpected`, under the rule of the decision
-asked for. Each handler drafts its events on a :class:`~.state._Draft`; what follows an
-action (abilities, the end of the turn or of the hand) is :mod:`.flow`.
+only refuse, under the rule the command belongs to (an ability's command on a turn: MM-18);
+the engine calls a handler for a seat asked to decide and a well-formed command, and refuses a
+command without an entry under the rule of the decision asked for. Each handler drafts its
+events on a :class:`~.state._Draft`; what follows an action (abilities, the end of the turn or
+of the hand) is :mod:`.flow`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from referee.games.mau_mau_vampires.commands import legal_commands, nothing_to_d
 from referee.games.mau_mau_vampires.flow import (
     after_ability,
     announced,
+    card_code,
     end_action,
     end_hand,
     finish_special,
@@ -58,7 +60,6 @@ from referee.games.mau_mau_vampires.model import (
     Wished,
     WishOffered,
     WishReason,
-    code_of,
     colour_of,
     symbol_of,
 )
@@ -101,7 +102,7 @@ def draw_on_turn(state: MauMauVampiresState, seat: int, command: DrawCard) -> li
 
 
 def play_on_turn(state: MauMauVampiresState, seat: int, command: PlayCard) -> list[Any]:
-    return _play(state, seat, command, code_of(command.card))
+    return _play(state, seat, command, card_code(command.card, "MM-8"))
 
 
 def end_turn(state: MauMauVampiresState, seat: int, command: EndTurn) -> list[Any]:
@@ -111,7 +112,7 @@ def end_turn(state: MauMauVampiresState, seat: int, command: EndTurn) -> list[An
 
 def play_drawn(state: MauMauVampiresState, seat: int, command: PlayCard) -> list[Any]:
     """MM-8: play the card just drawn."""
-    code = code_of(command.card)
+    code = card_code(command.card, "MM-8")
     if code != state.drawn:
         raise Rejection(
             "MM-8", f"after drawing you may play only the card drawn, {name(state.drawn)}"
@@ -261,7 +262,7 @@ def wish(state: MauMauVampiresState, seat: int, command: Wish | NoWish) -> list[
 def show(state: MauMauVampiresState, seat: int, command: ShowCard) -> list[Any]:
     """MM-22 b: a holder of the called colour shows the caller one card of it."""
     colour = Colour(state.call_colour).name.lower()
-    code = code_of(command.card)
+    code = card_code(command.card, "MM-22")
     if colour_of(code) != state.call_colour:
         raise Rejection("MM-22", f"show a {colour} card: {colour} was called")
     if not state.hands[seat][code]:
@@ -344,22 +345,3 @@ HANDLERS: dict[tuple[Phase, type], Handler] = {
     (Phase.ANSWER_CALL, ShowCard): show,
     (Phase.SHARE_DRAWN, ShareDrawn): share,
 }
-
-
-def unexpected(state: MauMauVampiresState, command: Any) -> Rejection:
-    """A command with no handler in this phase, under the rule of the decision asked for."""
-    phase = state.phase
-    if phase is Phase.ABILITY:
-        return abilities.not_this_ability(state, command)
-    if phase is Phase.WISH:
-        return Rejection(_wish_rule(state), "you may wish a colour: Wish or NoWish")
-    if phase is Phase.ANSWER_CALL:
-        colour = Colour(state.call_colour).name.lower()
-        return Rejection(
-            "MM-22",
-            f"you hold {colour}: show the caller a {colour} card (only a player without one "
-            "draws 2)",
-        )
-    if phase is Phase.SHARE_DRAWN:
-        return Rejection("MM-22", "give or keep the cards you drew (ShareDrawn)")
-    return Rejection("MM-8", f"not possible now: {type(command).__name__}")

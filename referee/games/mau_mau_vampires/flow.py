@@ -19,6 +19,7 @@ from referee.games.mau_mau_vampires.model import (
     Ability,
     AbilityTriggered,
     Announcement,
+    Card,
     CardsDealt,
     Colour,
     DrawReason,
@@ -41,6 +42,21 @@ from referee.games.mau_mau_vampires.state import (
     _sorted_cards,
     hand_size_for,
 )
+
+#: The 46 cards there are (MM-1, MM-2), by their wire value.
+_CODE_OF_CARD = {card: code for code, card in enumerate(CARDS)}
+
+
+def card_code(card: Card, rule: str) -> int:
+    """The code of a command's card, or the rejection of a card that does not exist (the
+    engine checked the field types only: a symbol 12, a Clock with a colour, ``Card()``)."""
+    code = _CODE_OF_CARD.get(card)
+    if code is None:
+        raise Rejection(
+            rule,
+            f"a card is a Mau Mau card (colour, symbol 1-11), a Clock or a Werewolf, got {card!r}",
+        )
+    return code
 
 
 def name(code: int) -> str:

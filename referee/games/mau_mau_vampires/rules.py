@@ -59,13 +59,12 @@ from referee.engine.game import (
     SeatResult,
     SetupRefused,
     Viewer,
-    not_your_turn,
     rank_by_score,
     union_members,
 )
 from referee.games.mau_mau_vampires import apply, decide, labels, view
 from referee.games.mau_mau_vampires.characters import CHARACTERS
-from referee.games.mau_mau_vampires.commands import _command_space, check_shape, legal_commands
+from referee.games.mau_mau_vampires.commands import _command_space, legal_commands
 from referee.games.mau_mau_vampires.flow import start_hand
 from referee.games.mau_mau_vampires.model import (
     CODES,
@@ -237,30 +236,34 @@ class MauMauVampires(Game[MauMauVampiresState]):
             return tuple(sorted(state.answering))
         return ()
 
-    def decide(self, state: MauMauVampiresState, seat: Seat, command: Any) -> list[Any]:
+    # The engine's decide checks who may act and the command's shape (refused under the
+    # rule of the seat's decision), then calls the handler of (phase, command type):
+    # decide.HANDLERS; a pair without one is refused under that rule too.
+    handlers = decide.HANDLERS
+
+    def phase(self, state: MauMauVampiresState) -> Phase:
+        return state.phase
+
+    def may_decide(self, state: MauMauVampiresState, seat: Seat) -> bool:
         phase = state.phase
         if phase in _TURN_PHASES:
-            deciding = seat == state.turn
-        elif phase is Phase.WISH:
-            deciding = seat == state.wisher
-        else:
-            deciding = phase is Phase.ANSWER_CALL and seat in state.answering
-        if not deciding:
-            decisions = self.decisions(state)
-            if decisions and isinstance(command, _ABILITY_COMMANDS):
-                raise Rejection(
-                    "MM-18",
-                    f"seat {seat} has no triggered ability to use: abilities trigger only on "
-                    "the owner's own Mau Mau cards, without a werewolf on the character",
-                    "precondition",
-                )
-            rule = decisions[0].rule_id if decisions else "MM-24"
-            raise not_your_turn(seat, tuple(d.seat for d in decisions), rule)
-        check_shape(command)
-        handler = decide.HANDLERS.get((phase, type(command)))
-        if handler is None:
-            raise decide.unexpected(state, command)
-        return handler(state, seat, command)
+            return seat == state.turn
+        if phase is Phase.WISH:
+            return seat == state.wisher
+        return phase is Phase.ANSWER_CALL and seat in state.answering
+
+    def end_rule(self, state: MauMauVampiresState) -> str:
+        return "MM-24"  # the game's winner is decided
+
+    def refuse_seat(self, state: MauMauVampiresState, seat: Seat, command: Any) -> Rejection:
+        if isinstance(command, _ABILITY_COMMANDS) and self.decisions(state):
+            return Rejection(
+                "MM-18",
+                f"seat {seat} has no triggered ability to use: abilities trigger only on the "
+                "owner's own Mau Mau cards, without a werewolf on the character",
+                "precondition",
+            )
+        return super().refuse_seat(state, seat, command)
 
     # --- applying ----------------------------------------------------------------------------
 
