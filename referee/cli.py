@@ -241,11 +241,6 @@ def main(argv: list[str] | None = None) -> int:
         return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "scenario":
         from referee.scenario.command import main as run_scenarios
-        from referee.server.app import configure_logging
-
-        # The in-process referee logs as a server does: its warnings as JSON lines on stderr,
-        # never its info lines among the report's lines on stdout.
-        configure_logging(logging.WARNING)
 
         options = ["--keep-going"] if args.keep_going else []
         options += ["--server", args.server] if args.server else []

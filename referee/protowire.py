@@ -176,9 +176,19 @@ def repeated_writer(field: FieldDescriptor) -> Writer:
             )
 
         return packed
-    if field.type in (_FD.TYPE_STRING, _FD.TYPE_BYTES):
-        data = _text if field.type == _FD.TYPE_STRING else _blob
-        return lambda values: b"".join([delimited(key, data(v)) for v in values])
+    if field.type == _FD.TYPE_STRING:
+        short = keyed(key)
+
+        def strings(values: Any) -> bytes:
+            out = []
+            for value in values:  # each string, even an empty one
+                data = value.encode() if type(value) is str else _text(value)
+                out.append(short[len(data)] + data if len(data) < 0x80 else delimited(key, data))
+            return b"".join(out)
+
+        return strings
+    if field.type == _FD.TYPE_BYTES:
+        return lambda values: b"".join([delimited(key, _blob(v)) for v in values])
     raise TypeError(f"{field.full_name}: no writer for repeated field type {field.type}")
 
 

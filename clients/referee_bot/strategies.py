@@ -72,11 +72,9 @@ def strategy_names() -> list[str]:
     return sorted(STRATEGIES)
 
 
-def _game_bot(name: str, game_type: str) -> Bot | None:
-    known = {game.info.type_id for game in all_games()}
-    if name != "heuristic" or game_type not in known:
-        return None
-    return game_bot(game_type)
+def _known(game_type: str) -> bool:
+    """Whether this referee package has the game (a server may run others)."""
+    return game_type in {game.info.type_id for game in all_games()}
 
 
 def known_games() -> list[str]:
@@ -94,9 +92,9 @@ def effective_name(name: str, game_type: str) -> str:
     ('heuristic', 'random')
     """
     by_game = STRATEGIES.get(name, {})
-    if game_type in by_game or ANY_GAME in by_game or _game_bot(name, game_type) is not None:
+    if game_type in by_game or ANY_GAME in by_game:
         return name
-    return "random"
+    return bots.effective_name(name, game_type) if _known(game_type) else "random"
 
 
 def make_strategy(name: str, game_type: str) -> Strategy:
@@ -113,5 +111,5 @@ def make_strategy(name: str, game_type: str) -> Strategy:
     factory = by_game.get(game_type) or by_game.get(ANY_GAME)
     if factory is not None:
         return factory()
-    bot = _game_bot(name, game_type)
-    return RandomStrategy() if bot is None else GameBot(bot)
+    builtin = bots.make_strategy(name, game_type) if _known(game_type) else None
+    return GameBot(builtin.bot) if isinstance(builtin, bots.BotStrategy) else RandomStrategy()

@@ -10,7 +10,9 @@
 ...     view = await referee.view(created.game_id, seat_token=created.seat_tokens[0])
 ...     referee.close()
 ...     return view.view.version > 0
->>> asyncio.run(main())
+>>> from structlog.testing import capture_logs
+>>> with capture_logs():  # the referee logs each new game; not into this example
+...     asyncio.run(main())
 True
 
 See docs/embedding.md ("Refereed games in-process") for clocks, idempotent commands and

@@ -4,7 +4,7 @@ per class from its annotations (sans-I/O).
 The engine's values are frozen dataclasses whose annotations say exactly what a field may hold
 (``int``, ``bool``, ``str``, ``bytes``, an ``IntEnum``, ``tuple[X, ...]``, ``X | None``, a
 nested dataclass or a union of dataclasses). :func:`field_plan` turns them into a tuple of
-:class:`Field`, computed once per class (``functools.cache`` keyed by the class) and shared by
+:class:`Field`, computed once per class (kept in one dict keyed by the class) and shared by
 every reader: :func:`check_shape`, which ``Game.decide`` runs on every command so that no game
 checks well-formedness itself, and the protobuf codec, which walks the same plan.
 
@@ -29,14 +29,12 @@ referee.engine.fields.MalformedValue: Play.cards[1] must be an integer, got '2'
 
 from __future__ import annotations
 
-import builtins
 import dataclasses
 import enum
-import functools
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 
 class Kind(enum.Enum):
@@ -111,22 +109,12 @@ members=()), members=()), members=())
         return f"{'an' if name[0] in 'AEIOU' else 'a'} {name}"
 
 
-class Field(NamedTuple):
-    """One field of a dataclass, in declaration order.
-
-    ``exact`` and ``items`` serve :func:`check_shape`'s fast path (it runs on every command):
-    the type's :attr:`FieldType.exact`, and for a tuple field the exact class of its items.
-    """
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One field of a dataclass, in declaration order."""
 
     name: str
     type: FieldType
-    exact: builtins.type | None = None  # ``type`` is the field above, in this class
-    items: builtins.type | None = None
-
-
-def _field(name: str, ftype: FieldType) -> Field:
-    item = ftype.item if ftype.kind is Kind.TUPLE else None
-    return Field(name, ftype, ftype.exact, None if item is None else item.exact)
 
 
 def field_type(hint: Any) -> FieldType:
@@ -161,7 +149,17 @@ def field_type(hint: Any) -> FieldType:
     raise TypeError(f"no field plan for {hint}")
 
 
-@functools.cache
+#: What :func:`check_shape` reads of a plan: per field its name, type, the class a value is
+#: well-formed as without more checks (:attr:`FieldType.exact`) and, for a tuple field, that
+#: class for its items. Plain tuples: the loop over them runs on every command.
+_Check = tuple[str, FieldType, type | None, type | None]
+
+#: The one cache of field plans, class -> (plan, its checks), for the life of the process
+#: (classes are few and never change); :func:`field_plan` fills it, the first time it is
+#: asked for a class.
+_PLANS: dict[type, tuple[tuple[Field, ...], tuple[_Check, ...]]] = {}
+
+
 def field_plan(cls: type) -> tuple[Field, ...]:
     """The fields of dataclass ``cls`` in order, with their types (computed once per class).
 
@@ -169,10 +167,23 @@ def field_plan(cls: type) -> tuple[Field, ...]:
     >>> [str(f.type) for f in field_plan(Decision)]
     ['int', 'str', 'str']
     """
+    known = _PLANS.get(cls)
+    if known is None:
+        known = _PLANS[cls] = _plan(cls)
+    return known[0]
+
+
+def _plan(cls: type) -> tuple[tuple[Field, ...], tuple[_Check, ...]]:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
     hints = typing.get_type_hints(cls)
-    return tuple(_field(f.name, field_type(hints[f.name])) for f in dataclasses.fields(cls))
+    plan = tuple(Field(f.name, field_type(hints[f.name])) for f in dataclasses.fields(cls))
+    checks = []
+    for each in plan:
+        ftype = each.type
+        item = ftype.item if ftype.kind is Kind.TUPLE else None
+        checks.append((each.name, ftype, ftype.exact, None if item is None else item.exact))
+    return plan, tuple(checks)
 
 
 class MalformedValue(ValueError):
@@ -201,9 +212,13 @@ def check_shape(value: object) -> None:
     referee.engine.fields.MalformedValue: a command must be a dataclass, got 'lead'
     """
     cls: type = type(value)
-    if not hasattr(cls, "__dataclass_fields__"):
-        raise MalformedValue("a command", "a dataclass", value)
-    for name, ftype, exact, items in field_plan(cls):
+    known = _PLANS.get(cls)
+    if known is None:
+        if not hasattr(cls, "__dataclass_fields__"):
+            raise MalformedValue("a command", "a dataclass", value)
+        field_plan(cls)
+        known = _PLANS[cls]
+    for name, ftype, exact, items in known[1]:
         item = getattr(value, name)
         if type(item) is exact:  # the usual case, a plain value, needs nothing more
             continue

@@ -30,7 +30,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias, cast
+from typing import Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
@@ -49,8 +49,6 @@ class UnmappedCommand(KeyError):
         return str(self.args[0])
 
 
-#: Command objects an :class:`ActionTable` remembers by identity beyond its own.
-_KNOWN_LIMIT = 1024
 #: Masks an :class:`ActionTable` keeps, by the set of legal actions, and the masks after which
 #: it stops keeping them if most were new.
 _MASK_LIMIT = 2048
@@ -69,12 +67,6 @@ class ActionTable:
                 raise ValueError(f"{module}: command {command!r} is listed twice")
             self.index[command] = i
         self.size = len(self.commands)
-        # The games hand out the same command objects step after step (frozen values built
-        # once), so the mask looks them up by identity first: hashing a dataclass command
-        # runs Python code, id() does not. ``_known`` holds every object whose id is a key of
-        # ``_by_id``, so none of those ids can belong to another object meanwhile.
-        self._by_id: dict[int, int] = {id(c): i for i, c in enumerate(self.commands)}
-        self._known: list[Any] = list(self.commands)
         self._masks: dict[tuple[int, ...], Mask] | None = {}
         self._mask_hits = self._mask_misses = 0
 
@@ -94,23 +86,10 @@ class ActionTable:
 
     def indices(self, commands: Sequence[Any]) -> list[int]:
         """The action of each command (UnmappedCommand for one with none)."""
-        by_id = self._by_id
-        found = list(map(by_id.get, map(id, commands)))
-        if None in found:
-            pairs = zip(found, commands, strict=True)
-            return [self._remember(c) if a is None else a for a, c in pairs]
-        return cast(list[int], found)
-
-    def _remember(self, command: Any) -> int:
-        """The action of ``command``, found by value; its id is kept for the next time."""
-        action = self.action(command)
-        # The first objects met are the ones a game shares; a game that makes new command
-        # objects every step stops being remembered (many live objects would slow down the
-        # garbage collector more than hashing commands costs).
-        if len(self._known) < _KNOWN_LIMIT:
-            self._known.append(command)
-            self._by_id[id(command)] = action
-        return action
+        try:
+            return list(map(self.index.__getitem__, commands))
+        except (KeyError, TypeError):  # name the first command without an action
+            return [self.action(c) for c in commands]
 
     def mask(self, legal: Sequence[Any]) -> Mask:
         # A mask is written into a bytearray that numpy views: cheaper than np.zeros and fancy

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import structlog
+
 from referee.scenario.drivers import Driver, LibraryDriver
 from referee.scenario.model import SCENARIO_SUFFIXES, ScenarioError
 from referee.scenario.report import Report
 from referee.scenario.run import DriverFactory, run_scenario
+from referee.server.app import configure_logging
 
 
 def scenario_files(paths: Sequence[str | os.PathLike[str]]) -> Iterator[str]:
@@ -84,6 +88,10 @@ def main(argv: list[str]) -> int:
     if not files:
         print(USAGE)
         return 1
+    if not structlog.is_configured():
+        # The in-process referee logs as a server does: its warnings as JSON lines on stderr,
+        # never its info lines among the report's lines on stdout.
+        configure_logging(logging.WARNING)
     factory: DriverFactory = LibraryDriver
     mode = "library"
     if options.server is not None:

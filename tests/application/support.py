@@ -72,7 +72,7 @@ async def plays(
         seat = live.table.pending()[0]
         command = rng.choice(live.table.view(seat).legal_commands)
         token = created.seat_tokens[seat]
-        yield seat, await referee.submit(created.game_id, token, f"random-{number}", command)
+        yield seat, await referee.submit(created.game_id, token, f"r{seed}-{number}", command)
         number += 1
 
 

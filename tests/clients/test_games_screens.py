@@ -51,7 +51,7 @@ def check_screen(view: referee_pb2.View, info: GameInfo) -> None:
     for seat in range(view.players):
         name = "seat 0 (you)" if seat == 0 else f"seat {seat}"
         assert any(line[2:].startswith(name) for line in lines), f"no row for {name}"
-    assert "Deciding: you (" in shown.text
+    assert re.match(r"Deciding: (you|.*, you|.* and you)\b", lines[1]), "whose decision"
     labels = list(view.legal_command_labels)
     assert len(labels) == len(view.legal_commands) and all(labels)
     if shown.groups is None:

@@ -172,7 +172,8 @@ class HighCard(Game[HighCardState]):
         return event
 
     def results(self, state: HighCardState) -> tuple[SeatResult, ...] | None:
-        if not state.hands or any(state.hands):
+        # Before the deal the hands are empty too: over only once cards were played (HC-3).
+        if not state.played or any(state.hands):
             return None
         return rank_by_score(state.scores, lower_wins=False)  # HC-3, HC-4
 

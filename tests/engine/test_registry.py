@@ -9,14 +9,22 @@ be played by the ``heuristic`` strategy (``referee.bots``, ``referee-bot``) with
 registry, ``pyproject.toml``, ``referee/rl``, the bot SDK or the tests. What a new game adds
 besides its package (its proto file and the ``oneof`` lines) is checked for every game by
 ``tests/test_codec.py::test_the_proto_and_the_model_name_the_same_commands_and_events``.
+
+On the wire (the last tests): a copy of the repository with High Card's package, a proto file
+and the oneof lines only (tests/engine/fifth_game.py) is served, and ``referee-cli`` and the
+web page built from that copy play it.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import inspect
+import json
+import os
 import random
+import re
 import shutil
+import subprocess
 import sys
 import warnings
 from collections.abc import Iterator
@@ -29,7 +37,8 @@ from setuptools.config.pyprojecttoml import read_configuration
 import referee.games
 from referee import bots
 from referee.engine import Game, Table, all_games, get_game, registry
-from tests.engine import test_conformance
+from tests.engine import fifth_game, test_conformance
+from tests.engine.fifth_game import Served
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = Path(__file__).with_name("example_game.py")
@@ -225,3 +234,135 @@ def test_the_conformance_suite_covers_a_new_game(new_game: Game[Any], test: Any)
             inner(**arguments)
             if set(arguments) == {"game"}:
                 return
+
+
+# --- on the wire: the CLI and the web page (tests/engine/fifth_game.py) -----------------------
+
+
+@pytest.fixture(scope="module")
+def wire_game(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Served]]:
+    """A copy of the repository with High Card, its proto and oneof lines, served."""
+    root = fifth_game.build(tmp_path_factory.mktemp("fifth") / "repo")
+    served = Served(root, root.parent / "server.log")
+    try:
+        yield root, served
+    finally:
+        served.stop()
+
+
+def test_the_copy_differs_only_by_what_a_new_game_adds(wire_game: tuple[Path, Served]) -> None:
+    root, _ = wire_game
+    built = {"__pycache__", "node_modules", "dist", "gen"}  # what builds and runs leave
+
+    def differs(path: Path) -> bool:
+        original = ROOT / path.relative_to(root)
+        return not original.is_file() or original.read_bytes() != path.read_bytes()
+
+    changed = {
+        str(path.relative_to(root))
+        for path in root.rglob("*")
+        if path.is_file() and not built & set(path.parts) and differs(path)
+    }
+    generated = {p for p in changed if p.startswith("referee/v1/") and "_pb2" in p}
+    assert changed - generated == {
+        "referee/games/high_card/__init__.py",
+        "protos/referee/v1/high_card.proto",
+        "protos/referee/v1/referee.proto",
+    }
+
+
+def test_the_cli_plays_a_new_game_with_no_other_file_touched(
+    wire_game: tuple[Path, Served],
+) -> None:
+    root, served = wire_game
+    argv = ["new", "--server", served.address, "--game", "high-card", "--players", "2"]
+    argv += ["--bots", "1", "--bot-strategy", "random", "--seed", "fifth-game"]
+    out = subprocess.run(
+        [sys.executable, "-m", "referee_cli", *argv],
+        input="1\n" * 20,
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=fifth_game.environment(root),
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    screen = out.stdout
+    assert "== High Card | game " in screen, "the name from ListGameTypes"
+    assert re.search(r"\nYour hand \(2\): \d \d\n", screen), "the view's hand"
+    assert re.search(r"\n> seat 0 \(you\) +2 +0\n  seat 1 +2 +0\n", screen), "sizes, scores"
+    labels = re.findall(r"\n1\) (.+)\n", screen)
+    assert labels and all(re.fullmatch(r"play \(card \d\)", label) for label in labels)
+    assert re.search(r"\nseat 0 is dealt|\nhand dealt", screen), "the server's event lines"
+    assert "\nFinal standings: 1. seat " in screen
+
+
+NODE_MODULES = ROOT / "clients" / "web" / "node_modules"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+#: Plays High Card from the copy's web page (its own test helpers, clients/web/tests).
+PLAY_IN_CHROMIUM = """
+import { BASE, createFromHome, launch, playToEnd } from "%(browser)s";
+const browser = await launch();
+const page = await browser.newPage();
+const errors = [];
+page.on("pageerror", (e) => errors.push(e.message));
+await page.goto(`${BASE}/#/`);
+const listed = await page.locator("#type-high-card h2").innerText();
+await createFromHome(page, "high-card", { players: 2 });
+const hand = await page.locator("[data-hand] .card").count();
+const made = await playToEnd(page);
+await page.locator("table.results").waitFor();
+const heading = await page.locator("h1").innerText();
+console.log(JSON.stringify({ listed, hand, made, heading, errors }));
+await browser.close();
+"""
+
+
+def test_the_web_page_plays_a_new_game_with_no_other_file_touched(
+    wire_game: tuple[Path, Served],
+) -> None:
+    missing = [
+        what
+        for what, there in [
+            ("node", shutil.which("node") is not None),
+            ("clients/web/node_modules", (NODE_MODULES / "playwright-core").is_dir()),
+            (f"Chromium at {CHROMIUM}", Path(CHROMIUM).exists()),
+        ]
+        if not there
+    ]
+    if missing:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the web page of a new game cannot be tried in CI: no {missing}")
+        pytest.skip(f"no {', '.join(missing)}")
+    root, served = wire_game
+    web = root / "clients" / "web"
+    (web / "node_modules").symlink_to(NODE_MODULES)
+    env = dict(fifth_game.environment(root), PYTHON=sys.executable)
+    for command in (
+        ["node", "scripts/gen.mjs"],
+        ["npx", "tsc", "--noEmit"],
+        ["npx", "vite", "build"],
+    ):
+        built = subprocess.run(
+            command, cwd=web, env=env, capture_output=True, text=True, timeout=300, check=False
+        )
+        assert built.returncode == 0, f"{command}: {built.stdout}{built.stderr}"
+    script = root.parent / "play.mjs"
+    script.write_text(PLAY_IN_CHROMIUM % {"browser": (web / "tests" / "browser.mjs").as_uri()})
+    played = subprocess.run(
+        ["node", str(script)],
+        cwd=web,
+        env=dict(env, REFEREE_URL=f"http://{served.http}", CHROMIUM=CHROMIUM),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert played.returncode == 0, played.stdout + played.stderr
+    result = json.loads(played.stdout.strip().splitlines()[-1])
+    assert result["listed"] == "High Card"
+    assert result["hand"] == 2, "the view's hand, as cards"
+    assert result["made"] >= 1 and result["heading"].startswith("High Card")
+    assert result["errors"] == []

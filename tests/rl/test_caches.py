@@ -1,9 +1,12 @@
 """The encoders' and masks' caches change no observation.
 
-The encoders and :class:`referee.rl.core.ActionTable` key caches by the identity of view parts
-and commands that the rules share from step to step (docs/performance.md, P8). A deep copy of
-a view shares nothing, so every cache misses on it: its observation and mask must be those of
-the view itself, at every step of random games, whichever of the two is encoded first.
+The encoders keep the entries that change once a round or hand at most (Dracula vs Van
+Helsing: the last ones met, reused while the view's districts, track, round, HP and order stay
+equal; Mau Mau Vampires: by the values they come from) and :class:`referee.rl.core.ActionTable`
+keeps masks by their set of legal actions (docs/performance.md, P8); no cache is keyed by an
+object's identity. A deep copy of a view shares no object with it: its observation and mask
+must be those of the view itself, at every step of random games, whichever of the two is
+encoded first.
 """
 
 from __future__ import annotations
@@ -48,9 +51,9 @@ def test_a_copy_of_a_view_encodes_and_masks_the_same(game_type: str, players: in
 
 
 def test_a_mask_is_the_callers_own_and_the_limits_keep_it_right() -> None:
-    """A returned mask can be changed without changing the next one; past the cache limits
-    (commands never seen before, new sets of legal actions, after which the table stops
-    keeping masks) the masks stay right."""
+    """A returned mask can be changed without changing the next one; for commands equal to the
+    table's but not the same objects, and past the cache's limits (new sets of legal actions,
+    after which the table stops keeping masks), the masks stay right."""
     table = ActionTable("demo", tuple(f"c{i}" for i in range(40)))
     first = table.mask(("c1", "c2"))
     first[:] = 1

@@ -1,8 +1,15 @@
 // The referee over HTTP: generated messages (protobuf-es) and a Connect client (connect-web).
-import { ConnectError, createClient } from "@connectrpc/connect";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
-import { RefereeService } from "./gen/referee/v1/referee_pb";
+import { gameInfo, type GameInfo } from "./games";
+import {
+  RefereeService,
+  type SubmitCommandRequest,
+  type SubmitCommandResponse,
+} from "./gen/referee/v1/referee_pb";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { SubmitCommandRequestSchema } from "./gen/referee/v1/referee_pb";
 
 /** The server: this page's own origin, or ?api=http://host:port (with --http-cors-origin). */
 export const apiBase = new URLSearchParams(location.search).get("api") ?? location.origin;
@@ -33,4 +40,57 @@ export function problem(error: unknown): Problem {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The game types this server runs (ListGameTypes), by id: asked once per page load. */
+let known: Promise<Map<string, GameInfo>> | null = null;
+export function gameTypes(): Promise<Map<string, GameInfo>> {
+  known ??= api.listGameTypes({}).then(
+    ({ gameTypes }) => new Map(gameTypes.map((t) => [t.gameType, gameInfo(t)])),
+    (error: unknown) => {
+      known = null; // ask again next time
+      throw error;
+    },
+  );
+  return known;
+}
+
+/** Stream ends that are the server's answer to the request itself: resuming gets the same.
+ * Any other end (a transport error, a server going away, a proxy's reset) is resumed from
+ * the last sequence received, which is always safe. */
+const STREAM_REFUSED = new Set([
+  Code.InvalidArgument, Code.NotFound, Code.PermissionDenied, Code.Unauthenticated,
+  Code.FailedPrecondition, Code.Unimplemented, Code.OutOfRange, Code.AlreadyExists,
+]);
+
+export function resumable(error: unknown): boolean {
+  return !STREAM_REFUSED.has(ConnectError.from(error).code);
+}
+
+/** Command errors after which nobody knows whether the referee applied it (a transport
+ * error, a timeout, a server going away): retried with the same command id, applied once. */
+const OUTCOME_UNKNOWN = new Set([
+  Code.Unavailable, Code.DeadlineExceeded, Code.Internal, Code.Unknown, Code.Canceled,
+  Code.ResourceExhausted,
+]);
+
+/** Milliseconds before retry `attempt` (0, 1, ...): doubling from 100 ms to 5 s, jittered. */
+export function backoff(attempt: number): number {
+  const ceiling = Math.min(5000, 100 * 2 ** Math.min(attempt, 16));
+  return ceiling * (0.5 + Math.random() / 2);
+}
+
+/** SubmitCommand, sent again with the same command id while its outcome is unknown. */
+export async function submit(
+  request: MessageInitShape<typeof SubmitCommandRequestSchema> & Pick<SubmitCommandRequest, "commandId">,
+  retries = 12,
+): Promise<SubmitCommandResponse> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await api.submitCommand(request);
+    } catch (error) {
+      if (attempt >= retries || !OUTCOME_UNKNOWN.has(ConnectError.from(error).code)) throw error;
+      await sleep(backoff(attempt));
+    }
+  }
 }

@@ -4,7 +4,7 @@
 // that seat's view and sends one of the legal commands it lists, at random. No rule is known
 // here: the choice is among what the referee offers. The command id comes from the view's
 // version and expected_version is set, so a reloaded page or a stale view never plays twice.
-import { api, sleep } from "./api";
+import { api, backoff, resumable, sleep, submit } from "./api";
 import { savedGame } from "./store";
 
 const running = new Set<string>();
@@ -24,7 +24,7 @@ async function act(gameId: string, seat: number, token: string): Promise<void> {
   await sleep(delay);
   const command = view.legalCommands[Math.floor(Math.random() * view.legalCommands.length)];
   try {
-    await api.submitCommand({
+    await submit({
       gameId,
       seatToken: token,
       commandId: `bot-${seat}-${view.version}`,
@@ -32,17 +32,21 @@ async function act(gameId: string, seat: number, token: string): Promise<void> {
       command,
     });
   } catch {
-    // A newer state is on its way (version conflict) or the game ended: nothing to do.
+    // A newer state is on its way (version conflict), the game ended, or the server stayed
+    // away through every retry (the stream's next view asks again): nothing to do.
   }
 }
 
 async function drive(gameId: string, bots: number[], tokens: string[]): Promise<void> {
-  for (;;) {
+  // Any end of the stream before the game is over (a server restarting, a proxy's reset, a
+  // clean early end) is followed by a new one, except a refusal of the request itself.
+  for (let attempt = 0; ; attempt++) {
     try {
       const { view } = await api.getView({ gameId, spectator: true });
       if (!view || view.gameOver) return;
       const stream = api.streamGame({ gameId, spectator: true, afterSequence: view.version });
       for await (const message of stream) {
+        attempt = 0;
         const current = message.view;
         if (!current || current.gameOver) return;
         // Mid-batch views show passing states; decide at the end of a batch only.
@@ -50,9 +54,9 @@ async function drive(gameId: string, bots: number[], tokens: string[]): Promise<
         const asked = current.pendingSeats.filter((seat) => bots.includes(seat));
         await Promise.all(asked.map((seat) => act(gameId, seat, tokens[seat]).catch(() => {})));
       }
-      return;
-    } catch {
-      await sleep(1000); // the server restarts or the network drops: resume
+    } catch (error) {
+      if (!resumable(error)) return;
     }
+    await sleep(backoff(attempt));
   }
 }

@@ -1,33 +1,27 @@
-// How each game's view is drawn. Presentation only: no rule is decided here; every number
-// and card comes from the view the referee sent, and every choice from its legal commands.
-import { h, enumWords, type Child } from "./dom";
-import type { View } from "./gen/referee/v1/referee_pb";
-import {
-  DraculaVsVanHelsing_Colour as DvColour,
-  DraculaVsVanHelsing_Role as DvRole,
-  DraculaVsVanHelsingView_Step as DvStep,
-  type DraculaVsVanHelsing_Card as DvCard,
-  type DraculaVsVanHelsingView,
-} from "./gen/referee/v1/dracula_vs_van_helsing_pb";
-import {
-  MauMauVampires_CardKind as MmKind,
-  MauMauVampires_Colour as MmColour,
-  MauMauVampires_Ability as MmAbility,
-  type MauMauVampires_Card as MmCard,
-  type MauMauVampiresView,
-} from "./gen/referee/v1/mau_mau_vampires_pb";
-import {
-  SleepingQueens_Card as SqCard,
-  SleepingQueens_Queen as SqQueen,
-  SleepingQueensView_Phase as SqPhase,
-  type SleepingQueensView,
-} from "./gen/referee/v1/sleeping_queens_pb";
-import {
-  VampireQueenView_PlayKind as VqPlay,
-  type VampireQueenView,
-} from "./gen/referee/v1/vampire_queen_pb";
+// How a game's view is drawn, for every game: nothing here knows one. The game's own view
+// (View.game) is read by reflection on its protobuf descriptor and laid out by what each field
+// is: `hand` is the viewer's cards; a list with one entry per seat, or a list of messages with
+// a `seat` field, gives columns of the seat table; other lists of messages go in the middle of
+// the table; every other field is a fact. Enum values read as words without their prefix
+// (COLOUR_RED -> "red"), a message as its set fields, a message with none set (a card the
+// viewer may not see) as "?". Names and options come from ListGameTypes (GameInfo).
+import type { DescEnum, DescField, DescMessage } from "@bufbuild/protobuf";
+import { isReflectList, isReflectMessage, reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
+import { h, type Child } from "./dom";
+import { ViewSchema, type GameType, type View } from "./gen/referee/v1/referee_pb";
 
-/** What a game adds to the generic table. */
+/** What the page knows of a game type from ListGameTypes. */
+export interface GameInfo {
+  name: string;
+  /** Option names: fields named so are the table's rules, given at creation, not its state. */
+  options: Set<string>;
+}
+
+export function gameInfo(type: GameType): GameInfo {
+  return { name: type.name, options: new Set(type.options.map((o) => o.name)) };
+}
+
+/** What the generic table shows of a game. */
 export interface Drawn {
   /** Facts above the table: round, trump, deck size... */
   facts: [string, Child][];
@@ -35,202 +29,153 @@ export interface Drawn {
   seatColumns: [string, (seat: number) => Child][];
   /** The middle of the table. */
   centre: Child[];
-  /** The viewer's own cards (absent for a spectator). */
+  /** The viewer's own cards (absent for a spectator, or a game without a hand). */
   hand: Child[] | null;
 }
 
-export const NAMES: Record<string, string> = {
-  "vampire-queen": "Vampire Queen",
-  "sleeping-queens": "Sleeping Queens",
-  "dracula-vs-van-helsing": "Dracula vs Van Helsing",
-  "mau-mau-vampires": "Mau Mau Vampires",
-};
+/** Field names shown as the bare value in a message's words ("purple 7", not "value 7"). */
+const BARE = new Set(["value", "name", "kind", "colour", "color", "card", "queen", "symbol"]);
 
-function chip(text: string, extra: Record<string, string> = {}): HTMLElement {
-  return h("span", { class: "card", ...extra }, text);
+function words(name: string): string {
+  return name.replace(/_/g, " ");
 }
 
-// --- Vampire Queen ------------------------------------------------------------------------------
+function title(name: string): string {
+  const text = words(name);
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
-function vqCard(value: number): string {
-  if (value === 14) return "Q";
-  if (value === 15 || value === 20) return `H${value}`;
+function enumText(desc: DescEnum, value: number): string {
+  const found = desc.values.find((v) => v.number === value);
+  if (!found) return String(value);
+  // The words every value's name begins with (COLOUR_ of COLOUR_RED, COLOUR_BLUE, ...).
+  let prefix = desc.values[0]?.name ?? "";
+  for (const v of desc.values) while (!v.name.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  prefix = prefix.slice(0, prefix.lastIndexOf("_") + 1);
+  return words(found.name.slice(prefix.length).toLowerCase()) || words(found.name.toLowerCase());
+}
+
+function scalarText(field: DescField, value: unknown): string {
+  if (field.fieldKind === "enum" || (field.fieldKind === "list" && field.listKind === "enum")) {
+    return enumText(field.enum, Number(value));
+  }
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (value instanceof Uint8Array) return Array.from(value, (b) => b.toString(16).padStart(2, "0")).join("");
   return String(value);
 }
 
-function vampireQueen(view: View, game: VampireQueenView): Drawn {
-  const trick = game.trick.map((play) => {
-    const who = `seat ${play.seat}`;
-    let what = "";
-    if (play.kind === VqPlay.SET)
-      what = `${play.count} × ${vqCard(play.value)}` + (play.queens ? ` (${play.queens} Q)` : "");
-    else if (play.kind === VqPlay.PASS) what = "pass";
-    else if (play.kind === VqPlay.HUNTER) what = `Hunter ${play.value}`;
-    else if (play.kind === VqPlay.CARD) what = vqCard(play.value);
-    else if (play.kind === VqPlay.SKIP) what = "skipped";
-    return h("li", {}, `${who}: `, h("strong", {}, what));
-  });
-  return {
-    facts: [
-      ["Round", `${game.round} of ${game.rounds}`],
-      ["Trick", game.trick.length ? `${game.leadCount} card(s) led` : "nothing led yet"],
-      ["Hunters", `15 with seat ${game.hunter15Holder}, 20 with seat ${game.hunter20Holder}`],
-    ],
-    seatColumns: [
-      ["Cards", (s) => game.handSizes[s] ?? 0],
-      ["Penalty total", (s) => game.totals[s] ?? 0],
-    ],
-    centre: [h("h3", {}, "Current trick"), trick.length ? h("ol", { class: "trick" }, ...trick) : h("p", {}, "—")],
-    hand: view.seat === undefined ? null : game.hand.map((v) => chip(vqCard(v))),
-  };
+/** The field that numbers a message among its list (district, position): its first field,
+ * when that is a plain integer other than a seat. */
+function keyField(desc: DescMessage): DescField | undefined {
+  const first = desc.fields[0];
+  if (!first || first.name === "seat" || BARE.has(first.name)) return undefined;
+  return isPlainInteger(first) ? first : undefined;
 }
 
-// --- Sleeping Queens ----------------------------------------------------------------------------
-
-const SQ_CARD: Record<number, string> = {
-  [SqCard.CARD_KING]: "King", [SqCard.CARD_JESTER]: "Jester", [SqCard.CARD_KNIGHT]: "Knight",
-  [SqCard.CARD_POTION]: "Sleeping Potion", [SqCard.CARD_WAND]: "Wand", [SqCard.CARD_DRAGON]: "Dragon",
-};
-function sqCard(card: number): string {
-  return SQ_CARD[card] ?? String(card);
-}
-function sqQueen(queen: number): string {
-  const name = enumWords(SqQueen, queen, "QUEEN_");
-  return name.charAt(0).toUpperCase() + name.slice(1) + " Queen";
+function itemText(field: DescField, item: unknown): string {
+  return isReflectMessage(item) ? messageText(item) : scalarText(field, item);
 }
 
-function sleepingQueens(view: View, game: SleepingQueensView): Drawn {
-  const grid = game.positions.map((p) =>
-    h(
-      "li",
-      { class: p.asleep ? "asleep" : "empty", "data-position": p.position },
-      h("span", { class: "pos" }, `#${p.position}`),
-      " ",
-      p.asleep ? (p.queen ? `asleep: ${sqQueen(p.queen)}` : "asleep (face down)") : "empty",
-    ),
-  );
-  const awake = new Map(game.awake.map((a) => [a.seat, a]));
-  return {
-    facts: [
-      ["Phase", enumWords(SqPhase, game.phase, "PHASE_")],
-      ["Draw pile", `${game.drawPileSize} cards`],
-      ["Discard pile top", game.discardPile.length ? sqCard(game.discardPile[game.discardPile.length - 1]) : "—"],
-      ["To win", `${game.queensToWin} queens or ${game.pointsToWin} points`],
-      ...(game.targetQueen ? ([["Queen at stake", sqQueen(game.targetQueen)]] as [string, Child][]) : []),
-    ],
-    seatColumns: [
-      ["Cards", (s) => game.handSizes[s] ?? 0],
-      ["Awake queens", (s) => (awake.get(s)?.queens ?? []).map(sqQueen).join(", ") || "—"],
-      ["Points", (s) => awake.get(s)?.points ?? 0],
-    ],
-    centre: [h("h3", {}, "Sleeping queens"), h("ol", { class: "grid" }, ...grid)],
-    hand: view.seat === undefined ? null : game.hand.map((c) => chip(sqCard(c))),
-  };
-}
-
-// --- Dracula vs Van Helsing ---------------------------------------------------------------------
-
-const DV_LETTER: Record<number, string> = {
-  [DvColour.YELLOW]: "Y", [DvColour.BLUE]: "B", [DvColour.RED]: "R", [DvColour.PURPLE]: "P",
-};
-function dvCard(card: DvCard | undefined): string {
-  if (!card || !card.value) return "hidden";
-  return `${DV_LETTER[card.colour] ?? "?"}${card.value} (${enumWords(DvColour, card.colour, "COLOUR_")})`;
-}
-
-function dracula(view: View, game: DraculaVsVanHelsingView): Drawn {
-  const role = (r: number) => enumWords(DvRole, r, "ROLE_");
-  const rows = game.districts.map((d) =>
-    h(
-      "tr",
-      {},
-      h("th", { scope: "row" }, `District ${d.district}`),
-      h("td", {}, `${d.humans} humans, ${d.vampires} vampires`),
-      ...game.racks.map((rack) => {
-        const slot = rack.slots.find((s) => s.district === d.district);
-        return h("td", { "data-slot": `${rack.seat}-${d.district}` }, slot ? dvCard(slot.card) + (slot.revealed ? " · face up" : "") : "");
-      }),
-    ),
-  );
-  const table = h(
-    "table",
-    { class: "districts" },
-    h("thead", {}, h("tr", {}, h("th", {}, ""), h("th", {}, "Tokens"), ...game.racks.map((r) => h("th", {}, `seat ${r.seat} (${role(r.role)})`)))),
-    h("tbody", {}, ...rows),
-  );
-  const track = game.track.map((c) => enumWords(DvColour, c, "COLOUR_")).join(" > ");
-  return {
-    facts: [
-      ["Round", `${game.round} of ${game.rounds}`],
-      ["Dracula's HP", game.hp],
-      ["Colours (trump first)", track],
-      ["Deck", `${game.deckSize} cards` + (game.deckTop?.value ? `, top ${dvCard(game.deckTop)}` : "")],
-      ["Step", enumWords(DvStep, game.step, "STEP_")],
-      ...(game.drawn?.value ? ([["Drawn card", dvCard(game.drawn)]] as [string, Child][]) : []),
-    ],
-    seatColumns: [["Role", (s) => role(game.racks.find((r) => r.seat === s)?.role ?? 0)]],
-    centre: [h("h3", {}, "Districts and racks"), table],
-    hand: null, // the racks above show the viewer's own cards
-  };
-}
-
-// --- Mau Mau Vampires ---------------------------------------------------------------------------
-
-// Colour is never the only carrier: every card shows its colour word and symbol name, and a
-// letter (R/B/G/P) beside the tint.
-function mmCard(card: MmCard | undefined, symbols: string[]): HTMLElement {
-  if (!card || card.kind === MmKind.UNSPECIFIED) return chip("hidden");
-  if (card.kind === MmKind.CLOCK) return chip("Clock", { "data-kind": "clock" });
-  if (card.kind === MmKind.WEREWOLF) return chip("Werewolf", { "data-kind": "werewolf" });
-  const colour = enumWords(MmColour, card.colour, "COLOUR_");
-  const symbol = symbols[card.symbol - 1] ?? `S${card.symbol}`;
-  return chip(`${colour[0].toUpperCase()} · ${colour} ${symbol}`, { "data-colour": colour });
-}
-
-function mauMau(view: View, game: MauMauVampiresView): Drawn {
-  const character = new Map(game.characters.map((c) => [c.seat, c]));
-  return {
-    facts: [
-      ["Hand", `${game.handNumber} of ${game.hands}` + (game.tiebreak ? ` (tie-break ${game.tiebreak})` : "")],
-      ["Time", game.night ? "night (characters are vampires)" : "day (characters are human)"],
-      ["Clocks played", game.clocks],
-      ["Wished colour", game.wish ? enumWords(MmColour, game.wish, "COLOUR_") : "none"],
-      ["Deck / pile", `${game.deckSize} / ${game.pileSize}`],
-      ...(game.potSize ? ([["Pot", `${game.potSize} cards`]] as [string, Child][]) : []),
-    ],
-    seatColumns: [
-      ["Cards", (s) => game.handSizes[s] ?? 0],
-      ["Character", (s) => {
-        const c = character.get(s);
-        if (!c) return "—";
-        const wolf = game.werewolfSeat === s ? " · werewolf on it" : "";
-        return `${c.name} (${enumWords(MmAbility, c.ability, "ABILITY_")})${wolf}`;
-      }],
-      ["Total", (s) => game.totals[s] ?? 0],
-    ],
-    centre: [
-      h("h3", {}, "Discard pile"),
-      h("p", {}, "Top card: ", mmCard(game.top, game.symbols)),
-      ...(game.drawn.length ? [h("p", {}, "Just drawn: ", ...game.drawn.map((c) => mmCard(c, game.symbols)))] : []),
-      ...(game.shownToYou.length
-        ? [h("p", {}, "Shown to you: ", ...game.shownToYou.map((s) => h("span", {}, `seat ${s.seat} `, mmCard(s.card, game.symbols))))]
-        : []),
-    ],
-    hand: view.seat === undefined ? null : game.hand.map((c) => mmCard(c, game.symbols)),
-  };
-}
-
-export function draw(view: View): Drawn {
-  switch (view.game.case) {
-    case "vampireQueen":
-      return vampireQueen(view, view.game.value);
-    case "sleepingQueens":
-      return sleepingQueens(view, view.game.value);
-    case "draculaVsVanHelsing":
-      return dracula(view, view.game.value);
-    case "mauMauVampires":
-      return mauMau(view, view.game.value);
-    default:
-      return { facts: [], seatColumns: [], centre: [h("p", {}, "This client does not know this game yet.")], hand: null };
+function fieldWords(message: ReflectMessage, field: DescField): string {
+  const value = message.get(field);
+  let text: string;
+  if (isReflectList(value)) {
+    const items = [...value].map((item) => itemText(field, item));
+    text = items.join(field.fieldKind === "list" && field.listKind === "message" ? ", " : " ");
+  } else if (isReflectMessage(value)) {
+    text = messageText(value);
+  } else if (field.fieldKind === "scalar" && typeof value === "boolean") {
+    return value ? words(field.name) : "";
+  } else {
+    text = scalarText(field, value);
   }
+  return BARE.has(field.name) ? text : `${words(field.name)} ${text}`;
+}
+
+/** A message in a few words: its set fields (a key field always), "?" when none is set. */
+export function messageText(message: ReflectMessage, skip: Set<string> = new Set()): string {
+  const key = keyField(message.desc);
+  const set = message.fields.filter((f) => f !== key && !skip.has(f.name) && message.isSet(f));
+  if (!key && !set.length && !skip.size) return "?";
+  const parts = key && !skip.has(key.name) ? [`${String(message.get(key))}:`] : [];
+  for (const field of set) parts.push(fieldWords(message, field));
+  if (key && parts.length === 1) parts.push("-");
+  return parts.filter(Boolean).join(" ") || "-";
+}
+
+// protobuf's FieldDescriptorProto.Type numbers of the integer types, and implicit presence
+// (proto3 fields without `optional`).
+const INTEGER_SCALARS = new Set([3, 4, 5, 6, 7, 13, 15, 16, 17, 18]);
+const IMPLICIT = 2;
+
+function isPlainInteger(field: DescField): boolean {
+  return field.fieldKind === "scalar" && field.presence === IMPLICIT && INTEGER_SCALARS.has(field.scalar);
+}
+
+function seatKeyed(field: DescField): DescMessage | undefined {
+  if (field.fieldKind !== "list" || field.listKind !== "message") return undefined;
+  const seat = field.message.fields.find((f) => f.name === "seat");
+  return seat && seat.fieldKind === "scalar" ? field.message : undefined;
+}
+
+function chip(text: string): HTMLElement {
+  return h("span", { class: "card" }, text);
+}
+
+export function draw(view: View, info: GameInfo = { name: "", options: new Set() }): Drawn {
+  const drawn: Drawn = { facts: [], seatColumns: [], centre: [], hand: null };
+  const oneof = ViewSchema.oneofs.find((o) => o.name === "game");
+  const root = reflect(ViewSchema, view);
+  const selected = oneof ? root.oneofCase(oneof) : undefined;
+  if (!selected) return drawn;
+  const game = root.get(selected);
+  if (!isReflectMessage(game)) return drawn;
+  for (const field of game.fields) {
+    const value = game.get(field);
+    if (info.options.has(field.name) && field.fieldKind !== "list") continue;
+    if (field.name === "hand" && isReflectList(value)) {
+      if (view.seat !== undefined) drawn.hand = [...value].map((item) => chip(itemText(field, item)));
+      continue;
+    }
+    const keyed = seatKeyed(field);
+    if (keyed && isReflectList(value)) {
+      const bySeat = new Map<number, ReflectMessage>();
+      for (const entry of value) {
+        if (isReflectMessage(entry)) bySeat.set(Number(entry.get(keyed.fields.find((f) => f.name === "seat")!)), entry);
+      }
+      const subFields = keyed.fields.filter((f) => f.name !== "seat");
+      if (subFields.length > 3) {
+        drawn.seatColumns.push([title(field.name), (s) => {
+          const entry = bySeat.get(s);
+          return entry ? messageText(entry, new Set(["seat"])) : "";
+        }]);
+      } else {
+        for (const sub of subFields) {
+          drawn.seatColumns.push([title(subFields.length > 1 ? sub.name : field.name), (s) => {
+            const entry = bySeat.get(s);
+            return entry && entry.isSet(sub) ? fieldWords(entry, sub).replace(new RegExp(`^${words(sub.name)} `), "") : "";
+          }]);
+        }
+      }
+      continue;
+    }
+    if (isReflectList(value)) {
+      const items = [...value];
+      if (!items.length) continue;
+      if (field.fieldKind === "list" && field.listKind !== "message" && items.length === view.players) {
+        drawn.seatColumns.push([title(field.name), (s) => itemText(field, items[s])]);
+      } else if (field.fieldKind === "list" && field.listKind === "message") {
+        drawn.centre.push(h("h3", {}, title(field.name)),
+          h("ol", { class: "items", "data-field": field.name }, ...items.map((item) => h("li", {}, itemText(field, item)))));
+      } else {
+        drawn.facts.push([title(field.name), items.map((item) => itemText(field, item)).join(" ")]);
+      }
+      continue;
+    }
+    // proto3 leaves zeros out: plain integers are shown at 0 too (seat 0 leads); unset enums,
+    // flags, text and messages are not.
+    if (!game.isSet(field) && !isPlainInteger(field)) continue;
+    drawn.facts.push([title(field.name), isReflectMessage(value) ? messageText(value) : scalarText(field, value)]);
+  }
+  return drawn;
 }

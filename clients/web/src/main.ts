@@ -4,10 +4,10 @@
 //   #/watch/GAME              spectate (public information only)
 //   #/replay/GAME             a game step by step from its log
 // Everything drawn comes from the referee's views, labels and event descriptions.
-import { api, apiBase, problem, sleep } from "./api";
+import { api, apiBase, backoff, gameTypes as knownGameTypes, problem, resumable, sleep, submit } from "./api";
 import { startBots } from "./bots";
 import { h, type Child } from "./dom";
-import { draw, NAMES } from "./games";
+import { draw, type GameInfo } from "./games";
 import type { GameType, StreamGameResponse, View } from "./gen/referee/v1/referee_pb";
 import { Log, savedGame, savedGames, saveGame } from "./store";
 import "./style.css";
@@ -132,9 +132,10 @@ async function home(): Promise<void> {
     const at = join.value.indexOf("#/");
     if (at >= 0) location.hash = join.value.slice(at);
   });
+  const names = new Map(gameTypes.map((type) => [type.gameType, type.name]));
   const { games } = await api.listGames({ pageSize: 20 });
   const list = h("ul", { class: "games" }, ...games.map((g) => h("li", {},
-    `${NAMES[g.gameType] ?? g.gameType} · ${g.gameId} · ${g.players} seats · ${g.gameOver ? "over" : "running"} `,
+    `${names.get(g.gameType) ?? g.gameType} · ${g.gameId} · ${g.players} seats · ${g.gameOver ? "over" : "running"} `,
     h("a", { href: `#/watch/${g.gameId}` }, "watch"), " ",
     g.gameOver ? h("a", { href: `#/replay/${g.gameId}` }, "replay") : null)));
   app.querySelector("main")!.append(...types, h("section", {}, h("h2", {}, "Join a game"), joinForm),
@@ -186,8 +187,8 @@ function clockText(view: View, seat: number): string {
   return `${Math.ceil(left / 1000)} s (bank ${Math.ceil(Number(clock.bankMs) / 1000)} s)`;
 }
 
-function renderTable(view: View): HTMLElement {
-  const drawn = draw(view);
+function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
+  const drawn = draw(view, info);
   const me = view.seat;
   const asked = new Map(view.decisions.map((d) => [d.seat, d]));
   const seats = Array.from({ length: view.players }, (_, seat) => {
@@ -223,7 +224,9 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   const status = h("p", { class: "connection", role: "status" });
   const lines = h("ol", { class: "log", "aria-label": "What happened", "aria-live": "polite" },
     ...log.lines.map(([seq, text]) => h("li", { "data-seq": seq }, text)));
-  const title = NAMES[savedGame(gameId)?.gameType ?? ""] ?? "Game";
+  // Names (and option names) from ListGameTypes; without them the page still plays.
+  const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
+  const title = infos.get(savedGame(gameId)?.gameType ?? "")?.name ?? "Game";
   page(token ? title : `${title} (watching)`, tableBox, token ? actions : null, alert, status,
     seatLinks(gameId),
     h("section", {}, h("h2", {}, "Game log"), lines),
@@ -236,9 +239,9 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     if (view.version < shown) return; // a catching-up stream's older views
     shown = view.version;
     current = view;
-    tableBox.replaceChildren(renderTable(view));
+    tableBox.replaceChildren(renderTable(view, infos.get(view.gameType)));
     const heading = app.querySelector("h1")!;
-    heading.textContent = `${NAMES[view.gameType] ?? title} · ${view.seat === undefined ? "watching" : `seat ${view.seat}`}` + (view.gameOver ? " · game over" : "");
+    heading.textContent = `${infos.get(view.gameType)?.name ?? title} · ${view.seat === undefined ? "watching" : `seat ${view.seat}`}` + (view.gameOver ? " · game over" : "");
     if (!token) return;
     const yours = view.legalCommands.length > 0;
     actions.replaceChildren(
@@ -256,7 +259,8 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     alert.textContent = "";
     alert.removeAttribute("data-rule-id");
     try {
-      const response = await api.submitCommand({
+      // A fresh id per choice, the same one for every retry while the outcome is unknown.
+      const response = await submit({
         gameId, seatToken: token, commandId: crypto.randomUUID(), command: view.legalCommands[index],
       });
       busy = false;
@@ -310,21 +314,33 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     return;
   }
   probe.ready = true;
+  // Resuming from the last sequence is always safe: the stream is opened again after any end
+  // before the game is over (a server restarting, a proxy's reset, a clean early end), except
+  // the server's refusal of the request itself.
   for (let attempt = 0; !signal.aborted; attempt++) {
+    let reason = "the stream ended early";
+    let over = false;
     try {
       const stream = api.streamGame({ gameId, ...viewer, afterSequence: BigInt(log.last) }, { signal });
       status.textContent = "";
       for await (const message of stream) {
         add(message);
+        attempt = 0; // progress: the next drop starts the backoff again
         const end = !message.event || message.event.sequence === message.event.batchEndSequence;
         if (message.view && end) show(message.view);
+        over ||= Boolean(message.view?.gameOver);
       }
-      return; // the game is over and its stream ended
+      if (over) return; // the game is over and its stream ended
     } catch (error) {
       if (signal.aborted) return;
-      status.textContent = `Reconnecting… (${problem(error).message})`;
-      await sleep(Math.min(5000, 500 * (attempt + 1)));
+      if (!resumable(error)) {
+        alert.textContent = problem(error).message;
+        return;
+      }
+      reason = problem(error).message;
     }
+    status.textContent = `Reconnecting… (${reason})`;
+    await sleep(backoff(attempt));
   }
 }
 
@@ -335,6 +351,7 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
   const who = new URLSearchParams(location.hash.split("?")[1] ?? "").get("seat");
   const asSeat = who !== null && saved ? Number(who) : undefined;
   page("Replay", h("p", {}, "Loading the log…"));
+  const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
   const request = asSeat !== undefined && saved
     ? { gameId, organiserToken: saved.organiser, asSeat }
     : { gameId, spectator: true };
@@ -359,7 +376,7 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
     slider.value = String(at);
     const step = steps[at];
     counter.textContent = `Event ${step.event!.sequence} of ${steps.length}: ${step.event!.description}`;
-    box.replaceChildren(step.view ? renderTable(step.view) : h("p", {}, ""));
+    box.replaceChildren(step.view ? renderTable(step.view, infos.get(step.view.gameType)) : h("p", {}, ""));
   };
   slider.addEventListener("input", () => go(Number(slider.value)));
   const button = (text: string, label: string, to: () => number) =>

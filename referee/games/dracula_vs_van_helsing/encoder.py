@@ -23,12 +23,10 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from referee.engine import View
 from referee.games.dracula_vs_van_helsing.model import (
-    CARDS,
-    CODES,
     DISCARDS_TO_CALL,
     DISTRICTS,
     HUMANS,
@@ -105,18 +103,14 @@ class Encoder:
         self.o_called = layout.add("called_by", 3, "nobody / this seat / the opponent called")
         self.o_winner = layout.add("winner", 3, "no winner yet / this seat won / lost")
         self.size = layout.size
-        #: The discard pile's multi-hot index of each of the rules' own card instances
-        #: (CARDS, alive for good: their ids stay theirs).
-        self._discard_at = {
-            id(CARDS[code]): self.o_discards - 9 + 8 * (code // 10) + code % 10 for code in CODES
-        }
-        # The entries that change once a round at most, keyed by the identity of the view's
-        # districts and track tuples (the rules share one tuple per distribution and order)
-        # and the round, HP and resolution order: an entry holds the tuples whose ids make its
-        # key, so no other object can have those ids while it exists. Views made elsewhere
-        # only miss. (Racks are not cached: their contents change too often, and keeping many
-        # alive slowed the P8 loop down, measured.)
-        self._static: dict[tuple[Any, ...], tuple[Any, Any, array[float], list[int]]] = {}
+        # The entries that change once a round at most (round, HP, districts, track,
+        # resolution order: the same for both seats), built for the last such values met and
+        # reused while they stay equal: the encoder owns this one buffer. Comparing is cheap
+        # when the rules hand out the same tuples step after step (tuple equality checks each
+        # item's identity first) and right when they do not. (Racks are not kept: their
+        # contents change too often.)
+        self._static_key: tuple[Any, ...] | None = None
+        self._static: tuple[array[float], list[int]] = (zeros(self.size), [])
 
     def _static_entries(self, game: DraculaVsVanHelsingView) -> tuple[array[float], list[int]]:
         """An observation holding only the entries that change once a round at most (round,
@@ -147,15 +141,12 @@ class Encoder:
         # cache above as a C float array (core.zeros); the rest is written into its copy.
         game: DraculaVsVanHelsingView = view.game
         me = view.viewer
-        districts, track = game.districts, game.track
-        key = (id(districts), id(track), game.round, game.hp, game.resolution_order)
-        static = self._static.get(key)
-        if static is None:
-            if len(self._static) >= 256:
-                self._static.clear()
-            static = self._static[key] = (districts, track, *self._static_entries(game))
-        place = static[3]
-        x = array("f", static[2])
+        key = (game.districts, game.track, game.round, game.hp, game.resolution_order)
+        if key != self._static_key:
+            self._static = self._static_entries(game)
+            self._static_key = key
+        template, place = self._static
+        x = array("f", template)
         if game.role == Role.DRACULA:
             x[self.o_role] = 1.0
         mine: Rack | None = None
@@ -203,12 +194,10 @@ class Encoder:
         if game.drawn_revealed:
             x[self.o_drawn + CARD_SIZE] = 1.0
         pile = game.discard_pile
-        found = list(map(self._discard_at.get, map(id, pile)))
-        if None in found:  # cards that are not the rules' own instances (or hidden ones)
-            discards = self.o_discards - 9
-            found = [discards + 8 * c.colour + c.value for c in pile if c.value]
-        for at in cast(list[int], found):
-            x[at] = 1.0
+        discards = self.o_discards - 9  # card (colour, value) at 8 * colour + value - 9
+        for card in pile:
+            if card.value:
+                x[discards + 8 * card.colour + card.value] = 1.0
         x[self.o_deck] = min(game.deck_size / 32, 1.0)
         x[self.o_discards + 32] = min(len(pile) / DISCARDS_TO_CALL, 1.0)
         if me is not None and me in view.pending:

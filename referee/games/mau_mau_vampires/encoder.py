@@ -107,10 +107,6 @@ def reward(rank: int, players: int) -> float:
     return rank_reward(rank, players)
 
 
-#: The rules' shared card instances (``CARDS``) by identity: views hold these.
-_BY_ID = {id(card): code for code, card in enumerate(CARDS)}
-
-
 def _code(card: Card) -> int | None:
     try:
         return code_of(card)
@@ -202,16 +198,14 @@ class Encoder:
 
     def _cards(self, x: Entries, offset: int, cards: tuple[Card, ...]) -> None:
         for card in cards:
-            code = _BY_ID.get(id(card))
-            if code is None:
-                code = _code(card)
+            code = _code(card)
             if code is not None:
                 x[offset + code] = 1.0
 
     def encode(self, view: View) -> Observation:
-        # Runs on every step (P8): shared card instances are looked up by identity; the
-        # blocks that change once a hand at most (characters, totals, options) come from a
-        # cache as a ready C float array, which is copied and then written into.
+        # Runs on every step (P8): the blocks that change once a hand at most (characters,
+        # totals, options) come from a cache, by the values they are built from, as a ready C
+        # float array, which is copied and then written into.
         game: MauMauVampiresView = view.game
         n = self.players
         me = view.viewer or 0
@@ -235,9 +229,7 @@ class Encoder:
         x = array("f", slow)
         hand = self.o_hand
         for card in game.hand:
-            code = _BY_ID.get(id(card))
-            if code is None:
-                code = _code(card)
+            code = _code(card)
             if code is not None:
                 x[hand + code] += 1.0  # small counts: exact in float32
         x[hand + CLOCK] /= CLOCKS_IN_DECK  # the deck's counts (MM-2): at most 1 each
@@ -247,9 +239,7 @@ class Encoder:
             x[at + (seat - me) % n] = size / (size + 8)
         x[self.o_piles] = min(game.deck_size / DECK_SIZE, 1.0)
         x[self.o_piles + 1] = min(game.pile_size / DECK_SIZE, 1.0)
-        top = _BY_ID.get(id(game.top))
-        if top is None:
-            top = _code(game.top)
+        top = _code(game.top)
         if top is None:
             x[self.o_top + CODES] = 1.0
         else:
