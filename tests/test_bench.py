@@ -41,7 +41,8 @@ def test_quick_p1_and_p5_write_json_and_markdown(tmp_path: Path) -> None:
     for mode in ("normal", "full"):
         appends = p5["appends"][mode]
         assert appends["store_appends_per_second"] > 0 and appends["raw_inserts_per_second"] > 0
-        assert {"ratio", "raw_same_writes_ratio"} <= set(appends)
+        assert {"ratio", "raw_same_writes_ratio", "grouped_ratio", "grouped_p99_ms"} <= set(appends)
+        assert appends["grouped_appends_per_second"] > 0 and appends["grouped_mean_group"] >= 1
     recovery = p5["recovery"]
     assert (recovery["games"], recovery["finished"], recovery["running"]) == (4, 2, 2)
     assert recovery["games_listed"] == 4

@@ -1,10 +1,11 @@
 """The games this process holds, and the store behind them.
 
 :class:`Repository` loads a game from the store on first use (replayed on a loader thread),
-keeps it while it is used and drops it when idle, appends each committed batch on the one
-writer thread, and follows the store when another writer appended (replicas on a shared
-store). It also runs the background tasks of the application layer (:meth:`Repository.unit`
-keeps a change to a game whole whatever happens to its caller).
+keeps it while it is used and drops it when idle, appends each committed batch (the store's
+writer thread commits those of many games together), and follows the store when another
+writer appended (replicas on a shared store). It also runs the background tasks of the
+application layer (:meth:`Repository.unit` keeps a change to a game whole whatever happens to
+its caller).
 
 What the referee does by itself once a game changed (set the clock's timer, finish what was
 left to do after a load) is another room's (:mod:`referee.application.hand`); it is given to
@@ -365,7 +366,13 @@ class Repository:
         started = time.perf_counter()
         live.writing = version + len(events)
         try:
-            await self.call(self.store.append, live.game_id, version, payloads, outcome)
+            # Not on our writer thread: the store's own writer commits the appends of games
+            # that arrive together in one transaction (group commit).
+            appended = self.store.append_soon(live.game_id, version, payloads, outcome)
+            try:
+                await asyncio.wrap_future(appended)
+            except StoreUnavailable as fault:
+                raise _unavailable(fault) from None
         finally:
             live.writing = 0
         self.metrics.store_append.observe(time.perf_counter() - started)

@@ -32,9 +32,9 @@ TARGETS = {
     "P2": ("referee commands/s ÷ echo calls/s", ">=", 0.8),
     "P3": ("gRPC game time ÷ in-process game time", "<=", 10.0),
     "P4": ("RSS with 10,000 games and 20,000 streams (MiB)", "<=", 2048.0),
-    "P5": ("store appends/s ÷ raw SQLite inserts/s", ">=", 0.5),
+    "P5": ("store appends/s, 32 games at once ÷ raw SQLite inserts/s (NORMAL)", ">=", 1.0),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
-    "P7": ("PostgreSQL store appends/s ÷ raw psycopg inserts/s", ">=", 0.5),
+    "P7": ("PostgreSQL store appends/s, 32 games at once ÷ raw psycopg inserts/s", ">=", 1.0),
     "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env()'s (fastest)", ">=", 1.5),
     "P9": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
@@ -167,12 +167,13 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P4" in results:
         found["P4"] = results["P4"]["projected_10k_games_20k_streams_mib"]
     if "P5" in results:
-        found["P5"] = results["P5"]["appends"]["normal"]["ratio"]
+        found["P5"] = results["P5"]["appends"]["normal"]["grouped_ratio"]
     if "P6" in results:
         p6 = results["P6"]
         found["P6"] = max(p6["p50_ratio"], p6["p99_ratio"])
     if "P7" in results:
-        found["P7"] = results["P7"]["appends"]["ratio"] if "appends" in results["P7"] else None
+        p7 = results["P7"]
+        found["P7"] = p7["appends"]["grouped_ratio"] if "appends" in p7 else None
     if "P8" in results:
         found["P8"] = results["P8"].get("min_ratio")
     if "P9" in results:
@@ -286,15 +287,18 @@ def markdown(report: dict[str, Any]) -> str:
         out += ["", "## P5 store", ""]
         out += [
             "| synchronous | store appends/s | raw inserts/s | ratio | raw, the store's 3 writes/s "
-            "| its ratio |",
-            "|---|---:|---:|---:|---:|---:|",
+            "| its ratio | 32 games at once/s | its ratio | p50 / p99 ms | per commit |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for mode in p5["appends"].values():
             out.append(
                 f"| {mode['synchronous']} | {mode['store_appends_per_second']:,.0f} "
                 f"| {mode['raw_inserts_per_second']:,.0f} | {mode['ratio']:.2f} "
                 f"| {mode['raw_same_writes_per_second']:,.0f} "
-                f"| {mode['raw_same_writes_ratio']:.2f} |"
+                f"| {mode['raw_same_writes_ratio']:.2f} "
+                f"| {mode['grouped_appends_per_second']:,.0f} | {mode['grouped_ratio']:.2f} "
+                f"| {mode['grouped_p50_ms']:.2f} / {mode['grouped_p99_ms']:.2f} "
+                f"| {mode['grouped_mean_group']:.1f} |"
             )
         rec = p5["recovery"]
         out += [

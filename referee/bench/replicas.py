@@ -8,7 +8,8 @@
   stream at replica B (and at A, for comparison): from A's acknowledgement to B's event.
 * The store against the driver: durable appends/s of :class:`PostgresEventStore` divided by
   raw single-row inserts/s through psycopg on the same server, each its own transaction,
-  measured alternately.
+  measured alternately: one append at a time, and 32 games appending at once as the server
+  makes them (group commit, :func:`referee.bench.store.games_at_once`, with p99 latency).
 
 Needs a PostgreSQL server whose user may create databases: ``REFEREE_BENCH_POSTGRES`` or
 ``REFEREE_TEST_POSTGRES`` (default: the local server as ``postgres``); each run uses a scratch
@@ -283,12 +284,14 @@ def append_ratio(url: str, count: int, rounds: int) -> dict[str, Any]:
     """PostgresEventStore appends/s ÷ raw single-row INSERTs/s through psycopg, alternately."""
     import psycopg
 
+    from referee.bench.store import GAMES_AT_ONCE, games_at_once
     from referee.store import CommandOutcome, GameRecord
     from referee.store.postgres import PostgresEventStore
 
     fingerprint = hashlib.sha256(PAYLOAD).hexdigest()
     store_rates: list[float] = []
     raw_rates: list[float] = []
+    grouped: list[dict[str, float]] = []
     with (
         PostgresEventStore(url, listen=False, pool_size=1) as store,
         psycopg.connect(url, autocommit=True) as raw,
@@ -310,13 +313,21 @@ def append_ratio(url: str, count: int, rounds: int) -> dict[str, Any]:
             for _ in range(count):
                 raw.execute("INSERT INTO raw_inserts (b) VALUES (%s)", (PAYLOAD,))
             raw_rates.append(count / (time.perf_counter() - started))
+            grouped.append(games_at_once(store, 4 * count, 10.0))
     store_rate, raw_rate = statistics.median(store_rates), statistics.median(raw_rates)
+    grouped_rate = statistics.median(g["appends_per_second"] for g in grouped)
     return {
         "store_appends_per_second": store_rate,
         "raw_inserts_per_second": raw_rate,
         "ratio": store_rate / raw_rate,
         "appends_per_round": count,
         "rounds": rounds,
+        "games_at_once": GAMES_AT_ONCE,
+        "grouped_appends_per_second": grouped_rate,
+        "grouped_ratio": grouped_rate / raw_rate,
+        "grouped_p50_ms": statistics.median(g["p50_ms"] for g in grouped),
+        "grouped_p99_ms": statistics.median(g["p99_ms"] for g in grouped),
+        "grouped_mean_group": statistics.median(g["mean_group"] for g in grouped),
     }
 
 
@@ -391,6 +402,11 @@ def markdown(p7: dict[str, Any]) -> list[str]:
         f"Store appends {appends['store_appends_per_second']:,.0f}/s against raw single-row "
         f"inserts through psycopg {appends['raw_inserts_per_second']:,.0f}/s (each its own "
         f"transaction, median of {appends['rounds']} alternating rounds of "
-        f"{appends['appends_per_round']}): ratio **{appends['ratio']:.2f}**.",
+        f"{appends['appends_per_round']}): ratio **{appends['ratio']:.2f}**. "
+        f"{appends['games_at_once']} games appending at once (group commit): "
+        f"{appends['grouped_appends_per_second']:,.0f}/s, ratio "
+        f"**{appends['grouped_ratio']:.2f}**, p50 {appends['grouped_p50_ms']:.2f} ms, p99 "
+        f"**{appends['grouped_p99_ms']:.2f} ms**, {appends['grouped_mean_group']:.1f} appends "
+        "per commit.",
     ]
     return out

@@ -4,6 +4,11 @@
   outcome, in one transaction, as the server appends) divided by raw single-row inserts into
   a WAL database, each its own transaction, with the same ``synchronous`` setting, measured
   alternately in the same run.
+* Group commit: appends from 32 games at once as the server makes them (each game's next
+  append as soon as its last one is answered, all awaited on one event loop through
+  ``append_soon``, so the store's writer commits the ones that arrive together in one
+  transaction), per second, divided by the same raw single-row inserts; with the appends' p50
+  and p99 latency (from the call to its answer) and the mean group.
 * Cold start: a database holding finished and running games (real event logs from random
   play); the time for a new referee to list them (server ready) and to replay every running game.
 """
@@ -27,7 +32,7 @@ from referee.application import Limits, Referee
 from referee.application.access import hash_token
 from referee.engine.table import Table
 from referee.metrics import Metrics
-from referee.store import CommandOutcome, GameRecord, SqliteEventStore
+from referee.store import CommandOutcome, EventStore, GameRecord, SqliteEventStore
 from referee.store.sqlite import _SCHEMA, Synchronous
 from referee.stored import encode_batch, encode_deal
 
@@ -136,6 +141,60 @@ def raw_inserts(path: Path, count: int, seconds: float, synchronous: Synchronous
         conn.close()
 
 
+#: Games appending at once in the group-commit figure (issue 25).
+GAMES_AT_ONCE = 32
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def games_at_once(store: EventStore, count: int, seconds: float) -> dict[str, float]:
+    """:data:`GAMES_AT_ONCE` games appending at once through ``store.append_soon``, each its
+    next command (one event and its outcome) as soon as the last is answered, awaited on one
+    event loop as the server's games are: ``count`` appends or ``seconds``, whichever first.
+    """
+    games = [uuid.uuid4().hex[:16] for _ in range(GAMES_AT_ONCE)]
+    for game_id in games:
+        store.create_game(_record(game_id), [PAYLOAD])
+    fingerprint = hashlib.sha256(PAYLOAD).hexdigest()
+    ids = [str(uuid.uuid4()) for _ in range(count)]  # made up front: only the store is timed
+    latencies: list[float] = []
+    writer = getattr(store, "_writer", None)  # the store's GroupWriter: how many commits
+    groups_before = writer.groups if writer is not None else 0
+
+    async def play(game_id: str, deadline: float) -> None:
+        version = 1
+        while ids and time.perf_counter() < deadline:
+            outcome = CommandOutcome(ids.pop(), 0, fingerprint, version + 1, version + 1)
+            sent = time.perf_counter()
+            future = store.append_soon(game_id, version, [PAYLOAD], outcome)
+            version = await asyncio.wrap_future(future)
+            latencies.append(time.perf_counter() - sent)
+
+    async def main() -> float:
+        started = time.perf_counter()
+        await asyncio.gather(*(play(game_id, started + seconds) for game_id in games))
+        return time.perf_counter() - started
+
+    elapsed = asyncio.run(main())
+    groups = (writer.groups - groups_before) if writer is not None else 0
+    return {
+        "appends_per_second": len(latencies) / elapsed,
+        "p50_ms": _quantile(latencies, 0.5) * 1000,
+        "p99_ms": _quantile(latencies, 0.99) * 1000,
+        "mean_group": len(latencies) / groups if groups else float("nan"),
+    }
+
+
+def grouped_sqlite(
+    path: Path, count: int, seconds: float, synchronous: Synchronous
+) -> dict[str, float]:
+    with SqliteEventStore(path, synchronous=synchronous) as store:
+        return games_at_once(store, count, seconds)
+
+
 def appends(quick: bool, folder: Path) -> dict[str, Any]:
     """Alternate store and raw runs; the ratio is the median of each round's ratio."""
     rounds = 2 if quick else 5
@@ -145,7 +204,12 @@ def appends(quick: bool, folder: Path) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for mode in modes:
         store_rates, raw_rates, same_rates, ratios, same_ratios = [], [], [], [], []
+        grouped: list[dict[str, float]] = []
+        grouped_ratios = []
         for index in range(rounds):
+            grouped.append(
+                grouped_sqlite(folder / f"group-{mode}-{index}.db", count, seconds, mode)
+            )
             rate_store = store_appends(folder / f"store-{mode}-{index}.db", count, seconds, mode)
             rate_raw = raw_inserts(folder / f"raw-{mode}-{index}.db", count, seconds, mode)
             rate_same = raw_same_writes(folder / f"same-{mode}-{index}.db", count, seconds, mode)
@@ -154,6 +218,7 @@ def appends(quick: bool, folder: Path) -> dict[str, Any]:
             same_rates.append(rate_same)
             ratios.append(rate_store / rate_raw)
             same_ratios.append(rate_same / rate_raw)
+            grouped_ratios.append(grouped[-1]["appends_per_second"] / rate_raw)
         result[mode.lower()] = {
             "synchronous": mode,
             "store_appends_per_second": statistics.median(store_rates),
@@ -162,6 +227,14 @@ def appends(quick: bool, folder: Path) -> dict[str, Any]:
             "ratio": statistics.median(ratios),
             "raw_same_writes_ratio": statistics.median(same_ratios),
             "rounds": rounds,
+            "games_at_once": GAMES_AT_ONCE,
+            "grouped_appends_per_second": statistics.median(
+                g["appends_per_second"] for g in grouped
+            ),
+            "grouped_ratio": statistics.median(grouped_ratios),
+            "grouped_p50_ms": statistics.median(g["p50_ms"] for g in grouped),
+            "grouped_p99_ms": statistics.median(g["p99_ms"] for g in grouped),
+            "grouped_mean_group": statistics.median(g["mean_group"] for g in grouped),
         }
     return result
 

@@ -296,25 +296,6 @@ def refuse(rule_id: str, message: str) -> Handler:
     return refused
 
 
-def require_int_fields(command: object, rule_id: str) -> None:
-    """Reject a command whose fields are not all plain integers (library callers can send
-    anything; the wire cannot). Commands of every game so far carry only integer fields.
-
-    >>> from dataclasses import make_dataclass
-    >>> Play = make_dataclass("Play", [("value", int)])
-    >>> require_int_fields(Play(value="9"), "XX-1")
-    Traceback (most recent call last):
-    ...
-    referee.engine.game.Rejection: XX-1: Play.value must be an integer, got '9'
-    """
-    for name in getattr(command, "__dataclass_fields__", {}):
-        value = getattr(command, name)
-        if type(value) is not int:
-            raise Rejection(
-                rule_id, f"{type(command).__name__}.{name} must be an integer, got {value!r}"
-            )
-
-
 def union_members(union: Any) -> tuple[type, ...]:
     """The classes of a union alias, in order: a game's ``Command = A | B | C`` (its model)
     gives its ``command_types``, so each game lists its commands and events once.
@@ -557,6 +538,5 @@ __all__ = [
     "not_your_turn",
     "rank_by_score",
     "refuse",
-    "require_int_fields",
     "union_members",
 ]

@@ -12,8 +12,6 @@ Labels are for people to read next to a command or an event (``View.legal_comman
 
 from __future__ import annotations
 
-import dataclasses
-import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +28,7 @@ from referee.engine.table_events import (
     TableEvent,
     TimedOut,
 )
+from referee.engine.words import plain_words
 
 _NUMBERS = [
     "zero",
@@ -74,30 +73,10 @@ def seat(number: int) -> str:
     return f"seat {number}"
 
 
-def _words(name: str) -> str:
-    return re.sub(r"(?<!^)(?=[A-Z])", " ", name.lstrip("_")).lower()
-
-
 def fallback(value: Any) -> str:
     """A command or event in plain words from its type and fields (used where a game has no
-    text of its own, so a label is never empty)."""
-    text = _words(type(value).__name__)
-    if dataclasses.is_dataclass(value):
-        fields = [
-            f"{f.name.replace('_', ' ')} {_value_text(getattr(value, f.name))}"
-            for f in dataclasses.fields(value)
-        ]
-        if fields:
-            text += f" ({', '.join(fields)})"
-    return text
-
-
-def _value_text(value: Any) -> str:
-    if isinstance(value, tuple):
-        return "[" + ", ".join(_value_text(v) for v in value) + "]"
-    if hasattr(value, "name") and isinstance(value.name, str):
-        return str(value.name).lower().replace("_", " ")
-    return str(value)
+    text of its own, so a label is never empty): :func:`referee.engine.words.plain_words`."""
+    return plain_words(value)
 
 
 def table_event_text(event: TableEvent) -> str:

@@ -42,6 +42,10 @@ STATUS_CODES: dict[Kind, int] = {
 }
 
 
+#: Every code's name, looked up once (the enum's own ``Name`` costs microseconds a call).
+_CODE_NAMES: dict[int, str] = {v.number: v.name for v in code_pb2.Code.DESCRIPTOR.values}
+
+
 def status_code(error: RefereeError) -> int:
     """The ``google.rpc.Code`` number of ``error``."""
     return STATUS_CODES[error.kind]
@@ -53,7 +57,7 @@ def code_name(code: int) -> str:
     >>> code_name(code_pb2.RESOURCE_EXHAUSTED)
     'RESOURCE_EXHAUSTED'
     """
-    return str(code_pb2.Code.Name(code))
+    return _CODE_NAMES[code]
 
 
 def to_status(error: RefereeError) -> status_pb2.Status:

@@ -281,6 +281,8 @@ class _Measured:
     """One call, counted: started, handled by the code the client gets, and timed. A
     request the transport could not read is refused here, so it is counted like any call."""
 
+    __slots__ = ("labels", "metrics", "request", "started")
+
     def __init__(self, core: RefereeCore, kind: str, name: str, request: object) -> None:
         self.metrics = core.metrics
         self.labels = (kind, SERVICE, name)

@@ -26,6 +26,7 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -226,6 +227,29 @@ class EventStore(abc.ABC):
         len(events)``), else :class:`ValueError`. On any error nothing is written.
         """
 
+    def append_soon(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        outcome: CommandOutcome | None = None,
+    ) -> Future[int]:
+        """:meth:`append` without waiting for it: the future ends with the new version or the
+        :class:`StoreError` that ``append`` would raise (a :class:`ValueError` for a mismatched
+        ``outcome`` and the closed store's :class:`RuntimeError` are raised at once).
+
+        The durable backends queue it for their writer thread, which commits the appends that
+        arrive together (from many games) in one transaction, so callers that do not wait for
+        one another share one commit (:mod:`referee.store.group`). This default appends now,
+        in the calling thread.
+        """
+        future: Future[int] = Future()
+        try:
+            future.set_result(self.append(game_id, expected_version, events, outcome))
+        except StoreError as error:
+            future.set_exception(error)
+        return future
+
     @abc.abstractmethod
     def set_finished(self, game_id: str, finished: bool = True) -> None:
         """Mark the game finished (or not); :class:`GameNotFound`. Listeners are not called."""
@@ -298,8 +322,9 @@ class EventStore(abc.ABC):
 
         A commit is a :meth:`create_game` or an :meth:`append`; ``version`` is the game's last
         sequence right after it. The in-process backends call listeners synchronously **in the
-        committing thread, after the commit and outside any store lock**, so a listener may read
-        the store. A networked backend (e.g. PostgreSQL ``LISTEN/NOTIFY``) would call them from
+        committing thread (the writer thread for a durable store's appends), after the commit
+        and outside any store lock**, and before the append is answered, so a listener may
+        read the store. A networked backend (e.g. PostgreSQL ``LISTEN/NOTIFY``) would call them from
         its notification thread instead, also for commits made by other processes. Either way a
         listener must be quick and thread-safe (typically it just wakes waiters, e.g. via
         ``loop.call_soon_threadsafe``), and it must not rely on seeing versions in order:

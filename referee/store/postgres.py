@@ -9,12 +9,17 @@ and supports ``LISTEN/NOTIFY`` on a plain connection.
 
 How it keeps the store's guarantees across processes:
 
-* **One round trip, one transaction per append.** ``referee_append`` (a PL/pgSQL function the
-  migrations install) locks the game's row (``SELECT ... FOR UPDATE``), checks in the
-  documented order (no such game, a recorded command id, the version) and only then writes
-  the events, the command and the notification. Two writers at the same version are
-  serialised by the row lock: exactly one finds its version; the other gets
-  :class:`VersionConflict` (or :class:`DuplicateCommand` for the same command id).
+* **One round trip, one transaction per group of appends.** ``referee_append`` (a PL/pgSQL
+  function the migrations install, :mod:`referee.store.pg_schema`) locks the game's row
+  (``SELECT ... FOR UPDATE``), checks in the documented order (no such game, a recorded
+  command id, the version) and only then writes the events, the command and the
+  notification; a refused append writes nothing and returns why. Two writers at the same
+  version are serialised by the row lock: exactly one finds its version; the other gets
+  :class:`VersionConflict` (or :class:`DuplicateCommand` for the same command id). The
+  store's writer thread runs it for every append queued meanwhile (one per game, from many
+  games) in one statement, hence one transaction and one commit (group commit,
+  :mod:`referee.store.group`); the games' rows are locked in game id order, so two replicas'
+  groups cannot deadlock.
 * **Notifications to every process.** Each commit runs ``pg_notify`` in its own transaction,
   so PostgreSQL delivers it to every listening connection only if it committed. A thread per
   store LISTENs and calls the listeners for commits of *other* store instances (a store's own
@@ -39,7 +44,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import secrets
 import threading
 import time
 import uuid
@@ -48,25 +52,25 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from referee.store.base import (
     DEFAULT_WAIT,
     CommandOutcome,
     DuplicateCommand,
-    EventStore,
     GameExists,
     GameNotFound,
     GameRecord,
     StoredEvent,
+    StoreError,
     StoreUnavailable,
     VersionConflict,
     check_limit,
-    check_outcome,
     outcome_from_row,
     record_from_row,
 )
+from referee.store.group import GroupCommitStore, GroupWriter, Pending
+from referee.store.pg_schema import MIGRATIONS, SCHEMA_VERSION, migrate, scratch_database
 
 __all__ = [
     "CHANNEL",
@@ -86,109 +90,20 @@ FAILING_WAIT = 0.1
 #: The NOTIFY channel; payload ``"<store instance id> <version> <game id>"``.
 CHANNEL = "referee_events"
 
-#: Taken (transaction-scoped) while migrating, so replicas starting at once migrate in turn.
-_MIGRATION_LOCK = 0x5245_4645  # "REFE"
-
-_APPEND_FUNCTION = """
-CREATE OR REPLACE FUNCTION referee_append(
-    p_game text, p_expected integer, p_payloads bytea[],
-    p_command text, p_seat integer, p_fingerprint text, p_command_payload bytea,
-    p_decision_ms bigint, p_first integer, p_last integer, p_origin text
-) RETURNS TABLE (status text, version integer) LANGUAGE plpgsql AS $$
-DECLARE
-    found_version integer;
-    n integer := coalesce(array_length(p_payloads, 1), 0);
-BEGIN
-    -- The row lock serialises writers of one game until this transaction ends.
-    SELECT g.version INTO found_version FROM games g WHERE g.game_id = p_game FOR UPDATE;
-    IF NOT FOUND THEN
-        RETURN QUERY SELECT 'missing'::text, 0;
-        RETURN;
-    END IF;
-    -- A recorded command id wins over the version: a retry usually carries a stale one.
-    IF p_command IS NOT NULL AND EXISTS (
-        SELECT 1 FROM commands c WHERE c.game_id = p_game AND c.command_id = p_command
-    ) THEN
-        RETURN QUERY SELECT 'duplicate'::text, found_version;
-        RETURN;
-    END IF;
-    IF found_version <> p_expected THEN
-        RETURN QUERY SELECT 'conflict'::text, found_version;
-        RETURN;
-    END IF;
-    IF n > 0 THEN
-        UPDATE games SET version = p_expected + n WHERE game_id = p_game;
-        INSERT INTO events (game_id, sequence, payload)
-            SELECT p_game, p_expected + u.ord::integer, u.payload
-            FROM unnest(p_payloads) WITH ORDINALITY AS u (payload, ord);
-        PERFORM pg_notify('referee_events', p_origin || ' ' || (p_expected + n) || ' ' || p_game);
-    END IF;
-    IF p_command IS NOT NULL THEN
-        INSERT INTO commands (game_id, command_id, seat, fingerprint, first_sequence,
-                              last_sequence, payload, decision_ms)
-        VALUES (p_game, p_command, p_seat, p_fingerprint, p_first, p_last,
-                p_command_payload, p_decision_ms);
-    END IF;
-    RETURN QUERY SELECT 'ok'::text, p_expected + n;
-END
-$$
-"""
-
-#: ``MIGRATIONS[v]`` takes a database from schema version ``v`` to ``v + 1`` (0: empty).
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        """CREATE TABLE games (
-            game_id        text PRIMARY KEY,
-            game_type      text NOT NULL,
-            players        integer NOT NULL,
-            options        text NOT NULL,              -- JSON object
-            seed           bytea NOT NULL,
-            deal           bytea NOT NULL,
-            token_hashes   text NOT NULL,              -- JSON array of sha256 hex digests
-            created_at     double precision NOT NULL,
-            ordinal        bigserial NOT NULL,         -- creation order among equal created_at
-            version        integer NOT NULL,           -- last sequence, checked by appends
-            finished       boolean NOT NULL DEFAULT false,
-            settings       text NOT NULL DEFAULT '{}', -- JSON object: clock, organiser delay
-            organiser_hash text NOT NULL DEFAULT ''
-        )""",
-        "CREATE INDEX games_by_creation ON games (created_at, ordinal)",
-        """CREATE TABLE events (
-            game_id  text NOT NULL REFERENCES games (game_id),
-            sequence integer NOT NULL,
-            payload  bytea NOT NULL,
-            PRIMARY KEY (game_id, sequence)
-        )""",
-        """CREATE TABLE commands (
-            game_id        text NOT NULL REFERENCES games (game_id),
-            command_id     text NOT NULL,
-            seat           integer NOT NULL,
-            fingerprint    text NOT NULL,
-            first_sequence integer NOT NULL,
-            last_sequence  integer NOT NULL,
-            payload        bytea NOT NULL DEFAULT '',
-            decision_ms    bigint NOT NULL DEFAULT 0,
-            PRIMARY KEY (game_id, command_id)
-        )""",
-        """CREATE TABLE seat_stats (
-            game_id text NOT NULL REFERENCES games (game_id),
-            seat    integer NOT NULL,
-            name    text NOT NULL,
-            value   bigint NOT NULL,
-            PRIMARY KEY (game_id, seat, name)
-        )""",
-        _APPEND_FUNCTION,
-    ),
-    (
-        # commands() and ExportGame read a game's commands in log order.
-        "CREATE INDEX commands_in_log_order ON commands (game_id, first_sequence)",
-        # Unfinished games are listed after every reconnect of the listening connection.
-        "CREATE INDEX games_unfinished ON games (game_id) WHERE NOT finished",
-    ),
+#: ``referee_append`` once per member of a group, in one statement. Each column is an array
+#: with one element per member; the members' events are one flat array, each member's
+#: ``start`` and ``n`` say which of them are its own.
+_APPEND_GROUP = (
+    "SELECT r.status, r.version FROM unnest("
+    "%s::text[], %s::integer[], %s::integer[], %s::integer[], %s::text[], %s::integer[],"
+    " %s::text[], %s::bytea[], %s::bigint[], %s::integer[], %s::integer[]"
+    ") WITH ORDINALITY AS m (game, expected, start, n, command, seat, fingerprint,"
+    " command_payload, decision_ms, first, last, ord)"
+    " CROSS JOIN LATERAL referee_append(m.game, m.expected,"
+    " (%s::bytea[])[m.start:m.start + m.n - 1], m.command, m.seat, m.fingerprint,"
+    " m.command_payload, m.decision_ms, m.first, m.last, %s::text) AS r"
+    " ORDER BY m.ord"
 )
-
-#: The schema version this code writes and reads.
-SCHEMA_VERSION = len(MIGRATIONS)
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, deal, token_hashes, created_at, version,"
@@ -199,54 +114,7 @@ _COMMAND_COLUMNS = (
 )
 
 
-@contextlib.contextmanager
-def scratch_database(admin_url: str, prefix: str = "referee_scratch") -> Iterator[str]:
-    """A new, empty database on the server of ``admin_url`` (a URL whose user may ``CREATE
-    DATABASE``), dropped on exit; yields its ``postgresql://`` URL. For tests and benchmarks,
-    so that runs never share or leave tables. Raises :class:`psycopg.OperationalError` when the
-    server does not answer."""
-    name = f"{prefix}_{secrets.token_hex(6)}"
-    with psycopg.connect(admin_url, autocommit=True, connect_timeout=5) as admin:
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        try:
-            params = conninfo_to_dict(admin_url)
-            user = params.get("user") or ""
-            host = params.get("host") or "127.0.0.1"
-            port = params.get("port") or "5432"
-            yield f"postgresql://{user}{'@' if user else ''}{host}:{port}/{name}"
-        finally:
-            # FORCE: a store left open (a failed test, a killed replica) must not keep it.
-            admin.execute(
-                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-            )
-
-
-def migrate(conn: psycopg.Connection[Any], target: int = SCHEMA_VERSION) -> int:
-    """Bring the database of ``conn`` to schema version ``target`` in one transaction; return
-    the version found. Raises :class:`RuntimeError` for a version newer than this code knows.
-    """
-    with conn.transaction():
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
-        conn.execute("CREATE TABLE IF NOT EXISTS referee_schema (version integer NOT NULL)")
-        row = conn.execute("SELECT version FROM referee_schema").fetchone()
-        found = 0 if row is None else int(row[0])
-        if found > SCHEMA_VERSION:
-            raise RuntimeError(
-                f"event store schema version {found} is newer than this referee knows "
-                f"({SCHEMA_VERSION}); upgrade the referee"
-            )
-        for version in range(found, target):
-            for statement in MIGRATIONS[version]:
-                conn.execute(statement.encode())  # bytes: no placeholders in DDL
-        if target > found:
-            if row is None:
-                conn.execute("INSERT INTO referee_schema (version) VALUES (%s)", (target,))
-            else:
-                conn.execute("UPDATE referee_schema SET version = %s", (target,))
-    return found
-
-
-class PostgresEventStore(EventStore):
+class PostgresEventStore(GroupCommitStore):
     """Event store in the PostgreSQL database named by ``conninfo`` (a libpq URL or
     ``key=value`` string, e.g. ``postgresql://referee@db/referee``).
 
@@ -299,6 +167,7 @@ class PostgresEventStore(EventStore):
             open=False,
         )
         self._pool.open(wait=True, timeout=connect_timeout)
+        self._writer = GroupWriter("referee-store-pg", self._write_group, self._notify)
         self._listener: threading.Thread | None = None
         self._listen_conn: psycopg.Connection[Any] | None = None
         self._listen_lock = threading.Lock()
@@ -422,48 +291,58 @@ class PostgresEventStore(EventStore):
             )
         self._notify(record.game_id, len(payloads))
 
-    def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[bytes],
-        outcome: CommandOutcome | None = None,
-    ) -> int:
-        payloads = [bytes(event) for event in events]
-        check_outcome(expected_version, len(payloads), outcome)
-        command = (
-            (None, None, None, None, None, None, None)
-            if outcome is None
-            else (
-                outcome.command_id,
-                outcome.seat,
-                outcome.fingerprint,
-                bytes(outcome.payload),
-                outcome.decision_ms,
-                outcome.first_sequence,
-                outcome.last_sequence,
+    def _write_group(self, group: Sequence[Pending]) -> list[int | StoreError]:
+        """The writer thread: ``referee_append`` for every member of ``group`` in one
+        statement (autocommit: one transaction), in game id order (the row locks' order)."""
+        order = sorted(range(len(group)), key=lambda index: group[index].game_id)
+        members = [group[index] for index in order]
+        columns: list[list[Any]] = [[] for _ in range(11)]
+        payloads: list[bytes] = []
+        for pending in members:
+            outcome = pending.outcome
+            row = (
+                pending.game_id,
+                pending.expected_version,
+                len(payloads) + 1,  # where its events start in the flat array
+                len(pending.payloads),
+                *(
+                    (None,) * 7
+                    if outcome is None
+                    else (
+                        outcome.command_id,
+                        outcome.seat,
+                        outcome.fingerprint,
+                        bytes(outcome.payload),
+                        outcome.decision_ms,
+                        outcome.first_sequence,
+                        outcome.last_sequence,
+                    )
+                ),
             )
-        )
+            for column, value in zip(columns, row, strict=True):
+                column.append(value)
+            payloads += pending.payloads
+        answers: list[int | StoreError] = [0] * len(group)
         with self._conn(write=True) as conn:
-            row = conn.execute(
-                "SELECT status, version FROM referee_append(%s::text, %s::integer, %s::bytea[],"
-                " %s::text, %s::integer, %s::text, %s::bytea, %s::bigint, %s::integer,"
-                " %s::integer, %s::text)",
-                (game_id, expected_version, payloads, *command, self.origin),
-            ).fetchone()
-            assert row is not None
-            status, actual = str(row[0]), int(row[1])
-            if status == "duplicate":
-                assert outcome is not None
-                first = self._find_command(conn, game_id, outcome.command_id)
-                assert first is not None  # commands are never deleted
-                raise DuplicateCommand(game_id, first)
+            rows = conn.execute(_APPEND_GROUP, (*columns, payloads, self.origin)).fetchall()
+            for index, pending, (status, version) in zip(order, members, rows, strict=True):
+                answers[index] = self._answer(conn, pending, str(status), int(version))
+        return answers
+
+    def _answer(
+        self, conn: psycopg.Connection[Any], pending: Pending, status: str, version: int
+    ) -> int | StoreError:
+        """One member's answer from ``referee_append``'s status."""
+        if status == "ok":
+            return version
         if status == "missing":
-            raise GameNotFound(game_id)
-        if status == "conflict":
-            raise VersionConflict(game_id, expected_version, actual)
-        self._notify(game_id, actual)
-        return actual
+            return GameNotFound(pending.game_id)
+        if status == "duplicate":
+            assert pending.outcome is not None
+            first = self._find_command(conn, pending.game_id, pending.outcome.command_id)
+            assert first is not None  # commands are never deleted
+            return DuplicateCommand(pending.game_id, first)
+        return VersionConflict(pending.game_id, pending.expected_version, version)
 
     def set_finished(self, game_id: str, finished: bool = True) -> None:
         with self._conn(write=True) as conn:
@@ -622,6 +501,7 @@ class PostgresEventStore(EventStore):
     def close(self) -> None:
         if self._closed.is_set():
             return
+        self._writer.close()  # commits what is queued first
         self._closed.set()
         with self._listen_lock:
             listening = self._listen_conn

@@ -5,6 +5,10 @@ mode so readers in other processes (backups, ``sqlite3`` shell) do not block the
 ``synchronous=NORMAL`` is the usual WAL trade-off: a power cut may lose the last commits but
 never corrupts the file; pass ``synchronous="FULL"`` to make every commit durable.
 
+Appends go through one writer thread that commits the appends queued meanwhile, from many
+games, in one transaction (group commit, :mod:`referee.store.group`): one commit and, with
+``FULL``, one fsync for all of them, each answered only after it.
+
 Writes run in ``BEGIN IMMEDIATE`` transactions that take the write lock up front, so the
 version check and the insert see the same state even when another process shares the file.
 
@@ -24,24 +28,24 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal, NoReturn
+from typing import Literal
 
 from referee.store.base import (
     DEFAULT_WAIT,
     CommandOutcome,
     DuplicateCommand,
-    EventStore,
     GameExists,
     GameNotFound,
     GameRecord,
     StoredEvent,
+    StoreError,
     StoreUnavailable,
     VersionConflict,
     check_limit,
-    check_outcome,
     outcome_from_row,
     record_from_row,
 )
+from referee.store.group import GroupCommitStore, GroupWriter, Pending
 
 __all__ = ["FAILING_WAIT", "SCHEMA_VERSION", "SqliteEventStore"]
 
@@ -113,6 +117,25 @@ _COMMAND_COLUMNS = (
     "command_id, seat, fingerprint, first_sequence, last_sequence, payload, decision_ms"
 )
 
+_INSERT_COMMAND = (
+    "INSERT INTO commands (game_id, command_id, seat, fingerprint, first_sequence,"
+    " last_sequence, payload, decision_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _command_row(game_id: str, outcome: CommandOutcome) -> tuple[object, ...]:
+    return (
+        game_id,
+        outcome.command_id,
+        outcome.seat,
+        outcome.fingerprint,
+        outcome.first_sequence,
+        outcome.last_sequence,
+        bytes(outcome.payload),
+        outcome.decision_ms,
+    )
+
+
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
 #: SQLite's primary result codes of faults that pass (``error.sqlite_errorcode & 0xFF``):
@@ -143,7 +166,7 @@ def _fault(error: sqlite3.Error) -> StoreUnavailable | None:
     )
 
 
-class SqliteEventStore(EventStore):
+class SqliteEventStore(GroupCommitStore):
     """Event store in the SQLite database at ``path`` (created with its folders if missing).
 
     ``":memory:"`` gives a private in-memory database (no WAL there), handy in tests.
@@ -183,6 +206,7 @@ class SqliteEventStore(EventStore):
         except BaseException:
             self._conn.close()
             raise
+        self._writer = GroupWriter("referee-store-sqlite", self._write_group, self._notify)
 
     def _init_schema(self) -> None:
         """Create the tables in a new database, migrate an older one (in one transaction);
@@ -295,75 +319,101 @@ class SqliteEventStore(EventStore):
             )
         self._notify(record.game_id, len(payloads))
 
-    def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[bytes],
-        outcome: CommandOutcome | None = None,
-    ) -> int:
-        payloads = [bytes(event) for event in events]
-        check_outcome(expected_version, len(payloads), outcome)
-        version = expected_version + len(payloads)
+    def _write_group(self, group: Sequence[Pending]) -> list[int | StoreError]:
+        """The writer thread: every append of ``group`` in one transaction."""
         with self._writing() as conn:
-            # The usual case in three statements: the version moves on only if it was the
-            # expected one, and the command id's primary key refuses a recorded command.
-            moved = conn.execute(
-                "UPDATE games SET version = ? WHERE game_id = ? AND version = ?",
-                (version, game_id, expected_version),
+            if len(group) > 1:
+                answers = self._append_all(conn, group)
+                if answers is not None:
+                    return answers
+            return [self._append_one(conn, pending) for pending in group]
+
+    def _append_all(
+        self, conn: sqlite3.Connection, group: Sequence[Pending]
+    ) -> list[int | StoreError] | None:
+        """The usual case of a group in three statements for all of it: every version as
+        expected and no command id recorded; else ``None``, with nothing written (then each
+        member is checked on its own)."""
+        versions: list[int | StoreError] = []
+        moves, commands, events = [], [], []
+        for pending in group:
+            game_id, expected = pending.game_id, pending.expected_version
+            versions.append(expected + len(pending.payloads))
+            moves.append((expected + len(pending.payloads), game_id, expected))
+            if pending.outcome is not None:
+                commands.append(_command_row(game_id, pending.outcome))
+            events += [(game_id, s, p) for s, p in enumerate(pending.payloads, expected + 1)]
+        conn.execute("SAVEPOINT grouped")
+        try:
+            moved = conn.executemany(
+                "UPDATE games SET version = ? WHERE game_id = ? AND version = ?", moves
             ).rowcount
-            if outcome is not None and moved:
-                try:
-                    self._insert_command(conn, game_id, outcome)
-                except sqlite3.IntegrityError:
-                    moved = 0  # recorded already: rolled back below as a DuplicateCommand
-            if not moved:
-                self._refuse(conn, game_id, expected_version, outcome)
-            if len(payloads) == 1:
-                conn.execute(
-                    "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
-                    (game_id, version, payloads[0]),
-                )
-            elif payloads:
+            if moved == len(group):
+                conn.executemany(_INSERT_COMMAND, commands)
                 conn.executemany(
-                    "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
-                    [(game_id, s, p) for s, p in enumerate(payloads, expected_version + 1)],
+                    "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)", events
                 )
-        self._notify(game_id, version)
+                conn.execute("RELEASE grouped")
+                return versions
+        except sqlite3.IntegrityError:  # a recorded command id: checked one by one
+            pass
+        conn.execute("ROLLBACK TO grouped")
+        conn.execute("RELEASE grouped")
+        return None
+
+    def _append_one(self, conn: sqlite3.Connection, pending: Pending) -> int | StoreError:
+        """One append of a group: its new version, or why it was refused (then it wrote
+        nothing, and the others of the group go on)."""
+        game_id, expected, payloads = pending.game_id, pending.expected_version, pending.payloads
+        version = expected + len(payloads)
+        # The usual case in three statements: the version moves on only if it was the
+        # expected one, and the command id's primary key refuses a recorded command.
+        moved = conn.execute(
+            "UPDATE games SET version = ? WHERE game_id = ? AND version = ?",
+            (version, game_id, expected),
+        ).rowcount
+        if pending.outcome is not None and moved:
+            try:
+                self._insert_command(conn, game_id, pending.outcome)
+            except sqlite3.IntegrityError:  # recorded already: undo the version's move
+                conn.execute("UPDATE games SET version = ? WHERE game_id = ?", (expected, game_id))
+                moved = 0
+        if not moved:
+            return self._refusal(conn, game_id, expected, pending.outcome)
+        if len(payloads) == 1:
+            conn.execute(
+                "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
+                (game_id, version, payloads[0]),
+            )
+        elif payloads:
+            conn.executemany(
+                "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
+                [(game_id, s, p) for s, p in enumerate(payloads, expected + 1)],
+            )
         return version
 
     @staticmethod
     def _insert_command(conn: sqlite3.Connection, game_id: str, outcome: CommandOutcome) -> None:
-        conn.execute(
-            "INSERT INTO commands (game_id, command_id, seat, fingerprint,"
-            " first_sequence, last_sequence, payload, decision_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                game_id,
-                outcome.command_id,
-                outcome.seat,
-                outcome.fingerprint,
-                outcome.first_sequence,
-                outcome.last_sequence,
-                bytes(outcome.payload),
-                outcome.decision_ms,
-            ),
-        )
+        conn.execute(_INSERT_COMMAND, _command_row(game_id, outcome))
 
-    def _refuse(
+    def _refusal(
         self,
         conn: sqlite3.Connection,
         game_id: str,
         expected_version: int,
         outcome: CommandOutcome | None,
-    ) -> NoReturn:
-        """Raise why an append cannot happen, in the documented order: no such game, a
-        recorded command id, then a version conflict."""
-        actual = self._version(conn, game_id)  # GameNotFound
+    ) -> StoreError:
+        """Why an append cannot happen, in the documented order: no such game, a recorded
+        command id, then a version conflict."""
+        try:
+            actual = self._version(conn, game_id)
+        except GameNotFound as missing:
+            return missing
         if outcome is not None:
             first = self._find_command(conn, game_id, outcome.command_id)
             if first is not None:
-                raise DuplicateCommand(game_id, first)
-        raise VersionConflict(game_id, expected_version, actual)
+                return DuplicateCommand(game_id, first)
+        return VersionConflict(game_id, expected_version, actual)
 
     def set_finished(self, game_id: str, finished: bool = True) -> None:
         with self._writing() as conn:
@@ -457,6 +507,7 @@ class SqliteEventStore(EventStore):
         return counters
 
     def close(self) -> None:
+        self._writer.close()  # commits what is queued first
         with self._lock:
             if self._conn is not None:
                 self._conn.close()  # the last connection to close also checkpoints the WAL

@@ -526,12 +526,14 @@ def test_dv16_a_seven_makes_another_colour_trump() -> None:
     table.submit(0, DiscardDrawn())
     assert [(d.kind, d.rule_id) for d in table.decisions()] == [("choose_trump", "DV-16")]
     assert table.legal_commands(0) == [ChooseTrump(B), ChooseTrump(R), ChooseTrump(P)]
-    error = rejected(table, 0, ChooseTrump(Y))
+    error = rejected(table, 0, ChooseTrump(int(Y)))
     assert error.rule_id == "DV-16" and "already trump" in error.message
+    # The colour is a plain number, as on the wire: a Colour member is malformed (DV-16 too).
+    assert rejected(table, 0, ChooseTrump(R)).rule_id == "DV-16"
     for bad in (0, 5, -1):
         assert rejected(table, 0, ChooseTrump(bad)).rule_id == "DV-16"
     assert rejected(table, 0, ChooseTrump(True)).rule_id == "DV-16"  # a bool is no colour
-    events = table.submit(0, ChooseTrump(R))
+    events = table.submit(0, ChooseTrump(int(R)))
     assert events[0] == TrumpChanged(0, R, (R, B, Y, P))
     view = table.view(None).game
     assert view.trump is R and view.track == (R, B, Y, P)

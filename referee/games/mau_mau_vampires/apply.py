@@ -46,7 +46,15 @@ from referee.games.mau_mau_vampires.state import (
     MauMauVampiresState,
     _codes,
     _raw_triggers,
+    character_views,
 )
+
+
+def apply(state: MauMauVampiresState, event: Any) -> MauMauVampiresState:
+    """Fold ``event`` into ``state``; the view's shared part of the old state goes with it."""
+    state.public = None
+    _APPLY[type(event)](state, event)
+    return state
 
 
 def _apply_hand_started(state: MauMauVampiresState, e: HandStarted) -> None:
@@ -70,6 +78,7 @@ def _apply_hand_started(state: MauMauVampiresState, e: HandStarted) -> None:
     state.pot = []
     _clear_turn(state)
     state.idle = 0
+    state.character_views = character_views(state)
 
 
 def _clear_turn(state: MauMauVampiresState) -> None:
@@ -169,6 +178,7 @@ def _apply_card_played(state: MauMauVampiresState, e: CardPlayed) -> None:
             state.pile_under[WEREWOLF] += 1  # MM-11, MM-13
             state.wish = 0  # MM-14: a chance to wish ends the open wish
         state.werewolf = state.characters[e.werewolf_seat]
+        state.character_views = character_views(state)
 
 
 def _note_mau_mau(state: MauMauVampiresState, owed: Announcement, announced: Announcement) -> None:
@@ -184,6 +194,7 @@ def _apply_day_night_turned(state: MauMauVampiresState, e: DayNightTurned) -> No
     if state.werewolf >= 0:
         state.pile_under[WEREWOLF] += 1
         state.werewolf = -1
+        state.character_views = character_views(state)
     state.wish = 0  # MM-14: a chance to wish ends the open wish
 
 
@@ -242,6 +253,7 @@ def _apply_card_shown(state: MauMauVampiresState, e: CardShown) -> None:
 def _apply_characters_swapped(state: MauMauVampiresState, e: CharactersSwapped) -> None:
     characters = state.characters
     characters[e.seat], characters[e.other] = characters[e.other], characters[e.seat]
+    state.character_views = character_views(state)
     state.phase = Phase.UNSPECIFIED
     state.ability = Ability.UNSPECIFIED
 

@@ -1,14 +1,12 @@
-"""Mau Mau Vampires: the commands a seat may send (legal moves, built from shared
-prebuilt values), the command space of the conformance suite, and the shape checks of commands
-from library callers."""
+"""Mau Mau Vampires: the commands a seat may send (legal moves, made of shared immutable
+commands) and the command space of the conformance suite. (The engine checks the shape of the
+commands a seat sends.)"""
 
 from __future__ import annotations
 
-from enum import IntEnum
 from typing import Any
 
 from referee.engine.game import (
-    Rejection,
     Seat,
 )
 from referee.games.mau_mau_vampires.model import (
@@ -69,14 +67,6 @@ _USE = UseAbility()
 _NO_WISH = NoWish()
 _WISHES = tuple(Wish(c) for c in COLOURS)
 _CALLS = tuple(CallColour(c) for c in COLOURS)
-#: The prebuilt commands above (well-formed by construction): their shape needs no check.
-_PREBUILT = frozenset(
-    id(command)
-    for command in (
-        _DRAW, _END_TURN, _DECLINE, _USE, _NO_WISH, *_WISHES, *_CALLS,
-        *(play for plays in (*_PLAYS, *_WEREWOLF_PLAYS) for play in plays),
-    )
-)  # fmt: skip
 #: MM-9: the Mau Mau codes matching each top card (same colour or symbol), ascending.
 _MATCHING: tuple[tuple[int, ...], ...] = tuple(
     tuple(
@@ -119,102 +109,6 @@ def _command_space(players: int) -> tuple[Any, ...]:
     moves += [ShareDrawn(combo, a) for combo in combos for a in announces]
     space = _SPACE[players] = tuple(moves)
     return space
-
-
-# --- command shapes (library callers can send anything; the wire cannot) ---------------------
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _enum_ok(value: Any, enum: type[IntEnum]) -> bool:
-    if not _is_int(value):
-        return False
-    try:
-        enum(value)
-    except ValueError:
-        return False
-    return True
-
-
-def _card_ok(card: Any) -> bool:
-    if id(card) in _CARD_IDS:
-        return True  # one of the shared instances (legal_commands hands them out)
-    if type(card) is not Card:
-        return False
-    if not (_enum_ok(card.kind, CardKind) and _enum_ok(card.colour, Colour)):
-        return False
-    if not _is_int(card.symbol):
-        return False
-    return card in _CARD_SET
-
-
-_CARD_SET = frozenset(CARDS)
-_CARD_IDS = frozenset(id(card) for card in CARDS)
-
-#: Per command type: (rule id, checks of its fields).
-_SHAPES: dict[type, tuple[str, tuple[tuple[str, str], ...]]] = {
-    DrawCard: ("MM-8", ()),
-    EndTurn: ("MM-8", ()),
-    PlayCard: ("MM-8", (("card", "card"), ("announce", "announce"), ("werewolf_seat", "seat?"))),
-    Wish: ("MM-14", (("colour", "colour"),)),
-    NoWish: ("MM-14", ()),
-    UseAbility: ("MM-18", ()),
-    DeclineAbility: ("MM-18", ()),
-    GiveCard: ("MM-22", (("to_seat", "int"), ("card", "card"), ("announce", "announce"))),
-    CallColour: ("MM-22", (("colour", "colour"),)),
-    ShowCard: ("MM-22", (("card", "card"),)),
-    SwapCharacters: ("MM-22", (("seat", "int"),)),
-    ShareDrawn: ("MM-22", (("to_seats", "ints"), ("announce", "announce"))),
-    SetAside: ("MM-22", (("card", "card"), ("announce", "announce"))),
-}
-
-
-#: Quick acceptance per field kind; anything else gets the full check and a clear message.
-_FAST_SHAPES: dict[str, Any] = {
-    "card": lambda v: id(v) in _CARD_IDS,
-    "announce": lambda v: type(v) is Announcement,
-    "colour": lambda v: type(v) is Colour,
-    "seat?": lambda v: v is None or type(v) is int,
-    "int": lambda v: type(v) is int,
-    "ints": lambda v: False,
-}
-
-
-def _check_shape(command: Any) -> None:
-    if id(command) in _PREBUILT:
-        return
-    shape = _SHAPES.get(type(command))
-    if shape is None:
-        raise Rejection("MM-8", f"not a Mau Mau Vampires command: {type(command).__name__}")
-    rule, checks = shape
-    for name, kind in checks:
-        value = getattr(command, name)
-        if _FAST_SHAPES[kind](value):
-            continue  # the usual case: what legal_commands and the codec produce
-        if kind == "card":
-            ok = _card_ok(value)
-            expected = "a card: a Mau Mau card (colour, symbol 1-11), a Clock or a Werewolf"
-        elif kind == "announce":
-            ok = _enum_ok(value, Announcement)
-            expected = "an Announcement"
-        elif kind == "colour":
-            ok = _enum_ok(value, Colour)
-            expected = "a Colour"
-        elif kind == "seat?":
-            ok = value is None or _is_int(value)
-            expected = "a seat or absent"
-        elif kind == "ints":
-            ok = isinstance(value, tuple) and all(_is_int(v) for v in value)
-            expected = "a tuple of seats"
-        else:
-            ok = _is_int(value)
-            expected = "an integer"
-        if not ok:
-            raise Rejection(
-                rule, f"{type(command).__name__}.{name} must be {expected}, got {value!r}"
-            )
 
 
 # --- what a seat may do ----------------------------------------------------------------------

@@ -25,6 +25,7 @@ from referee.games.mau_mau_vampires.model import (
     CallColour,
     Card,
     CardsDrawn,
+    CharacterView,
     DeckShuffled,
     DeclineAbility,
     DrawReason,
@@ -109,6 +110,9 @@ class MauMauVampiresState:
     playing: tuple[int, ...] = ()
     #: characters[seat] = index in CHARACTERS.characters of the character in front of seat.
     characters: list[int] = field(default_factory=list)
+    #: The characters as the view shows them (MM-3, MM-27): made by ``apply`` whenever the
+    #: characters or the werewolf move (a few times a hand), shared by every view till then.
+    character_views: tuple[CharacterView, ...] = ()
     hands: list[list[int]] = field(default_factory=list)
     sizes: list[int] = field(default_factory=list)
     deck: list[int] = field(default_factory=list)
@@ -151,9 +155,9 @@ class MauMauVampiresState:
     final: list[int] = field(default_factory=list)
     shuffles: int = 0
     over: bool = False
-    #: The view's fields every viewer shares, built by the first view of this state and
-    #: dropped by ``apply``; a copy (``copy_state``, ``replace``) starts without.
-    public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    #: The view's parts every viewer of this state shares (:func:`.view.public`): built by
+    #: the first view of the state, dropped by ``apply``; a copy starts without.
+    public: Any = field(default=None, init=False, repr=False, compare=False)
 
     def next_playing(self, seat: int) -> int:
         """The left neighbour among the seats playing this hand (play goes clockwise)."""
@@ -168,6 +172,25 @@ class MauMauVampiresState:
 
     def character(self, seat: int) -> CharacterData:
         return CHARACTERS.characters[self.characters[seat]]
+
+
+def character_views(state: MauMauVampiresState) -> tuple[CharacterView, ...]:
+    """MM-3, MM-27: the character in front of each seat, and whether it carries the werewolf."""
+    table = CHARACTERS.characters
+    return tuple(
+        CharacterView(
+            seat=seat,
+            id=table[index].id,
+            name=table[index].name,
+            ability=table[index].ability,
+            day_symbols=table[index].day_symbols,
+            vampire_symbol=table[index].vampire_symbol,
+            vampire_colour=table[index].vampire_colour,
+            first_game=table[index].first_game,
+            werewolf=index == state.werewolf,
+        )
+        for seat, index in enumerate(state.characters)
+    )
 
 
 def _next_of(playing: tuple[int, ...], seat: int, players: int) -> int:

@@ -1,11 +1,15 @@
 """Mau Mau Vampires: what a seat may see (MM-26 ... MM-28): its view, the redaction of
-events, and the hidden variants of the conformance suite's leak test."""
+events, and the hidden variants of the conformance suite's leak test.
+
+A view is the state's public part (:func:`public`, the same for every viewer: built once per
+state) and the viewer's own: its hand, its cards in the pot, what was shown to it, the card it
+just drew, the cards it shares, its last hand.
+"""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from referee.engine.chance import hidden_permutation
 from referee.engine.game import Viewer
@@ -14,15 +18,16 @@ from referee.games.mau_mau_vampires.model import (
     CARDS,
     CODES,
     HIDDEN,
+    Card,
     CardGiven,
     CardsDealt,
     CardsDrawn,
     CardSetAside,
     CardShown,
-    CharacterView,
     Colour,
     DeckShuffled,
     DrawnShared,
+    HandScore,
     MauMauVampiresView,
     Phase,
     PotTaken,
@@ -35,142 +40,117 @@ from referee.games.mau_mau_vampires.state import (
     copy_state,
 )
 
-#: The view's constructor, called with the shared tuples spread between the viewer's own
-#: fields (mypy cannot count the fields in them).
-_view: Any = MauMauVampiresView
+
+class Public(NamedTuple):
+    """What every viewer's view of one state computes alike from it (MM-26, MM-27); the
+    other shared fields are the state's own values, read as they are. A named tuple: one is
+    made for every state a view is asked of, and a tuple is the cheapest immutable value."""
+
+    hand_sizes: tuple[int, ...]
+    deck_size: int
+    pile_size: int
+    top: Card
+    wish: Colour
+    werewolf_seat: int | None
+    pot_size: int
+    turn: int | None
+    wisher: int | None
+    called_colour: Colour
+    answering: tuple[int, ...]
+    to_share_count: int
+    totals: tuple[int, ...]
+    tiebreak_points: tuple[int, ...]
+    hand_scores: tuple[HandScore, ...]
+    characters_option: str
+    announcements: str
+
+
+def public(state: MauMauVampiresState) -> Public:
+    """The state's public part, built by the first view of the state (``apply`` drops it)."""
+    found: Public | None = state.public
+    if found is None:
+        found = state.public = _public(state)
+    return found
+
+
+def _public(state: MauMauVampiresState) -> Public:
+    phase = state.phase
+    return Public(
+        hand_sizes=tuple(state.sizes),
+        deck_size=len(state.deck),
+        pile_size=sum(state.pile_under) + (1 if state.top >= 0 else 0),
+        top=CARDS[state.top] if state.top >= 0 else HIDDEN,
+        wish=Colour(state.wish),
+        werewolf_seat=next(
+            (s for s, index in enumerate(state.characters) if index == state.werewolf), None
+        ),
+        pot_size=len(state.pot),
+        turn=None if state.over else state.turn,
+        wisher=state.wisher if phase is Phase.WISH else None,
+        called_colour=Colour(state.call_colour),
+        answering=tuple(sorted(state.answering)),
+        to_share_count=len(state.pair),
+        totals=tuple(state.totals),
+        tiebreak_points=tuple(state.tiebreak_points),
+        hand_scores=tuple(state.history),
+        characters_option="pass_left" if state.pass_left else "keep",
+        announcements="auto" if state.auto_announce else "required",
+    )
 
 
 def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
-    public = state.public
-    if public is None:
-        public = state.public = _public(state)
-    head, middle, play, scores, options = public
+    """MM-26 ... MM-28: the public part, and what only ``viewer`` may see (a spectator: none
+    of it)."""
+    p = public(state)
     if viewer is None:
-        spectator: MauMauVampiresView = _view(
-            *head, (), *middle, (), *play, (), (), (), *scores, (), *options
-        )
-        return spectator
-    hand = _cards_of(state.hands[viewer])
-    is_turn = viewer == state.turn
-    phase = state.phase
-    made: MauMauVampiresView = _view(
-        *head,
+        hand: tuple[Card, ...] = ()
+        last_hand: tuple[Card, ...] = ()
+    else:
+        hand = _cards_of(state.hands[viewer])
+        last_hand = _cards_of(state.last_hands[viewer]) if state.last_hands else ()
+    is_turn = viewer is not None and viewer == state.turn
+    # Positional arguments, one a line in field order: keywords cost twice as much for 36
+    # fields, and a view is made on every step of a learning agent.
+    return MauMauVampiresView(
+        state.hand_number,
+        state.hands_total,  # hands
+        state.tiebreak,
+        state.dealer,
+        state.playing,
         hand,
-        *middle,
-        tuple(CARDS[c] for c, by in state.pot if by == viewer) if state.pot else (),
-        *play,
-        tuple(ShownCard(s, CARDS[c]) for s, c in state.shown) if is_turn else (),
-        (CARDS[state.drawn],) if is_turn and phase is Phase.PLAY_DRAWN else (),
-        tuple(CARDS[c] for c in state.pair) if is_turn else (),
-        *scores,
-        _cards_of(state.last_hands[viewer]) if state.last_hands else (),
-        *options,
-    )
-    return made
-
-
-@lru_cache(maxsize=1 << 10)
-def _characters(characters: tuple[int, ...], werewolf: int) -> tuple[CharacterView, ...]:
-    """MM-3, MM-27: the character in front of each seat (one tuple per distinct table)."""
-    table = CHARACTERS.characters
-    return tuple(
-        CharacterView(
-            seat=seat,
-            id=table[index].id,
-            name=table[index].name,
-            ability=table[index].ability,
-            day_symbols=table[index].day_symbols,
-            vampire_symbol=table[index].vampire_symbol,
-            vampire_colour=table[index].vampire_colour,
-            first_game=table[index].first_game,
-            werewolf=index == werewolf,
-        )
-        for seat, index in enumerate(characters)
-    )
-
-
-def _public(state: MauMauVampiresState) -> Any:
-    """The view's fields every viewer shares (MM-26, MM-27), in field order around the
-    viewer's own (``hand``, ``pot_yours``, ``shown_to_you``, ``drawn``, ``to_share``,
-    ``last_hand``): the same objects for every viewer of this state."""
-    phase = state.phase
-    werewolf_seat = next(
-        (s for s, index in enumerate(state.characters) if index == state.werewolf), None
-    )
-    head = (state.hand_number, state.hands_total, state.tiebreak, state.dealer, state.playing)
-    middle = (
-        tuple(state.sizes),
-        len(state.deck),
-        sum(state.pile_under) + (1 if state.top >= 0 else 0),
-        CARDS[state.top] if state.top >= 0 else HIDDEN,
-        Colour(state.wish),
+        p.hand_sizes,
+        p.deck_size,
+        p.pile_size,
+        p.top,
+        p.wish,
         state.night,
         state.clocks,
-        werewolf_seat,
-        _characters(tuple(state.characters), state.werewolf),
+        p.werewolf_seat,
+        state.character_views,  # characters
         CHARACTERS.symbols,
-        len(state.pot),
-    )
-    play = (
-        phase,
-        None if state.over else state.turn,
+        p.pot_size,
+        tuple(CARDS[c] for c, by in state.pot if by == viewer)
+        if viewer is not None and state.pot
+        else (),
+        state.phase,
+        p.turn,
         state.extra_turn,
         state.ability,
-        state.wisher if phase is Phase.WISH else None,
-        Colour(state.call_colour),
-        tuple(sorted(state.answering)),
-    )
-    scores = (
-        len(state.pair),
-        tuple(state.totals),
-        tuple(state.tiebreak_points),
-        tuple(state.history),
-    )
-    options = (
-        "pass_left" if state.pass_left else "keep",
-        "auto" if state.auto_announce else "required",
+        p.wisher,
+        p.called_colour,
+        p.answering,
+        tuple(ShownCard(s, CARDS[c]) for s, c in state.shown) if is_turn else (),  # shown_to_you
+        (CARDS[state.drawn],) if is_turn and state.phase is Phase.PLAY_DRAWN else (),  # drawn
+        tuple(CARDS[c] for c in state.pair) if is_turn else (),  # to_share
+        p.to_share_count,
+        p.totals,
+        p.tiebreak_points,
+        p.hand_scores,
+        last_hand,
+        p.characters_option,
+        p.announcements,
         state.first_game,
     )
-    return head, middle, play, scores, options
-
-
-#: The redactions made so far, by the identity of the event they hide a part of (the entry
-#: keeps the event, so its id stays its own): every viewer an event hides the same part from
-#: gets the same object, which the server then encodes once for all of them.
-_HIDDEN: dict[tuple[int, bool], tuple[Any, Any]] = {}
-
-
-def _shared(event: Any, owner: bool, make: Any) -> Any:
-    """``make(event)``, the same object for every viewer in the same position (``owner``)."""
-    key = (id(event), owner)
-    hit = _HIDDEN.get(key)
-    if hit is not None and hit[0] is event:
-        return hit[1]
-    redacted = make(event)
-    if len(_HIDDEN) >= 4096:
-        _HIDDEN.clear()
-    _HIDDEN[key] = (event, redacted)
-    return redacted
-
-
-def _without_order(event: Any) -> Any:
-    return replace(event, order=())
-
-
-def _without_cards(event: Any) -> Any:
-    return replace(event, cards=())
-
-
-def _hidden_card(event: Any) -> Any:
-    return replace(event, card=HIDDEN)
-
-
-def _set_aside_seen(event: Any) -> Any:
-    return replace(event, deck_cards=())
-
-
-def _set_aside_hidden(event: Any) -> Any:
-    return replace(event, card=HIDDEN, deck_cards=())
 
 
 def redact(event: Any, viewer: Viewer) -> Any:
@@ -179,17 +159,17 @@ def redact(event: Any, viewer: Viewer) -> Any:
     deck cards by no one."""
     kind = type(event)
     if kind is DeckShuffled:
-        return _shared(event, False, _without_order)
+        return replace(event, order=())
     if kind is CardsDealt or kind is CardsDrawn or kind is PotTaken:
-        return event if event.seat == viewer else _shared(event, False, _without_cards)
+        return event if event.seat == viewer else replace(event, cards=())
     if kind is CardGiven:
         if viewer in (event.from_seat, event.to_seat):
             return event
-        return _shared(event, False, _hidden_card)
+        return replace(event, card=HIDDEN)
     if kind is CardShown:
         if viewer in (event.seat, event.to_seat):
             return event
-        return _shared(event, False, _hidden_card)
+        return replace(event, card=HIDDEN)
     if kind is DrawnShared:
         if viewer == event.seat:
             return event
@@ -200,8 +180,8 @@ def redact(event: Any, viewer: Viewer) -> Any:
         return replace(event, cards=cards)
     if kind is CardSetAside:
         if viewer == event.seat:
-            return _shared(event, True, _set_aside_seen)
-        return _shared(event, False, _set_aside_hidden)
+            return replace(event, deck_cards=())
+        return replace(event, card=HIDDEN, deck_cards=())
     return event
 
 
