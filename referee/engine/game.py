@@ -438,16 +438,6 @@ class Game(abc.ABC, Generic[StateT]):
                 return decision
         return None
 
-    def check_pending(self, state: StateT, seat: Seat, end_rule: str) -> Decision:
-        """The decision ``seat`` is asked for, or the standard FAILED_PRECONDITION rejection
-        (naming the rule of a pending decision, or ``end_rule`` when the game is over)."""
-        decisions = self.decisions(state)
-        for decision in decisions:
-            if decision.seat == seat:
-                return decision
-        rule = decisions[0].rule_id if decisions else end_rule
-        raise not_your_turn(seat, tuple(d.seat for d in decisions), rule)
-
     def limit_results(self, state: StateT, players: int) -> tuple[SeatResult, ...]:
         """The results of a game that reached its event limit: a draw (every seat scores 0
         and ranks 1) unless the game ranks its standing (its scores so far, by its rules)."""
