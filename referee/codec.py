@@ -338,6 +338,7 @@ _OVER, _ABORTED = _view_field("game_over"), _view_field("aborted")
 _COMMITMENT = _view_field("seed_commitment")
 _PENDING = repeated_writer(_VIEW.fields_by_name["pending_seats"])
 _LABELS = repeated_writer(_VIEW.fields_by_name["legal_command_labels"])
+_LINES = repeated_writer(_VIEW.fields_by_name["view_lines"])
 _LEGAL_TAG = tag(_VIEW.fields_by_name["legal_commands"].number, 2)
 _RESULTS = _repeated_of("results", SeatResult)
 _DECISIONS = _repeated_of("decisions", Decision)
@@ -375,6 +376,7 @@ def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = (
     if legal:
         label = get_game(game_type).command_label
         parts.append(_LABELS(tuple(label(command, view.game) for command in legal)))
+    parts.append(_LINES(labels.view_lines(game_type, view.game)))
     return b"".join(parts)
 
 

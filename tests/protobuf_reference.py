@@ -17,6 +17,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from referee import codec
+from referee.engine import labels
 from referee.engine.registry import get_game
 from referee.engine.table import View
 from referee.engine.table_events import TableEvent
@@ -108,5 +109,6 @@ def view(game_id: str, players: int, value: View, clocks: Sequence[Any] = ()) ->
     for legal in value.legal_commands:
         message.legal_commands.add().CopyFrom(command(value.game_type, legal))
         message.legal_command_labels.append(game.command_label(legal, value.game))
+    message.view_lines.extend(labels.view_lines(value.game_type, value.game))
     fill(getattr(message, value.game_type.replace("-", "_")), value.game)
     return message

@@ -2,7 +2,8 @@
 
 Nothing here knows a game. The words come from the server: each event's ``description``, each
 legal command's label (``View.legal_command_labels``), the game's name and options
-(``ListGameTypes``, as :class:`~referee_cli.screen.GameInfo`); the table is laid out from the
+(``ListGameTypes``, as :class:`~referee_cli.screen.GameInfo`), the game's lines of the view
+(``View.view_lines``, printed as they come); the seat table is laid out from the
 view's fields by :mod:`referee_cli.screen`. A game is played here the day the server runs it.
 
 Everything is sized for an 80x24 terminal: a screen, the menu's title, the menu and the prompt
@@ -40,6 +41,8 @@ SCREEN_HEIGHT = 24
 #: Lines of the screen around the menu: the blank line before the screen, the menu's title
 #: ("Your move:") and the prompt.
 MENU_FRAME = 3
+#: The game's lines of the view shown however long the menu (the last one "..." when cut).
+MIN_VIEW_LINES = 3
 
 
 def viewer(view: referee_pb2.View) -> int | None:
@@ -89,7 +92,8 @@ def render_view(
     view: referee_pb2.View, info: GameInfo | None = None, room: int = SCREEN_HEIGHT - 1
 ) -> str:
     """The whole screen of a view in at most ``room`` lines where it can be: the header, whose
-    move, the game's hand, seat table and facts (long ones cut to fit), the standings."""
+    move, the game's hand, seat table and facts (long ones cut to fit), the standings. The
+    game's own lines (``view_lines``), when the server sends them, stand for hand and facts."""
     info = info or GameInfo()
     me = viewer(view)
     who = "spectator" if me is None else f"you are seat {me}"
@@ -100,7 +104,13 @@ def render_view(
     fixed, facts, seats = game_lines(view, info)
     lines.extend(fixed)
     after = _clocks(view) + (render_results(view) if view.game_over and view.results else [])
-    lines.extend(pack(facts, max(1, room - len(lines) - len(after)), first=seats))
+    left = max(1, room - len(lines) - len(after))
+    given = list(view.view_lines)
+    if given:  # the game's words, from the top (the game puts the hand first), as room allows
+        left = max(left, min(len(given), MIN_VIEW_LINES))
+        lines.extend(given if len(given) <= left else [*given[: left - 1], "..."])
+    else:
+        lines.extend(pack(facts, left, first=seats))
     if len(lines) + len(after) > room > len(fixed) + 2:  # the last facts give way, said so
         lines[room - len(after) - 1 :] = ["... (the last facts are cut to fit the screen)"]
     return "\n".join(lines + after)

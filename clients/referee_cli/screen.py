@@ -263,7 +263,8 @@ def game_lines(
 ) -> tuple[list[str], list[list[str]], int]:
     """The game's own part of the screen: the lines of the hand and the seat table, and the
     facts (each its lines: one, or more when wrapped), and how many of the facts are the
-    seats' (the columns too wide for the table, which come first)."""
+    seats' (the columns too wide for the table, which come first). When the view carries the
+    game's own lines (``view_lines``), only the seat table: the lines replace the rest."""
     which = view.WhichOneof("game")
     if which is None:
         return [], [], 0
@@ -293,6 +294,11 @@ def game_lines(
             facts.append(wrap(f"{words(name).capitalize()}:", listed, width, " "))
         else:
             facts.append([f"{words(name).capitalize()}: {_single_text(descriptor, value)}"])
+    if view.view_lines:
+        # The game wrote its view in its own words (the hand by card names, the table):
+        # those lines stand for the hand and the facts; only the seat table stays.
+        rows = table.lines(me, list(view.pending_seats), width)[0] if table.columns else []
+        return rows, [], 0
     lines: list[str] = []
     if me is not None and "hand" in game.DESCRIPTOR.fields_by_name:
         cards = hand or []

@@ -20,7 +20,7 @@ from referee.engine.table import Table, make_config
 from referee_bot.sdk import StrategyBot
 from referee_bot.strategies import make_strategy
 from referee_tournament.config import TournamentConfig
-from referee_tournament.network import message_json
+from referee_tournament.processes import message_json
 from referee_tournament.records import Fault, GameRecord, SeatRecord, forfeit_seats
 from referee_tournament.schedule import GameSpec
 

@@ -411,8 +411,9 @@ def main(
     if service_parts:
         print(f"{', '.join(sorted(service_parts))} service ...", flush=True)
         from referee.bench import service
+        from referee.bench.load import GameSpec
 
-        spec = service.GameSpec(game_type=game, players=players)
+        spec = GameSpec(game_type=game, players=players)
         results |= service.run(service_parts, quick, spec, concurrency, capacity_games)
     if "P7" in parts:
         print("P7 replicas on PostgreSQL ...", flush=True)

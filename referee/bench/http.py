@@ -33,7 +33,7 @@ from connectrpc.client import ConnectClient
 from connectrpc.method import IdempotencyLevel, MethodInfo
 from google.protobuf.message import Message
 
-from referee.bench.service import Load, ServerProcess, referee_argv
+from referee.bench.load import Load, ServerProcess, referee_argv
 from referee.metrics import SERVICE
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc

@@ -33,7 +33,7 @@ from typing import Any
 
 import grpc
 
-from referee.bench.service import ServerProcess, referee_argv
+from referee.bench.load import ServerProcess, referee_argv
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 

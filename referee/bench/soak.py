@@ -21,7 +21,7 @@ from typing import Any
 
 import grpc
 
-from referee.bench.service import ServerProcess
+from referee.bench.load import ServerProcess
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 

@@ -12,11 +12,13 @@ Labels are for people to read next to a command or an event (``View.legal_comman
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from referee.engine.openings import CardsOpened, DeckCommitted
+from referee.engine.registry import LABELS, game_module
 from referee.engine.table_events import (
     DefaultPlayed,
     GameAborted,
@@ -106,6 +108,39 @@ def table_event_text(event: TableEvent) -> str:
             else ("the organiser aborted the game")
         )
     return fallback(event)
+
+
+#: How wide and how many the lines of a view may be (``View.view_lines``): they must fit an
+#: 80-column terminal next to the seats and the menu.
+LINE_WIDTH, MOST_LINES = 78, 8
+
+
+def lines(*texts: str) -> tuple[str, ...]:
+    """``texts`` (empty ones dropped) wrapped to :data:`LINE_WIDTH`, a wrapped text's further
+    lines indented; at most :data:`MOST_LINES` lines, the last ending in "..." if cut.
+
+    >>> lines("hand: " + " ".join(["Q"] * 40), "", "round 1 of 3")[1:]
+    ('  Q Q Q Q', 'round 1 of 3')
+    >>> len(lines(*["x"] * 20)), lines(*["x"] * 20)[-1]
+    (8, 'x...')
+    """
+    out = [
+        line
+        for text in texts
+        if text
+        for line in textwrap.wrap(text, LINE_WIDTH, subsequent_indent="  ")
+    ]
+    if len(out) > MOST_LINES:
+        out = [*out[: MOST_LINES - 1], out[MOST_LINES - 1][: LINE_WIDTH - 3] + "..."]
+    return tuple(out)
+
+
+def view_lines(type_id: str, view: Any) -> tuple[str, ...]:
+    """A few lines of ``view`` (a seat's game view, already redacted) in the game's words
+    (``View.view_lines``): the ``view_text(view)`` of the game's ``labels`` module, written
+    from that view only; none for a game without one, so a new game needs nothing here."""
+    text = getattr(game_module(type_id, LABELS), "view_text", None)
+    return tuple(text(view)) if text is not None else ()
 
 
 @dataclass(frozen=True)

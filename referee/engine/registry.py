@@ -18,6 +18,10 @@ by name in the package (:func:`game_module`), so nothing outside the package nam
     ``choose(view, players)`` returns one of ``view.legal_commands``; :mod:`referee.bots`
     documents the contract. A game without one is played at random by the ``heuristic``
     strategy.
+``labels``
+    The game's display text (:data:`LABELS`); the registry looks up only its optional
+    ``view_text(view)`` there (:func:`referee.engine.labels.view_lines`): a few lines of a
+    seat's view in the game's words. A game without one sends no lines.
 
 Other packages may look up modules of their own by name the same way (``game_module(type_id,
 "board")``).
@@ -39,6 +43,8 @@ GAMES_PACKAGE = "referee.games"
 ENCODER = "encoder"
 #: The module of a game package that holds its heuristic bot.
 BOT = "bot"
+#: The module of a game package that holds its display text (``view_text``).
+LABELS = "labels"
 
 _games: dict[str, Game[Any]] = {}
 #: The package each game came from (type id -> dotted name); a game registered without one

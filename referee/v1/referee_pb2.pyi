@@ -1474,6 +1474,7 @@ class View(_message.Message):
     CLOCKS_FIELD_NUMBER: _builtins.int
     ABORTED_FIELD_NUMBER: _builtins.int
     LEGAL_COMMAND_LABELS_FIELD_NUMBER: _builtins.int
+    VIEW_LINES_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
@@ -1529,6 +1530,14 @@ class View(_message.Message):
         """
 
     @_builtins.property
+    def view_lines(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Display text: a few short lines (each at most 78 characters) of this view in the game's
+        words (the seat's hand by card names, the public table), written by the game from this
+        view only, so they show nothing the seat may not see. For people to read, not for
+        parsing: the wording may change; read the game's own view below.
+        """
+
+    @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenView:
         """A Vampire Queen view."""
 
@@ -1561,6 +1570,7 @@ class View(_message.Message):
         clocks: _abc.Iterable[Global___SeatClock] | None = ...,
         aborted: _builtins.bool = ...,
         legal_command_labels: _abc.Iterable[_builtins.str] | None = ...,
+        view_lines: _abc.Iterable[_builtins.str] | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensView | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView | None = ...,
@@ -1568,7 +1578,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

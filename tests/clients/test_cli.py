@@ -64,7 +64,7 @@ def test_new_game_played_from_stdin_against_two_bots(
     # the history (round start, own deal) is printed before the first question
     assert out.index("round 1 starts:") < out.index("seat 0 is dealt") < out.index("Your move:")
     assert "Your move:\n1) " in out
-    assert re.search(r"Your hand \(1[34]\): ", out)
+    assert re.search(r"\nyour hand: ((\d+|Q|H15|H20) ){12,13}(\d+|Q|H15|H20)\n", out)  # VQ-1 names
     assert re.search(r"seat \d (played|passed)", out)
     assert re.search(r"seat \d (wins|takes) the trick", out)
     assert "round 1 scored (penalty points): seat 0 " in out
@@ -119,7 +119,7 @@ def test_spectate_live_and_from_the_start(
     assert code == 0, live
     assert "(public information only)" in live
     assert "Final standings:" in live
-    assert "Your hand" not in live and "(you)" not in live
+    assert "our hand" not in live and "(you)" not in live
     assert not re.search(r"is dealt (?!13 cards)", live), "no hand is shown to a spectator"
 
     code, replay = cli(
@@ -128,7 +128,7 @@ def test_spectate_live_and_from_the_start(
     assert code == 0
     assert "round 1 starts:" in replay
     assert "\ngame over: " in replay
-    assert "Your hand" not in replay and not re.search(r"is dealt (?!13 cards)", replay)
+    assert "our hand" not in replay and not re.search(r"is dealt (?!13 cards)", replay)
 
 
 def test_list_shows_games(address: str, stub: referee_pb2_grpc.RefereeServiceStub) -> None:

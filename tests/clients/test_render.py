@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import doctest
 
+from referee import codec
+from referee.engine.labels import view_lines
 from referee.v1 import referee_pb2, vampire_queen_pb2
 from referee_cli import render, screen
 from referee_cli.screen import GameInfo
@@ -248,3 +250,44 @@ def test_a_spectator_redraws_after_a_batch_of_several_events() -> None:
     assert render.redraw_for_spectator(end, render.REDRAW_BATCH)
     assert not render.redraw_for_spectator(end, 1), "a single move"
     assert not render.redraw_for_spectator(referee_pb2.Event(sequence=29, batch_end_sequence=30), 5)
+
+
+def with_lines(view: referee_pb2.View) -> referee_pb2.View:
+    """The view with the lines the server adds (``View.view_lines``): the game's own words for
+    the view, written from the view the seat receives."""
+    lines = view_lines(view.game_type, codec.view_from_proto(view).game)
+    assert lines, "the game writes lines of its view"
+    view.view_lines.extend(lines)
+    return view
+
+
+def test_the_games_lines_stand_for_the_hand_and_facts_seats_stay() -> None:
+    view = with_lines(
+        make_view(seat=0, hand=[3, 8, 14, 14, 15], hand_sizes=[5, 7, 10, 9], totals=[12, 30, 7, 0])
+    )
+    text = render.render_view(view, VAMPIRE_QUEEN)
+    lines = text.splitlines()
+    # VQ-1: 14 is a Vampire Queen (Q), 15 the 15 Hunter (H15), as in the menu's labels.
+    assert "your hand: 3 8 Q Q H15" in lines
+    assert "Your hand (5)" not in text and "Round: " not in text, "no raw field dump"
+    assert sorted(rows(text)) == list(range(view.players)), "the seat table stays"
+    assert [row[0] for row in rows(text).values()][:3] == ["5", "7", "10"]  # hand sizes
+    assert all(line in lines for line in view.view_lines)
+
+
+def test_mm_4_the_top_card_and_hand_by_colour_and_symbol_name() -> None:
+    view = with_lines(mm.make_view(seat=0, players=3, hand="R1 B8 CLOCK", top="B8"))
+    flat = " ".join(render.render_view(view).split())
+    # MM-4: symbol 1 is the skull, 8 the garlic (the names the command labels use).
+    assert "top card: blue garlic" in flat and "your hand: red skull, blue garlic, a Clock" in flat
+    assert "mau mau blue 8" not in flat
+
+
+def test_the_games_lines_are_cut_to_the_room_left_said_so() -> None:
+    view = make_view(seat=0, hand=[3], hand_sizes=[1, 1, 1])
+    view.view_lines.extend(f"line {n}" for n in range(8))
+    lines = render.render_view(view, VAMPIRE_QUEEN, room=10).splitlines()
+    assert len(lines) == 10 and lines[-1] == "..."
+    shown = [line for line in lines if line.startswith("line ")]
+    assert shown and shown == [f"line {n}" for n in range(len(shown))], "from the top"
+    assert lines.index(shown[-1]) == len(lines) - 2, "the rest cut, said so"

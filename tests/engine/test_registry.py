@@ -36,7 +36,7 @@ from setuptools.config.pyprojecttoml import read_configuration
 
 import referee.games
 from referee import bots
-from referee.engine import Game, Table, all_games, get_game, registry
+from referee.engine import Game, Table, all_games, get_game, labels, registry
 from tests.engine import fifth_game, test_conformance
 from tests.engine.fifth_game import Served
 
@@ -201,6 +201,10 @@ def test_a_game_without_encoder_or_bot_has_no_environment_and_plays_at_random(
     clear error) and ``heuristic`` plays it at random (docs/writing-a-game.md)."""
     monkeypatch.setattr(registry, "_packages", {})  # as if registered without its package
     assert registry.game_module("high-card", registry.BOT) is None
+    # Nor does the registry need its labels: a game without ``view_text`` sends no view lines.
+    assert (
+        labels.view_lines("high-card", Table.create("high-card", 2, seed=b"x").view(0).game) == ()
+    )
     assert isinstance(bots.make_strategy("heuristic", "high-card"), bots.RandomStrategy)
     assert bots.effective_name("heuristic", "high-card") == "random"
     rl = pytest.importorskip("referee.rl")

@@ -14,6 +14,8 @@ from collections import defaultdict
 
 import grpc
 
+from referee import codec
+from referee.engine import labels
 from referee.engine.chance import shuffled
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
@@ -40,6 +42,7 @@ from tests.server.conftest import (
     vq_command,
 )
 
+GAME_TYPE = "vampire-queen"
 SEED = "leak-check-seed-7f3a9c2e51"
 PLAYERS = 4
 HAND = 13
@@ -156,7 +159,12 @@ def test_a_whole_random_game_leaks_nothing(
                 else:
                     assert not dealt.cards, (viewer, dealt)
             seen = message.view
+            # The display lines say what the view's fields say, nothing more (VQ-20).
+            assert seen.view_lines and list(seen.view_lines) == list(
+                labels.view_lines(GAME_TYPE, codec.view_from_proto(seen).game)
+            )
             if viewer is None:
+                assert not any("your hand" in line for line in seen.view_lines)
                 assert not seen.HasField("seat") and not seen.vampire_queen.hand
                 assert not seen.legal_commands
             else:

@@ -16,7 +16,7 @@ import pytest
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_tournament.__main__ import main
 from referee_tournament.config import TournamentConfig, load, parse
-from referee_tournament.network import startable
+from referee_tournament.processes import startable
 from referee_tournament.tournament import run
 
 from .conftest import flaky_bot

@@ -205,8 +205,13 @@ function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
       view.clocks.length ? h("th", {}, "Clock") : null)),
     h("tbody", {}, ...seats));
   const facts = h("dl", { class: "facts" }, ...drawn.facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
+  // The game's own words for this view (the hand by card names), as the server wrote them.
+  const lines = view.viewLines.length
+    ? h("ul", { class: "view-lines", "data-view-lines": "" }, ...view.viewLines.map((line) => h("li", {}, line)))
+    : null;
   return h("div", { class: "table", "data-version": String(view.version) },
     view.gameOver ? resultsTable(view) : null,
+    lines,
     facts,
     h("div", { class: "scroll" }, seatTable),
     h("section", { class: "centre" }, ...drawn.centre),

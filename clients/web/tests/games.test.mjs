@@ -23,6 +23,9 @@ for (const [gameType, setup, viewport] of GAMES) {
     page.on("pageerror", (e) => errors.push(e.message));
     await createFromHome(page, gameType, setup);
     await shot(page, `${gameType}-start`);
+    // The game's lines of the view, above the facts: the seat's cards by their names.
+    const lines = await page.locator("[data-view-lines] li").allTextContents();
+    assert.ok(lines.some((line) => /^your hand: |\(seat 0\): /.test(line)), lines.join("\n"));
     const made = await playToEnd(page);
     assert.ok(made > 0, "the person made no choice");
     await page.locator("table.results").waitFor();

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine.labels import fallback, plural, seat
+from referee.engine.labels import fallback, lines, plural, seat
 from referee.games.dracula_vs_van_helsing.model import (
     LETTERS,
     CallEnd,
@@ -39,6 +39,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     GameEnded,
     GameStarted,
     PlaceDrawn,
+    Rack,
     RevealOpponent,
     RevealOwn,
     Role,
@@ -234,3 +235,32 @@ def event_text(event: Any) -> str:
             why = f"Dracula survived round {event.round} with {event.hp} HP"
         return f"game over: {winner} wins: {why}"
     return fallback(event)
+
+
+def _rack_text(rack: Rack) -> str:
+    slots = " ".join(
+        f"{s.district}:{card_text(s.card) if s.card.value else '??'}{'(up)' if s.revealed else ''}"
+        for s in rack.slots
+    )
+    return f"{ROLES.get(Role(rack.role), seat(rack.seat))} ({seat(rack.seat)}): {slots}"
+
+
+def view_text(view: DraculaVsVanHelsingView) -> tuple[str, ...]:
+    """The seat's view in the game's words (``View.view_lines``), from the view only: the
+    districts' tokens (DV-3), the colour order (DV-4), each rack by district with ``??`` for a
+    card the seat may not see (DV-24, DV-25), the deck, discard pile and drawn card."""
+    you = f"; you are {ROLES[Role(view.role)]}" if view.role in ROLES else ""
+    districts = ", ".join(f"{d.district}: {d.humans}H {d.vampires}V" for d in view.districts)
+    deck = f"deck {view.deck_size}"
+    if view.deck_top.value:
+        deck += f", top {card_text(view.deck_top)}"
+    if view.discard_pile:
+        deck += f"; discard {cards_text(view.discard_pile)}"
+    return lines(
+        *(_rack_text(rack) for rack in sorted(view.racks, key=lambda r: r.role != view.role)),
+        f"drawn card: {card_text(view.drawn)}" if view.drawn.value else "",
+        f"districts (humans, vampires): {districts}",
+        f"colours: {track_text(view.track)}",
+        f"round {view.round} of {view.rounds}{you}; Dracula's HP {view.hp}",
+        deck,
+    )

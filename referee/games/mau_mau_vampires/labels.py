@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine.labels import fallback, join, plural, seat
+from referee.engine.labels import fallback, join, lines, plural, seat
 from referee.games.mau_mau_vampires.characters import CHARACTERS
 from referee.games.mau_mau_vampires.model import (
     Ability,
@@ -295,3 +295,36 @@ def event_text(event: Any) -> str:
         verb = "wins" if len(winners) == 1 else "win"
         return f"game over: {join([seat(s) for s in winners])} {verb}"
     return fallback(event)
+
+
+def _list(cards: Sequence[Card], symbols: Sequence[str]) -> str:
+    return ", ".join(card_text(c, symbols) for c in cards)
+
+
+def view_text(view: MauMauVampiresView) -> tuple[str, ...]:
+    """The seat's view in the game's words (``View.view_lines``), from the view only: the top
+    card and wished colour, the seat's hand, pot and drawn cards by colour and symbol name
+    (MM-2, the symbols of the characters in play), the characters in front of each seat."""
+    symbols = view.symbols
+    top = f"top card: {card_text(view.top, symbols)}"
+    if view.wish:
+        top += f"; wished colour: {colour_name(view.wish)}"
+    if view.called_colour:
+        top += f"; called colour: {colour_name(view.called_colour)}"
+    pot = f"pot: {plural(view.pot_size, 'card')}" if view.pot_size else ""
+    if view.pot_yours:
+        pot += f" (yours: {_list(view.pot_yours, symbols)})"
+    shown = ", ".join(f"{seat(c.seat)} {card_text(c.card, symbols)}" for c in view.shown_to_you)
+    return lines(
+        f"your hand: {_list(view.hand, symbols)}" if view.hand else "",
+        top,
+        f"drawn: {_list(view.drawn, symbols)}" if view.drawn else "",
+        f"to share: {_list(view.to_share, symbols)}" if view.to_share else "",
+        f"shown to you: {shown}" if shown else "",
+        pot,
+        "characters: " + ", ".join(f"{seat(c.seat)} {c.name}" for c in view.characters)
+        if view.characters
+        else "",
+        f"hand {view.hand_number} of {view.hands}; {'night' if view.night else 'day'}; "
+        f"deck {view.deck_size}, pile {view.pile_size}",
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine.labels import fallback, join, plural, seat
+from referee.engine.labels import fallback, join, lines, plural, seat
 from referee.games.sleeping_queens.model import (
     CAT,
     QUEEN_POINTS,
@@ -196,3 +196,28 @@ def event_text(event: Any) -> str:
         why = f" ({_END[event.rule]})" if event.rule in _END else ""
         return f"game over: {join(scores)} {verb}{why}"
     return fallback(event)
+
+
+def view_text(view: SleepingQueensView) -> tuple[str, ...]:
+    """The seat's view in the game's words (``View.view_lines``), from the view only: its hand
+    by card name (SQ-2), the sleeping positions (a queen's name only where it is public,
+    SQ-18), the queens awake in front of each seat (SQ-1) and the discard pile's top."""
+    asleep = [p for p in view.positions if p.asleep]
+    known = [f"{p.position} is {queen(p.queen)}" for p in asleep if p.queen]
+    awake = "; ".join(
+        f"{seat(a.seat)} {', '.join(queen_name(q) for q in a.queens)} ({a.points} points)"
+        for a in view.awake
+        if a.queens
+    )
+    pile = f"draw pile {view.draw_pile_size}"
+    if view.discard_pile:
+        pile += f"; discard pile top: {card_name(view.discard_pile[-1])}"
+    return lines(
+        f"your hand: {cards_text(view.hand)}" if view.hand else "",
+        f"awake: {awake}" if awake else "no queen is awake yet",
+        f"asleep at positions {' '.join(str(p.position) for p in asleep)}"
+        + (f" ({join(known)})" if known else "")
+        if asleep
+        else "no queen is asleep",
+        pile,
+    )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.engine.labels import fallback, join, number_word, plural, seat
+from referee.engine.labels import fallback, join, lines, number_word, plural, seat
 from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
@@ -25,11 +25,14 @@ from referee.games.vampire_queen.model import (
     Pass,
     Passed,
     PlayCard,
+    PlayKind,
     PlaySet,
     RoundScored,
     RoundStarted,
     SetPlayed,
     Skipped,
+    TrickKind,
+    TrickPlay,
     TrickWon,
     VampireQueenView,
 )
@@ -112,3 +115,30 @@ def event_text(event: Any) -> str:
         verb = "wins" if len(winners) == 1 else "win"
         return f"game over: {join([seat(s) for s in winners])} {verb} with {best} penalty points"
     return fallback(event)
+
+
+def _play_text(play: TrickPlay) -> str:
+    if play.kind == PlayKind.SET:
+        return f"{seat(play.seat)} {cards_of_set(play.value, play.count)}"
+    if play.kind == PlayKind.HUNTER:
+        return f"{seat(play.seat)} led {short(play.value)}"
+    if play.kind == PlayKind.CARD:
+        return f"{seat(play.seat)} {short(play.value)}"
+    if play.kind == PlayKind.SKIP:
+        return f"{seat(play.seat)} skipped"
+    return f"{seat(play.seat)} passed"
+
+
+def view_text(view: VampireQueenView) -> tuple[str, ...]:
+    """The seat's view in the game's words (``View.view_lines``), from the view only: its
+    hand by card words (VQ-1: ``Q`` a queen, ``H15``/``H20`` the Hunters), the trick so far."""
+    trick = ""
+    if view.trick:
+        kind = "Hunter trick" if view.trick_kind == TrickKind.HUNTER else "trick"
+        trick = f"{kind}: " + "; ".join(_play_text(p) for p in view.trick)
+    return lines(
+        f"your hand: {' '.join(short(v) for v in view.hand)}" if view.hand else "",
+        trick,
+        f"round {view.round} of {view.rounds}; H15 with {seat(view.hunter_15_holder)}, "
+        f"H20 with {seat(view.hunter_20_holder)}",
+    )
