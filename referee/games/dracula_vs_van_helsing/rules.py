@@ -36,7 +36,8 @@ from referee.engine.game import (
     rank_by_score,
     union_members,
 )
-from referee.games.dracula_vs_van_helsing import apply, decide, labels, view
+from referee.games.dracula_vs_van_helsing import decide, labels, view
+from referee.games.dracula_vs_van_helsing.apply import apply as apply_event
 from referee.games.dracula_vs_van_helsing.model import (
     COLOURS,
     DECK,
@@ -70,6 +71,7 @@ from referee.games.dracula_vs_van_helsing.state import (
     DraculaVsVanHelsingState,
     copy_state,
 )
+from referee.games.dracula_vs_van_helsing.view import view as view_of
 
 __all__ = ["DraculaVsVanHelsing", "DraculaVsVanHelsingState"]
 
@@ -213,8 +215,8 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         # Once over, a command is refused by the rule that ended the game.
         return "DV-23" if state.end is GameEnd.ROUNDS else "DV-22"
 
-    def apply(self, state: DraculaVsVanHelsingState, event: Any) -> DraculaVsVanHelsingState:
-        return apply.apply(state, event)
+    # The functions themselves, not methods calling them: they run on every step.
+    apply = staticmethod(apply_event)
 
     # --- what a seat may see and do ----------------------------------------------------------
 
@@ -261,8 +263,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         space += [ChooseTrump(c) for c in range(0, 6)]
         return space
 
-    def view(self, state: DraculaVsVanHelsingState, viewer: Viewer) -> DraculaVsVanHelsingView:
-        return view.view(state, viewer)
+    view = staticmethod(view_of)
 
     def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
         """DV-5: positions 0-4 are seat 0's slots, 5-9 seat 1's, the rest the deck, drawn

@@ -62,7 +62,8 @@ from referee.engine.game import (
     rank_by_score,
     union_members,
 )
-from referee.games.mau_mau_vampires import apply, decide, labels, view
+from referee.games.mau_mau_vampires import decide, labels, view
+from referee.games.mau_mau_vampires.apply import apply as apply_event
 from referee.games.mau_mau_vampires.characters import CHARACTERS
 from referee.games.mau_mau_vampires.commands import _command_space, legal_commands
 from referee.games.mau_mau_vampires.flow import start_hand
@@ -95,6 +96,7 @@ from referee.games.mau_mau_vampires.state import (
     copy_state,
     hand_size_for,
 )
+from referee.games.mau_mau_vampires.view import view as view_of
 
 #: The game's class, and the names other code imported from here before the rules were split
 #: (state.py holds them).
@@ -267,8 +269,8 @@ class MauMauVampires(Game[MauMauVampiresState]):
 
     # --- applying ----------------------------------------------------------------------------
 
-    def apply(self, state: MauMauVampiresState, event: Any) -> MauMauVampiresState:
-        return apply.apply(state, event)
+    # The functions themselves, not methods calling them: they run on every step.
+    apply = staticmethod(apply_event)
 
     # --- what a seat may do (commands.py) and see (view.py) -------------------------------
 
@@ -278,8 +280,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
     def command_space(self, state: MauMauVampiresState, seat: Seat) -> list[Any]:
         return list(_command_space(state.players))
 
-    def view(self, state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
-        return view.view(state, viewer)
+    view = staticmethod(view_of)
 
     def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
         """MM-5/MM-15: every shuffle becomes the deck, taken from the top: dealt and drawn
