@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import operator
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,15 +151,20 @@ def field_type(hint: Any) -> FieldType:
     raise TypeError(f"no field plan for {hint}")
 
 
-#: What :func:`check_shape` reads of a plan: per field its name, type, the class a value is
-#: well-formed as without more checks (:attr:`FieldType.exact`) and, for a tuple field, that
-#: class for its items. Plain tuples: the loop over them runs on every command.
-_Check = tuple[str, FieldType, type | None, type | None]
+#: A class's checker: returns ``None`` for a well-formed value, raises :class:`MalformedValue`.
+_Checker = Callable[[Any], None]
+#: A field's test, chosen once per field kind: whether a value is well-formed (a nested
+#: dataclass's own checker raises for its fields). ``False`` sends the field to :func:`_check`,
+#: which words the refusal.
+_Test = Callable[[Any], bool]
 
-#: The one cache of field plans, class -> (plan, its checks), for the life of the process
+#: The one cache of field plans, class -> (plan, its checker), for the life of the process
 #: (classes are few and never change); :func:`field_plan` fills it, the first time it is
-#: asked for a class.
-_PLANS: dict[type, tuple[tuple[Field, ...], tuple[_Check, ...]]] = {}
+#: asked for a class (a nested dataclass's entry first, so its checker is bound directly).
+_PLANS: dict[type, tuple[tuple[Field, ...], _Checker]] = {}
+#: Classes whose plan is being built (a class that holds itself gets a checker that looks
+#: its own up when it runs, as it is not in :data:`_PLANS` yet).
+_BUILDING: set[type] = set()
 
 
 def field_plan(cls: type) -> tuple[Field, ...]:
@@ -167,23 +174,113 @@ def field_plan(cls: type) -> tuple[Field, ...]:
     >>> [str(f.type) for f in field_plan(Decision)]
     ['int', 'str', 'str']
     """
+    return _known(cls)[0]
+
+
+def _known(cls: type) -> tuple[tuple[Field, ...], _Checker]:
     known = _PLANS.get(cls)
     if known is None:
-        known = _PLANS[cls] = _plan(cls)
-    return known[0]
+        _BUILDING.add(cls)
+        try:
+            known = _PLANS[cls] = _plan(cls)
+        finally:
+            _BUILDING.discard(cls)
+    return known
 
 
-def _plan(cls: type) -> tuple[tuple[Field, ...], tuple[_Check, ...]]:
+def _plan(cls: type) -> tuple[tuple[Field, ...], _Checker]:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
     hints = typing.get_type_hints(cls)
     plan = tuple(Field(f.name, field_type(hints[f.name])) for f in dataclasses.fields(cls))
-    checks = []
+    return plan, _checker(cls, plan)
+
+
+def _checker(cls: type, plan: tuple[Field, ...]) -> _Checker:
+    """The checker of ``cls``: the fields of a plain type (int, str, an enum ...) all at once
+    (one ``attrgetter`` call, their types compared as a tuple), then each other field with
+    its test; anything amiss walks the fields in order (:func:`_walk`) for the first bad one."""
+    exact = [f for f in plan if f.type.exact is not None]
+    if len(exact) < 2:  # attrgetter of one name gives the value, not a tuple: test it alone
+        exact = []
+    others = tuple((f.name, _test(f.type)) for f in plan if f not in exact and _needs_test(f))
+    types_ = tuple(f.type.exact for f in exact)
+    getter = operator.attrgetter(*(f.name for f in exact)) if exact else None
+
+    def check(value: Any) -> None:
+        if getter is not None and tuple(map(type, getter(value))) != types_:
+            _walk(value, cls, plan)
+            return
+        for name, test in others:
+            if not test(getattr(value, name)):
+                _walk(value, cls, plan)
+                return
+
+    return check
+
+
+def _needs_test(each: Field) -> bool:
+    return each.type.kind is not Kind.ANY
+
+
+def _test(ftype: FieldType) -> _Test:
+    """The test of a field of type ``ftype``, chosen by its kind when the plan is built."""
+    kind = ftype.kind
+    if kind is Kind.ENUM:
+        enum_cls: Any = ftype.cls
+        members = enum_cls._value2member_map_  # an IntEnum field also takes a member's int
+        return lambda value: type(value) is enum_cls or (type(value) is int and value in members)
+    if ftype.exact is not None:
+        exact = ftype.exact
+        return lambda value: type(value) is exact
+    if kind is Kind.TUPLE:
+        assert ftype.item is not None
+        item_exact = ftype.item.exact
+        if item_exact is not None and ftype.item.kind is not Kind.ENUM:
+            return lambda value: type(value) is tuple and all(
+                type(element) is item_exact for element in value
+            )
+        item_test = _test(ftype.item)
+        return lambda value: type(value) is tuple and all(map(item_test, value))
+    if kind is Kind.OPTIONAL:
+        assert ftype.item is not None
+        inner = _test(ftype.item)
+        return lambda value: value is None or inner(value)
+    if kind is Kind.DATACLASS:
+        assert ftype.cls is not None
+        return _member_test((ftype.cls,))
+    if kind is Kind.UNION:
+        return _member_test(ftype.members)
+    return lambda value: True  # Kind.ANY
+
+
+def _member_test(members: tuple[type, ...]) -> _Test:
+    """A nested dataclass (one of ``members``): its own checker, bound now (looked up when
+    it runs only for a class whose plan is still being built: one that holds itself)."""
+    checkers = {
+        member: (lambda value: _known(type(value))[1](value))
+        if member in _BUILDING
+        else _known(member)[1]
+        for member in members
+    }
+
+    def test(value: Any) -> bool:
+        nested = checkers.get(type(value))
+        if nested is None:
+            return False
+        nested(value)
+        return True
+
+    return test
+
+
+def _walk(value: object, cls: type, plan: tuple[Field, ...]) -> None:
+    """The slow path, for a value a test refused (or an enum field given a plain integer):
+    every field in order through :func:`_check`, which raises for the first bad one."""
     for each in plan:
-        ftype = each.type
-        item = ftype.item if ftype.kind is Kind.TUPLE else None
-        checks.append((each.name, ftype, ftype.exact, None if item is None else item.exact))
-    return plan, tuple(checks)
+        item = getattr(value, each.name)
+        if type(item) is not each.type.exact:
+            _check(item, each.type, cls, each.name)
 
 
 class MalformedValue(ValueError):
@@ -211,24 +308,12 @@ def check_shape(value: object) -> None:
     ...
     referee.engine.fields.MalformedValue: a command must be a dataclass, got 'lead'
     """
-    cls: type = type(value)
-    known = _PLANS.get(cls)
+    known = _PLANS.get(type(value))
     if known is None:
-        if not hasattr(cls, "__dataclass_fields__"):
+        if not hasattr(type(value), "__dataclass_fields__"):
             raise MalformedValue("a command", "a dataclass", value)
-        field_plan(cls)
-        known = _PLANS[cls]
-    for name, ftype, exact, items in known[1]:
-        item = getattr(value, name)
-        if type(item) is exact:  # the usual case, a plain value, needs nothing more
-            continue
-        if items is not None and type(item) is tuple:  # the next most usual: plain items
-            for element in item:
-                if type(element) is not items:
-                    break
-            else:
-                continue
-        _check(item, ftype, cls, name)
+        known = _known(type(value))
+    known[1](value)
 
 
 def _where(cls: type, name: str, indexes: tuple[int, ...]) -> str:

@@ -65,6 +65,7 @@ __all__ = [
     "Colour",
     "card_of",
     "code_of",
+    "code_or_none",
     "colour_of",
     "mau_mau_code",
     "notation",
@@ -149,7 +150,6 @@ def _make_card(code: int) -> Card:
 
 #: The wire card of every code (one shared instance each).
 CARDS: tuple[Card, ...] = tuple(_make_card(code) for code in range(CODES))
-_CODE_OF: dict[Card, int] = {card: code for code, card in enumerate(CARDS)}
 
 
 #: colour_of / symbol_of of every code, as tables (the rules look them up in hot loops).
@@ -161,9 +161,35 @@ def card_of(code: int) -> Card:
     return CARDS[code]
 
 
+def code_or_none(card: Card) -> int | None:
+    """The code of a card that exists, computed from its fields (no hashing of the card: this
+    runs on every play); ``None`` for anything else (``Card()``, a symbol 12, a Clock with a
+    colour).
+
+    >>> [code_or_none(card) for card in (CARDS[0], CARDS[43], CARDS[CLOCK], CARDS[WEREWOLF])]
+    [0, 43, 44, 45]
+    >>> code_or_none(Card(CardKind.MAU_MAU, Colour.RED, 12)), code_or_none(Card(CardKind.CLOCK, \
+Colour.RED))
+    (None, None)
+    """
+    kind, colour, symbol = card.kind, card.colour, card.symbol
+    if kind == CardKind.MAU_MAU:
+        if 1 <= colour <= 4 and 1 <= symbol <= SYMBOLS:
+            return (colour - 1) * SYMBOLS + symbol - 1
+    elif colour == 0 and symbol == 0:
+        if kind == CardKind.CLOCK:
+            return CLOCK
+        if kind == CardKind.WEREWOLF:
+            return WEREWOLF
+    return None
+
+
 def code_of(card: Card) -> int:
     """The code of a well-formed card; :class:`KeyError` for anything else (``Card()``)."""
-    return _CODE_OF[card]
+    code = code_or_none(card)
+    if code is None:
+        raise KeyError(card)
+    return code
 
 
 def notation(code: int) -> str:

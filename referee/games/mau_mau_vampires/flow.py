@@ -30,6 +30,7 @@ from referee.games.mau_mau_vampires.model import (
     ShuffleReason,
     StartingCardTurned,
     TurnStarted,
+    code_or_none,
     colour_of,
     symbol_of,
 )
@@ -43,14 +44,10 @@ from referee.games.mau_mau_vampires.state import (
     hand_size_for,
 )
 
-#: The 46 cards there are (MM-1, MM-2), by their wire value.
-_CODE_OF_CARD = {card: code for code, card in enumerate(CARDS)}
-
-
 def card_code(card: Card, rule: str) -> int:
     """The code of a command's card, or the rejection of a card that does not exist (the
     engine checked the field types only: a symbol 12, a Clock with a colour, ``Card()``)."""
-    code = _CODE_OF_CARD.get(card)
+    code = code_or_none(card)
     if code is None:
         raise Rejection(
             rule,
