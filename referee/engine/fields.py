@@ -237,8 +237,8 @@ def _test(ftype: FieldType) -> _Test:
         assert ftype.item is not None
         item_exact = ftype.item.exact
         if item_exact is not None and ftype.item.kind is not Kind.ENUM:
-            return lambda value: type(value) is tuple and all(
-                type(element) is item_exact for element in value
+            return lambda value: (
+                type(value) is tuple and all(type(element) is item_exact for element in value)
             )
         item_test = _test(ftype.item)
         return lambda value: type(value) is tuple and all(map(item_test, value))

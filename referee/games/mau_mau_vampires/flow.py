@@ -44,6 +44,7 @@ from referee.games.mau_mau_vampires.state import (
     hand_size_for,
 )
 
+
 def card_code(card: Card, rule: str) -> int:
     """The code of a command's card, or the rejection of a card that does not exist (the
     engine checked the field types only: a symbol 12, a Clock with a colour, ``Card()``)."""
