@@ -150,6 +150,8 @@ def _make_card(code: int) -> Card:
 
 #: The wire card of every code (one shared instance each).
 CARDS: tuple[Card, ...] = tuple(_make_card(code) for code in range(CODES))
+#: The code of every card by its value (not its identity: a command's card is a new object).
+_CODE_OF: dict[Card, int] = {card: code for code, card in enumerate(CARDS)}
 
 
 #: colour_of / symbol_of of every code, as tables (the rules look them up in hot loops).
@@ -162,9 +164,9 @@ def card_of(code: int) -> Card:
 
 
 def code_or_none(card: Card) -> int | None:
-    """The code of a card that exists, computed from its fields (no hashing of the card: this
-    runs on every play); ``None`` for anything else (``Card()``, a symbol 12, a Clock with a
-    colour).
+    """The code of a card that exists; ``None`` for anything else (``Card()``, a symbol 12, a
+    Clock with a colour). A lookup by the card's value: measured faster than computing the
+    code from its fields (docs/performance.md).
 
     >>> [code_or_none(card) for card in (CARDS[0], CARDS[43], CARDS[CLOCK], CARDS[WEREWOLF])]
     [0, 43, 44, 45]
@@ -172,24 +174,12 @@ def code_or_none(card: Card) -> int | None:
 Colour.RED))
     (None, None)
     """
-    kind, colour, symbol = card.kind, card.colour, card.symbol
-    if kind == CardKind.MAU_MAU:
-        if 1 <= colour <= 4 and 1 <= symbol <= SYMBOLS:
-            return (colour - 1) * SYMBOLS + symbol - 1
-    elif colour == 0 and symbol == 0:
-        if kind == CardKind.CLOCK:
-            return CLOCK
-        if kind == CardKind.WEREWOLF:
-            return WEREWOLF
-    return None
+    return _CODE_OF.get(card)
 
 
 def code_of(card: Card) -> int:
     """The code of a well-formed card; :class:`KeyError` for anything else (``Card()``)."""
-    code = code_or_none(card)
-    if code is None:
-        raise KeyError(card)
-    return code
+    return _CODE_OF[card]
 
 
 def notation(code: int) -> str:
