@@ -124,15 +124,18 @@ def lines(*texts: str) -> tuple[str, ...]:
     >>> len(lines(*["x"] * 20)), lines(*["x"] * 20)[-1]
     (8, 'x...')
     """
-    out = [
-        line
-        for text in texts
-        if text
-        for line in textwrap.wrap(text, LINE_WIDTH, subsequent_indent="  ")
-    ]
+    out = [line for text in texts if text for line in _wrapped(text)]
     if len(out) > MOST_LINES:
         out = [*out[: MOST_LINES - 1], out[MOST_LINES - 1][: LINE_WIDTH - 3] + "..."]
     return tuple(out)
+
+
+def _wrapped(text: str) -> list[str]:
+    """``text`` as :func:`textwrap.wrap` lays it out; a text that already fits (most do, in
+    every view a stream sends) is that text, without the wrapper's splitting."""
+    if text and len(text) <= LINE_WIDTH and text.isprintable() and text == text.strip():
+        return [text]
+    return textwrap.wrap(text, LINE_WIDTH, subsequent_indent="  ")
 
 
 def view_lines(type_id: str, view: Any) -> tuple[str, ...]:

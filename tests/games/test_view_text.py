@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import textwrap
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from referee import codec
 from referee.engine import labels
@@ -108,3 +111,9 @@ def test_lines_fit_a_terminal_and_come_from_the_wire_view_only(game_type: str) -
                 assert lines == list(labels.view_lines(game_type, decoded))
                 if seat is None:
                     assert not any("your hand" in line for line in lines), lines
+
+
+@given(st.text(alphabet=st.sampled_from("ab Q H15 \t\n,:;.-\u00a0"), max_size=100))
+def test_a_line_that_fits_is_laid_out_as_the_wrapper_lays_it_out(text: str) -> None:
+    """The short cut for lines that already fit gives exactly textwrap's layout."""
+    assert labels._wrapped(text) == textwrap.wrap(text, labels.LINE_WIDTH, subsequent_indent="  ")
