@@ -131,11 +131,28 @@ def lines(*texts: str) -> tuple[str, ...]:
 
 
 def _wrapped(text: str) -> list[str]:
-    """``text`` as :func:`textwrap.wrap` lays it out; a text that already fits (most do, in
-    every view a stream sends) is that text, without the wrapper's splitting."""
-    if text and len(text) <= LINE_WIDTH and text.isprintable() and text == text.strip():
-        return [text]
-    return textwrap.wrap(text, LINE_WIDTH, subsequent_indent="  ")
+    """``text`` as :func:`textwrap.wrap` lays it out (broken at spaces, further lines
+    indented by two), by a plain greedy fill where every word fits a line: the wrapper's
+    regular expressions cost more than the rest of a view's lines, and every view a stream
+    sends has them. Other texts (runs of spaces, tabs, words longer than a line: no game
+    writes them) go to the wrapper."""
+    words = text.split(" ")
+    plain = text.isprintable() and "" not in words  # one space between words, none around
+    if not plain or any(len(word) > LINE_WIDTH - 2 for word in words):
+        return textwrap.wrap(text, LINE_WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+    out: list[str] = []
+    line = ""
+    for word in words:
+        if not line:
+            line = word if not out else "  " + word
+        elif len(line) + 1 + len(word) <= LINE_WIDTH:
+            line = f"{line} {word}"
+        else:
+            out.append(line)
+            line = "  " + word
+    if line:
+        out.append(line)
+    return out
 
 
 def view_lines(type_id: str, view: Any) -> tuple[str, ...]:
