@@ -43,7 +43,7 @@ from google.rpc import code_pb2, status_pb2
 from referee.application.errors import Kind, RefereeError, bad_request, exhausted
 from referee.metrics import SERVICE
 from referee.server import errors
-from referee.server.service import METHODS, Method, RefereeCore, Refused, decode
+from referee.server.service import METHODS, Caller, Method, RefereeCore, Refused, decode
 
 log = structlog.get_logger("referee")
 
@@ -270,7 +270,7 @@ class RpcHandler:
         if not framing.enveloped:
             await self._connect_unary(method, request, framing, headers, send)
         else:
-            await self._enveloped(method, request, framing, receive, send)
+            await self._enveloped(method, request, framing, headers, receive, send)
 
     async def _refuse(
         self,
@@ -350,7 +350,7 @@ class RpcHandler:
     ) -> None:
         kind = b"application/json" if framing.json else b"application/proto"
         try:
-            response = await self.core.unary(method.name, request)
+            response = await self.core.unary(method.name, request, _caller(headers))
         except RefereeError as error:
             status = errors.to_status(error)
             body = json.dumps(connect_error(status)).encode()
@@ -376,6 +376,7 @@ class RpcHandler:
         method: Method,
         request: Message | Refused,
         framing: Framing,
+        headers: dict[str, str],
         receive: Receive,
         send: Send,
     ) -> None:
@@ -405,9 +406,9 @@ class RpcHandler:
         status: status_pb2.Status | None = None
         try:
             if method.streaming:
-                await self._run_stream(method, request, write, receive)
+                await self._run_stream(method, request, write, receive, _caller(headers))
             else:
-                await write(await self.core.unary(method.name, request))
+                await write(await self.core.unary(method.name, request, _caller(headers)))
         except RefereeError as error:
             status = errors.to_status(error)
         except _HungUp:
@@ -436,9 +437,10 @@ class RpcHandler:
         request: Message | Refused,
         write: Callable[[bytes], Awaitable[None]],
         receive: Receive,
+        caller: Caller,
     ) -> None:
         """The stream, in a task of its own that a client hanging up cancels."""
-        streaming = asyncio.ensure_future(self.core.stream(method.name, request, write))
+        streaming = asyncio.ensure_future(self.core.stream(method.name, request, write, caller))
 
         async def hang_up() -> None:
             while (await receive())["type"] != "http.disconnect":
@@ -457,6 +459,11 @@ class RpcHandler:
             streaming.result()  # OK, or the RefereeError it ended with
         else:
             raise _HungUp
+
+
+def _caller(headers: dict[str, str]) -> Caller:
+    """The request's ``authorization`` header, as a :class:`Caller`."""
+    return Caller.from_authorization(headers.get("authorization", ""))
 
 
 class _HungUp(Exception):

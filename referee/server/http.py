@@ -32,7 +32,7 @@ WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"
 #: Request headers a browser may send cross-origin: those of Connect and gRPC-Web clients.
 _ALLOW_HEADERS = (
     "content-type, connect-protocol-version, connect-timeout-ms, connect-accept-encoding, "
-    "connect-content-encoding, grpc-timeout, x-grpc-web, x-user-agent"
+    "connect-content-encoding, grpc-timeout, x-grpc-web, x-user-agent, authorization"
 )
 #: Response headers a cross-origin client may read (gRPC-Web errors travel in them).
 _EXPOSE_HEADERS = "grpc-status, grpc-message, grpc-status-details-bin, content-encoding"

@@ -33,6 +33,10 @@ from referee.application.errors import bad_request, clip
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors
+from referee.server.lobby_rpc import LobbyCalls
+from referee.server.players_rpc import PlayerCalls
+from referee.server.seats_rpc import SeatCalls
+from referee.server.session_rpc import SessionCalls
 from referee.v1 import referee_pb2 as pb
 
 log = structlog.get_logger("referee")
@@ -45,6 +49,30 @@ CAUGHT_UP = bytes((pb.StreamGameResponse.DESCRIPTOR.fields_by_name["caught_up"].
 
 #: A transport's writer of one stream message (its serialized bytes).
 Write = Callable[[bytes], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who sent a call, as its transport says: the player's credential from the
+    ``authorization: Bearer <token>`` metadata (gRPC) or header (HTTP); ``""`` when none
+    (seat and organiser tokens travel in the request itself). The core resolves it to a
+    player only for the calls that need one, so a bad credential never fails a seat-token
+    call that does not use it."""
+
+    credential: str = ""
+
+    @classmethod
+    def from_authorization(cls, value: str) -> Caller:
+        """From an ``authorization`` value: the token after ``Bearer`` (any case); a value
+        without that scheme is kept whole, so the core refuses it with a reason."""
+        scheme, _, token = value.strip().partition(" ")
+        if scheme.lower() == "bearer":
+            return cls(token.strip())
+        return cls(value.strip())
+
+
+#: A call without a credential.
+ANONYMOUS = Caller()
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +149,12 @@ def _as_seat(request: pb.GetViewRequest | pb.StreamGameRequest) -> int | None:
     return request.as_seat if request.HasField("as_seat") else None
 
 
-class RefereeCore:
-    """Every RPC of the service, transport-free. Methods are named as in the proto."""
+class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
+    """Every RPC of the service, transport-free. Methods are named as in the proto: the
+    games' here, the players' in the mixins of :mod:`referee.server.players_rpc`,
+    :mod:`~referee.server.seats_rpc`, :mod:`~referee.server.lobby_rpc` and
+    :mod:`~referee.server.session_rpc`. Each takes the request and the :class:`Caller`
+    (a stream also its ``write``)."""
 
     def __init__(self, referee: Referee, metrics: Metrics) -> None:
         self.referee = referee
@@ -131,26 +163,34 @@ class RefereeCore:
 
     # --- the two shapes of call ----------------------------------------------------------
 
-    async def unary(self, name: str, request: Message | Refused) -> Message:
+    async def unary(
+        self, name: str, request: Message | Refused, caller: Caller = ANONYMOUS
+    ) -> Message:
         """Call the unary RPC ``name``; raises the :class:`RefereeError` it refuses with."""
         with _Measured(self, "unary", name, request):
-            response: Message = await getattr(self, name)(request)
+            response: Message = await getattr(self, name)(request, caller)
         return response
 
-    async def stream(self, name: str, request: Message | Refused, write: Write) -> None:
+    async def stream(
+        self, name: str, request: Message | Refused, write: Write, caller: Caller = ANONYMOUS
+    ) -> None:
         """Run the streaming RPC ``name`` into ``write``; returns when it ends with OK,
         raises the :class:`RefereeError` it ends with otherwise."""
         with _Measured(self, "server_stream", name, request):
-            await getattr(self, name)(request, write)
+            await getattr(self, name)(request, write, caller)
 
     # --- the RPCs ------------------------------------------------------------------------
 
-    async def ListGameTypes(self, request: pb.ListGameTypesRequest) -> pb.ListGameTypesResponse:
+    async def ListGameTypes(
+        self, request: pb.ListGameTypesRequest, caller: Caller
+    ) -> pb.ListGameTypesResponse:
         response = pb.ListGameTypesResponse()
         response.game_types.extend(codec.game_type_to_proto(g.info) for g in all_games())
         return response
 
-    async def CreateGame(self, request: pb.CreateGameRequest) -> pb.CreateGameResponse:
+    async def CreateGame(
+        self, request: pb.CreateGameRequest, caller: Caller
+    ) -> pb.CreateGameResponse:
         deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
         created = await self.referee.create(
             request.game_type,
@@ -167,11 +207,11 @@ class RefereeCore:
             organiser_token=created.organiser_token,
         )
 
-    async def GetGame(self, request: pb.GetGameRequest) -> pb.GetGameResponse:
+    async def GetGame(self, request: pb.GetGameRequest, caller: Caller) -> pb.GetGameResponse:
         summary = await self.referee.summary(request.game_id)
         return pb.GetGameResponse(game=convert.summary_to_proto(summary))
 
-    async def ListGames(self, request: pb.ListGamesRequest) -> pb.ListGamesResponse:
+    async def ListGames(self, request: pb.ListGamesRequest, caller: Caller) -> pb.ListGamesResponse:
         token = request.page_token or "0"
         if not (token.isascii() and token.isdigit()) or len(token) > MAX_PAGE_TOKEN:
             raise bad_request("page_token", "not a token from ListGames")
@@ -183,7 +223,7 @@ class RefereeCore:
         )
         return convert.page_to_proto(page)
 
-    async def GetView(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
+    async def GetView(self, request: pb.GetViewRequest, caller: Caller) -> pb.GetViewResponse:
         seat_view = await self.referee.view(
             request.game_id,
             seat_token=request.seat_token,
@@ -193,19 +233,25 @@ class RefereeCore:
         )
         return pb.GetViewResponse(view=convert.view_to_proto(seat_view))
 
-    async def AbortGame(self, request: pb.AbortGameRequest) -> pb.AbortGameResponse:
+    async def AbortGame(self, request: pb.AbortGameRequest, caller: Caller) -> pb.AbortGameResponse:
         summary = await self.referee.abort(request.game_id, request.organiser_token, request.reason)
         return pb.AbortGameResponse(game=convert.summary_to_proto(summary))
 
-    async def RevealSeed(self, request: pb.RevealSeedRequest) -> pb.RevealSeedResponse:
+    async def RevealSeed(
+        self, request: pb.RevealSeedRequest, caller: Caller
+    ) -> pb.RevealSeedResponse:
         summary = await self.referee.reveal(request.game_id, request.organiser_token)
         return pb.RevealSeedResponse(game=convert.summary_to_proto(summary))
 
-    async def ExportGame(self, request: pb.ExportGameRequest) -> pb.ExportGameResponse:
+    async def ExportGame(
+        self, request: pb.ExportGameRequest, caller: Caller
+    ) -> pb.ExportGameResponse:
         exported = await self.referee.export(request.game_id, request.organiser_token)
         return convert.exported_to_proto(exported)
 
-    async def SubmitCommand(self, request: pb.SubmitCommandRequest) -> pb.SubmitCommandResponse:
+    async def SubmitCommand(
+        self, request: pb.SubmitCommandRequest, caller: Caller
+    ) -> pb.SubmitCommandResponse:
         started = time.perf_counter()
         command: Any
         if not request.HasField("command"):
@@ -254,7 +300,7 @@ class RefereeCore:
         )
         return convert.submitted_to_proto(submitted)
 
-    async def StreamGame(self, request: pb.StreamGameRequest, write: Write) -> None:
+    async def StreamGame(self, request: pb.StreamGameRequest, write: Write, caller: Caller) -> None:
         """The stream's messages as bytes: a batched message is shared by every stream of
         its viewer, its events by every viewer who sees them alike (encoded once)."""
         batched = request.batched
@@ -332,4 +378,14 @@ def _command_type_of(request: pb.SubmitCommandRequest) -> str | None:
     return kind
 
 
-__all__ = ["CAUGHT_UP", "METHODS", "Method", "RefereeCore", "Refused", "Write", "decode"]
+__all__ = [
+    "ANONYMOUS",
+    "CAUGHT_UP",
+    "METHODS",
+    "Caller",
+    "Method",
+    "RefereeCore",
+    "Refused",
+    "Write",
+    "decode",
+]

@@ -20,7 +20,7 @@ from grpc_status import rpc_status
 
 from referee.application.errors import RefereeError
 from referee.server import errors
-from referee.server.service import METHODS, Method, RefereeCore, Refused, decode
+from referee.server.service import METHODS, Caller, Method, RefereeCore, Refused, decode
 from referee.v1 import referee_pb2
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
@@ -34,6 +34,14 @@ def _serialize(message: Message | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
+def caller_of(context: Context) -> Caller:
+    """The call's ``authorization`` metadata, as a :class:`Caller`."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str):
+            return Caller.from_authorization(value)
+    return Caller()
+
+
 async def _abort(context: Context, error: RefereeError) -> None:
     await context.abort_with_status(rpc_status.to_status(errors.to_status(error)))
 
@@ -41,7 +49,7 @@ async def _abort(context: Context, error: RefereeError) -> None:
 def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message]]:
     async def handle(request: Message | Refused, context: Context) -> Message:
         try:
-            return await core.unary(name, request)
+            return await core.unary(name, request, caller_of(context))
         except RefereeError as error:
             await _abort(context, error)
             raise  # unreachable: abort raises
@@ -52,7 +60,7 @@ def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[M
 def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(request: Message | Refused, context: Context) -> None:
         try:
-            await core.stream(name, request, context.write)
+            await core.stream(name, request, context.write, caller_of(context))
         except RefereeError as error:
             # The fan-out has freed the stream (its slot) already: to a stalled client the
             # status goes out only when it reads again.

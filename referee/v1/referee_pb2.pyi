@@ -61,6 +61,185 @@ DECIDED_BY_FORFEIT: DecidedBy.ValueType  # 2
 """The referee, because the seat has forfeited."""
 Global___DecidedBy: _TypeAlias = DecidedBy  # noqa: Y015
 
+class _PlayerKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PlayerKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PlayerKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PLAYER_KIND_UNSPECIFIED: _PlayerKind.ValueType  # 0
+    """Not said (a seat held anonymously, or a platform token that does not say)."""
+    PLAYER_KIND_PERSON: _PlayerKind.ValueType  # 1
+    """A person."""
+    PLAYER_KIND_BOT: _PlayerKind.ValueType  # 2
+    """A program."""
+
+class PlayerKind(_PlayerKind, metaclass=_PlayerKindEnumTypeWrapper):
+    """----- players, seats and the lobby ---------------------------------------------------------
+
+    What a player is.
+    """
+
+PLAYER_KIND_UNSPECIFIED: PlayerKind.ValueType  # 0
+"""Not said (a seat held anonymously, or a platform token that does not say)."""
+PLAYER_KIND_PERSON: PlayerKind.ValueType  # 1
+"""A person."""
+PLAYER_KIND_BOT: PlayerKind.ValueType  # 2
+"""A program."""
+Global___PlayerKind: _TypeAlias = PlayerKind  # noqa: Y015
+
+class _SeatMode:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SeatModeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatMode.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEAT_MODE_UNSPECIFIED: _SeatMode.ValueType  # 0
+    """The seat's token goes to the creator (CreateGameResponse.seats): today's flow."""
+    SEAT_MODE_OPEN: _SeatMode.ValueType  # 1
+    """Open: claimed with its claim code (CreateGameResponse.invitations), or from the lobby by
+    a signed-in player when the game is listed.
+    """
+    SEAT_MODE_RESERVED: _SeatMode.ValueType  # 2
+    """Reserved for one named player, who claims it with its credential."""
+    SEAT_MODE_CREATOR: _SeatMode.ValueType  # 3
+    """Taken by the signed-in creator at creation: the token is in CreateGameResponse.seats and
+    the seat is named after the creator.
+    """
+
+class SeatMode(_SeatMode, metaclass=_SeatModeEnumTypeWrapper):
+    """Who takes a seat (CreateGameRequest.seat_requests)."""
+
+SEAT_MODE_UNSPECIFIED: SeatMode.ValueType  # 0
+"""The seat's token goes to the creator (CreateGameResponse.seats): today's flow."""
+SEAT_MODE_OPEN: SeatMode.ValueType  # 1
+"""Open: claimed with its claim code (CreateGameResponse.invitations), or from the lobby by
+a signed-in player when the game is listed.
+"""
+SEAT_MODE_RESERVED: SeatMode.ValueType  # 2
+"""Reserved for one named player, who claims it with its credential."""
+SEAT_MODE_CREATOR: SeatMode.ValueType  # 3
+"""Taken by the signed-in creator at creation: the token is in CreateGameResponse.seats and
+the seat is named after the creator.
+"""
+Global___SeatMode: _TypeAlias = SeatMode  # noqa: Y015
+
+class _SeatState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SeatStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEAT_STATE_UNSPECIFIED: _SeatState.ValueType  # 0
+    """Not used."""
+    SEAT_STATE_OPEN: _SeatState.ValueType  # 1
+    """Open: waiting for a claim."""
+    SEAT_STATE_RESERVED: _SeatState.ValueType  # 2
+    """Reserved for `player`, who has not claimed it yet."""
+    SEAT_STATE_HELD: _SeatState.ValueType  # 3
+    """Held: claimed, or its token went to the creator."""
+
+class SeatState(_SeatState, metaclass=_SeatStateEnumTypeWrapper):
+    """Whether a seat is held."""
+
+SEAT_STATE_UNSPECIFIED: SeatState.ValueType  # 0
+"""Not used."""
+SEAT_STATE_OPEN: SeatState.ValueType  # 1
+"""Open: waiting for a claim."""
+SEAT_STATE_RESERVED: SeatState.ValueType  # 2
+"""Reserved for `player`, who has not claimed it yet."""
+SEAT_STATE_HELD: SeatState.ValueType  # 3
+"""Held: claimed, or its token went to the creator."""
+Global___SeatState: _TypeAlias = SeatState  # noqa: Y015
+
+class _ClockFilter:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ClockFilterEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ClockFilter.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    CLOCK_FILTER_UNSPECIFIED: _ClockFilter.ValueType  # 0
+    """Any game."""
+    CLOCK_FILTER_CLOCKED: _ClockFilter.ValueType  # 1
+    """Only games with a clock."""
+    CLOCK_FILTER_UNCLOCKED: _ClockFilter.ValueType  # 2
+    """Only games without a clock."""
+
+class ClockFilter(_ClockFilter, metaclass=_ClockFilterEnumTypeWrapper):
+    """Which clocks a lobby filter takes."""
+
+CLOCK_FILTER_UNSPECIFIED: ClockFilter.ValueType  # 0
+"""Any game."""
+CLOCK_FILTER_CLOCKED: ClockFilter.ValueType  # 1
+"""Only games with a clock."""
+CLOCK_FILTER_UNCLOCKED: ClockFilter.ValueType  # 2
+"""Only games without a clock."""
+Global___ClockFilter: _TypeAlias = ClockFilter  # noqa: Y015
+
+class _ChallengeState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ChallengeStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ChallengeState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    CHALLENGE_STATE_UNSPECIFIED: _ChallengeState.ValueType  # 0
+    """Not used."""
+    CHALLENGE_STATE_OPEN: _ChallengeState.ValueType  # 1
+    """Waiting for an answer."""
+    CHALLENGE_STATE_ACCEPTED: _ChallengeState.ValueType  # 2
+    """Accepted: the game was created (game_id)."""
+    CHALLENGE_STATE_DECLINED: _ChallengeState.ValueType  # 3
+    """Declined by the challenged player."""
+    CHALLENGE_STATE_WITHDRAWN: _ChallengeState.ValueType  # 4
+    """Withdrawn by the challenger."""
+    CHALLENGE_STATE_EXPIRED: _ChallengeState.ValueType  # 5
+    """Not answered in time."""
+
+class ChallengeState(_ChallengeState, metaclass=_ChallengeStateEnumTypeWrapper):
+    """Where a challenge is."""
+
+CHALLENGE_STATE_UNSPECIFIED: ChallengeState.ValueType  # 0
+"""Not used."""
+CHALLENGE_STATE_OPEN: ChallengeState.ValueType  # 1
+"""Waiting for an answer."""
+CHALLENGE_STATE_ACCEPTED: ChallengeState.ValueType  # 2
+"""Accepted: the game was created (game_id)."""
+CHALLENGE_STATE_DECLINED: ChallengeState.ValueType  # 3
+"""Declined by the challenged player."""
+CHALLENGE_STATE_WITHDRAWN: ChallengeState.ValueType  # 4
+"""Withdrawn by the challenger."""
+CHALLENGE_STATE_EXPIRED: ChallengeState.ValueType  # 5
+"""Not answered in time."""
+Global___ChallengeState: _TypeAlias = ChallengeState  # noqa: Y015
+
+class _PairingState:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PairingStateEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PairingState.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PAIRING_STATE_UNSPECIFIED: _PairingState.ValueType  # 0
+    """Not used."""
+    PAIRING_STATE_WAITING: _PairingState.ValueType  # 1
+    """Waiting for opponents."""
+    PAIRING_STATE_PAIRED: _PairingState.ValueType  # 2
+    """Paired: the game was created (game_id)."""
+    PAIRING_STATE_CANCELLED: _PairingState.ValueType  # 3
+    """Cancelled by the player (or expired)."""
+
+class PairingState(_PairingState, metaclass=_PairingStateEnumTypeWrapper):
+    """Where a pairing request is."""
+
+PAIRING_STATE_UNSPECIFIED: PairingState.ValueType  # 0
+"""Not used."""
+PAIRING_STATE_WAITING: PairingState.ValueType  # 1
+"""Waiting for opponents."""
+PAIRING_STATE_PAIRED: PairingState.ValueType  # 2
+"""Paired: the game was created (game_id)."""
+PAIRING_STATE_CANCELLED: PairingState.ValueType  # 3
+"""Cancelled by the player (or expired)."""
+Global___PairingState: _TypeAlias = PairingState  # noqa: Y015
+
 @_typing.final
 class GameOption(_message.Message):
     """An option a game type accepts at creation."""
@@ -312,6 +491,11 @@ class CreateGameRequest(_message.Message):
     PUBLIC_REVEAL_WAIVES_SECRECY_FIELD_NUMBER: _builtins.int
     PUBLIC_REPRODUCIBLE_SEED_FIELD_NUMBER: _builtins.int
     MAX_EVENTS_FIELD_NUMBER: _builtins.int
+    SEAT_REQUESTS_FIELD_NUMBER: _builtins.int
+    LISTED_FIELD_NUMBER: _builtins.int
+    JOIN_DEADLINE_MS_FIELD_NUMBER: _builtins.int
+    CONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
+    RATED_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A game type id from ListGameTypes."""
     players: _builtins.int
@@ -348,6 +532,26 @@ class CreateGameRequest(_message.Message):
     without the game ending by its rules, it ends there in public with its standing as
     results. Absent: the game type's default (GameType.max_events); 0: no limit.
     """
+    listed: _builtins.bool
+    """List the game in the lobby (ListLobby, WatchLobby) while it has open seats: any signed-in
+    player may then claim an open seat without its claim code. Unlisted games are never
+    listed.
+    """
+    join_deadline_ms: _builtins.int
+    """A game with open or reserved seats that is not full this many milliseconds after its
+    creation is aborted, with a reason (0: the default, 10 minutes; at most 7 days). Nobody is
+    charged a timeout or a forfeit for it.
+    """
+    connect_grace_ms: _builtins.int
+    """With a clock: a seat whose token went to the creator starts its clock when it first calls
+    (GetView, StreamGame, SubmitCommand) or, at the latest, this many milliseconds after the
+    game starts (0: the default, 30 seconds; at most 1 hour).
+    """
+    rated: _builtins.bool
+    """Rate the game: at its end, each seat's player's rating for the game type is updated
+    (openskill Plackett-Luce, as referee-tournament rates). Needs every seat to be held by a
+    named player (FAILED_PRECONDITION otherwise, when the game would start).
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name; missing options take their default."""
@@ -359,6 +563,13 @@ class CreateGameRequest(_message.Message):
     @_builtins.property
     def clock(self) -> Global___ClockSettings:
         """Optional clock for every pending decision (a table setting, not a game option)."""
+
+    @_builtins.property
+    def seat_requests(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatRequest]:
+        """Who takes each seat, by seat (empty: every seat's token goes to the creator, as a
+        hot-seat game or a platform that hands out seats itself wants). A game with an open or a
+        reserved seat deals and starts its clocks only once every seat is held.
+        """
 
     def __init__(
         self,
@@ -375,10 +586,15 @@ class CreateGameRequest(_message.Message):
         public_reveal_waives_secrecy: _builtins.bool = ...,
         public_reproducible_seed: _builtins.bool = ...,
         max_events: _builtins.int | None = ...,
+        seat_requests: _abc.Iterable[Global___SeatRequest] | None = ...,
+        listed: _builtins.bool = ...,
+        join_deadline_ms: _builtins.int = ...,
+        connect_grace_ms: _builtins.int = ...,
+        rated: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "max_events", b"max_events"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "max_events", b"max_events", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_events: _TypeAlias = _typing.Literal["max_events"]  # noqa: Y015
     _WhichOneofArgType__max_events: _TypeAlias = _typing.Literal["_max_events", b"_max_events"]  # noqa: Y015
@@ -644,6 +860,11 @@ class GameSummary(_message.Message):
     SEED_RELEASED_FIELD_NUMBER: _builtins.int
     CARD_COMMITMENTS_FIELD_NUMBER: _builtins.int
     MAX_EVENTS_FIELD_NUMBER: _builtins.int
+    SEAT_HOLDERS_FIELD_NUMBER: _builtins.int
+    STARTED_FIELD_NUMBER: _builtins.int
+    JOIN_DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
+    LISTED_FIELD_NUMBER: _builtins.int
+    RATED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -690,6 +911,16 @@ class GameSummary(_message.Message):
     """The game publishes per-card commitments and openings (docs/fairness.md section 6)."""
     max_events: _builtins.int
     """The game's event limit (0: none): it ends there if its rules have not ended it before."""
+    started: _builtins.bool
+    """True once every seat is held and the game has dealt (its clocks run from then on)."""
+    join_deadline_unix_ms: _builtins.int
+    """A game waiting for players is aborted if not full by then (milliseconds since the Unix
+    epoch; 0 when it started or has no open or reserved seat).
+    """
+    listed: _builtins.bool
+    """Listed in the lobby while it has open seats."""
+    rated: _builtins.bool
+    """Rated (CreateGameRequest.rated)."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options, every one filled in."""
@@ -713,6 +944,10 @@ class GameSummary(_message.Message):
     @_builtins.property
     def seat_stats(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatStats]:
         """Error accounting and decision times, by seat."""
+
+    @_builtins.property
+    def seat_holders(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatHolder]:
+        """Who holds each seat, by seat (the player's name, never a token)."""
 
     def __init__(
         self,
@@ -740,10 +975,15 @@ class GameSummary(_message.Message):
         seed_released: _builtins.bool = ...,
         card_commitments: _builtins.bool = ...,
         max_events: _builtins.int = ...,
+        seat_holders: _abc.Iterable[Global___SeatHolder] | None = ...,
+        started: _builtins.bool = ...,
+        join_deadline_unix_ms: _builtins.int = ...,
+        listed: _builtins.bool = ...,
+        rated: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "max_events", b"max_events", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "results", b"results", "revealed_seed", b"revealed_seed", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "join_deadline_unix_ms", b"join_deadline_unix_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "results", b"results", "revealed_seed", b"revealed_seed", "seat_holders", b"seat_holders", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "started", b"started", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -759,6 +999,7 @@ class CreateGameResponse(_message.Message):
     SEATS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
+    INVITATIONS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The new game's id."""
     organiser_token: _builtins.str
@@ -773,6 +1014,12 @@ class CreateGameResponse(_message.Message):
     def game(self) -> Global___GameSummary:
         """Public information about the new game."""
 
+    @_builtins.property
+    def invitations(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatInvitation]:
+        """One claim code per open seat: what a join link carries (ClaimSeatRequest.claim_code).
+        Single use. It is not the seat's token: claiming returns that to the claimant only.
+        """
+
     def __init__(
         self,
         *,
@@ -780,10 +1027,11 @@ class CreateGameResponse(_message.Message):
         seats: _abc.Iterable[Global___SeatToken] | None = ...,
         game: Global___GameSummary | None = ...,
         organiser_token: _builtins.str = ...,
+        invitations: _abc.Iterable[Global___SeatInvitation] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "organiser_token", b"organiser_token", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "invitations", b"invitations", "organiser_token", b"organiser_token", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1384,6 +1632,60 @@ class RefereeEvent(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class SeatClaimed(_message.Message):
+        """Public: a player took a seat (ClaimSeat, an accepted challenge, a pairing, or the
+        creator's own seat). The claim that fills the table is in the batch that deals.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        PLAYER_FIELD_NUMBER: _builtins.int
+        KIND_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        player: _builtins.str
+        """The player's name; empty when the seat was claimed anonymously (a claim code without a
+        credential).
+        """
+        kind: Global___PlayerKind.ValueType
+        """What the player is."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            player: _builtins.str = ...,
+            kind: Global___PlayerKind.ValueType = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "player", b"player", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class SeatResigned(_message.Message):
+        """Public: a seat resigned. From now on the referee plays the game's default command for it
+        at once, to the end of the game, as for a forfeited seat.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     SEED_COMMITTED_FIELD_NUMBER: _builtins.int
     SEED_REVEALED_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
@@ -1393,6 +1695,8 @@ class RefereeEvent(_message.Message):
     DECK_COMMITTED_FIELD_NUMBER: _builtins.int
     CARDS_OPENED_FIELD_NUMBER: _builtins.int
     EVENT_LIMIT_REACHED_FIELD_NUMBER: _builtins.int
+    SEAT_CLAIMED_FIELD_NUMBER: _builtins.int
+    SEAT_RESIGNED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def seed_committed(self) -> Global___RefereeEvent.SeedCommitted:
         """The seed commitment."""
@@ -1429,6 +1733,14 @@ class RefereeEvent(_message.Message):
     def event_limit_reached(self) -> Global___RefereeEvent.EventLimitReached:
         """The end at the event limit."""
 
+    @_builtins.property
+    def seat_claimed(self) -> Global___RefereeEvent.SeatClaimed:
+        """A seat was claimed."""
+
+    @_builtins.property
+    def seat_resigned(self) -> Global___RefereeEvent.SeatResigned:
+        """A seat resigned."""
+
     def __init__(
         self,
         *,
@@ -1441,12 +1753,14 @@ class RefereeEvent(_message.Message):
         deck_committed: Global___RefereeEvent.DeckCommitted | None = ...,
         cards_opened: Global___RefereeEvent.CardsOpened | None = ...,
         event_limit_reached: Global___RefereeEvent.EventLimitReached | None = ...,
+        seat_claimed: Global___RefereeEvent.SeatClaimed | None = ...,
+        seat_resigned: Global___RefereeEvent.SeatResigned | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_claimed", b"seat_claimed", "seat_forfeited", b"seat_forfeited", "seat_resigned", b"seat_resigned", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_forfeited", b"seat_forfeited", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_claimed", b"seat_claimed", "seat_forfeited", b"seat_forfeited", "seat_resigned", b"seat_resigned", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted", "deck_committed", "cards_opened", "event_limit_reached"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted", "deck_committed", "cards_opened", "event_limit_reached", "seat_claimed", "seat_resigned"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1473,6 +1787,7 @@ class View(_message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
     CLOCKS_FIELD_NUMBER: _builtins.int
     ABORTED_FIELD_NUMBER: _builtins.int
+    SEAT_HOLDERS_FIELD_NUMBER: _builtins.int
     LEGAL_COMMAND_LABELS_FIELD_NUMBER: _builtins.int
     VIEW_LINES_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
@@ -1522,6 +1837,10 @@ class View(_message.Message):
         """
 
     @_builtins.property
+    def seat_holders(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatHolder]:
+        """Who holds each seat, by seat (the player's name, never a token)."""
+
+    @_builtins.property
     def legal_command_labels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Display text: a short English label for each of legal_commands, in the same order
         (e.g. "play three 8s using one queen"), written by the game from the command and this
@@ -1569,6 +1888,7 @@ class View(_message.Message):
         seed_commitment: _builtins.str = ...,
         clocks: _abc.Iterable[Global___SeatClock] | None = ...,
         aborted: _builtins.bool = ...,
+        seat_holders: _abc.Iterable[Global___SeatHolder] | None = ...,
         legal_command_labels: _abc.Iterable[_builtins.str] | None = ...,
         view_lines: _abc.Iterable[_builtins.str] | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
@@ -1578,7 +1898,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seat_holders", b"seat_holders", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -1603,6 +1923,7 @@ class SubmitCommandRequest(_message.Message):
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     COMMAND_FIELD_NUMBER: _builtins.int
     CLIENT_DECISION_MS_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat_token: _builtins.str
@@ -1617,6 +1938,10 @@ class SubmitCommandRequest(_message.Message):
     """Optional: how long the client took to decide, by its own clock (milliseconds). Recorded
     next to the referee's own measure (Event.decided); clocks use only the referee's.
     """
+    seat: _builtins.int
+    """With the player's credential (authorization metadata) instead of seat_token: the seat of
+    game_id that the player holds; may be left out when it holds exactly one there.
+    """
     @_builtins.property
     def command(self) -> Global___Command:
         """The command."""
@@ -1630,14 +1955,20 @@ class SubmitCommandRequest(_message.Message):
         expected_version: _builtins.int | None = ...,
         command: Global___Command | None = ...,
         client_decision_ms: _builtins.int = ...,
+        seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "expected_version", b"expected_version", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "client_decision_ms", b"client_decision_ms", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "client_decision_ms", b"client_decision_ms", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___SubmitCommandRequest: _TypeAlias = SubmitCommandRequest  # noqa: Y015
 
@@ -1688,6 +2019,7 @@ class GetViewRequest(_message.Message):
     SPECTATOR_FIELD_NUMBER: _builtins.int
     ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
     AS_SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat_token: _builtins.str
@@ -1700,6 +2032,10 @@ class GetViewRequest(_message.Message):
     """
     as_seat: _builtins.int
     """The seat to watch with the organiser token."""
+    seat: _builtins.int
+    """With the player's credential (authorization metadata) instead of seat_token: the seat of
+    game_id that the player holds; may be left out when it holds exactly one there.
+    """
     def __init__(
         self,
         *,
@@ -1708,14 +2044,20 @@ class GetViewRequest(_message.Message):
         spectator: _builtins.bool = ...,
         organiser_token: _builtins.str = ...,
         as_seat: _builtins.int | None = ...,
+        seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_seat", b"_seat", "as_seat", b"as_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_seat", b"_seat", "as_seat", b"as_seat", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat", b"seat", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
     _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__as_seat) -> _WhichOneofReturnType__as_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___GetViewRequest: _TypeAlias = GetViewRequest  # noqa: Y015
 
@@ -1755,6 +2097,7 @@ class StreamGameRequest(_message.Message):
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
     ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
     AS_SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
     BATCHED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
@@ -1772,6 +2115,10 @@ class StreamGameRequest(_message.Message):
     """
     as_seat: _builtins.int
     """The seat to watch with the organiser token."""
+    seat: _builtins.int
+    """With the player's credential (authorization metadata) instead of seat_token: the seat of
+    game_id that the player holds; may be left out when it holds exactly one there.
+    """
     batched: _builtins.bool
     """One message per batch: after the first message (the current view), each message carries
     in `events` every event one command (or the referee, or the creation) appended, redacted
@@ -1788,15 +2135,21 @@ class StreamGameRequest(_message.Message):
         after_sequence: _builtins.int = ...,
         organiser_token: _builtins.str = ...,
         as_seat: _builtins.int | None = ...,
+        seat: _builtins.int | None = ...,
         batched: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_seat", b"_seat", "as_seat", b"as_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "after_sequence", b"after_sequence", "as_seat", b"as_seat", "batched", b"batched", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_seat", b"_seat", "after_sequence", b"after_sequence", "as_seat", b"as_seat", "batched", b"batched", "game_id", b"game_id", "organiser_token", b"organiser_token", "seat", b"seat", "seat_token", b"seat_token", "spectator", b"spectator"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
     _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__as_seat) -> _WhichOneofReturnType__as_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
 
 Global___StreamGameRequest: _TypeAlias = StreamGameRequest  # noqa: Y015
 
@@ -2055,3 +2408,1575 @@ class ExportGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ExportGameResponse: _TypeAlias = ExportGameResponse  # noqa: Y015
+
+@_typing.final
+class Player(_message.Message):
+    """A player: an account of this server, or a player a platform's signed token names."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    CREATED_UNIX_MS_FIELD_NUMBER: _builtins.int
+    PLATFORM_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The unique name (1-32 characters: letters, digits, "-", "_", ".")."""
+    kind: Global___PlayerKind.ValueType
+    """Person or bot."""
+    created_unix_ms: _builtins.int
+    """When the account was created, milliseconds since the Unix epoch (0 for a platform's
+    player).
+    """
+    platform: _builtins.bool
+    """True when a platform's signed token names the player (no account here)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        kind: Global___PlayerKind.ValueType = ...,
+        created_unix_ms: _builtins.int = ...,
+        platform: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "kind", b"kind", "name", b"name", "platform", b"platform"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Player: _TypeAlias = Player  # noqa: Y015
+
+@_typing.final
+class SeatRequest(_message.Message):
+    """How one seat is to be taken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MODE_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    mode: Global___SeatMode.ValueType
+    """Who takes it."""
+    player: _builtins.str
+    """SEAT_MODE_RESERVED: the player's name."""
+    def __init__(
+        self,
+        *,
+        mode: Global___SeatMode.ValueType = ...,
+        player: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["mode", b"mode", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatRequest: _TypeAlias = SeatRequest  # noqa: Y015
+
+@_typing.final
+class SeatInvitation(_message.Message):
+    """An open seat's claim code (what a join link carries)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CLAIM_CODE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    claim_code: _builtins.str
+    """The single-use claim code."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        claim_code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["claim_code", b"claim_code", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatInvitation: _TypeAlias = SeatInvitation  # noqa: Y015
+
+@_typing.final
+class SeatHolder(_message.Message):
+    """Who holds a seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    RESIGNED_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    state: Global___SeatState.ValueType
+    """Open, reserved or held."""
+    player: _builtins.str
+    """The player's name (held or reserved); empty for an open seat and for a seat held
+    anonymously (the creator's token, or a claim code without a credential).
+    """
+    kind: Global___PlayerKind.ValueType
+    """What the player is (unspecified when anonymous)."""
+    resigned: _builtins.bool
+    """True once the seat has resigned."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        state: Global___SeatState.ValueType = ...,
+        player: _builtins.str = ...,
+        kind: Global___PlayerKind.ValueType = ...,
+        resigned: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "player", b"player", "resigned", b"resigned", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatHolder: _TypeAlias = SeatHolder  # noqa: Y015
+
+@_typing.final
+class RegisterRequest(_message.Message):
+    """Request of Register."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The name to take."""
+    kind: Global___PlayerKind.ValueType
+    """Person or bot (unspecified: person)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        kind: Global___PlayerKind.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterRequest: _TypeAlias = RegisterRequest  # noqa: Y015
+
+@_typing.final
+class RegisterResponse(_message.Message):
+    """Response of Register."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """The account's API token, shown only now: send it as `authorization: Bearer <token>`."""
+    @_builtins.property
+    def player(self) -> Global___Player:
+        """The new player."""
+
+    def __init__(
+        self,
+        *,
+        player: Global___Player | None = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RegisterResponse: _TypeAlias = RegisterResponse  # noqa: Y015
+
+@_typing.final
+class WhoAmIRequest(_message.Message):
+    """Request of WhoAmI."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WhoAmIRequest: _TypeAlias = WhoAmIRequest  # noqa: Y015
+
+@_typing.final
+class WhoAmIResponse(_message.Message):
+    """Response of WhoAmI."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    SCOPE_GAME_ID_FIELD_NUMBER: _builtins.int
+    SCOPE_SEAT_FIELD_NUMBER: _builtins.int
+    SPECTATOR_ONLY_FIELD_NUMBER: _builtins.int
+    scope_game_id: _builtins.str
+    """A platform token scoped to one game: its id (empty when not scoped)."""
+    scope_seat: _builtins.int
+    """A platform token scoped to one seat of scope_game_id."""
+    spectator_only: _builtins.bool
+    """A platform token that allows watching only (spectator role)."""
+    @_builtins.property
+    def player(self) -> Global___Player:
+        """The player."""
+
+    def __init__(
+        self,
+        *,
+        player: Global___Player | None = ...,
+        scope_game_id: _builtins.str = ...,
+        scope_seat: _builtins.int | None = ...,
+        spectator_only: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_scope_seat", b"_scope_seat", "player", b"player", "scope_seat", b"scope_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_scope_seat", b"_scope_seat", "player", b"player", "scope_game_id", b"scope_game_id", "scope_seat", b"scope_seat", "spectator_only", b"spectator_only"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__scope_seat: _TypeAlias = _typing.Literal["scope_seat"]  # noqa: Y015
+    _WhichOneofArgType__scope_seat: _TypeAlias = _typing.Literal["_scope_seat", b"_scope_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__scope_seat) -> _WhichOneofReturnType__scope_seat | None: ...
+
+Global___WhoAmIResponse: _TypeAlias = WhoAmIResponse  # noqa: Y015
+
+@_typing.final
+class ClaimSeatRequest(_message.Message):
+    """Request of ClaimSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    CLAIM_CODE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    seat: _builtins.int
+    """The seat; absent: the claim code's seat, the seat reserved for the caller, or else the
+    first open seat of a listed game.
+    """
+    claim_code: _builtins.str
+    """The seat's claim code (from CreateGameResponse.invitations); not needed for a seat
+    reserved for the caller or an open seat of a listed game.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+        claim_code: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "claim_code", b"claim_code", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___ClaimSeatRequest: _TypeAlias = ClaimSeatRequest  # noqa: Y015
+
+@_typing.final
+class ClaimSeatResponse(_message.Message):
+    """Response of ClaimSeat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    seat: _builtins.int
+    """The seat taken."""
+    seat_token: _builtins.str
+    """The seat's secret token, for the claimant only."""
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game after the claim."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        game: Global___GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ClaimSeatResponse: _TypeAlias = ClaimSeatResponse  # noqa: Y015
+
+@_typing.final
+class ResignRequest(_message.Message):
+    """Request of Resign."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    seat_token: _builtins.str
+    """The seat's token; or leave it empty and send the player's credential (with `seat` when
+    the player holds more than one seat of the game).
+    """
+    seat: _builtins.int
+    """With the player's credential: the seat."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat_token: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___ResignRequest: _TypeAlias = ResignRequest  # noqa: Y015
+
+@_typing.final
+class ResignResponse(_message.Message):
+    """Response of Resign."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game after the resignation."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResignResponse: _TypeAlias = ResignResponse  # noqa: Y015
+
+@_typing.final
+class LobbyFilter(_message.Message):
+    """Which lobby tables to show."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    MIN_DECISION_MS_FIELD_NUMBER: _builtins.int
+    MAX_DECISION_MS_FIELD_NUMBER: _builtins.int
+    RATED_FIELD_NUMBER: _builtins.int
+    game_type: _builtins.str
+    """Only this game type (any when empty)."""
+    players: _builtins.int
+    """Only games of this many seats (0: any)."""
+    clock: Global___ClockFilter.ValueType
+    """Clocked, unclocked or any."""
+    min_decision_ms: _builtins.int
+    """With a clock: only decision times of at least this (0: no bound)."""
+    max_decision_ms: _builtins.int
+    """With a clock: only decision times of at most this (0: no bound)."""
+    rated: _builtins.bool
+    """Only rated, or only unrated games (absent: both)."""
+    def __init__(
+        self,
+        *,
+        game_type: _builtins.str = ...,
+        players: _builtins.int = ...,
+        clock: Global___ClockFilter.ValueType = ...,
+        min_decision_ms: _builtins.int = ...,
+        max_decision_ms: _builtins.int = ...,
+        rated: _builtins.bool | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_rated", b"_rated", "rated", b"rated"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_rated", b"_rated", "clock", b"clock", "game_type", b"game_type", "max_decision_ms", b"max_decision_ms", "min_decision_ms", b"min_decision_ms", "players", b"players", "rated", b"rated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__rated: _TypeAlias = _typing.Literal["rated"]  # noqa: Y015
+    _WhichOneofArgType__rated: _TypeAlias = _typing.Literal["_rated", b"_rated"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__rated) -> _WhichOneofReturnType__rated | None: ...
+
+Global___LobbyFilter: _TypeAlias = LobbyFilter  # noqa: Y015
+
+@_typing.final
+class LobbyTable(_message.Message):
+    """A game of the lobby: listed, with open seats."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game (options, clock, who holds each seat, join deadline)."""
+
+    @_builtins.property
+    def open_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Its open seats."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameSummary | None = ...,
+        open_seats: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "open_seats", b"open_seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LobbyTable: _TypeAlias = LobbyTable  # noqa: Y015
+
+@_typing.final
+class ListLobbyRequest(_message.Message):
+    """Request of ListLobby."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILTER_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def filter(self) -> Global___LobbyFilter:
+        """Which tables."""
+
+    def __init__(
+        self,
+        *,
+        filter: Global___LobbyFilter | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListLobbyRequest: _TypeAlias = ListLobbyRequest  # noqa: Y015
+
+@_typing.final
+class ListLobbyResponse(_message.Message):
+    """Response of ListLobby."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___LobbyTable]:
+        """The tables, newest first."""
+
+    def __init__(
+        self,
+        *,
+        tables: _abc.Iterable[Global___LobbyTable] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListLobbyResponse: _TypeAlias = ListLobbyResponse  # noqa: Y015
+
+@_typing.final
+class WatchLobbyRequest(_message.Message):
+    """Request of WatchLobby."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILTER_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def filter(self) -> Global___LobbyFilter:
+        """Which tables."""
+
+    def __init__(
+        self,
+        *,
+        filter: Global___LobbyFilter | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchLobbyRequest: _TypeAlias = WatchLobbyRequest  # noqa: Y015
+
+@_typing.final
+class WatchLobbyResponse(_message.Message):
+    """One message of WatchLobby: a table listed or changed, or one gone."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    REMOVED_GAME_ID_FIELD_NUMBER: _builtins.int
+    CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    removed_game_id: _builtins.str
+    """The id of a table no longer listed (full and started, aborted, or expired)."""
+    caught_up: _builtins.bool
+    """True on the message after the tables listed when the stream opened (then neither table
+    nor removed_game_id is set); every later message is a change.
+    """
+    @_builtins.property
+    def table(self) -> Global___LobbyTable:
+        """A table that is listed now (new, or changed: e.g. a seat was claimed)."""
+
+    def __init__(
+        self,
+        *,
+        table: Global___LobbyTable | None = ...,
+        removed_game_id: _builtins.str = ...,
+        caught_up: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "removed_game_id", b"removed_game_id", "table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchLobbyResponse: _TypeAlias = WatchLobbyResponse  # noqa: Y015
+
+@_typing.final
+class GameTerms(_message.Message):
+    """The settings of a game a challenge or a pairing request asks for."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class OptionsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    RATED_FIELD_NUMBER: _builtins.int
+    game_type: _builtins.str
+    """A game type id."""
+    players: _builtins.int
+    """Seats (0: the game type's fewest). Seats beyond the players the challenge or pairing
+    names are open (a challenge's game is then listed).
+    """
+    rated: _builtins.bool
+    """Rated."""
+    @_builtins.property
+    def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """Game options."""
+
+    @_builtins.property
+    def clock(self) -> Global___ClockSettings:
+        """The clock (absent: none)."""
+
+    def __init__(
+        self,
+        *,
+        game_type: _builtins.str = ...,
+        players: _builtins.int = ...,
+        options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        clock: Global___ClockSettings | None = ...,
+        rated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "game_type", b"game_type", "options", b"options", "players", b"players", "rated", b"rated"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameTerms: _TypeAlias = GameTerms  # noqa: Y015
+
+@_typing.final
+class Challenge(_message.Message):
+    """A challenge to a game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_ID_FIELD_NUMBER: _builtins.int
+    CHALLENGER_FIELD_NUMBER: _builtins.int
+    CHALLENGED_FIELD_NUMBER: _builtins.int
+    TERMS_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    CREATED_UNIX_MS_FIELD_NUMBER: _builtins.int
+    EXPIRES_UNIX_MS_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    ACCEPTED_BY_FIELD_NUMBER: _builtins.int
+    challenge_id: _builtins.str
+    """Its id."""
+    challenger: _builtins.str
+    """Who challenges."""
+    challenged: _builtins.str
+    """Who is challenged; empty: anyone."""
+    state: Global___ChallengeState.ValueType
+    """Where it is."""
+    created_unix_ms: _builtins.int
+    """When it was made, milliseconds since the Unix epoch."""
+    expires_unix_ms: _builtins.int
+    """When it expires unless answered."""
+    game_id: _builtins.str
+    """The game, once accepted."""
+    accepted_by: _builtins.str
+    """Who accepted it (for a challenge to anyone)."""
+    @_builtins.property
+    def terms(self) -> Global___GameTerms:
+        """The game asked for."""
+
+    def __init__(
+        self,
+        *,
+        challenge_id: _builtins.str = ...,
+        challenger: _builtins.str = ...,
+        challenged: _builtins.str = ...,
+        terms: Global___GameTerms | None = ...,
+        state: Global___ChallengeState.ValueType = ...,
+        created_unix_ms: _builtins.int = ...,
+        expires_unix_ms: _builtins.int = ...,
+        game_id: _builtins.str = ...,
+        accepted_by: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted_by", b"accepted_by", "challenge_id", b"challenge_id", "challenged", b"challenged", "challenger", b"challenger", "created_unix_ms", b"created_unix_ms", "expires_unix_ms", b"expires_unix_ms", "game_id", b"game_id", "state", b"state", "terms", b"terms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Challenge: _TypeAlias = Challenge  # noqa: Y015
+
+@_typing.final
+class CreateChallengeRequest(_message.Message):
+    """Request of CreateChallenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGED_FIELD_NUMBER: _builtins.int
+    TERMS_FIELD_NUMBER: _builtins.int
+    EXPIRES_IN_MS_FIELD_NUMBER: _builtins.int
+    challenged: _builtins.str
+    """The player challenged; empty: anyone may accept."""
+    expires_in_ms: _builtins.int
+    """It expires after this many milliseconds unanswered (0: the default, 60 s; at most 1 day)."""
+    @_builtins.property
+    def terms(self) -> Global___GameTerms:
+        """The game."""
+
+    def __init__(
+        self,
+        *,
+        challenged: _builtins.str = ...,
+        terms: Global___GameTerms | None = ...,
+        expires_in_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenged", b"challenged", "expires_in_ms", b"expires_in_ms", "terms", b"terms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateChallengeRequest: _TypeAlias = CreateChallengeRequest  # noqa: Y015
+
+@_typing.final
+class CreateChallengeResponse(_message.Message):
+    """Response of CreateChallenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def challenge(self) -> Global___Challenge:
+        """The challenge."""
+
+    def __init__(
+        self,
+        *,
+        challenge: Global___Challenge | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreateChallengeResponse: _TypeAlias = CreateChallengeResponse  # noqa: Y015
+
+@_typing.final
+class AnswerChallengeRequest(_message.Message):
+    """Request of AnswerChallenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_ID_FIELD_NUMBER: _builtins.int
+    ACCEPT_FIELD_NUMBER: _builtins.int
+    challenge_id: _builtins.str
+    """The challenge."""
+    accept: _builtins.bool
+    """Accept (true) or decline (false)."""
+    def __init__(
+        self,
+        *,
+        challenge_id: _builtins.str = ...,
+        accept: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "challenge_id", b"challenge_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnswerChallengeRequest: _TypeAlias = AnswerChallengeRequest  # noqa: Y015
+
+@_typing.final
+class AnswerChallengeResponse(_message.Message):
+    """Response of AnswerChallenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Accepted: the game."""
+    seat: _builtins.int
+    """Accepted: the caller's seat."""
+    seat_token: _builtins.str
+    """Accepted: the caller's seat token."""
+    @_builtins.property
+    def challenge(self) -> Global___Challenge:
+        """The challenge after the answer."""
+
+    def __init__(
+        self,
+        *,
+        challenge: Global___Challenge | None = ...,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnswerChallengeResponse: _TypeAlias = AnswerChallengeResponse  # noqa: Y015
+
+@_typing.final
+class WithdrawChallengeRequest(_message.Message):
+    """Request of WithdrawChallenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_ID_FIELD_NUMBER: _builtins.int
+    challenge_id: _builtins.str
+    """The challenge."""
+    def __init__(
+        self,
+        *,
+        challenge_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge_id", b"challenge_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WithdrawChallengeRequest: _TypeAlias = WithdrawChallengeRequest  # noqa: Y015
+
+@_typing.final
+class WithdrawChallengeResponse(_message.Message):
+    """Response of WithdrawChallenge."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def challenge(self) -> Global___Challenge:
+        """The challenge after it."""
+
+    def __init__(
+        self,
+        *,
+        challenge: Global___Challenge | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WithdrawChallengeResponse: _TypeAlias = WithdrawChallengeResponse  # noqa: Y015
+
+@_typing.final
+class ListChallengesRequest(_message.Message):
+    """Request of ListChallenges."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListChallengesRequest: _TypeAlias = ListChallengesRequest  # noqa: Y015
+
+@_typing.final
+class ListChallengesResponse(_message.Message):
+    """Response of ListChallenges."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CHALLENGES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def challenges(self) -> _containers.RepeatedCompositeFieldContainer[Global___Challenge]:
+        """Open challenges by or to the caller, and open ones to anyone, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        challenges: _abc.Iterable[Global___Challenge] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenges", b"challenges"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListChallengesResponse: _TypeAlias = ListChallengesResponse  # noqa: Y015
+
+@_typing.final
+class PairingTicket(_message.Message):
+    """A player's request to be paired."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TICKET_ID_FIELD_NUMBER: _builtins.int
+    PLAYER_FIELD_NUMBER: _builtins.int
+    TERMS_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    CREATED_UNIX_MS_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    RATING_FIELD_NUMBER: _builtins.int
+    ticket_id: _builtins.str
+    """Its id."""
+    player: _builtins.str
+    """The player."""
+    state: Global___PairingState.ValueType
+    """Where it is."""
+    created_unix_ms: _builtins.int
+    """When it was made, milliseconds since the Unix epoch."""
+    game_id: _builtins.str
+    """Paired: the game."""
+    rating: _builtins.float
+    """The player's rating (ordinal) it was made with."""
+    @_builtins.property
+    def terms(self) -> Global___GameTerms:
+        """The game asked for (options and clock must match to pair)."""
+
+    def __init__(
+        self,
+        *,
+        ticket_id: _builtins.str = ...,
+        player: _builtins.str = ...,
+        terms: Global___GameTerms | None = ...,
+        state: Global___PairingState.ValueType = ...,
+        created_unix_ms: _builtins.int = ...,
+        game_id: _builtins.str = ...,
+        rating: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_unix_ms", b"created_unix_ms", "game_id", b"game_id", "player", b"player", "rating", b"rating", "state", b"state", "terms", b"terms", "ticket_id", b"ticket_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PairingTicket: _TypeAlias = PairingTicket  # noqa: Y015
+
+@_typing.final
+class RequestPairingRequest(_message.Message):
+    """Request of RequestPairing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TERMS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def terms(self) -> Global___GameTerms:
+        """The game asked for."""
+
+    def __init__(
+        self,
+        *,
+        terms: Global___GameTerms | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["terms", b"terms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RequestPairingRequest: _TypeAlias = RequestPairingRequest  # noqa: Y015
+
+@_typing.final
+class RequestPairingResponse(_message.Message):
+    """Response of RequestPairing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TICKET_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def ticket(self) -> Global___PairingTicket:
+        """The request (WAITING; or PAIRED at once when opponents were waiting)."""
+
+    def __init__(
+        self,
+        *,
+        ticket: Global___PairingTicket | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ticket", b"ticket"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ticket", b"ticket"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RequestPairingResponse: _TypeAlias = RequestPairingResponse  # noqa: Y015
+
+@_typing.final
+class CancelPairingRequest(_message.Message):
+    """Request of CancelPairing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TICKET_ID_FIELD_NUMBER: _builtins.int
+    ticket_id: _builtins.str
+    """The request."""
+    def __init__(
+        self,
+        *,
+        ticket_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ticket_id", b"ticket_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelPairingRequest: _TypeAlias = CancelPairingRequest  # noqa: Y015
+
+@_typing.final
+class CancelPairingResponse(_message.Message):
+    """Response of CancelPairing."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TICKET_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def ticket(self) -> Global___PairingTicket:
+        """The request after it (CANCELLED; PAIRED if it was paired first)."""
+
+    def __init__(
+        self,
+        *,
+        ticket: Global___PairingTicket | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ticket", b"ticket"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ticket", b"ticket"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CancelPairingResponse: _TypeAlias = CancelPairingResponse  # noqa: Y015
+
+@_typing.final
+class GameResume(_message.Message):
+    """Where a seat's game stream resumes (a player stream's reconnect)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    seat: _builtins.int
+    """The seat."""
+    after_sequence: _builtins.int
+    """The last sequence received (0: from the start)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        after_sequence: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameResume: _TypeAlias = GameResume  # noqa: Y015
+
+@_typing.final
+class SessionCommand(_message.Message):
+    """A command sent on the player stream."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    CLIENT_DECISION_MS_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    seat: _builtins.int
+    """The seat (one the player holds)."""
+    command_id: _builtins.str
+    """As SubmitCommandRequest.command_id."""
+    expected_version: _builtins.int
+    """As SubmitCommandRequest.expected_version."""
+    client_decision_ms: _builtins.int
+    """As SubmitCommandRequest.client_decision_ms."""
+    @_builtins.property
+    def command(self) -> Global___Command:
+        """The command."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        command_id: _builtins.str = ...,
+        expected_version: _builtins.int | None = ...,
+        command: Global___Command | None = ...,
+        client_decision_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "expected_version", b"expected_version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "client_decision_ms", b"client_decision_ms", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___SessionCommand: _TypeAlias = SessionCommand  # noqa: Y015
+
+@_typing.final
+class PlayerSessionRequest(_message.Message):
+    """One message a player program sends on PlayerSession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMAND_FIELD_NUMBER: _builtins.int
+    RESUME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def command(self) -> Global___SessionCommand:
+        """A command for a seat the player holds; answered by a CommandOutcome."""
+
+    @_builtins.property
+    def resume(self) -> Global___GameResume:
+        """Where to resume a game (send these first, before any command; games not named start
+        from their first event).
+        """
+
+    def __init__(
+        self,
+        *,
+        command: Global___SessionCommand | None = ...,
+        resume: Global___GameResume | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "kind", b"kind", "resume", b"resume"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "kind", b"kind", "resume", b"resume"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["command", "resume"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayerSessionRequest: _TypeAlias = PlayerSessionRequest  # noqa: Y015
+
+@_typing.final
+class Refusal(_message.Message):
+    """Why the referee refused something sent on the player stream: what the unary call would
+    have answered as its status.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class MetadataEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.str
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    CODE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    METADATA_FIELD_NUMBER: _builtins.int
+    code: _builtins.int
+    """The gRPC status code."""
+    message: _builtins.str
+    """The message."""
+    reason: _builtins.str
+    """google.rpc.ErrorInfo's reason (e.g. RULE_VIOLATION, NOT_YOUR_TURN)."""
+    @_builtins.property
+    def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
+        """google.rpc.ErrorInfo's metadata (e.g. rule_id)."""
+
+    def __init__(
+        self,
+        *,
+        code: _builtins.int = ...,
+        message: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        metadata: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "message", b"message", "metadata", b"metadata", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Refusal: _TypeAlias = Refusal  # noqa: Y015
+
+@_typing.final
+class CommandOutcome(_message.Message):
+    """The answer to a SessionCommand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    REFUSAL_FIELD_NUMBER: _builtins.int
+    FIRST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    LAST_SEQUENCE_FIELD_NUMBER: _builtins.int
+    DUPLICATE_FIELD_NUMBER: _builtins.int
+    command_id: _builtins.str
+    """The command's id."""
+    game_id: _builtins.str
+    """Game id."""
+    seat: _builtins.int
+    """The seat."""
+    first_sequence: _builtins.int
+    """Accepted: the first event it appended."""
+    last_sequence: _builtins.int
+    """Accepted: the last event it appended."""
+    duplicate: _builtins.bool
+    """True when this command id had been accepted before."""
+    @_builtins.property
+    def refusal(self) -> Global___Refusal:
+        """Set when the command was refused (nothing changed)."""
+
+    def __init__(
+        self,
+        *,
+        command_id: _builtins.str = ...,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        refusal: Global___Refusal | None = ...,
+        first_sequence: _builtins.int = ...,
+        last_sequence: _builtins.int = ...,
+        duplicate: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["refusal", b"refusal"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command_id", b"command_id", "duplicate", b"duplicate", "first_sequence", b"first_sequence", "game_id", b"game_id", "last_sequence", b"last_sequence", "refusal", b"refusal", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CommandOutcome: _TypeAlias = CommandOutcome  # noqa: Y015
+
+@_typing.final
+class GameUpdate(_message.Message):
+    """A batch of one of the player's seats: as a batched StreamGame message."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    seat: _builtins.int
+    """The seat."""
+    caught_up: _builtins.bool
+    """As StreamGameResponse.caught_up, per game."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """The events of one batch, redacted for the seat (empty in a game's first message)."""
+
+    @_builtins.property
+    def view(self) -> Global___View:
+        """The seat's view after them."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+        view: Global___View | None = ...,
+        caught_up: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "events", b"events", "game_id", b"game_id", "seat", b"seat", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameUpdate: _TypeAlias = GameUpdate  # noqa: Y015
+
+@_typing.final
+class SeatGranted(_message.Message):
+    """A seat the player now holds (a claim, an accepted challenge, a pairing)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    seat: _builtins.int
+    """The seat."""
+    seat_token: _builtins.str
+    """The seat's token (for StreamGame and SubmitCommand by token)."""
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        game: Global___GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatGranted: _TypeAlias = SeatGranted  # noqa: Y015
+
+@_typing.final
+class PlayerMessage(_message.Message):
+    """One message of the player stream (PlayerSession, WatchPlayer)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UPDATE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    CHALLENGE_FIELD_NUMBER: _builtins.int
+    PAIRING_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def update(self) -> Global___GameUpdate:
+        """A batch of one of the player's games."""
+
+    @_builtins.property
+    def seat(self) -> Global___SeatGranted:
+        """A seat the player now holds; its game's updates follow."""
+
+    @_builtins.property
+    def challenge(self) -> Global___Challenge:
+        """A challenge by or to the player (or to anyone), new or changed."""
+
+    @_builtins.property
+    def pairing(self) -> Global___PairingTicket:
+        """The player's pairing request changed."""
+
+    @_builtins.property
+    def outcome(self) -> Global___CommandOutcome:
+        """The answer to a command sent on this stream."""
+
+    def __init__(
+        self,
+        *,
+        update: Global___GameUpdate | None = ...,
+        seat: Global___SeatGranted | None = ...,
+        challenge: Global___Challenge | None = ...,
+        pairing: Global___PairingTicket | None = ...,
+        outcome: Global___CommandOutcome | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "outcome", b"outcome", "pairing", b"pairing", "seat", b"seat", "update", b"update"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "outcome", b"outcome", "pairing", b"pairing", "seat", b"seat", "update", b"update"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["update", "seat", "challenge", "pairing", "outcome"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayerMessage: _TypeAlias = PlayerMessage  # noqa: Y015
+
+@_typing.final
+class PlayerSessionResponse(_message.Message):
+    """One message of PlayerSession."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def message(self) -> Global___PlayerMessage:
+        """The message."""
+
+    def __init__(
+        self,
+        *,
+        message: Global___PlayerMessage | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerSessionResponse: _TypeAlias = PlayerSessionResponse  # noqa: Y015
+
+@_typing.final
+class WatchPlayerResponse(_message.Message):
+    """One message of WatchPlayer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def message(self) -> Global___PlayerMessage:
+        """The message."""
+
+    def __init__(
+        self,
+        *,
+        message: Global___PlayerMessage | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchPlayerResponse: _TypeAlias = WatchPlayerResponse  # noqa: Y015
+
+@_typing.final
+class WatchPlayerRequest(_message.Message):
+    """Request of WatchPlayer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESUME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def resume(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameResume]:
+        """Where to resume games (games not named start from their first event)."""
+
+    def __init__(
+        self,
+        *,
+        resume: _abc.Iterable[Global___GameResume] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["resume", b"resume"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchPlayerRequest: _TypeAlias = WatchPlayerRequest  # noqa: Y015
+
+@_typing.final
+class Rating(_message.Message):
+    """A player's rating for one game type (openskill Plackett-Luce)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    MU_FIELD_NUMBER: _builtins.int
+    SIGMA_FIELD_NUMBER: _builtins.int
+    ORDINAL_FIELD_NUMBER: _builtins.int
+    GAMES_FIELD_NUMBER: _builtins.int
+    UPDATED_UNIX_MS_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    """The player."""
+    game_type: _builtins.str
+    """The game type."""
+    mu: _builtins.float
+    """Mean skill."""
+    sigma: _builtins.float
+    """Its uncertainty."""
+    ordinal: _builtins.float
+    """mu - 3 sigma: what leaderboards sort by."""
+    games: _builtins.int
+    """Rated games played."""
+    updated_unix_ms: _builtins.int
+    """When last updated, milliseconds since the Unix epoch."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        game_type: _builtins.str = ...,
+        mu: _builtins.float = ...,
+        sigma: _builtins.float = ...,
+        ordinal: _builtins.float = ...,
+        games: _builtins.int = ...,
+        updated_unix_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "games", b"games", "mu", b"mu", "ordinal", b"ordinal", "player", b"player", "sigma", b"sigma", "updated_unix_ms", b"updated_unix_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Rating: _TypeAlias = Rating  # noqa: Y015
+
+@_typing.final
+class GetRatingsRequest(_message.Message):
+    """Request of GetRatings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    """The player (empty: the caller)."""
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRatingsRequest: _TypeAlias = GetRatingsRequest  # noqa: Y015
+
+@_typing.final
+class GetRatingsResponse(_message.Message):
+    """Response of GetRatings."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RATINGS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Rating]:
+        """One per game type the player has played rated."""
+
+    def __init__(
+        self,
+        *,
+        ratings: _abc.Iterable[Global___Rating] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ratings", b"ratings"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRatingsResponse: _TypeAlias = GetRatingsResponse  # noqa: Y015
+
+@_typing.final
+class GetLeaderboardRequest(_message.Message):
+    """Request of GetLeaderboard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    game_type: _builtins.str
+    """The game type."""
+    limit: _builtins.int
+    """Most entries (0: 50; at most 1000)."""
+    def __init__(
+        self,
+        *,
+        game_type: _builtins.str = ...,
+        limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "limit", b"limit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLeaderboardRequest: _TypeAlias = GetLeaderboardRequest  # noqa: Y015
+
+@_typing.final
+class GetLeaderboardResponse(_message.Message):
+    """Response of GetLeaderboard."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RATINGS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Rating]:
+        """Best ordinal first."""
+
+    def __init__(
+        self,
+        *,
+        ratings: _abc.Iterable[Global___Rating] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ratings", b"ratings"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetLeaderboardResponse: _TypeAlias = GetLeaderboardResponse  # noqa: Y015

@@ -85,6 +85,86 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_v1_dot_referee__pb2.ExportGameRequest.SerializeToString,
                 response_deserializer=referee_dot_v1_dot_referee__pb2.ExportGameResponse.FromString,
                 _registered_method=True)
+        self.Register = channel.unary_unary(
+                '/referee.v1.RefereeService/Register',
+                request_serializer=referee_dot_v1_dot_referee__pb2.RegisterRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.RegisterResponse.FromString,
+                _registered_method=True)
+        self.WhoAmI = channel.unary_unary(
+                '/referee.v1.RefereeService/WhoAmI',
+                request_serializer=referee_dot_v1_dot_referee__pb2.WhoAmIRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.WhoAmIResponse.FromString,
+                _registered_method=True)
+        self.ClaimSeat = channel.unary_unary(
+                '/referee.v1.RefereeService/ClaimSeat',
+                request_serializer=referee_dot_v1_dot_referee__pb2.ClaimSeatRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.ClaimSeatResponse.FromString,
+                _registered_method=True)
+        self.Resign = channel.unary_unary(
+                '/referee.v1.RefereeService/Resign',
+                request_serializer=referee_dot_v1_dot_referee__pb2.ResignRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.ResignResponse.FromString,
+                _registered_method=True)
+        self.ListLobby = channel.unary_unary(
+                '/referee.v1.RefereeService/ListLobby',
+                request_serializer=referee_dot_v1_dot_referee__pb2.ListLobbyRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.ListLobbyResponse.FromString,
+                _registered_method=True)
+        self.WatchLobby = channel.unary_stream(
+                '/referee.v1.RefereeService/WatchLobby',
+                request_serializer=referee_dot_v1_dot_referee__pb2.WatchLobbyRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.WatchLobbyResponse.FromString,
+                _registered_method=True)
+        self.CreateChallenge = channel.unary_unary(
+                '/referee.v1.RefereeService/CreateChallenge',
+                request_serializer=referee_dot_v1_dot_referee__pb2.CreateChallengeRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.CreateChallengeResponse.FromString,
+                _registered_method=True)
+        self.AnswerChallenge = channel.unary_unary(
+                '/referee.v1.RefereeService/AnswerChallenge',
+                request_serializer=referee_dot_v1_dot_referee__pb2.AnswerChallengeRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.AnswerChallengeResponse.FromString,
+                _registered_method=True)
+        self.WithdrawChallenge = channel.unary_unary(
+                '/referee.v1.RefereeService/WithdrawChallenge',
+                request_serializer=referee_dot_v1_dot_referee__pb2.WithdrawChallengeRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.WithdrawChallengeResponse.FromString,
+                _registered_method=True)
+        self.ListChallenges = channel.unary_unary(
+                '/referee.v1.RefereeService/ListChallenges',
+                request_serializer=referee_dot_v1_dot_referee__pb2.ListChallengesRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.ListChallengesResponse.FromString,
+                _registered_method=True)
+        self.RequestPairing = channel.unary_unary(
+                '/referee.v1.RefereeService/RequestPairing',
+                request_serializer=referee_dot_v1_dot_referee__pb2.RequestPairingRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.RequestPairingResponse.FromString,
+                _registered_method=True)
+        self.CancelPairing = channel.unary_unary(
+                '/referee.v1.RefereeService/CancelPairing',
+                request_serializer=referee_dot_v1_dot_referee__pb2.CancelPairingRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.CancelPairingResponse.FromString,
+                _registered_method=True)
+        self.PlayerSession = channel.stream_stream(
+                '/referee.v1.RefereeService/PlayerSession',
+                request_serializer=referee_dot_v1_dot_referee__pb2.PlayerSessionRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.PlayerSessionResponse.FromString,
+                _registered_method=True)
+        self.WatchPlayer = channel.unary_stream(
+                '/referee.v1.RefereeService/WatchPlayer',
+                request_serializer=referee_dot_v1_dot_referee__pb2.WatchPlayerRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.WatchPlayerResponse.FromString,
+                _registered_method=True)
+        self.GetRatings = channel.unary_unary(
+                '/referee.v1.RefereeService/GetRatings',
+                request_serializer=referee_dot_v1_dot_referee__pb2.GetRatingsRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.GetRatingsResponse.FromString,
+                _registered_method=True)
+        self.GetLeaderboard = channel.unary_unary(
+                '/referee.v1.RefereeService/GetLeaderboard',
+                request_serializer=referee_dot_v1_dot_referee__pb2.GetLeaderboardRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.GetLeaderboardResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -168,6 +248,136 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Register(self, request, context):
+        """--- players, seats and the lobby (docs/clients.md "Players"). A call made as a player
+        carries the player's credential as `authorization: Bearer <token>` metadata (gRPC) or
+        header (HTTP): an account's API token, or a platform's signed token (docs/embedding.md).
+        A missing or bad credential is UNAUTHENTICATED (ErrorInfo reason names why); a
+        credential that does not cover the call is PERMISSION_DENIED.
+
+        Creates an account and returns its API token, once (only on a server started with
+        --open-registration; else PERMISSION_DENIED REGISTRATION_CLOSED). An operator creates
+        accounts with `referee account create NAME`.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WhoAmI(self, request, context):
+        """The player the call's credential names.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ClaimSeat(self, request, context):
+        """Takes a seat: an open seat with its claim code (anyone, signed in or not), an open seat
+        of a listed game (signed in), or a seat reserved for the caller (signed in). Returns the
+        seat's token to the caller only. A claim is a public event (RefereeEvent.SeatClaimed);
+        the claim that fills the table starts the game.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Resign(self, request, context):
+        """The seat gives up: from now on the referee plays the game's default command for it, as
+        for a forfeited seat (RefereeEvent.SeatResigned).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLobby(self, request, context):
+        """Games that are waiting for players: listed games with open seats, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchLobby(self, request, context):
+        """The lobby as it changes: first every matching table, then each change (a table listed,
+        changed, or gone because it filled, started or was aborted).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateChallenge(self, request, context):
+        """Challenges a player (or anyone) to a game with given settings.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerChallenge(self, request, context):
+        """Accepts or declines a challenge made to the caller (or to anyone). On acceptance the
+        game is created with both players' seats reserved and claimed for them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WithdrawChallenge(self, request, context):
+        """Withdraws a challenge the caller made.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListChallenges(self, request, context):
+        """The open challenges made by or to the caller (and open ones to anyone).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RequestPairing(self, request, context):
+        """Asks to be paired for a game; the referee pairs waiting players nearest in rating first,
+        widening with the wait, and creates the game (delivered on the player stream).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelPairing(self, request, context):
+        """Cancels the caller's pairing request; a cancelled request is never paired.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PlayerSession(self, request_iterator, context):
+        """One stream for a player program: challenges, pairings, game starts and every update of
+        every seat it holds, across all its games; it accepts commands for any of those seats
+        and answers each (by command_id). Not available in browsers: see WatchPlayer.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchPlayer(self, request, context):
+        """The player stream for transports without client streaming (browsers): the same messages,
+        server-streaming; commands go by SubmitCommand with the player's credential.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRatings(self, request, context):
+        """A player's ratings, one per game type played rated.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLeaderboard(self, request, context):
+        """The best-rated players of a game type.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -220,6 +430,86 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.ExportGame,
                     request_deserializer=referee_dot_v1_dot_referee__pb2.ExportGameRequest.FromString,
                     response_serializer=referee_dot_v1_dot_referee__pb2.ExportGameResponse.SerializeToString,
+            ),
+            'Register': grpc.unary_unary_rpc_method_handler(
+                    servicer.Register,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.RegisterRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.RegisterResponse.SerializeToString,
+            ),
+            'WhoAmI': grpc.unary_unary_rpc_method_handler(
+                    servicer.WhoAmI,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.WhoAmIRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.WhoAmIResponse.SerializeToString,
+            ),
+            'ClaimSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.ClaimSeat,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.ClaimSeatRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.ClaimSeatResponse.SerializeToString,
+            ),
+            'Resign': grpc.unary_unary_rpc_method_handler(
+                    servicer.Resign,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.ResignRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.ResignResponse.SerializeToString,
+            ),
+            'ListLobby': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLobby,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.ListLobbyRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.ListLobbyResponse.SerializeToString,
+            ),
+            'WatchLobby': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchLobby,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.WatchLobbyRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.WatchLobbyResponse.SerializeToString,
+            ),
+            'CreateChallenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateChallenge,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.CreateChallengeRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.CreateChallengeResponse.SerializeToString,
+            ),
+            'AnswerChallenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerChallenge,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.AnswerChallengeRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.AnswerChallengeResponse.SerializeToString,
+            ),
+            'WithdrawChallenge': grpc.unary_unary_rpc_method_handler(
+                    servicer.WithdrawChallenge,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.WithdrawChallengeRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.WithdrawChallengeResponse.SerializeToString,
+            ),
+            'ListChallenges': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListChallenges,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.ListChallengesRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.ListChallengesResponse.SerializeToString,
+            ),
+            'RequestPairing': grpc.unary_unary_rpc_method_handler(
+                    servicer.RequestPairing,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.RequestPairingRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.RequestPairingResponse.SerializeToString,
+            ),
+            'CancelPairing': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelPairing,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.CancelPairingRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.CancelPairingResponse.SerializeToString,
+            ),
+            'PlayerSession': grpc.stream_stream_rpc_method_handler(
+                    servicer.PlayerSession,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.PlayerSessionRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.PlayerSessionResponse.SerializeToString,
+            ),
+            'WatchPlayer': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchPlayer,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.WatchPlayerRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.WatchPlayerResponse.SerializeToString,
+            ),
+            'GetRatings': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRatings,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.GetRatingsRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.GetRatingsResponse.SerializeToString,
+            ),
+            'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaderboard,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.GetLeaderboardRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.GetLeaderboardResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -493,6 +783,438 @@ class RefereeService:
             '/referee.v1.RefereeService/ExportGame',
             referee_dot_v1_dot_referee__pb2.ExportGameRequest.SerializeToString,
             referee_dot_v1_dot_referee__pb2.ExportGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Register(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/Register',
+            referee_dot_v1_dot_referee__pb2.RegisterRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.RegisterResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WhoAmI(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/WhoAmI',
+            referee_dot_v1_dot_referee__pb2.WhoAmIRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.WhoAmIResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ClaimSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/ClaimSeat',
+            referee_dot_v1_dot_referee__pb2.ClaimSeatRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.ClaimSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Resign(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/Resign',
+            referee_dot_v1_dot_referee__pb2.ResignRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.ResignResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLobby(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/ListLobby',
+            referee_dot_v1_dot_referee__pb2.ListLobbyRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.ListLobbyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchLobby(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/referee.v1.RefereeService/WatchLobby',
+            referee_dot_v1_dot_referee__pb2.WatchLobbyRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.WatchLobbyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateChallenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/CreateChallenge',
+            referee_dot_v1_dot_referee__pb2.CreateChallengeRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.CreateChallengeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerChallenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/AnswerChallenge',
+            referee_dot_v1_dot_referee__pb2.AnswerChallengeRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.AnswerChallengeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WithdrawChallenge(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/WithdrawChallenge',
+            referee_dot_v1_dot_referee__pb2.WithdrawChallengeRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.WithdrawChallengeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListChallenges(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/ListChallenges',
+            referee_dot_v1_dot_referee__pb2.ListChallengesRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.ListChallengesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RequestPairing(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/RequestPairing',
+            referee_dot_v1_dot_referee__pb2.RequestPairingRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.RequestPairingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelPairing(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/CancelPairing',
+            referee_dot_v1_dot_referee__pb2.CancelPairingRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.CancelPairingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayerSession(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/referee.v1.RefereeService/PlayerSession',
+            referee_dot_v1_dot_referee__pb2.PlayerSessionRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.PlayerSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/referee.v1.RefereeService/WatchPlayer',
+            referee_dot_v1_dot_referee__pb2.WatchPlayerRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.WatchPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRatings(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/GetRatings',
+            referee_dot_v1_dot_referee__pb2.GetRatingsRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.GetRatingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/GetLeaderboard',
+            referee_dot_v1_dot_referee__pb2.GetLeaderboardRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.GetLeaderboardResponse.FromString,
             options,
             channel_credentials,
             insecure,

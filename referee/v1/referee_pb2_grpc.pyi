@@ -77,6 +77,64 @@ class RefereeServiceStub:
     docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
     FAILED_PRECONDITION before the reveal.
     """
+    Register: _grpc.UnaryUnaryMultiCallable[_referee_pb2.RegisterRequest, _referee_pb2.RegisterResponse]
+    """--- players, seats and the lobby (docs/clients.md "Players"). A call made as a player
+    carries the player's credential as `authorization: Bearer <token>` metadata (gRPC) or
+    header (HTTP): an account's API token, or a platform's signed token (docs/embedding.md).
+    A missing or bad credential is UNAUTHENTICATED (ErrorInfo reason names why); a
+    credential that does not cover the call is PERMISSION_DENIED.
+
+    Creates an account and returns its API token, once (only on a server started with
+    --open-registration; else PERMISSION_DENIED REGISTRATION_CLOSED). An operator creates
+    accounts with `referee account create NAME`.
+    """
+    WhoAmI: _grpc.UnaryUnaryMultiCallable[_referee_pb2.WhoAmIRequest, _referee_pb2.WhoAmIResponse]
+    """The player the call's credential names."""
+    ClaimSeat: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ClaimSeatRequest, _referee_pb2.ClaimSeatResponse]
+    """Takes a seat: an open seat with its claim code (anyone, signed in or not), an open seat
+    of a listed game (signed in), or a seat reserved for the caller (signed in). Returns the
+    seat's token to the caller only. A claim is a public event (RefereeEvent.SeatClaimed);
+    the claim that fills the table starts the game.
+    """
+    Resign: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ResignRequest, _referee_pb2.ResignResponse]
+    """The seat gives up: from now on the referee plays the game's default command for it, as
+    for a forfeited seat (RefereeEvent.SeatResigned).
+    """
+    ListLobby: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ListLobbyRequest, _referee_pb2.ListLobbyResponse]
+    """Games that are waiting for players: listed games with open seats, newest first."""
+    WatchLobby: _grpc.UnaryStreamMultiCallable[_referee_pb2.WatchLobbyRequest, _referee_pb2.WatchLobbyResponse]
+    """The lobby as it changes: first every matching table, then each change (a table listed,
+    changed, or gone because it filled, started or was aborted).
+    """
+    CreateChallenge: _grpc.UnaryUnaryMultiCallable[_referee_pb2.CreateChallengeRequest, _referee_pb2.CreateChallengeResponse]
+    """Challenges a player (or anyone) to a game with given settings."""
+    AnswerChallenge: _grpc.UnaryUnaryMultiCallable[_referee_pb2.AnswerChallengeRequest, _referee_pb2.AnswerChallengeResponse]
+    """Accepts or declines a challenge made to the caller (or to anyone). On acceptance the
+    game is created with both players' seats reserved and claimed for them.
+    """
+    WithdrawChallenge: _grpc.UnaryUnaryMultiCallable[_referee_pb2.WithdrawChallengeRequest, _referee_pb2.WithdrawChallengeResponse]
+    """Withdraws a challenge the caller made."""
+    ListChallenges: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ListChallengesRequest, _referee_pb2.ListChallengesResponse]
+    """The open challenges made by or to the caller (and open ones to anyone)."""
+    RequestPairing: _grpc.UnaryUnaryMultiCallable[_referee_pb2.RequestPairingRequest, _referee_pb2.RequestPairingResponse]
+    """Asks to be paired for a game; the referee pairs waiting players nearest in rating first,
+    widening with the wait, and creates the game (delivered on the player stream).
+    """
+    CancelPairing: _grpc.UnaryUnaryMultiCallable[_referee_pb2.CancelPairingRequest, _referee_pb2.CancelPairingResponse]
+    """Cancels the caller's pairing request; a cancelled request is never paired."""
+    PlayerSession: _grpc.StreamStreamMultiCallable[_referee_pb2.PlayerSessionRequest, _referee_pb2.PlayerSessionResponse]
+    """One stream for a player program: challenges, pairings, game starts and every update of
+    every seat it holds, across all its games; it accepts commands for any of those seats
+    and answers each (by command_id). Not available in browsers: see WatchPlayer.
+    """
+    WatchPlayer: _grpc.UnaryStreamMultiCallable[_referee_pb2.WatchPlayerRequest, _referee_pb2.WatchPlayerResponse]
+    """The player stream for transports without client streaming (browsers): the same messages,
+    server-streaming; commands go by SubmitCommand with the player's credential.
+    """
+    GetRatings: _grpc.UnaryUnaryMultiCallable[_referee_pb2.GetRatingsRequest, _referee_pb2.GetRatingsResponse]
+    """A player's ratings, one per game type played rated."""
+    GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_referee_pb2.GetLeaderboardRequest, _referee_pb2.GetLeaderboardResponse]
+    """The best-rated players of a game type."""
 
 @_typing.type_check_only
 class RefereeServiceAsyncStub(RefereeServiceStub):
@@ -113,6 +171,64 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
     FAILED_PRECONDITION before the reveal.
     """
+    Register: _aio.UnaryUnaryMultiCallable[_referee_pb2.RegisterRequest, _referee_pb2.RegisterResponse]  # type: ignore[assignment]
+    """--- players, seats and the lobby (docs/clients.md "Players"). A call made as a player
+    carries the player's credential as `authorization: Bearer <token>` metadata (gRPC) or
+    header (HTTP): an account's API token, or a platform's signed token (docs/embedding.md).
+    A missing or bad credential is UNAUTHENTICATED (ErrorInfo reason names why); a
+    credential that does not cover the call is PERMISSION_DENIED.
+
+    Creates an account and returns its API token, once (only on a server started with
+    --open-registration; else PERMISSION_DENIED REGISTRATION_CLOSED). An operator creates
+    accounts with `referee account create NAME`.
+    """
+    WhoAmI: _aio.UnaryUnaryMultiCallable[_referee_pb2.WhoAmIRequest, _referee_pb2.WhoAmIResponse]  # type: ignore[assignment]
+    """The player the call's credential names."""
+    ClaimSeat: _aio.UnaryUnaryMultiCallable[_referee_pb2.ClaimSeatRequest, _referee_pb2.ClaimSeatResponse]  # type: ignore[assignment]
+    """Takes a seat: an open seat with its claim code (anyone, signed in or not), an open seat
+    of a listed game (signed in), or a seat reserved for the caller (signed in). Returns the
+    seat's token to the caller only. A claim is a public event (RefereeEvent.SeatClaimed);
+    the claim that fills the table starts the game.
+    """
+    Resign: _aio.UnaryUnaryMultiCallable[_referee_pb2.ResignRequest, _referee_pb2.ResignResponse]  # type: ignore[assignment]
+    """The seat gives up: from now on the referee plays the game's default command for it, as
+    for a forfeited seat (RefereeEvent.SeatResigned).
+    """
+    ListLobby: _aio.UnaryUnaryMultiCallable[_referee_pb2.ListLobbyRequest, _referee_pb2.ListLobbyResponse]  # type: ignore[assignment]
+    """Games that are waiting for players: listed games with open seats, newest first."""
+    WatchLobby: _aio.UnaryStreamMultiCallable[_referee_pb2.WatchLobbyRequest, _referee_pb2.WatchLobbyResponse]  # type: ignore[assignment]
+    """The lobby as it changes: first every matching table, then each change (a table listed,
+    changed, or gone because it filled, started or was aborted).
+    """
+    CreateChallenge: _aio.UnaryUnaryMultiCallable[_referee_pb2.CreateChallengeRequest, _referee_pb2.CreateChallengeResponse]  # type: ignore[assignment]
+    """Challenges a player (or anyone) to a game with given settings."""
+    AnswerChallenge: _aio.UnaryUnaryMultiCallable[_referee_pb2.AnswerChallengeRequest, _referee_pb2.AnswerChallengeResponse]  # type: ignore[assignment]
+    """Accepts or declines a challenge made to the caller (or to anyone). On acceptance the
+    game is created with both players' seats reserved and claimed for them.
+    """
+    WithdrawChallenge: _aio.UnaryUnaryMultiCallable[_referee_pb2.WithdrawChallengeRequest, _referee_pb2.WithdrawChallengeResponse]  # type: ignore[assignment]
+    """Withdraws a challenge the caller made."""
+    ListChallenges: _aio.UnaryUnaryMultiCallable[_referee_pb2.ListChallengesRequest, _referee_pb2.ListChallengesResponse]  # type: ignore[assignment]
+    """The open challenges made by or to the caller (and open ones to anyone)."""
+    RequestPairing: _aio.UnaryUnaryMultiCallable[_referee_pb2.RequestPairingRequest, _referee_pb2.RequestPairingResponse]  # type: ignore[assignment]
+    """Asks to be paired for a game; the referee pairs waiting players nearest in rating first,
+    widening with the wait, and creates the game (delivered on the player stream).
+    """
+    CancelPairing: _aio.UnaryUnaryMultiCallable[_referee_pb2.CancelPairingRequest, _referee_pb2.CancelPairingResponse]  # type: ignore[assignment]
+    """Cancels the caller's pairing request; a cancelled request is never paired."""
+    PlayerSession: _aio.StreamStreamMultiCallable[_referee_pb2.PlayerSessionRequest, _referee_pb2.PlayerSessionResponse]  # type: ignore[assignment]
+    """One stream for a player program: challenges, pairings, game starts and every update of
+    every seat it holds, across all its games; it accepts commands for any of those seats
+    and answers each (by command_id). Not available in browsers: see WatchPlayer.
+    """
+    WatchPlayer: _aio.UnaryStreamMultiCallable[_referee_pb2.WatchPlayerRequest, _referee_pb2.WatchPlayerResponse]  # type: ignore[assignment]
+    """The player stream for transports without client streaming (browsers): the same messages,
+    server-streaming; commands go by SubmitCommand with the player's credential.
+    """
+    GetRatings: _aio.UnaryUnaryMultiCallable[_referee_pb2.GetRatingsRequest, _referee_pb2.GetRatingsResponse]  # type: ignore[assignment]
+    """A player's ratings, one per game type played rated."""
+    GetLeaderboard: _aio.UnaryUnaryMultiCallable[_referee_pb2.GetLeaderboardRequest, _referee_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
+    """The best-rated players of a game type."""
 
 class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
     """The referee."""
@@ -206,5 +322,159 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
         FAILED_PRECONDITION before the reveal.
         """
+
+    @_abc_1.abstractmethod
+    def Register(
+        self,
+        request: _referee_pb2.RegisterRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.RegisterResponse, _abc.Awaitable[_referee_pb2.RegisterResponse]]:
+        """--- players, seats and the lobby (docs/clients.md "Players"). A call made as a player
+        carries the player's credential as `authorization: Bearer <token>` metadata (gRPC) or
+        header (HTTP): an account's API token, or a platform's signed token (docs/embedding.md).
+        A missing or bad credential is UNAUTHENTICATED (ErrorInfo reason names why); a
+        credential that does not cover the call is PERMISSION_DENIED.
+
+        Creates an account and returns its API token, once (only on a server started with
+        --open-registration; else PERMISSION_DENIED REGISTRATION_CLOSED). An operator creates
+        accounts with `referee account create NAME`.
+        """
+
+    @_abc_1.abstractmethod
+    def WhoAmI(
+        self,
+        request: _referee_pb2.WhoAmIRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.WhoAmIResponse, _abc.Awaitable[_referee_pb2.WhoAmIResponse]]:
+        """The player the call's credential names."""
+
+    @_abc_1.abstractmethod
+    def ClaimSeat(
+        self,
+        request: _referee_pb2.ClaimSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.ClaimSeatResponse, _abc.Awaitable[_referee_pb2.ClaimSeatResponse]]:
+        """Takes a seat: an open seat with its claim code (anyone, signed in or not), an open seat
+        of a listed game (signed in), or a seat reserved for the caller (signed in). Returns the
+        seat's token to the caller only. A claim is a public event (RefereeEvent.SeatClaimed);
+        the claim that fills the table starts the game.
+        """
+
+    @_abc_1.abstractmethod
+    def Resign(
+        self,
+        request: _referee_pb2.ResignRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.ResignResponse, _abc.Awaitable[_referee_pb2.ResignResponse]]:
+        """The seat gives up: from now on the referee plays the game's default command for it, as
+        for a forfeited seat (RefereeEvent.SeatResigned).
+        """
+
+    @_abc_1.abstractmethod
+    def ListLobby(
+        self,
+        request: _referee_pb2.ListLobbyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.ListLobbyResponse, _abc.Awaitable[_referee_pb2.ListLobbyResponse]]:
+        """Games that are waiting for players: listed games with open seats, newest first."""
+
+    @_abc_1.abstractmethod
+    def WatchLobby(
+        self,
+        request: _referee_pb2.WatchLobbyRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_referee_pb2.WatchLobbyResponse], _abc.AsyncIterator[_referee_pb2.WatchLobbyResponse]]:
+        """The lobby as it changes: first every matching table, then each change (a table listed,
+        changed, or gone because it filled, started or was aborted).
+        """
+
+    @_abc_1.abstractmethod
+    def CreateChallenge(
+        self,
+        request: _referee_pb2.CreateChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.CreateChallengeResponse, _abc.Awaitable[_referee_pb2.CreateChallengeResponse]]:
+        """Challenges a player (or anyone) to a game with given settings."""
+
+    @_abc_1.abstractmethod
+    def AnswerChallenge(
+        self,
+        request: _referee_pb2.AnswerChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.AnswerChallengeResponse, _abc.Awaitable[_referee_pb2.AnswerChallengeResponse]]:
+        """Accepts or declines a challenge made to the caller (or to anyone). On acceptance the
+        game is created with both players' seats reserved and claimed for them.
+        """
+
+    @_abc_1.abstractmethod
+    def WithdrawChallenge(
+        self,
+        request: _referee_pb2.WithdrawChallengeRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.WithdrawChallengeResponse, _abc.Awaitable[_referee_pb2.WithdrawChallengeResponse]]:
+        """Withdraws a challenge the caller made."""
+
+    @_abc_1.abstractmethod
+    def ListChallenges(
+        self,
+        request: _referee_pb2.ListChallengesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.ListChallengesResponse, _abc.Awaitable[_referee_pb2.ListChallengesResponse]]:
+        """The open challenges made by or to the caller (and open ones to anyone)."""
+
+    @_abc_1.abstractmethod
+    def RequestPairing(
+        self,
+        request: _referee_pb2.RequestPairingRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.RequestPairingResponse, _abc.Awaitable[_referee_pb2.RequestPairingResponse]]:
+        """Asks to be paired for a game; the referee pairs waiting players nearest in rating first,
+        widening with the wait, and creates the game (delivered on the player stream).
+        """
+
+    @_abc_1.abstractmethod
+    def CancelPairing(
+        self,
+        request: _referee_pb2.CancelPairingRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.CancelPairingResponse, _abc.Awaitable[_referee_pb2.CancelPairingResponse]]:
+        """Cancels the caller's pairing request; a cancelled request is never paired."""
+
+    @_abc_1.abstractmethod
+    def PlayerSession(
+        self,
+        request_iterator: _MaybeAsyncIterator[_referee_pb2.PlayerSessionRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_referee_pb2.PlayerSessionResponse], _abc.AsyncIterator[_referee_pb2.PlayerSessionResponse]]:
+        """One stream for a player program: challenges, pairings, game starts and every update of
+        every seat it holds, across all its games; it accepts commands for any of those seats
+        and answers each (by command_id). Not available in browsers: see WatchPlayer.
+        """
+
+    @_abc_1.abstractmethod
+    def WatchPlayer(
+        self,
+        request: _referee_pb2.WatchPlayerRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_referee_pb2.WatchPlayerResponse], _abc.AsyncIterator[_referee_pb2.WatchPlayerResponse]]:
+        """The player stream for transports without client streaming (browsers): the same messages,
+        server-streaming; commands go by SubmitCommand with the player's credential.
+        """
+
+    @_abc_1.abstractmethod
+    def GetRatings(
+        self,
+        request: _referee_pb2.GetRatingsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.GetRatingsResponse, _abc.Awaitable[_referee_pb2.GetRatingsResponse]]:
+        """A player's ratings, one per game type played rated."""
+
+    @_abc_1.abstractmethod
+    def GetLeaderboard(
+        self,
+        request: _referee_pb2.GetLeaderboardRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.GetLeaderboardResponse, _abc.Awaitable[_referee_pb2.GetLeaderboardResponse]]:
+        """The best-rated players of a game type."""
 
 def add_RefereeServiceServicer_to_server(servicer: RefereeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
