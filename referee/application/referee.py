@@ -40,6 +40,7 @@ from referee.application.hand import RefereeHand
 from referee.application.live import LiveGame, now_ms
 from referee.application.organiser import Organiser
 from referee.application.repository import Limits, Repository
+from referee.application.sessions import Sessions
 from referee.application.streams import Streams
 from referee.application.values import Created, Exported, Page, SeatView, Submitted, Summary, Update
 from referee.engine.game import FixedDeal
@@ -76,6 +77,7 @@ class Referee:
         self.commands = Commands(self.repository, self.hand)
         self.organiser = Organiser(self.repository, self.hand)
         self._streams = Streams(self.repository)
+        self.sessions = Sessions(self.repository, self.commands, self._streams)
         self._sweeper: asyncio.Future[None] | None = None
 
     @property
