@@ -29,6 +29,7 @@ from referee.store import (
     VersionConflict,
     open_store,
 )
+from tests.store.claims_documents import ClaimsAndDocumentsContract
 
 
 def record(game_id: str = "g1", created_at: float = 1000.0) -> GameRecord:
@@ -48,7 +49,7 @@ def outcome(command_id: str, first: int, last: int, seat: int = 0) -> CommandOut
     return CommandOutcome(command_id, seat, f"fp-{command_id}", first, last)
 
 
-class EventStoreContract(abc.ABC):
+class EventStoreContract(ClaimsAndDocumentsContract, abc.ABC):
     """Behaviour every :class:`EventStore` must have; subclasses provide :meth:`make_store`."""
 
     @abc.abstractmethod
@@ -389,6 +390,8 @@ class TestMemoryEventStore(EventStoreContract):
 
 
 class TestSqliteEventStore(EventStoreContract):
+    has_documents = False  # claims and documents come next in this backend
+
     def make_store(self, tmp_path: Path) -> EventStore:
         return SqliteEventStore(tmp_path / "referee.db")
 
