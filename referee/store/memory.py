@@ -24,6 +24,7 @@ from referee.store.base import (
     check_limit,
     check_outcome,
 )
+from referee.store.rows import changed as _changed
 from referee.store.rows import check_claims, check_writes, decode_body
 
 __all__ = ["MemoryEventStore"]
@@ -53,11 +54,6 @@ def _copy(record: GameRecord) -> GameRecord:
     """A record with its own ``options`` and ``settings``, so callers cannot change stored data
     by aliasing."""
     return dataclasses.replace(record, options=dict(record.options), settings=dict(record.settings))
-
-
-def _changed(written: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
-    """What the document listeners hear: the writes that wrote (a delete of nothing did not)."""
-    return [change for change in written if change[2] >= 0]
 
 
 class MemoryEventStore(EventStore):

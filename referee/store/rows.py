@@ -16,6 +16,7 @@ from referee.store.base import (
 )
 
 __all__ = [
+    "changed",
     "check_claims",
     "check_writes",
     "claim_from_row",
@@ -70,6 +71,12 @@ def check_writes(writes: Iterable[DocumentWrite]) -> list[tuple[DocumentWrite, s
         seen.add((write.kind, write.key))
         checked.append((write, None if write.body is None else encode_body(write.body)))
     return checked
+
+
+def changed(written: Sequence[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    """What the document listeners hear of a write's ``(kind, key, revision)`` answers: the
+    documents written (revision -1 marks a delete of nothing, which wrote nothing)."""
+    return [change for change in written if change[2] >= 0]
 
 
 def check_claims(claims: Sequence[SeatClaim]) -> None:
