@@ -412,7 +412,11 @@ def _account(command: str, store_url: str, name: str, kind: str) -> int:
     """``referee account create|list``: straight on the store, no server needed (replicas
     see a new account at once: accounts are documents of the shared store)."""
     from referee.application import Referee, RefereeError
+    from referee.server.app import configure_logging
     from referee.store import open_store
+
+    # stdout carries the token alone; the referee's own lines (as JSON) only from warnings up.
+    configure_logging(logging.WARNING)
 
     async def run() -> int:
         referee = Referee(open_store(store_url))
