@@ -219,7 +219,7 @@ def test_a_scoped_token_is_refused_outside_its_game_and_seat() -> None:
     ],
 )
 def test_a_key_set_with_no_usable_key_is_refused_at_start(document: str) -> None:
-    with pytest.raises((ValueError, jwt.PyJWTError)):
+    with pytest.raises(ValueError):
         PlatformKeys.from_jwks(document)
 
 
