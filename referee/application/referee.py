@@ -79,7 +79,7 @@ class Referee:
         self.organiser = Organiser(self.repository, self.hand)
         self.players = Players(self.repository)
         self._streams = Streams(self.repository)
-        self.sessions = Sessions(self.repository, self.commands, self._streams)
+        self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
         self._sweeper: asyncio.Future[None] | None = None
 
     @property

@@ -23,6 +23,7 @@ from google.protobuf.message import Message
 from referee import codec
 from referee.application import Referee, RefereeError, Unreadable
 from referee.application import errors as app_errors
+from referee.application.players import Principal
 from referee.application.sessions import (
     GameMessage,
     Granted,
@@ -186,22 +187,11 @@ class SessionCalls:
         session = self.referee.sessions.open(player, resumes)
         await self._serve_session(session, write, "WatchPlayer")
 
-    async def _session_player(self, caller: Any) -> str | None:
-        """The player the call's credential names; ``None`` without one (a session that
-        follows seats by token only)."""
-        credential = getattr(caller, "credential", "")
-        if not credential:
-            return None
-        players = getattr(self.referee, "players", None)
-        if players is None:
-            raise app_errors.RefereeError(
-                app_errors.Kind.UNAUTHENTICATED,
-                "this referee has no player accounts",
-                "CREDENTIAL_INVALID",
-            )
-        principal = await players.authenticate(credential)
-        name: str = principal.player.name
-        return name
+    async def _session_player(self, caller: Any) -> Principal | None:
+        """Who the call's credential names (counted once against the player's calls per
+        minute: the commands on the stream are not calls); ``None`` without one (a session
+        that follows seats by token only)."""
+        return await self.referee.players.optional(caller.credential)
 
     async def _read_session(self, requests: AsyncIterator[Any], session: Session) -> None:
         """The client's messages: resumes and commands (each command answered on the
@@ -212,7 +202,7 @@ class SessionCalls:
                 continue
             kind = request.WhichOneof("kind")
             if kind == "command":
-                session.command(_command(request.command))
+                await session.command(_command(request.command))
             elif kind == "resume":
                 session.resume(_resume(request.resume))
             else:
