@@ -45,6 +45,9 @@ log = structlog.get_logger("referee")
 
 KIND = "pairing"
 GUARD = "pairing_player"
+#: The periodic pass's lease (kind, key): one replica at a time runs it, so replicas do not
+#: race each other to the same groups (a lost race costs a game made and dropped).
+LEASE = ("lobby_lease", "pairing")
 #: Paired and cancelled tickets are kept this long for their players to read, then deleted.
 KEEP_CLOSED_MS = 3600 * 1000
 CAS_RETRIES = 5
@@ -123,6 +126,8 @@ class Pairing:
         self.limits = limits
         # One pairing pass at a time in this process (replicas are kept apart by the store).
         self._running = asyncio.Lock()
+        #: This process, as the holder of the periodic pass's lease.
+        self.holder = secrets.token_hex(6)
 
     async def request(self, player: str, terms: Terms) -> PairingTicket:
         """A new waiting ticket (or PAIRED at once, when opponents were waiting)."""
@@ -200,6 +205,21 @@ class Pairing:
             metadata={"ticket_id": ticket_id},
             retry_after=0.1,
         )
+
+    async def lead(self, seconds: float) -> bool:
+        """Whether this process runs the periodic pass now: it holds the lease, or takes it
+        (free, or its holder let it lapse) for ``seconds`` more. A pass after a request runs
+        wherever the request arrived, lease or not: the store still decides a race."""
+        kind, key = LEASE
+        now = now_ms()
+        lease = await self.documents.read(kind, key)
+        if lease is not None:
+            mine = lease.body.get("holder") == self.holder
+            if not mine and int(lease.body.get("until_ms", 0)) > now:
+                return False
+        body = {"holder": self.holder, "until_ms": now + round(seconds * 1000)}
+        write = DocumentWrite(kind, key, body, lease.revision if lease is not None else 0)
+        return await self._try([write])
 
     async def run(self) -> list[str]:
         """One pairing pass: expire tickets that waited too long, pair the rest by the
@@ -298,4 +318,4 @@ def already_pairing(ticket: PairingTicket | None) -> RefereeError:
     )
 
 
-__all__ = ["GUARD", "KIND", "Pairing", "PairingState", "PairingTicket", "already_pairing"]
+__all__ = ["GUARD", "KIND", "LEASE", "Pairing", "PairingState", "PairingTicket", "already_pairing"]
