@@ -36,7 +36,14 @@ import structlog
 
 from referee.application import errors
 from referee.application.errors import Kind, RefereeError
-from referee.application.lobby_host import Documents, Host, LobbyLimits, RatingBook, now_ms
+from referee.application.lobby_host import (
+    Documents,
+    Host,
+    LobbyLimits,
+    RatingBook,
+    limit_reached,
+    now_ms,
+)
 from referee.application.matching import Waiting, pair
 from referee.application.terms import Terms, check_terms
 from referee.store import DocumentWrite, RevisionConflict
@@ -137,6 +144,7 @@ class Pairing:
             held = await self.documents.read(KIND, str(guard.body.get("ticket_id", "")))
             if held is not None and held.body.get("state") == PairingState.WAITING.value:
                 raise already_pairing(PairingTicket.from_json(held.body))
+        await self._check_rate(player)
         await self.host.check_room(player)
         rating = await self.ratings.ordinal(player, terms.game_type)
         ticket = PairingTicket(
@@ -156,6 +164,22 @@ class Pairing:
         log.info("pairing_requested", ticket_id=ticket.ticket_id, player=player)
         await self.run()
         return (await self.get(ticket.ticket_id))[0]
+
+    async def _check_rate(self, player: str) -> None:
+        """RESOURCE_EXHAUSTED past the player's pairing requests per minute (closed tickets
+        are kept an hour, so the last minute's are all there to count)."""
+        limit = self.limits.pairing_requests_per_minute
+        since = now_ms() - 60_000
+        recent = sorted(
+            ticket.created_ms
+            for ticket in map(
+                PairingTicket.from_json, (d.body for d in await self.documents.all(KIND))
+            )
+            if ticket.player == player and ticket.created_ms > since
+        )
+        if limit and len(recent) >= limit:
+            retry = (recent[-limit] - since) / 1000
+            raise limit_reached("pairing_requests_per_minute", limit, retry, player=player)
 
     async def get(self, ticket_id: str) -> tuple[PairingTicket, int]:
         """The ticket and the revision read; NOT_FOUND ``TICKET_NOT_FOUND``."""

@@ -262,3 +262,20 @@ def test_the_sweep_pairs_once_the_gap_has_widened() -> None:
         raise AssertionError("the sweep did not pair them")
 
     run_lobby(scenario, LobbyLimits(sweep_seconds=0.2))
+
+
+def test_pairing_requests_per_minute_are_limited() -> None:
+    async def scenario(world: World) -> None:
+        pairing = world.lobby.pairing
+        for _ in range(3):
+            ticket = await pairing.request("ann", DV)
+            await pairing.cancel(ticket.ticket_id, "ann")
+        before = snapshot(world.referee.store, *KINDS)
+        error = await refused(pairing.request("ann", DV))
+        assert (error.kind, error.reason) == (Kind.LIMIT, "LIMIT")  # RESOURCE_EXHAUSTED
+        assert error.metadata["limit"] == "pairing_requests_per_minute"
+        assert error.retry_after is not None and 0 < error.retry_after <= 60
+        assert snapshot(world.referee.store, *KINDS) == before
+        await pairing.request("bob", DV)  # others are not limited by ann's requests
+
+    run_lobby(scenario, LobbyLimits(pairing_requests_per_minute=3, sweep_seconds=3600))
