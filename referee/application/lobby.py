@@ -30,6 +30,7 @@ import structlog
 
 from referee.application.challenges import KIND as CHALLENGE
 from referee.application.challenges import Challenge, Challenges, ChallengeState
+from referee.application.errors import Kind, RefereeError
 from referee.application.lobby_host import Documents, Host, LobbyLimits, PlayerBook, RatingBook
 from referee.application.pairing import KIND as PAIRING
 from referee.application.pairing import Pairing, PairingState, PairingTicket
@@ -195,8 +196,10 @@ class Lobby:
             return None
         try:
             live = await self.repository.get_current(game_id)
-        except Exception:  # a game the store no longer has: its document is stale
-            return None
+        except RefereeError as error:  # a game the store does not have: a stale document
+            if error.kind is Kind.NOT_FOUND:
+                return None
+            raise
         summary = live.summary()
         if summary.game_over or not getattr(summary, "listed", True):
             return None
