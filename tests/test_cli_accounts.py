@@ -49,8 +49,11 @@ def test_create_prints_the_token_once_and_the_store_keeps_its_hash(
     code, out, _ = _account(capsys, "list", "--store", store)
     assert code == 0
     rows = [line.split("\t") for line in out.splitlines()]
-    assert [(name, kind) for name, kind, _ in rows] == [("ada", "bot"), ("bea", "person")]
-    assert all(created.endswith("+00:00") for _, _, created in rows)
+    assert [(name, kind, source) for name, kind, _, source in rows] == [
+        ("ada", "bot", "account"),
+        ("bea", "person", "account"),
+    ]
+    assert all(created.endswith("+00:00") for _, _, created, _ in rows)
     assert token not in out
 
 
