@@ -118,7 +118,9 @@ def check_scope(
 ) -> None:
     """Refuse (PERMISSION_DENIED ``TOKEN_SCOPE``) a call a platform token does not cover:
     another game than its ``game_id``, another seat than its ``seat``, or playing (``play``)
-    with a spectator token. Account credentials cover every game."""
+    with a spectator token. Account credentials cover every game. A call about no game
+    (a challenge, a pairing request) passes ``game_id=""``: a game-scoped token is refused
+    there too, since it was handed out for that one game."""
     if principal.spectator_only and play:
         raise errors.denied(
             "TOKEN_SCOPE", "this platform token may only watch (role: spectator)", game_id=game_id

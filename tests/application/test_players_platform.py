@@ -197,7 +197,12 @@ def test_a_scoped_token_is_refused_outside_its_game_and_seat() -> None:
     seat_scoped = Principal(Player("ada", "", platform=True), scope_game="g1", scope_seat=1)
     check_scope(seat_scoped, "g1", 1)
     check_scope(seat_scoped, "g1")  # a call about the game, no seat (e.g. its summary)
-    for game_id, seat, play in [("g2", 1, True), ("g1", 0, True), ("g2", None, False)]:
+    for game_id, seat, play in [
+        ("g2", 1, True),
+        ("g1", 0, True),
+        ("g2", None, False),
+        ("", None, True),
+    ]:
         with pytest.raises(Exception) as caught:
             check_scope(seat_scoped, game_id, seat, play)
         error: Any = caught.value
