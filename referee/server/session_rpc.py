@@ -23,6 +23,8 @@ from google.protobuf.message import Message
 from referee import codec
 from referee.application import Referee, RefereeError, Unreadable
 from referee.application import errors as app_errors
+from referee.application.challenges import Challenge
+from referee.application.pairing import PairingTicket
 from referee.application.players import Principal
 from referee.application.sessions import (
     GameMessage,
@@ -115,23 +117,12 @@ def refusal_to_proto(error: RefereeError) -> pb.Refusal:
 
 
 def notice_to_proto(notice: Notice) -> pb.PlayerMessage:
-    """A lobby inbox change: the lobby room's Challenge or PairingTicket (as a message, or a
-    value its RPC module converts)."""
-    item: Any = notice.item
-    if isinstance(item, pb.Challenge):
-        return pb.PlayerMessage(challenge=item)
-    if isinstance(item, pb.PairingTicket):
-        return pb.PlayerMessage(pairing=item)
-    for name in ("challenge_to_proto", "ticket_to_proto"):
-        convert_item = getattr(lobby_rpc, name, None)
-        if convert_item is None:
-            continue
-        with contextlib.suppress(TypeError, AttributeError, ValueError):
-            converted = convert_item(item)
-            if isinstance(converted, pb.Challenge):
-                return pb.PlayerMessage(challenge=converted)
-            if isinstance(converted, pb.PairingTicket):
-                return pb.PlayerMessage(pairing=converted)
+    """A lobby inbox change: a challenge, or a pairing ticket."""
+    item = notice.item
+    if isinstance(item, Challenge):
+        return pb.PlayerMessage(challenge=lobby_rpc.challenge_to_proto(item))
+    if isinstance(item, PairingTicket):
+        return pb.PlayerMessage(pairing=lobby_rpc.ticket_to_proto(item))
     raise TypeError(f"not a lobby inbox item: {type(item).__name__}")
 
 

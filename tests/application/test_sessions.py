@@ -21,6 +21,7 @@ from referee.application.sessions import (
     HOLDING,
     GameMessage,
     Granted,
+    Notice,
     Outcome,
     Resume,
     SessionCommand,
@@ -140,5 +141,26 @@ def test_token_seats_play_a_game_to_its_end_and_the_seat_is_dropped() -> None:
         assert live.finished
         assert outcomes and all(o.refusal is None for o in outcomes)
         assert referee.streams == 0
+
+    run(scenario)
+
+
+def test_the_lobby_inbox_comes_on_the_session() -> None:
+    """A challenge to the player reaches its session as a Notice (the lobby room's value)."""
+    from referee.application.challenges import Challenge
+    from referee.application.terms import Terms
+
+    async def scenario(referee: Referee) -> None:
+        await referee.players.create_account("alice", "bot")
+        await referee.players.create_account("carol", "bot")
+        session = referee.sessions.open(alice())
+        messages = session.messages()
+        try:
+            await referee.lobby.challenges.create("carol", "alice", Terms("sleeping-queens", 2))
+            notice = await next_of(messages, Notice)
+            assert isinstance(notice.item, Challenge)
+            assert (notice.item.challenger, notice.item.challenged) == ("carol", "alice")
+        finally:
+            await messages.aclose()
 
     run(scenario)
