@@ -183,11 +183,7 @@ class Sessions:
         if self._listening is not None:
             return
         self._loop = asyncio.get_running_loop()
-        add = getattr(self.repository.store, "add_document_listener", None)
-        if add is not None:
-            self._listening = add(self._document_written)
-        else:  # a store without documents: nothing is ever held by name
-            self._listening = _nothing
+        self._listening = self.repository.store.add_document_listener(self._document_written)
 
     def _document_written(self, kind: str, key: str, revision: int) -> None:
         """The store's listener: from a store thread (or the committing one)."""
@@ -207,10 +203,7 @@ class Sessions:
     async def holdings(self, player: str) -> list[tuple[str, int]]:
         """The seats ``player`` holds, as (game id, seat), from its ``holding`` documents."""
         store = self.repository.store
-        documents = getattr(store, "documents", None)
-        if documents is None:
-            return []
-        found = await self.repository.call(documents, HOLDING, f"{player}/")
+        found = await self.repository.call(store.documents, HOLDING, f"{player}/")
         seats = []
         for document in found:
             parsed = parse_holding(document.key)
@@ -231,10 +224,6 @@ def parse_holding(key: str) -> tuple[str, str, int] | None:
     if not player or not game_id or not seat.isdigit():
         return None
     return player, game_id, int(seat)
-
-
-def _nothing() -> None:
-    """Unsubscribing from a store that has no documents."""
 
 
 # --- one session -----------------------------------------------------------------------------
@@ -324,6 +313,12 @@ class Session:
         key = (game_id, seat)
         if key in self._seats or key in self._done or self._closed:
             return
+        principal = self.principal
+        if principal is not None and (
+            (principal.scope_game and principal.scope_game != game_id)
+            or (principal.scope_seat is not None and principal.scope_seat != seat)
+        ):
+            return  # a platform token scoped elsewhere: not this session's seat
         self._follow(game_id, seat, self._after.pop(key, 0), "")
 
     async def command(self, command: SessionCommand) -> None:

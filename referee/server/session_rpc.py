@@ -200,23 +200,47 @@ class SessionCalls:
                 session.refuse(app_errors.bad_request("kind", "a command or a resume"))
 
     async def _serve_session(self, session: Session, write: Write, name: str) -> None:
+        """Write the session's messages; a message the client has not taken within the stall
+        limit ends the stream. One watchdog task checks the write in progress, rather than a
+        timer per message (a player stream carries every message of many games)."""
         fanout = self.referee.fanout
-        stall = fanout.stall_seconds or None
+        stall = fanout.stall_seconds
         sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
         commands = self.metrics.commands
-        async with contextlib.aclosing(session.messages()) as messages:
-            async for message in messages:
-                if isinstance(message, Outcome):
-                    _count(commands, message)
-                data = message_bytes(message)
-                try:
-                    async with asyncio.timeout(stall):
-                        await write(data)
-                except TimeoutError:
-                    raise app_errors.exhausted(
-                        "stream stall seconds", int(fanout.stall_seconds)
-                    ) from None
-                sent.inc()
+        loop = asyncio.get_running_loop()
+        serving = asyncio.current_task()
+        assert serving is not None
+        #: When the write in progress began (0: none), and whether the watchdog ended it.
+        writing = [0.0, 0.0]
+
+        async def watch() -> None:
+            while True:
+                await asyncio.sleep(stall / 4)
+                began = writing[0]
+                if began and loop.time() - began > stall:
+                    writing[1] = 1.0
+                    serving.cancel()
+                    return
+
+        watchdog = asyncio.ensure_future(watch()) if stall else None
+        try:
+            async with contextlib.aclosing(session.messages()) as messages:
+                async for message in messages:
+                    if isinstance(message, Outcome):
+                        _count(commands, message)
+                    data = message_bytes(message)
+                    writing[0] = loop.time()
+                    await write(data)
+                    writing[0] = 0.0
+                    sent.inc()
+        except asyncio.CancelledError:
+            if not writing[1]:
+                raise  # the client went away, or the server is stopping
+            serving.uncancel()
+            raise app_errors.exhausted("stream stall seconds", int(stall)) from None
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
 
 
 def _count(commands: Any, outcome: Outcome) -> None:

@@ -164,3 +164,22 @@ def test_the_lobby_inbox_comes_on_the_session() -> None:
             await messages.aclose()
 
     run(scenario)
+
+
+def test_a_scoped_platform_token_follows_only_its_game() -> None:
+    async def scenario(referee: Referee) -> None:
+        first = await referee.create(GAME, 3, {"rounds": "1"})
+        second = await referee.create(GAME, 3, {"rounds": "1"})
+        hold(referee, "alice", first.game_id, 0)
+        hold(referee, "alice", second.game_id, 1)
+        scoped = Principal(Player("alice", "bot", platform=True), scope_game=second.game_id)
+        messages = referee.sessions.open(scoped).messages()
+        try:
+            granted = await next_of(messages, Granted)
+            assert (granted.game_id, granted.seat) == (second.game_id, 1)
+            await asyncio.sleep(0.05)
+            assert referee.streams == 1  # the other game's seat is not followed
+        finally:
+            await messages.aclose()
+
+    run(scenario)
