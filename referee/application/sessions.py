@@ -148,11 +148,20 @@ class Sessions:
         #: The facade, whose ``lobby`` room (when it has one) offers ``inbox(player)``: looked
         #: up when a session opens, so the rooms may be built in any order.
         self.rooms = rooms
-        #: How a held seat's command is submitted (set by the facade once seats offer it).
-        self.submit_held: SubmitHeld | None = None
+        #: How a held seat's command is submitted, when not the seats room's (tests).
+        self.held_commands: SubmitHeld | None = None
         self._by_player: dict[str, set[Session]] = {}
         self._listening: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def submit_held(self) -> SubmitHeld | None:
+        """The seats room's path for a held seat's command (no token), when it has one."""
+        if self.held_commands is not None:
+            return self.held_commands
+        seating = getattr(self.rooms, "seating", None)
+        found: SubmitHeld | None = getattr(seating, "submit_held", None)
+        return found
 
     @property
     def inboxes(self) -> Inboxes | None:
@@ -476,10 +485,11 @@ class Session:
                     command.command,
                     command.terms,
                 )
-            elif self.player is not None and self.sessions.submit_held is not None:
+            elif self.player is not None and (submit := self.sessions.submit_held) is not None:
                 # A held seat (followed or not: the seats room checks that the player holds
                 # it, so a command may race its seat's grant).
-                submitted = await self.sessions.submit_held(self.player, command)
+                self._check_scope(command)
+                submitted = await submit(self.player, command)
             else:
                 raise errors.forbidden(
                     "this session does not hold that seat: claim it, or resume it with its "
@@ -499,6 +509,24 @@ class Session:
         finally:
             self._in_flight.release()
         await self._put(None, outcome)
+
+    def _check_scope(self, command: SessionCommand) -> None:
+        """PERMISSION_DENIED ``TOKEN_SCOPE`` for a command a platform token does not cover
+        (a spectator's, or another game's or seat's), as the unary call refuses it."""
+        principal = self.principal
+        if principal is None:
+            return
+        why = ""
+        if principal.spectator_only:
+            why = "this credential may only watch (spectator)"
+        elif principal.scope_game and principal.scope_game != command.game_id:
+            why = "this credential is scoped to another game"
+        elif principal.scope_seat is not None and principal.scope_seat != command.seat:
+            why = "this credential is scoped to another seat"
+        if why:
+            raise RefereeError(
+                errors.Kind.FORBIDDEN, why, "TOKEN_SCOPE", metadata={"game_id": command.game_id}
+            )
 
     async def _put(self, followed: _Followed | None, message: SessionMessage) -> None:
         await self._queue.put((followed, message))

@@ -183,3 +183,46 @@ def test_a_scoped_platform_token_follows_only_its_game() -> None:
             await messages.aclose()
 
     run(scenario)
+
+
+def test_a_held_seats_command_goes_the_seats_way_and_a_spectator_may_not_play() -> None:
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 3, {"rounds": "1"})
+        live = referee.games[created.game_id]
+        seat = live.table.pending()[0]
+        hold(referee, "alice", created.game_id, seat)
+
+        async def submit_held(player: str, command: SessionCommand) -> Any:
+            # As the seats room does it, here with the seat's token.
+            assert player == "alice"
+            return await referee.commands.submit(
+                command.game_id,
+                created.seat_tokens[command.seat],
+                command.command_id,
+                command.command,
+                command.terms,
+            )
+
+        referee.sessions.held_commands = submit_held
+        legal = live.table.view(seat).legal_commands[0]
+        for principal, refused in ((spectator(), "TOKEN_SCOPE"), (alice(), None)):
+            session = referee.sessions.open(principal)
+            messages = session.messages()
+            try:
+                await next_of(messages, GameMessage)
+                await session.command(
+                    SessionCommand(created.game_id, seat, str(uuid.uuid4()), legal, (None, 0))
+                )
+                outcome = await next_of(messages, Outcome)
+                if refused is None:
+                    assert outcome.refusal is None and outcome.submitted is not None
+                else:
+                    assert outcome.refusal is not None and outcome.refusal.reason == refused
+            finally:
+                await messages.aclose()
+
+    run(scenario)
+
+
+def spectator() -> Principal:
+    return Principal(Player("alice", "bot", platform=True), spectator_only=True)
