@@ -287,7 +287,8 @@ class Session:
         self._start()
         try:
             while True:
-                item = await self._queue.get()
+                queue = self._queue
+                item = queue.get_nowait() if queue.qsize() else await queue.get()
                 if isinstance(item, _End):
                     if item.error is not None:
                         raise item.error
@@ -436,11 +437,14 @@ class Session:
                 followed, Granted(live.game_id, followed.seat, live.summary(), followed.token)
             )
             updates = sessions.streams.follow_seat(live, Watcher(followed.seat), after)
+            queue = self._queue
             async with contextlib.aclosing(updates):
                 async for update, caught_up in updates:
-                    await self._put(
-                        followed, GameMessage(live.game_id, followed.seat, update, caught_up)
-                    )
+                    item = (followed, GameMessage(live.game_id, followed.seat, update, caught_up))
+                    if queue.full():  # the reader is behind: wait (the game's log keeps it)
+                        await queue.put(item)
+                    else:
+                        queue.put_nowait(item)  # the common case: no coroutine per message
         except StreamEnded as ended:
             await self._end(ended.error, followed)
             return
