@@ -1,8 +1,10 @@
 """The referee's own hand at the table: clocks, timeouts, forfeits, default plays, the reveal.
 
 :class:`RefereeHand` does what nobody asks for: it times out decisions whose clock ran out,
-plays the default commands of forfeited seats, reveals the seed when a game ends, records the
-end of a game, and keeps one timer per game for its next clock deadline. Each of its moves is
+plays the default commands of forfeited (and resigned) seats, reveals the seed when a game
+ends, aborts a game whose table did not fill before its join deadline (never a timeout or a
+forfeit: nobody held those seats), records the end of a game (and tells the repository's
+``on_finished`` hooks, e.g. the ratings), and keeps one timer per game for its next deadline. Each of its moves is
 a batch of its own, committed through the :class:`~referee.application.repository.Repository`.
 """
 
@@ -31,6 +33,8 @@ AUTO_PLAY_LIMIT = 2000
 #: overdue clock lands at most this much later than the store's recovery plus one wait for
 #: it (docs/operations.md, "Store faults").
 FAULT_RETRY_SECONDS = 0.1
+#: The public reason of the abort of a game that never filled.
+JOIN_DEADLINE_REASON = "the table did not fill before its join deadline"
 
 
 class RefereeHand:
@@ -52,12 +56,16 @@ class RefereeHand:
         failed = False
         try:
             for _ in range(AUTO_PLAY_LIMIT):
+                at = now_ms() if now is None else now
                 if table.reveal_due():
                     await repository.commit(live, table.reveal(), None)
+                elif live.join_deadline_ms and at >= live.join_deadline_ms:
+                    await repository.commit(live, table.abort(JOIN_DEADLINE_REASON), None)
+                    log.info("game_aborted", game_id=live.game_id, reason=JOIN_DEADLINE_REASON)
                 elif (played := table.forfeited_play()) is not None:
                     seat = played[0].seat
                     await repository.commit(live, played, Decided(seat, by=DecidedBy.FORFEIT))
-                elif (due := self._overdue(live, now_ms() if now is None else now)) is not None:
+                elif (due := self._overdue(live, at)) is not None:
                     await self._time_out(live, *due)
                 else:
                     break
@@ -84,6 +92,8 @@ class RefereeHand:
                 await repository.call(repository.store.set_finished, live.game_id, True)
             repository.finished()
             self.metrics.game_ended(live)
+            for hook in repository.on_finished:
+                repository.spawn(hook(live))
         self.arm(live, FAULT_RETRY_SECONDS if failed else 0.0)
         if table.version != before:
             repository.fanout.publish(live)
@@ -132,16 +142,22 @@ class RefereeHand:
         )
 
     def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
-        """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
+        """(Re)set the timer of the game's next deadline (its join deadline while it waits
+        for players, then its clocks'), ``at_least`` seconds away."""
         if live.timer is not None:
             live.timer.cancel()
             live.timer = None
-        if not live.settings.clock.enabled or live.table.over:
+        if live.table.over:
             return
-        first = live.seat_clocks.next_deadline(skip=live.table.status.forfeited)
-        if first is None:
-            return
-        delay = max(at_least, (first[0] - now_ms()) / 1000) + 0.001
+        due = live.join_deadline_ms
+        if not due:
+            if not live.settings.clock.enabled:
+                return
+            first = live.seat_clocks.next_deadline(skip=live.table.status.forfeited)
+            if first is None:
+                return
+            due = first[0]
+        delay = max(at_least, (due - now_ms()) / 1000) + 0.001
         live.timer = asyncio.get_running_loop().call_later(delay, self._expire, live)
 
     def _expire(self, live: LiveGame) -> None:
@@ -157,4 +173,4 @@ class RefereeHand:
             log.exception("referee_failed", game_id=live.game_id)
 
 
-__all__ = ["AUTO_PLAY_LIMIT", "FAULT_RETRY_SECONDS", "RefereeHand"]
+__all__ = ["AUTO_PLAY_LIMIT", "FAULT_RETRY_SECONDS", "JOIN_DEADLINE_REASON", "RefereeHand"]
