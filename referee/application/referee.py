@@ -39,7 +39,9 @@ from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.hand import RefereeHand
 from referee.application.live import LiveGame, now_ms
 from referee.application.organiser import Organiser
+from referee.application.players import Players
 from referee.application.repository import Limits, Repository
+from referee.application.sessions import Sessions
 from referee.application.streams import Streams
 from referee.application.values import Created, Exported, Page, SeatView, Submitted, Summary, Update
 from referee.engine.game import FixedDeal
@@ -75,7 +77,9 @@ class Referee:
         self.repository.timekeeper = self.hand
         self.commands = Commands(self.repository, self.hand)
         self.organiser = Organiser(self.repository, self.hand)
+        self.players = Players(self.repository)
         self._streams = Streams(self.repository)
+        self.sessions = Sessions(self.repository, self.commands, self._streams)
         self._sweeper: asyncio.Future[None] | None = None
 
     @property
