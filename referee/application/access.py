@@ -12,17 +12,36 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
+from typing import Protocol
 
 from referee.application import errors
 from referee.application.errors import Kind, RefereeError
 from referee.application.live import LiveGame
-from referee.application.players import Principal
 from referee.application.values import Watcher
 from referee.engine.game import Viewer
 
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class Principal(Protocol):
+    """What access reads of a :class:`referee.application.players.Principal` (the players'
+    room imports this module, so it is named by its shape here)."""
+
+    @property
+    def player(self) -> _Named: ...
+    @property
+    def scope_game(self) -> str: ...
+    @property
+    def scope_seat(self) -> int | None: ...
+    @property
+    def spectator_only(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,14 +154,45 @@ def check_organiser(live: LiveGame, token: str) -> None:
         )
 
 
+def check_claimed_secrecy(live: LiveGame, seat: int | None) -> None:
+    """PERMISSION_DENIED ``SEAT_CLAIMED`` when the organiser asks for what only a claimed
+    seat's holder may see: that seat's view (``seat``), or (``None``) the full log of a game
+    with claimed seats. The organiser token goes to the creator, who may be a player at the
+    table: a seat taken by a claim is its claimant's alone (the creator never held its
+    token), unless the game waived end-of-game secrecy and is over."""
+    hashes = live.record.seat_token_hashes
+    claims = [s for s in live.table.status.claims if not (s < len(hashes) and hashes[s])]
+    if seat is None:
+        if claims and not live.settings.public_reveal:
+            raise RefereeError(
+                Kind.FORBIDDEN,
+                "this game has claimed seats: its full log shows their hidden cards, which "
+                "the organiser may not see (unless the game waives secrecy)",
+                "SEAT_CLAIMED",
+                metadata={"game_id": live.game_id},
+            )
+        return
+    # A creator's own seat has its token in the record: not claimed from the creator.
+    if seat in claims and not (live.settings.public_reveal and live.over):
+        raise RefereeError(
+            Kind.FORBIDDEN,
+            f"seat {seat} was claimed: only its holder sees its view",
+            "SEAT_CLAIMED",
+            metadata={"game_id": live.game_id, "seat": str(seat)},
+        )
+
+
 def watcher(
     live: LiveGame, seat_token: SeatKey, spectator: bool, organiser_token: str, as_seat: int | None
 ) -> Watcher:
-    """Who a view or stream is for: a seat, a spectator or the organiser (any seat, delayed)."""
+    """Who a view or stream is for: a seat, a spectator or the organiser (any seat it did
+    not see claimed by someone else, delayed)."""
     if organiser_token:
         check_organiser(live, organiser_token)
         if as_seat is not None and not 0 <= as_seat < live.record.players:
             raise errors.bad_request("as_seat", f"must be a seat, 0..{live.record.players - 1}")
+        if as_seat is not None:
+            check_claimed_secrecy(live, as_seat)
         return Watcher(as_seat, organiser=True)
     if as_seat is not None:
         if seat_token:
@@ -157,7 +207,9 @@ def watcher(
 
 __all__ = [
     "PlayerSeat",
+    "Principal",
     "SeatKey",
+    "check_claimed_secrecy",
     "check_organiser",
     "check_scope",
     "hash_token",

@@ -4,14 +4,16 @@
 plays the default commands of forfeited (and resigned) seats, reveals the seed when a game
 ends, aborts a game whose table did not fill before its join deadline (never a timeout or a
 forfeit: nobody held those seats), records the end of a game (and tells the repository's
-``on_finished`` hooks, e.g. the ratings), and keeps one timer per game for its next deadline. Each of its moves is
-a batch of its own, committed through the :class:`~referee.application.repository.Repository`.
+``on_finished`` hooks, e.g. the ratings), and keeps one timer per game for its next deadline.
+Each of its moves is a batch of its own, committed through the
+:class:`~referee.application.repository.Repository`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 import structlog
 
@@ -20,7 +22,7 @@ from referee.application.live import LiveGame, now_ms
 from referee.application.repository import Repository
 from referee.engine.game import Rejection
 from referee.engine.table_events import SeatForfeited, TimedOut
-from referee.store import StoreError, VersionConflict
+from referee.store import DocumentWrite, StoreError, VersionConflict
 from referee.stored import Decided, DecidedBy
 
 log = structlog.get_logger("referee")
@@ -33,6 +35,8 @@ AUTO_PLAY_LIMIT = 2000
 #: overdue clock lands at most this much later than the store's recovery plus one wait for
 #: it (docs/operations.md, "Store faults").
 FAULT_RETRY_SECONDS = 0.1
+#: The document kind of a listed game waiting for players (the seats' room writes it).
+LOBBY = "lobby"
 #: The public reason of the abort of a game that never filled.
 JOIN_DEADLINE_REASON = "the table did not fill before its join deadline"
 
@@ -94,9 +98,22 @@ class RefereeHand:
             self.metrics.game_ended(live)
             for hook in repository.on_finished:
                 repository.spawn(hook(live))
+            if live.settings.listed:
+                repository.spawn(self._unlist(live))
         self.arm(live, FAULT_RETRY_SECONDS if failed else 0.0)
         if table.version != before:
             repository.fanout.publish(live)
+
+    async def _unlist(self, live: LiveGame) -> None:
+        """A listed game that ended while it waited leaves the lobby (a started one has
+        left it already)."""
+        repository = self.repository
+        store = repository.store
+        with contextlib.suppress(StoreError, RefereeError):
+            found = await repository.call(store.read_document, LOBBY, live.game_id)
+            if found is not None:
+                gone = DocumentWrite(LOBBY, live.game_id, None, found.revision, time.time())
+                await repository.call(store.write_documents, [gone])
 
     async def resume(self, live: LiveGame) -> None:
         """After loading: whatever the referee had left to do (a reveal, overdue clocks)."""
@@ -173,4 +190,10 @@ class RefereeHand:
             log.exception("referee_failed", game_id=live.game_id)
 
 
-__all__ = ["AUTO_PLAY_LIMIT", "FAULT_RETRY_SECONDS", "JOIN_DEADLINE_REASON", "RefereeHand"]
+__all__ = [
+    "AUTO_PLAY_LIMIT",
+    "FAULT_RETRY_SECONDS",
+    "JOIN_DEADLINE_REASON",
+    "LOBBY",
+    "RefereeHand",
+]

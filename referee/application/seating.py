@@ -27,12 +27,13 @@ import structlog
 
 from referee.application import access, errors
 from referee.application.access import PlayerSeat, SeatKey, hash_token
+from referee.application.commands import Commands
 from referee.application.errors import Kind, RefereeError
-from referee.application.hand import RefereeHand
+from referee.application.hand import LOBBY, RefereeHand
 from referee.application.live import LiveGame, now_ms
 from referee.application.players import Player, Principal
 from referee.application.repository import CONFLICT_RETRIES, Repository
-from referee.application.values import Claimed, Summary
+from referee.application.values import Claimed, Submitted, Summary
 from referee.engine.game import Rejection
 from referee.engine.table_events import PlayerKind, SeatClaimed
 from referee.store import (
@@ -48,8 +49,8 @@ log = structlog.get_logger("referee")
 
 #: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
 CLAIM_CODES = "claim_codes"
-#: Document kinds (DESIGN: the application's documents).
-LOBBY, HOLDING = "lobby", "holding"
+#: The document kind of the seats a player holds (key ``player/game_id/seat``).
+HOLDING = "holding"
 
 
 def new_seat_token() -> str:
@@ -108,11 +109,21 @@ class _Claim:
 
 
 class Seating:
-    """Claims and resignations on the games of ``repository``; ``hand`` acts after them."""
+    """Claims and resignations on the games of ``repository``; ``hand`` acts after them,
+    ``commands`` takes a held seat's commands."""
 
-    def __init__(self, repository: Repository, hand: RefereeHand) -> None:
+    def __init__(self, repository: Repository, hand: RefereeHand, commands: Commands) -> None:
         self.repository = repository
         self.hand = hand
+        self.commands = commands
+
+    async def submit_held(self, player: str, command: Any) -> Submitted:
+        """A command for a seat ``player`` holds, with no token (the player stream's path,
+        ``Sessions.submit_held``): ``command`` is a ``SessionCommand``."""
+        seat = PlayerSeat(Principal(Player(player, "")), command.seat)
+        return await self.commands.submit(
+            command.game_id, seat, command.command_id, command.command, command.terms
+        )
 
     # --- claims -----------------------------------------------------------------------------
 
@@ -250,9 +261,7 @@ class Seating:
             if seat is None:
                 continue
             if taken:
-                raise _not_now(
-                    "SEAT_TAKEN", f"seat {seat} is held already", live, seat=str(seat)
-                )
+                raise _not_now("SEAT_TAKEN", f"seat {seat} is held already", live, seat=str(seat))
             if plan.mode == "reserved":
                 raise _refused(
                     Kind.FORBIDDEN,
@@ -296,7 +305,10 @@ class Seating:
         if live.settings.listed:
             documents.extend(await self._lobby_write(live, seat, fills))
         claim = SeatClaim(
-            seat, chosen.player, chosen.kind, hash_token(chosen.token) if chosen.token else "",
+            seat,
+            chosen.player,
+            chosen.kind,
+            hash_token(chosen.token) if chosen.token else "",
             time.time(),
         )
         version = table.version
@@ -350,7 +362,8 @@ class Seating:
                 try:
                     events = live.table.resign(seat)
                 except Rejection as rejection:
-                    raise _not_now(rejection.rule_id, rejection.message, live, seat=str(seat))
+                    reason, message = rejection.rule_id, rejection.message
+                    raise _not_now(reason, message, live, seat=str(seat)) from None
                 try:
                     await repository.commit(live, events, None)
                     break

@@ -97,6 +97,7 @@ class Streams:
         whose seat was checked already: counted and forgiven on a resume as StreamGame's."""
         self.fanout.check_room()
         assert watcher.viewer is not None
+        self.repository.present(live, watcher.viewer)  # a token seat's clock starts now
         return self.fanout.follow(live, watcher, after, True, self._opened(live, watcher.viewer))
 
     def close_all(self, error: RefereeError) -> None:
