@@ -219,7 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     creating.add_argument("name", help="1-32 letters, digits, '-', '_', '.'")
     creating.add_argument("--bot", action="store_true", help="the account is a program's")
-    listing = account_commands.add_parser("list", help="every account: name, kind, created")
+    listing = account_commands.add_parser(
+        "list", help="every player: name, kind, created, account or platform (tab-separated)"
+    )
     for accounts in (creating, listing):
         _env_flag(
             accounts,
@@ -431,7 +433,11 @@ def _account(command: str, store_url: str, name: str, kind: str) -> int:
                 print(token)  # alone on stdout, so a script can take it: $(referee account ...)
             else:
                 for player in await referee.players.accounts():
-                    print(f"{player.name}\t{player.kind}\t{_iso(player.created_ms)}")
+                    # name, kind, created (UTC), account or platform (a platform's player
+                    # this server has seen a token of: no account, no date)
+                    created = _iso(player.created_ms) if player.created_ms else "-"
+                    source = "platform" if player.platform else "account"
+                    print(f"{player.name}\t{player.kind or '-'}\t{created}\t{source}")
         except RefereeError as error:
             print(f"referee account: {error}", file=sys.stderr)
             return 1

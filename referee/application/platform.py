@@ -73,11 +73,16 @@ class PlatformKeys:
     def from_jwks(cls, data: bytes | str, issuer: str = "", audience: str = "") -> PlatformKeys:
         """A JWKS document (``{"keys": [...]}``): its signing keys of the accepted types."""
         document = json.loads(data)
+        if not isinstance(document, dict):
+            raise ValueError("a JWKS file holds a JSON object with a 'keys' list")
         keys: dict[str, tuple[str, Any]] = {}
         for entry in document.get("keys", []):
             if entry.get("use", "sig") != "sig":
                 continue  # an encryption key signs nothing
-            key = jwt.PyJWK(entry).key
+            try:
+                key = jwt.PyJWK(entry).key
+            except jwt.PyJWTError as error:  # e.g. a key type PyJWT cannot read
+                raise ValueError(f"JWKS key {entry.get('kid', '')!r}: {error}") from None
             algorithm = _algorithm_of(key)
             stated = entry.get("alg")
             if stated is not None and stated != algorithm:

@@ -21,6 +21,7 @@ credential.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import re
 import secrets
@@ -117,7 +118,9 @@ def check_scope(
 ) -> None:
     """Refuse (PERMISSION_DENIED ``TOKEN_SCOPE``) a call a platform token does not cover:
     another game than its ``game_id``, another seat than its ``seat``, or playing (``play``)
-    with a spectator token. Account credentials cover every game."""
+    with a spectator token. Account credentials cover every game. A call about no game
+    (a challenge, a pairing request) passes ``game_id=""``: a game-scoped token is refused
+    there too, since it was handed out for that one game."""
     if principal.spectator_only and play:
         raise errors.denied(
             "TOKEN_SCOPE", "this platform token may only watch (role: spectator)", game_id=game_id
@@ -196,6 +199,8 @@ class Players:
         self.ratings = Ratings(repository)
         self.configure(settings or PlayerSettings())
         self._trusted = _Trusted()
+        #: Platform players known to have an ``account`` document (see :meth:`_remember`).
+        self._seen: set[str] = set()
 
     def configure(self, settings: PlayerSettings) -> None:
         """Use ``settings`` from now on (the server sets its flags' after building the
@@ -226,6 +231,8 @@ class Players:
         else:
             raise _not_ours()
         self.limiter.take(principal.player.name)
+        if principal.player.platform:
+            await self._remember(principal.player)
         return principal
 
     async def optional(self, credential: str) -> Principal | None:
@@ -253,6 +260,23 @@ class Players:
         player = _player(account.key, account.body)
         self._trusted.put(digest, player)
         return player
+
+    async def _remember(self, player: Player) -> None:
+        """Make a platform's player known by name (an ``account`` document with no token
+        hash, which no account token matches), the first time this process sees it: others
+        can then reserve it a seat or challenge it (:meth:`get`), and nobody can register
+        its name."""
+        if player.name in self._seen:
+            return
+        call, store = self.repository.call, self.repository.store
+        if await call(store.read_document, ACCOUNT, player.name) is None:
+            created = now_ms()
+            body = {"kind": player.kind, "token_hash": "", "created_ms": created, "platform": True}
+            with contextlib.suppress(RevisionConflict):  # another replica wrote it first
+                await call(store.write_documents, [DocumentWrite(ACCOUNT, player.name, body, 0)])
+        self._seen.add(player.name)
+        if len(self._seen) > MAX_TRUSTED:
+            self._seen.clear()  # a bound on memory; forgetting costs one read each
 
     # --- accounts ---------------------------------------------------------------------------
 
@@ -290,7 +314,8 @@ class Players:
         return Player(name, kind, created), token
 
     async def get(self, name: str) -> Player:
-        """The account named ``name``; NOT_FOUND ``PLAYER_UNKNOWN``."""
+        """The player named ``name``: an account, or a platform's player this server has
+        seen a token of; NOT_FOUND ``PLAYER_UNKNOWN``."""
         if not NAME.fullmatch(name):
             raise errors.player_unknown(name)
         store = self.repository.store
@@ -300,13 +325,15 @@ class Players:
         return _player(found.key, found.body)
 
     async def accounts(self) -> list[Player]:
-        """Every account, by name."""
+        """Every account (and platform player seen), by name."""
         store = self.repository.store
         found = await self.repository.call(store.documents, ACCOUNT)
         return [_player(document.key, document.body) for document in found]
 
 
 def _player(name: str, body: dict[str, Any]) -> Player:
+    if body.get("platform", False):
+        return Player(name, str(body.get("kind", "")), platform=True)  # no account: no date
     return Player(name, str(body.get("kind", "")), int(body.get("created_ms", 0)))
 
 

@@ -37,6 +37,7 @@ from referee.application import access, errors
 from referee.application.commands import Commands
 from referee.application.errors import RefereeError
 from referee.application.fanout import StreamEnded
+from referee.application.players import Principal
 from referee.application.repository import Repository
 from referee.application.streams import Streams
 from referee.application.values import Submitted, Summary, Update, Watcher
@@ -45,6 +46,8 @@ log = structlog.get_logger("referee")
 
 #: Messages a session holds for its reader at most (then its sources wait).
 QUEUE = 256
+#: Commands of one session being decided at once, at most.
+IN_FLIGHT = 256
 #: The document kind of the seats a player holds (key ``player/game_id/seat``).
 HOLDING = "holding"
 
@@ -136,22 +139,42 @@ class Sessions:
     One document listener serves every session: a ``holding`` written for a player reaches
     that player's sessions, on the event loop."""
 
-    def __init__(self, repository: Repository, commands: Commands, streams: Streams) -> None:
+    def __init__(
+        self, repository: Repository, commands: Commands, streams: Streams, rooms: object = None
+    ) -> None:
         self.repository = repository
         self.commands = commands
         self.streams = streams
-        #: The lobby room, when it is there (it offers ``inbox(player)``).
-        self.inboxes: Inboxes | None = None
-        #: How a held seat's command is submitted (set by the facade once seats offer it).
-        self.submit_held: SubmitHeld | None = None
+        #: The facade, whose ``lobby`` room (when it has one) offers ``inbox(player)``: looked
+        #: up when a session opens, so the rooms may be built in any order.
+        self.rooms = rooms
+        #: How a held seat's command is submitted, when not the seats room's (tests).
+        self.held_commands: SubmitHeld | None = None
         self._by_player: dict[str, set[Session]] = {}
         self._listening: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def open(self, player: str | None, resumes: Iterable[Resume] = ()) -> Session:
-        """A session of ``player`` (its name; ``None``: a client that follows only seats it
-        names by token). Read :meth:`Session.messages`; close it with :meth:`Session.close`."""
-        session = Session(self, player, resumes)
+    @property
+    def submit_held(self) -> SubmitHeld | None:
+        """The seats room's path for a held seat's command (no token), when it has one."""
+        if self.held_commands is not None:
+            return self.held_commands
+        seating = getattr(self.rooms, "seating", None)
+        found: SubmitHeld | None = getattr(seating, "submit_held", None)
+        return found
+
+    @property
+    def inboxes(self) -> Inboxes | None:
+        lobby = getattr(self.rooms, "lobby", None)
+        return lobby if lobby is not None and hasattr(lobby, "inbox") else None
+
+    def open(self, principal: Principal | None, resumes: Iterable[Resume] = ()) -> Session:
+        """A session of the player ``principal`` names (``None``: a client that follows only
+        seats it names by token). Read :meth:`Session.messages`; close it with
+        :meth:`Session.close`. A platform token scoped to a game or seat follows only that
+        one; a spectator's may not play."""
+        player = principal.player.name if principal is not None else None
+        session = Session(self, player, resumes, principal)
         if player is not None:
             self._listen()
             self._by_player.setdefault(player, set()).add(session)
@@ -169,11 +192,7 @@ class Sessions:
         if self._listening is not None:
             return
         self._loop = asyncio.get_running_loop()
-        add = getattr(self.repository.store, "add_document_listener", None)
-        if add is not None:
-            self._listening = add(self._document_written)
-        else:  # a store without documents: nothing is ever held by name
-            self._listening = _nothing
+        self._listening = self.repository.store.add_document_listener(self._document_written)
 
     def _document_written(self, kind: str, key: str, revision: int) -> None:
         """The store's listener: from a store thread (or the committing one)."""
@@ -193,10 +212,7 @@ class Sessions:
     async def holdings(self, player: str) -> list[tuple[str, int]]:
         """The seats ``player`` holds, as (game id, seat), from its ``holding`` documents."""
         store = self.repository.store
-        documents = getattr(store, "documents", None)
-        if documents is None:
-            return []
-        found = await self.repository.call(documents, HOLDING, f"{player}/")
+        found = await self.repository.call(store.documents, HOLDING, f"{player}/")
         seats = []
         for document in found:
             parsed = parse_holding(document.key)
@@ -217,10 +233,6 @@ def parse_holding(key: str) -> tuple[str, str, int] | None:
     if not player or not game_id or not seat.isdigit():
         return None
     return player, game_id, int(seat)
-
-
-def _nothing() -> None:
-    """Unsubscribing from a store that has no documents."""
 
 
 # --- one session -----------------------------------------------------------------------------
@@ -254,6 +266,7 @@ class Session:
     sessions: Sessions
     player: str | None
     resumes: Iterable[Resume] = ()
+    principal: Principal | None = None
     _queue: asyncio.Queue[_Item] = field(default_factory=lambda: asyncio.Queue(QUEUE))
     _seats: dict[tuple[str, int], _Followed] = field(default_factory=dict)
     #: Seats whose game is over and fully sent: a late ``holding`` notice does not restart.
@@ -263,6 +276,7 @@ class Session:
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     _started: bool = False
     _closed: bool = False
+    _in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(IN_FLIGHT))
 
     # --- the client's side --------------------------------------------------------------
 
@@ -283,7 +297,9 @@ class Session:
                     continue  # from a stream the client resumed elsewhere since
                 yield message
         finally:
-            self.close()
+            tasks = self.close()
+            # Wait for the sources to end, so every seat's stream is freed when this returns.
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     def resume(self, resume: Resume) -> None:
         """Follow a seat from ``resume.after`` (PlayerSession's ``resume``, WatchPlayer's
@@ -306,28 +322,36 @@ class Session:
         key = (game_id, seat)
         if key in self._seats or key in self._done or self._closed:
             return
+        principal = self.principal
+        if principal is not None and (
+            (principal.scope_game and principal.scope_game != game_id)
+            or (principal.scope_seat is not None and principal.scope_seat != seat)
+        ):
+            return  # a platform token scoped elsewhere: not this session's seat
         self._follow(game_id, seat, self._after.pop(key, 0), "")
 
-    def command(self, command: SessionCommand) -> None:
+    async def command(self, command: SessionCommand) -> None:
         """Submit ``command`` (in a task of its own); its :class:`Outcome` follows on the
-        stream."""
+        stream. Waits while :data:`IN_FLIGHT` commands of the session are undecided (the
+        transport then reads no more of the client's messages: backpressure, not a queue)."""
+        await self._in_flight.acquire()
         self._spawn(self._command(command))
 
     def refuse(self, error: RefereeError, command_id: str = "", game_id: str = "") -> None:
         """Answer a request the transport could not read (or a bad one) on the stream."""
         self._spawn(self._put(None, Outcome(command_id, game_id, -1, refusal=error)))
 
-    def close(self) -> None:
-        """Stop every source (the client left, or the session ended)."""
+    def close(self) -> list[asyncio.Future[Any]]:
+        """Stop every source (the client left, or the session ended); the tasks stopped."""
         if self._closed:
-            return
+            return []
         self._closed = True
         self.sessions._forget(self)
-        for followed in self._seats.values():
-            if followed.task is not None:
-                followed.task.cancel()
-        for task in self._tasks:
+        tasks = [f.task for f in self._seats.values() if f.task is not None]
+        tasks += self._tasks
+        for task in tasks:
             task.cancel()
+        return tasks
 
     # --- inside ---------------------------------------------------------------------------
 
@@ -461,10 +485,11 @@ class Session:
                     command.command,
                     command.terms,
                 )
-            elif self.player is not None and self.sessions.submit_held is not None:
+            elif self.player is not None and (submit := self.sessions.submit_held) is not None:
                 # A held seat (followed or not: the seats room checks that the player holds
                 # it, so a command may race its seat's grant).
-                submitted = await self.sessions.submit_held(self.player, command)
+                self._check_scope(command)
+                submitted = await submit(self.player, command)
             else:
                 raise errors.forbidden(
                     "this session does not hold that seat: claim it, or resume it with its "
@@ -475,7 +500,33 @@ class Session:
             outcome = Outcome(command.command_id, command.game_id, command.seat, submitted)
         except RefereeError as error:
             outcome = Outcome(command.command_id, command.game_id, command.seat, refusal=error)
+        except Exception:
+            log.exception("session_command_failed", game_id=command.game_id, seat=command.seat)
+            failed = RefereeError(
+                errors.Kind.UNAVAILABLE, "the command failed here: retry it", "SESSION_FAILED"
+            )
+            outcome = Outcome(command.command_id, command.game_id, command.seat, refusal=failed)
+        finally:
+            self._in_flight.release()
         await self._put(None, outcome)
+
+    def _check_scope(self, command: SessionCommand) -> None:
+        """PERMISSION_DENIED ``TOKEN_SCOPE`` for a command a platform token does not cover
+        (a spectator's, or another game's or seat's), as the unary call refuses it."""
+        principal = self.principal
+        if principal is None:
+            return
+        why = ""
+        if principal.spectator_only:
+            why = "this credential may only watch (spectator)"
+        elif principal.scope_game and principal.scope_game != command.game_id:
+            why = "this credential is scoped to another game"
+        elif principal.scope_seat is not None and principal.scope_seat != command.seat:
+            why = "this credential is scoped to another seat"
+        if why:
+            raise RefereeError(
+                errors.Kind.FORBIDDEN, why, "TOKEN_SCOPE", metadata={"game_id": command.game_id}
+            )
 
     async def _put(self, followed: _Followed | None, message: SessionMessage) -> None:
         await self._queue.put((followed, message))
@@ -496,6 +547,7 @@ def _key(followed: _Followed) -> tuple[str, int]:
 
 __all__ = [
     "HOLDING",
+    "IN_FLIGHT",
     "QUEUE",
     "GameMessage",
     "Granted",

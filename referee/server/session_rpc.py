@@ -23,6 +23,9 @@ from google.protobuf.message import Message
 from referee import codec
 from referee.application import Referee, RefereeError, Unreadable
 from referee.application import errors as app_errors
+from referee.application.challenges import Challenge
+from referee.application.pairing import PairingTicket
+from referee.application.players import Principal
 from referee.application.sessions import (
     GameMessage,
     Granted,
@@ -114,23 +117,12 @@ def refusal_to_proto(error: RefereeError) -> pb.Refusal:
 
 
 def notice_to_proto(notice: Notice) -> pb.PlayerMessage:
-    """A lobby inbox change: the lobby room's Challenge or PairingTicket (as a message, or a
-    value its RPC module converts)."""
-    item: Any = notice.item
-    if isinstance(item, pb.Challenge):
-        return pb.PlayerMessage(challenge=item)
-    if isinstance(item, pb.PairingTicket):
-        return pb.PlayerMessage(pairing=item)
-    for name in ("challenge_to_proto", "ticket_to_proto"):
-        convert_item = getattr(lobby_rpc, name, None)
-        if convert_item is None:
-            continue
-        with contextlib.suppress(TypeError, AttributeError, ValueError):
-            converted = convert_item(item)
-            if isinstance(converted, pb.Challenge):
-                return pb.PlayerMessage(challenge=converted)
-            if isinstance(converted, pb.PairingTicket):
-                return pb.PlayerMessage(pairing=converted)
+    """A lobby inbox change: a challenge, or a pairing ticket."""
+    item = notice.item
+    if isinstance(item, Challenge):
+        return pb.PlayerMessage(challenge=lobby_rpc.challenge_to_proto(item))
+    if isinstance(item, PairingTicket):
+        return pb.PlayerMessage(pairing=lobby_rpc.ticket_to_proto(item))
     raise TypeError(f"not a lobby inbox item: {type(item).__name__}")
 
 
@@ -186,22 +178,11 @@ class SessionCalls:
         session = self.referee.sessions.open(player, resumes)
         await self._serve_session(session, write, "WatchPlayer")
 
-    async def _session_player(self, caller: Any) -> str | None:
-        """The player the call's credential names; ``None`` without one (a session that
-        follows seats by token only)."""
-        credential = getattr(caller, "credential", "")
-        if not credential:
-            return None
-        players = getattr(self.referee, "players", None)
-        if players is None:
-            raise app_errors.RefereeError(
-                app_errors.Kind.UNAUTHENTICATED,
-                "this referee has no player accounts",
-                "CREDENTIAL_INVALID",
-            )
-        principal = await players.authenticate(credential)
-        name: str = principal.player.name
-        return name
+    async def _session_player(self, caller: Any) -> Principal | None:
+        """Who the call's credential names (counted once against the player's calls per
+        minute: the commands on the stream are not calls); ``None`` without one (a session
+        that follows seats by token only)."""
+        return await self.referee.players.optional(caller.credential)
 
     async def _read_session(self, requests: AsyncIterator[Any], session: Session) -> None:
         """The client's messages: resumes and commands (each command answered on the
@@ -212,30 +193,54 @@ class SessionCalls:
                 continue
             kind = request.WhichOneof("kind")
             if kind == "command":
-                session.command(_command(request.command))
+                await session.command(_command(request.command))
             elif kind == "resume":
                 session.resume(_resume(request.resume))
             else:
                 session.refuse(app_errors.bad_request("kind", "a command or a resume"))
 
     async def _serve_session(self, session: Session, write: Write, name: str) -> None:
+        """Write the session's messages; a message the client has not taken within the stall
+        limit ends the stream. One watchdog task checks the write in progress, rather than a
+        timer per message (a player stream carries every message of many games)."""
         fanout = self.referee.fanout
-        stall = fanout.stall_seconds or None
+        stall = fanout.stall_seconds
         sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
         commands = self.metrics.commands
-        async with contextlib.aclosing(session.messages()) as messages:
-            async for message in messages:
-                if isinstance(message, Outcome):
-                    _count(commands, message)
-                data = message_bytes(message)
-                try:
-                    async with asyncio.timeout(stall):
-                        await write(data)
-                except TimeoutError:
-                    raise app_errors.exhausted(
-                        "stream stall seconds", int(fanout.stall_seconds)
-                    ) from None
-                sent.inc()
+        loop = asyncio.get_running_loop()
+        serving = asyncio.current_task()
+        assert serving is not None
+        #: When the write in progress began (0: none), and whether the watchdog ended it.
+        writing = [0.0, 0.0]
+
+        async def watch() -> None:
+            while True:
+                await asyncio.sleep(stall / 4)
+                began = writing[0]
+                if began and loop.time() - began > stall:
+                    writing[1] = 1.0
+                    serving.cancel()
+                    return
+
+        watchdog = asyncio.ensure_future(watch()) if stall else None
+        try:
+            async with contextlib.aclosing(session.messages()) as messages:
+                async for message in messages:
+                    if isinstance(message, Outcome):
+                        _count(commands, message)
+                    data = message_bytes(message)
+                    writing[0] = loop.time()
+                    await write(data)
+                    writing[0] = 0.0
+                    sent.inc()
+        except asyncio.CancelledError:
+            if not writing[1]:
+                raise  # the client went away, or the server is stopping
+            serving.uncancel()
+            raise app_errors.exhausted("stream stall seconds", int(stall)) from None
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
 
 
 def _count(commands: Any, outcome: Outcome) -> None:

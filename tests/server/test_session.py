@@ -430,3 +430,36 @@ def _play_seat(client: Client, games: dict[str, Game], seat: int, rng: random.Ra
         elif seat in view.pending_seats and acted.get(update.game_id, -1) < view.version:
             acted[update.game_id] = view.version
             client.send(command=_command(view, update.game_id, rng))
+
+
+def test_a_session_whose_client_never_reads_is_ended() -> None:
+    """The stall limit holds on the player stream as on StreamGame: RESOURCE_EXHAUSTED, and
+    every seat's stream freed."""
+    from referee.application import Limits
+    from tests.server.conftest import play_random, summary, wait_for
+    from tests.server.test_stalled_streams import STALLED_CLIENT
+
+    limits = Limits(stream_stall_seconds=1.0)
+    with (
+        running_server(store="memory:", limits=limits, grace_seconds=1.0) as server,
+        grpc.insecure_channel(server.address) as channel,
+        grpc.insecure_channel(server.address, options=STALLED_CLIENT) as stalled_channel,
+    ):
+        stub = pb_grpc.RefereeServiceStub(channel)
+        game = create_game(stub, players=12, rounds=None)
+        client = Client(pb_grpc.RefereeServiceStub(stalled_channel))
+        for seat in range(12):
+            client.resume(game, seat)
+        client.read()  # open: from here on, the client reads nothing
+        wait_for(lambda: server.referee.streams == 12, "the seats' streams")
+        rng = random.Random(5)
+        while not summary(stub, game).game_over and server.referee.streams:
+            play_random(stub, game, rng, max_commands=50)
+        wait_for(lambda: server.referee.streams == 0, "the stalled session to be ended", 30)
+        with pytest.raises(grpc.RpcError) as ended:
+            while True:
+                client.read()
+        failure = failure_of(ended.value)
+        assert failure.code == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert failure.metadata.get("limit") == "stream stall seconds"
+        client.close()
