@@ -115,6 +115,7 @@ class Referee:
     def close_streams(self, error: RefereeError) -> None:
         """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
         self._streams.close_all(error)
+        self.lobby.close_watches(error)
 
     def close(self) -> None:
         """Stop timers and background work, and close the store."""
