@@ -286,21 +286,19 @@ def test_cancel_then_never_paired_over_the_wire(wire: Wire) -> None:
 
 
 def _listed(server: RefereeServer, game_type: str) -> str:
-    """A game with a ``lobby`` document as the seats' room writes for a listed game."""
+    """A listed game whose seats 1 and 2 are open: the seats' room writes its ``lobby``
+    document."""
+    open_seat = pb.SeatRequest(mode=pb.SEAT_MODE_OPEN)
     response = Wire("grpc", server).call(
-        "CreateGame", pb.CreateGameRequest(game_type=game_type, players=3)
+        "CreateGame",
+        pb.CreateGameRequest(
+            game_type=game_type,
+            players=3,
+            seat_requests=[pb.SeatRequest(), open_seat, open_seat],
+            listed=True,
+        ),
     )
-    body = {
-        "game_type": game_type,
-        "players": 3,
-        "options": dict(response.game.options),
-        "clock": {"decision_ms": 0, "bank_ms": 0, "forfeit_after_timeouts": 0},
-        "rated": False,
-        "open_seats": [1, 2],
-        "created_ms": response.game.created_unix_ms,
-        "join_deadline_ms": response.game.created_unix_ms + 600_000,
-    }
-    server.referee.store.write_documents([DocumentWrite("lobby", response.game_id, body, 0)])
+    assert server.referee.store.read_document("lobby", response.game_id) is not None
     return str(response.game_id)
 
 
