@@ -39,7 +39,7 @@ from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.hand import RefereeHand
 from referee.application.live import LiveGame, now_ms
 from referee.application.lobby import Lobby, LobbyLimits
-from referee.application.lobby_seats import TokenSeats
+from referee.application.lobby_seats import ClaimedSeats
 from referee.application.organiser import Organiser
 from referee.application.players import Players, Principal
 from referee.application.repository import Limits, Repository
@@ -81,14 +81,16 @@ class Referee:
         self.commands = Commands(self.repository, self.hand)
         self.organiser = Organiser(self.repository, self.hand)
         self.players = Players(self.repository)
+        self._streams = Streams(self.repository)
+        self.seating = Seating(self.repository, self.hand, self.commands)
         self.lobby = Lobby(
             self.repository,
             self.players,
             self.players.ratings,
-            TokenSeats(self.repository, self.organiser, LobbyLimits()),
+            ClaimedSeats(
+                self.repository, self.seating, self.organiser, self.players, LobbyLimits()
+            ),
         )
-        self._streams = Streams(self.repository)
-        self.seating = Seating(self.repository, self.hand, self.commands)
         self.repository.on_finished.append(self.players.ratings.record)
         self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
         self._sweeper: asyncio.Future[None] | None = None
