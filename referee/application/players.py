@@ -58,6 +58,8 @@ MAX_CREDENTIAL = 8192
 TRUSTED_SECONDS = 60.0
 #: Account tokens remembered at most.
 MAX_TRUSTED = 10_000
+#: Register calls per minute per replica unless configured.
+DEFAULT_REGISTRATIONS_PER_MINUTE = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +93,9 @@ class PlayerSettings:
     platform: PlatformKeys | None = None
     #: Calls per minute per player (0: unlimited).
     calls_per_minute: int = DEFAULT_PER_MINUTE
+    #: Register calls per minute on one replica, whoever makes them (0: unlimited): open
+    #: registration must not let one script fill the store with accounts.
+    registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE
 
 
 def check_name(name: str) -> None:
@@ -207,6 +212,7 @@ class Players:
         referee)."""
         self.settings = settings
         self.limiter = CallLimiter(settings.calls_per_minute)
+        self._registrations = CallLimiter(settings.registrations_per_minute)
 
     # --- credentials ------------------------------------------------------------------------
 
@@ -282,13 +288,16 @@ class Players:
 
     async def register(self, name: str, kind: str = "person") -> tuple[Player, str]:
         """Register: a new account and its token (shown only now), when the server allows
-        anyone to register; PERMISSION_DENIED ``REGISTRATION_CLOSED`` otherwise."""
+        anyone to register; PERMISSION_DENIED ``REGISTRATION_CLOSED`` otherwise;
+        RESOURCE_EXHAUSTED (with a retry delay) past the registrations per minute."""
         if not self.settings.open_registration:
             raise errors.denied(
                 "REGISTRATION_CLOSED",
                 "this server does not let anyone register: ask its operator for an account "
                 "(referee account create NAME)",
             )
+        # One bucket for everyone: RESOURCE_EXHAUSTED past it.
+        self._registrations.take("", "registrations_per_minute")
         return await self.create_account(name, kind)
 
     async def create_account(self, name: str, kind: str = "person") -> tuple[Player, str]:
@@ -347,6 +356,7 @@ __all__ = [
     "ACCOUNT",
     "ACCOUNT_TOKEN",
     "ACCOUNT_TOKEN_PREFIX",
+    "DEFAULT_REGISTRATIONS_PER_MINUTE",
     "KINDS",
     "NAME",
     "Player",
