@@ -27,9 +27,9 @@ from referee.application.lobby_host import (
     LobbyLimits,
     OpenedGame,
     PlayerBook,
+    WritesFor,
     limit_reached,
 )
-from referee.application.organiser import Organiser
 from referee.application.players import Player
 from referee.application.repository import Repository
 from referee.application.seating import Seating
@@ -72,15 +72,23 @@ class HeldSeats:
 class TokenSeats(HeldSeats):
     """Games in today's flow, each seat's token handed out once (see the module)."""
 
-    def __init__(self, repository: Repository, organiser: Organiser, limits: LobbyLimits) -> None:
+    def __init__(self, repository: Repository, limits: LobbyLimits) -> None:
         super().__init__(repository, limits)
-        self.organiser = organiser
         self._tokens: dict[str, list[str]] = {}
 
-    async def open_game(self, terms: Terms, players: Sequence[str], listed: bool) -> OpenedGame:
+    async def open_game(
+        self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
+    ) -> OpenedGame:
         settings = GameSettings(clock=terms.clock, card_commitments=True)
         created = await creation.create(
-            self.repository, terms.game_type, terms.players, terms.options, "", None, settings
+            self.repository,
+            terms.game_type,
+            terms.players,
+            terms.options,
+            "",
+            None,
+            settings,
+            writes_for=writes_for,
         )
         self._tokens[created.game_id] = list(created.seat_tokens)
         return OpenedGame(created.game_id, created.organiser_token)
@@ -94,10 +102,6 @@ class TokenSeats(HeldSeats):
             self._tokens.pop(game_id, None)
         return token
 
-    async def drop(self, game: OpenedGame, reason: str) -> None:
-        self._tokens.pop(game.game_id, None)
-        await self.organiser.abort(game.game_id, game.organiser_token, reason)
-
 
 class ClaimedSeats(HeldSeats):
     """Games whose first seats are reserved for the players who met in the lobby and claimed
@@ -108,16 +112,16 @@ class ClaimedSeats(HeldSeats):
         self,
         repository: Repository,
         seating: Seating,
-        organiser: Organiser,
         players: PlayerBook,
         limits: LobbyLimits,
     ) -> None:
         super().__init__(repository, limits)
         self.seating = seating
-        self.organiser = organiser
         self.players = players
 
-    async def open_game(self, terms: Terms, players: Sequence[str], listed: bool) -> OpenedGame:
+    async def open_game(
+        self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
+    ) -> OpenedGame:
         plans = tuple(SeatPlan("reserved", p) for p in players)
         plans += (SeatPlan("open"),) * (terms.players - len(players))
         settings = GameSettings(
@@ -126,7 +130,14 @@ class ClaimedSeats(HeldSeats):
         # No lookup of the reserved names: the lobby's players are signed in already (a
         # platform's player has no account to look up).
         created = await creation.create(
-            self.repository, terms.game_type, terms.players, terms.options, "", None, settings
+            self.repository,
+            terms.game_type,
+            terms.players,
+            terms.options,
+            "",
+            None,
+            settings,
+            writes_for=writes_for,
         )
         return OpenedGame(created.game_id, created.organiser_token)
 
@@ -136,9 +147,6 @@ class ClaimedSeats(HeldSeats):
         with contextlib.suppress(RefereeError):
             known = await self.players.get(player)
         return (await self.seating.claim_for(game_id, seat, known)).token
-
-    async def drop(self, game: OpenedGame, reason: str) -> None:
-        await self.organiser.abort(game.game_id, game.organiser_token, reason)
 
 
 __all__ = ["HOLDING", "ClaimedSeats", "HeldSeats", "TokenSeats"]

@@ -87,9 +87,7 @@ class Referee:
             self.repository,
             self.players,
             self.players.ratings,
-            ClaimedSeats(
-                self.repository, self.seating, self.organiser, self.players, LobbyLimits()
-            ),
+            ClaimedSeats(self.repository, self.seating, self.players, LobbyLimits()),
         )
         self.repository.on_finished.append(self.players.ratings.record)
         self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)

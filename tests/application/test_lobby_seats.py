@@ -95,9 +95,7 @@ def test_a_pairing_seats_every_paired_player() -> None:
 def test_games_at_once_counts_the_seats_a_player_holds() -> None:
     async def scenario(referee: Referee) -> None:
         limits = LobbyLimits(games_at_once=1)
-        host = ClaimedSeats(
-            referee.repository, referee.seating, referee.organiser, referee.players, limits
-        )
+        host = ClaimedSeats(referee.repository, referee.seating, referee.players, limits)
         challenge = await referee.lobby.challenges.create("ann", "bob", DV)
         await referee.lobby.challenges.answer(challenge.challenge_id, "bob", True)
         await host.check_room("cy")  # holds nothing

@@ -508,3 +508,48 @@ def test_a_claim_on_one_replica_plays_on_another() -> None:
             first.close()
 
     asyncio.run(scenario())
+
+
+def test_seat_settings_refusals_name_the_field_and_create_nothing() -> None:
+    async def scenario(referee: Referee) -> None:
+        cases = [
+            (seats(OPEN), "seat_requests"),  # one plan for two seats
+            (seats(OPEN, "reserved"), "seat_requests[1].player"),
+            (seats(OPEN, "open:ann"), "seat_requests[1].player"),
+            (seats(OPEN, "sideways"), "seat_requests[1].mode"),
+            (seats("token", "token", listed=True), "listed"),
+            (seats("token", OPEN, rated=True), "rated"),
+            (seats(OPEN, OPEN, join_deadline_ms=0), "join_deadline_ms"),
+            (seats(OPEN, OPEN, connect_grace_ms=-1), "connect_grace_ms"),
+        ]
+        for settings, field in cases:
+            error = await refused(referee.create(DV, 2, settings=settings))
+            assert (error.kind, error.reason) == (Kind.INVALID, "BAD_REQUEST"), error
+            assert error.field_violations[0][0] == field, error
+        assert not referee.games and not referee.store.list_games()
+
+    run(scenario)
+
+
+def test_a_rated_game_needs_signed_in_claimants_and_one_seat_must_be_named() -> None:
+    async def scenario(referee: Referee) -> None:
+        ann, _ = await account(referee, "ann")
+        created = await referee.create(DV, 2, settings=seats(OPEN, OPEN, rated=True))
+        game_id, codes = created.game_id, dict(created.invitations)
+        await unchanged(
+            referee,
+            game_id,
+            referee.seating.claim(game_id, None, None, codes[0]),
+            Kind.UNAUTHENTICATED,
+            "CREDENTIAL_MISSING",
+        )
+        await referee.seating.claim(game_id, ann, None, codes[0])
+        assert created.summary.rated
+
+        both = await referee.create(DV, 2, settings=seats(CREATOR, CREATOR), creator=ann)
+        which = await refused(referee.view(both.game_id, seat_token=PlayerSeat(ann)))
+        assert (which.kind, which.reason) == (Kind.INVALID, "BAD_REQUEST")
+        assert which.field_violations[0][0] == "seat"
+        assert (await referee.view(both.game_id, seat_token=PlayerSeat(ann, 1))).view.viewer == 1
+
+    run(scenario)
