@@ -49,8 +49,9 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 ACCOUNT_TOKEN_PREFIX = "acct-"
 #: The kinds of player an account is.
 KINDS = ("person", "bot")
-#: Document kinds (docs/design.md, "Documents").
-ACCOUNT, ACCOUNT_TOKEN = "account", "account_token"
+#: Document kinds (DESIGN: "Documents"): an account by name, by its token's hash, and by
+#: its name in lower case (names are unique whatever their case: "Ada" cannot pass for "ada").
+ACCOUNT, ACCOUNT_TOKEN, ACCOUNT_NAME = "account", "account_token", "account_name"
 #: Longest credential looked at: anything longer is no token of ours (and not parsed).
 MAX_CREDENTIAL = 8192
 #: How long a checked account token is trusted without reading the store again (accounts
@@ -278,8 +279,14 @@ class Players:
         if await call(store.read_document, ACCOUNT, player.name) is None:
             created = now_ms()
             body = {"kind": player.kind, "token_hash": "", "created_ms": created, "platform": True}
-            with contextlib.suppress(RevisionConflict):  # another replica wrote it first
-                await call(store.write_documents, [DocumentWrite(ACCOUNT, player.name, body, 0)])
+            writes = [
+                DocumentWrite(ACCOUNT, player.name, body, 0),
+                DocumentWrite(ACCOUNT_NAME, player.name.lower(), {"name": player.name}, 0),
+            ]
+            # Taken already: another replica wrote it first, or an account has the name in
+            # another case (the platform's player then stays unknown by name).
+            with contextlib.suppress(RevisionConflict):
+                await call(store.write_documents, writes)
         self._seen.add(player.name)
         if len(self._seen) > MAX_TRUSTED:
             self._seen.clear()  # a bound on memory; forgetting costs one read each
@@ -303,7 +310,7 @@ class Players:
     async def create_account(self, name: str, kind: str = "person") -> tuple[Player, str]:
         """A new account named ``name`` and its token (the operator's path: whatever
         ``open_registration`` says). INVALID_ARGUMENT for a bad name or kind;
-        FAILED_PRECONDITION ``NAME_TAKEN`` when the name has an account."""
+        FAILED_PRECONDITION ``NAME_TAKEN`` when the name, in any case, has an account."""
         check_name(name)
         if kind not in KINDS:
             raise errors.bad_request("kind", "must be 'person' or 'bot'")
@@ -314,6 +321,7 @@ class Players:
         writes = [
             DocumentWrite(ACCOUNT, name, body, 0, created / 1000),
             DocumentWrite(ACCOUNT_TOKEN, digest, {"name": name}, 0, created / 1000),
+            DocumentWrite(ACCOUNT_NAME, name.lower(), {"name": name}, 0, created / 1000),
         ]
         try:
             await self.repository.call(self.repository.store.write_documents, writes)
@@ -354,6 +362,7 @@ def _not_ours() -> errors.RefereeError:
 
 __all__ = [
     "ACCOUNT",
+    "ACCOUNT_NAME",
     "ACCOUNT_TOKEN",
     "ACCOUNT_TOKEN_PREFIX",
     "DEFAULT_REGISTRATIONS_PER_MINUTE",
