@@ -228,7 +228,7 @@ class Challenges:
                 (first - now) / 1000,
                 player=challenger,
             )
-        await self.host.check_room(challenger)
+        await self.host.check_room(challenger, self.limits.games_at_once)
         challenge = Challenge(
             challenge_id=f"ch-{secrets.token_hex(8)}",
             challenger=challenger,
@@ -298,7 +298,7 @@ class Challenges:
 
     async def _accept(self, after: Challenge, revision: int, player: str) -> Answered | None:
         for who in (player, after.challenger):
-            await self.host.check_room(who)
+            await self.host.check_room(who, self.limits.games_at_once)
         players = (after.challenger, player)
 
         def accepted(game_id: str) -> Challenge:

@@ -104,8 +104,9 @@ class Host(Protocol):
     async def seat(self, game_id: str, seat: int, player: str) -> str:
         """Claim the reserved ``seat`` for ``player``; the seat's token for the player."""
 
-    async def check_room(self, player: str) -> None:
-        """RESOURCE_EXHAUSTED unless ``player`` may take a seat in one more game."""
+    async def check_room(self, player: str, limit: int) -> None:
+        """RESOURCE_EXHAUSTED unless ``player`` holds seats in fewer than ``limit`` games
+        (running or waiting to start)."""
 
 
 def limit_reached(what: str, limit: int, retry_after: float, **metadata: str) -> RefereeError:

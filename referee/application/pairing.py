@@ -145,7 +145,7 @@ class Pairing:
             if held is not None and held.body.get("state") == PairingState.WAITING.value:
                 raise already_pairing(PairingTicket.from_json(held.body))
         await self._check_rate(player)
-        await self.host.check_room(player)
+        await self.host.check_room(player, self.limits.games_at_once)
         rating = await self.ratings.ordinal(player, terms.game_type)
         ticket = PairingTicket(
             f"pt-{secrets.token_hex(8)}", player, terms, PairingState.WAITING, now_ms(), rating
@@ -283,7 +283,7 @@ class Pairing:
         terms = group[0][0].terms
         try:
             for player in players:
-                await self.host.check_room(player)
+                await self.host.check_room(player, self.limits.games_at_once)
         except RefereeError:
             return ""  # someone is at its limit now: its ticket waits (and may expire)
         guards = await self._guards([ticket for ticket, _ in group])

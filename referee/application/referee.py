@@ -38,7 +38,7 @@ from referee.application.errors import RefereeError
 from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.hand import RefereeHand
 from referee.application.live import LiveGame, now_ms
-from referee.application.lobby import Lobby, LobbyLimits
+from referee.application.lobby import Lobby
 from referee.application.lobby_seats import ClaimedSeats
 from referee.application.organiser import Organiser
 from referee.application.players import Players, Principal
@@ -87,7 +87,7 @@ class Referee:
             self.repository,
             self.players,
             self.players.ratings,
-            ClaimedSeats(self.repository, self.seating, self.players, LobbyLimits()),
+            ClaimedSeats(self.repository, self.seating, self.players),
         )
         self.repository.on_finished.append(self.players.ratings.record)
         self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
@@ -115,6 +115,7 @@ class Referee:
     def close_streams(self, error: RefereeError) -> None:
         """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
         self._streams.close_all(error)
+        self.lobby.close_watches(error)
 
     def close(self) -> None:
         """Stop timers and background work, and close the store."""

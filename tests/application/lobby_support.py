@@ -52,9 +52,8 @@ class TokenHost:
     """A host that makes games in today's flow (every token to the host), so the lobby's
     rooms are tested on their own; it records the games it made and who it seated."""
 
-    def __init__(self, referee: Referee, limits: LobbyLimits) -> None:
+    def __init__(self, referee: Referee) -> None:
         self.referee = referee
-        self.limits = limits
         self.made: dict[str, Made] = {}
 
     async def open_game(
@@ -81,10 +80,10 @@ class TokenHost:
         made.seated[seat] = player
         return made.tokens[seat]
 
-    async def check_room(self, player: str) -> None:
+    async def check_room(self, player: str, limit: int) -> None:
         held = [m for m in self.made.values() if player in m.seated.values()]
-        if len(held) >= self.limits.games_at_once:
-            raise limit_reached("games_at_once", self.limits.games_at_once, 30.0, player=player)
+        if len(held) >= limit:
+            raise limit_reached("games_at_once", limit, 30.0, player=player)
 
     def live(self) -> list[Made]:
         return list(self.made.values())
@@ -102,7 +101,7 @@ class World:
 def lobby_on(referee: Referee, limits: LobbyLimits | None = None) -> World:
     """A lobby (one replica) on ``referee``'s repository."""
     limits = limits or LobbyLimits(sweep_seconds=3600)  # tests sweep by hand
-    host = TokenHost(referee, limits)
+    host = TokenHost(referee)
     ratings = Ratings()
     book = Book()
     return World(

@@ -10,9 +10,12 @@ import dataclasses
 from collections.abc import AsyncGenerator
 from typing import Any, TypeVar
 
+import pytest
+
 from referee.application import GameSettings, SeatPlan
 from referee.application.challenges import Challenge, ChallengeState
 from referee.application.clocks import Clock
+from referee.application.errors import RefereeError, stopping
 from referee.application.lobby import ClockFilter, LobbyChange, LobbyFilter
 from referee.application.pairing import PairingState, PairingTicket
 from referee.application.terms import Terms
@@ -202,5 +205,28 @@ def test_the_inbox_starts_with_the_waiting_ticket() -> None:
         inbox = world.lobby.inbox("bob")
         assert await next_of(inbox) == ticket
         await inbox.aclose()
+
+    run_lobby(scenario)
+
+
+def test_a_shutdown_ends_every_watch_and_inbox_with_its_error() -> None:
+    async def scenario(world: World) -> None:
+        error = stopping("the server is shutting down")
+        for lobby, close in [
+            (world.lobby, world.lobby.close_watches),
+            (world.referee.lobby, world.referee.close_streams),  # the facade's own
+        ]:
+            watch = lobby.watch()
+            assert await next_of(watch) == LobbyChange(caught_up=True)
+            inbox = lobby.inbox("ann")
+            waiting = asyncio.ensure_future(anext(inbox))
+            await asyncio.sleep(0.05)
+            close(error)
+            with pytest.raises(RefereeError) as caught:
+                await next_of(watch)
+            assert caught.value is error
+            with pytest.raises(RefereeError):
+                await asyncio.wait_for(waiting, 5)
+            assert lobby._subscriptions == set()
 
     run_lobby(scenario)

@@ -13,7 +13,6 @@ from referee.application import Referee
 from referee.application.access import PlayerSeat
 from referee.application.errors import Kind
 from referee.application.lobby import LobbyFilter
-from referee.application.lobby_host import LobbyLimits
 from referee.application.lobby_seats import ClaimedSeats
 from referee.application.pairing import PairingState
 from referee.application.players import Player, Principal
@@ -95,12 +94,11 @@ def test_a_pairing_seats_every_paired_player() -> None:
 
 def test_games_at_once_counts_the_seats_a_player_holds() -> None:
     async def scenario(referee: Referee) -> None:
-        limits = LobbyLimits(games_at_once=1)
-        host = ClaimedSeats(referee.repository, referee.seating, referee.players, limits)
+        host = ClaimedSeats(referee.repository, referee.seating, referee.players)
         challenge = await referee.lobby.challenges.create("ann", "bob", DV)
         await referee.lobby.challenges.answer(challenge.challenge_id, "bob", True)
-        await host.check_room("cy")  # holds nothing
-        error = await refused(host.check_room("bob"))
+        await host.check_room("cy", 1)  # holds nothing
+        error = await refused(host.check_room("bob", 1))
         assert (error.kind, error.reason) == (Kind.LIMIT, "LIMIT")
         assert error.metadata["limit"] == "games_at_once" and error.retry_after
 
