@@ -220,11 +220,14 @@ class Lobby:
     async def inbox(self, player: str) -> AsyncGenerator[Challenge | PairingTicket, None]:
         """The challenges and pairing tickets that concern ``player``: first the open
         challenges by, to or accepted by it, the open ones to anyone and its waiting ticket;
-        then each change of those (an answer, a withdrawal, an expiry, a pairing) and each
-        new challenge for it, until the caller closes the generator."""
+        then each change of those (an answer, a withdrawal, an expiry, a pairing; a
+        challenge to anyone it was shown, also when another player takes it) and each new
+        challenge for it, until the caller closes the generator."""
         self.start()
         with self._subscribed({CHALLENGE, PAIRING}) as subscription:
+            shown: set[str] = set()  # challenges to anyone this inbox has delivered
             for challenge in await self.challenges.open_for(player):
+                shown.add(challenge.challenge_id)
                 yield challenge
             waiting = await self.pairing.waiting_for(player)
             if waiting is not None:
@@ -236,10 +239,11 @@ class Lobby:
                         continue
                     if kind == CHALLENGE:
                         challenge = Challenge.from_json(document.body)
-                        to_anyone = not challenge.challenged
-                        if challenge.concerns(player) or (
-                            to_anyone and challenge.state is ChallengeState.OPEN
-                        ):
+                        offered = not challenge.challenged and (
+                            challenge.state is ChallengeState.OPEN or key in shown
+                        )
+                        if challenge.concerns(player) or offered:
+                            shown.add(key)
                             yield challenge
                     else:
                         ticket = PairingTicket.from_json(document.body)

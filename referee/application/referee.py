@@ -109,6 +109,7 @@ class Referee:
         """Count the unfinished games in the store (they load on first use) and listen to the
         store for appends made elsewhere; returns the number of games."""
         found = await self.repository.recover()
+        self.repository.spawn(self.players.ratings.catch_up())
         self._sweeper = self.repository.spawn(self._sweep())
         return found
 

@@ -185,6 +185,10 @@ def test_the_inbox_brings_what_concerns_the_player() -> None:
         anyone = await world.lobby.challenges.create("cy", "", DV)
         got = await next_of(inbox)
         assert isinstance(got, Challenge) and got.challenge_id == anyone.challenge_id
+        await world.lobby.challenges.answer(anyone.challenge_id, "dee", True)
+        got = await next_of(inbox)  # taken by another: bob hears it is gone
+        assert isinstance(got, Challenge) and got.challenge_id == anyone.challenge_id
+        assert got.state is ChallengeState.ACCEPTED and got.accepted_by == "dee"
         await world.lobby.challenges.withdraw(early.challenge_id, "ann")
         got = await next_of(inbox)
         assert isinstance(got, Challenge) and got.state is ChallengeState.WITHDRAWN
