@@ -261,6 +261,9 @@ class ClaimsAndDocumentsContract:
             put("account", "", {}),
             put("my kind", "ann", {}),
             put("account", "ann", {}, -1),
+            put("account", "x" * 1025, {}),  # a PostgreSQL notification holds 8000 bytes
+            put("k" * 65, "ann", {}),
+            DocumentWrite("account", "ann", ["not", "a", "dict"], 0),  # type: ignore[arg-type]
         ],
     )
     def test_bad_writes_are_refused_before_anything(
