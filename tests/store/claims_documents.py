@@ -207,6 +207,7 @@ class ClaimsAndDocumentsContract:
             with pytest.raises(RevisionConflict) as caught:
                 store.write_documents([put("account", "ann", {"kind": "bot"}, stale)])
             assert caught.value.actual == 0
+        assert store.write_documents([put("account", "ann", None)]) == [0]  # no write: no revision
         assert store.write_documents([put("account", "ann", {"kind": "person"})]) == [4]
         found = store.read_document("account", "ann")
         assert found is not None and (found.revision, found.body) == (4, {"kind": "person"})
@@ -381,6 +382,7 @@ class ClaimsAndDocumentsContract:
             store.write_documents([put("account", "ann", {})])
         store.write_documents([put("account", "bo", None)])  # nothing to delete: no write
         store.write_documents([put("account", "ann", None, 1)])
+        assert store.write_documents([put("account", "ann", None)]) == [0]  # deleted already
         assert sorted(heard.heard[:2]) == [("account", "ann", 1), ("account_token", "h", 1)]
         assert heard.heard[2:] == [("account", "ann", 0)]
         assert set(heard.threads) == {threading.get_ident()}
