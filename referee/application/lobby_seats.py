@@ -1,5 +1,8 @@
-"""How the lobby seats the players who met in it: the :class:`~referee.application.lobby_host.Host`
-the facade gives the lobby.
+"""How the lobby seats the players who met in it: the
+:class:`~referee.application.lobby_host.Host` the facade gives the lobby.
+
+:class:`ClaimedSeats` (the facade's): a game whose first seats are reserved for the players
+and claimed for them at once by the seats' room, the others open.
 
 :class:`HeldSeats` counts the games a player holds seats in from its ``holding`` documents
 (the seats' room writes one per claimed seat, ``"{player}/{game_id}/{seat}"``), checking the
@@ -8,20 +11,28 @@ left behind).
 
 :class:`TokenSeats` makes games in today's flow (every seat's token issued at creation) and
 hands each seat's token out once, to the player the lobby seats there; the tokens are kept
-in this process's memory only until then. It serves until games with reserved seats can be
-claimed for a player (the seats' room), and is what an embedding without them uses.
+in this process's memory only until then (an embedding that hands out seats itself).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 from referee.application import creation
-from referee.application.clocks import GameSettings
+from referee.application.clocks import GameSettings, SeatPlan
 from referee.application.errors import RefereeError
-from referee.application.lobby_host import Documents, LobbyLimits, OpenedGame, limit_reached
+from referee.application.lobby_host import (
+    Documents,
+    LobbyLimits,
+    OpenedGame,
+    PlayerBook,
+    limit_reached,
+)
 from referee.application.organiser import Organiser
+from referee.application.players import Player
 from referee.application.repository import Repository
+from referee.application.seating import Seating
 from referee.application.terms import Terms
 
 HOLDING = "holding"
@@ -88,4 +99,46 @@ class TokenSeats(HeldSeats):
         await self.organiser.abort(game.game_id, game.organiser_token, reason)
 
 
-__all__ = ["HOLDING", "HeldSeats", "TokenSeats"]
+class ClaimedSeats(HeldSeats):
+    """Games whose first seats are reserved for the players who met in the lobby and claimed
+    for them at once (``Seating.claim_for``); the others open (and the game listed, when
+    asked). The game deals when its last seat is held."""
+
+    def __init__(
+        self,
+        repository: Repository,
+        seating: Seating,
+        organiser: Organiser,
+        players: PlayerBook,
+        limits: LobbyLimits,
+    ) -> None:
+        super().__init__(repository, limits)
+        self.seating = seating
+        self.organiser = organiser
+        self.players = players
+
+    async def open_game(self, terms: Terms, players: Sequence[str], listed: bool) -> OpenedGame:
+        plans = tuple(SeatPlan("reserved", p) for p in players)
+        plans += (SeatPlan("open"),) * (terms.players - len(players))
+        settings = GameSettings(
+            clock=terms.clock, card_commitments=True, seats=plans, listed=listed, rated=terms.rated
+        )
+        # No lookup of the reserved names: the lobby's players are signed in already (a
+        # platform's player has no account to look up).
+        created = await creation.create(
+            self.repository, terms.game_type, terms.players, terms.options, "", None, settings
+        )
+        return OpenedGame(created.game_id, created.organiser_token)
+
+    async def seat(self, game_id: str, seat: int, player: str) -> str:
+        # The account says what the player is (person or bot), for the seat's public claim.
+        known: Player | str = player
+        with contextlib.suppress(RefereeError):
+            known = await self.players.get(player)
+        return (await self.seating.claim_for(game_id, seat, known)).token
+
+    async def drop(self, game: OpenedGame, reason: str) -> None:
+        await self.organiser.abort(game.game_id, game.organiser_token, reason)
+
+
+__all__ = ["HOLDING", "ClaimedSeats", "HeldSeats", "TokenSeats"]

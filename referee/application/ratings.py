@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import structlog
 
@@ -68,9 +67,10 @@ def _rating_of(document: Document) -> Rating:
 
 
 def seat_players(live: LiveGame) -> dict[int, str]:
-    """The named player holding each seat (anonymous seats left out)."""
-    claims: Any = getattr(live, "claims", None) or {}
-    return {int(seat): claim.player for seat, claim in claims.items() if claim.player}
+    """The named player holding each seat, from the log's claims (the record every replica
+    agrees on); anonymous seats left out."""
+    claims = live.table.status.claims
+    return {seat: claim.player for seat, claim in claims.items() if claim.player}
 
 
 class Ratings:
@@ -92,13 +92,8 @@ class Ratings:
     async def record(self, live: LiveGame) -> None:
         """The hook called when a game ends (``Repository.on_finished``): rate it if it is a
         rated game that ended with results and had two named players or more."""
-        settings: Any = live.settings
         results = live.table.results()
-        if (
-            not getattr(settings, "rated", False)
-            or results is None
-            or live.table.status.aborted is not None
-        ):
+        if not live.settings.rated or results is None or live.table.status.aborted is not None:
             return
         players = seat_players(live)
         placed = [(players[r.seat], r.rank) for r in results if r.seat in players]

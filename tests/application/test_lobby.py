@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import AsyncGenerator
 from typing import Any, TypeVar
 
-from referee.application import GameSettings
+from referee.application import GameSettings, SeatPlan
 from referee.application.challenges import Challenge, ChallengeState
 from referee.application.clocks import Clock
 from referee.application.lobby import ClockFilter, LobbyChange, LobbyFilter
@@ -26,11 +26,19 @@ DV = Terms("dracula-vs-van-helsing", 2)
 async def listed_game(
     world: World, game_type: str = "dracula-vs-van-helsing", players: int = 2, **body: Any
 ) -> tuple[str, tuple[str, ...]]:
-    """A game with a ``lobby`` document as the seats' room writes one; its id and tokens."""
+    """A listed game with open seats, its ``lobby`` document (written by the seats' room)
+    overwritten with ``body``; its id and secrets (tokens and claim codes)."""
     clock = body.pop("clock", Clock())
-    created = await world.referee.create(
-        game_type, players, settings=GameSettings(clock=clock, card_commitments=True)
+    settings = GameSettings(
+        clock=clock,
+        card_commitments=True,
+        seats=(SeatPlan("open"),) * players,
+        listed=True,
+        rated=bool(body.get("rated", False)),
     )
+    created = await world.referee.create(game_type, players, settings=settings)
+    written = world.referee.store.read_document("lobby", created.game_id)
+    assert written is not None
     document = {
         "game_type": game_type,
         "players": players,
@@ -46,8 +54,11 @@ async def listed_game(
         "join_deadline_ms": created.summary.created_unix_ms + 600_000,
         **body,
     }
-    world.referee.store.write_documents([DocumentWrite("lobby", created.game_id, document, 0)])
-    return created.game_id, created.seat_tokens
+    world.referee.store.write_documents(
+        [DocumentWrite("lobby", created.game_id, document, written.revision)]
+    )
+    codes = tuple(code for _, code in created.invitations)
+    return created.game_id, (*(t for t in created.seat_tokens if t), *codes)
 
 
 async def next_of(stream: AsyncGenerator[T, None]) -> T:
