@@ -182,3 +182,34 @@ def test_a_copied_table_shares_nothing_that_changes(how: Any) -> None:
     seat = twin.pending()[0]
     for command in twin.legal_commands(seat):
         assert twin.decide(seat, command) == replayed.decide(seat, command)
+
+
+def _containers(value: Any, path: str) -> list[tuple[str, Any]]:
+    """Every mutable container reachable through lists, dicts, tuples and sets of ``value``."""
+    found: list[tuple[str, Any]] = []
+    if isinstance(value, list | dict | set | bytearray):
+        found.append((path, value))
+    if isinstance(value, list | tuple | set | frozenset):
+        for index, item in enumerate(value):
+            found += _containers(item, f"{path}[{index}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            found += _containers(item, f"{path}[{key!r}]")
+    return found
+
+
+@pytest.mark.parametrize(("game_type", "players"), CASES)
+def test_copy_state_shares_no_mutable_container(game_type: str, players: int) -> None:
+    """A search table shares states and relies on each step's copy: a list or dict the copy
+    shared with the original would let a fork's step change the original. Every field the
+    game adds is checked, not only those ``copy_state`` names."""
+    for seed in range(3):
+        table, _ = position(game_type, players, seed)
+        game, state = table.game, table.state
+        game.view(state, 0)  # fills the state's view caches
+        copied = game.copy_state(state)
+        assert copied == state
+        for name, value in vars(state).items():
+            originals = [container for _, container in _containers(value, name)]
+            for path, container in _containers(vars(copied)[name], name):
+                assert all(container is not o for o in originals), f"copy_state shares {path}"
