@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -60,8 +60,13 @@ async def create(
     settings: GameSettings | None,
     creator: Principal | None = None,
     lookup: PlayerLookup | None = None,
+    writes_for: Callable[[str], Sequence[DocumentWrite]] | None = None,
 ) -> Created:
-    """See :meth:`referee.application.referee.Referee.create`."""
+    """See :meth:`referee.application.referee.Referee.create`.
+
+    ``writes_for(game_id)``: the caller's own documents, written in the creation's
+    transaction (the lobby marks a challenge accepted, or pairing tickets paired, with the new
+    game's id): a :class:`~referee.store.RevisionConflict` refuses the game, nothing stored."""
     if not game_type:
         raise errors.bad_request("game_type", "required (see ListGameTypes)")
     if len(game_type) > MAX_ID_LENGTH:
@@ -149,6 +154,8 @@ async def create(
         open_seats = [seat for seat, plan in enumerate(plans) if plan.mode == "open"]
         body = lobby_body(live, open_seats)
         documents.append(DocumentWrite(LOBBY, game_id, body, 0, record.created_at))
+    if writes_for is not None:
+        documents.extend(writes_for(game_id))
     live.claims = {claim.seat: claim for claim in claims}
     await repository.unit(repository.store_new(live, opening, documents, claims))
     log.info(

@@ -38,7 +38,7 @@ from referee.application.errors import RefereeError
 from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.hand import RefereeHand
 from referee.application.live import LiveGame, now_ms
-from referee.application.lobby import Lobby, LobbyLimits
+from referee.application.lobby import Lobby
 from referee.application.lobby_seats import ClaimedSeats
 from referee.application.organiser import Organiser
 from referee.application.players import Players, Principal
@@ -87,9 +87,7 @@ class Referee:
             self.repository,
             self.players,
             self.players.ratings,
-            ClaimedSeats(
-                self.repository, self.seating, self.organiser, self.players, LobbyLimits()
-            ),
+            ClaimedSeats(self.repository, self.seating, self.players),
         )
         self.repository.on_finished.append(self.players.ratings.record)
         self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
@@ -111,12 +109,14 @@ class Referee:
         """Count the unfinished games in the store (they load on first use) and listen to the
         store for appends made elsewhere; returns the number of games."""
         found = await self.repository.recover()
+        self.repository.spawn(self.players.ratings.catch_up())
         self._sweeper = self.repository.spawn(self._sweep())
         return found
 
     def close_streams(self, error: RefereeError) -> None:
         """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
         self._streams.close_all(error)
+        self.lobby.close_watches(error)
 
     def close(self) -> None:
         """Stop timers and background work, and close the store."""

@@ -10,9 +10,12 @@ import dataclasses
 from collections.abc import AsyncGenerator
 from typing import Any, TypeVar
 
+import pytest
+
 from referee.application import GameSettings, SeatPlan
 from referee.application.challenges import Challenge, ChallengeState
 from referee.application.clocks import Clock
+from referee.application.errors import RefereeError, stopping
 from referee.application.lobby import ClockFilter, LobbyChange, LobbyFilter
 from referee.application.pairing import PairingState, PairingTicket
 from referee.application.terms import Terms
@@ -182,6 +185,10 @@ def test_the_inbox_brings_what_concerns_the_player() -> None:
         anyone = await world.lobby.challenges.create("cy", "", DV)
         got = await next_of(inbox)
         assert isinstance(got, Challenge) and got.challenge_id == anyone.challenge_id
+        await world.lobby.challenges.answer(anyone.challenge_id, "dee", True)
+        got = await next_of(inbox)  # taken by another: bob hears it is gone
+        assert isinstance(got, Challenge) and got.challenge_id == anyone.challenge_id
+        assert got.state is ChallengeState.ACCEPTED and got.accepted_by == "dee"
         await world.lobby.challenges.withdraw(early.challenge_id, "ann")
         got = await next_of(inbox)
         assert isinstance(got, Challenge) and got.state is ChallengeState.WITHDRAWN
@@ -202,5 +209,28 @@ def test_the_inbox_starts_with_the_waiting_ticket() -> None:
         inbox = world.lobby.inbox("bob")
         assert await next_of(inbox) == ticket
         await inbox.aclose()
+
+    run_lobby(scenario)
+
+
+def test_a_shutdown_ends_every_watch_and_inbox_with_its_error() -> None:
+    async def scenario(world: World) -> None:
+        error = stopping("the server is shutting down")
+        for lobby, close in [
+            (world.lobby, world.lobby.close_watches),
+            (world.referee.lobby, world.referee.close_streams),  # the facade's own
+        ]:
+            watch = lobby.watch()
+            assert await next_of(watch) == LobbyChange(caught_up=True)
+            inbox = lobby.inbox("ann")
+            waiting = asyncio.ensure_future(anext(inbox))
+            await asyncio.sleep(0.05)
+            close(error)
+            with pytest.raises(RefereeError) as caught:
+                await next_of(watch)
+            assert caught.value is error
+            with pytest.raises(RefereeError):
+                await asyncio.wait_for(waiting, 5)
+            assert lobby._subscriptions == set()
 
     run_lobby(scenario)

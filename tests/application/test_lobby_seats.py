@@ -6,13 +6,13 @@ limit counts the seats a player holds."""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Awaitable, Callable
 
 from referee.application import Referee
 from referee.application.access import PlayerSeat
 from referee.application.errors import Kind
 from referee.application.lobby import LobbyFilter
-from referee.application.lobby_host import LobbyLimits
 from referee.application.lobby_seats import ClaimedSeats
 from referee.application.pairing import PairingState
 from referee.application.players import Player, Principal
@@ -94,14 +94,11 @@ def test_a_pairing_seats_every_paired_player() -> None:
 
 def test_games_at_once_counts_the_seats_a_player_holds() -> None:
     async def scenario(referee: Referee) -> None:
-        limits = LobbyLimits(games_at_once=1)
-        host = ClaimedSeats(
-            referee.repository, referee.seating, referee.organiser, referee.players, limits
-        )
+        host = ClaimedSeats(referee.repository, referee.seating, referee.players)
         challenge = await referee.lobby.challenges.create("ann", "bob", DV)
         await referee.lobby.challenges.answer(challenge.challenge_id, "bob", True)
-        await host.check_room("cy")  # holds nothing
-        error = await refused(host.check_room("bob"))
+        await host.check_room("cy", 1)  # holds nothing
+        error = await refused(host.check_room("bob", 1))
         assert (error.kind, error.reason) == (Kind.LIMIT, "LIMIT")
         assert error.metadata["limit"] == "games_at_once" and error.retry_after
 
@@ -121,5 +118,51 @@ def test_the_loser_of_an_accept_race_leaves_no_game_listed_or_held() -> None:
         holdings = set(snapshot(referee.store, "holding")) - set(before)
         assert {key.split("/")[1] for _, key in holdings} == {won.game_id}
         assert await referee.lobby.list() == []
+
+    run(scenario)
+
+
+def test_rated_terms_make_a_rated_game() -> None:
+    async def scenario(referee: Referee) -> None:
+        rated = Terms("dracula-vs-van-helsing", 2, rated=True)
+        challenge = await referee.lobby.challenges.create("ann", "bob", rated)
+        answered = await referee.lobby.challenges.answer(challenge.challenge_id, "bob", True)
+        assert (await referee.summary(answered.game_id)).rated
+        await referee.lobby.pairing.request("cy", rated)
+        paired = await referee.lobby.pairing.request("dee", rated)
+        summary = await referee.summary(paired.game_id)
+        assert summary.rated and summary.started
+
+    run(scenario)
+
+
+def test_a_rated_pairing_played_to_its_end_rates_both_players() -> None:
+    """From two requests to a finished rated game played with the players' credentials
+    only (no token), and each player's rating moved; then both may ask again."""
+
+    async def scenario(referee: Referee) -> None:
+        rated = Terms("dracula-vs-van-helsing", 2, rated=True)
+        await referee.lobby.pairing.request("ann", rated)
+        paired = await referee.lobby.pairing.request("bob", rated)
+        game_id = paired.game_id
+        names = {h.seat: h.player for h in (await referee.summary(game_id)).seat_holders}
+        rng = random.Random(7)
+        for number in range(2000):
+            if (await referee.summary(game_id)).game_over:
+                break
+            live = referee.games[game_id]
+            seat = live.table.pending()[0]
+            command = rng.choice(live.table.view(seat).legal_commands)
+            await referee.submit(game_id, seat_of(names[seat], seat), f"c{number}", command)
+        assert (await referee.summary(game_id)).game_over
+        for name in ("ann", "bob"):
+            for _ in range(100):
+                if (await referee.players.ratings.get(name, rated.game_type)).games == 1:
+                    break
+                await asyncio.sleep(0.02)
+            assert (await referee.players.ratings.get(name, rated.game_type)).games == 1
+        again = await referee.lobby.pairing.request("ann", rated)
+        assert again.state is PairingState.WAITING
+        assert again.rating == await referee.players.ratings.ordinal("ann", rated.game_type)
 
     run(scenario)

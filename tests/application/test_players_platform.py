@@ -267,5 +267,9 @@ def test_a_platform_player_becomes_known_by_name_once_seen() -> None:
         await referee.players.authenticate(platform.token("eve", kind="bot"))
         assert await referee.players.get("eve") == player
         assert (await referee.players.authenticate(token)).player == player
+        # A platform's "Eve" is not made known as "eve"'s namesake.
+        await referee.players.authenticate(platform.token("Eve"))
+        error = await refused(referee.players.get("Eve"))
+        assert error.reason == "PLAYER_UNKNOWN"
 
     run(scenario, store=store)

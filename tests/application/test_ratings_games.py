@@ -5,10 +5,12 @@ aborted games leave ratings alone."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from referee.application import Referee
-from referee.application.ratings import RATED_GAME
+from referee.application.ratings import RATED_GAME, RATING
 from referee.ratings_model import plackett_luce
+from referee.store import DocumentWrite, open_store
 from tests.application.seating_support import DV, account, seats
 from tests.application.support import run, until
 
@@ -82,3 +84,30 @@ def test_an_aborted_rated_game_is_not_rated() -> None:
         assert referee.store.documents("rating") == []
 
     run(scenario)
+
+
+def test_a_rated_game_that_ended_unrated_is_rated_at_the_next_start(tmp_path: Path) -> None:
+    """As if the process had stopped between the game's last event and its rating."""
+    url = f"sqlite:{tmp_path / 'referee.sqlite3'}"
+    ended: list[str] = []
+
+    async def play(referee: Referee) -> None:
+        ended.append(await _play_rated(referee))
+        await until(lambda: referee.store.read_document(RATED_GAME, ended[0]) is not None)
+
+    run(play, store=open_store(url))
+    with open_store(url) as store:
+        lost = [
+            DocumentWrite(d.kind, d.key, None, d.revision)
+            for kind in (RATING, RATED_GAME)
+            for d in store.documents(kind)
+        ]
+        assert len(lost) == 3
+        store.write_documents(lost)
+
+    async def restart(referee: Referee) -> None:
+        await until(lambda: referee.store.read_document(RATED_GAME, ended[0]) is not None)
+        for name in ("ann", "bob"):
+            assert (await referee.players.ratings.get(name, DV)).games == 1
+
+    run(restart, store=open_store(url))

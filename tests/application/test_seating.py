@@ -21,7 +21,7 @@ from referee.engine.table_events import (
     TableEvent,
     TimedOut,
 )
-from referee.store import SqliteEventStore
+from referee.store import MemoryEventStore, SqliteEventStore
 from tests.application.seating_support import (
     CREATOR,
     DV,
@@ -465,5 +465,91 @@ def test_a_host_cannot_obtain_an_invited_seats_token_or_hidden_cards() -> None:
         text = repr(seen) + repr([v.view for v in views])
         assert_no_secret(text, [secret])
         assert live.claims[1].token_hash and secret not in repr(live.claims)
+
+    run(scenario)
+
+
+def test_a_claim_on_one_replica_plays_on_another() -> None:
+    """Two referees on one store: a seat claimed on the first is recognised by its token on
+    the second (the claim's hash is read from the store), and a race for one seat across
+    the two is won once."""
+
+    async def scenario() -> None:
+        store = MemoryEventStore()
+        first, second = Referee(store), Referee(store)
+        await first.recover()
+        await second.recover()
+        try:
+            created = await first.create(DV, 2, settings=seats(OPEN, OPEN))
+            game_id, codes = created.game_id, dict(created.invitations)
+            await second.summary(game_id)  # loaded on the second before the claims
+            mine = await first.seating.claim(game_id, None, None, codes[0])
+            ann, _ = await account(first, "ann")
+            race = await asyncio.gather(
+                first.seating.claim(game_id, ann, None, codes[1]),
+                second.seating.claim(game_id, None, None, codes[1]),
+                return_exceptions=True,
+            )
+            assert sum(not isinstance(r, BaseException) for r in race) == 1
+            lost = next(r for r in race if isinstance(r, BaseException))
+            assert getattr(lost, "reason", "") in ("SEAT_TAKEN", "CLAIM_CODE_USED", "GAME_STARTED")
+            mirror = second.games[game_id]
+            await until(lambda: mirror.table.started)
+            view = await second.view(game_id, seat_token=mine.token)
+            assert view.view.viewer == 0
+            live = first.games[game_id]
+            seat = live.table.pending()[0]
+            winner = next(r for r in race if not isinstance(r, BaseException))
+            token = mine.token if seat == 0 else winner.token
+            submitted = await second.submit(game_id, token, "across", first_legal(live, seat))
+            assert submitted.seat == seat
+        finally:
+            second._stop_listening()
+            first.close()
+
+    asyncio.run(scenario())
+
+
+def test_seat_settings_refusals_name_the_field_and_create_nothing() -> None:
+    async def scenario(referee: Referee) -> None:
+        cases = [
+            (seats(OPEN), "seat_requests"),  # one plan for two seats
+            (seats(OPEN, "reserved"), "seat_requests[1].player"),
+            (seats(OPEN, "open:ann"), "seat_requests[1].player"),
+            (seats(OPEN, "sideways"), "seat_requests[1].mode"),
+            (seats("token", "token", listed=True), "listed"),
+            (seats("token", OPEN, rated=True), "rated"),
+            (seats(OPEN, OPEN, join_deadline_ms=0), "join_deadline_ms"),
+            (seats(OPEN, OPEN, connect_grace_ms=-1), "connect_grace_ms"),
+        ]
+        for settings, field in cases:
+            error = await refused(referee.create(DV, 2, settings=settings))
+            assert (error.kind, error.reason) == (Kind.INVALID, "BAD_REQUEST"), error
+            assert error.field_violations[0][0] == field, error
+        assert not referee.games and not referee.store.list_games()
+
+    run(scenario)
+
+
+def test_a_rated_game_needs_signed_in_claimants_and_one_seat_must_be_named() -> None:
+    async def scenario(referee: Referee) -> None:
+        ann, _ = await account(referee, "ann")
+        created = await referee.create(DV, 2, settings=seats(OPEN, OPEN, rated=True))
+        game_id, codes = created.game_id, dict(created.invitations)
+        await unchanged(
+            referee,
+            game_id,
+            referee.seating.claim(game_id, None, None, codes[0]),
+            Kind.UNAUTHENTICATED,
+            "CREDENTIAL_MISSING",
+        )
+        await referee.seating.claim(game_id, ann, None, codes[0])
+        assert created.summary.rated
+
+        both = await referee.create(DV, 2, settings=seats(CREATOR, CREATOR), creator=ann)
+        which = await refused(referee.view(both.game_id, seat_token=PlayerSeat(ann)))
+        assert (which.kind, which.reason) == (Kind.INVALID, "BAD_REQUEST")
+        assert which.field_violations[0][0] == "seat"
+        assert (await referee.view(both.game_id, seat_token=PlayerSeat(ann, 1))).view.viewer == 1
 
     run(scenario)
