@@ -209,8 +209,8 @@ class Players:
         self._seen: set[str] = set()
 
     def configure(self, settings: PlayerSettings) -> None:
-        """Use ``settings`` from now on (the server sets its flags' after building the
-        referee)."""
+        """Use ``settings`` from now on (the server applies its flags this way once the
+        referee is built, so the facade's constructor stays the same for every room)."""
         self.settings = settings
         self.limiter = CallLimiter(settings.calls_per_minute)
         self._registrations = CallLimiter(settings.registrations_per_minute)

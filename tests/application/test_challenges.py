@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.application import Referee
 from referee.application.challenges import (
@@ -298,3 +300,52 @@ def test_two_replicas_on_one_sqlite_file_cannot_both_accept(tmp_path: Path) -> N
                 world.referee.close()
 
     asyncio.run(scenario())
+
+
+moves = st.lists(
+    st.tuples(
+        st.sampled_from(["accept", "decline", "withdraw"]),
+        st.sampled_from(["ann", "bob", "cy"]),
+        st.integers(0, 1),  # the replica
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(moves, st.booleans())
+def test_concurrent_moves_on_two_replicas_close_a_challenge_once(
+    tried: list[tuple[str, str, int]], to_anyone: bool
+) -> None:
+    """Moves by anyone on either replica at once: at most one succeeds (the challenge
+    moves once), an accepted challenge has exactly one game, and every other move is
+    refused with the reason of who made it or of the state it found."""
+
+    async def scenario(world: World) -> None:
+        replicas = [world, lobby_on(world.referee)]
+        challenge = await world.lobby.challenges.create("ann", "" if to_anyone else "bob", DV)
+
+        async def move(what: str, player: str, replica: int) -> object:
+            challenges = replicas[replica].lobby.challenges
+            if what == "withdraw":
+                return await challenges.withdraw(challenge.challenge_id, player)
+            return await challenges.answer(challenge.challenge_id, player, what == "accept")
+
+        outcomes = await asyncio.gather(*(move(*m) for m in tried), return_exceptions=True)
+        done = [o for o in outcomes if not isinstance(o, BaseException)]
+        refusals = [o for o in outcomes if isinstance(o, BaseException)]
+        assert len(done) <= 1
+        assert all(isinstance(r, RefereeError) for r in refusals), refusals
+        allowed = {"OWN_CHALLENGE", "NOT_CHALLENGED", "NOT_CHALLENGER", *REFUSED_IN.values()}
+        assert {r.reason for r in refusals if isinstance(r, RefereeError)} <= allowed
+        after, _ = await world.lobby.challenges.get(challenge.challenge_id)
+        games = world.host.live() + replicas[1].host.live()
+        if after.state is ChallengeState.ACCEPTED:
+            assert [m.game.game_id for m in games] == [after.game_id]
+        else:
+            assert games == []
+        assert (after.state is ChallengeState.OPEN) == (not done)
+        replicas[1].lobby.close()
+
+    run_lobby(scenario)
