@@ -3,6 +3,8 @@ parallel API over the turns, ``gymnasium.make_vec``, and the information state."
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import gymnasium
@@ -120,3 +122,17 @@ def test_the_gym_env_gives_the_learners_information_state() -> None:
     assert "> action" in text
     tensor = single.information_state_tensor()
     assert tensor[:, -1].sum() == 1.0  # one command was the learner's
+
+
+@pytest.mark.parametrize("game", games())
+def test_an_encoder_module_can_be_imported_first(game: str) -> None:
+    """Importing referee.rl registers the ids without importing the encoders, so a program
+    whose first import is an encoder module (which imports referee.rl.core) still works."""
+    from referee.engine.registry import ENCODER, package_of
+
+    code = (
+        f"import {package_of(game)}.{ENCODER}, gymnasium; "
+        f"gymnasium.make('referee/{game}-v0').reset(seed=1); print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr
