@@ -478,3 +478,16 @@ def test_a_session_whose_client_never_reads_is_ended() -> None:
         assert failure.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert failure.metadata.get("limit") == "stream stall seconds"
         client.close()
+
+
+def test_watch_player_over_grpc(stub: pb_grpc.RefereeServiceStub) -> None:
+    game = create_game(stub, 3)
+    request = pb.WatchPlayerRequest(
+        resume=[pb.GameResume(game_id=game.game_id, seat=2, seat_token=game.tokens[2])]
+    )
+    call = stub.WatchPlayer(request, timeout=RPC_TIMEOUT)
+    try:
+        kinds = [next(call).message.WhichOneof("kind") for _ in range(2)]
+        assert kinds == ["seat", "update"]
+    finally:
+        call.cancel()
