@@ -5,7 +5,8 @@ shared and noisy): P1 the engine against RLCard's UNO, P2 and P6 the service aga
 gRPC echo server, P3 gRPC against in-process play, P5 the event store against raw SQLite.
 P4 is an absolute capacity (games, streams and RSS); P7 replicas on PostgreSQL against one
 on SQLite, and the PostgreSQL store against raw inserts through its driver; P11 search's
-fork, step and undo against OpenSpiel's clone and apply_action. Nothing here
+fork, step and undo against OpenSpiel's clone and apply_action; P12 the application's
+CPU per command in-process, by stage, against the engine's own step. Nothing here
 asserts a speed.
 
 Results go to ``OUT/bench.json`` and ``OUT/bench.md``. ``--quick`` is a smoke run of seconds
@@ -23,7 +24,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "P12", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -40,6 +41,7 @@ TARGETS = {
     "P9": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
     "P10": ("player-stream commands/s ÷ P2's bare fan-out calls/s", ">=", 1.0),
     "P11": ("every game's fork + step time ÷ OpenSpiel crazy_eights clone + apply", "<=", 3.0),
+    "P12": ("in-process CPU per command ÷ one engine step of the same game", "<=", 10.0),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -185,6 +187,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         found["P10"] = results["P10"]["to_fanout"]
     if "P11" in results:
         found["P11"] = results["P11"]["max_to_crazy_eights"]
+    if "P12" in results:
+        found["P12"] = results["P12"]["steps_per_command"]
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -364,6 +368,15 @@ def markdown(report: dict[str, Any]) -> str:
         from referee.bench import search
 
         out += search.markdown(results["P11"])
+    if "P12" in results:
+        from referee.bench import stages
+
+        out += [
+            "",
+            "## P12 the in-process budget per command",
+            "",
+            *stages.markdown(results["P12"]),
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -453,6 +466,11 @@ def main(
         from referee.bench import search
 
         results["P11"] = search.run(quick)
+    if "P12" in parts:
+        print("P12 the in-process cost per command, by stage ...", flush=True)
+        from referee.bench import stages
+
+        results["P12"] = stages.run(quick, game, players)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {
