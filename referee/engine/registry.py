@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+import sys
 from types import ModuleType
 from typing import Any
 
@@ -142,6 +143,11 @@ def game_module(type_id: str, name: str) -> ModuleType | None:
     if package is None:
         return None
     full = f"{package}.{name}"
+    # Imported already (every view's lines ask for the labels module): the import system's
+    # own table answers; looking for the module file again cost more than the view's text.
+    imported = sys.modules.get(full)
+    if imported is not None:
+        return imported
     if importlib.util.find_spec(full) is None:
         return None
     return importlib.import_module(full)
