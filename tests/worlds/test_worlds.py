@@ -25,6 +25,7 @@ from referee.engine.worlds import (
     knowledge_of,
     sample_world,
 )
+from referee.games.dracula_vs_van_helsing.model import CODES
 from tests.worlds.support import random_position
 
 PROPERTY = settings(
@@ -47,7 +48,23 @@ def _vq_valid(world: World) -> None:
             assert all(min(hand) >= 0 for hand in state.hands), event
 
 
-VALID: dict[str, Callable[[World], None]] = {"vampire-queen": _vq_valid}
+def _dv_valid(world: World) -> None:
+    """DV-2/DV-5: every card is in exactly one place at every moment of a round."""
+    game = get_game(world.config.game_type)
+    state = game.new_state(world.config)
+    for event in world.events:
+        if not type(event).__module__.startswith("referee.engine"):
+            state = game.apply(state, event)
+            if type(event).__name__ == "TurnStarted":  # between two turns
+                places = [*state.slots[0], *state.slots[1], *state.deck, *state.pile]
+                places += [state.drawn] if state.drawn else []
+                assert sorted(places) == sorted(CODES), event
+
+
+VALID: dict[str, Callable[[World], None]] = {
+    "vampire-queen": _vq_valid,
+    "dracula-vs-van-helsing": _dv_valid,
+}
 
 SAMPLED = [
     pytest.param(game.info.type_id, id=game.info.type_id)
