@@ -38,8 +38,11 @@ from referee.engine.table import Table
 from referee.engine.table_events import (
     DefaultPlayed,
     GameAborted,
+    SeatClaimed,
+    SeatResigned,
     SeedCommitted,
     SeedRevealed,
+    TableEvent,
     TableSettings,
     TimedOut,
     commitment,
@@ -202,7 +205,10 @@ def verify(
         game = get_game(game_type)
         setup = dataclasses.replace(config, seed=seed, deal=deal, salt=salt)
         table: Table[Any] = Table(game, setup, settings)
-        opening = table.opening()
+        # A table that waited for players opened with its creator's claims and no deal.
+        head = decoded[: next(batch_spans(events))[1]]
+        claims = [event for event in head if isinstance(event, SeatClaimed)]
+        opening = table.opening(start=_deals(head), claims=claims)
     except (KeyError, ValueError) as error:
         return report.fail(f"cannot re-create the game: {error}")
 
@@ -213,7 +219,8 @@ def verify(
             if start == 0:
                 expected = opening
             else:
-                found = _expected(table, decoded[start], start + 1, by_first, used, report)
+                batch = decoded[start:end]
+                found = _expected(table, batch, start + 1, by_first, used, report)
                 if found is None:
                     return report
                 expected = found
@@ -231,16 +238,22 @@ def verify(
     return report
 
 
+def _deals(batch: Sequence[Any]) -> bool:
+    """True when ``batch`` holds a game's own event (a batch of claims that starts the game)."""
+    return any(not isinstance(event, TableEvent) for event in batch)
+
+
 def _expected(
     table: Table[Any],
-    first: Any,
+    batch: Sequence[Any],
     sequence: int,
     commands: dict[int, CommandRecord],
     used: set[int],
     report: Report,
 ) -> list[Any] | None:
-    """The events the rules give for the batch that starts at ``sequence`` with ``first``;
-    None (and a problem in ``report``) when no rule explains it."""
+    """The events the rules give for ``batch``, which starts at ``sequence``; None (and a
+    problem in ``report``) when no rule explains it."""
+    first = batch[0]
     try:
         if table.reveal_due():  # the referee must reveal right after the end
             return table.reveal()
@@ -255,6 +268,11 @@ def _expected(
         if isinstance(first, TimedOut):
             report.timeouts += 1
             return table.time_out(first.seat)
+        if isinstance(first, SeatResigned):
+            return table.resign(first.seat)
+        if isinstance(first, SeatClaimed):  # claims, and the deal when they fill the table
+            claims = [e for e in batch if isinstance(e, SeatClaimed)]
+            return [*claims, *(table.start() if _deals(batch) else [])]
         if isinstance(first, SeedCommitted | DefaultPlayed):
             report.fail(f"sequence {sequence}: {type(first).__name__} is out of place", sequence)
             return None

@@ -22,7 +22,10 @@ from referee.engine.registry import LABELS, game_module
 from referee.engine.table_events import (
     DefaultPlayed,
     GameAborted,
+    PlayerKind,
+    SeatClaimed,
     SeatForfeited,
+    SeatResigned,
     SeedCommitted,
     SeedRevealed,
     TableEvent,
@@ -107,6 +110,12 @@ def table_event_text(event: TableEvent) -> str:
             if event.reason
             else ("the organiser aborted the game")
         )
+    if isinstance(event, SeatClaimed):
+        who = event.player or "a player"
+        what = {PlayerKind.BOT: " (a bot)", PlayerKind.PERSON: ""}.get(event.kind, "")
+        return f"{who}{what} took {seat(event.seat)}"
+    if isinstance(event, SeatResigned):
+        return f"{seat(event.seat)} resigned; the referee plays for it"
     return fallback(event)
 
 

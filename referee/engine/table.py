@@ -46,7 +46,9 @@ from referee.engine.table_events import (
     DefaultPlayed,
     EventLimitReached,
     GameAborted,
+    SeatClaimed,
     SeatForfeited,
+    SeatResigned,
     SeedCommitted,
     SeedRevealed,
     TableEvent,
@@ -146,9 +148,15 @@ class Table(Generic[StateT]):
         table.extend(events)
         return table
 
-    def opening(self) -> list[Event]:
+    def opening(self, start: bool = True, claims: Sequence[SeatClaimed] = ()) -> list[Event]:
         """The opening events of this (still empty) table: the seed commitment of a refereed
-        table, then the game's start (the deal). Not applied."""
+        table, the seats taken at creation (``claims``), then, with ``start``, the game's
+        start (the deal). Not applied.
+
+        A table that waits for players opens without ``start``: it is idle (nobody is asked
+        anything, so no clock runs) until :meth:`start`'s events are appended, with the claim
+        that fills it. A table whose seats all went out as tokens opens with neither claims
+        nor a wait: exactly the log of the games from before seats could be claimed."""
         events: list[Event] = []
         if self.settings is not None:
             config = self.config
@@ -158,8 +166,27 @@ class Table(Generic[StateT]):
                     deal_commitment(config.seed, config.deal, config.salt),
                 )
             )
-        events.extend(self._committed(self.game.start(self.state)))
+        events.extend(claims)
+        if start:
+            events.extend(self._deal())
         return events
+
+    def start(self) -> list[Event]:
+        """The game's start (the deal, with its card commitments) for a table that opened
+        without it. Not applied. Raises Rejection once the game has started or ended."""
+        if self.started:
+            raise Rejection("GAME_STARTED", "the game has started already", "precondition")
+        if self.over:
+            raise Rejection("GAME_OVER", "the game is over", "precondition")
+        return self._deal()
+
+    def _deal(self) -> list[Event]:
+        return self._committed(self.game.start(self.state))
+
+    @property
+    def started(self) -> bool:
+        """True once the game's own first event (the deal) is in the log."""
+        return len(self.log) > self.status.count
 
     # --- play -----------------------------------------------------------------------------
 
@@ -222,6 +249,16 @@ class Table(Generic[StateT]):
                 EVENT_LIMIT,
                 f"the game ended at its event limit ({status.limit_reached.limit} events)",
                 "precondition",
+            )
+        if not self.started:
+            raise Rejection(
+                "GAME_NOT_STARTED",
+                "the game has not started: it deals once every seat is held",
+                "precondition",
+            )
+        if seat in status.resigned:
+            raise Rejection(
+                "RESIGNED", f"seat {seat} has resigned; the referee plays for it", "precondition"
             )
         if seat in status.forfeited:
             raise Rejection(
@@ -367,6 +404,22 @@ class Table(Generic[StateT]):
         if self.status.refereed and not deferred:
             events.append(self._revealed())
         return events
+
+    def resign(self, seat: Seat) -> list[Event]:
+        """The events of ``seat`` resigning: :class:`SeatResigned` (the referee then plays its
+        default commands, as :meth:`forfeited_play` does for a forfeited seat). Raises
+        Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``ALREADY_RESIGNED``)."""
+        if not 0 <= seat < self.config.players:
+            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+        if self.over:
+            raise Rejection("GAME_OVER", "the game is over", "precondition")
+        if not self.started:
+            raise Rejection(
+                "GAME_NOT_STARTED", "the game has not started: nothing to resign", "precondition"
+            )
+        if seat in self.status.resigned:
+            raise Rejection("ALREADY_RESIGNED", f"seat {seat} has resigned already", "precondition")
+        return [SeatResigned(seat)]
 
     def submit(self, seat: Seat, command: Command) -> list[Event]:
         """Decide and apply ``command``; returns the new events. Raises Rejection."""

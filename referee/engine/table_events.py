@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -172,6 +173,45 @@ class EventLimitReached(TableEvent):
     results: tuple[SeatResult, ...]
 
 
+class PlayerKind(enum.IntEnum):
+    """What the player in a seat is (``referee.v1.PlayerKind``): unsaid for a seat held
+    anonymously."""
+
+    UNSPECIFIED = 0
+    PERSON = 1
+    BOT = 2
+
+    @classmethod
+    def named(cls, name: str) -> PlayerKind:
+        """``"person"``, ``"bot"`` or ``""`` (as accounts and seat claims name kinds)."""
+        return {"person": cls.PERSON, "bot": cls.BOT}.get(name, cls.UNSPECIFIED)
+
+    @property
+    def word(self) -> str:
+        """The kind as accounts name it (``""`` when unsaid)."""
+        return {PlayerKind.PERSON: "person", PlayerKind.BOT: "bot"}.get(self, "")
+
+
+@dataclass(frozen=True, slots=True)
+class SeatClaimed(TableEvent):
+    """A player took ``seat`` (a claim, an accepted challenge, a pairing or the creator's
+    own seat). Public: who sits where is part of the game's record, so replays and spectators
+    see it. ``player`` is empty for a seat claimed anonymously (a claim code, no account).
+    The claim that fills the table is in the batch that deals."""
+
+    seat: Seat
+    player: str
+    kind: PlayerKind = PlayerKind.UNSPECIFIED
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResigned(TableEvent):
+    """``seat`` gave up: from now on the referee plays its default commands, as for a
+    forfeited seat, to the end of the game (the game's rules decide what that costs it)."""
+
+    seat: Seat
+
+
 TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
     SeedCommitted,
     SeedRevealed,
@@ -180,12 +220,15 @@ TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
     DefaultPlayed,
     GameAborted,
     EventLimitReached,
+    SeatClaimed,
+    SeatResigned,
 )
 
 
 @dataclass(slots=True)
 class TableStatus:
-    """What the table events built: commitment, reveal, timeouts, forfeits, abort."""
+    """What the table events built: commitment, reveal, timeouts, forfeits, abort, claims and
+    resignations (a resigned seat is also forfeited, so the referee plays for it)."""
 
     players: int
     commitment: str = ""
@@ -195,6 +238,9 @@ class TableStatus:
     forfeited: set[int] = field(default_factory=set)
     aborted: str | None = None
     limit_reached: EventLimitReached | None = None
+    #: Who claimed each seat (seats whose token went to the creator have none).
+    claims: dict[int, SeatClaimed] = field(default_factory=dict)
+    resigned: set[int] = field(default_factory=set)
     #: How many table events were folded (the table started once a game event came after).
     count: int = 0
 
@@ -217,6 +263,11 @@ class TableStatus:
             self.aborted = event.reason
         elif isinstance(event, EventLimitReached):
             self.limit_reached = event
+        elif isinstance(event, SeatClaimed):
+            self.claims[event.seat] = event
+        elif isinstance(event, SeatResigned):
+            self.resigned.add(event.seat)
+            self.forfeited.add(event.seat)
 
     @property
     def refereed(self) -> bool:
@@ -236,7 +287,10 @@ __all__ = [
     "DefaultPlayed",
     "EventLimitReached",
     "GameAborted",
+    "PlayerKind",
+    "SeatClaimed",
     "SeatForfeited",
+    "SeatResigned",
     "SeedCommitted",
     "SeedRevealed",
     "TableEvent",

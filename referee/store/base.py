@@ -16,13 +16,16 @@ cannot check by itself:
   polling.
 
 Next to the log, a store keeps per-seat counters (error accounting: rejected commands,
-disconnects) that are not events, because a refused command changes nothing in the game.
+disconnects) that are not events, because a refused command changes nothing in the game; the
+seats' claims (who holds a seat, claimed once: :class:`SeatTaken` for the second claimant);
+and documents: small JSON bodies by ``(kind, key)`` (accounts, ratings, the lobby, challenges)
+written by compare-and-set on a per-key revision, so replicas sharing a store cannot both win
+a race (:class:`RevisionConflict`).
 """
 
 from __future__ import annotations
 
 import abc
-import json
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -33,12 +36,18 @@ from typing import Any
 
 __all__ = [
     "CommandOutcome",
+    "Document",
+    "DocumentListener",
+    "DocumentWrite",
     "DuplicateCommand",
     "EventStore",
     "GameExists",
     "GameNotFound",
     "GameRecord",
     "Listener",
+    "RevisionConflict",
+    "SeatClaim",
+    "SeatTaken",
     "StoreError",
     "StoreUnavailable",
     "StoredEvent",
@@ -54,6 +63,10 @@ _log = logging.getLogger(__name__)
 
 #: Called as ``listener(game_id, version)`` after a commit; see :meth:`EventStore.add_listener`.
 Listener = Callable[[str, int], None]
+
+#: Called as ``listener(kind, key, revision)`` after a commit that wrote the document (revision
+#: 0: deleted); see :meth:`EventStore.add_document_listener`.
+DocumentListener = Callable[[str, str, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +129,54 @@ class CommandOutcome:
     decision_ms: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class SeatClaim:
+    """Who holds a seat of a game that was not dealt to a token holder: claimed once, never
+    released (a seat given up is resigned in the game's log, not unclaimed here)."""
+
+    seat: int
+    #: The player's name; ``""`` when claimed anonymously (a claim code, no credential).
+    player: str
+    #: ``"person"``, ``"bot"`` or ``""`` (not said).
+    kind: str
+    #: SHA-256 hex digest of the seat token handed to the claimant; ``""`` when the seat is
+    #: used only with the player's credential (seats a challenge or a pairing claimed).
+    token_hash: str
+    #: Unix time of the claim, set by the caller (the store reads no clock).
+    claimed_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A small JSON document the application keeps next to the games (an account, a rating,
+    a lobby entry, a challenge), read and written as a whole."""
+
+    kind: str
+    key: str
+    #: 1, 2, 3, ... per ``(kind, key)``; every write moves it on, a delete too, so a revision
+    #: read once is never current again (a document deleted and created anew continues the
+    #: count, and a writer holding a revision read before the delete cannot overwrite it).
+    revision: int
+    #: JSON-compatible values (the store keeps them as JSON text).
+    body: dict[str, Any] = field(repr=False)
+    #: Unix time of the write, set by the caller.
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentWrite:
+    """One compare-and-set of :meth:`EventStore.write_documents`."""
+
+    kind: str
+    key: str
+    #: The new body; ``None`` deletes the document.
+    body: dict[str, Any] | None = field(repr=False)
+    #: The revision the writer read; 0: the document must not exist.
+    expected_revision: int
+    #: Unix time of the write, set by the caller.
+    updated_at: float = 0.0
+
+
 class StoreError(Exception):
     """Base class of the errors the event store raises on purpose."""
 
@@ -165,6 +226,33 @@ class GameNotFound(StoreError):
         self.game_id = game_id
 
 
+class SeatTaken(StoreError):
+    """The seat has a claim already; nothing was written."""
+
+    def __init__(self, game_id: str, seat: int) -> None:
+        super().__init__(f"seat {seat} of game {game_id!r} is claimed already")
+        self.game_id = game_id
+        self.seat = seat
+
+
+class RevisionConflict(StoreError):
+    """A document is not at the revision its writer read (0: it exists, or was expected to);
+    nothing of the write was written. Reread, decide again, retry.
+
+    The message names the kind but not the key, because some keys are credentials' hashes
+    (``account_token``), which have no place in a log line.
+    """
+
+    def __init__(self, kind: str, key: str, expected: int, actual: int) -> None:
+        super().__init__(
+            f"a document of kind {kind!r} is at revision {actual}, expected {expected}"
+        )
+        self.kind = kind
+        self.key = key
+        self.expected = expected
+        self.actual = actual
+
+
 class DuplicateCommand(StoreError):
     """The command id was recorded already for this game; nothing was appended.
 
@@ -191,17 +279,73 @@ class EventStore(abc.ABC):
 
     def __init__(self) -> None:
         self._listeners: dict[int, Listener] = {}
+        self._document_listeners: dict[int, DocumentListener] = {}
         self._listeners_lock = threading.Lock()
         self._next_listener = 0
 
     # -- writing ---------------------------------------------------------------------------
 
     @abc.abstractmethod
-    def create_game(self, record: GameRecord, events: Sequence[bytes]) -> None:
-        """Store ``record`` and the opening ``events`` (sequences 1..n) in one transaction.
+    def create_game(
+        self,
+        record: GameRecord,
+        events: Sequence[bytes],
+        documents: Sequence[DocumentWrite] = (),
+        claims: Sequence[SeatClaim] = (),
+    ) -> None:
+        """Store ``record``, the opening ``events`` (sequences 1..n), the seats already
+        ``claims``-ed (a creator's own seats) and the ``documents`` in one transaction.
 
-        Raises :class:`GameExists` when ``record.game_id`` is taken. Listeners are then called
-        with ``(game_id, len(events))``.
+        Raises :class:`GameExists` when ``record.game_id`` is taken, then
+        :class:`RevisionConflict` (see :meth:`write_documents`); nothing is written then.
+        Listeners are then called with ``(game_id, len(events))``, document listeners for
+        each document. :class:`ValueError` for two claims of one seat or two writes of one
+        document.
+        """
+
+    @abc.abstractmethod
+    def claim_seat(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        claim: SeatClaim,
+        documents: Sequence[DocumentWrite] = (),
+    ) -> int:
+        """Record ``claim``, append ``events`` (sequences ``expected_version + 1, ...``) and
+        write ``documents`` in one transaction; return the game's new version.
+
+        Checked in this order, nothing written on any error: :class:`GameNotFound`,
+        :class:`SeatTaken` (the seat has a claim: of two racing claimants exactly one wins),
+        :class:`VersionConflict`, :class:`RevisionConflict`. Game listeners are called after
+        (even with no events: the seat's holder changed), then document listeners. Its own
+        transaction, never grouped with appends: claims are rare.
+        """
+
+    @abc.abstractmethod
+    def seat_claims(self, game_id: str) -> dict[int, SeatClaim]:
+        """Every claim of the game by seat; :class:`GameNotFound`."""
+
+    @abc.abstractmethod
+    def read_document(self, kind: str, key: str) -> Document | None:
+        """The document, or ``None`` when it does not exist (or was deleted)."""
+
+    @abc.abstractmethod
+    def documents(self, kind: str, prefix: str = "") -> list[Document]:
+        """Every document of ``kind`` whose key starts with ``prefix``, by key (code point
+        order, the same in every backend)."""
+
+    @abc.abstractmethod
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> list[int]:
+        """Write every one of ``writes`` if each document is at its ``expected_revision`` (0:
+        it does not exist), all in one transaction; return the new revisions in order (0 for
+        a delete).
+
+        :class:`RevisionConflict` for the first that is not, and then nothing is written.
+        A delete of a document that does not exist (``body=None``, ``expected_revision=0``)
+        checks that it does not and writes nothing. Document listeners are called after the
+        commit with each written document. :class:`ValueError` for two writes of one
+        document, an empty kind or key, a kind with a space, or a body that is not JSON.
         """
 
     @abc.abstractmethod
@@ -345,6 +489,42 @@ class EventStore(abc.ABC):
 
         return unsubscribe
 
+    def add_document_listener(self, listener: DocumentListener) -> Callable[[], None]:
+        """Call ``listener(kind, key, revision)`` after every commit that wrote the document
+        (``revision`` 0: deleted); return unsubscribe.
+
+        As :meth:`add_listener`: called in the committing thread, after the commit and with no
+        store lock held; a networked store also calls it from its notification thread for
+        other processes' writes (PostgreSQL: the ``referee_documents`` channel). Treat it as
+        a wake-up and read the document: revisions may be heard out of order, and more than
+        once (after a networked store's notification connection was lost, it announces what
+        changed meanwhile).
+        """
+        with self._listeners_lock:
+            token = self._next_listener
+            self._next_listener += 1
+            self._document_listeners[token] = listener
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                self._document_listeners.pop(token, None)
+
+        return unsubscribe
+
+    def _notify_documents(self, written: Sequence[tuple[str, str, int]]) -> None:
+        """Call every document listener for each ``(kind, key, revision)``; with no lock held.
+        Only the kind is logged for a failing listener: a key may be a credential's hash."""
+        if not written:
+            return
+        with self._listeners_lock:
+            listeners = list(self._document_listeners.values())
+        for kind, key, revision in written:
+            for listener in listeners:
+                try:
+                    listener(kind, key, revision)
+                except Exception:
+                    _log.exception("document listener %r failed for kind %r", listener, kind)
+
     def _notify(self, game_id: str, version: int) -> None:
         """Call every listener; backends call this after committing, with no lock held."""
         with self._listeners_lock:
@@ -376,38 +556,3 @@ def check_limit(limit: int | None) -> None:
     """Raise :class:`ValueError` for a negative read limit."""
     if limit is not None and limit < 0:
         raise ValueError(f"limit must not be negative, got {limit}")
-
-
-def outcome_from_row(row: Sequence[Any]) -> CommandOutcome:
-    """Rebuild a :class:`CommandOutcome` from a SQL row of ``command_id, seat, fingerprint,
-    first_sequence, last_sequence, payload, decision_ms`` (the SQL backends' column order)."""
-    command_id, seat, fingerprint, first, last, payload, decision_ms = row
-    return CommandOutcome(
-        str(command_id),
-        int(seat),
-        str(fingerprint),
-        int(first),
-        int(last),
-        payload=bytes(payload),
-        decision_ms=int(decision_ms),
-    )
-
-
-def record_from_row(row: Sequence[Any]) -> GameRecord:
-    """Rebuild a :class:`GameRecord` from a SQL row of ``game_id, game_type, players, options,
-    seed, deal, token_hashes, created_at, version, finished, settings, organiser_hash`` (JSON
-    text in options, token_hashes and settings)."""
-    game_id, game_type, players, options, seed, deal, token_hashes, created_at = row[:8]
-    settings, organiser_hash = row[10:12]
-    return GameRecord(
-        game_id=game_id,
-        game_type=game_type,
-        players=players,
-        options=dict(json.loads(options)),
-        seed=bytes(seed),
-        deal=bytes(deal),
-        seat_token_hashes=tuple(json.loads(token_hashes)),
-        created_at=float(created_at),
-        settings=dict(json.loads(settings)),
-        organiser_token_hash=str(organiser_hash),
-    )

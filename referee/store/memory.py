@@ -9,16 +9,23 @@ from dataclasses import dataclass, field
 
 from referee.store.base import (
     CommandOutcome,
+    Document,
+    DocumentWrite,
     DuplicateCommand,
     EventStore,
     GameExists,
     GameNotFound,
     GameRecord,
+    RevisionConflict,
+    SeatClaim,
+    SeatTaken,
     StoredEvent,
     VersionConflict,
     check_limit,
     check_outcome,
 )
+from referee.store.rows import changed as _changed
+from referee.store.rows import check_claims, check_writes, decode_body
 
 __all__ = ["MemoryEventStore"]
 
@@ -30,6 +37,17 @@ class _Game:
     commands: dict[str, CommandOutcome] = field(default_factory=dict)
     finished: bool = False
     stats: dict[int, dict[str, int]] = field(default_factory=dict)
+    claims: dict[int, SeatClaim] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Document:
+    """A stored document; ``body`` ``None`` once deleted (kept, so the revision count goes on
+    when the key is written again)."""
+
+    revision: int
+    body: str | None
+    updated_at: float
 
 
 def _copy(record: GameRecord) -> GameRecord:
@@ -49,26 +67,120 @@ class MemoryEventStore(EventStore):
         super().__init__()
         self._lock = threading.Lock()
         self._games: dict[str, _Game] = {}  # insertion order = creation order
+        self._documents: dict[tuple[str, str], _Document] = {}
         self._closed = False
+
+    def _open(self) -> None:
+        """The closed check every method makes (with the lock held)."""
+        if self._closed:
+            raise RuntimeError("event store is closed")
 
     def _game(self, game_id: str) -> _Game:
         """The game, with the lock held; also the closed check every method needs."""
-        if self._closed:
-            raise RuntimeError("event store is closed")
+        self._open()
         try:
             return self._games[game_id]
         except KeyError:
             raise GameNotFound(game_id) from None
 
-    def create_game(self, record: GameRecord, events: Sequence[bytes]) -> None:
+    def create_game(
+        self,
+        record: GameRecord,
+        events: Sequence[bytes],
+        documents: Sequence[DocumentWrite] = (),
+        claims: Sequence[SeatClaim] = (),
+    ) -> None:
         payloads = [bytes(event) for event in events]
+        writes = check_writes(documents)
+        check_claims(claims)
         with self._lock:
             if self._closed:
                 raise RuntimeError("event store is closed")
             if record.game_id in self._games:
                 raise GameExists(record.game_id)
-            self._games[record.game_id] = _Game(_copy(record), payloads)
+            written = self._write(writes)
+            game = _Game(_copy(record), payloads, claims={c.seat: c for c in claims})
+            self._games[record.game_id] = game
         self._notify(record.game_id, len(payloads))
+        self._notify_documents(_changed(written))
+
+    def claim_seat(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        claim: SeatClaim,
+        documents: Sequence[DocumentWrite] = (),
+    ) -> int:
+        payloads = [bytes(event) for event in events]
+        writes = check_writes(documents)
+        with self._lock:
+            game = self._game(game_id)
+            if claim.seat in game.claims:
+                raise SeatTaken(game_id, claim.seat)
+            if len(game.events) != expected_version:
+                raise VersionConflict(game_id, expected_version, len(game.events))
+            written = self._write(writes)  # checks every revision before changing anything
+            game.claims[claim.seat] = claim
+            game.events.extend(payloads)
+            version = len(game.events)
+        self._notify(game_id, version)
+        self._notify_documents(_changed(written))
+        return version
+
+    def seat_claims(self, game_id: str) -> dict[int, SeatClaim]:
+        with self._lock:
+            return dict(sorted(self._game(game_id).claims.items()))
+
+    def _write(
+        self, writes: Sequence[tuple[DocumentWrite, str | None]]
+    ) -> list[tuple[str, str, int]]:
+        """Compare every write, then set them all (the lock held): all or nothing."""
+        for write, _ in writes:
+            found = self._documents.get((write.kind, write.key))
+            actual = 0 if found is None or found.body is None else found.revision
+            if actual != write.expected_revision:
+                raise RevisionConflict(write.kind, write.key, write.expected_revision, actual)
+        written: list[tuple[str, str, int]] = []
+        for write, body in writes:
+            found = self._documents.get((write.kind, write.key))
+            if found is None and body is None:
+                written.append((write.kind, write.key, -1))  # a delete of nothing: no write
+                continue
+            revision = (0 if found is None else found.revision) + 1
+            self._documents[write.kind, write.key] = _Document(revision, body, write.updated_at)
+            written.append((write.kind, write.key, 0 if body is None else revision))
+        return written
+
+    def read_document(self, kind: str, key: str) -> Document | None:
+        with self._lock:
+            self._open()
+            found = self._documents.get((kind, key))
+            if found is None or found.body is None:
+                return None
+            return Document(kind, key, found.revision, decode_body(found.body), found.updated_at)
+
+    def documents(self, kind: str, prefix: str = "") -> list[Document]:
+        with self._lock:
+            self._open()
+            found = [
+                (key, document)
+                for (of_kind, key), document in self._documents.items()
+                if of_kind == kind and key.startswith(prefix) and document.body is not None
+            ]
+        return [
+            Document(kind, key, doc.revision, decode_body(doc.body), doc.updated_at)
+            for key, doc in sorted(found, key=lambda item: item[0])
+            if doc.body is not None
+        ]
+
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> list[int]:
+        checked = check_writes(writes)
+        with self._lock:
+            self._open()
+            written = self._write(checked)
+        self._notify_documents(_changed(written))
+        return [max(revision, 0) for _, _, revision in written]
 
     def append(
         self,
@@ -147,3 +259,4 @@ class MemoryEventStore(EventStore):
         with self._lock:
             self._closed = True
             self._games.clear()
+            self._documents.clear()

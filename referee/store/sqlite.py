@@ -30,83 +30,37 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
+from referee.store import sqlite_documents
 from referee.store.base import (
     DEFAULT_WAIT,
     CommandOutcome,
+    Document,
+    DocumentWrite,
     DuplicateCommand,
     GameExists,
     GameNotFound,
     GameRecord,
+    SeatClaim,
+    SeatTaken,
     StoredEvent,
     StoreError,
     StoreUnavailable,
     VersionConflict,
     check_limit,
+)
+from referee.store.group import GroupCommitStore, GroupWriter, Pending
+from referee.store.rows import (
+    changed as _changed,
+)
+from referee.store.rows import (
+    check_claims,
+    check_writes,
     outcome_from_row,
     record_from_row,
 )
-from referee.store.group import GroupCommitStore, GroupWriter, Pending
+from referee.store.sqlite_schema import MIGRATIONS, SCHEMA, SCHEMA_VERSION
 
 __all__ = ["FAILING_WAIT", "SCHEMA_VERSION", "SqliteEventStore"]
-
-#: Stored in ``PRAGMA user_version``; bump it (and add a step to ``_MIGRATIONS``) on any change.
-SCHEMA_VERSION = 2
-
-#: Per-seat counters (error accounting), added in schema version 2.
-_SEAT_STATS = """CREATE TABLE seat_stats (
-        game_id TEXT NOT NULL REFERENCES games (game_id),
-        seat    INTEGER NOT NULL,
-        name    TEXT NOT NULL,
-        value   INTEGER NOT NULL,
-        PRIMARY KEY (game_id, seat, name)
-    ) WITHOUT ROWID"""
-
-_SCHEMA = (
-    """CREATE TABLE games (
-        game_id      TEXT PRIMARY KEY,
-        game_type    TEXT NOT NULL,
-        players      INTEGER NOT NULL,
-        options      TEXT NOT NULL,               -- JSON object of str -> str
-        seed         BLOB NOT NULL,
-        deal         BLOB NOT NULL,
-        token_hashes TEXT NOT NULL,               -- JSON array of sha256 hex digests
-        created_at   REAL NOT NULL,
-        finished     INTEGER NOT NULL DEFAULT 0,
-        version      INTEGER NOT NULL,            -- last sequence, kept to check appends fast
-        settings     TEXT NOT NULL DEFAULT '{}',  -- JSON object: clock, organiser delay, ...
-        organiser_hash TEXT NOT NULL DEFAULT ''   -- sha256 hex digest of the organiser token
-    )""",
-    "CREATE INDEX games_by_creation ON games (created_at)",
-    """CREATE TABLE events (
-        game_id  TEXT NOT NULL REFERENCES games (game_id),
-        sequence INTEGER NOT NULL,
-        payload  BLOB NOT NULL,
-        PRIMARY KEY (game_id, sequence)
-    ) WITHOUT ROWID""",
-    """CREATE TABLE commands (
-        game_id        TEXT NOT NULL REFERENCES games (game_id),
-        command_id     TEXT NOT NULL,
-        seat           INTEGER NOT NULL,
-        fingerprint    TEXT NOT NULL,
-        first_sequence INTEGER NOT NULL,
-        last_sequence  INTEGER NOT NULL,
-        payload        BLOB NOT NULL DEFAULT x'',  -- the command as sent
-        decision_ms    INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (game_id, command_id)
-    ) WITHOUT ROWID""",
-    _SEAT_STATS,
-)
-
-#: ``_MIGRATIONS[v]`` takes a database from schema version ``v`` to ``v + 1``.
-_MIGRATIONS: dict[int, tuple[str, ...]] = {
-    1: (
-        "ALTER TABLE games ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'",
-        "ALTER TABLE games ADD COLUMN organiser_hash TEXT NOT NULL DEFAULT ''",
-        "ALTER TABLE commands ADD COLUMN payload BLOB NOT NULL DEFAULT x''",
-        "ALTER TABLE commands ADD COLUMN decision_ms INTEGER NOT NULL DEFAULT 0",
-        _SEAT_STATS,
-    ),
-}
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, deal, token_hashes, created_at, version, finished,"
@@ -135,6 +89,9 @@ def _command_row(game_id: str, outcome: CommandOutcome) -> tuple[object, ...]:
         outcome.decision_ms,
     )
 
+
+#: The tables of a new file under the name ``referee.bench.store`` imports them by.
+_SCHEMA = SCHEMA
 
 Synchronous = Literal["OFF", "NORMAL", "FULL", "EXTRA"]
 
@@ -214,13 +171,13 @@ class SqliteEventStore(GroupCommitStore):
         with self._transaction() as conn:
             (found,) = conn.execute("PRAGMA user_version").fetchone()
             if found == 0:
-                for statement in _SCHEMA:
+                for statement in SCHEMA:
                     conn.execute(statement)
             elif found == SCHEMA_VERSION:
                 return
-            elif found in _MIGRATIONS:
+            elif found in MIGRATIONS:
                 for version in range(found, SCHEMA_VERSION):
-                    for statement in _MIGRATIONS[version]:
+                    for statement in MIGRATIONS[version]:
                         conn.execute(statement)
             else:
                 raise RuntimeError(
@@ -291,8 +248,16 @@ class SqliteEventStore(GroupCommitStore):
                     conn.execute("ROLLBACK")
             raise
 
-    def create_game(self, record: GameRecord, events: Sequence[bytes]) -> None:
+    def create_game(
+        self,
+        record: GameRecord,
+        events: Sequence[bytes],
+        documents: Sequence[DocumentWrite] = (),
+        claims: Sequence[SeatClaim] = (),
+    ) -> None:
         payloads = [bytes(event) for event in events]
+        writes = check_writes(documents)
+        check_claims(claims)
         with self._writing() as conn:
             taken = conn.execute("SELECT 1 FROM games WHERE game_id = ?", (record.game_id,))
             if taken.fetchone() is not None:
@@ -317,7 +282,10 @@ class SqliteEventStore(GroupCommitStore):
                 "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
                 [(record.game_id, seq, payload) for seq, payload in enumerate(payloads, 1)],
             )
+            sqlite_documents.insert_claims(conn, record.game_id, claims)
+            written = sqlite_documents.write(conn, writes)  # RevisionConflict: rolled back
         self._notify(record.game_id, len(payloads))
+        self._notify_documents(_changed(written))
 
     def _write_group(self, group: Sequence[Pending]) -> list[int | StoreError]:
         """The writer thread: every append of ``group`` in one transaction."""
@@ -505,6 +473,57 @@ class SqliteEventStore(GroupCommitStore):
         for seat, name, value in rows:
             counters.setdefault(int(seat), {})[str(name)] = int(value)
         return counters
+
+    # -- seat claims and documents -----------------------------------------------------
+
+    def claim_seat(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        claim: SeatClaim,
+        documents: Sequence[DocumentWrite] = (),
+    ) -> int:
+        payloads = [bytes(event) for event in events]
+        writes = check_writes(documents)
+        with self._writing() as conn:
+            actual = self._version(conn, game_id)  # GameNotFound
+            if sqlite_documents.has_claim(conn, game_id, claim.seat):
+                raise SeatTaken(game_id, claim.seat)
+            if actual != expected_version:
+                raise VersionConflict(game_id, expected_version, actual)
+            written = sqlite_documents.write(conn, writes)  # RevisionConflict: rolled back
+            sqlite_documents.insert_claims(conn, game_id, [claim])
+            version = expected_version + len(payloads)
+            if payloads:
+                conn.execute("UPDATE games SET version = ? WHERE game_id = ?", (version, game_id))
+                conn.executemany(
+                    "INSERT INTO events (game_id, sequence, payload) VALUES (?, ?, ?)",
+                    [(game_id, s, p) for s, p in enumerate(payloads, expected_version + 1)],
+                )
+        self._notify(game_id, version)
+        self._notify_documents(_changed(written))
+        return version
+
+    def seat_claims(self, game_id: str) -> dict[int, SeatClaim]:
+        with self._locked() as conn:
+            self._version(conn, game_id)  # GameNotFound
+            return sqlite_documents.claims(conn, game_id)
+
+    def read_document(self, kind: str, key: str) -> Document | None:
+        with self._locked() as conn:
+            return sqlite_documents.read(conn, kind, key)
+
+    def documents(self, kind: str, prefix: str = "") -> list[Document]:
+        with self._locked() as conn:
+            return sqlite_documents.listing(conn, kind, prefix)
+
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> list[int]:
+        checked = check_writes(writes)
+        with self._writing() as conn:
+            written = sqlite_documents.write(conn, checked)
+        self._notify_documents(_changed(written))
+        return [max(revision, 0) for _, _, revision in written]
 
     def close(self) -> None:
         self._writer.close()  # commits what is queued first

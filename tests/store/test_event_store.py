@@ -29,6 +29,7 @@ from referee.store import (
     VersionConflict,
     open_store,
 )
+from tests.store.claims_documents import ClaimsAndDocumentsContract, claim, put
 
 
 def record(game_id: str = "g1", created_at: float = 1000.0) -> GameRecord:
@@ -48,7 +49,7 @@ def outcome(command_id: str, first: int, last: int, seat: int = 0) -> CommandOut
     return CommandOutcome(command_id, seat, f"fp-{command_id}", first, last)
 
 
-class EventStoreContract(abc.ABC):
+class EventStoreContract(ClaimsAndDocumentsContract, abc.ABC):
     """Behaviour every :class:`EventStore` must have; subclasses provide :meth:`make_store`."""
 
     @abc.abstractmethod
@@ -418,9 +419,34 @@ class TestSqliteEventStore(EventStoreContract):
             probe = sqlite3.connect(path)
             try:
                 assert probe.execute("PRAGMA journal_mode").fetchone() == ("wal",)
-                assert probe.execute("PRAGMA user_version").fetchone() == (2,)
+                assert probe.execute("PRAGMA user_version").fetchone() == (3,)
             finally:
                 probe.close()
+
+    def test_migrates_a_version_2_database(self, tmp_path: Path) -> None:
+        """A file written by the schema-2 referee (before claims and documents) opens, keeps
+        its games and gains the two tables, once."""
+        path = tmp_path / "referee.db"
+        with SqliteEventStore(path) as store:
+            store.create_game(record(), [b"e1"])
+            store.append("g1", 1, [b"e2"], outcome("c1", 2, 2))
+        old = sqlite3.connect(path)  # back to how schema 2 looked: the same, less two tables
+        old.executescript("DROP TABLE seat_claims; DROP TABLE documents; PRAGMA user_version = 2;")
+        old.close()
+        with SqliteEventStore(path) as store:
+            assert store.list_games() == [(record(), 2, False)]
+            assert store.seat_claims("g1") == {}
+            assert store.claim_seat("g1", 2, [b"e3"], claim(1), [put("holding", "ann/g1/1", {})])
+            assert store.write_documents([put("account", "ann", {"kind": "person"})]) == [1]
+        with SqliteEventStore(path) as store:  # migrated once; opens as version 3
+            assert store.seat_claims("g1") == {1: claim(1)}
+            assert [d.key for d in store.documents("holding")] == ["ann/g1/1"]
+            assert store.find_command("g1", "c1") == outcome("c1", 2, 2)
+        probe = sqlite3.connect(path)
+        try:
+            assert probe.execute("PRAGMA user_version").fetchone() == (3,)
+        finally:
+            probe.close()
 
     def test_migrates_a_version_1_database(self, tmp_path: Path) -> None:
         """A file written by the schema-1 referee opens, keeps its data and gains the new
@@ -467,12 +493,14 @@ class TestSqliteEventStore(EventStoreContract):
             assert [e.payload for e in store.read("g1")] == [b"e1", b"e2"]
             store.add_stats("g1", 0, {"rejected": 1})
             store.append("g1", 2, [b"e3"], CommandOutcome("c2", 1, "fp", 3, 3, b"p", 7))
-        with SqliteEventStore(path) as store:  # migrated once; opens as version 2
+        with SqliteEventStore(path) as store:  # migrated once; opens as version 3
             assert store.stats("g1") == {0: {"rejected": 1}}
             assert store.find_command("g1", "c2") == CommandOutcome("c2", 1, "fp", 3, 3, b"p", 7)
+            assert store.seat_claims("g1") == {}
+            assert store.documents("lobby") == []
         probe = sqlite3.connect(path)
         try:
-            assert probe.execute("PRAGMA user_version").fetchone() == (2,)
+            assert probe.execute("PRAGMA user_version").fetchone() == (3,)
         finally:
             probe.close()
 

@@ -1,0 +1,122 @@
+"""What the lobby's rooms (challenges, pairing, the lobby list) need from the rest of the
+referee, each as a small interface, so that they depend on no room's internals:
+
+- :class:`Documents`: the store's documents (read, list, compare-and-set, listen), with every
+  call on the store's writer thread as the repository runs all store calls;
+- :class:`PlayerBook`: whether a player exists (the players' room);
+- :class:`RatingBook`: a player's rating for pairing (the players' ratings);
+- :class:`Host`: making a game for players who met in the lobby, seating them in it, and
+  dropping a game a lost race made; the per-player games-at-once limit.
+
+:class:`LobbyLimits` are the lobby's per-player limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from referee.application.errors import Kind, RefereeError
+from referee.application.live import now_ms
+from referee.application.repository import Repository
+from referee.application.terms import Terms
+from referee.store import Document, DocumentWrite
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyLimits:
+    """Per-player limits of the lobby (RESOURCE_EXHAUSTED with a retry hint beyond them)."""
+
+    #: Open challenges a player may have made at once.
+    open_challenges: int = 10
+    #: Games a player may hold seats in at once (running or waiting to start).
+    games_at_once: int = 20
+    #: A pairing request that has waited this long unpaired is cancelled (milliseconds).
+    pairing_wait_ms: int = 10 * 60 * 1000
+    #: How often the lobby expires challenges and pairs waiting tickets (seconds).
+    sweep_seconds: float = 1.0
+
+
+class Documents:
+    """The store's documents, each call on the repository's store thread (async)."""
+
+    def __init__(self, repository: Repository) -> None:
+        self.repository = repository
+        self.store = repository.store
+
+    async def read(self, kind: str, key: str) -> Document | None:
+        return await self.repository.call(self.store.read_document, kind, key)
+
+    async def all(self, kind: str, prefix: str = "") -> list[Document]:
+        return await self.repository.call(self.store.documents, kind, prefix)
+
+    async def write(self, writes: Sequence[DocumentWrite]) -> list[int]:
+        """Compare-and-set every write at once; ``RevisionConflict``: nothing written."""
+        stamped = [
+            w
+            if w.updated_at
+            else DocumentWrite(w.kind, w.key, w.body, w.expected_revision, now_ms() / 1000)
+            for w in writes
+        ]
+        return await self.repository.call(self.store.write_documents, stamped)
+
+    def listen(self, listener: Callable[[str, str, int], None]) -> Callable[[], None]:
+        """``listener(kind, key, revision)`` after every document commit (any thread)."""
+        return self.store.add_document_listener(listener)
+
+
+class PlayerBook(Protocol):
+    async def get(self, name: str) -> Any:
+        """The player; NOT_FOUND ``PLAYER_UNKNOWN`` when there is none."""
+
+
+class RatingBook(Protocol):
+    async def ordinal(self, player: str, game_type: str) -> float:
+        """The player's rating (openskill ordinal) for the game type; 0 for a new player."""
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedGame:
+    """A game the lobby made: its id, and the organiser token to drop it with."""
+
+    game_id: str
+    organiser_token: str
+
+
+class Host(Protocol):
+    async def open_game(self, terms: Terms, players: Sequence[str], listed: bool) -> OpenedGame:
+        """A new game of ``terms`` whose first seats are reserved for ``players`` (in order)
+        and the others open; not dealt until every seat is held."""
+
+    async def seat(self, game_id: str, seat: int, player: str) -> str:
+        """Claim the reserved ``seat`` for ``player``; the seat's token for the player."""
+
+    async def drop(self, game: OpenedGame, reason: str) -> None:
+        """Abort a game the lobby made but could not hand out (a race lost to a replica)."""
+
+    async def check_room(self, player: str) -> None:
+        """RESOURCE_EXHAUSTED unless ``player`` may take a seat in one more game."""
+
+
+def limit_reached(what: str, limit: int, retry_after: float, **metadata: str) -> RefereeError:
+    """RESOURCE_EXHAUSTED for a per-player limit, with when to retry (``RetryInfo``)."""
+    return RefereeError(
+        Kind.LIMIT,
+        f"{what} limit reached ({limit})",
+        "LIMIT",
+        metadata={"limit": what, "value": str(limit), **metadata},
+        retry_after=max(0.1, round(retry_after, 3)),
+    )
+
+
+__all__ = [
+    "Documents",
+    "Host",
+    "LobbyLimits",
+    "OpenedGame",
+    "PlayerBook",
+    "RatingBook",
+    "limit_reached",
+    "now_ms",
+]

@@ -1,0 +1,142 @@
+"""What the lobby's application tests share: a lobby on a referee's memory store, with
+players, ratings and a host the tests control."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.application import GameSettings, Referee
+from referee.application.errors import Kind, RefereeError
+from referee.application.lobby import Lobby
+from referee.application.lobby_host import LobbyLimits, OpenedGame, limit_reached
+from referee.application.terms import Terms
+from referee.store import EventStore, MemoryEventStore
+
+NAMES = ("ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal")
+
+
+class Book:
+    """Known players (the players' room's ``get``)."""
+
+    def __init__(self, names: Sequence[str] = NAMES) -> None:
+        self.names = set(names)
+
+    async def get(self, name: str) -> str:
+        if name not in self.names:
+            raise RefereeError(Kind.NOT_FOUND, f"no player {name!r}", "PLAYER_UNKNOWN")
+        return name
+
+
+class Ratings:
+    """Ratings the test sets (0 for anyone else)."""
+
+    def __init__(self) -> None:
+        self.ordinals: dict[str, float] = {}
+
+    async def ordinal(self, player: str, game_type: str) -> float:
+        return self.ordinals.get(player, 0.0)
+
+
+@dataclass
+class Made:
+    game: OpenedGame
+    players: tuple[str, ...]
+    tokens: tuple[str, ...]
+    seated: dict[int, str] = field(default_factory=dict)
+    dropped: str = ""
+
+
+class TokenHost:
+    """A host that makes games in today's flow (every token to the host), so the lobby's
+    rooms are tested on their own; it records what the lobby asked of it."""
+
+    def __init__(self, referee: Referee, limits: LobbyLimits) -> None:
+        self.referee = referee
+        self.limits = limits
+        self.made: dict[str, Made] = {}
+
+    async def open_game(self, terms: Terms, players: Sequence[str], listed: bool) -> OpenedGame:
+        settings = GameSettings(clock=terms.clock, card_commitments=True)
+        created = await self.referee.create(
+            terms.game_type, terms.players, terms.options, settings=settings
+        )
+        game = OpenedGame(created.game_id, created.organiser_token)
+        self.made[game.game_id] = Made(game, tuple(players), created.seat_tokens)
+        return game
+
+    async def seat(self, game_id: str, seat: int, player: str) -> str:
+        made = self.made[game_id]
+        assert made.players[seat] == player and seat not in made.seated
+        made.seated[seat] = player
+        return made.tokens[seat]
+
+    async def drop(self, game: OpenedGame, reason: str) -> None:
+        self.made[game.game_id].dropped = reason
+        await self.referee.abort(game.game_id, game.organiser_token, reason)
+
+    async def check_room(self, player: str) -> None:
+        held = [m for m in self.made.values() if not m.dropped and player in m.seated.values()]
+        if len(held) >= self.limits.games_at_once:
+            raise limit_reached("games_at_once", self.limits.games_at_once, 30.0, player=player)
+
+    def live(self) -> list[Made]:
+        return [m for m in self.made.values() if not m.dropped]
+
+
+@dataclass
+class World:
+    referee: Referee
+    lobby: Lobby
+    host: TokenHost
+    ratings: Ratings
+    book: Book
+
+
+def lobby_on(referee: Referee, limits: LobbyLimits | None = None) -> World:
+    """A lobby (one replica) on ``referee``'s repository."""
+    limits = limits or LobbyLimits(sweep_seconds=3600)  # tests sweep by hand
+    host = TokenHost(referee, limits)
+    ratings = Ratings()
+    book = Book()
+    return World(
+        referee, Lobby(referee.repository, book, ratings, host, limits), host, ratings, book
+    )
+
+
+def run_lobby(
+    scenario: Callable[[World], Awaitable[None]],
+    limits: LobbyLimits | None = None,
+    store: EventStore | None = None,
+) -> None:
+    async def main() -> None:
+        referee = Referee(store or MemoryEventStore())
+        await referee.recover()
+        world = lobby_on(referee, limits)
+        try:
+            await scenario(world)
+        finally:
+            world.lobby.close()
+            referee.close()
+
+    asyncio.run(main())
+
+
+def snapshot(store: EventStore, *kinds: str) -> dict[tuple[str, str], tuple[int, Any]]:
+    """Every document of ``kinds`` with its revision: what a refusal must leave as it was."""
+    return {(d.kind, d.key): (d.revision, d.body) for kind in kinds for d in store.documents(kind)}
+
+
+__all__ = [
+    "NAMES",
+    "Book",
+    "Made",
+    "Ratings",
+    "TokenHost",
+    "World",
+    "lobby_on",
+    "run_lobby",
+    "snapshot",
+]
