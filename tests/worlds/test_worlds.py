@@ -61,7 +61,18 @@ def _dv_valid(world: World) -> None:
                 assert sorted(places) == sorted(CODES), event
 
 
+def _sq_valid(world: World) -> None:
+    """SQ-5 ... SQ-10: a card played was held (no count below zero at any moment)."""
+    game = get_game(world.config.game_type)
+    state = game.new_state(world.config)
+    for event in world.events:
+        if not type(event).__module__.startswith("referee.engine"):
+            state = game.apply(state, event)
+            assert all(min(hand[1:]) >= 0 for hand in state.hands), event
+
+
 VALID: dict[str, Callable[[World], None]] = {
+    "sleeping-queens": _sq_valid,
     "vampire-queen": _vq_valid,
     "dracula-vs-van-helsing": _dv_valid,
 }
