@@ -1,4 +1,4 @@
-"""The ``referee`` command: ``serve``, ``scenario run``, ``bench``, ``verify``."""
+"""The ``referee`` command: ``serve``, ``account``, ``scenario run``, ``bench``, ``verify``."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from typing import Any
 
 from referee import cli_help
 from referee.application import Limits
+from referee.application.limits import DEFAULT_PER_MINUTE
+from referee.application.players import PlayerSettings
 from referee.store import DEFAULT_WAIT
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -148,6 +150,48 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--open-registration",
+        action="store_true",
+        help="let anyone create an account with the Register call (default: only the "
+        "operator, with 'referee account create')",
+    )
+    _env_flag(
+        serving,
+        "--platform-key",
+        default="",
+        metavar="FILE",
+        help="accept players' JWTs signed with this PEM public key (RS256, ES256 or EdDSA; "
+        "docs/embedding.md, 'Platform tokens')",
+    )
+    _env_flag(
+        serving,
+        "--platform-jwks",
+        default="",
+        metavar="FILE",
+        help="accept players' JWTs signed with a key of this JWKS file (by their kid)",
+    )
+    _env_flag(
+        serving,
+        "--platform-issuer",
+        default="",
+        help="platform tokens must carry this 'iss' claim",
+    )
+    _env_flag(
+        serving,
+        "--platform-audience",
+        default="",
+        help="platform tokens must carry this 'aud' claim (needed when they carry one)",
+    )
+    _env_flag(
+        serving,
+        "--player-calls-per-minute",
+        type=int,
+        default=DEFAULT_PER_MINUTE,
+        help="calls one player may make per minute on this replica (a minute's worth may "
+        "come at once); more: RESOURCE_EXHAUSTED with a retry delay (0 = unlimited)",
+    )
+    _env_flag(
+        serving,
         "--drain-seconds",
         type=float,
         default=2.0,
@@ -161,6 +205,30 @@ def build_parser() -> argparse.ArgumentParser:
         default=5.0,
         help="how long a stopping server lets calls in flight finish",
     )
+
+    account = commands.add_parser(
+        "account",
+        help="players' accounts: create one (its API token is printed once), list them",
+    )
+    account_commands = cli_help.subcommands(
+        account, dest="account_command", required=True, metavar="COMMAND"
+    )
+    creating = account_commands.add_parser(
+        "create",
+        help="create an account; prints its API token on stdout, once (only its hash is kept)",
+    )
+    creating.add_argument("name", help="1-32 letters, digits, '-', '_', '.'")
+    creating.add_argument("--bot", action="store_true", help="the account is a program's")
+    listing = account_commands.add_parser(
+        "list", help="every player: name, kind, created, account or platform (tab-separated)"
+    )
+    for accounts in (creating, listing):
+        _env_flag(
+            accounts,
+            "--store",
+            default="sqlite:data/referee.sqlite3",
+            help="the server's event store (accounts live with the games)",
+        )
 
     health = commands.add_parser(
         "health",
@@ -239,6 +307,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "verify":
         token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
         return _verify(args.game_id, args.store, args.server, args.json, token)
+    if args.command == "account":
+        kind = "bot" if getattr(args, "bot", False) else "person"
+        return _account(args.account_command, args.store, getattr(args, "name", ""), kind)
     if args.command == "scenario":
         from referee.scenario.command import main as run_scenarios
 
@@ -270,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     from referee.server.app import ServerConfig, configure_logging, serve
 
     configure_logging(logging.getLevelNamesMapping()[args.log_level.upper()])
+    players = _player_settings(args)
+    if players is None:
+        return 2
     config = ServerConfig(
         listen=args.listen,
         store=args.store,
@@ -287,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
             idle_expiry_seconds=args.idle_expiry_seconds,
             reconnect_window_seconds=args.reconnect_window_seconds,
         ),
+        players=players,
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
         drain_seconds=args.drain_seconds,
@@ -307,11 +382,80 @@ def _env_flag(parser: argparse.ArgumentParser, flag: str, **options: Any) -> Non
         value = os.environ[name]
         if options.get("action") == "append":  # a list: comma-separated in the environment
             options["default"] = [item.strip() for item in value.split(",") if item.strip()]
+        elif options.get("action") == "store_true":  # a switch: on for 1/true/yes/on
+            options["default"] = value.strip().lower() in ("1", "true", "yes", "on")
         else:
             options["default"] = value  # argparse applies ``type`` to string defaults
     shown = options.get("help", "")
     options["help"] = f"{shown}{'; ' if shown else ''}env {name}"
     parser.add_argument(flag, **options)
+
+
+def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
+    """The players' flags of ``serve``; None (after saying why) when a key file cannot
+    serve, so a misconfigured server never starts accepting nobody or anybody."""
+    from referee.application.platform import PlatformKeys
+
+    try:
+        platform = PlatformKeys.from_files(
+            args.platform_key, args.platform_jwks, args.platform_issuer, args.platform_audience
+        )
+    except (OSError, ValueError) as error:
+        print(f"referee serve: platform key: {error}", file=sys.stderr)
+        return None
+    return PlayerSettings(
+        open_registration=args.open_registration,
+        platform=platform,
+        calls_per_minute=args.player_calls_per_minute,
+    )
+
+
+def _account(command: str, store_url: str, name: str, kind: str) -> int:
+    """``referee account create|list``: straight on the store, no server needed (replicas
+    see a new account at once: accounts are documents of the shared store)."""
+    from referee.application import Referee, RefereeError
+    from referee.server.app import configure_logging
+    from referee.store import open_store
+
+    # stdout carries the token alone; the referee's own lines (as JSON) only from warnings up.
+    configure_logging(logging.WARNING)
+
+    async def run() -> int:
+        referee = Referee(open_store(store_url))
+        try:
+            if command == "create":
+                player, token = await referee.players.create_account(name, kind)
+                print(
+                    f"created {player.kind} account {player.name!r}; its API token (shown "
+                    "only now; send it as 'authorization: Bearer <token>') is on stdout",
+                    file=sys.stderr,
+                )
+                print(token)  # alone on stdout, so a script can take it: $(referee account ...)
+            else:
+                for player in await referee.players.accounts():
+                    # name, kind, created (UTC), account or platform (a platform's player
+                    # this server has seen a token of: no account, no date)
+                    created = _iso(player.created_ms) if player.created_ms else "-"
+                    source = "platform" if player.platform else "account"
+                    print(f"{player.name}\t{player.kind or '-'}\t{created}\t{source}")
+        except RefereeError as error:
+            print(f"referee account: {error}", file=sys.stderr)
+            return 1
+        finally:
+            referee.close()
+        return 0
+
+    try:
+        return asyncio.run(run())
+    except (OSError, ValueError, RuntimeError) as error:
+        print(f"referee account: {error}", file=sys.stderr)
+        return 2
+
+
+def _iso(ms: int) -> str:
+    import datetime
+
+    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).isoformat(timespec="seconds")
 
 
 def _health(address: str, service: str, timeout: float) -> int:

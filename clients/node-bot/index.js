@@ -1,20 +1,30 @@
 #!/usr/bin/env node
-// A sample referee.v1 bot in Node.js: plays one seat of any game with a random legal command.
+// A sample referee.v1 bot in Node.js: plays its seats of any game with a random legal
+// command, every seat on one player stream (PlayerSession).
 //
 //   node index.js --server 127.0.0.1:50051 --game-id GAME_ID --token TOKEN [--seed S]
+//       one seat handed out by token (the tournament runner starts bots so)
+//   REFEREE_CREDENTIAL=acct-... node index.js --server ADDR [--games N]
+//       [--accept-challenges] [--challenge NAME | --pair] [--game TYPE --players N --rated]
+//       as a player: every seat the account holds (claimed, from an accepted challenge or a
+//       pairing), on one stream; optionally challenge a player, accept challenges, or ask
+//       to be paired first. Exits after N games (default 1) have ended for it.
 //
 // Everything comes from the repository's .proto files (loaded at start-up by
 // @grpc/proto-loader: no generated or hand-written message definitions), and the bot never
 // needs a game's rules: every view lists the seat's legal commands, and the bot sends one of
 // them back unchanged. So it plays Vampire Queen, Sleeping Queens and every other game.
 //
-// The protocol (docs/clients.md): open StreamGame for the seat; decide only on a settled view
-// (a message without an event, or the last event of a batch: sequence == batch_end_sequence)
-// whose pending_seats contain our seat; submit with a fresh command_id and expected_version =
-// the view's version (ABORTED / FAILED_PRECONDITION: someone moved first, wait for the next
-// view); on UNAVAILABLE / RESOURCE_EXHAUSTED, or a stream that ends before the game is over,
-// reopen it with after_sequence = the last sequence received (no gap, no duplicate).
-// On game over it prints one JSON line ({game_id, seat, score, rank, commands}) and exits 0.
+// The protocol (docs/clients.md, "One stream per player"): open PlayerSession (the
+// credential as `authorization: Bearer` metadata; a seat given by token is named in a
+// GameResume with its seat_token); each seat's updates are whole batches with the view after
+// them, so every view is settled; decide when our seat is pending, once per view version;
+// send the command on the stream with a fresh command_id and expected_version = the view's
+// version; its outcome comes back on the stream with that id (a refusal carries the code the
+// unary call would have: ABORTED / FAILED_PRECONDITION means someone moved first, wait for
+// the next view). When the stream breaks, reopen it and resume every game after the last
+// sequence received (no gap, no duplicate), sending again the commands not yet answered.
+// For each game that ends it prints one JSON line ({game_id, seat, score, rank, commands}).
 'use strict';
 
 const crypto = require('node:crypto');
@@ -23,20 +33,51 @@ const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
 const PROTOS = process.env.REFEREE_PROTOS || path.resolve(__dirname, '..', '..', 'protos');
-const RETRY = new Set([grpc.status.UNAVAILABLE, grpc.status.RESOURCE_EXHAUSTED]);
+const RETRY = new Set([grpc.status.UNAVAILABLE, grpc.status.RESOURCE_EXHAUSTED, grpc.status.INTERNAL]);
 const STALE = new Set([grpc.status.ABORTED, grpc.status.FAILED_PRECONDITION]);
 
 function parseArgs(argv) {
-  const args = { server: '127.0.0.1:50051', gameId: '', token: '', seed: '' };
-  const names = { '--server': 'server', '--game-id': 'gameId', '--token': 'token', '--seed': 'seed' };
+  const args = {
+    server: '127.0.0.1:50051',
+    gameId: '',
+    token: '',
+    seed: '',
+    credential: process.env.REFEREE_CREDENTIAL || '',
+    games: '1',
+    challenge: '',
+    pair: false,
+    acceptChallenges: false,
+    game: 'vampire-queen',
+    players: '0',
+    rated: false,
+  };
+  const names = {
+    '--server': 'server',
+    '--game-id': 'gameId',
+    '--token': 'token',
+    '--seed': 'seed',
+    '--credential': 'credential',
+    '--games': 'games',
+    '--challenge': 'challenge',
+    '--game': 'game',
+    '--players': 'players',
+  };
+  const flags = { '--pair': 'pair', '--accept-challenges': 'acceptChallenges', '--rated': 'rated' };
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
+    if (flags[flag]) {
+      args[flags[flag]] = true;
+      continue;
+    }
     const key = names[flag];
     if (!key) throw new Error(`unknown argument ${argv[i]}`);
     args[key] = inline !== undefined ? inline : argv[(i += 1)];
     if (args[key] === undefined) throw new Error(`${flag} needs a value`);
   }
-  if (!args.gameId || !args.token) throw new Error('--game-id and --token are required');
+  if (!args.credential && (!args.gameId || !args.token)) {
+    throw new Error('--game-id and --token are required (or a player credential: REFEREE_CREDENTIAL)');
+  }
+  if (Boolean(args.gameId) !== Boolean(args.token)) throw new Error('--game-id and --token go together');
   return args;
 }
 
@@ -66,7 +107,7 @@ function loadService() {
     enums: String,
     defaults: true,
     arrays: true,
-    oneofs: true, // which field of a oneof is set: message.game === 'vampire_queen'
+    oneofs: true, // which field of a oneof is set: message.kind === 'update'
   });
   return grpc.loadPackageDefinition(definition).referee.v1.RefereeService;
 }
@@ -76,6 +117,14 @@ function loadService() {
 function choose(view, random) {
   const legal = view.legal_commands;
   return legal[Math.floor(random() * legal.length)];
+}
+
+function unary(client, method, request, metadata) {
+  return new Promise((resolve, reject) => {
+    client[method](request, metadata, { deadline: Date.now() + 30000 }, (error, response) =>
+      error ? reject(error) : resolve(response),
+    );
+  });
 }
 
 function main() {
@@ -89,100 +138,143 @@ function main() {
   const random = makeRandom(args.seed);
   const Service = loadService();
   const client = new Service(args.server, grpc.credentials.createInsecure());
+  const metadata = new grpc.Metadata();
+  if (args.credential) metadata.set('authorization', `Bearer ${args.credential}`);
+  const wanted = Number(args.games);
 
-  let lastSequence = '0'; // where to resume
-  let newest = -1n; // highest view version seen (replayed views after a resume are stale)
-  let acted = -1n; // version of the view we last acted on
-  let seat = null;
-  let commands = 0;
+  const seats = new Map(); // "game_id/seat" -> { game_id, seat, token, after, acted, view, over }
+  const inFlight = new Map(); // command_id -> { command, key, view, fallback }
+  const answered = new Set(); // challenges answered
+  let me = '';
+  let ended = 0;
   let failures = 0;
   let call = null;
   let finished = false;
+  let commands = 0;
 
-  function finish(view, code) {
+  function fail(message) {
+    process.stderr.write(`referee-node-bot: ${message}\n`);
+    finish(1);
+  }
+
+  function finish(code) {
     if (finished) return;
     finished = true;
     if (call) call.cancel();
-    if (view) {
-      const result = view.results.find((r) => r.seat === seat);
-      const line = {
-        game_id: args.gameId,
-        seat,
-        score: result ? result.score : null,
-        rank: result ? result.rank : null,
-        commands,
-      };
-      process.stdout.write(`${JSON.stringify(line)}\n`);
-    }
     client.close();
     process.exitCode = code;
   }
 
-  function submit(view, command, commandId, attempt) {
-    const request = {
-      game_id: args.gameId,
-      seat_token: args.token,
-      command_id: commandId,
-      expected_version: view.version,
-      command,
-    };
-    client.SubmitCommand(request, { deadline: Date.now() + 30000 }, (error) => {
-      if (!error) {
-        commands += 1;
-        return;
-      }
-      if (STALE.has(error.code) || finished) return; // the stream brings the newer view
-      if (RETRY.has(error.code) && attempt < 10) {
-        // Same command id: never applied twice.
-        setTimeout(() => submit(view, command, commandId, attempt + 1), 50 * 2 ** attempt);
-        return;
-      }
-      process.stderr.write(`referee-node-bot: SubmitCommand: ${error.code} ${error.details}\n`);
-      finish(null, 1);
-    });
+  function seatOf(gameId, seat, token) {
+    const key = `${gameId}/${seat}`;
+    if (!seats.has(key)) {
+      seats.set(key, { game_id: gameId, seat, token: token || '', after: '0', acted: -1n, view: null, over: false, commands: 0 });
+    }
+    return seats.get(key);
   }
 
-  function onMessage(message) {
-    failures = 0;
-    // A batched stream (batched: true below): each message is one whole batch of events
-    // with the view after it, so every view is settled.
-    const { events, view } = message;
-    const event = events && events.length ? events[events.length - 1] : null;
-    if (event) {
-      if (BigInt(event.sequence) <= BigInt(lastSequence)) return;
-      lastSequence = event.sequence;
-    }
-    if (view.seat !== undefined && view.seat !== null) seat = view.seat;
-    const version = BigInt(view.version);
-    if (version < newest) return;
-    newest = version;
+  function send(request) {
+    if (call && !finished) call.write(request);
+  }
+
+  function command(held, view, chosen, fallback) {
+    const sent = {
+      game_id: held.game_id,
+      seat: held.seat,
+      command_id: crypto.randomUUID(),
+      expected_version: view.version,
+      command: chosen,
+    };
+    inFlight.set(sent.command_id, { command: sent, held, view, fallback });
+    send({ command: sent });
+  }
+
+  function onUpdate(update) {
+    const held = seats.get(`${update.game_id}/${update.seat}`);
+    if (!held || held.over) return;
+    const { events, view } = update;
+    if (events.length) held.after = events[events.length - 1].sequence;
+    held.view = view;
     if (view.game_over) {
-      finish(view, 0);
+      held.over = true;
+      const result = view.results.find((r) => r.seat === held.seat);
+      const line = {
+        game_id: held.game_id,
+        seat: held.seat,
+        score: result ? result.score : null,
+        rank: result ? result.rank : null,
+        commands: held.commands,
+      };
+      process.stdout.write(`${JSON.stringify(line)}\n`);
+      ended += 1;
+      if (ended >= wanted) finish(0);
       return;
     }
-    const settled = !event || BigInt(event.sequence) >= BigInt(event.batch_end_sequence);
-    if (!settled || seat === null || !view.pending_seats.includes(seat)) return;
-    if (view.legal_commands.length === 0 || version <= acted) return;
-    acted = version;
-    submit(view, choose(view, random), crypto.randomUUID(), 0);
+    const version = BigInt(view.version);
+    if (!view.pending_seats.includes(held.seat) || view.legal_commands.length === 0) return;
+    if (version <= held.acted) return;
+    held.acted = version;
+    command(held, view, choose(view, random), false);
+  }
+
+  function onOutcome(outcome) {
+    const sent = inFlight.get(outcome.command_id);
+    if (!sent) return;
+    inFlight.delete(outcome.command_id);
+    const refusal = outcome.refusal;
+    if (!refusal) {
+      sent.held.commands += 1;
+      commands += 1;
+      return;
+    }
+    if (STALE.has(refusal.code) || sent.held.over) return; // the stream brings the newer view
+    if (refusal.code === grpc.status.INVALID_ARGUMENT && !sent.fallback) {
+      command(sent.held, sent.view, sent.view.legal_commands[0], true); // the canonical default
+      return;
+    }
+    fail(`command refused: ${refusal.code} ${refusal.reason} ${refusal.message}`);
+  }
+
+  function onChallenge(challenge) {
+    if (!args.acceptChallenges || challenge.state !== 'CHALLENGE_STATE_OPEN') return;
+    if (challenge.challenger === me || answered.has(challenge.challenge_id)) return;
+    if (challenge.challenged && challenge.challenged !== me) return;
+    answered.add(challenge.challenge_id);
+    unary(client, 'AnswerChallenge', { challenge_id: challenge.challenge_id, accept: true }, metadata).catch(
+      (error) => process.stderr.write(`referee-node-bot: AnswerChallenge: ${error.code} ${error.details}\n`),
+    );
+  }
+
+  function onMessage(response) {
+    failures = 0;
+    const message = response.message;
+    if (message.kind === 'seat') {
+      const granted = message.seat;
+      seatOf(granted.game_id, granted.seat, granted.seat_token);
+    } else if (message.kind === 'update') {
+      onUpdate(message.update);
+    } else if (message.kind === 'outcome') {
+      onOutcome(message.outcome);
+    } else if (message.kind === 'challenge') {
+      onChallenge(message.challenge);
+    }
   }
 
   function open() {
     if (finished) return;
-    call = client.StreamGame({
-      game_id: args.gameId,
-      seat_token: args.token,
-      after_sequence: lastSequence,
-      batched: true,
-    });
+    call = client.PlayerSession(metadata);
+    for (const held of seats.values()) {
+      if (held.over) continue;
+      send({ resume: { game_id: held.game_id, seat: held.seat, after_sequence: held.after, seat_token: held.token } });
+    }
+    for (const sent of inFlight.values()) send({ command: sent.command }); // same ids: applied once
     let done = false;
     const reopen = (why) => {
       if (done || finished) return;
       done = true;
       failures += 1;
       if (failures > 30) {
-        process.stderr.write(`referee-node-bot: giving up: ${why}\n`);
-        finish(null, 1);
+        fail(`giving up: ${why}`);
         return;
       }
       setTimeout(open, Math.min(2000, 50 * 2 ** Math.min(failures, 6)));
@@ -191,17 +283,38 @@ function main() {
     call.on('error', (error) => {
       if (finished) return;
       if (!RETRY.has(error.code)) {
-        process.stderr.write(`referee-node-bot: StreamGame: ${error.code} ${error.details}\n`);
         done = true;
-        finish(null, 1);
+        fail(`PlayerSession: ${error.code} ${error.details}`);
         return;
       }
       reopen(error.details);
     });
-    call.on('end', () => reopen('stream ended before the game was over'));
+    call.on('end', () => reopen('the stream ended'));
   }
 
-  open();
+  function terms() {
+    const chosen = { game_type: args.game, players: Number(args.players), rated: args.rated };
+    if (args.game === 'vampire-queen') chosen.options = { rounds: '1' };
+    return chosen;
+  }
+
+  async function start() {
+    if (args.credential) {
+      me = (await unary(client, 'WhoAmI', {}, metadata)).player.name;
+    }
+    if (args.token) {
+      // The seat a token holds: its view says.
+      const { view } = await unary(client, 'GetView', { game_id: args.gameId, seat_token: args.token }, metadata);
+      seatOf(args.gameId, view.seat, args.token);
+    }
+    open();
+    if (args.challenge) {
+      await unary(client, 'CreateChallenge', { challenged: args.challenge, terms: terms() }, metadata);
+    }
+    if (args.pair) await unary(client, 'RequestPairing', { terms: terms() }, metadata);
+  }
+
+  start().catch((error) => fail(`${error.code !== undefined ? error.code : ''} ${error.details || error.message}`));
 }
 
 main();

@@ -3,6 +3,8 @@
 referee-bot play --server ADDR --game-id ID --token TOKEN [--strategy heuristic] [--seed S]
 referee-bot selfplay --game vampire-queen --players 4 --games 10 [--seed 1] [--strategy mix]
 referee-bot selfplay --game dracula-vs-van-helsing --games 10     (2 seats by default)
+REFEREE_CREDENTIAL=acct-... referee-bot player [--accept-challenges] [--challenge NAME | --pair]
+    [--game sleeping-queens --players 2 --rated] [--games 1]   (every seat held, one stream)
 """
 
 from __future__ import annotations
@@ -67,6 +69,27 @@ def _parser() -> argparse.ArgumentParser:
         "--options", nargs="+", action="extend", metavar="K=V", help="game options, e.g. rounds=1"
     )
     selfplay.add_argument("--timeout", type=float, default=600.0, help="seconds per game")
+
+    player = commands.add_parser(
+        "player", help="play every seat a player holds, on its one player stream"
+    )
+    player.add_argument("--server", default=DEFAULT_SERVER, help="host:port of the referee")
+    player.add_argument(
+        "--credential-env",
+        default="REFEREE_CREDENTIAL",
+        help="environment variable holding the player's token (never a flag: ps shows flags)",
+    )
+    player.add_argument(
+        "--strategy", default="heuristic", choices=strategy_names(), help="how the bot chooses"
+    )
+    player.add_argument("--seed", help="seed of the bot's random choices (default: random)")
+    player.add_argument("--games", type=int, default=1, help="stop after this many games end")
+    player.add_argument("--accept-challenges", action="store_true", help="accept challenges")
+    player.add_argument("--challenge", help="challenge this player first")
+    player.add_argument("--pair", action="store_true", help="ask to be paired first")
+    player.add_argument("--game", default="sleeping-queens", help=f"the terms: {games}")
+    player.add_argument("--players", type=int, default=0, help="the terms: seats (0: fewest)")
+    player.add_argument("--rated", action="store_true", help="the terms: a rated game")
     return parser
 
 
@@ -132,10 +155,52 @@ def _selfplay(args: argparse.Namespace) -> int:
     return 1 if failures else 0
 
 
+def _player(args: argparse.Namespace) -> int:
+    import os
+
+    from referee_bot.session import PlayerStream
+
+    credential = os.environ.get(args.credential_env, "")
+    if not credential:
+        print(f"referee-bot: set {args.credential_env} to the player's token", file=sys.stderr)
+        return 2
+    metadata = [("authorization", f"Bearer {credential}")]
+    terms = referee_pb2.GameTerms(game_type=args.game, players=args.players, rated=args.rated)
+    rng = random.Random(args.seed)
+
+    def bot_for(game: referee_pb2.GameSummary, seat: int) -> StrategyBot:
+        return StrategyBot(make_strategy(args.strategy, game.game_type), rng)
+
+    with grpc.insecure_channel(args.server) as channel:
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        stream = PlayerStream(
+            stub, bot_for, credential=credential, accept_challenges=args.accept_challenges
+        )
+        try:
+            if args.challenge:
+                request = referee_pb2.CreateChallengeRequest(challenged=args.challenge, terms=terms)
+                stub.CreateChallenge(request, metadata=metadata, timeout=30)
+            if args.pair:
+                pairing = referee_pb2.RequestPairingRequest(terms=terms)
+                stub.RequestPairing(pairing, metadata=metadata, timeout=30)
+            results = stream.run(games=args.games)
+        except grpc.RpcError as error:
+            print(f"referee-bot: {describe_rpc_error(error)}", file=sys.stderr)
+            return 1
+        except BotError as error:
+            print(f"referee-bot: {error}", file=sys.stderr)
+            return 1
+    for result in results:
+        print(json.dumps(result.report()), flush=True)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "play":
         return _play(args)
+    if args.command == "player":
+        return _player(args)
     return _selfplay(args)
 
 

@@ -1,7 +1,8 @@
 """Standings: openskill ratings with their uncertainty, win rates with Wilson intervals,
 mean ranks and scores, and every bot's faults.
 
-Ratings use openskill's Plackett-Luce model (a Bayesian rating for games of any number of
+Ratings use openskill's Plackett-Luce model, built by :mod:`referee.ratings_model` as the
+referee's own persisted ratings build it (a Bayesian rating for games of any number of
 players, TrueSkill-like: ``mu`` the skill estimate, ``sigma`` its uncertainty; the
 **ordinal** ``mu - 3 sigma`` is what the standings sort by: a bot ranks high only once the
 rating is sure of it). Every rated game is one update with the seats' ranks (equal ranks are
@@ -21,8 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from openskill.models import PlackettLuce
-
+from referee.ratings_model import plackett_luce
 from referee_tournament.records import GameRecord
 
 #: z for a 95% interval.
@@ -105,7 +105,7 @@ def standings(
     points: Mapping[str, float] | None = None,
 ) -> list[Standing]:
     """The standings of ``bots`` over ``records`` (rated ones only), best first."""
-    model = PlackettLuce()
+    model = plackett_luce()  # the referee's persisted ratings use the same model
     ratings = {name: model.rating(name=name) for name in bots}
     table = {name: Standing(bot=name) for name in bots}
     ranks: Counter[str] = Counter()

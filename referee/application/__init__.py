@@ -26,6 +26,7 @@ from __future__ import annotations
 from referee.application.clocks import Clock, GameSettings, SeatClock
 from referee.application.errors import Kind, RefereeError
 from referee.application.fanout import StreamEnded
+from referee.application.players import Player, Players, Principal
 from referee.application.referee import Limits, Referee
 from referee.application.values import (
     Created,
@@ -54,6 +55,9 @@ __all__ = [
     "Kind",
     "Limits",
     "Page",
+    "Player",
+    "Players",
+    "Principal",
     "RecordedCommand",
     "Referee",
     "RefereeError",

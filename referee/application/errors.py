@@ -174,19 +174,63 @@ def store_unavailable(message: str, retry_after: float, uncertain: bool) -> Refe
     )
 
 
+# --- players and credentials (issue 20) ------------------------------------------------------
+# A refusal of a credential never quotes it: the messages name the claim or the rule at fault.
+
+
+def unauthenticated(reason: str, message: str, **metadata: str) -> RefereeError:
+    """A credential that is missing, malformed, expired or not signed by whom we trust
+    (``CREDENTIAL_MISSING``, ``CREDENTIAL_INVALID``, ``TOKEN_EXPIRED``, ``TOKEN_SIGNATURE``)."""
+    return RefereeError(Kind.UNAUTHENTICATED, message, reason, metadata=dict(metadata))
+
+
+def denied(reason: str, message: str, **metadata: str) -> RefereeError:
+    """A valid credential that does not allow this (``TOKEN_SCOPE``, ``REGISTRATION_CLOSED``)."""
+    return RefereeError(Kind.FORBIDDEN, message, reason, metadata=dict(metadata))
+
+
+def player_unknown(name: str) -> RefereeError:
+    return RefereeError(
+        Kind.NOT_FOUND, f"no player {clip(name)!r}", "PLAYER_UNKNOWN", metadata={"player": name}
+    )
+
+
+def name_taken(name: str) -> RefereeError:
+    message = f"the name {name!r} is taken"
+    return RefereeError(
+        Kind.NOT_NOW,
+        message,
+        "NAME_TAKEN",
+        metadata={"player": name},
+        precondition=("NAME", f"player/{name}", message),
+    )
+
+
+def rate_limited(what: str, limit: int, retry_after: float, **metadata: str) -> RefereeError:
+    """A per-player limit (calls per minute): RESOURCE_EXHAUSTED with ``RetryInfo``."""
+    error = exhausted(what, limit, **metadata)
+    error.retry_after = retry_after
+    return error
+
+
 __all__ = [
     "MAX_ECHO",
     "Kind",
     "RefereeError",
     "bad_request",
     "clip",
+    "denied",
     "exhausted",
     "forbidden",
+    "name_taken",
     "not_found",
     "not_now",
+    "player_unknown",
+    "rate_limited",
     "rule_violation",
     "stopping",
     "store_unavailable",
     "token_missing",
+    "unauthenticated",
     "version_conflict",
 ]

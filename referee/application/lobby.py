@@ -30,6 +30,7 @@ import structlog
 
 from referee.application.challenges import KIND as CHALLENGE
 from referee.application.challenges import Challenge, Challenges, ChallengeState
+from referee.application.errors import Kind, RefereeError
 from referee.application.lobby_host import Documents, Host, LobbyLimits, PlayerBook, RatingBook
 from referee.application.pairing import KIND as PAIRING
 from referee.application.pairing import Pairing, PairingState, PairingTicket
@@ -133,11 +134,23 @@ class Lobby:
         self.repository = repository
         self.limits = limits or LobbyLimits()
         self.documents = Documents(repository)
-        self.challenges = Challenges(self.documents, players, host, self.limits)
-        self.pairing = Pairing(self.documents, ratings, host, self.limits)
+        self._challenges = Challenges(self.documents, players, host, self.limits)
+        self._pairing = Pairing(self.documents, ratings, host, self.limits)
         self._subscriptions: set[_Subscription] = set()
         self._unlisten: Any = None
         self._sweeper: asyncio.Future[None] | None = None
+
+    @property
+    def challenges(self) -> Challenges:
+        """The challenges' room (using it starts the lobby's sweep: expiries, pairing)."""
+        self.start()
+        return self._challenges
+
+    @property
+    def pairing(self) -> Pairing:
+        """The pairing room (using it starts the lobby's sweep)."""
+        self.start()
+        return self._pairing
 
     # --- the list of open tables -----------------------------------------------------------
 
@@ -183,8 +196,10 @@ class Lobby:
             return None
         try:
             live = await self.repository.get_current(game_id)
-        except Exception:  # a game the store no longer has: its document is stale
-            return None
+        except RefereeError as error:  # a game the store does not have: a stale document
+            if error.kind is Kind.NOT_FOUND:
+                return None
+            raise
         summary = live.summary()
         if summary.game_over or not getattr(summary, "listed", True):
             return None
@@ -228,6 +243,10 @@ class Lobby:
         """Start the sweep (once; called by every call to the lobby, so a process that
         serves no lobby call does not scan the store for it)."""
         if self._sweeper is None or self._sweeper.done():
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:  # not inside the event loop (yet): the next call starts it
+                return
             self._sweeper = asyncio.ensure_future(self._sweep())
 
     def close(self) -> None:
@@ -238,9 +257,11 @@ class Lobby:
             self._unlisten = None
 
     async def sweep(self) -> None:
-        """Expire challenges and tickets, pair what the widened gaps allow."""
-        await self.challenges.expire()
-        await self.pairing.run()
+        """Expire challenges, and (on the replica holding the pass's lease) expire tickets
+        and pair what the widened gaps allow."""
+        await self._challenges.expire()
+        if await self._pairing.lead(3 * self.limits.sweep_seconds):
+            await self._pairing.run()
 
     async def _sweep(self) -> None:
         while True:

@@ -32,6 +32,9 @@ class LobbyLimits:
     open_challenges: int = 10
     #: Games a player may hold seats in at once (running or waiting to start).
     games_at_once: int = 20
+    #: Pairing requests a player may make per minute (a request cancelled at once and made
+    #: again is churn that makes every pass read more).
+    pairing_requests_per_minute: int = 20
     #: A pairing request that has waited this long unpaired is cancelled (milliseconds).
     pairing_wait_ms: int = 10 * 60 * 1000
     #: How often the lobby expires challenges and pairs waiting tickets (seconds).

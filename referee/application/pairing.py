@@ -36,7 +36,14 @@ import structlog
 
 from referee.application import errors
 from referee.application.errors import Kind, RefereeError
-from referee.application.lobby_host import Documents, Host, LobbyLimits, RatingBook, now_ms
+from referee.application.lobby_host import (
+    Documents,
+    Host,
+    LobbyLimits,
+    RatingBook,
+    limit_reached,
+    now_ms,
+)
 from referee.application.matching import Waiting, pair
 from referee.application.terms import Terms, check_terms
 from referee.store import DocumentWrite, RevisionConflict
@@ -45,6 +52,9 @@ log = structlog.get_logger("referee")
 
 KIND = "pairing"
 GUARD = "pairing_player"
+#: The periodic pass's lease (kind, key): one replica at a time runs it, so replicas do not
+#: race each other to the same groups (a lost race costs a game made and dropped).
+LEASE = ("lobby_lease", "pairing")
 #: Paired and cancelled tickets are kept this long for their players to read, then deleted.
 KEEP_CLOSED_MS = 3600 * 1000
 CAS_RETRIES = 5
@@ -123,6 +133,8 @@ class Pairing:
         self.limits = limits
         # One pairing pass at a time in this process (replicas are kept apart by the store).
         self._running = asyncio.Lock()
+        #: This process, as the holder of the periodic pass's lease.
+        self.holder = secrets.token_hex(6)
 
     async def request(self, player: str, terms: Terms) -> PairingTicket:
         """A new waiting ticket (or PAIRED at once, when opponents were waiting)."""
@@ -132,6 +144,7 @@ class Pairing:
             held = await self.documents.read(KIND, str(guard.body.get("ticket_id", "")))
             if held is not None and held.body.get("state") == PairingState.WAITING.value:
                 raise already_pairing(PairingTicket.from_json(held.body))
+        await self._check_rate(player)
         await self.host.check_room(player)
         rating = await self.ratings.ordinal(player, terms.game_type)
         ticket = PairingTicket(
@@ -151,6 +164,22 @@ class Pairing:
         log.info("pairing_requested", ticket_id=ticket.ticket_id, player=player)
         await self.run()
         return (await self.get(ticket.ticket_id))[0]
+
+    async def _check_rate(self, player: str) -> None:
+        """RESOURCE_EXHAUSTED past the player's pairing requests per minute (closed tickets
+        are kept an hour, so the last minute's are all there to count)."""
+        limit = self.limits.pairing_requests_per_minute
+        since = now_ms() - 60_000
+        recent = sorted(
+            ticket.created_ms
+            for ticket in map(
+                PairingTicket.from_json, (d.body for d in await self.documents.all(KIND))
+            )
+            if ticket.player == player and ticket.created_ms > since
+        )
+        if limit and len(recent) >= limit:
+            retry = (recent[-limit] - since) / 1000
+            raise limit_reached("pairing_requests_per_minute", limit, retry, player=player)
 
     async def get(self, ticket_id: str) -> tuple[PairingTicket, int]:
         """The ticket and the revision read; NOT_FOUND ``TICKET_NOT_FOUND``."""
@@ -200,6 +229,21 @@ class Pairing:
             metadata={"ticket_id": ticket_id},
             retry_after=0.1,
         )
+
+    async def lead(self, seconds: float) -> bool:
+        """Whether this process runs the periodic pass now: it holds the lease, or takes it
+        (free, or its holder let it lapse) for ``seconds`` more. A pass after a request runs
+        wherever the request arrived, lease or not: the store still decides a race."""
+        kind, key = LEASE
+        now = now_ms()
+        lease = await self.documents.read(kind, key)
+        if lease is not None:
+            mine = lease.body.get("holder") == self.holder
+            if not mine and int(lease.body.get("until_ms", 0)) > now:
+                return False
+        body = {"holder": self.holder, "until_ms": now + round(seconds * 1000)}
+        write = DocumentWrite(kind, key, body, lease.revision if lease is not None else 0)
+        return await self._try([write])
 
     async def run(self) -> list[str]:
         """One pairing pass: expire tickets that waited too long, pair the rest by the
@@ -298,4 +342,4 @@ def already_pairing(ticket: PairingTicket | None) -> RefereeError:
     )
 
 
-__all__ = ["GUARD", "KIND", "Pairing", "PairingState", "PairingTicket", "already_pairing"]
+__all__ = ["GUARD", "KIND", "LEASE", "Pairing", "PairingState", "PairingTicket", "already_pairing"]

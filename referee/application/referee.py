@@ -38,8 +38,12 @@ from referee.application.errors import RefereeError
 from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.hand import RefereeHand
 from referee.application.live import LiveGame, now_ms
+from referee.application.lobby import Lobby, LobbyLimits
+from referee.application.lobby_seats import TokenSeats
 from referee.application.organiser import Organiser
+from referee.application.players import Players
 from referee.application.repository import Limits, Repository
+from referee.application.sessions import Sessions
 from referee.application.streams import Streams
 from referee.application.values import Created, Exported, Page, SeatView, Submitted, Summary, Update
 from referee.engine.game import FixedDeal
@@ -75,7 +79,15 @@ class Referee:
         self.repository.timekeeper = self.hand
         self.commands = Commands(self.repository, self.hand)
         self.organiser = Organiser(self.repository, self.hand)
+        self.players = Players(self.repository)
+        self.lobby = Lobby(
+            self.repository,
+            self.players,
+            self.players.ratings,
+            TokenSeats(self.repository, self.organiser, LobbyLimits()),
+        )
         self._streams = Streams(self.repository)
+        self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
         self._sweeper: asyncio.Future[None] | None = None
 
     @property
@@ -105,6 +117,7 @@ class Referee:
         """Stop timers and background work, and close the store."""
         if self._sweeper is not None:
             self._sweeper.cancel()
+        self.lobby.close()
         self._streams.close()
         self.repository.close()
         self.store.close()

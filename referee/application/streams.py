@@ -19,7 +19,7 @@ from referee.application.errors import RefereeError
 from referee.application.fanout import Send, Updates
 from referee.application.live import DISCONNECTS, OPENS, LiveGame
 from referee.application.repository import Repository
-from referee.application.values import Update
+from referee.application.values import Update, Watcher
 from referee.store import StoreError
 
 
@@ -87,6 +87,13 @@ class Streams:
         seat = None if watcher.organiser else watcher.viewer
         hung_up = self._opened(live, seat) if seat is not None else _no_fault
         return self.fanout.follow(live, watcher, after, batched, hung_up)
+
+    def follow_seat(self, live: LiveGame, watcher: Watcher, after: int) -> Updates:
+        """A seat's batched stream for a player session (:mod:`referee.application.sessions`),
+        whose seat was checked already: counted and forgiven on a resume as StreamGame's."""
+        self.fanout.check_room()
+        assert watcher.viewer is not None
+        return self.fanout.follow(live, watcher, after, True, self._opened(live, watcher.viewer))
 
     def close_all(self, error: RefereeError) -> None:
         """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""

@@ -22,7 +22,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -37,6 +37,7 @@ TARGETS = {
     "P7": ("PostgreSQL store appends/s, 32 games at once ÷ raw psycopg inserts/s", ">=", 1.0),
     "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env()'s (fastest)", ">=", 1.5),
     "P9": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
+    "P10": ("player-stream commands/s ÷ P2's bare fan-out calls/s", ">=", 1.0),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -178,6 +179,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         found["P8"] = results["P8"].get("min_ratio")
     if "P9" in results:
         found["P9"] = results["P9"]["commands_ratio"]
+    if "P10" in results:
+        found["P10"] = results["P10"]["to_fanout"]
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -349,6 +352,10 @@ def markdown(report: dict[str, Any]) -> str:
         out += rl.markdown(results["P8"])
     if "P9" in results:
         out += ["", *http_markdown(results["P9"])]
+    if "P10" in results:
+        from referee.bench import players as player_stream
+
+        out += player_stream.markdown(results["P10"])
     return "\n".join(out) + "\n"
 
 
@@ -425,6 +432,14 @@ def main(
         from referee.bench import http
 
         results["P9"] = http.run(quick)
+    if "P10" in parts:
+        print("P10 the player stream, side by side with P2 ...", flush=True)
+        from referee.bench import players as player_stream
+        from referee.bench.load import GameSpec
+
+        results["P10"] = player_stream.run(
+            quick, GameSpec(game_type=game, players=players), concurrency
+        )
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

@@ -22,6 +22,7 @@ from prometheus_client import start_http_server
 
 from referee.application import Limits, Referee
 from referee.application.errors import stopping as shutting_down
+from referee.application.players import PlayerSettings
 from referee.metrics import SERVICE, Metrics
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.service import RefereeCore
@@ -45,6 +46,8 @@ class ServerConfig:
     #: Folder of the built web client served at the HTTP port's "/" (default clients/web/dist).
     web_root: str | None = None
     limits: Limits = field(default_factory=Limits)
+    #: Registration, the platform whose signed tokens are accepted, calls per minute.
+    players: PlayerSettings = field(default_factory=PlayerSettings)
     max_message_bytes: int = 4 * 1024 * 1024
     grace_seconds: float = 5.0
     #: At shutdown, after health turns NOT_SERVING, keep serving until no call has arrived
@@ -149,6 +152,7 @@ class RefereeServer:
         self.metrics = Metrics()
         store = open_store(config.store, wait=config.store_wait)
         self.referee = Referee(store, self.metrics, config.limits)
+        self.referee.players.configure(config.players)
         options = [
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),

@@ -250,6 +250,18 @@ class RpcHandler:
                 send, 405, code_pb2.UNIMPLEMENTED, "POST only", "not_post", allow=True
             )
             return
+        if method.client_streaming:
+            # A browser's fetch cannot stream a request body, nor does HTTP/1.1 serve both
+            # directions at once: the same player stream is WatchPlayer, commands unary.
+            await self._refuse(
+                send,
+                501,
+                code_pb2.UNIMPLEMENTED,
+                f"{name} streams both ways, over gRPC only; over HTTP use WatchPlayer and "
+                "SubmitCommand",
+                "client_streaming",
+            )
+            return
         content_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
         framing = _FRAMINGS.get(content_type)
         if framing is None or (method.streaming and not framing.enveloped):

@@ -2,12 +2,39 @@
 pairing calls).
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+Each turns the request into the values of :mod:`referee.application.lobby` and the answer
+back; the challenge and pairing calls need the player's credential (``authorization``),
+the lobby list and its watch do not (what they show is public).
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
 from referee.application import Referee
-from referee.metrics import Metrics
+from referee.application.challenges import Challenge, ChallengeState
+from referee.application.clocks import Clock
+from referee.application.errors import Kind, RefereeError
+from referee.application.lobby import ClockFilter, LobbyChange, LobbyFilter, LobbyTable
+from referee.application.pairing import PairingState, PairingTicket
+from referee.application.players import Principal
+from referee.application.terms import Terms
+from referee.metrics import SERVICE, Metrics
+from referee.server import convert
+from referee.v1 import referee_pb2 as pb
+
+#: The transport's writer of one stream message (as :data:`referee.server.service.Write`,
+#: which cannot be imported here: the service imports this module).
+Write = Callable[[bytes], Awaitable[None]]
+
+
+class Caller(Protocol):
+    """What these calls read of :class:`referee.server.service.Caller` (which imports this
+    module, so it is not imported here)."""
+
+    @property
+    def credential(self) -> str: ...
 
 
 class LobbyCalls:
@@ -16,5 +43,193 @@ class LobbyCalls:
     referee: Referee
     metrics: Metrics
 
+    async def _player(self, caller: Caller) -> str:
+        """The calling player's name, for a call that acts for it: a platform token scoped
+        to one game, or one that may only watch, is refused (PERMISSION_DENIED
+        ``TOKEN_SCOPE``)."""
+        principal: Principal = await self.referee.players.authenticate(caller.credential)
+        if principal.spectator_only or principal.scope_game:
+            raise RefereeError(
+                Kind.FORBIDDEN,
+                "this platform token is scoped to one game or to watching; the lobby needs "
+                "an unscoped credential",
+                "TOKEN_SCOPE",
+            )
+        return principal.player.name
 
-__all__ = ["LobbyCalls"]
+    # --- the lobby -------------------------------------------------------------------------
+
+    async def ListLobby(self, request: pb.ListLobbyRequest, caller: Caller) -> pb.ListLobbyResponse:
+        tables = await self.referee.lobby.list(filter_from_proto(request.filter))
+        return pb.ListLobbyResponse(tables=[table_to_proto(t) for t in tables])
+
+    async def WatchLobby(self, request: pb.WatchLobbyRequest, write: Write, caller: Caller) -> None:
+        sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "WatchLobby")
+        changes = self.referee.lobby.watch(filter_from_proto(request.filter))
+        try:
+            async for change in changes:
+                await write(change_to_proto(change).SerializeToString())
+                sent.inc()
+        finally:
+            await changes.aclose()
+
+    # --- challenges ------------------------------------------------------------------------
+
+    async def CreateChallenge(
+        self, request: pb.CreateChallengeRequest, caller: Caller
+    ) -> pb.CreateChallengeResponse:
+        player = await self._player(caller)
+        challenge = await self.referee.lobby.challenges.create(
+            player, request.challenged, terms_from_proto(request.terms), request.expires_in_ms
+        )
+        return pb.CreateChallengeResponse(challenge=challenge_to_proto(challenge))
+
+    async def AnswerChallenge(
+        self, request: pb.AnswerChallengeRequest, caller: Caller
+    ) -> pb.AnswerChallengeResponse:
+        player = await self._player(caller)
+        answered = await self.referee.lobby.challenges.answer(
+            request.challenge_id, player, request.accept
+        )
+        return pb.AnswerChallengeResponse(
+            challenge=challenge_to_proto(answered.challenge),
+            game_id=answered.game_id,
+            seat=answered.seat,
+            seat_token=answered.seat_token,
+        )
+
+    async def WithdrawChallenge(
+        self, request: pb.WithdrawChallengeRequest, caller: Caller
+    ) -> pb.WithdrawChallengeResponse:
+        player = await self._player(caller)
+        challenge = await self.referee.lobby.challenges.withdraw(request.challenge_id, player)
+        return pb.WithdrawChallengeResponse(challenge=challenge_to_proto(challenge))
+
+    async def ListChallenges(
+        self, request: pb.ListChallengesRequest, caller: Caller
+    ) -> pb.ListChallengesResponse:
+        principal = await self.referee.players.authenticate(caller.credential)
+        listed = await self.referee.lobby.challenges.open_for(principal.player.name)
+        return pb.ListChallengesResponse(challenges=[challenge_to_proto(c) for c in listed])
+
+    # --- pairing ---------------------------------------------------------------------------
+
+    async def RequestPairing(
+        self, request: pb.RequestPairingRequest, caller: Caller
+    ) -> pb.RequestPairingResponse:
+        player = await self._player(caller)
+        ticket = await self.referee.lobby.pairing.request(player, terms_from_proto(request.terms))
+        return pb.RequestPairingResponse(ticket=ticket_to_proto(ticket))
+
+    async def CancelPairing(
+        self, request: pb.CancelPairingRequest, caller: Caller
+    ) -> pb.CancelPairingResponse:
+        player = await self._player(caller)
+        ticket = await self.referee.lobby.pairing.cancel(request.ticket_id, player)
+        return pb.CancelPairingResponse(ticket=ticket_to_proto(ticket))
+
+
+# --- the mapping ----------------------------------------------------------------------------
+
+_CLOCK_FILTERS = {
+    pb.CLOCK_FILTER_UNSPECIFIED: ClockFilter.ANY,
+    pb.CLOCK_FILTER_CLOCKED: ClockFilter.CLOCKED,
+    pb.CLOCK_FILTER_UNCLOCKED: ClockFilter.UNCLOCKED,
+}
+_CHALLENGE_STATES = {
+    ChallengeState.OPEN: pb.CHALLENGE_STATE_OPEN,
+    ChallengeState.ACCEPTED: pb.CHALLENGE_STATE_ACCEPTED,
+    ChallengeState.DECLINED: pb.CHALLENGE_STATE_DECLINED,
+    ChallengeState.WITHDRAWN: pb.CHALLENGE_STATE_WITHDRAWN,
+    ChallengeState.EXPIRED: pb.CHALLENGE_STATE_EXPIRED,
+}
+_PAIRING_STATES = {
+    PairingState.WAITING: pb.PAIRING_STATE_WAITING,
+    PairingState.PAIRED: pb.PAIRING_STATE_PAIRED,
+    PairingState.CANCELLED: pb.PAIRING_STATE_CANCELLED,
+}
+
+
+def filter_from_proto(message: pb.LobbyFilter) -> LobbyFilter:
+    return LobbyFilter(
+        game_type=message.game_type,
+        players=message.players,
+        clock=_CLOCK_FILTERS.get(message.clock, ClockFilter.ANY),
+        min_decision_ms=message.min_decision_ms,
+        max_decision_ms=message.max_decision_ms,
+        rated=message.rated if message.HasField("rated") else None,
+    )
+
+
+def terms_from_proto(message: pb.GameTerms) -> Terms:
+    clock = message.clock
+    return Terms(
+        game_type=message.game_type,
+        players=message.players,
+        options=dict(message.options),
+        clock=Clock(clock.decision_ms, clock.bank_ms, clock.forfeit_after_timeouts),
+        rated=message.rated,
+    )
+
+
+def terms_to_proto(terms: Terms) -> pb.GameTerms:
+    message = pb.GameTerms(
+        game_type=terms.game_type,
+        players=terms.players,
+        options=dict(terms.options),
+        rated=terms.rated,
+    )
+    if terms.clock.enabled:
+        message.clock.CopyFrom(convert.clock_to_proto(terms.clock))
+    return message
+
+
+def table_to_proto(table: LobbyTable) -> pb.LobbyTable:
+    return pb.LobbyTable(game=convert.summary_to_proto(table.game), open_seats=table.open_seats)
+
+
+def change_to_proto(change: LobbyChange) -> pb.WatchLobbyResponse:
+    message = pb.WatchLobbyResponse(
+        removed_game_id=change.removed_game_id, caught_up=change.caught_up
+    )
+    if change.table is not None:
+        message.table.CopyFrom(table_to_proto(change.table))
+    return message
+
+
+def challenge_to_proto(challenge: Challenge) -> pb.Challenge:
+    return pb.Challenge(
+        challenge_id=challenge.challenge_id,
+        challenger=challenge.challenger,
+        challenged=challenge.challenged,
+        terms=terms_to_proto(challenge.terms),
+        state=_CHALLENGE_STATES[challenge.state],
+        created_unix_ms=challenge.created_ms,
+        expires_unix_ms=challenge.expires_ms,
+        game_id=challenge.game_id,
+        accepted_by=challenge.accepted_by,
+    )
+
+
+def ticket_to_proto(ticket: PairingTicket) -> pb.PairingTicket:
+    return pb.PairingTicket(
+        ticket_id=ticket.ticket_id,
+        player=ticket.player,
+        terms=terms_to_proto(ticket.terms),
+        state=_PAIRING_STATES[ticket.state],
+        created_unix_ms=ticket.created_ms,
+        game_id=ticket.game_id,
+        rating=ticket.rating,
+    )
+
+
+__all__ = [
+    "LobbyCalls",
+    "challenge_to_proto",
+    "change_to_proto",
+    "filter_from_proto",
+    "table_to_proto",
+    "terms_from_proto",
+    "terms_to_proto",
+    "ticket_to_proto",
+]

@@ -2,12 +2,59 @@
 GetLeaderboard.
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+The caller's credential comes from the ``authorization`` metadata or header
+(:class:`~referee.server.service.Caller`), never from a request field, so it cannot end up
+in a request log.
 """
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from referee.application import Referee
+from referee.application.errors import bad_request
+from referee.application.players import NAME, Player
+from referee.application.ratings import Rating
 from referee.metrics import Metrics
+from referee.v1 import referee_pb2 as pb
+
+
+class Caller(Protocol):
+    """What these calls read of :class:`referee.server.service.Caller` (which imports this
+    module, so it is not imported here)."""
+
+    @property
+    def credential(self) -> str: ...
+
+
+#: A player's kind on the wire and in the application.
+KIND_TO_PROTO = {"person": pb.PLAYER_KIND_PERSON, "bot": pb.PLAYER_KIND_BOT}
+KIND_FROM_PROTO = {
+    pb.PLAYER_KIND_UNSPECIFIED: "person",
+    pb.PLAYER_KIND_PERSON: "person",
+    pb.PLAYER_KIND_BOT: "bot",
+}
+
+
+def player_to_proto(player: Player) -> pb.Player:
+    return pb.Player(
+        name=player.name,
+        kind=KIND_TO_PROTO.get(player.kind, pb.PLAYER_KIND_UNSPECIFIED),
+        created_unix_ms=player.created_ms,
+        platform=player.platform,
+    )
+
+
+def rating_to_proto(rating: Rating) -> pb.Rating:
+    return pb.Rating(
+        player=rating.player,
+        game_type=rating.game_type,
+        mu=rating.mu,
+        sigma=rating.sigma,
+        ordinal=rating.ordinal,
+        games=rating.games,
+        updated_unix_ms=rating.updated_ms,
+    )
 
 
 class PlayerCalls:
@@ -16,5 +63,43 @@ class PlayerCalls:
     referee: Referee
     metrics: Metrics
 
+    async def Register(self, request: pb.RegisterRequest, caller: Caller) -> pb.RegisterResponse:
+        kind = KIND_FROM_PROTO.get(request.kind)
+        if kind is None:
+            raise bad_request("kind", "not a PlayerKind")
+        player, token = await self.referee.players.register(request.name, kind)
+        return pb.RegisterResponse(player=player_to_proto(player), token=token)
 
-__all__ = ["PlayerCalls"]
+    async def WhoAmI(self, request: pb.WhoAmIRequest, caller: Caller) -> pb.WhoAmIResponse:
+        principal = await self.referee.players.authenticate(caller.credential)
+        response = pb.WhoAmIResponse(
+            player=player_to_proto(principal.player),
+            scope_game_id=principal.scope_game,
+            spectator_only=principal.spectator_only,
+        )
+        if principal.scope_seat is not None:
+            response.scope_seat = principal.scope_seat
+        return response
+
+    async def GetRatings(
+        self, request: pb.GetRatingsRequest, caller: Caller
+    ) -> pb.GetRatingsResponse:
+        """Ratings are public (leaderboards show them): a name needs no credential; without
+        one the caller's own are asked for."""
+        players = self.referee.players
+        name = request.player
+        if not name:
+            name = (await players.authenticate(caller.credential)).player.name
+        elif not NAME.fullmatch(name):
+            raise bad_request("player", "not a player name")
+        ratings = await players.ratings.of(name)
+        return pb.GetRatingsResponse(ratings=[rating_to_proto(r) for r in ratings])
+
+    async def GetLeaderboard(
+        self, request: pb.GetLeaderboardRequest, caller: Caller
+    ) -> pb.GetLeaderboardResponse:
+        board = await self.referee.players.ratings.leaderboard(request.game_type, request.limit)
+        return pb.GetLeaderboardResponse(ratings=[rating_to_proto(r) for r in board])
+
+
+__all__ = ["KIND_FROM_PROTO", "KIND_TO_PROTO", "PlayerCalls", "player_to_proto", "rating_to_proto"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +82,10 @@ class Method:
     name: str
     input: type[Message]
     output: type[Message]
+    #: The server streams its answer (server-streaming and bidirectional RPCs).
     streaming: bool
+    #: The client streams its requests (PlayerSession): gRPC only, HTTP/1.1 cannot.
+    client_streaming: bool = False
 
 
 def _methods() -> dict[str, Method]:
@@ -93,6 +96,7 @@ def _methods() -> dict[str, Method]:
             getattr(pb, m.input_type.name),
             getattr(pb, m.output_type.name),
             m.server_streaming,
+            m.client_streaming,
         )
         for m in service.methods
     }
@@ -178,6 +182,20 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         raises the :class:`RefereeError` it ends with otherwise."""
         with _Measured(self, "server_stream", name, request):
             await getattr(self, name)(request, write, caller)
+
+    async def duplex(
+        self,
+        name: str,
+        requests: AsyncIterator[Message | Refused],
+        write: Write,
+        caller: Caller = ANONYMOUS,
+    ) -> None:
+        """Run the bidirectional RPC ``name``: it reads ``requests`` (each decoded, or the
+        :class:`Refused` the transport made of bytes it could not read) and writes with
+        ``write``; returns when it ends with OK, raises the :class:`RefereeError` it ends
+        with otherwise."""
+        with _Measured(self, "bidi_stream", name, None):
+            await getattr(self, name)(requests, write, caller)
 
     # --- the RPCs ------------------------------------------------------------------------
 

@@ -1,12 +1,152 @@
 """The RPCs of one stream per player: PlayerSession (bidirectional), WatchPlayer.
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+Both run a :class:`~referee.application.sessions.Session` into the transport's ``write``;
+PlayerSession also reads the client's resumes and commands from its request stream. A game's
+message is put together from the bytes its view and events carry (as StreamGame's are), so a
+batch the player's seats see alike is encoded once for every session.
+
+The stall limit is StreamGame's: a message the client has not taken within
+``stream_stall_seconds`` ends the stream with RESOURCE_EXHAUSTED (the client resumes each
+game after the last sequence it has).
 """
 
 from __future__ import annotations
 
-from referee.application import Referee
-from referee.metrics import Metrics
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from google.protobuf.message import Message
+
+from referee import codec
+from referee.application import Referee, RefereeError, Unreadable
+from referee.application import errors as app_errors
+from referee.application.challenges import Challenge
+from referee.application.pairing import PairingTicket
+from referee.application.players import Principal
+from referee.application.sessions import (
+    GameMessage,
+    Granted,
+    Notice,
+    Outcome,
+    Resume,
+    Session,
+    SessionCommand,
+    SessionMessage,
+)
+from referee.metrics import SERVICE, Metrics
+from referee.protowire import delimited, tag, varint
+from referee.server import convert, errors, lobby_rpc
+from referee.v1 import referee_pb2 as pb
+
+#: A transport's writer of one stream message (its serialized bytes).
+Write = Callable[[bytes], Awaitable[None]]
+
+_UPDATE = pb.GameUpdate.DESCRIPTOR.fields_by_name
+_GAME_ID = tag(_UPDATE["game_id"].number, 2)
+_SEAT = tag(_UPDATE["seat"].number, 0)
+_EVENTS = tag(_UPDATE["events"].number, 2)
+_VIEW = tag(_UPDATE["view"].number, 2)
+_CAUGHT_UP = tag(_UPDATE["caught_up"].number, 0) + b"\x01"
+_AS_UPDATE = tag(pb.PlayerMessage.DESCRIPTOR.fields_by_name["update"].number, 2)
+#: ``message`` is field 1 of both PlayerSessionResponse and WatchPlayerResponse.
+_MESSAGE = tag(pb.PlayerSessionResponse.DESCRIPTOR.fields_by_name["message"].number, 2)
+assert pb.WatchPlayerResponse.DESCRIPTOR.fields_by_name["message"].number == 1
+
+
+def message_bytes(message: SessionMessage) -> bytes:
+    """A session's message as a serialized PlayerSessionResponse (or WatchPlayerResponse:
+    the same bytes)."""
+    if isinstance(message, GameMessage):
+        update = message.update
+        parts = [_GAME_ID, varint(len(message.game_id)), message.game_id.encode()]
+        if message.seat:
+            parts += [_SEAT, varint(message.seat)]
+        parts += [delimited(_EVENTS, event.data) for event in update.events]
+        parts.append(delimited(_VIEW, update.view.data))
+        if message.caught_up:
+            parts.append(_CAUGHT_UP)
+        return delimited(_MESSAGE, delimited(_AS_UPDATE, b"".join(parts)))
+    return delimited(_MESSAGE, player_message(message).SerializeToString())
+
+
+def player_message(message: SessionMessage) -> pb.PlayerMessage:
+    """A session's message as a PlayerMessage."""
+    if isinstance(message, GameMessage):
+        return pb.PlayerMessage.FromString(
+            pb.PlayerSessionResponse.FromString(message_bytes(message)).message.SerializeToString()
+        )
+    if isinstance(message, Granted):
+        return pb.PlayerMessage(
+            seat=pb.SeatGranted(
+                game_id=message.game_id,
+                seat=message.seat,
+                seat_token=message.token,
+                game=convert.summary_to_proto(message.summary),
+            )
+        )
+    if isinstance(message, Outcome):
+        return pb.PlayerMessage(outcome=outcome_to_proto(message))
+    return notice_to_proto(message)
+
+
+def outcome_to_proto(outcome: Outcome) -> pb.CommandOutcome:
+    answer = pb.CommandOutcome(
+        command_id=outcome.command_id, game_id=outcome.game_id, seat=max(outcome.seat, 0)
+    )
+    if outcome.refusal is not None:
+        answer.refusal.CopyFrom(refusal_to_proto(outcome.refusal))
+    elif outcome.submitted is not None:
+        answer.first_sequence = outcome.submitted.first_sequence
+        answer.last_sequence = outcome.submitted.last_sequence
+        answer.duplicate = outcome.submitted.duplicate
+    return answer
+
+
+def refusal_to_proto(error: RefereeError) -> pb.Refusal:
+    """What the unary call's ``google.rpc.Status`` would carry: code, message, ErrorInfo."""
+    status = errors.to_status(error)
+    return pb.Refusal(
+        code=status.code,
+        message=status.message,
+        reason=error.reason,
+        metadata=dict(error.metadata),
+    )
+
+
+def notice_to_proto(notice: Notice) -> pb.PlayerMessage:
+    """A lobby inbox change: a challenge, or a pairing ticket."""
+    item = notice.item
+    if isinstance(item, Challenge):
+        return pb.PlayerMessage(challenge=lobby_rpc.challenge_to_proto(item))
+    if isinstance(item, PairingTicket):
+        return pb.PlayerMessage(pairing=lobby_rpc.ticket_to_proto(item))
+    raise TypeError(f"not a lobby inbox item: {type(item).__name__}")
+
+
+def _resume(resume: pb.GameResume) -> Resume:
+    return Resume(resume.game_id, resume.seat, resume.after_sequence, resume.seat_token)
+
+
+def _command(request: pb.SessionCommand) -> SessionCommand:
+    command: Any
+    if not request.HasField("command"):
+        command = Unreadable("command", "required")
+    else:
+        try:
+            command = codec.command_from_proto(request.command)[1]
+        except codec.CodecError as error:
+            command = Unreadable(error.field, error.description)
+    expected = request.expected_version if request.HasField("expected_version") else None
+    return SessionCommand(
+        request.game_id,
+        request.seat,
+        request.command_id,
+        command,
+        (expected, request.client_decision_ms),
+    )
 
 
 class SessionCalls:
@@ -15,5 +155,102 @@ class SessionCalls:
     referee: Referee
     metrics: Metrics
 
+    async def PlayerSession(
+        self, requests: AsyncIterator[Message | Any], write: Write, caller: Any
+    ) -> None:
+        session = self.referee.sessions.open(await self._session_player(caller))
+        reading = asyncio.ensure_future(self._read_session(requests, session))
+        try:
+            await self._serve_session(session, write, "PlayerSession")
+        finally:
+            reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reading
 
-__all__ = ["SessionCalls"]
+    async def WatchPlayer(self, request: pb.WatchPlayerRequest, write: Write, caller: Any) -> None:
+        player = await self._session_player(caller)
+        resumes = [_resume(r) for r in request.resume]
+        if player is None and not any(r.seat_token for r in resumes):
+            raise app_errors.token_missing(
+                "WatchPlayer needs the player's credential (authorization: Bearer), or seats "
+                "named by token in resume"
+            )
+        session = self.referee.sessions.open(player, resumes)
+        await self._serve_session(session, write, "WatchPlayer")
+
+    async def _session_player(self, caller: Any) -> Principal | None:
+        """Who the call's credential names (counted once against the player's calls per
+        minute: the commands on the stream are not calls); ``None`` without one (a session
+        that follows seats by token only)."""
+        return await self.referee.players.optional(caller.credential)
+
+    async def _read_session(self, requests: AsyncIterator[Any], session: Session) -> None:
+        """The client's messages: resumes and commands (each command answered on the
+        stream, a request that cannot be read too)."""
+        async for request in requests:
+            if not isinstance(request, pb.PlayerSessionRequest):
+                session.refuse(request.error)  # a Refused: bytes that are not a request
+                continue
+            kind = request.WhichOneof("kind")
+            if kind == "command":
+                await session.command(_command(request.command))
+            elif kind == "resume":
+                session.resume(_resume(request.resume))
+            else:
+                session.refuse(app_errors.bad_request("kind", "a command or a resume"))
+
+    async def _serve_session(self, session: Session, write: Write, name: str) -> None:
+        """Write the session's messages; a message the client has not taken within the stall
+        limit ends the stream. One watchdog task checks the write in progress, rather than a
+        timer per message (a player stream carries every message of many games)."""
+        fanout = self.referee.fanout
+        stall = fanout.stall_seconds
+        sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
+        commands = self.metrics.commands
+        loop = asyncio.get_running_loop()
+        serving = asyncio.current_task()
+        assert serving is not None
+        #: When the write in progress began (0: none), and whether the watchdog ended it.
+        writing = [0.0, 0.0]
+
+        async def watch() -> None:
+            while True:
+                await asyncio.sleep(stall / 4)
+                began = writing[0]
+                if began and loop.time() - began > stall:
+                    writing[1] = 1.0
+                    serving.cancel()
+                    return
+
+        watchdog = asyncio.ensure_future(watch()) if stall else None
+        try:
+            async with contextlib.aclosing(session.messages()) as messages:
+                async for message in messages:
+                    if isinstance(message, Outcome):
+                        _count(commands, message)
+                    data = message_bytes(message)
+                    writing[0] = loop.time()
+                    await write(data)
+                    writing[0] = 0.0
+                    sent.inc()
+        except asyncio.CancelledError:
+            if not writing[1]:
+                raise  # the client went away, or the server is stopping
+            serving.uncancel()
+            raise app_errors.exhausted("stream stall seconds", int(stall)) from None
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+
+
+def _count(commands: Any, outcome: Outcome) -> None:
+    """The command counter, as SubmitCommand keeps it."""
+    if outcome.submitted is not None:
+        label = "duplicate" if outcome.submitted.duplicate else "accepted"
+        commands.labels(outcome.submitted.game_type, label, "ok").inc()
+    elif outcome.refusal is not None:
+        rule = outcome.refusal.metadata.get("rule_id", outcome.refusal.reason)
+        commands.labels("unknown", "rejected", rule).inc()
+
+
+__all__ = ["SessionCalls", "message_bytes", "player_message", "refusal_to_proto"]

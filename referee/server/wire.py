@@ -7,11 +7,15 @@ become a :class:`~referee.server.service.Refused` the service answers with
 any code of ours runs, issue 10). A refusal goes out as the call's status, with the
 ``google.rpc.Status`` of :mod:`referee.server.errors` in ``grpc-status-details-bin``. Stream
 messages arrive as ready bytes and leave as they are.
+
+A bidirectional RPC (PlayerSession) gets the request messages as they arrive, each decoded
+as a unary request is (an unreadable one reaches the service as a ``Refused``, which answers
+it on the stream rather than ending it), and writes its messages with ``context.write``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
 import grpc
@@ -69,11 +73,28 @@ def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[
     return handle
 
 
+def _duplex(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
+    async def handle(requests: AsyncIterator[Message | Refused], context: Context) -> None:
+        try:
+            await core.duplex(name, requests, context.write, caller_of(context))
+        except RefereeError as error:
+            await _abort(context, error)
+
+    return handle
+
+
 def add_referee_service(core: RefereeCore, server: grpc.aio.Server) -> None:
     """Serve every method of ``referee.v1.RefereeService`` from ``core`` on ``server``."""
     handlers: dict[str, grpc.RpcMethodHandler] = {}
     for name, method in METHODS.items():
-        if method.streaming:
+        if method.client_streaming:
+            # Only bidirectional: the service has no client-streaming RPC with one answer.
+            handlers[name] = grpc.stream_stream_rpc_method_handler(
+                _duplex(core, name),
+                request_deserializer=_deserializer(method),
+                response_serializer=_serialize,
+            )
+        elif method.streaming:
             handlers[name] = grpc.unary_stream_rpc_method_handler(
                 _stream(core, name),
                 request_deserializer=_deserializer(method),

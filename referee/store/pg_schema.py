@@ -12,6 +12,8 @@ import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
+from referee.store import pg_documents
+
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "scratch_database"]
 
 #: Taken (transaction-scoped) while migrating, so replicas starting at once migrate in turn.
@@ -113,6 +115,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # Unfinished games are listed after every reconnect of the listening connection.
         "CREATE INDEX games_unfinished ON games (game_id) WHERE NOT finished",
     ),
+    pg_documents.MIGRATION,
 )
 
 #: The schema version this code writes and reads.

@@ -26,7 +26,12 @@ How it keeps the store's guarantees across processes:
   commits are announced in the committing thread, as the in-process stores do). When the
   listening connection is lost it reconnects and announces every unfinished game's version,
   because notifications sent meanwhile are gone; listeners read the store, so an extra
-  announcement costs a read and nothing else.
+  announcement costs a read and nothing else. Document writes notify the same way on a
+  channel of their own (:mod:`referee.store.pg_listen`), and after a reconnection every
+  document written since the listener last started is announced.
+* **Claims and document writes** are transactions of their own, not grouped (they are
+  rare). Row locks are taken games first (by game id), then documents (by kind and key), in
+  every transaction, so none can wait for another in a circle (:mod:`referee.store.pg_documents`).
 * **Faults.** A call waits at most ``wait`` seconds for a pooled connection; a lost
   connection (a restarted or terminated backend), a pool that cannot connect, or any other
   operational error of the database fails the call with :class:`StoreUnavailable`, never a
@@ -51,9 +56,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import psycopg
-from psycopg import sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from referee.store import pg_documents
 from referee.store.base import (
     DEFAULT_WAIT,
     CommandOutcome,
@@ -64,6 +69,7 @@ from referee.store.base import (
     GameNotFound,
     GameRecord,
     SeatClaim,
+    SeatTaken,
     StoredEvent,
     StoreError,
     StoreUnavailable,
@@ -71,11 +77,19 @@ from referee.store.base import (
     check_limit,
 )
 from referee.store.group import GroupCommitStore, GroupWriter, Pending
+from referee.store.pg_listen import DOCUMENTS_CHANNEL, GAMES_CHANNEL, Notifications
 from referee.store.pg_schema import MIGRATIONS, SCHEMA_VERSION, migrate, scratch_database
-from referee.store.rows import outcome_from_row, record_from_row
+from referee.store.rows import (
+    changed,
+    check_claims,
+    check_writes,
+    outcome_from_row,
+    record_from_row,
+)
 
 __all__ = [
     "CHANNEL",
+    "DOCUMENTS_CHANNEL",
     "FAILING_WAIT",
     "MIGRATIONS",
     "SCHEMA_VERSION",
@@ -89,8 +103,9 @@ _log = logging.getLogger(__name__)
 #: Seconds a call waits for a connection while the pool has been failing to get one.
 FAILING_WAIT = 0.1
 
-#: The NOTIFY channel; payload ``"<store instance id> <version> <game id>"``.
-CHANNEL = "referee_events"
+#: The games' NOTIFY channel; payload ``"<store instance id> <version> <game id>"``.
+CHANNEL = GAMES_CHANNEL
+_NOTIFY = "SELECT pg_notify(%s, %s)"
 
 #: ``referee_append`` once per member of a group, in one statement. Each column is an array
 #: with one element per member; the members' events are one flat array, each member's
@@ -170,16 +185,17 @@ class PostgresEventStore(GroupCommitStore):
         )
         self._pool.open(wait=True, timeout=connect_timeout)
         self._writer = GroupWriter("referee-store-pg", self._write_group, self._notify)
-        self._listener: threading.Thread | None = None
-        self._listen_conn: psycopg.Connection[Any] | None = None
-        self._listen_lock = threading.Lock()
-        #: Set once the listening connection has run LISTEN (tests wait for it).
+        #: Where the documents' changes stood when the listener last (re)started LISTEN; ``None``
+        #: until known (then a reconnection announces every document).
+        self._document_mark: int | None = None
+        self._notifications: Notifications | None = None
+        #: Set while the notification thread listens (tests wait for it).
         self.listening = threading.Event()
         if listen:
-            self._listener = threading.Thread(
-                target=self._listen, name="referee-store-listen", daemon=True
+            self._notifications = Notifications(
+                conninfo, self.origin, self._notify, self._document_heard, self._listened
             )
-            self._listener.start()
+            self.listening = self._notifications.listening
             # Listening before the store is handed out: a server lists its games right after
             # opening the store, and a game another replica creates in between must not be
             # missed (its notice would go to nobody). Seen as a flaky adoption test in CI.
@@ -264,9 +280,9 @@ class PostgresEventStore(GroupCommitStore):
         documents: Sequence[DocumentWrite] = (),
         claims: Sequence[SeatClaim] = (),
     ) -> None:
-        if documents or claims:
-            raise NotImplementedError("documents and claims land in this backend next")
         payloads = [bytes(event) for event in events]
+        writes = check_writes(documents)
+        check_claims(claims)
         with self._conn(write=True) as conn, conn.transaction():
             inserted = conn.execute(
                 f"INSERT INTO games ({_GAME_COLUMNS}) VALUES"
@@ -288,18 +304,25 @@ class PostgresEventStore(GroupCommitStore):
             ).rowcount
             if not inserted:
                 raise GameExists(record.game_id)
-            if payloads:
-                conn.execute(
-                    "INSERT INTO events (game_id, sequence, payload)"
-                    " SELECT %s, u.ord::integer, u.payload"
-                    " FROM unnest(%s::bytea[]) WITH ORDINALITY AS u (payload, ord)",
-                    (record.game_id, payloads),
-                )
-            conn.execute(
-                "SELECT pg_notify(%s, %s)",
-                (CHANNEL, f"{self.origin} {len(payloads)} {record.game_id}"),
-            )
+            self._insert_events(conn, record.game_id, 0, payloads)
+            pg_documents.insert_claims(conn, record.game_id, claims)
+            written = pg_documents.write(conn, writes, self.origin)  # after the game's row
+            conn.execute(_NOTIFY, (CHANNEL, f"{self.origin} {len(payloads)} {record.game_id}"))
         self._notify(record.game_id, len(payloads))
+        self._notify_documents(changed(written))
+
+    @staticmethod
+    def _insert_events(
+        conn: psycopg.Connection[Any], game_id: str, after: int, payloads: list[bytes]
+    ) -> None:
+        """Insert ``payloads`` as the game's sequences ``after + 1, ...``."""
+        if payloads:
+            conn.execute(
+                "INSERT INTO events (game_id, sequence, payload)"
+                " SELECT %s, %s + u.ord::integer, u.payload"
+                " FROM unnest(%s::bytea[]) WITH ORDINALITY AS u (payload, ord)",
+                (game_id, after, payloads),
+            )
 
     def _write_group(self, group: Sequence[Pending]) -> list[int | StoreError]:
         """The writer thread: ``referee_append`` for every member of ``group`` in one
@@ -456,59 +479,7 @@ class PostgresEventStore(GroupCommitStore):
             counters.setdefault(int(seat), {})[str(name)] = int(value)
         return counters
 
-    # -- notifications ---------------------------------------------------------------------
-
-    def _listen(self) -> None:
-        """The listener thread: LISTEN, and call the listeners for other stores' commits;
-        reconnect (and announce every unfinished game) when the connection is lost."""
-        delay = 0.05
-        first = True
-        while not self._closed.is_set():
-            try:
-                conn = psycopg.connect(self.conninfo, autocommit=True, connect_timeout=5)
-            except psycopg.Error as error:
-                _log.warning("event store listener cannot connect: %s", error)
-                self._closed.wait(delay)
-                delay = min(2.0, delay * 2)
-                continue
-            try:
-                with self._listen_lock:
-                    if self._closed.is_set():
-                        conn.close()
-                        return
-                    self._listen_conn = conn
-                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(CHANNEL)))
-                if not first:
-                    self._announce_unfinished(conn)  # what was sent while we were away
-                first = False
-                delay = 0.05
-                self.listening.set()
-                # A timeout so a closing store is noticed even when nothing is committed.
-                while not self._closed.is_set():
-                    for notice in conn.notifies(timeout=0.5):
-                        self._heard(notice.payload)
-            except psycopg.Error as error:
-                if not self._closed.is_set():
-                    _log.warning("event store listener lost its connection: %s", error)
-            finally:
-                self.listening.clear()
-                with self._listen_lock:
-                    self._listen_conn = None
-                conn.close()
-
-    def _heard(self, payload: str) -> None:
-        origin, version, game_id = payload.split(" ", 2)
-        if origin != self.origin:  # our own commits were announced when they were made
-            self._notify(game_id, int(version))
-
-    def _announce_unfinished(self, conn: psycopg.Connection[Any]) -> None:
-        rows = conn.execute("SELECT game_id, version FROM games WHERE NOT finished").fetchall()
-        for game_id, version in rows:
-            self._notify(str(game_id), int(version))
-
-    # -- lifecycle -------------------------------------------------------------------------
-
-    # -- claims and documents: the SQL backends get them next ------------------------------
+    # -- seat claims and documents -------------------------------------------------------
 
     def claim_seat(
         self,
@@ -518,31 +489,85 @@ class PostgresEventStore(GroupCommitStore):
         claim: SeatClaim,
         documents: Sequence[DocumentWrite] = (),
     ) -> int:
-        raise NotImplementedError("seat claims land in this backend next")
+        payloads = [bytes(event) for event in events]
+        writes = check_writes(documents)
+        version = expected_version + len(payloads)
+        with self._conn(write=True) as conn, conn.transaction():
+            # The game's row first (as appends lock it), then the documents': no deadlock.
+            row = conn.execute(
+                "SELECT version FROM games WHERE game_id = %s FOR UPDATE", (game_id,)
+            ).fetchone()
+            if row is None:
+                raise GameNotFound(game_id)
+            if pg_documents.has_claim(conn, game_id, claim.seat):
+                raise SeatTaken(game_id, claim.seat)
+            if int(row[0]) != expected_version:
+                raise VersionConflict(game_id, expected_version, int(row[0]))
+            pg_documents.insert_claims(conn, game_id, [claim])
+            if payloads:
+                conn.execute("UPDATE games SET version = %s WHERE game_id = %s", (version, game_id))
+                self._insert_events(conn, game_id, expected_version, payloads)
+            written = pg_documents.write(conn, writes, self.origin)
+            # Even with no event: the other replicas' live games refresh the seat's holder.
+            conn.execute(_NOTIFY, (CHANNEL, f"{self.origin} {version} {game_id}"))
+        self._notify(game_id, version)
+        self._notify_documents(changed(written))
+        return version
 
     def seat_claims(self, game_id: str) -> dict[int, SeatClaim]:
-        raise NotImplementedError("seat claims land in this backend next")
+        with self._conn() as conn:
+            found = pg_documents.claims(conn, game_id)
+            if not found:
+                self._version(conn, game_id)  # GameNotFound
+            return found
 
     def read_document(self, kind: str, key: str) -> Document | None:
-        raise NotImplementedError("documents land in this backend next")
+        with self._conn() as conn:
+            return pg_documents.read(conn, kind, key)
 
     def documents(self, kind: str, prefix: str = "") -> list[Document]:
-        raise NotImplementedError("documents land in this backend next")
+        with self._conn() as conn:
+            return pg_documents.listing(conn, kind, prefix)
 
     def write_documents(self, writes: Sequence[DocumentWrite]) -> list[int]:
-        raise NotImplementedError("documents land in this backend next")
+        checked = check_writes(writes)
+        with self._conn(write=True) as conn, conn.transaction():
+            written = pg_documents.write(conn, checked, self.origin)
+        self._notify_documents(changed(written))
+        return [max(revision, 0) for _, _, revision in written]
+
+    # -- notifications ---------------------------------------------------------------------
+
+    def _document_heard(self, kind: str, key: str, revision: int) -> None:
+        self._notify_documents([(kind, key, revision)])
+
+    def _listened(self, first: bool) -> None:
+        """The notification thread LISTENs again: take the documents' bearings and, after a
+        lost connection, announce every unfinished game and every document written since the
+        last bearings, because what was sent meanwhile is gone. (A write that had taken its
+        place in the changes' order before the bearings but committed only after, and then
+        during a second loss, would be missed: a window of milliseconds, twice over.)"""
+        with self._conn() as conn:
+            mark = pg_documents.latest_change(conn)
+            if first:
+                self._document_mark = mark
+                return
+            games = conn.execute("SELECT game_id, version FROM games WHERE NOT finished")
+            unfinished = games.fetchall()
+            since = self._document_mark
+            written = pg_documents.changed_since(conn, -1 if since is None else since)
+        self._document_mark = mark
+        for game_id, version in unfinished:
+            self._notify(str(game_id), int(version))
+        self._notify_documents(written)
+
+    # -- lifecycle -------------------------------------------------------------------------
 
     def close(self) -> None:
         if self._closed.is_set():
             return
         self._writer.close()  # commits what is queued first
         self._closed.set()
-        with self._listen_lock:
-            listening = self._listen_conn
-        if listening is not None:
-            # Wakes notifies() at once on most platforms; its timeout bounds the wait anyway.
-            with contextlib.suppress(psycopg.Error):
-                listening.cancel_safe(timeout=1.0)
-        if self._listener is not None:
-            self._listener.join(timeout=5)
+        if self._notifications is not None:
+            self._notifications.close()
         self._pool.close()

@@ -54,8 +54,8 @@ def check_writes(writes: Iterable[DocumentWrite]) -> list[tuple[DocumentWrite, s
     """The writes with their encoded bodies (``None``: a delete), after checking each.
 
     :class:`ValueError` for two writes of one document (which one would win?), an empty kind
-    or key, a kind with a space (the PostgreSQL notification separates fields by spaces) or
-    a negative expected revision.
+    or key, a kind with a space (the PostgreSQL notification separates fields by spaces), a
+    kind over 64 or a key over 1024 characters, or a negative expected revision.
     """
     checked: list[tuple[DocumentWrite, str | None]] = []
     seen: set[tuple[str, str]] = set()
@@ -64,6 +64,8 @@ def check_writes(writes: Iterable[DocumentWrite]) -> list[tuple[DocumentWrite, s
             raise ValueError(
                 f"a document needs a kind without spaces and a key (kind {write.kind!r})"
             )
+        if len(write.kind) > 64 or len(write.key) > 1024:  # a notification holds 8000 bytes
+            raise ValueError(f"a document's kind or key is too long (kind {write.kind[:64]!r})")
         if write.expected_revision < 0:
             raise ValueError(f"expected revision must not be negative ({write.kind!r})")
         if (write.kind, write.key) in seen:

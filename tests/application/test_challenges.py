@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from pathlib import Path
 
 import pytest
 
+from referee.application import Referee
 from referee.application.challenges import (
     REFUSED_IN,
     TRANSITIONS,
@@ -20,6 +22,7 @@ from referee.application.challenges import (
 from referee.application.errors import Kind, RefereeError
 from referee.application.lobby_host import LobbyLimits
 from referee.application.terms import Terms
+from referee.store import SqliteEventStore
 from tests.application.lobby_support import World, lobby_on, run_lobby, snapshot
 from tests.application.support import refused
 
@@ -252,3 +255,34 @@ def test_two_replicas_cannot_both_accept() -> None:
         other.lobby.close()
 
     run_lobby(scenario)
+
+
+def test_two_replicas_on_one_sqlite_file_cannot_both_accept(tmp_path: Path) -> None:
+    """As above, with two stores on one SQLite file: the database decides."""
+
+    async def scenario() -> None:
+        path = tmp_path / "lobby.sqlite"
+        referees = [Referee(SqliteEventStore(str(path))) for _ in range(2)]
+        for referee in referees:
+            await referee.recover()
+        worlds = [lobby_on(referee) for referee in referees]
+        try:
+            for _ in range(3):
+                challenge = await worlds[0].lobby.challenges.create("ann", "", DV)
+                outcomes = await asyncio.gather(
+                    worlds[0].lobby.challenges.answer(challenge.challenge_id, "bob", True),
+                    worlds[1].lobby.challenges.answer(challenge.challenge_id, "cy", True),
+                    return_exceptions=True,
+                )
+                lost = [o for o in outcomes if isinstance(o, RefereeError)]
+                assert len(lost) == 1 and lost[0].reason == "CHALLENGE_ANSWERED", outcomes
+                kept = worlds[0].host.live() + worlds[1].host.live()
+                assert len(kept) == 1
+                for world in worlds:
+                    world.host.made.clear()
+        finally:
+            for world in worlds:
+                world.lobby.close()
+                world.referee.close()
+
+    asyncio.run(scenario())

@@ -231,3 +231,51 @@ def test_no_player_in_two_pairings_and_no_cancelled_request_paired(
         replicas[1].lobby.close()
 
     run_lobby(scenario)
+
+
+def test_one_replica_at_a_time_runs_the_periodic_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = {"now": 1_000_000}
+    monkeypatch.setattr(pairing_module, "now_ms", lambda: clock["now"])
+
+    async def scenario(world: World) -> None:
+        other = lobby_on(world.referee)
+        assert await world.lobby.pairing.lead(3.0)
+        assert not await other.lobby.pairing.lead(3.0)
+        assert await world.lobby.pairing.lead(3.0)  # the holder renews it
+        clock["now"] += 3_001  # lapsed: the other takes it
+        assert await other.lobby.pairing.lead(3.0)
+        assert not await world.lobby.pairing.lead(3.0)
+        other.lobby.close()
+
+    run_lobby(scenario)
+
+
+def test_the_sweep_pairs_once_the_gap_has_widened() -> None:
+    async def scenario(world: World) -> None:
+        world.ratings.ordinals.update(ann=0.0, bob=4.0)  # 1 s of waiting widens 3 to 3.5
+        ann = await world.lobby.pairing.request("ann", DV)
+        await world.lobby.pairing.request("bob", DV)
+        for _ in range(100):
+            await asyncio.sleep(0.1)
+            if (await world.lobby.pairing.get(ann.ticket_id))[0].state is PairingState.PAIRED:
+                return
+        raise AssertionError("the sweep did not pair them")
+
+    run_lobby(scenario, LobbyLimits(sweep_seconds=0.2))
+
+
+def test_pairing_requests_per_minute_are_limited() -> None:
+    async def scenario(world: World) -> None:
+        pairing = world.lobby.pairing
+        for _ in range(3):
+            ticket = await pairing.request("ann", DV)
+            await pairing.cancel(ticket.ticket_id, "ann")
+        before = snapshot(world.referee.store, *KINDS)
+        error = await refused(pairing.request("ann", DV))
+        assert (error.kind, error.reason) == (Kind.LIMIT, "LIMIT")  # RESOURCE_EXHAUSTED
+        assert error.metadata["limit"] == "pairing_requests_per_minute"
+        assert error.retry_after is not None and 0 < error.retry_after <= 60
+        assert snapshot(world.referee.store, *KINDS) == before
+        await pairing.request("bob", DV)  # others are not limited by ann's requests
+
+    run_lobby(scenario, LobbyLimits(pairing_requests_per_minute=3, sweep_seconds=3600))

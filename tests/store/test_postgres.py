@@ -6,6 +6,7 @@ skipped without a server unless REFEREE_REQUIRE_POSTGRES is set, as in CI).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -16,9 +17,12 @@ from referee.store import (
     DuplicateCommand,
     EventStore,
     GameNotFound,
+    RevisionConflict,
+    SeatTaken,
     VersionConflict,
     open_store,
 )
+from tests.store.claims_documents import Heard, claim, put
 from tests.store.pg import postgres_url, temporary_database
 from tests.store.test_event_store import EventStoreContract, outcome, record
 
@@ -53,13 +57,11 @@ def _empty(url: str) -> None:
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("TRUNCATE seat_stats, commands, events, games")
+        conn.execute("TRUNCATE seat_claims, documents, seat_stats, commands, events, games")
 
 
 class TestPostgresEventStore(EventStoreContract):
     """The contract every backend passes, on one database emptied before each test."""
-
-    has_documents = False  # claims and documents come next in this backend
 
     @pytest.fixture(autouse=True)
     def _database(self, database: str) -> None:
@@ -234,6 +236,123 @@ def test_listener_recovers_a_lost_connection(url: str) -> None:
         writer.close()
 
 
+def test_other_stores_document_writes_reach_every_document_listener(url: str) -> None:
+    """The documents' channel: a write through one store is heard by the other stores'
+    document listeners (in their notification threads), and by its own once, in the
+    writing thread; a claim's documents and its game are heard too."""
+    stores = [_store(url) for _ in range(3)]
+    try:
+        heard = [Heard() for _ in stores]
+        for store, listener in zip(stores, heard, strict=True):
+            store.add_document_listener(listener)
+            assert store.listening.wait(WAIT)  # type: ignore[attr-defined]
+        stores[0].write_documents([put("challenge", "c 1/x", {"state": "OPEN"})])
+        stores[1].write_documents([put("challenge", "c 1/x", None, 1)])
+        for listener in heard:
+            assert listener.wait_for(("challenge", "c 1/x", 0))
+        for index, listener in enumerate(heard):
+            assert sorted(listener.heard) == [("challenge", "c 1/x", 0), ("challenge", "c 1/x", 1)]
+            writer_of = {1: 0, 0: 1}  # revision -> the store that wrote it
+            for (_, _, revision), thread in zip(listener.heard, listener.threads, strict=True):
+                own = writer_of[revision] == index  # in the writing thread, else the notifier's
+                assert (thread == threading.get_ident()) == own, (index, revision)
+        games: list[tuple[str, int]] = []
+        arrived = threading.Event()
+
+        def hear(game_id: str, version: int) -> None:
+            games.append((game_id, version))
+            arrived.set()
+
+        stores[2].add_listener(hear)
+        stores[0].create_game(record(), [b"e1"])
+        assert arrived.wait(WAIT)
+        arrived.clear()
+        stores[1].claim_seat("g1", 1, [], claim(1), [put("holding", "ann/g1/1", {"seat": 1})])
+        assert heard[2].wait_for(("holding", "ann/g1/1", 1))
+        assert arrived.wait(WAIT)  # the claim is announced even without an event
+        assert games == [("g1", 1), ("g1", 1)]
+        assert stores[2].seat_claims("g1") == {1: claim(1)}
+    finally:
+        for store in stores:
+            store.close()
+
+
+def test_claims_of_one_seat_through_two_stores_one_wins(
+    pair: tuple[EventStore, EventStore],
+) -> None:
+    first, second = pair
+    first.create_game(record(), [b"e1"])
+    results: list[str] = []
+    barrier = threading.Barrier(8)
+
+    def claimant(store: EventStore, player: str) -> None:
+        barrier.wait()
+        try:
+            store.claim_seat("g1", 1, [player.encode()], claim(1, player))
+            results.append(player)
+        except (SeatTaken, VersionConflict):
+            pass
+
+    _run_together(claimant, [(pair[n % 2], f"p{n}") for n in range(8)])
+    assert len(results) == 1
+    assert first.seat_claims("g1") == second.seat_claims("g1") == {1: claim(1, results[0])}
+    assert [e.payload for e in second.read("g1")] == [b"e1", results[0].encode()]
+
+
+def test_crossed_writes_through_two_stores_do_not_deadlock(
+    pair: tuple[EventStore, EventStore],
+) -> None:
+    """Each store writes the same documents listed in opposite orders, and claims seats of
+    the same games, many times at once: the row locks are taken in one order (games, then
+    documents by kind and key), so every call ends, with a conflict or a write."""
+    first, second = pair
+    for n in range(4):
+        first.create_game(record(f"g{n}"), [])
+    keys = [f"k{n}" for n in range(6)]
+    first.write_documents([put("lobby", key, {"n": 0}) for key in keys])
+
+    def writer(store: EventStore, reverse: bool) -> None:
+        for round_ in range(30):
+            order = list(reversed(keys)) if reverse else keys
+            current = {d.key: d.revision for d in store.documents("lobby")}
+            with contextlib.suppress(RevisionConflict):
+                store.write_documents([put("lobby", k, {"n": round_}, current[k]) for k in order])
+            game = f"g{round_ % 4}"
+            with contextlib.suppress(RevisionConflict, SeatTaken, VersionConflict):
+                store.claim_seat(
+                    game, store.version(game), [b"x"], claim(round_ % 3, f"p{round_}"),
+                    [put("lobby", k, {"claimed": round_}, current[k]) for k in order],
+                )  # fmt: skip
+
+    _run_together(writer, [(first, False), (second, True), (first, True), (second, False)])
+    revisions = [d.revision for d in second.documents("lobby")]
+    assert len(set(revisions)) == 1  # every write wrote all six together
+
+
+def test_document_listener_catches_up_after_a_lost_connection(url: str) -> None:
+    """A document written while the listening connection was away is announced after it
+    reconnects."""
+    import psycopg
+
+    watcher, writer = _store(url), _store(url, listen=False)
+    try:
+        heard = Heard()
+        watcher.add_document_listener(heard)
+        assert watcher.listening.wait(WAIT)  # type: ignore[attr-defined]
+        writer.write_documents([put("account", "ann", {"kind": "person"})])
+        assert heard.wait_for(("account", "ann", 1))
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND query LIKE 'LISTEN%%'"
+            )
+            writer.write_documents([put("account", "ann", {"kind": "bot"}, 1)])
+        assert heard.wait_for(("account", "ann", 2))
+    finally:
+        watcher.close()
+        writer.close()
+
+
 # -- migrations --------------------------------------------------------------------------------
 
 
@@ -256,7 +375,7 @@ def test_migrates_a_version_1_database() -> None:
 
     from referee.store.postgres import SCHEMA_VERSION, migrate
 
-    assert SCHEMA_VERSION == 2
+    assert SCHEMA_VERSION == 3
     with temporary_database() as old:
         with psycopg.connect(old) as conn:
             assert migrate(conn, target=1) == 0
@@ -265,6 +384,8 @@ def test_migrates_a_version_1_database() -> None:
         with psycopg.connect(old, autocommit=True) as conn:  # back to how schema 1 looked
             conn.execute("DROP INDEX commands_in_log_order")
             conn.execute("DROP INDEX games_unfinished")
+            conn.execute("DROP TABLE seat_claims, documents")  # and what schema 3 adds
+            conn.execute("DROP SEQUENCE document_changes")
             conn.execute("UPDATE referee_schema SET version = 1")
         with _store(old, listen=False) as store:
             assert store.read("g1")[0].payload == b"e1"
@@ -275,7 +396,40 @@ def test_migrates_a_version_1_database() -> None:
                 row[0] for row in conn.execute("SELECT indexname FROM pg_indexes").fetchall()
             }
             assert {"commands_in_log_order", "games_unfinished"} <= indexes
-            assert conn.execute("SELECT version FROM referee_schema").fetchone() == (2,)
+            assert conn.execute("SELECT version FROM referee_schema").fetchone() == (3,)
+
+
+def test_migrates_a_version_2_database() -> None:
+    """A database left at schema 2 (before claims and documents) keeps its games and gains
+    the two tables; its games take claims, and documents are written, afterwards."""
+    import psycopg
+
+    from referee.store.postgres import migrate
+
+    with temporary_database() as old:
+        with psycopg.connect(old) as conn:
+            assert migrate(conn, target=2) == 0
+        with psycopg.connect(old) as conn:
+            tables = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+            assert "documents" not in {row[0] for row in tables.fetchall()}
+            # A game as a schema-2 referee wrote it.
+            conn.execute(
+                "INSERT INTO games (game_id, game_type, players, options, seed, deal,"
+                " token_hashes, created_at, version) VALUES ('g1', 'vampire_queen', 2,"
+                " '{}', '', '', '[]', 1000.0, 1)"
+            )
+            conn.execute("INSERT INTO events VALUES ('g1', 1, 'e1')")
+            conn.commit()
+        with _store(old, listen=False) as store:
+            assert store.version("g1") == 1
+            assert store.seat_claims("g1") == {}
+            assert store.claim_seat("g1", 1, [b"e2"], claim(1), [put("holding", "ann/g1/1", {})])
+            assert store.write_documents([put("account", "ann", {"kind": "person"})]) == [1]
+        with _store(old, listen=False) as store:
+            assert store.seat_claims("g1") == {1: claim(1)}
+            assert [d.key for d in store.documents("holding", "ann/")] == ["ann/g1/1"]
+        with psycopg.connect(old) as conn:
+            assert conn.execute("SELECT version FROM referee_schema").fetchone() == (3,)
 
 
 def test_refuses_a_newer_schema(url: str) -> None:
@@ -288,7 +442,7 @@ def test_refuses_a_newer_schema(url: str) -> None:
             _store(url)
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
-            conn.execute("UPDATE referee_schema SET version = 2")
+            conn.execute("UPDATE referee_schema SET version = 3")
 
 
 def test_replicas_starting_together_migrate_once() -> None:

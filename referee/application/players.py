@@ -1,0 +1,360 @@
+"""Players and their credentials: accounts of this server, and a platform's signed tokens.
+
+A **player** is a unique name and a kind (person or bot). It proves who it is with a
+**credential**, sent as ``authorization: Bearer <credential>`` by both transports:
+
+- an **account token** (``acct-...``), made when the account is created (by the operator's
+  ``referee account create NAME``, or by Register on a server with open registration). The
+  token is shown once; the store keeps only its SHA-256 (an ``account`` document per name,
+  an ``account_token`` document per hash, written together), and a presented token is
+  compared with the stored hash in constant time;
+- a **platform token**: a JWT signed by a platform that has its own users
+  (:mod:`referee.application.platform`, docs/embedding.md). No account is needed; the token
+  may be scoped to one game, one seat, or to watching only.
+
+:class:`Players` (``Referee.players``) resolves a credential to a :class:`Principal` (who is
+calling, and what the credential allows), counts the call against the player's per-minute
+limit (:mod:`referee.application.limits`), and keeps the accounts and ratings
+(:mod:`referee.application.ratings`, ``Referee.players.ratings``). A refusal never quotes a
+credential.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import re
+import secrets
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from referee.application import errors
+from referee.application.access import hash_token
+from referee.application.limits import DEFAULT_PER_MINUTE, CallLimiter
+from referee.application.live import now_ms
+from referee.application.platform import LEEWAY, MAX_LIFETIME, PlatformKeys, invalid_claim
+from referee.application.ratings import Ratings
+from referee.application.repository import Repository
+from referee.store import DocumentWrite, RevisionConflict
+
+log = structlog.get_logger("referee")
+
+#: A player's name: 1-32 characters, letters, digits, "-", "_", "." (not first).
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+#: What every account token starts with (so a platform token is never looked up as one).
+ACCOUNT_TOKEN_PREFIX = "acct-"
+#: The kinds of player an account is.
+KINDS = ("person", "bot")
+#: Document kinds (docs/design.md, "Documents").
+ACCOUNT, ACCOUNT_TOKEN = "account", "account_token"
+#: Longest credential looked at: anything longer is no token of ours (and not parsed).
+MAX_CREDENTIAL = 8192
+#: How long a checked account token is trusted without reading the store again (accounts
+#: are never changed once made, so this only bounds memory and a removed account's life).
+TRUSTED_SECONDS = 60.0
+#: Account tokens remembered at most.
+MAX_TRUSTED = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    name: str
+    kind: str  # "person" | "bot" | "" (a platform token that does not say)
+    created_ms: int = 0
+    platform: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who a credential says is calling, and what it allows."""
+
+    player: Player
+    #: A platform token scoped to one game: its id ("" when not scoped).
+    scope_game: str = ""
+    #: ... and to one seat of it.
+    scope_seat: int | None = None
+    #: A platform token with the spectator role: it may watch, never play.
+    spectator_only: bool = False
+
+
+@dataclass(frozen=True)
+class PlayerSettings:
+    """How a server treats players (``referee serve``'s flags)."""
+
+    #: Anyone may create an account with Register (``--open-registration``).
+    open_registration: bool = False
+    #: The platform whose signed tokens are accepted (``--platform-key``/``--platform-jwks``).
+    platform: PlatformKeys | None = None
+    #: Calls per minute per player (0: unlimited).
+    calls_per_minute: int = DEFAULT_PER_MINUTE
+
+
+def check_name(name: str) -> None:
+    """Refuse (INVALID_ARGUMENT, field ``name``) a name that is not a player name.
+
+    >>> check_name("ada-2")
+    >>> check_name("-ada")
+    Traceback (most recent call last):
+    ...
+    referee.application.errors.RefereeError: invalid: name: must be 1-32 letters, digits, '-', '_' or '.', starting with a letter or digit
+    """  # noqa: E501
+    if not NAME.fullmatch(name):
+        raise errors.bad_request(
+            "name", "must be 1-32 letters, digits, '-', '_' or '.', starting with a letter or digit"
+        )
+
+
+def new_account_token() -> str:
+    """A fresh account token (256 random bits)."""
+    return f"{ACCOUNT_TOKEN_PREFIX}{secrets.token_urlsafe(32)}"
+
+
+def check_scope(
+    principal: Principal, game_id: str, seat: int | None = None, play: bool = True
+) -> None:
+    """Refuse (PERMISSION_DENIED ``TOKEN_SCOPE``) a call a platform token does not cover:
+    another game than its ``game_id``, another seat than its ``seat``, or playing (``play``)
+    with a spectator token. Account credentials cover every game. A call about no game
+    (a challenge, a pairing request) passes ``game_id=""``: a game-scoped token is refused
+    there too, since it was handed out for that one game."""
+    if principal.spectator_only and play:
+        raise errors.denied(
+            "TOKEN_SCOPE", "this platform token may only watch (role: spectator)", game_id=game_id
+        )
+    if principal.scope_game and principal.scope_game != game_id:
+        raise errors.denied(
+            "TOKEN_SCOPE", "this platform token is scoped to another game", game_id=game_id
+        )
+    if seat is not None and principal.scope_seat is not None and principal.scope_seat != seat:
+        raise errors.denied(
+            "TOKEN_SCOPE",
+            "this platform token is scoped to another seat",
+            game_id=game_id,
+            seat=str(seat),
+        )
+
+
+def principal_of(claims: dict[str, Any], now: float) -> Principal:
+    """The :class:`Principal` a platform token's verified ``claims`` name (their shape is
+    checked here; UNAUTHENTICATED ``CREDENTIAL_INVALID`` naming the claim at fault)."""
+    exp = claims["exp"]
+    iat = claims.get("iat")
+    start = iat if isinstance(iat, int | float) and not isinstance(iat, bool) else now
+    if exp - start > MAX_LIFETIME + LEEWAY:
+        raise invalid_claim("exp", f"is more than {MAX_LIFETIME // 3600} h after 'iat'")
+    name = claims["sub"]
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise invalid_claim("sub", "is not a player name (1-32 letters, digits, '-', '_', '.')")
+    kind = claims.get("kind", "")
+    if kind != "" and kind not in KINDS:
+        raise invalid_claim("kind", "must be 'person' or 'bot'")
+    game_id = claims.get("game_id", "")
+    if not isinstance(game_id, str):
+        raise invalid_claim("game_id", "must be a string")
+    seat = claims.get("seat")
+    if seat is not None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or seat < 0:
+            raise invalid_claim("seat", "must be a seat number")
+        if not game_id:
+            raise invalid_claim("seat", "needs a 'game_id' claim")
+    role = claims.get("role", "player")
+    if role not in ("player", "spectator"):
+        raise invalid_claim("role", "must be 'player' or 'spectator'")
+    return Principal(
+        Player(name, str(kind), platform=True),
+        scope_game=game_id,
+        scope_seat=seat,
+        spectator_only=role == "spectator",
+    )
+
+
+@dataclass
+class _Trusted:
+    """Account tokens checked lately: ``{token hash: (player, monotonic time checked)}``."""
+
+    entries: OrderedDict[str, tuple[Player, float]] = field(default_factory=OrderedDict)
+
+    def get(self, digest: str) -> Player | None:
+        found = self.entries.get(digest)
+        if found is None or time.monotonic() - found[1] > TRUSTED_SECONDS:
+            return None
+        return found[0]
+
+    def put(self, digest: str, player: Player) -> None:
+        self.entries[digest] = (player, time.monotonic())
+        self.entries.move_to_end(digest)
+        while len(self.entries) > MAX_TRUSTED:
+            self.entries.popitem(last=False)
+
+
+class Players:
+    """Accounts, credentials, per-player limits and ratings (``Referee.players``)."""
+
+    def __init__(self, repository: Repository, settings: PlayerSettings | None = None) -> None:
+        self.repository = repository
+        self.ratings = Ratings(repository)
+        self.configure(settings or PlayerSettings())
+        self._trusted = _Trusted()
+        #: Platform players known to have an ``account`` document (see :meth:`_remember`).
+        self._seen: set[str] = set()
+
+    def configure(self, settings: PlayerSettings) -> None:
+        """Use ``settings`` from now on (the server sets its flags' after building the
+        referee)."""
+        self.settings = settings
+        self.limiter = CallLimiter(settings.calls_per_minute)
+
+    # --- credentials ------------------------------------------------------------------------
+
+    async def authenticate(self, credential: str) -> Principal:
+        """Who ``credential`` names, counted against the player's calls per minute.
+
+        UNAUTHENTICATED: ``CREDENTIAL_MISSING`` (none), ``CREDENTIAL_INVALID`` (not a token of
+        an account here, or a platform token that is malformed, not for this server, or
+        lives too long), ``TOKEN_EXPIRED``, ``TOKEN_SIGNATURE``; RESOURCE_EXHAUSTED with a
+        retry delay past the player's calls per minute."""
+        if not credential:
+            raise errors.unauthenticated(
+                "CREDENTIAL_MISSING",
+                "this call needs a player's credential: authorization: Bearer <token>",
+            )
+        if len(credential) > MAX_CREDENTIAL:
+            raise _not_ours()
+        if credential.startswith(ACCOUNT_TOKEN_PREFIX):
+            principal = Principal(await self._account(credential))
+        elif self.settings.platform is not None:
+            principal = principal_of(self.settings.platform.claims(credential), time.time())
+        else:
+            raise _not_ours()
+        self.limiter.take(principal.player.name)
+        if principal.player.platform:
+            await self._remember(principal.player)
+        return principal
+
+    async def optional(self, credential: str) -> Principal | None:
+        """:meth:`authenticate`, or ``None`` for a call without a credential (a bad one is
+        still refused: a caller who meant to sign in learns that it did not)."""
+        return await self.authenticate(credential) if credential else None
+
+    async def _account(self, token: str) -> Player:
+        digest = hash_token(token)
+        trusted = self._trusted.get(digest)
+        if trusted is not None:
+            return trusted
+        call, store = self.repository.call, self.repository.store
+        # The hash is looked up (it reveals nothing about the token); the account's own
+        # record of it is then compared in constant time, so a forged index entry cannot
+        # sign anyone in.
+        index = await call(store.read_document, ACCOUNT_TOKEN, digest)
+        name = index.body.get("name") if index is not None else None
+        account = await call(store.read_document, ACCOUNT, name) if isinstance(name, str) else None
+        expected = str(account.body.get("token_hash", "")) if account is not None else ""
+        if account is None or not hmac.compare_digest(expected.encode(), digest.encode()):
+            raise errors.unauthenticated(
+                "CREDENTIAL_INVALID", "the credential is not the token of an account here"
+            )
+        player = _player(account.key, account.body)
+        self._trusted.put(digest, player)
+        return player
+
+    async def _remember(self, player: Player) -> None:
+        """Make a platform's player known by name (an ``account`` document with no token
+        hash, which no account token matches), the first time this process sees it: others
+        can then reserve it a seat or challenge it (:meth:`get`), and nobody can register
+        its name."""
+        if player.name in self._seen:
+            return
+        call, store = self.repository.call, self.repository.store
+        if await call(store.read_document, ACCOUNT, player.name) is None:
+            created = now_ms()
+            body = {"kind": player.kind, "token_hash": "", "created_ms": created, "platform": True}
+            with contextlib.suppress(RevisionConflict):  # another replica wrote it first
+                await call(store.write_documents, [DocumentWrite(ACCOUNT, player.name, body, 0)])
+        self._seen.add(player.name)
+        if len(self._seen) > MAX_TRUSTED:
+            self._seen.clear()  # a bound on memory; forgetting costs one read each
+
+    # --- accounts ---------------------------------------------------------------------------
+
+    async def register(self, name: str, kind: str = "person") -> tuple[Player, str]:
+        """Register: a new account and its token (shown only now), when the server allows
+        anyone to register; PERMISSION_DENIED ``REGISTRATION_CLOSED`` otherwise."""
+        if not self.settings.open_registration:
+            raise errors.denied(
+                "REGISTRATION_CLOSED",
+                "this server does not let anyone register: ask its operator for an account "
+                "(referee account create NAME)",
+            )
+        return await self.create_account(name, kind)
+
+    async def create_account(self, name: str, kind: str = "person") -> tuple[Player, str]:
+        """A new account named ``name`` and its token (the operator's path: whatever
+        ``open_registration`` says). INVALID_ARGUMENT for a bad name or kind;
+        FAILED_PRECONDITION ``NAME_TAKEN`` when the name has an account."""
+        check_name(name)
+        if kind not in KINDS:
+            raise errors.bad_request("kind", "must be 'person' or 'bot'")
+        token = new_account_token()
+        digest = hash_token(token)
+        created = now_ms()
+        body = {"kind": kind, "token_hash": digest, "created_ms": created}
+        writes = [
+            DocumentWrite(ACCOUNT, name, body, 0, created / 1000),
+            DocumentWrite(ACCOUNT_TOKEN, digest, {"name": name}, 0, created / 1000),
+        ]
+        try:
+            await self.repository.call(self.repository.store.write_documents, writes)
+        except RevisionConflict:
+            raise errors.name_taken(name) from None
+        log.info("account_created", player=name, kind=kind)
+        return Player(name, kind, created), token
+
+    async def get(self, name: str) -> Player:
+        """The player named ``name``: an account, or a platform's player this server has
+        seen a token of; NOT_FOUND ``PLAYER_UNKNOWN``."""
+        if not NAME.fullmatch(name):
+            raise errors.player_unknown(name)
+        store = self.repository.store
+        found = await self.repository.call(store.read_document, ACCOUNT, name)
+        if found is None:
+            raise errors.player_unknown(name)
+        return _player(found.key, found.body)
+
+    async def accounts(self) -> list[Player]:
+        """Every account (and platform player seen), by name."""
+        store = self.repository.store
+        found = await self.repository.call(store.documents, ACCOUNT)
+        return [_player(document.key, document.body) for document in found]
+
+
+def _player(name: str, body: dict[str, Any]) -> Player:
+    if body.get("platform", False):
+        return Player(name, str(body.get("kind", "")), platform=True)  # no account: no date
+    return Player(name, str(body.get("kind", "")), int(body.get("created_ms", 0)))
+
+
+def _not_ours() -> errors.RefereeError:
+    return errors.unauthenticated(
+        "CREDENTIAL_INVALID", "the credential is not a token of an account or platform here"
+    )
+
+
+__all__ = [
+    "ACCOUNT",
+    "ACCOUNT_TOKEN",
+    "ACCOUNT_TOKEN_PREFIX",
+    "KINDS",
+    "NAME",
+    "Player",
+    "PlayerSettings",
+    "Players",
+    "Principal",
+    "check_name",
+    "check_scope",
+    "new_account_token",
+    "principal_of",
+]

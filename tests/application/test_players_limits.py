@@ -1,0 +1,94 @@
+"""Calls per minute per player (issue 20, section 7): a token bucket per player name; past it,
+RESOURCE_EXHAUSTED with a retry delay that the transports send as ``google.rpc.RetryInfo``."""
+
+from __future__ import annotations
+
+import pytest
+from google.rpc import code_pb2, error_details_pb2
+
+from referee.application import Kind, Referee, RefereeError
+from referee.application.limits import CallLimiter
+from referee.application.players import PlayerSettings
+from referee.server.errors import to_status
+from tests.application.support import refused, run
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_minutes_worth_may_come_at_once_then_the_steady_rate() -> None:
+    clock = Clock()
+    limiter = CallLimiter(per_minute=60, clock=clock)
+    for _ in range(60):
+        limiter.take("ada")
+    with pytest.raises(RefereeError) as caught:
+        limiter.take("ada")
+    error = caught.value
+    assert (error.kind, error.reason) == (Kind.LIMIT, "LIMIT")
+    assert error.metadata == {"limit": "calls_per_minute", "value": "60", "player": "ada"}
+    assert error.retry_after == pytest.approx(1.0)
+    limiter.take("bea")  # another player's bucket is its own
+    clock.now += 0.5
+    with pytest.raises(RefereeError) as caught:
+        limiter.take("ada")
+    assert caught.value.retry_after == pytest.approx(0.5)  # a refused call took nothing
+    clock.now += 0.5
+    limiter.take("ada")  # one token a second
+
+
+def test_zero_means_unlimited() -> None:
+    limiter = CallLimiter(per_minute=0, clock=Clock())
+    for _ in range(10_000):
+        limiter.take("ada")
+
+
+def test_idle_buckets_are_forgotten_without_losing_a_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.application import limits
+
+    monkeypatch.setattr(limits, "MAX_BUCKETS", 10)
+    clock = Clock()
+    limiter = CallLimiter(per_minute=1, clock=clock)
+    limiter.take("busy")
+    for n in range(10):
+        limiter.take(f"idle-{n}")
+    clock.now += 30  # half a minute: the buckets are half full, none forgotten
+    limiter.take("other")
+    with pytest.raises(RefereeError):
+        limiter.take("busy")
+    clock.now += 120
+    limiter.take("late")
+    assert len(limiter._buckets) <= 2
+
+
+def test_every_authenticated_call_counts_and_the_refusal_carries_retry_info() -> None:
+    async def scenario(referee: Referee) -> None:
+        referee.players.configure(PlayerSettings(calls_per_minute=3))
+        _, token = await referee.players.create_account("ada", "bot")
+        _, other = await referee.players.create_account("bea", "bot")
+        for _ in range(3):
+            await referee.players.authenticate(token)
+        error = await refused(referee.players.authenticate(token))
+        assert (error.kind, error.metadata["limit"], error.metadata["player"]) == (
+            Kind.LIMIT,
+            "calls_per_minute",
+            "ada",
+        )
+        assert 0 < (error.retry_after or 0) <= 20
+        assert token not in str(error)
+        status = to_status(error)
+        assert status.code == code_pb2.RESOURCE_EXHAUSTED
+        hints = [d for d in status.details if d.Is(error_details_pb2.RetryInfo.DESCRIPTOR)]
+        assert len(hints) == 1
+        retry = error_details_pb2.RetryInfo()
+        hints[0].Unpack(retry)
+        assert retry.retry_delay.ToMilliseconds() == round(error.retry_after * 1000)
+        await referee.players.authenticate(other)  # bea is not ada
+        # A refused credential names no player: it is not counted against anyone.
+        await refused(referee.players.authenticate("acct-nobody"))
+
+    run(scenario)

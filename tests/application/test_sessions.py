@@ -1,0 +1,228 @@
+"""The player session at the application layer: the seats it follows (held ones, by the
+``holding`` documents, and token ones), exact resume, backpressure and the end of a game.
+
+The holdings are written here as the seats room writes them in a claim's transaction (a
+``holding`` document per seat), so the session is tested on its own contract: it follows a
+seat as soon as its document is written, from the game's first event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import uuid
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from referee.application import Referee
+from referee.application.players import Player, Principal
+from referee.application.sessions import (
+    HOLDING,
+    GameMessage,
+    Granted,
+    Notice,
+    Outcome,
+    Resume,
+    SessionCommand,
+    SessionMessage,
+    parse_holding,
+)
+from referee.store import DocumentWrite
+from tests.application.support import WAIT, run
+
+GAME = "vampire-queen"
+
+
+def alice() -> Principal:
+    return Principal(Player("alice", "bot"))
+
+
+async def next_of(messages: AsyncGenerator[SessionMessage, None], kind: type) -> Any:
+    async with asyncio.timeout(WAIT):
+        async for message in messages:
+            if isinstance(message, kind):
+                return message
+    raise AssertionError("the session ended")
+
+
+def hold(referee: Referee, player: str, game_id: str, seat: int) -> None:
+    referee.store.write_documents(
+        [
+            DocumentWrite(
+                HOLDING,
+                f"{player}/{game_id}/{seat}",
+                {"game_id": game_id, "seat": seat, "game_type": GAME, "claimed_ms": 0},
+                0,
+            )
+        ]
+    )
+
+
+def test_holding_keys() -> None:
+    assert parse_holding("alice/0123abcd/2") == ("alice", "0123abcd", 2)
+    assert parse_holding("alice/0123abcd/x") is None
+    assert parse_holding("alice") is None
+
+
+def test_a_seat_held_before_and_one_held_after_the_session_opens_are_followed() -> None:
+    async def scenario(referee: Referee) -> None:
+        first = await referee.create(GAME, 3, {"rounds": "1"})
+        second = await referee.create(GAME, 3, {"rounds": "1"})
+        hold(referee, "alice", first.game_id, 1)
+        hold(referee, "bob", first.game_id, 2)  # someone else's: never followed
+        session = referee.sessions.open(alice())
+        messages = session.messages()
+        try:
+            granted = await next_of(messages, Granted)
+            assert (granted.game_id, granted.seat, granted.token) == (first.game_id, 1, "")
+            update = await next_of(messages, GameMessage)
+            assert (update.game_id, update.seat) == (first.game_id, 1)
+            assert update.update.view.view.viewer == 1  # redacted for the held seat
+            hold(referee, "alice", second.game_id, 0)
+            granted = await next_of(messages, Granted)
+            assert (granted.game_id, granted.seat) == (second.game_id, 0)
+            update = await next_of(messages, GameMessage)
+            assert (update.game_id, update.seat) == (second.game_id, 0)
+            assert update.update.events == ()  # a game's first message: its view
+        finally:
+            await messages.aclose()
+        assert referee.streams == 0  # closing the session freed every seat's stream
+
+    run(scenario)
+
+
+def test_a_resume_before_the_holding_is_exact() -> None:
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 3, {"rounds": "1"})
+        version = referee.games[created.game_id].table.version
+        hold(referee, "alice", created.game_id, 0)
+        session = referee.sessions.open(alice(), [Resume(created.game_id, 0, version - 1)])
+        messages = session.messages()
+        try:
+            await next_of(messages, Granted)
+            first = await next_of(messages, GameMessage)
+            assert first.update.events == ()
+            second = await next_of(messages, GameMessage)
+            assert [e.sequence for e in second.update.events] == [version]
+            assert second.caught_up
+        finally:
+            await messages.aclose()
+
+    run(scenario)
+
+
+def test_token_seats_play_a_game_to_its_end_and_the_seat_is_dropped() -> None:
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 3, {"rounds": "1"})
+        resumes = [Resume(created.game_id, s, 0, t) for s, t in enumerate(created.seat_tokens)]
+        session = referee.sessions.open(None, resumes)
+        rng = random.Random(3)
+        live = referee.games[created.game_id]
+        outcomes: list[Outcome] = []
+        acted: dict[int, int] = {}
+        async with contextlib.aclosing(session.messages()) as messages, asyncio.timeout(WAIT):
+            async for message in messages:
+                if isinstance(message, Outcome):
+                    outcomes.append(message)
+                elif isinstance(message, GameMessage):
+                    view = message.update.view.view
+                    seat = message.seat
+                    if seat in view.pending and acted.get(seat, -1) < view.version:
+                        acted[seat] = view.version
+                        command = rng.choice(view.legal_commands)
+                        await session.command(
+                            SessionCommand(
+                                created.game_id, seat, str(uuid.uuid4()), command, (None, 0)
+                            )
+                        )
+                if live.finished and not session._seats:
+                    break
+        assert live.finished
+        assert outcomes and all(o.refusal is None for o in outcomes)
+        assert referee.streams == 0
+
+    run(scenario)
+
+
+def test_the_lobby_inbox_comes_on_the_session() -> None:
+    """A challenge to the player reaches its session as a Notice (the lobby room's value)."""
+    from referee.application.challenges import Challenge
+    from referee.application.terms import Terms
+
+    async def scenario(referee: Referee) -> None:
+        await referee.players.create_account("alice", "bot")
+        await referee.players.create_account("carol", "bot")
+        session = referee.sessions.open(alice())
+        messages = session.messages()
+        try:
+            await referee.lobby.challenges.create("carol", "alice", Terms("sleeping-queens", 2))
+            notice = await next_of(messages, Notice)
+            assert isinstance(notice.item, Challenge)
+            assert (notice.item.challenger, notice.item.challenged) == ("carol", "alice")
+        finally:
+            await messages.aclose()
+
+    run(scenario)
+
+
+def test_a_scoped_platform_token_follows_only_its_game() -> None:
+    async def scenario(referee: Referee) -> None:
+        first = await referee.create(GAME, 3, {"rounds": "1"})
+        second = await referee.create(GAME, 3, {"rounds": "1"})
+        hold(referee, "alice", first.game_id, 0)
+        hold(referee, "alice", second.game_id, 1)
+        scoped = Principal(Player("alice", "bot", platform=True), scope_game=second.game_id)
+        messages = referee.sessions.open(scoped).messages()
+        try:
+            granted = await next_of(messages, Granted)
+            assert (granted.game_id, granted.seat) == (second.game_id, 1)
+            await asyncio.sleep(0.05)
+            assert referee.streams == 1  # the other game's seat is not followed
+        finally:
+            await messages.aclose()
+
+    run(scenario)
+
+
+def test_a_held_seats_command_goes_the_seats_way_and_a_spectator_may_not_play() -> None:
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 3, {"rounds": "1"})
+        live = referee.games[created.game_id]
+        seat = live.table.pending()[0]
+        hold(referee, "alice", created.game_id, seat)
+
+        async def submit_held(player: str, command: SessionCommand) -> Any:
+            # As the seats room does it, here with the seat's token.
+            assert player == "alice"
+            return await referee.commands.submit(
+                command.game_id,
+                created.seat_tokens[command.seat],
+                command.command_id,
+                command.command,
+                command.terms,
+            )
+
+        referee.sessions.held_commands = submit_held
+        legal = live.table.view(seat).legal_commands[0]
+        for principal, refused in ((spectator(), "TOKEN_SCOPE"), (alice(), None)):
+            session = referee.sessions.open(principal)
+            messages = session.messages()
+            try:
+                await next_of(messages, GameMessage)
+                await session.command(
+                    SessionCommand(created.game_id, seat, str(uuid.uuid4()), legal, (None, 0))
+                )
+                outcome = await next_of(messages, Outcome)
+                if refused is None:
+                    assert outcome.refusal is None and outcome.submitted is not None
+                else:
+                    assert outcome.refusal is not None and outcome.refusal.reason == refused
+            finally:
+                await messages.aclose()
+
+    run(scenario)
+
+
+def spectator() -> Principal:
+    return Principal(Player("alice", "bot", platform=True), spectator_only=True)
