@@ -12,7 +12,7 @@ from typing import Any
 from referee import cli_help
 from referee.application import Limits
 from referee.application.limits import DEFAULT_PER_MINUTE
-from referee.application.players import PlayerSettings
+from referee.application.players import DEFAULT_REGISTRATIONS_PER_MINUTE, PlayerSettings
 from referee.store import DEFAULT_WAIT
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -189,6 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_PER_MINUTE,
         help="calls one player may make per minute on this replica (a minute's worth may "
         "come at once); more: RESOURCE_EXHAUSTED with a retry delay (0 = unlimited)",
+    )
+    _env_flag(
+        serving,
+        "--registrations-per-minute",
+        type=int,
+        default=DEFAULT_REGISTRATIONS_PER_MINUTE,
+        help="Register calls this replica accepts per minute, from anyone, with "
+        "--open-registration; more: RESOURCE_EXHAUSTED with a retry delay (0 = unlimited)",
     )
     _env_flag(
         serving,
@@ -407,6 +415,7 @@ def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
         open_registration=args.open_registration,
         platform=platform,
         calls_per_minute=args.player_calls_per_minute,
+        registrations_per_minute=args.registrations_per_minute,
     )
 
 

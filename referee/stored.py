@@ -62,6 +62,8 @@ __all__ = [
     "encode_command",
     "encode_deal",
     "event_bytes",
+    "holder_bytes",
+    "holder_to_proto",
     "read_batches",
     "read_command",
     "recorded_ms",
@@ -166,10 +168,44 @@ def event_bytes(
     return codec.event_bytes(game_type, event, sequence, stamps=stamps, description=text)
 
 
-def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = ()) -> bytes:
+def view_bytes(
+    game_id: str,
+    players: int,
+    view: View,
+    clocks: Sequence[Any] = (),
+    holders: Sequence[Any] = (),
+) -> bytes:
     """A viewer's view as a serialized ``View``, with every seat's clock (``clocks``: values
-    with the fields of ``referee.v1.SeatClock``)."""
-    return codec.view_bytes(game_id, players, view, clocks)
+    with the fields of ``referee.v1.SeatClock``) and who holds each seat (``holders``: values
+    with the fields of ``referee.v1.SeatHolder``, its state and kind as words)."""
+    data = codec.view_bytes(game_id, players, view, clocks)
+    if holders:
+        data += b"".join(delimited(_HOLDER, holder_bytes(h)) for h in holders)
+    return data
+
+
+_HOLDER = tag(pb.View.DESCRIPTOR.fields_by_name["seat_holders"].number, 2)
+_SEAT_STATES = {
+    "open": pb.SEAT_STATE_OPEN,
+    "reserved": pb.SEAT_STATE_RESERVED,
+    "held": pb.SEAT_STATE_HELD,
+}
+_PLAYER_KINDS = {"person": pb.PLAYER_KIND_PERSON, "bot": pb.PLAYER_KIND_BOT}
+
+
+def holder_to_proto(holder: Any) -> pb.SeatHolder:
+    """A seat holder (the application's value) as a ``SeatHolder`` message."""
+    return pb.SeatHolder(
+        seat=holder.seat,
+        state=_SEAT_STATES.get(holder.state, pb.SEAT_STATE_UNSPECIFIED),
+        player=holder.player,
+        kind=_PLAYER_KINDS.get(holder.kind, pb.PLAYER_KIND_UNSPECIFIED),
+        resigned=holder.resigned,
+    )
+
+
+def holder_bytes(holder: Any) -> bytes:
+    return holder_to_proto(holder).SerializeToString()
 
 
 def encode_batch(

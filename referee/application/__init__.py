@@ -23,18 +23,21 @@ stored form), :mod:`referee.server` (gRPC and HTTP adapters).
 
 from __future__ import annotations
 
-from referee.application.clocks import Clock, GameSettings, SeatClock
+from referee.application.access import PlayerSeat
+from referee.application.clocks import Clock, GameSettings, SeatClock, SeatPlan
 from referee.application.errors import Kind, RefereeError
 from referee.application.fanout import StreamEnded
 from referee.application.players import Player, Players, Principal
 from referee.application.referee import Limits, Referee
 from referee.application.values import (
+    Claimed,
     Created,
     Decided,
     DecidedBy,
     Exported,
     Page,
     RecordedCommand,
+    SeatHolder,
     SeatStats,
     SeatView,
     StampedEvent,
@@ -46,6 +49,7 @@ from referee.application.values import (
 )
 
 __all__ = [
+    "Claimed",
     "Clock",
     "Created",
     "Decided",
@@ -56,12 +60,15 @@ __all__ = [
     "Limits",
     "Page",
     "Player",
+    "PlayerSeat",
     "Players",
     "Principal",
     "RecordedCommand",
     "Referee",
     "RefereeError",
     "SeatClock",
+    "SeatHolder",
+    "SeatPlan",
     "SeatStats",
     "SeatView",
     "StampedEvent",

@@ -1,14 +1,21 @@
-"""Who is asking: a seat (its token), a spectator, or the organiser (its token).
+"""Who is asking: a seat (its token, or a player holding it), a spectator, or the organiser.
 
-Tokens are kept only as SHA-256 hashes (:func:`hash_token`) and compared in constant time.
+Tokens are kept only as SHA-256 hashes (:func:`hash_token`) and compared in constant time. A
+seat's token hash is in the game's record (seats whose token went to the creator) or in the
+store's claim of the seat (:attr:`LiveGame.claims`). A player signed in with a credential
+holds the seats the log's claims name it for (:class:`PlayerSeat`); a platform token scoped
+to a game or a seat, or to watching only, covers nothing else.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+from dataclasses import dataclass
+from typing import Protocol
 
 from referee.application import errors
+from referee.application.errors import Kind, RefereeError
 from referee.application.live import LiveGame
 from referee.application.values import Watcher
 from referee.engine.game import Viewer
@@ -18,20 +25,121 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def seat_of(live: LiveGame, token: str, spectator: bool) -> Viewer:
-    """The seat a token belongs to; ``None`` for a spectator."""
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class Principal(Protocol):
+    """What access reads of a :class:`referee.application.players.Principal` (the players'
+    room imports this module, so it is named by its shape here)."""
+
+    @property
+    def player(self) -> _Named: ...
+    @property
+    def scope_game(self) -> str: ...
+    @property
+    def scope_seat(self) -> int | None: ...
+    @property
+    def spectator_only(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSeat:
+    """A seat asked for with a player's credential instead of its token: ``seat`` of the
+    game, or (``None``) the one seat the player holds there."""
+
+    principal: Principal
+    seat: int | None = None
+
+
+#: What names a seat: its token, or a signed-in player (and which of its seats).
+SeatKey = str | PlayerSeat
+
+
+def seat_of(live: LiveGame, token: SeatKey, spectator: bool, play: bool = True) -> Viewer:
+    """The seat a token (or a player) holds; ``None`` for a spectator (``play``: the seat
+    is to act, which a spectator's credential may not)."""
+    if isinstance(token, PlayerSeat):
+        principal = token.principal
+        if not play and principal.spectator_only and token.seat is None:
+            check_scope(principal, live.game_id, None, play=False)
+            return None  # a platform's spectator token watches as a spectator
+        return held_seat(live, principal, token.seat, play)
     if not token:
         if spectator:
             return None
         raise errors.token_missing(
             "seat_token is required (or set spectator for public information)"
         )
+    seat = token_seat(live, token)
+    if seat is None:
+        raise errors.forbidden(
+            "this token is not a seat token of this game", "TOKEN_INVALID", live.game_id
+        )
+    return seat
+
+
+def token_seat(live: LiveGame, token: str) -> int | None:
+    """The seat whose token ``token`` is, or None (the record's hashes, then the claims')."""
     digest = hash_token(token)
+    found = None
     for seat, expected in enumerate(live.record.seat_token_hashes):
-        if hmac.compare_digest(digest, expected):
-            return seat
-    raise errors.forbidden(
-        "this token is not a seat token of this game", "TOKEN_INVALID", live.game_id
+        if expected and hmac.compare_digest(digest, expected):
+            found = seat
+    for seat, claim in live.claims.items():
+        if claim.token_hash and hmac.compare_digest(digest, claim.token_hash):
+            found = seat
+    return found
+
+
+def unknown_claims(live: LiveGame) -> bool:
+    """True when the log names a claim whose store record this process has not read (made
+    on another replica): its token is then checked after reading the store's claims."""
+    hashes = live.record.seat_token_hashes
+    return any(
+        seat not in live.claims and not (seat < len(hashes) and hashes[seat])
+        for seat in live.table.status.claims
+    )
+
+
+def check_scope(principal: Principal, game_id: str, seat: int | None, play: bool) -> None:
+    """PERMISSION_DENIED ``TOKEN_SCOPE`` for a call a platform token does not cover: another
+    game, another seat, or playing with a spectator token (accounts cover everything)."""
+    why = ""
+    if play and principal.spectator_only:
+        why = "this credential may only watch (spectator)"
+    elif principal.scope_game and principal.scope_game != game_id:
+        why = "this credential is scoped to another game"
+    elif seat is not None and principal.scope_seat is not None and principal.scope_seat != seat:
+        why = "this credential is scoped to another seat"
+    if why:
+        raise RefereeError(Kind.FORBIDDEN, why, "TOKEN_SCOPE", metadata={"game_id": game_id})
+
+
+def held_seat(live: LiveGame, principal: Principal, seat: int | None, play: bool = True) -> int:
+    """The seat of ``live`` that the player of ``principal`` holds (``seat``, or its only
+    one): PERMISSION_DENIED ``NOT_SEATED`` when it holds none (or not that one),
+    INVALID_ARGUMENT ``seat`` when it holds several and did not say which."""
+    game_id = live.game_id
+    check_scope(principal, game_id, seat, play)
+    name = principal.player.name
+    held = sorted(s for s, c in live.table.status.claims.items() if name and c.player == name)
+    if principal.scope_seat is not None and seat is None:
+        seat = principal.scope_seat
+    if seat is None:
+        if len(held) > 1:
+            listed = ", ".join(map(str, held))
+            raise errors.bad_request("seat", f"the player holds seats {listed}; say which")
+        if held:
+            return held[0]
+    elif seat in held:
+        return seat
+    raise RefereeError(
+        Kind.FORBIDDEN,
+        "the signed-in player holds no such seat of this game",
+        "NOT_SEATED",
+        metadata={"game_id": game_id, "player": name},
     )
 
 
@@ -46,14 +154,45 @@ def check_organiser(live: LiveGame, token: str) -> None:
         )
 
 
+def check_claimed_secrecy(live: LiveGame, seat: int | None) -> None:
+    """PERMISSION_DENIED ``SEAT_CLAIMED`` when the organiser asks for what only a claimed
+    seat's holder may see: that seat's view (``seat``), or (``None``) the full log of a game
+    with claimed seats. The organiser token goes to the creator, who may be a player at the
+    table: a seat taken by a claim is its claimant's alone (the creator never held its
+    token), unless the game waived end-of-game secrecy and is over."""
+    hashes = live.record.seat_token_hashes
+    claims = [s for s in live.table.status.claims if not (s < len(hashes) and hashes[s])]
+    if seat is None:
+        if claims and not live.settings.public_reveal:
+            raise RefereeError(
+                Kind.FORBIDDEN,
+                "this game has claimed seats: its full log shows their hidden cards, which "
+                "the organiser may not see (unless the game waives secrecy)",
+                "SEAT_CLAIMED",
+                metadata={"game_id": live.game_id},
+            )
+        return
+    # A creator's own seat has its token in the record: not claimed from the creator.
+    if seat in claims and not (live.settings.public_reveal and live.over):
+        raise RefereeError(
+            Kind.FORBIDDEN,
+            f"seat {seat} was claimed: only its holder sees its view",
+            "SEAT_CLAIMED",
+            metadata={"game_id": live.game_id, "seat": str(seat)},
+        )
+
+
 def watcher(
-    live: LiveGame, seat_token: str, spectator: bool, organiser_token: str, as_seat: int | None
+    live: LiveGame, seat_token: SeatKey, spectator: bool, organiser_token: str, as_seat: int | None
 ) -> Watcher:
-    """Who a view or stream is for: a seat, a spectator or the organiser (any seat, delayed)."""
+    """Who a view or stream is for: a seat, a spectator or the organiser (any seat it did
+    not see claimed by someone else, delayed)."""
     if organiser_token:
         check_organiser(live, organiser_token)
         if as_seat is not None and not 0 <= as_seat < live.record.players:
             raise errors.bad_request("as_seat", f"must be a seat, 0..{live.record.players - 1}")
+        if as_seat is not None:
+            check_claimed_secrecy(live, as_seat)
         return Watcher(as_seat, organiser=True)
     if as_seat is not None:
         if seat_token:
@@ -63,7 +202,20 @@ def watcher(
                 live.game_id,
             )
         check_organiser(live, organiser_token)  # raises: no token
-    return Watcher(seat_of(live, seat_token, spectator))
+    return Watcher(seat_of(live, seat_token, spectator, play=False))
 
 
-__all__ = ["check_organiser", "hash_token", "seat_of", "watcher"]
+__all__ = [
+    "PlayerSeat",
+    "Principal",
+    "SeatKey",
+    "check_claimed_secrecy",
+    "check_organiser",
+    "check_scope",
+    "hash_token",
+    "held_seat",
+    "seat_of",
+    "token_seat",
+    "unknown_claims",
+    "watcher",
+]

@@ -8,15 +8,16 @@ table; every way out of it has its own refusal (:data:`REFUSED_IN`).
 
 Accepting creates the game (the lobby's :class:`~referee.application.lobby_host.Host`):
 the challenger's seat 0 and the accepter's seat 1 are reserved and claimed for them; seats
-beyond two are open and the game is listed, so others join from the lobby. The game is made
-*before* the challenge is marked accepted, so an accepted challenge always names a game; a
-replica that loses the race drops the game it made (aborted before anyone was dealt a card).
+beyond two are open and the game is listed, so others join from the lobby. The challenge is
+marked accepted *in the game's creation transaction* (at the revision the accepter read):
+an accepted challenge always names its game, and a replica that loses the race makes none.
 """
 
 from __future__ import annotations
 
 import enum
 import secrets
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -227,7 +228,7 @@ class Challenges:
                 (first - now) / 1000,
                 player=challenger,
             )
-        await self.host.check_room(challenger)
+        await self.host.check_room(challenger, self.limits.games_at_once)
         challenge = Challenge(
             challenge_id=f"ch-{secrets.token_hex(8)}",
             challenger=challenger,
@@ -297,12 +298,21 @@ class Challenges:
 
     async def _accept(self, after: Challenge, revision: int, player: str) -> Answered | None:
         for who in (player, after.challenger):
-            await self.host.check_room(who)
+            await self.host.check_room(who, self.limits.games_at_once)
         players = (after.challenger, player)
-        game = await self.host.open_game(after.terms, players, listed=after.terms.players > 2)
-        accepted = replace(after, game_id=game.game_id, accepted_by=player)
-        if not await self._swap(accepted, revision):
-            await self.host.drop(game, "the challenge was answered elsewhere first")
+
+        def accepted(game_id: str) -> Challenge:
+            return replace(after, game_id=game_id, accepted_by=player)
+
+        def writes_for(game_id: str) -> list[DocumentWrite]:
+            body = accepted(game_id).to_json()
+            return [DocumentWrite(KIND, after.challenge_id, body, revision, time.time())]
+
+        try:
+            game = await self.host.open_game(
+                after.terms, players, after.terms.players > 2, writes_for
+            )
+        except RevisionConflict:  # answered (or withdrawn) elsewhere first: no game made
             return None
         token = ""
         for seat, who in enumerate(players):
@@ -310,7 +320,7 @@ class Challenges:
             if who == player:
                 token = claimed
         log.info("challenge_accepted", challenge_id=after.challenge_id, game_id=game.game_id)
-        return Answered(accepted, game.game_id, 1, token)
+        return Answered(accepted(game.game_id), game.game_id, 1, token)
 
     async def expire(self) -> int:
         """Write every open challenge past its expiry as expired and delete long-closed ones;

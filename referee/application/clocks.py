@@ -10,6 +10,16 @@ A seat's decision *starts* with the batch after which the game first asks it (or
 something else, or asks it again after its own decision); batches other seats cause while it
 keeps thinking about the same decision do not restart it. It may take ``decision_ms``; beyond
 that its bank drains; when both are used up, the decision times out.
+
+No clock runs before a seat is *present*: a game that waits for players deals (and so asks
+anything) only when its table is full, and every claimed seat is present from its claim. A
+seat whose token went to the creator (today's flow) is present from its first call (a view,
+a stream, a command with its token) or ``connect_grace_ms`` after the start, whichever comes
+first; until then its decision has not started. Presence is kept in the store's seat
+counters (``present_ms``: how long after the start the seat first called, at least 1), so a
+restarted server and other replicas agree on every deadline. Counters only add up: two
+replicas recording the same first call at once add their offsets, which the grace period
+bounds, so a deadline is never later than the grace period allows.
 """
 
 from __future__ import annotations
@@ -29,6 +39,14 @@ MAX_BANK_MS = 7 * 24 * 3600 * 1000
 MAX_FORFEIT_AFTER = 1000
 MAX_DELAY_EVENTS = 1_000_000
 MAX_DELAY_MS = 24 * 3600 * 1000
+#: A game waiting for players is aborted if not full this long after its creation.
+DEFAULT_JOIN_DEADLINE_MS = 600_000
+MAX_JOIN_DEADLINE_MS = 7 * 24 * 3600 * 1000
+#: A token seat's clock starts at the latest this long after the start (today's flow).
+DEFAULT_CONNECT_GRACE_MS = 30_000
+MAX_CONNECT_GRACE_MS = 3600 * 1000
+#: How a seat is taken (``CreateGameRequest.seat_requests``).
+SEAT_MODES = ("token", "open", "reserved", "creator")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +76,31 @@ class Clock:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatPlan:
+    """How one seat is to be taken: its token to the creator (``token``, today's flow),
+    ``open`` (a claim code, or the lobby when the game is listed), ``reserved`` for the
+    named ``player``, or held by the signed-in ``creator``."""
+
+    mode: str = "token"
+    player: str = ""
+
+    @property
+    def waits(self) -> bool:
+        """True for a seat someone still has to claim (the game waits for it)."""
+        return self.mode in ("open", "reserved")
+
+    def check(self, seat: int) -> None:
+        """:class:`ValueError` ``"seat_requests[i]...: ..."`` for a plan that makes no sense."""
+        where = f"seat_requests[{seat}]"
+        if self.mode not in SEAT_MODES:
+            raise ValueError(f"{where}.mode: one of {', '.join(SEAT_MODES)}")
+        if self.mode == "reserved" and not self.player:
+            raise ValueError(f"{where}.player: required for a reserved seat")
+        if self.mode != "reserved" and self.player:
+            raise ValueError(f"{where}.player: only a reserved seat names its player")
+
+
+@dataclass(frozen=True, slots=True)
 class GameSettings:
     """The table settings of a game (not game options), stored with it as JSON."""
 
@@ -73,6 +116,25 @@ class GameSettings:
     card_commitments: bool = False
     #: The event limit asked for at creation (None: the game type's default; 0: none).
     max_events: int | None = None
+    #: How each seat is taken, by seat (empty: every seat's token to the creator).
+    seats: tuple[SeatPlan, ...] = ()
+    #: Listed in the lobby while it has open seats.
+    listed: bool = False
+    #: A game waiting for players is aborted if not full this long after its creation.
+    join_deadline_ms: int = DEFAULT_JOIN_DEADLINE_MS
+    #: A token seat's clock starts at its first call or this long after the start.
+    connect_grace_ms: int = DEFAULT_CONNECT_GRACE_MS
+    #: The players' ratings are updated at the end.
+    rated: bool = False
+
+    @property
+    def waits(self) -> bool:
+        """True for a game that deals only once its claimed seats are all held."""
+        return any(plan.waits for plan in self.seats)
+
+    def plan(self, seat: int) -> SeatPlan:
+        """How ``seat`` is taken (a token seat for games without plans)."""
+        return self.seats[seat] if seat < len(self.seats) else SeatPlan()
 
     def table(self) -> TableSettings:
         """The part the rules engine needs (forfeit limit, reveal policy)."""
@@ -102,6 +164,11 @@ class GameSettings:
             "public_seed": self.public_seed,
             "card_commitments": self.card_commitments,
             "max_events": self.max_events,
+            "seats": [{"mode": p.mode, "player": p.player} for p in self.seats],
+            "listed": self.listed,
+            "join_deadline_ms": self.join_deadline_ms,
+            "connect_grace_ms": self.connect_grace_ms,
+            "rated": self.rated,
         }
 
     @classmethod
@@ -121,6 +188,14 @@ class GameSettings:
             public_seed=bool(data.get("public_seed", False)),
             card_commitments=bool(data.get("card_commitments", False)),
             max_events=None if data.get("max_events") is None else int(data["max_events"]),
+            seats=tuple(
+                SeatPlan(str(p.get("mode", "token")), str(p.get("player", "")))
+                for p in data.get("seats") or ()
+            ),
+            listed=bool(data.get("listed", False)),
+            join_deadline_ms=int(data.get("join_deadline_ms", DEFAULT_JOIN_DEADLINE_MS)),
+            connect_grace_ms=int(data.get("connect_grace_ms", DEFAULT_CONNECT_GRACE_MS)),
+            rated=bool(data.get("rated", False)),
         )
 
     def check(self) -> None:
@@ -130,6 +205,19 @@ class GameSettings:
             raise ValueError(f"organiser_delay_events: at most {MAX_DELAY_EVENTS}")
         if self.organiser_delay_ms > MAX_DELAY_MS:
             raise ValueError(f"organiser_delay_ms: at most {MAX_DELAY_MS}")
+        if not 0 < self.join_deadline_ms <= MAX_JOIN_DEADLINE_MS:
+            raise ValueError(f"join_deadline_ms: 1..{MAX_JOIN_DEADLINE_MS} (0: the default)")
+        if not 0 <= self.connect_grace_ms <= MAX_CONNECT_GRACE_MS:
+            raise ValueError(f"connect_grace_ms: at most {MAX_CONNECT_GRACE_MS}")
+        for seat, plan in enumerate(self.seats):
+            plan.check(seat)
+        if self.listed and not any(plan.mode == "open" for plan in self.seats):
+            raise ValueError("listed: only a game with an open seat is listed")
+        if self.rated and any(plan.mode == "token" for plan in self.seats or [SeatPlan()]):
+            raise ValueError(
+                "rated: every seat must be held by a named player (open, reserved or creator "
+                "seats, no token seats)"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +235,8 @@ class SeatClock:
 
 @dataclass(slots=True)
 class SeatClocks:
-    """When each pending decision started, each seat's bank, and decision-time totals."""
+    """When each pending decision started, each seat's bank, and decision-time totals; and
+    when each seat became present (see the module's docstring)."""
 
     clock: Clock
     players: int
@@ -156,6 +245,14 @@ class SeatClocks:
     bank: list[int] = field(default_factory=list)
     commands: list[int] = field(default_factory=list)
     decision_ms_total: list[int] = field(default_factory=list)
+    #: The seats whose clock waits for their presence (token seats of a clocked game).
+    gated: frozenset[int] = frozenset()
+    #: A gated seat's clock starts at its first call or this long after the start.
+    grace_ms: int = DEFAULT_CONNECT_GRACE_MS
+    #: When the game dealt (unix ms; None before).
+    started_ms: int | None = None
+    #: seat -> milliseconds after the start it first called (at least 1), for gated seats.
+    present_after: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.bank = [self.clock.bank_ms] * self.players
@@ -185,18 +282,34 @@ class SeatClocks:
                 starts[decision.seat] = before
         self.starts = starts
 
+    def present_from(self, seat: int) -> int:
+        """Unix ms from which ``seat`` counts as present (0: always, as a claimed seat)."""
+        if seat not in self.gated or self.started_ms is None:
+            return 0
+        after = self.present_after.get(seat, self.grace_ms)
+        return self.started_ms + min(after, self.grace_ms)
+
+    def is_present(self, seat: int) -> bool:
+        """True once the seat's first call was recorded (or its seat needs none)."""
+        return seat not in self.gated or seat in self.present_after
+
+    def _start(self, seat: int) -> int | None:
+        """When the seat's pending decision started counting (None: no decision)."""
+        start = self.starts.get(seat)
+        return None if start is None else max(start[0], self.present_from(seat))
+
     def elapsed(self, seat: int, now_ms: int) -> int:
         """Milliseconds the seat has been deciding (0 when it has no decision)."""
-        start = self.starts.get(seat)
-        return max(0, now_ms - start[0]) if start is not None else 0
+        start = self._start(seat)
+        return max(0, now_ms - start) if start is not None else 0
 
     def deadline(self, seat: int) -> int | None:
         """When the seat's pending decision times out (unix ms); None without clock or
         decision."""
-        start = self.starts.get(seat)
+        start = self._start(seat)
         if start is None or not self.clock.enabled:
             return None
-        return start[0] + self.clock.decision_ms + self.bank[seat]
+        return start + self.clock.decision_ms + self.bank[seat]
 
     def next_deadline(self, skip: Iterable[int] = ()) -> tuple[int, int] | None:
         """``(deadline, seat)`` of the earliest pending decision, not counting ``skip``."""
@@ -215,11 +328,11 @@ class SeatClocks:
         out = set(forfeited)
         clocks = []
         for seat in range(self.players):
-            start = self.starts.get(seat)
+            start = self._start(seat)
             if start is None:
                 clocks.append(SeatClock(seat, self.bank[seat]))
                 continue
-            used = max(0, now_ms - start[0])
+            used = max(0, now_ms - start)
             clocks.append(
                 SeatClock(
                     seat,
@@ -228,10 +341,18 @@ class SeatClocks:
                     remaining_ms=max(0, self.clock.decision_ms - used),
                     deadline_unix_ms=0
                     if seat in out
-                    else start[0] + self.clock.decision_ms + self.bank[seat],
+                    else start + self.clock.decision_ms + self.bank[seat],
                 )
             )
         return tuple(clocks)
 
 
-__all__ = ["Clock", "GameSettings", "SeatClock", "SeatClocks"]
+__all__ = [
+    "DEFAULT_CONNECT_GRACE_MS",
+    "DEFAULT_JOIN_DEADLINE_MS",
+    "Clock",
+    "GameSettings",
+    "SeatClock",
+    "SeatClocks",
+    "SeatPlan",
+]

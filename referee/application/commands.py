@@ -48,15 +48,24 @@ class Commands:
         self.hand = hand
 
     async def submit(
-        self, game_id: str, token: str, command_id: str, command: Any, terms: tuple[int | None, int]
+        self,
+        game_id: str,
+        token: access.SeatKey,
+        command_id: str,
+        command: Any,
+        terms: tuple[int | None, int],
     ) -> Submitted:
         """See :meth:`referee.application.referee.Referee.submit`; ``terms`` are its
-        ``(expected_version, client_decision_ms)``."""
+        ``(expected_version, client_decision_ms)``; ``token`` a seat token or a
+        :class:`~referee.application.access.PlayerSeat`."""
         expected_version, client_decision_ms = terms
         arrival = now_ms()
         live = await self.repository.get(game_id)
+        if isinstance(token, str) and token and access.unknown_claims(live):
+            await self.repository.known_claims(live)
         seat = access.seat_of(live, token, spectator=False)
         assert seat is not None
+        self.repository.present(live, seat)
         if not command_id or len(command_id) > MAX_ID_LENGTH:
             raise errors.bad_request(
                 "command_id", f"required, at most {MAX_ID_LENGTH} characters (e.g. a UUID)"

@@ -3,28 +3,49 @@
 :func:`create` builds the table (the engine refuses a setup it cannot play, naming the field
 and, where a rule decides, the rule), stores the game with its opening batch (the seed's
 commitments) and keeps it live.
+
+Seats (``GameSettings.seats``): a token seat's token goes to the creator (today's flow, and
+a game of token seats only has exactly the log of before); a ``creator`` seat's too, claimed
+in the signed-in creator's name in the opening batch; an ``open`` seat gets a single-use
+claim code (only its hash is stored) and a ``reserved`` one waits for its named player. A
+game with open or reserved seats opens without its deal (:mod:`referee.application.seating`
+deals with the claim that fills it).
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 import structlog
 
 from referee.application import errors, seeds
-from referee.application.access import hash_token
+from referee.application.access import check_scope, hash_token
 from referee.application.clocks import GameSettings
+from referee.application.errors import Kind, RefereeError
 from referee.application.live import LiveGame
+from referee.application.players import Principal
 from referee.application.repository import MAX_ID_LENGTH, Repository
+from referee.application.seating import (
+    CLAIM_CODES,
+    LOBBY,
+    holding_write,
+    lobby_body,
+    new_claim_code,
+    new_seat_token,
+)
 from referee.application.values import Created
 from referee.engine.game import FixedDeal, SetupRefused
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
-from referee.store import GameRecord
+from referee.engine.table_events import PlayerKind, SeatClaimed
+from referee.store import DocumentWrite, GameRecord, SeatClaim
 from referee.stored import encode_deal
+
+#: Looks a player up by name (``Players.get``: NOT_FOUND ``PLAYER_UNKNOWN`` if none).
+PlayerLookup = Callable[[str], Awaitable[Any]]
 
 log = structlog.get_logger("referee")
 
@@ -37,8 +58,15 @@ async def create(
     seed: str,
     deal: FixedDeal | None,
     settings: GameSettings | None,
+    creator: Principal | None = None,
+    lookup: PlayerLookup | None = None,
+    writes_for: Callable[[str], Sequence[DocumentWrite]] | None = None,
 ) -> Created:
-    """See :meth:`referee.application.referee.Referee.create`."""
+    """See :meth:`referee.application.referee.Referee.create`.
+
+    ``writes_for(game_id)``: the caller's own documents, written in the creation's
+    transaction (the lobby marks a challenge accepted, or pairing tickets paired, with the new
+    game's id): a :class:`~referee.store.RevisionConflict` refuses the game, nothing stored."""
     if not game_type:
         raise errors.bad_request("game_type", "required (see ListGameTypes)")
     if len(game_type) > MAX_ID_LENGTH:
@@ -59,10 +87,32 @@ async def create(
     except ValueError as error:
         field_name, _, description = str(error).partition(": ")
         raise errors.bad_request(field_name, description) from None
+    plans = settings.seats
+    if plans and len(plans) != players:
+        raise errors.bad_request("seat_requests", f"one per seat ({players}), or none")
+    if any(plan.mode == "creator" for plan in plans):
+        if creator is None:
+            raise RefereeError(
+                Kind.UNAUTHENTICATED,
+                "a creator seat needs the creator signed in (authorization: Bearer ...)",
+                "CREDENTIAL_MISSING",
+            )
+        check_scope(creator, "", None, play=True)
+    if lookup is not None:
+        for plan in plans:
+            if plan.mode == "reserved":
+                await lookup(plan.player)  # NOT_FOUND PLAYER_UNKNOWN for a name nobody has
+    name = creator.player.name if creator is not None else ""
+    kind = creator.player.kind if creator is not None else ""
+    claimed = [
+        SeatClaimed(seat, name, PlayerKind.named(kind))
+        for seat, plan in enumerate(plans)
+        if plan.mode == "creator"
+    ]
     try:
         config = make_config(game, players, dict(options or {}), checked_seed, deal)
         table: Table[Any] = Table(game, config, settings.table())
-        opening = table.opening()
+        opening = table.opening(start=not settings.waits, claims=claimed)
     except SetupRefused as error:
         refused = errors.bad_request(error.field, str(error))
         if error.rule_id:  # named as a command's rejection names its rule
@@ -71,8 +121,14 @@ async def create(
         raise refused from None
     except ValueError as error:
         raise errors.bad_request(_setup_field(str(error)), str(error)) from None
-    # A prefix keeps tokens from starting with "-" (command lines would take it for a flag).
-    tokens = tuple(f"seat-{secrets.token_urlsafe(24)}" for _ in range(config.players))
+    tokens = tuple(
+        "" if settings.plan(seat).mode in ("open", "reserved") else new_seat_token()
+        for seat in range(config.players)
+    )
+    codes = {seat: new_claim_code() for seat, p in enumerate(plans) if p.mode == "open"}
+    stored_settings: dict[str, Any] = {**settings.to_json(), seeds.SALT_KEY: config.salt.hex()}
+    if codes:
+        stored_settings[CLAIM_CODES] = {str(s): hash_token(c) for s, c in codes.items()}
     organiser = f"org-{secrets.token_urlsafe(24)}"
     game_id = secrets.token_hex(8)
     record = GameRecord(
@@ -82,13 +138,26 @@ async def create(
         options=dict(config.options),
         seed=config.seed,
         deal=encode_deal(deal),
-        seat_token_hashes=tuple(hash_token(t) for t in tokens),
+        seat_token_hashes=tuple(hash_token(t) if t else "" for t in tokens),
         created_at=time.time(),
-        settings={**settings.to_json(), seeds.SALT_KEY: config.salt.hex()},
+        settings=stored_settings,
         organiser_token_hash=hash_token(organiser),
     )
     live = LiveGame(game_id, record, table, settings=settings)
-    await repository.unit(repository.store_new(live, opening))
+    documents: list[DocumentWrite] = []
+    claims: list[SeatClaim] = []
+    for event in claimed:
+        token_hash = record.seat_token_hashes[event.seat]
+        claims.append(SeatClaim(event.seat, name, kind, token_hash, record.created_at))
+        documents.append(holding_write(name, game_id, event.seat, record.game_type))
+    if settings.listed and settings.waits:
+        open_seats = [seat for seat, plan in enumerate(plans) if plan.mode == "open"]
+        body = lobby_body(live, open_seats)
+        documents.append(DocumentWrite(LOBBY, game_id, body, 0, record.created_at))
+    if writes_for is not None:
+        documents.extend(writes_for(game_id))
+    live.claims = {claim.seat: claim for claim in claims}
+    await repository.unit(repository.store_new(live, opening, documents, claims))
     log.info(
         "game_created",
         game_id=game_id,
@@ -97,7 +166,7 @@ async def create(
         options=dict(record.options),
         settings=settings.to_json(),  # not record.settings: it holds the secret salt
     )
-    return Created(live.summary(), tokens, organiser)
+    return Created(live.summary(), tokens, organiser, tuple(codes.items()))
 
 
 def _setup_field(message: str) -> str:

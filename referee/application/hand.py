@@ -1,15 +1,19 @@
 """The referee's own hand at the table: clocks, timeouts, forfeits, default plays, the reveal.
 
 :class:`RefereeHand` does what nobody asks for: it times out decisions whose clock ran out,
-plays the default commands of forfeited seats, reveals the seed when a game ends, records the
-end of a game, and keeps one timer per game for its next clock deadline. Each of its moves is
-a batch of its own, committed through the :class:`~referee.application.repository.Repository`.
+plays the default commands of forfeited (and resigned) seats, reveals the seed when a game
+ends, aborts a game whose table did not fill before its join deadline (never a timeout or a
+forfeit: nobody held those seats), records the end of a game (and tells the repository's
+``on_finished`` hooks, e.g. the ratings), and keeps one timer per game for its next deadline.
+Each of its moves is a batch of its own, committed through the
+:class:`~referee.application.repository.Repository`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 
 import structlog
 
@@ -18,7 +22,7 @@ from referee.application.live import LiveGame, now_ms
 from referee.application.repository import Repository
 from referee.engine.game import Rejection
 from referee.engine.table_events import SeatForfeited, TimedOut
-from referee.store import StoreError, VersionConflict
+from referee.store import DocumentWrite, StoreError, VersionConflict
 from referee.stored import Decided, DecidedBy
 
 log = structlog.get_logger("referee")
@@ -31,6 +35,10 @@ AUTO_PLAY_LIMIT = 2000
 #: overdue clock lands at most this much later than the store's recovery plus one wait for
 #: it (docs/operations.md, "Store faults").
 FAULT_RETRY_SECONDS = 0.1
+#: The document kind of a listed game waiting for players (the seats' room writes it).
+LOBBY = "lobby"
+#: The public reason of the abort of a game that never filled.
+JOIN_DEADLINE_REASON = "the table did not fill before its join deadline"
 
 
 class RefereeHand:
@@ -52,12 +60,16 @@ class RefereeHand:
         failed = False
         try:
             for _ in range(AUTO_PLAY_LIMIT):
+                at = now_ms() if now is None else now
                 if table.reveal_due():
                     await repository.commit(live, table.reveal(), None)
+                elif live.join_deadline_ms and at >= live.join_deadline_ms:
+                    await repository.commit(live, table.abort(JOIN_DEADLINE_REASON), None)
+                    log.info("game_aborted", game_id=live.game_id, reason=JOIN_DEADLINE_REASON)
                 elif (played := table.forfeited_play()) is not None:
                     seat = played[0].seat
                     await repository.commit(live, played, Decided(seat, by=DecidedBy.FORFEIT))
-                elif (due := self._overdue(live, now_ms() if now is None else now)) is not None:
+                elif (due := self._overdue(live, at)) is not None:
                     await self._time_out(live, *due)
                 else:
                     break
@@ -84,9 +96,24 @@ class RefereeHand:
                 await repository.call(repository.store.set_finished, live.game_id, True)
             repository.finished()
             self.metrics.game_ended(live)
+            for hook in repository.on_finished:
+                repository.spawn(hook(live))
+            if live.settings.listed:
+                repository.spawn(self._unlist(live))
         self.arm(live, FAULT_RETRY_SECONDS if failed else 0.0)
         if table.version != before:
             repository.fanout.publish(live)
+
+    async def _unlist(self, live: LiveGame) -> None:
+        """A listed game that ended while it waited leaves the lobby (a started one has
+        left it already)."""
+        repository = self.repository
+        store = repository.store
+        with contextlib.suppress(StoreError, RefereeError):
+            found = await repository.call(store.read_document, LOBBY, live.game_id)
+            if found is not None:
+                gone = DocumentWrite(LOBBY, live.game_id, None, found.revision, time.time())
+                await repository.call(store.write_documents, [gone])
 
     async def resume(self, live: LiveGame) -> None:
         """After loading: whatever the referee had left to do (a reveal, overdue clocks)."""
@@ -132,16 +159,22 @@ class RefereeHand:
         )
 
     def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
-        """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
+        """(Re)set the timer of the game's next deadline (its join deadline while it waits
+        for players, then its clocks'), ``at_least`` seconds away."""
         if live.timer is not None:
             live.timer.cancel()
             live.timer = None
-        if not live.settings.clock.enabled or live.table.over:
+        if live.table.over:
             return
-        first = live.seat_clocks.next_deadline(skip=live.table.status.forfeited)
-        if first is None:
-            return
-        delay = max(at_least, (first[0] - now_ms()) / 1000) + 0.001
+        due = live.join_deadline_ms
+        if not due:
+            if not live.settings.clock.enabled:
+                return
+            first = live.seat_clocks.next_deadline(skip=live.table.status.forfeited)
+            if first is None:
+                return
+            due = first[0]
+        delay = max(at_least, (due - now_ms()) / 1000) + 0.001
         live.timer = asyncio.get_running_loop().call_later(delay, self._expire, live)
 
     def _expire(self, live: LiveGame) -> None:
@@ -157,4 +190,10 @@ class RefereeHand:
             log.exception("referee_failed", game_id=live.game_id)
 
 
-__all__ = ["AUTO_PLAY_LIMIT", "FAULT_RETRY_SECONDS", "RefereeHand"]
+__all__ = [
+    "AUTO_PLAY_LIMIT",
+    "FAULT_RETRY_SECONDS",
+    "JOIN_DEADLINE_REASON",
+    "LOBBY",
+    "RefereeHand",
+]

@@ -42,9 +42,9 @@ class CallLimiter:
         #: player -> (tokens left, when counted)
         self._buckets: dict[str, tuple[float, float]] = {}
 
-    def take(self, player: str) -> None:
-        """Count one call of ``player``; RESOURCE_EXHAUSTED (with ``retry_after``) when its
-        bucket is empty (the refused call takes nothing)."""
+    def take(self, player: str, what: str = "calls_per_minute") -> None:
+        """Count one call of ``player``; RESOURCE_EXHAUSTED (with ``retry_after``, the limit
+        named ``what``) when its bucket is empty (the refused call takes nothing)."""
         capacity = float(self.per_minute)
         if capacity <= 0:
             return
@@ -54,12 +54,10 @@ class CallLimiter:
         tokens = min(capacity, tokens + (now - then) * rate)
         if tokens < 1.0:
             self._buckets[player] = (tokens, now)
-            raise errors.rate_limited(
-                "calls_per_minute",
-                self.per_minute,
-                round((1.0 - tokens) / rate, 3),
-                player=player,
-            )
+            delay = round((1.0 - tokens) / rate, 3)
+            if not player:  # a limit of everyone's calls (registrations): no player to name
+                raise errors.rate_limited(what, self.per_minute, delay)
+            raise errors.rate_limited(what, self.per_minute, delay, player=player)
         self._buckets[player] = (tokens - 1.0, now)
         if len(self._buckets) > MAX_BUCKETS:
             self._forget_full(now, rate, capacity)

@@ -23,10 +23,17 @@ from typing import Any
 from referee.application.clocks import GameSettings, SeatClocks
 from referee.application.errors import RefereeError
 from referee.application.subscriber import Subscriber
-from referee.application.values import SeatStats, SeatView, StampedEvent, Summary, Update
+from referee.application.values import (
+    SeatHolder,
+    SeatStats,
+    SeatView,
+    StampedEvent,
+    Summary,
+    Update,
+)
 from referee.engine.game import Viewer
 from referee.engine.table import Table
-from referee.store import CommandOutcome, GameRecord
+from referee.store import CommandOutcome, GameRecord, SeatClaim
 from referee.stored import Decided, read_batches
 
 #: Per-seat counters kept in the store (timeouts and forfeits are in the log itself).
@@ -34,6 +41,9 @@ REJECTED, DISCONNECTS = "rejected", "disconnects"
 #: Streams a seat opened: a counter in the store too, so that a replica can tell that a seat
 #: that hung up here resumed on another one (not shown to clients).
 OPENS = "stream_opens"
+#: How long after the start a token seat first called, plus 1 (clocks.py): a counter in
+#: the store so that restarts and replicas start its clock alike.
+PRESENT = "present_ms"
 
 
 def now_ms() -> int:
@@ -85,10 +95,30 @@ class LiveGame:
     touched: float = field(default_factory=time.monotonic)
     #: What the viewers of the latest batch receive (replaced by every new batch).
     latest: LatestBatch = field(default_factory=LatestBatch)
+    #: The store's claims of seats (their token hashes), by seat; refreshed from the store
+    #: when the log names a claim made elsewhere.
+    claims: dict[int, SeatClaim] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.clocks is None:
-            self.clocks = SeatClocks(self.settings.clock, self.record.players)
+            settings = self.settings
+            gated: frozenset[int] = frozenset()
+            if settings.clock.enabled:  # token seats start their clocks when they show up
+                gated = frozenset(
+                    seat
+                    for seat in range(self.record.players)
+                    if settings.plan(seat).mode == "token"
+                )
+            self.clocks = SeatClocks(
+                settings.clock,
+                self.record.players,
+                gated=gated,
+                grace_ms=settings.connect_grace_ms,
+            )
+        clocks = self.clocks
+        for seat, counters in self.stats.items():
+            if counters.get(PRESENT):
+                clocks.present_after[seat] = counters[PRESENT]
 
     @property
     def seat_clocks(self) -> SeatClocks:
@@ -116,7 +146,10 @@ class LiveGame:
         self.recorded_ms.extend([recorded] * count)
         if decided is not None and count:
             self.decided[first] = decided
-        self.seat_clocks.fold(table.decisions(), recorded, decided)
+        clocks = self.seat_clocks
+        if clocks.started_ms is None and table.started:
+            clocks.started_ms = recorded  # connect grace counts from the deal
+        clocks.fold(table.decisions(), recorded, decided)
 
     def absorb_stored(self, payloads: Sequence[bytes]) -> None:
         """Fold in stored events (their payloads), batch by batch (loading, catching up)."""
@@ -167,7 +200,10 @@ class LiveGame:
                 self.latest.updates[viewer] = update
             return update
         assert replica is not None and replica.version == end
-        return Update(events, SeatView(self.game_id, self.record.players, replica.view(viewer)))
+        past = replica.view(viewer)
+        return Update(
+            events, SeatView(self.game_id, self.record.players, past, holders=self._view_holders())
+        )
 
     def seat_stats(self) -> tuple[SeatStats, ...]:
         status = self.table.status
@@ -187,6 +223,52 @@ class LiveGame:
                 )
             )
         return tuple(out)
+
+    @property
+    def join_deadline_ms(self) -> int:
+        """When a game waiting for players is aborted (unix ms); 0 once it started or ended,
+        and for a game that never waits."""
+        table = self.table
+        if not self.settings.waits or table.started or table.over:
+            return 0
+        return int(self.record.created_at * 1000) + self.settings.join_deadline_ms
+
+    def holders(self) -> tuple[SeatHolder, ...]:
+        """Who holds each seat: from the log's claims and the game's seat plans."""
+        status = self.table.status
+        claims = status.claims
+        out = []
+        for seat in range(self.record.players):
+            claimed = claims.get(seat)
+            resigned = seat in status.resigned
+            if claimed is not None:
+                holder = SeatHolder(seat, "held", claimed.player, claimed.kind.word, resigned)
+            else:
+                plan = self.settings.plan(seat)
+                if plan.mode == "open":
+                    holder = SeatHolder(seat, "open", resigned=resigned)
+                elif plan.mode == "reserved":
+                    holder = SeatHolder(seat, "reserved", plan.player, resigned=resigned)
+                else:
+                    holder = SeatHolder(seat, "held", resigned=resigned)
+            out.append(holder)
+        return tuple(out)
+
+    def open_seats(self) -> list[int]:
+        """The seats still to be claimed by anyone (not reserved ones)."""
+        claims = self.table.status.claims
+        return [
+            seat
+            for seat in range(self.record.players)
+            if seat not in claims and self.settings.plan(seat).mode == "open"
+        ]
+
+    def _view_holders(self) -> tuple[SeatHolder, ...]:
+        """Holders for views: only in games whose seats were claimed or are to be (the views
+        of token games stay as they were)."""
+        if not self.settings.seats and not self.table.status.claims:
+            return ()
+        return self.holders()
 
     def summary(self, *, organiser: bool = False) -> Summary:
         """The game's description; the revealed seed only for the ``organiser`` (or for all
@@ -221,6 +303,11 @@ class LiveGame:
             max_events=table.max_events,
             clock=settings.clock if settings.clock.enabled else None,
             revealed_seed=revealed,
+            seat_holders=self.holders(),
+            started=table.started,
+            join_deadline_unix_ms=self.join_deadline_ms,
+            listed=settings.listed,
+            rated=settings.rated,
         )
 
     def view(self, viewer: Viewer) -> SeatView:
@@ -232,10 +319,11 @@ class LiveGame:
             if cached is not None:
                 return cached
         view = self.table.view(viewer)
+        holders = self._view_holders()
         if clocked:  # the clocks say how much time is left now: never shared
             readings = self.seat_clocks.readings(now_ms(), self.table.status.forfeited)
-            return SeatView(self.game_id, self.record.players, view, readings)
-        shared = SeatView(self.game_id, self.record.players, view)
+            return SeatView(self.game_id, self.record.players, view, readings, holders)
+        shared = SeatView(self.game_id, self.record.players, view, holders=holders)
         self.latest.views[viewer] = shared
         return shared
 
@@ -260,7 +348,9 @@ class LiveGame:
             return self.view(viewer)
         table = self.table
         past = Table.replay(table.config, table.log[:version], table.settings)
-        return SeatView(self.game_id, self.record.players, past.view(viewer))
+        return SeatView(
+            self.game_id, self.record.players, past.view(viewer), holders=self._view_holders()
+        )
 
 
-__all__ = ["DISCONNECTS", "OPENS", "REJECTED", "LatestBatch", "LiveGame", "now_ms"]
+__all__ = ["DISCONNECTS", "OPENS", "PRESENT", "REJECTED", "LatestBatch", "LiveGame", "now_ms"]

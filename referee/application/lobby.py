@@ -107,13 +107,21 @@ class _Subscription:
         self.loop = asyncio.get_running_loop()
         self.changed: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.ready = asyncio.Event()
+        #: Set when the referee ends the stream (shutdown): the next wait raises it.
+        self.ended: RefereeError | None = None
 
     def heard(self, kind: str, key: str) -> None:  # on the loop
         self.changed[(kind, key)] = None
         self.ready.set()
 
+    def end(self, error: RefereeError) -> None:  # on the loop
+        self.ended = error
+        self.ready.set()
+
     async def next(self) -> list[tuple[str, str]]:
         await self.ready.wait()
+        if self.ended is not None:
+            raise self.ended
         self.ready.clear()
         keys = list(self.changed)
         self.changed.clear()
@@ -167,7 +175,8 @@ class Lobby:
 
     async def watch(self, which: LobbyFilter | None = None) -> AsyncGenerator[LobbyChange, None]:
         """The tables ``which`` admits, then a caught-up mark, then every change (a table
-        listed or changed, or one gone) until the caller closes the generator."""
+        listed or changed, or one gone) until the caller closes the generator, or the
+        referee ends it with the error of :meth:`close_watches`."""
         self.start()
         which = which or LobbyFilter()
         with self._subscribed({KIND}) as subscription:
@@ -211,11 +220,14 @@ class Lobby:
     async def inbox(self, player: str) -> AsyncGenerator[Challenge | PairingTicket, None]:
         """The challenges and pairing tickets that concern ``player``: first the open
         challenges by, to or accepted by it, the open ones to anyone and its waiting ticket;
-        then each change of those (an answer, a withdrawal, an expiry, a pairing) and each
-        new challenge for it, until the caller closes the generator."""
+        then each change of those (an answer, a withdrawal, an expiry, a pairing; a
+        challenge to anyone it was shown, also when another player takes it) and each new
+        challenge for it, until the caller closes the generator."""
         self.start()
         with self._subscribed({CHALLENGE, PAIRING}) as subscription:
+            shown: set[str] = set()  # challenges to anyone this inbox has delivered
             for challenge in await self.challenges.open_for(player):
+                shown.add(challenge.challenge_id)
                 yield challenge
             waiting = await self.pairing.waiting_for(player)
             if waiting is not None:
@@ -227,10 +239,11 @@ class Lobby:
                         continue
                     if kind == CHALLENGE:
                         challenge = Challenge.from_json(document.body)
-                        to_anyone = not challenge.challenged
-                        if challenge.concerns(player) or (
-                            to_anyone and challenge.state is ChallengeState.OPEN
-                        ):
+                        offered = not challenge.challenged and (
+                            challenge.state is ChallengeState.OPEN or key in shown
+                        )
+                        if challenge.concerns(player) or offered:
+                            shown.add(key)
                             yield challenge
                     else:
                         ticket = PairingTicket.from_json(document.body)
@@ -248,6 +261,11 @@ class Lobby:
             except RuntimeError:  # not inside the event loop (yet): the next call starts it
                 return
             self._sweeper = asyncio.ensure_future(self._sweep())
+
+    def close_watches(self, error: RefereeError) -> None:
+        """End every watch and inbox with ``error`` (shutdown: clients resume elsewhere)."""
+        for subscription in list(self._subscriptions):
+            subscription.loop.call_soon_threadsafe(subscription.end, error)
 
     def close(self) -> None:
         if self._sweeper is not None:

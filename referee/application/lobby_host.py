@@ -5,8 +5,9 @@ referee, each as a small interface, so that they depend on no room's internals:
   call on the store's writer thread as the repository runs all store calls;
 - :class:`PlayerBook`: whether a player exists (the players' room);
 - :class:`RatingBook`: a player's rating for pairing (the players' ratings);
-- :class:`Host`: making a game for players who met in the lobby, seating them in it, and
-  dropping a game a lost race made; the per-player games-at-once limit.
+- :class:`Host`: making a game for players who met in the lobby (with the lobby's own
+  documents in its creation's transaction) and seating them in it; the per-player
+  games-at-once limit.
 
 :class:`LobbyLimits` are the lobby's per-player limits.
 """
@@ -81,25 +82,31 @@ class RatingBook(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class OpenedGame:
-    """A game the lobby made: its id, and the organiser token to drop it with."""
+    """A game the lobby made: its id and organiser token (kept by nobody: the lobby's games
+    are the players')."""
 
     game_id: str
     organiser_token: str
 
 
+#: The documents a caller writes in a new game's creation transaction, given the game's id.
+WritesFor = Callable[[str], Sequence[DocumentWrite]]
+
+
 class Host(Protocol):
-    async def open_game(self, terms: Terms, players: Sequence[str], listed: bool) -> OpenedGame:
+    async def open_game(
+        self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
+    ) -> OpenedGame:
         """A new game of ``terms`` whose first seats are reserved for ``players`` (in order)
-        and the others open; not dealt until every seat is held."""
+        and the others open, not dealt until every seat is held; ``writes_for(game_id)``
+        written in the same transaction (``RevisionConflict``: no game, nothing written)."""
 
     async def seat(self, game_id: str, seat: int, player: str) -> str:
         """Claim the reserved ``seat`` for ``player``; the seat's token for the player."""
 
-    async def drop(self, game: OpenedGame, reason: str) -> None:
-        """Abort a game the lobby made but could not hand out (a race lost to a replica)."""
-
-    async def check_room(self, player: str) -> None:
-        """RESOURCE_EXHAUSTED unless ``player`` may take a seat in one more game."""
+    async def check_room(self, player: str, limit: int) -> None:
+        """RESOURCE_EXHAUSTED unless ``player`` holds seats in fewer than ``limit`` games
+        (running or waiting to start)."""
 
 
 def limit_reached(what: str, limit: int, retry_after: float, **metadata: str) -> RefereeError:
@@ -120,6 +127,7 @@ __all__ = [
     "OpenedGame",
     "PlayerBook",
     "RatingBook",
+    "WritesFor",
     "limit_reached",
     "now_ms",
 ]

@@ -1,27 +1,33 @@
-"""How the lobby seats the players who met in it: the :class:`~referee.application.lobby_host.Host`
-the facade gives the lobby.
+"""How the lobby seats the players who met in it: the
+:class:`~referee.application.lobby_host.Host` the facade gives the lobby.
+
+:class:`ClaimedSeats` (the facade's): a game whose first seats are reserved for the players
+and claimed for them at once by the seats' room, the others open.
 
 :class:`HeldSeats` counts the games a player holds seats in from its ``holding`` documents
 (the seats' room writes one per claimed seat, ``"{player}/{game_id}/{seat}"``), checking the
 games themselves only when the count reaches the limit (a finished game's holding may be
 left behind).
-
-:class:`TokenSeats` makes games in today's flow (every seat's token issued at creation) and
-hands each seat's token out once, to the player the lobby seats there; the tokens are kept
-in this process's memory only until then. It serves until games with reserved seats can be
-claimed for a player (the seats' room), and is what an embedding without them uses.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 from referee.application import creation
-from referee.application.clocks import GameSettings
+from referee.application.clocks import GameSettings, SeatPlan
 from referee.application.errors import RefereeError
-from referee.application.lobby_host import Documents, LobbyLimits, OpenedGame, limit_reached
-from referee.application.organiser import Organiser
+from referee.application.lobby_host import (
+    Documents,
+    OpenedGame,
+    PlayerBook,
+    WritesFor,
+    limit_reached,
+)
+from referee.application.players import Player
 from referee.application.repository import Repository
+from referee.application.seating import Seating
 from referee.application.terms import Terms
 
 HOLDING = "holding"
@@ -33,13 +39,11 @@ GAMES_RETRY_SECONDS = 30.0
 class HeldSeats:
     """The games-at-once limit, from ``holding`` documents."""
 
-    def __init__(self, repository: Repository, limits: LobbyLimits) -> None:
+    def __init__(self, repository: Repository) -> None:
         self.repository = repository
         self.documents = Documents(repository)
-        self.limits = limits
 
-    async def check_room(self, player: str) -> None:
-        limit = self.limits.games_at_once
+    async def check_room(self, player: str, limit: int) -> None:
         held = {
             d.key.split("/")[1]
             for d in await self.documents.all(HOLDING, f"{player}/")
@@ -58,34 +62,49 @@ class HeldSeats:
             raise limit_reached("games_at_once", limit, GAMES_RETRY_SECONDS, player=player)
 
 
-class TokenSeats(HeldSeats):
-    """Games in today's flow, each seat's token handed out once (see the module)."""
+class ClaimedSeats(HeldSeats):
+    """Games whose first seats are reserved for the players who met in the lobby and claimed
+    for them at once (``Seating.claim_for``); the others open (and the game listed, when
+    asked). The game deals when its last seat is held."""
 
-    def __init__(self, repository: Repository, organiser: Organiser, limits: LobbyLimits) -> None:
-        super().__init__(repository, limits)
-        self.organiser = organiser
-        self._tokens: dict[str, list[str]] = {}
+    def __init__(
+        self,
+        repository: Repository,
+        seating: Seating,
+        players: PlayerBook,
+    ) -> None:
+        super().__init__(repository)
+        self.seating = seating
+        self.players = players
 
-    async def open_game(self, terms: Terms, players: Sequence[str], listed: bool) -> OpenedGame:
-        settings = GameSettings(clock=terms.clock, card_commitments=True)
-        created = await creation.create(
-            self.repository, terms.game_type, terms.players, terms.options, "", None, settings
+    async def open_game(
+        self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
+    ) -> OpenedGame:
+        plans = tuple(SeatPlan("reserved", p) for p in players)
+        plans += (SeatPlan("open"),) * (terms.players - len(players))
+        settings = GameSettings(
+            clock=terms.clock, card_commitments=True, seats=plans, listed=listed, rated=terms.rated
         )
-        self._tokens[created.game_id] = list(created.seat_tokens)
+        # No lookup of the reserved names: the lobby's players are signed in already (a
+        # platform's player has no account to look up).
+        created = await creation.create(
+            self.repository,
+            terms.game_type,
+            terms.players,
+            terms.options,
+            "",
+            None,
+            settings,
+            writes_for=writes_for,
+        )
         return OpenedGame(created.game_id, created.organiser_token)
 
     async def seat(self, game_id: str, seat: int, player: str) -> str:
-        tokens = self._tokens.get(game_id, [])
-        token = tokens[seat] if seat < len(tokens) else ""
-        if token:
-            tokens[seat] = ""
-        if not any(tokens):
-            self._tokens.pop(game_id, None)
-        return token
-
-    async def drop(self, game: OpenedGame, reason: str) -> None:
-        self._tokens.pop(game.game_id, None)
-        await self.organiser.abort(game.game_id, game.organiser_token, reason)
+        # The account says what the player is (person or bot), for the seat's public claim.
+        known: Player | str = player
+        with contextlib.suppress(RefereeError):
+            known = await self.players.get(player)
+        return (await self.seating.claim_for(game_id, seat, known)).token
 
 
-__all__ = ["HOLDING", "HeldSeats", "TokenSeats"]
+__all__ = ["HOLDING", "ClaimedSeats", "HeldSeats"]

@@ -95,6 +95,7 @@ class Organiser:
                     "(public only for a game created with public_reveal_waives_secrecy)"
                 )
             access.check_organiser(live, organiser_token)
+            access.check_claimed_secrecy(live, None)
         if live.table.status.revealed is None:
             raise errors.not_now(
                 "the full log is released once the seed is revealed (after the game)",

@@ -16,11 +16,11 @@ on the lobby's sweep. The guarantees, and why they hold:
 - **A cancelled request is never paired.** Cancelling is a compare-and-set of the same
   ticket (WAITING -> CANCELLED): whichever of the cancel and the pairing commits first, the
   other's expected revision no longer matches and it writes nothing. A group that loses
-  drops the game it made (aborted before a card is dealt) and its other tickets wait on.
+  makes no game, and its other tickets wait on.
 
-The game is made before the tickets are written PAIRED, so a paired ticket always names a
-game; seats are then claimed for the players in a random order (who moves first is not
-decided by who asked first).
+The tickets are written PAIRED in the game's creation transaction, so a paired ticket always
+names its game and a lost race leaves no game behind; seats are then claimed for the players
+in a random order (who moves first is not decided by who asked first).
 """
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ class Pairing:
             if held is not None and held.body.get("state") == PairingState.WAITING.value:
                 raise already_pairing(PairingTicket.from_json(held.body))
         await self._check_rate(player)
-        await self.host.check_room(player)
+        await self.host.check_room(player, self.limits.games_at_once)
         rating = await self.ratings.ordinal(player, terms.game_type)
         ticket = PairingTicket(
             f"pt-{secrets.token_hex(8)}", player, terms, PairingState.WAITING, now_ms(), rating
@@ -275,52 +275,62 @@ class Pairing:
         return made
 
     async def _start(self, group: list[tuple[PairingTicket, int]]) -> str:
-        """Make the group's game and write its tickets PAIRED in one compare-and-set; ``""``
-        when a ticket changed meanwhile (cancelled, or paired by another replica)."""
+        """Make the group's game, its tickets written PAIRED (and their guards deleted) in
+        the game's creation transaction, each at the revision it was read at; ``""`` when a
+        ticket changed meanwhile (cancelled, or paired by another replica): then no game."""
         players = [ticket.player for ticket, _ in group]
         secrets.SystemRandom().shuffle(players)
         terms = group[0][0].terms
         try:
             for player in players:
-                await self.host.check_room(player)
+                await self.host.check_room(player, self.limits.games_at_once)
         except RefereeError:
             return ""  # someone is at its limit now: its ticket waits (and may expire)
+        guards = await self._guards([ticket for ticket, _ in group])
+        now = now_ms()
+
+        def writes_for(game_id: str) -> list[DocumentWrite]:
+            paired = [
+                (
+                    replace(
+                        ticket,
+                        state=PairingState.PAIRED,
+                        game_id=game_id,
+                        seat=players.index(ticket.player),
+                        closed_ms=now,
+                    ),
+                    revision,
+                )
+                for ticket, revision in group
+            ]
+            return _closing(paired, guards, now)
+
         try:
-            game = await self.host.open_game(terms, players, listed=False)
+            game = await self.host.open_game(terms, players, False, writes_for)
+        except RevisionConflict:
+            return ""
         except RefereeError as error:  # e.g. the server's games limit: the tickets wait on
             log.warning("pairing_game_refused", reason=error.reason)
-            return ""
-        now = now_ms()
-        paired = [
-            (
-                replace(
-                    ticket,
-                    state=PairingState.PAIRED,
-                    game_id=game.game_id,
-                    seat=players.index(ticket.player),
-                    closed_ms=now,
-                ),
-                revision,
-            )
-            for ticket, revision in group
-        ]
-        if not await self._close(paired):
-            await self.host.drop(game, "a paired request changed before the game was made")
             return ""
         for seat, player in enumerate(players):
             await self.host.seat(game.game_id, seat, player)
         log.info("pairing_paired", game_id=game.game_id, tickets=[t.ticket_id for t, _ in group])
         return game.game_id
 
+    async def _guards(self, tickets: list[PairingTicket]) -> dict[str, int]:
+        """The revision of each ticket's guard (its player's ``pairing_player`` naming it)."""
+        found = {}
+        for ticket in tickets:
+            guard = await self.documents.read(GUARD, ticket.player)
+            if guard is not None and guard.body.get("ticket_id") == ticket.ticket_id:
+                found[ticket.ticket_id] = guard.revision
+        return found
+
     async def _close(self, tickets: list[tuple[PairingTicket, int]]) -> bool:
         """Write these tickets (no longer waiting) and delete their players' guards, all or
         nothing, each at the revision it was read at."""
-        writes = [DocumentWrite(KIND, t.ticket_id, t.to_json(), rev) for t, rev in tickets]
-        for ticket, _ in tickets:
-            guard = await self.documents.read(GUARD, ticket.player)
-            if guard is not None and guard.body.get("ticket_id") == ticket.ticket_id:
-                writes.append(DocumentWrite(GUARD, ticket.player, None, guard.revision))
-        return await self._try(writes)
+        guards = await self._guards([ticket for ticket, _ in tickets])
+        return await self._try(_closing(tickets, guards, now_ms()))
 
     async def _try(self, writes: list[DocumentWrite]) -> bool:
         try:
@@ -328,6 +338,20 @@ class Pairing:
         except RevisionConflict:
             return False
         return True
+
+
+def _closing(
+    tickets: list[tuple[PairingTicket, int]], guards: dict[str, int], now: int
+) -> list[DocumentWrite]:
+    """The writes that close ``tickets`` (each at its revision) and delete their guards."""
+    stamp = now / 1000
+    writes = [DocumentWrite(KIND, t.ticket_id, t.to_json(), rev, stamp) for t, rev in tickets]
+    for ticket, _ in tickets:
+        if ticket.ticket_id in guards:
+            writes.append(
+                DocumentWrite(GUARD, ticket.player, None, guards[ticket.ticket_id], stamp)
+            )
+    return writes
 
 
 def already_pairing(ticket: PairingTicket | None) -> RefereeError:

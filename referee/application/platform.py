@@ -21,21 +21,28 @@ or a part of one, in an error or a log line.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jwt
+import structlog
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from referee.application import errors
 from referee.application.errors import RefereeError
 
+log = structlog.get_logger("referee")
+
 #: The algorithms a platform may sign with.
 ALGORITHMS = ("RS256", "ES256", "EdDSA")
 #: Longest a token may live (``exp`` minus ``iat``), in seconds.
 MAX_LIFETIME = 24 * 3600
+#: Least time between two looks at whether the JWKS file changed, in seconds.
+RELOAD_SECONDS = 10.0
 #: Clock difference between the platform and the referee that is forgiven, in seconds.
 LEEWAY = 10.0
 
@@ -63,6 +70,12 @@ class PlatformKeys:
     keys: dict[str, tuple[str, Any]]
     issuer: str = ""
     audience: str = ""
+    #: The JWKS file the keys came from: read again when it changed (looked at, at most
+    #: every :data:`RELOAD_SECONDS`, when a token comes), so the platform can rotate its
+    #: keys without a restart: it adds the new key to the file before signing with it, and
+    #: removes the old one when its tokens have expired.
+    source: str = ""
+    _reloaded: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_pem(cls, data: bytes, issuer: str = "", audience: str = "") -> PlatformKeys:
@@ -103,7 +116,8 @@ class PlatformKeys:
         if pem:
             return cls.from_pem(Path(pem).read_bytes(), issuer, audience)
         if jwks:
-            return cls.from_jwks(Path(jwks).read_bytes(), issuer, audience)
+            keys = cls.from_jwks(Path(jwks).read_bytes(), issuer, audience).keys
+            return cls(keys, issuer, audience, source=jwks, _reloaded=_stamp(jwks))
         if issuer or audience:
             raise ValueError("--platform-issuer/--platform-audience need a platform key")
         return None
@@ -154,6 +168,8 @@ class PlatformKeys:
             raise errors.unauthenticated(
                 "CREDENTIAL_INVALID", "the credential is neither an account token nor a JWT"
             ) from None
+        if self.source:
+            self._reload()
         if "" in self.keys and len(self.keys) == 1:
             found = self.keys[""]
         else:
@@ -164,6 +180,31 @@ class PlatformKeys:
         if header.get("alg") != found[0]:
             raise _signature(f"the platform's key signs with {found[0]} only")
         return found
+
+    def _reload(self) -> None:
+        """Read the JWKS file again if it changed (a file that no longer serves is logged
+        and the keys kept: a bad edit must not sign everybody out)."""
+        now = time.monotonic()
+        if now - self._reloaded.get("checked", 0.0) < RELOAD_SECONDS:
+            return
+        self._reloaded["checked"] = now
+        try:
+            changed = _stamp(self.source)["mtime"] != self._reloaded.get("mtime")
+            if changed:
+                fresh = PlatformKeys.from_jwks(Path(self.source).read_bytes()).keys
+        except (OSError, ValueError) as error:
+            log.warning("platform_keys_unreadable", file=self.source, error=str(error))
+            return
+        if changed:
+            self.keys.clear()
+            self.keys.update(fresh)
+            self._reloaded.update(_stamp(self.source))
+            log.info("platform_keys_reloaded", file=self.source, keys=len(fresh))
+
+
+def _stamp(path: str) -> dict[str, float]:
+    """When ``path`` last changed (its mtime in ns), as :class:`PlatformKeys` keeps it."""
+    return {"mtime": float(os.stat(path).st_mtime_ns)}
 
 
 def _signature(why: str = "the platform token's signature does not verify") -> RefereeError:

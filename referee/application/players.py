@@ -49,8 +49,9 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 ACCOUNT_TOKEN_PREFIX = "acct-"
 #: The kinds of player an account is.
 KINDS = ("person", "bot")
-#: Document kinds (docs/design.md, "Documents").
-ACCOUNT, ACCOUNT_TOKEN = "account", "account_token"
+#: Document kinds (DESIGN: "Documents"): an account by name, by its token's hash, and by
+#: its name in lower case (names are unique whatever their case: "Ada" cannot pass for "ada").
+ACCOUNT, ACCOUNT_TOKEN, ACCOUNT_NAME = "account", "account_token", "account_name"
 #: Longest credential looked at: anything longer is no token of ours (and not parsed).
 MAX_CREDENTIAL = 8192
 #: How long a checked account token is trusted without reading the store again (accounts
@@ -58,6 +59,8 @@ MAX_CREDENTIAL = 8192
 TRUSTED_SECONDS = 60.0
 #: Account tokens remembered at most.
 MAX_TRUSTED = 10_000
+#: Register calls per minute per replica unless configured.
+DEFAULT_REGISTRATIONS_PER_MINUTE = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +94,9 @@ class PlayerSettings:
     platform: PlatformKeys | None = None
     #: Calls per minute per player (0: unlimited).
     calls_per_minute: int = DEFAULT_PER_MINUTE
+    #: Register calls per minute on one replica, whoever makes them (0: unlimited): open
+    #: registration must not let one script fill the store with accounts.
+    registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE
 
 
 def check_name(name: str) -> None:
@@ -203,10 +209,11 @@ class Players:
         self._seen: set[str] = set()
 
     def configure(self, settings: PlayerSettings) -> None:
-        """Use ``settings`` from now on (the server sets its flags' after building the
-        referee)."""
+        """Use ``settings`` from now on (the server applies its flags this way once the
+        referee is built, so the facade's constructor stays the same for every room)."""
         self.settings = settings
         self.limiter = CallLimiter(settings.calls_per_minute)
+        self._registrations = CallLimiter(settings.registrations_per_minute)
 
     # --- credentials ------------------------------------------------------------------------
 
@@ -272,8 +279,14 @@ class Players:
         if await call(store.read_document, ACCOUNT, player.name) is None:
             created = now_ms()
             body = {"kind": player.kind, "token_hash": "", "created_ms": created, "platform": True}
-            with contextlib.suppress(RevisionConflict):  # another replica wrote it first
-                await call(store.write_documents, [DocumentWrite(ACCOUNT, player.name, body, 0)])
+            writes = [
+                DocumentWrite(ACCOUNT, player.name, body, 0),
+                DocumentWrite(ACCOUNT_NAME, player.name.lower(), {"name": player.name}, 0),
+            ]
+            # Taken already: another replica wrote it first, or an account has the name in
+            # another case (the platform's player then stays unknown by name).
+            with contextlib.suppress(RevisionConflict):
+                await call(store.write_documents, writes)
         self._seen.add(player.name)
         if len(self._seen) > MAX_TRUSTED:
             self._seen.clear()  # a bound on memory; forgetting costs one read each
@@ -282,19 +295,22 @@ class Players:
 
     async def register(self, name: str, kind: str = "person") -> tuple[Player, str]:
         """Register: a new account and its token (shown only now), when the server allows
-        anyone to register; PERMISSION_DENIED ``REGISTRATION_CLOSED`` otherwise."""
+        anyone to register; PERMISSION_DENIED ``REGISTRATION_CLOSED`` otherwise;
+        RESOURCE_EXHAUSTED (with a retry delay) past the registrations per minute."""
         if not self.settings.open_registration:
             raise errors.denied(
                 "REGISTRATION_CLOSED",
                 "this server does not let anyone register: ask its operator for an account "
                 "(referee account create NAME)",
             )
+        # One bucket for everyone: RESOURCE_EXHAUSTED past it.
+        self._registrations.take("", "registrations_per_minute")
         return await self.create_account(name, kind)
 
     async def create_account(self, name: str, kind: str = "person") -> tuple[Player, str]:
         """A new account named ``name`` and its token (the operator's path: whatever
         ``open_registration`` says). INVALID_ARGUMENT for a bad name or kind;
-        FAILED_PRECONDITION ``NAME_TAKEN`` when the name has an account."""
+        FAILED_PRECONDITION ``NAME_TAKEN`` when the name, in any case, has an account."""
         check_name(name)
         if kind not in KINDS:
             raise errors.bad_request("kind", "must be 'person' or 'bot'")
@@ -305,6 +321,7 @@ class Players:
         writes = [
             DocumentWrite(ACCOUNT, name, body, 0, created / 1000),
             DocumentWrite(ACCOUNT_TOKEN, digest, {"name": name}, 0, created / 1000),
+            DocumentWrite(ACCOUNT_NAME, name.lower(), {"name": name}, 0, created / 1000),
         ]
         try:
             await self.repository.call(self.repository.store.write_documents, writes)
@@ -345,8 +362,10 @@ def _not_ours() -> errors.RefereeError:
 
 __all__ = [
     "ACCOUNT",
+    "ACCOUNT_NAME",
     "ACCOUNT_TOKEN",
     "ACCOUNT_TOKEN_PREFIX",
+    "DEFAULT_REGISTRATIONS_PER_MINUTE",
     "KINDS",
     "NAME",
     "Player",

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import structlog
 
@@ -33,6 +32,8 @@ RATING, RATED_GAME = "rating", "rated_game"
 DEFAULT_LEADERBOARD, MAX_LEADERBOARD = 50, 1000
 #: Compare-and-set attempts of one game's update before it gives up (and logs it).
 RETRIES = 8
+#: How far back (by creation) a start looks for rated games that ended unrated.
+CATCH_UP_MS = 7 * 24 * 3600 * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +69,10 @@ def _rating_of(document: Document) -> Rating:
 
 
 def seat_players(live: LiveGame) -> dict[int, str]:
-    """The named player holding each seat (anonymous seats left out)."""
-    claims: Any = getattr(live, "claims", None) or {}
-    return {int(seat): claim.player for seat, claim in claims.items() if claim.player}
+    """The named player holding each seat, from the log's claims (the record every replica
+    agrees on); anonymous seats left out."""
+    claims = live.table.status.claims
+    return {seat: claim.player for seat, claim in claims.items() if claim.player}
 
 
 class Ratings:
@@ -92,17 +94,15 @@ class Ratings:
     async def record(self, live: LiveGame) -> None:
         """The hook called when a game ends (``Repository.on_finished``): rate it if it is a
         rated game that ended with results and had two named players or more."""
-        settings: Any = live.settings
+        await self._rate(live)
+
+    async def _rate(self, live: LiveGame) -> bool:
         results = live.table.results()
-        if (
-            not getattr(settings, "rated", False)
-            or results is None
-            or live.table.status.aborted is not None
-        ):
-            return
+        if not live.settings.rated or results is None or live.table.status.aborted is not None:
+            return False
         players = seat_players(live)
         placed = [(players[r.seat], r.rank) for r in results if r.seat in players]
-        await self.record_result(live.game_id, live.record.game_type, placed)
+        return await self.record_result(live.game_id, live.record.game_type, placed)
 
     async def record_result(
         self, game_id: str, game_type: str, placed: Sequence[tuple[str, int]]
@@ -147,6 +147,34 @@ class Ratings:
         log.warning("game_rating_gave_up", game_id=game_id, attempts=RETRIES)
         return False
 
+    async def catch_up(self, within_ms: int = CATCH_UP_MS) -> int:
+        """Rate the rated games that ended unrated: a process that stopped between a
+        game's last event and its rating (the end hook runs just after the commit) leaves
+        the game for the next start to rate. Looks at games created within ``within_ms``
+        (a bound on the start's work); returns how many it rated."""
+        since = (now_ms() - within_ms) / 1000
+
+        def unrated() -> list[str]:
+            store = self._store
+            return [
+                record.game_id
+                for record, _, finished in store.list_games()
+                if finished
+                and record.created_at >= since
+                and record.settings.get("rated", False)
+                and store.read_document(RATED_GAME, record.game_id) is None
+            ]
+
+        rated = 0
+        try:
+            for game_id in await self.repository.call(unrated):
+                rated += await self._rate(await self.repository.get(game_id))
+        except RuntimeError:
+            return rated  # the referee closed before this was done: the next start goes on
+        if rated:
+            log.info("games_rated_late", games=rated)
+        return rated
+
     def _read_game(self, game_id: str, keys: list[str]) -> tuple[bool, list[Document | None]]:
         store = self._store
         done = store.read_document(RATED_GAME, game_id) is not None
@@ -187,6 +215,7 @@ class Ratings:
 
 
 __all__ = [
+    "CATCH_UP_MS",
     "DEFAULT_LEADERBOARD",
     "MAX_LEADERBOARD",
     "RATED_GAME",

@@ -31,18 +31,19 @@ from typing import Any
 import structlog
 
 from referee.application import access, creation, errors
-from referee.application.access import hash_token
+from referee.application.access import PlayerSeat, SeatKey, hash_token
 from referee.application.clocks import GameSettings
 from referee.application.commands import Commands
 from referee.application.errors import RefereeError
 from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.hand import RefereeHand
 from referee.application.live import LiveGame, now_ms
-from referee.application.lobby import Lobby, LobbyLimits
-from referee.application.lobby_seats import TokenSeats
+from referee.application.lobby import Lobby
+from referee.application.lobby_seats import ClaimedSeats
 from referee.application.organiser import Organiser
-from referee.application.players import Players
+from referee.application.players import Players, Principal
 from referee.application.repository import Limits, Repository
+from referee.application.seating import Seating
 from referee.application.sessions import Sessions
 from referee.application.streams import Streams
 from referee.application.values import Created, Exported, Page, SeatView, Submitted, Summary, Update
@@ -80,13 +81,15 @@ class Referee:
         self.commands = Commands(self.repository, self.hand)
         self.organiser = Organiser(self.repository, self.hand)
         self.players = Players(self.repository)
+        self._streams = Streams(self.repository)
+        self.seating = Seating(self.repository, self.hand, self.commands)
         self.lobby = Lobby(
             self.repository,
             self.players,
             self.players.ratings,
-            TokenSeats(self.repository, self.organiser, LobbyLimits()),
+            ClaimedSeats(self.repository, self.seating, self.players),
         )
-        self._streams = Streams(self.repository)
+        self.repository.on_finished.append(self.players.ratings.record)
         self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
         self._sweeper: asyncio.Future[None] | None = None
 
@@ -106,12 +109,14 @@ class Referee:
         """Count the unfinished games in the store (they load on first use) and listen to the
         store for appends made elsewhere; returns the number of games."""
         found = await self.repository.recover()
+        self.repository.spawn(self.players.ratings.catch_up())
         self._sweeper = self.repository.spawn(self._sweep())
         return found
 
     def close_streams(self, error: RefereeError) -> None:
         """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
         self._streams.close_all(error)
+        self.lobby.close_watches(error)
 
     def close(self) -> None:
         """Stop timers and background work, and close the store."""
@@ -150,15 +155,25 @@ class Referee:
         seed: str = "",
         deal: FixedDeal | None = None,
         settings: GameSettings | None = None,
+        creator: Principal | None = None,
     ) -> Created:
-        """A new game: its summary, seat tokens and organiser token.
+        """A new game: its summary, seat tokens, organiser token and claim codes.
 
         ``seed`` decides every shuffle (empty: the referee draws a secret one; a guessable
         seed needs ``settings.public_seed``); ``deal`` fixes the chance outcomes instead;
         ``settings`` are the table settings (clock, organiser delay, reveal policy, event
-        limit; per-card commitments are on for every new game)."""
+        limit, who takes each seat; per-card commitments are on for every new game);
+        ``creator``: the signed-in creator (needed for ``creator`` seats)."""
         return await creation.create(
-            self.repository, game_type, players, options, seed, deal, settings
+            self.repository,
+            game_type,
+            players,
+            options,
+            seed,
+            deal,
+            settings,
+            creator,
+            self.players.get,
         )
 
     async def summary(self, game_id: str) -> Summary:
@@ -170,17 +185,22 @@ class Referee:
         self,
         game_id: str,
         *,
-        seat_token: str = "",
+        seat_token: SeatKey = "",
         spectator: bool = False,
         organiser_token: str = "",
         as_seat: int | None = None,
     ) -> SeatView:
-        """A seat's view (its token), the spectator's, or the organiser's of any seat
-        (``as_seat``, ``None``: the spectator's), behind by the organiser delay."""
+        """A seat's view (its token, or a :class:`PlayerSeat`: a signed-in player's seat),
+        the spectator's, or the organiser's of any seat (``as_seat``, ``None``: the
+        spectator's), behind by the organiser delay."""
         live = await self.repository.get_current(game_id)
+        if isinstance(seat_token, str) and seat_token and access.unknown_claims(live):
+            await self.repository.known_claims(live)
         watcher = access.watcher(live, seat_token, spectator, organiser_token, as_seat)
         if watcher.organiser:
             return live.view_at(watcher.viewer, live.visible_version(now_ms()))
+        if watcher.viewer is not None:
+            self.repository.present(live, watcher.viewer)  # a token seat's clock starts now
         return live.view(watcher.viewer)
 
     async def list_games(
@@ -212,7 +232,7 @@ class Referee:
     async def submit(
         self,
         game_id: str,
-        seat_token: str,
+        seat_token: SeatKey,
         command_id: str,
         command: Any,
         *,
@@ -252,7 +272,7 @@ class Referee:
         self,
         game_id: str,
         *,
-        seat_token: str = "",
+        seat_token: SeatKey = "",
         spectator: bool = False,
         organiser_token: str = "",
         as_seat: int | None = None,
@@ -273,7 +293,7 @@ class Referee:
         game_id: str,
         send: Send,
         *,
-        seat_token: str = "",
+        seat_token: SeatKey = "",
         spectator: bool = False,
         organiser_token: str = "",
         as_seat: int | None = None,
@@ -288,4 +308,4 @@ class Referee:
         )
 
 
-__all__ = ["Limits", "Referee", "StreamEnded", "hash_token"]
+__all__ = ["Limits", "PlayerSeat", "Referee", "StreamEnded", "hash_token"]

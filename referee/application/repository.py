@@ -28,16 +28,18 @@ from referee.application import errors, seeds
 from referee.application.clocks import GameSettings
 from referee.application.errors import RefereeError
 from referee.application.fanout import FanOut
-from referee.application.live import DISCONNECTS, REJECTED, LiveGame, now_ms
+from referee.application.live import DISCONNECTS, PRESENT, REJECTED, LiveGame, now_ms
 from referee.application.values import Summary
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.metrics import Metrics
 from referee.store import (
     CommandOutcome,
+    DocumentWrite,
     EventStore,
     GameNotFound,
     GameRecord,
+    SeatClaim,
     StoreError,
     StoreUnavailable,
 )
@@ -119,6 +121,8 @@ class Repository:
         self.summaries: OrderedDict[str, Summary] = OrderedDict()
         #: Unix ms of the last event of every unfinished game (idle expiry), in memory or not.
         self.activity: dict[str, int] = {}
+        #: Called once per game that ends here (the facade adds e.g. the ratings' record).
+        self.on_finished: list[Callable[[LiveGame], Awaitable[None]]] = []
 
     @property
     def _clock(self) -> Timekeeper:
@@ -148,9 +152,10 @@ class Repository:
         listed = await self.call(self.store.list_games)
         self.active = sum(1 for _, _, finished in listed if not finished)
         self.metrics.games_active.set(self.active)
-        # Games with a clock run without anyone asking: load them now so their timers run.
+        # Games with a clock, or a join deadline, run without anyone asking: load them now so
+        # their timers run.
         for record, _, finished in listed:
-            if not finished and GameSettings.from_json(record.settings).clock.enabled:
+            if not finished and _timed(record):
                 self.spawn(self._preload(record.game_id))
         unfinished = [record.game_id for record, _, finished in listed if not finished]
         self.spawn(self._read_activity(unfinished))
@@ -333,17 +338,30 @@ class Repository:
         stats = self.store.stats(game_id)
         table: Table[Any] = Table(get_game(record.game_type), config, settings.table())
         live = LiveGame(game_id, record, table, settings=settings, stats=stats)
+        if settings.seats:
+            live.claims = self.store.seat_claims(game_id)
         live.absorb_stored([e.payload for e in stored])
         live.ended = live.over
         return live
 
     # --- writing ----------------------------------------------------------------------------
 
-    async def store_new(self, live: LiveGame, opening: list[Any]) -> None:
-        """Store a new game with its opening batch and keep it live."""
+    async def store_new(
+        self,
+        live: LiveGame,
+        opening: list[Any],
+        documents: list[DocumentWrite] | None = None,
+        claims: list[SeatClaim] | None = None,
+    ) -> None:
+        """Store a new game with its opening batch (and, in the same transaction, the
+        documents and seat claims of its creation) and keep it live."""
         recorded = now_ms()
         payloads = encode_batch(live.record.game_type, opening, 1, recorded)
-        await self.call(self.store.create_game, live.record, payloads)
+        store = self.store
+        if documents or claims:
+            await self.call(store.create_game, live.record, payloads, documents or (), claims or ())
+        else:
+            await self.call(store.create_game, live.record, payloads)
         live.absorb(opening, recorded, None)
         self.keep(live)
         self.activity[live.game_id] = recorded
@@ -382,16 +400,34 @@ class Repository:
         else:
             self.activity[live.game_id] = recorded
 
-    def count(self, live: LiveGame, seat: int, name: str) -> None:
-        """Add one to a seat's counter, in memory now and in the store soon (the store's
+    async def known_claims(self, live: LiveGame) -> None:
+        """Read the store's claims of the game (a claim made on another replica: its token
+        hash is there, not in the log)."""
+        live.claims = await self.call(self.store.seat_claims, live.game_id)
+
+    def present(self, live: LiveGame, seat: int) -> None:
+        """The seat made a call: a token seat whose clock waited for it starts it now (see
+        :mod:`referee.application.clocks`); recorded in the store for restarts and
+        replicas, and the game's timer set from the new deadline."""
+        clocks = live.seat_clocks
+        if clocks.is_present(seat) or live.table.over:
+            return
+        started = clocks.started_ms
+        offset = max(1, now_ms() - started) if started is not None else 1
+        clocks.present_after[seat] = offset
+        self.count(live, seat, PRESENT, offset)
+        self._clock.arm(live)
+
+    def count(self, live: LiveGame, seat: int, name: str, by: int = 1) -> None:
+        """Add ``by`` to a seat's counter, in memory now and in the store soon (the store's
         writer thread keeps the order; an answer never waits for it)."""
         counters = live.stats.setdefault(seat, {})
-        counters[name] = counters.get(name, 0) + 1
+        counters[name] = counters.get(name, 0) + by
         kind = _ERROR_KINDS.get(name)
         if kind is not None:  # a fault of the seat's, not a tally (stream opens)
             self.metrics.seat_errors.labels(live.record.game_type, kind).inc()
         try:
-            future = self._writer.submit(self.store.add_stats, live.game_id, seat, {name: 1})
+            future = self._writer.submit(self.store.add_stats, live.game_id, seat, {name: by})
         except RuntimeError:  # shutting down: the writer is closed
             return
         future.add_done_callback(_log_failure)
@@ -416,7 +452,7 @@ class Repository:
             record: GameRecord = await self.call(self.store.get_game, game_id)
         except (StoreError, RefereeError):  # RefereeError: a store fault (see call)
             return
-        if GameSettings.from_json(record.settings).clock.enabled and game_id not in self.games:
+        if _timed(record) and game_id not in self.games:
             await self._preload(game_id)
 
     async def catch_up(self, live: LiveGame) -> None:
@@ -439,6 +475,12 @@ class Repository:
             self.finished()
         self._clock.arm(live)
         return True
+
+
+def _timed(record: GameRecord) -> bool:
+    """True for a game whose timer runs without anyone asking: a clock or a join deadline."""
+    settings = GameSettings.from_json(record.settings)
+    return settings.clock.enabled or settings.waits
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

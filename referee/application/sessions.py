@@ -378,34 +378,26 @@ class Session:
         task.add_done_callback(self._tasks.discard)
 
     async def _follow_holdings(self, player: str) -> None:
+        repository = self.sessions.repository
         try:
             held = await self.sessions.holdings(player)
+            # A game over before this session is not replayed unless the client asks: which
+            # are over, from one listing (a player's holdings outlive its games).
+            over = set()
+            if any(key not in self._after for key in held):
+                listed = await repository.call(repository.store.list_games)
+                over = {record.game_id for record, _, finished in listed if finished}
         except RefereeError as error:
             await self._end(error)
             return
         for game_id, seat in held:
             key = (game_id, seat)
-            if key in self._seats or key in self._done:
-                continue
-            if key not in self._after:
-                # A game over before this session: not replayed unless the client asks.
-                live = await self._live(game_id)
-                if live is None or live.over:
-                    continue
-            self.hold(game_id, seat)
-        for key in tuple(self._after):
-            if key in held:
-                self.hold(*key)
+            if key in self._after or game_id not in over:
+                self.hold(game_id, seat)
 
     async def _resume_held(self, game_id: str, seat: int) -> None:
         if (game_id, seat) in await self.sessions.holdings(self.player or ""):
             self.hold(game_id, seat)
-
-    async def _live(self, game_id: str) -> Any:
-        try:
-            return await self.sessions.repository.get(game_id)
-        except RefereeError:
-            return None
 
     def _follow(self, game_id: str, seat: int, after: int, token: str) -> None:
         key = (game_id, seat)

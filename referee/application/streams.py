@@ -35,7 +35,7 @@ class Streams:
     async def stream(
         self,
         game_id: str,
-        seat_token: str,
+        seat_token: access.SeatKey,
         spectator: bool,
         organiser_token: str,
         as_seat: int | None,
@@ -53,7 +53,7 @@ class Streams:
     async def serve(
         self,
         game_id: str,
-        seat_token: str,
+        seat_token: access.SeatKey,
         spectator: bool,
         organiser_token: str,
         as_seat: int | None,
@@ -70,7 +70,7 @@ class Streams:
     async def _follow(
         self,
         game_id: str,
-        seat_token: str,
+        seat_token: access.SeatKey,
         spectator: bool,
         organiser_token: str,
         as_seat: int | None,
@@ -79,12 +79,16 @@ class Streams:
     ) -> Updates:
         repository = self.repository
         live = await repository.get(game_id)
+        if isinstance(seat_token, str) and seat_token and access.unknown_claims(live):
+            await repository.known_claims(live)
         watcher = access.watcher(live, seat_token, spectator, organiser_token, as_seat)
         self.fanout.check_room()
         if after > live.table.version and repository.store.shared:
             # A client resuming here after another replica saw more than this one has yet.
             await repository.catch_up(live)
         seat = None if watcher.organiser else watcher.viewer
+        if seat is not None:
+            repository.present(live, seat)  # a token seat's clock starts when it shows up
         hung_up = self._opened(live, seat) if seat is not None else _no_fault
         return self.fanout.follow(live, watcher, after, batched, hung_up)
 
@@ -93,6 +97,7 @@ class Streams:
         whose seat was checked already: counted and forgiven on a resume as StreamGame's."""
         self.fanout.check_room()
         assert watcher.viewer is not None
+        self.repository.present(live, watcher.viewer)  # a token seat's clock starts now
         return self.fanout.follow(live, watcher, after, True, self._opened(live, watcher.viewer))
 
     def close_all(self, error: RefereeError) -> None:

@@ -21,12 +21,14 @@ from referee.engine.table import View
 from referee.stored import Decided, DecidedBy, event_bytes, view_bytes
 
 __all__ = [
+    "Claimed",
     "Created",
     "Decided",
     "DecidedBy",
     "Exported",
     "Page",
     "RecordedCommand",
+    "SeatHolder",
     "SeatStats",
     "SeatView",
     "StampedEvent",
@@ -48,19 +50,34 @@ class Watcher:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatHolder:
+    """Who holds a seat (``referee.v1.SeatHolder``): ``state`` is ``"open"``, ``"reserved"``
+    (for ``player``, not claimed yet) or ``"held"``; ``player`` is empty for an open seat and
+    for one held anonymously (its token went to the creator, or a claim code without an
+    account). Never a token."""
+
+    seat: int
+    state: str
+    player: str = ""
+    kind: str = ""
+    resigned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class SeatView:
     """A viewer's view of a game at one version, with every seat's clock when the game runs
-    one (as of when the view was taken)."""
+    one (as of when the view was taken), and who holds each seat when seats were claimed."""
 
     game_id: str
     players: int
     view: View
     clocks: tuple[SeatClock, ...] = ()
+    holders: tuple[SeatHolder, ...] = ()
     #: The view as a serialized ``referee.v1.View``.
     data: bytes = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        data = view_bytes(self.game_id, self.players, self.view, self.clocks)
+        data = view_bytes(self.game_id, self.players, self.view, self.clocks, self.holders)
         object.__setattr__(self, "data", data)  # a frozen value: set once, here
 
 
@@ -145,19 +162,40 @@ class Summary:
     max_events: int
     clock: Clock | None
     revealed_seed: bytes | None = None
+    #: Who holds each seat, by seat.
+    seat_holders: tuple[SeatHolder, ...] = ()
+    #: Every seat is held and the game has dealt (its clocks run from then on).
+    started: bool = True
+    #: A game waiting for players is aborted if not full by then (unix ms; 0: none).
+    join_deadline_unix_ms: int = 0
+    listed: bool = False
+    rated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Created:
-    """A new game: its summary, one token per seat (in seat order) and the organiser's."""
+    """A new game: its summary, one token per seat (in seat order; ``""`` for a seat that is
+    to be claimed, whose token only its claimant gets), the organiser's, and one claim code
+    per open seat (``(seat, code)``: what a join link carries)."""
 
     summary: Summary
     seat_tokens: tuple[str, ...]
     organiser_token: str
+    invitations: tuple[tuple[int, str], ...] = ()
 
     @property
     def game_id(self) -> str:
         return self.summary.game_id
+
+
+@dataclass(frozen=True, slots=True)
+class Claimed:
+    """A seat taken: the game after the claim, the seat, and its token (for the claimant
+    only; ``""`` for a seat claimed for a player who plays with its credential)."""
+
+    summary: Summary
+    seat: int
+    token: str = field(repr=False)
 
 
 @dataclass(frozen=True, slots=True)

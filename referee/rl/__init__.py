@@ -12,23 +12,37 @@ cannot see what its seat may not (docs/embedding.md, "For learning agents").
 True
 """
 
-from referee.rl.aec import RefereeAECEnv, env
+from referee.rl.aec import PrivilegedAccessWarning, RefereeAECEnv, env
 from referee.rl.core import ActionTable, Layout, UnmappedCommand
 from referee.rl.evaluate import Evaluation, evaluate
 from referee.rl.games import GameSpec, games, spec
-from referee.rl.single import SingleAgentEnv, gym_env
+from referee.rl.infostate import SeatHistory
+from referee.rl.parallel import parallel_env
+from referee.rl.registration import env_id, register_all
+from referee.rl.single import TERMINAL_ACTION, SingleAgentEnv, gym_env
+from referee.rl.vector import VectorEnv
+
+# ``gymnasium.make("referee/<game>-v0")`` works once this package is imported.
+register_all()
 
 __all__ = [
+    "TERMINAL_ACTION",
     "ActionTable",
     "Evaluation",
     "GameSpec",
     "Layout",
+    "PrivilegedAccessWarning",
     "RefereeAECEnv",
+    "SeatHistory",
     "SingleAgentEnv",
     "UnmappedCommand",
+    "VectorEnv",
     "env",
+    "env_id",
     "evaluate",
     "games",
     "gym_env",
+    "parallel_env",
+    "register_all",
     "spec",
 ]

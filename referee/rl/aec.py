@@ -6,7 +6,19 @@ called colour in Mau Mau Vampires, they act one after the other in that order). 
 observation is built from ``table.view(seat)``, the same redacted view a gRPC client of that
 seat receives, and its ``action_mask`` from that view's legal commands: a seat with nothing to
 decide sees an all-zero mask. Rewards are 0 until the game ends, then every seat gets the
-reward of its result at once (see each game module) and every agent terminates.
+reward of its result at once (see each game module) and every agent terminates. The terminal
+observation's mask is all zeros: every agent then steps ``None`` (PettingZoo's dead step).
+
+**What the agent holds is its own.** Every ``observe()``/``last()`` returns new arrays, so a
+policy may preprocess them in place; legality is judged by the env's own record of the legal
+commands of the view it encoded (never by the array the agent was handed, which it may have
+edited). An action that is not legal now raises ``ValueError`` and changes nothing.
+
+**The true state is privileged.** :attr:`RefereeAECEnv.privileged_table` is the episode's
+:class:`~referee.engine.Table`: every hand, the deck, the unredacted log. It is there for
+evaluation, debugging and search *outside* the agent (results, replays, the log); an agent's
+input must come from ``observe``/``last``/``information_state_*`` only. The old name ``table``
+still works and warns (:class:`PrivilegedAccessWarning`).
 
 Seeding: ``reset(seed=s)`` plays the table seed ``str(s).encode()`` (the same game as
 ``Table.create(game, players, options, seed=b"<s>")``); each later ``reset()`` without a seed
@@ -18,6 +30,7 @@ number.
 from __future__ import annotations
 
 import secrets
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,10 +42,15 @@ from referee.engine import Table, View
 from referee.engine.worlds import World
 from referee.rl.core import Mask, Observation
 from referee.rl.games import GameSpec, default_players, spec
+from referee.rl.infostate import HistoryKeeper
 from referee.rl.text import render_text
 from referee.rl.worlds import seat_world
 
 ObsDict = dict[str, Any]
+
+
+class PrivilegedAccessWarning(UserWarning):
+    """The true state was read through a name that does not say it is privileged."""
 
 
 def agent_name(seat: int) -> str:
@@ -89,11 +107,26 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
         self.action_spaces = {a: spaces.Discrete(self.spec_.actions.size) for a in self.agents}
         self._series = seed if seed is not None else secrets.randbits(63)
         self._episode = 0
-        self.table: Table[Any] | None = None
-        self._cache: dict[int, tuple[int, ObsDict]] = {}
+        #: The episode's table: the true state (see the module), never an agent's input.
+        self.privileged_table: Table[Any] | None = None
+        #: The env's own record per seat: (table version, observation, mask) of the view it
+        #: last encoded. Owned here, cleared on reset and close; only copies leave it.
+        self._seen: dict[int, tuple[int, Observation, Mask]] = {}
+        self._histories: HistoryKeeper | None = None
 
     def __str__(self) -> str:
         return str(self.metadata["name"])
+
+    @property
+    def table(self) -> Table[Any] | None:
+        """Deprecated name of :attr:`privileged_table` (the true state: every hand)."""
+        warnings.warn(
+            "RefereeAECEnv.table is the true state (every hand); use privileged_table, "
+            "and never as an agent's input",
+            PrivilegedAccessWarning,
+            stacklevel=2,
+        )
+        return self.privileged_table
 
     # --- spaces -------------------------------------------------------------------------
 
@@ -115,21 +148,23 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
             self._series = int(seed)
             self._episode = 0
         game = self.spec_
-        self.table = Table.create(game.game, game.players, game.options, seed=self.table_seed())
+        table = Table.create(game.game, game.players, game.options, seed=self.table_seed())
+        self.privileged_table = table
+        self._histories = HistoryKeeper(game, table)
         self._episode += 1
-        self._cache.clear()
+        self._seen.clear()
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = agent_name(self.table.pending()[0])
+        self.agent_selection = agent_name(table.pending()[0])
 
     def _table(self) -> Table[Any]:
-        if self.table is None:
+        if self.privileged_table is None:
             raise RuntimeError("call reset() before using the environment")
-        return self.table
+        return self.privileged_table
 
     def view(self, agent: str) -> View:
         """The seat's view (what its observation is built from)."""
@@ -140,23 +175,33 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
         agents (:func:`referee.rl.worlds.seat_world`); ``world.table()`` plays on."""
         return seat_world(self._table(), self._seats[agent], seed)
 
-    def observe(self, agent: str) -> ObsDict:
+    def _record(self, seat: int) -> tuple[int, Observation, Mask]:
+        """The env's record of ``seat``'s current view: encoded once per table version."""
         table = self._table()
-        seat = self._seats[agent]
-        cached = self._cache.get(seat)
-        if cached is not None and cached[0] == table.version:
-            return cached[1]
-        observation = observe(self.spec_, table.view(seat))
-        self._cache[seat] = (table.version, observation)
-        return observation
+        seen = self._seen.get(seat)
+        version = len(table.log)
+        if seen is None or seen[0] != version:
+            view = table.view(seat)
+            game = self.spec_
+            seen = self._seen[seat] = (
+                version,
+                game.encoder.encode(view),
+                game.actions.mask(view.legal_commands),
+            )
+        return seen
+
+    def observe(self, agent: str) -> ObsDict:
+        """The agent's observation: new arrays on every call (the agent may write to them)."""
+        _, encoded, mask = self._record(self._seats[agent])
+        return {"observation": encoded.copy(), "action_mask": mask.copy()}
 
     def action_mask(self, agent: str) -> Mask:
-        mask: Mask = self.observe(agent)["action_mask"]
-        return mask
+        """A copy of the agent's current mask."""
+        return self._record(self._seats[agent])[2].copy()
 
     def encoded(self, agent: str) -> Observation:
-        encoded: Observation = self.observe(agent)["observation"]
-        return encoded
+        """A copy of the agent's current observation vector."""
+        return self._record(self._seats[agent])[1].copy()
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -168,9 +213,13 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
         if action is None or not 0 <= (index := int(action)) < actions.size:
             raise ValueError(f"{agent}: action must be 0..{actions.size - 1}")
         command = actions.commands[index]
-        if not self.observe(agent)["action_mask"][index]:
+        seat = self._seats[agent]
+        # The env's own record, not any array an agent holds (it may have been edited).
+        if not self._record(seat)[2][index]:
             raise ValueError(f"{agent}: action {action} ({command!r}) is not legal now")
-        table.submit(self._seats[agent], command)
+        table.submit(seat, command)
+        if self._histories is not None:
+            self._histories.played(seat, index)
         self._cumulative_rewards[agent] = 0.0
         results = table.results()
         if results is None:
@@ -188,6 +237,19 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
         if self.render_mode == "human":
             self.render()
 
+    def _history_keeper(self) -> HistoryKeeper:
+        self._table()
+        assert self._histories is not None  # made with the table
+        return self._histories
+
+    def information_state_string(self, agent: str) -> str:
+        """The agent's action-observation history as text (:mod:`referee.rl.infostate`)."""
+        return self._history_keeper().history(self._seats[agent]).string()
+
+    def information_state_tensor(self, agent: str) -> Observation:
+        """The agent's action-observation history, one row per command (a new array)."""
+        return self._history_keeper().history(self._seats[agent]).tensor()
+
     # --- text ---------------------------------------------------------------------------
 
     def render(self) -> str | None:
@@ -202,8 +264,9 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
         return None
 
     def close(self) -> None:
-        self.table = None
-        self._cache.clear()
+        self.privileged_table = None
+        self._histories = None
+        self._seen.clear()
 
 
 def env(

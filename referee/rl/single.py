@@ -14,15 +14,28 @@ resets go on with ``b"<s>/1"``, ...; each strategy's random generator is seeded 
 table seed and its seat, so a seed reproduces the whole game. ``reset(options={"seat": k})``
 moves the learner to seat ``k`` from then on.
 
-An action outside the mask raises ``ValueError`` (nothing changes); with
-``illegal_action="random"`` a uniformly random legal action (from the env's ``np_random``) is
-played instead and ``info["illegal_action"]`` is true, for learners that do not mask.
+Every action of the action space is accepted, as Gymnasium's API (and its ``check_env``)
+expects: by default (``illegal_action="random"``) an action outside the mask is replaced by a
+uniformly random legal one (from the env's ``np_random``) and ``info["illegal_action"]`` is
+true, for learners that do not mask; with ``illegal_action="raise"`` it raises ``ValueError``
+and nothing changes (for learners that must never send one). Legality is judged by the table's
+legal commands, never by the mask array the learner holds.
+
+**The terminal mask.** The observation that ends an episode has one entry set, action
+:data:`TERMINAL_ACTION` (0): no command is legal then, but a mask with no entry breaks masked
+sampling (``rng.choice(np.flatnonzero(mask))``) in a vector env's batch, and the action a
+vector env draws for an ended episode is discarded when it resets that env (Gymnasium's
+autoreset). ``step()`` after the end raises ``RuntimeError``; call ``reset()``.
+
+:attr:`SingleAgentEnv.privileged_table` is the true state (every hand), as in the AEC env:
+for evaluation and debugging, never the learner's input (``table`` warns).
 """
 
 from __future__ import annotations
 
 import random
 import secrets
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -32,11 +45,16 @@ from gymnasium import spaces
 
 from referee.engine import Table
 from referee.engine.worlds import World
-from referee.rl.aec import ObsDict, observation_space, observe
+from referee.rl.aec import ObsDict, PrivilegedAccessWarning, observation_space, observe
+from referee.rl.core import Observation
 from referee.rl.games import default_players, spec
+from referee.rl.infostate import HistoryKeeper
 from referee.rl.players import Player, PlayerSpec, expand, make_player
 from referee.rl.text import render_text
 from referee.rl.worlds import seat_world
+
+#: The one action the terminal observation's mask marks (see the module).
+TERMINAL_ACTION = 0
 
 
 class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
@@ -54,7 +72,7 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
         options: Mapping[str, str] | None = None,
         seed: int | None = None,
         render_mode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "random",
     ) -> None:
         if illegal_action not in ("raise", "random"):
             raise ValueError(f"illegal_action must be raise or random, got {illegal_action!r}")
@@ -73,13 +91,26 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
         self.action_space = spaces.Discrete(self.game.actions.size)
         self._series = seed if seed is not None else secrets.randbits(63)
         self._episode = 0
-        self.table: Table[Any] | None = None
+        #: The episode's table: the true state, never the learner's input (see the module).
+        self.privileged_table: Table[Any] | None = None
         self.players: dict[int, Player] = {}
+        self._histories: HistoryKeeper | None = None
+
+    @property
+    def table(self) -> Table[Any] | None:
+        """Deprecated name of :attr:`privileged_table` (the true state: every hand)."""
+        warnings.warn(
+            "SingleAgentEnv.table is the true state (every hand); use privileged_table, "
+            "and never as the learner's input",
+            PrivilegedAccessWarning,
+            stacklevel=2,
+        )
+        return self.privileged_table
 
     def _table(self) -> Table[Any]:
-        if self.table is None:
+        if self.privileged_table is None:
             raise RuntimeError("call reset() before step()")
-        return self.table
+        return self.privileged_table
 
     def sample_world(self, seed: bytes | int | str) -> World:
         """A world the learner's seat could be in, from its own events and view only, for
@@ -101,14 +132,23 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
         table_seed = f"{self._series}{suffix}".encode()
         self._episode += 1
         game = self.game
-        self.table = Table.create(game.game, game.players, game.options, seed=table_seed)
+        table = self.privileged_table = Table.create(
+            game.game, game.players, game.options, seed=table_seed
+        )
+        self._histories = HistoryKeeper(game, table)
         others = [s for s in range(game.players) if s != self.seat]
         self.players = {
             s: make_player(p, game, random.Random(table_seed + b"/%d" % s))
             for s, p in zip(others, self.opponents, strict=True)
         }
         self._advance()
-        return observe(game, self.table.view(self.seat)), {}
+        return self._observe(table), {}
+
+    def _observe(self, table: Table[Any]) -> ObsDict:
+        obs = observe(self.game, table.view(self.seat))
+        if not obs["action_mask"].any():  # the end (see the module)
+            obs["action_mask"][TERMINAL_ACTION] = 1
+        return obs
 
     def _advance(self) -> None:
         """Let the other seats play until the learner is asked or the game is over."""
@@ -117,7 +157,12 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
             seat = table.pending()[0]
             if seat == self.seat:
                 return
-            table.submit(seat, self.players[seat].choose(table, seat))
+            self._submit(table, seat, self.players[seat].choose(table, seat))
+
+    def _submit(self, table: Table[Any], seat: int, command: Any) -> None:
+        table.submit(seat, command)
+        if self._histories is not None:
+            self._histories.played(seat, self.game.actions.action(command))
 
     def step(self, action: np.int64 | int) -> tuple[ObsDict, float, bool, bool, dict[str, Any]]:
         table = self._table()
@@ -132,9 +177,9 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
                 raise ValueError(f"action {action} ({command!r}) is not legal now")
             command = legal[int(self.np_random.integers(len(legal)))]
             info["illegal_action"] = True
-        table.submit(self.seat, command)
+        self._submit(table, self.seat, command)
         self._advance()
-        obs = observe(self.game, table.view(self.seat))
+        obs = self._observe(table)
         results = table.results()
         if results is None:
             return obs, 0.0, False, False, info
@@ -143,6 +188,19 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
         if self.render_mode == "human":
             self.render()
         return obs, reward, True, False, {**info, "score": mine.score, "rank": mine.rank}
+
+    def _history_keeper(self) -> HistoryKeeper:
+        self._table()
+        assert self._histories is not None  # made with the table
+        return self._histories
+
+    def information_state_string(self) -> str:
+        """The learner's action-observation history as text (:mod:`referee.rl.infostate`)."""
+        return self._history_keeper().history(self.seat).string()
+
+    def information_state_tensor(self) -> Observation:
+        """The learner's action-observation history, one row per command (a new array)."""
+        return self._history_keeper().history(self.seat).tensor()
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -10,8 +10,17 @@ several seats see alike are encoded once for all of them, and each view once per
 from __future__ import annotations
 
 from referee import codec
-from referee.application.clocks import Clock, GameSettings
+from referee.application.clocks import (
+    DEFAULT_CONNECT_GRACE_MS,
+    DEFAULT_JOIN_DEADLINE_MS,
+    Clock,
+    GameSettings,
+    SeatPlan,
+)
+from referee.application.errors import bad_request
 from referee.application.values import (
+    Claimed,
+    Created,
     Exported,
     Page,
     SeatView,
@@ -21,6 +30,7 @@ from referee.application.values import (
     Update,
 )
 from referee.protowire import delimited, tag
+from referee.stored import holder_to_proto
 from referee.v1 import referee_pb2 as pb
 
 _STREAM = pb.StreamGameResponse.DESCRIPTOR.fields_by_name
@@ -32,8 +42,30 @@ _EVENTS_KEY = tag(_STREAM["events"].number, 2)
 # --- requests ----------------------------------------------------------------------------------
 
 
+#: ``SeatRequest.mode`` as the application names it.
+SEAT_MODES = {
+    pb.SEAT_MODE_UNSPECIFIED: "token",
+    pb.SEAT_MODE_OPEN: "open",
+    pb.SEAT_MODE_RESERVED: "reserved",
+    pb.SEAT_MODE_CREATOR: "creator",
+}
+
+
+def seat_plans(request: pb.CreateGameRequest) -> tuple[SeatPlan, ...]:
+    """``seat_requests`` as seat plans (INVALID_ARGUMENT for a mode this server does not
+    know); the application checks the rest."""
+    plans = []
+    for index, seat in enumerate(request.seat_requests):
+        mode = SEAT_MODES.get(seat.mode)
+        if mode is None:
+            raise bad_request(f"seat_requests[{index}].mode", "not a SeatMode")
+        plans.append(SeatPlan(mode, seat.player))
+    return tuple(plans)
+
+
 def settings_from_request(request: pb.CreateGameRequest) -> GameSettings:
-    """The table settings a CreateGame request asks for (checked by the application)."""
+    """The table settings a CreateGame request asks for (checked by the application);
+    ``join_deadline_ms`` and ``connect_grace_ms`` 0 take the defaults."""
     clock = request.clock
     return GameSettings(
         clock=Clock(clock.decision_ms, clock.bank_ms, clock.forfeit_after_timeouts),
@@ -44,6 +76,11 @@ def settings_from_request(request: pb.CreateGameRequest) -> GameSettings:
         public_seed=request.public_reproducible_seed,
         card_commitments=True,
         max_events=request.max_events if request.HasField("max_events") else None,
+        seats=seat_plans(request),
+        listed=request.listed,
+        join_deadline_ms=request.join_deadline_ms or DEFAULT_JOIN_DEADLINE_MS,
+        connect_grace_ms=request.connect_grace_ms or DEFAULT_CONNECT_GRACE_MS,
+        rated=request.rated,
     )
 
 
@@ -92,12 +129,38 @@ def summary_to_proto(summary: Summary) -> pb.GameSummary:
         seed_released=summary.seed_released,
         card_commitments=summary.card_commitments,
         max_events=summary.max_events,
+        seat_holders=[holder_to_proto(h) for h in summary.seat_holders],
+        started=summary.started,
+        join_deadline_unix_ms=summary.join_deadline_unix_ms,
+        listed=summary.listed,
+        rated=summary.rated,
     )
     if summary.revealed_seed is not None:
         message.revealed_seed = summary.revealed_seed
     if summary.clock is not None:
         message.clock.CopyFrom(clock_to_proto(summary.clock))
     return message
+
+
+def created_to_proto(created: Created) -> pb.CreateGameResponse:
+    """The creator's answer: the tokens of the seats that went to the creator (never an
+    open or reserved seat's: only its claimant gets that) and one claim code per open seat."""
+    return pb.CreateGameResponse(
+        game_id=created.game_id,
+        seats=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(created.seat_tokens) if t],
+        game=summary_to_proto(created.summary),
+        organiser_token=created.organiser_token,
+        invitations=[pb.SeatInvitation(seat=s, claim_code=c) for s, c in created.invitations],
+    )
+
+
+def claimed_to_proto(claimed: Claimed) -> pb.ClaimSeatResponse:
+    return pb.ClaimSeatResponse(
+        game_id=claimed.summary.game_id,
+        seat=claimed.seat,
+        seat_token=claimed.token,
+        game=summary_to_proto(claimed.summary),
+    )
 
 
 def view_to_proto(seat_view: SeatView) -> pb.View:
@@ -159,9 +222,13 @@ def exported_to_proto(exported: Exported) -> pb.ExportGameResponse:
 
 
 __all__ = [
+    "SEAT_MODES",
+    "claimed_to_proto",
+    "created_to_proto",
     "event_to_proto",
     "exported_to_proto",
     "page_to_proto",
+    "seat_plans",
     "settings_from_request",
     "submitted_to_proto",
     "summary_to_proto",

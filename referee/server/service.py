@@ -28,8 +28,9 @@ from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2
 
 from referee import codec
-from referee.application import Referee, RefereeError, Unreadable, Update
-from referee.application.errors import bad_request, clip
+from referee.application import PlayerSeat, Referee, RefereeError, Unreadable, Update
+from referee.application.access import SeatKey
+from referee.application.errors import Kind, bad_request, clip
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors
@@ -153,6 +154,12 @@ def _as_seat(request: pb.GetViewRequest | pb.StreamGameRequest) -> int | None:
     return request.as_seat if request.HasField("as_seat") else None
 
 
+def _seat_of(
+    request: pb.GetViewRequest | pb.StreamGameRequest | pb.SubmitCommandRequest,
+) -> int | None:
+    return request.seat if request.HasField("seat") else None
+
+
 class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
     """Every RPC of the service, transport-free. Methods are named as in the proto: the
     games' here, the players' in the mixins of :mod:`referee.server.players_rpc`,
@@ -210,20 +217,43 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         self, request: pb.CreateGameRequest, caller: Caller
     ) -> pb.CreateGameResponse:
         deal = codec.deal_from_proto(request.deal) if request.HasField("deal") else None
+        settings = convert.settings_from_request(request)
+        creator = None
+        if any(plan.mode == "creator" for plan in settings.seats):
+            # Only a creator seat needs to know who creates: a credential sent along with
+            # any other request is not checked (nor refused).
+            creator = await self.referee.players.authenticate(caller.credential)
         created = await self.referee.create(
             request.game_type,
             request.players,
             dict(request.options),
             seed=request.seed,
             deal=deal,
-            settings=convert.settings_from_request(request),
+            settings=settings,
+            creator=creator,
         )
-        return pb.CreateGameResponse(
-            game_id=created.game_id,
-            seats=[pb.SeatToken(seat=s, token=t) for s, t in enumerate(created.seat_tokens)],
-            game=convert.summary_to_proto(created.summary),
-            organiser_token=created.organiser_token,
-        )
+        return convert.created_to_proto(created)
+
+    async def _seat_key(
+        self, seat_token: str, seat: int | None, caller: Caller, watching: bool = False
+    ) -> SeatKey:
+        """Who a seat-scoped call is for: the seat token when sent (the credential is then
+        not looked at), else the player of the caller's credential with ``seat`` (or its one
+        seat of the game). ``watching``: a spectator's or the organiser's call, which names
+        no seat."""
+        if seat_token or watching:
+            return seat_token
+        if not caller.credential:
+            if seat is not None:
+                raise RefereeError(
+                    Kind.UNAUTHENTICATED,
+                    "seat needs the player's credential (authorization: Bearer ...); or send "
+                    "seat_token",
+                    "CREDENTIAL_MISSING",
+                )
+            return ""
+        principal = await self.referee.players.authenticate(caller.credential)
+        return PlayerSeat(principal, seat)
 
     async def GetGame(self, request: pb.GetGameRequest, caller: Caller) -> pb.GetGameResponse:
         summary = await self.referee.summary(request.game_id)
@@ -242,9 +272,11 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         return convert.page_to_proto(page)
 
     async def GetView(self, request: pb.GetViewRequest, caller: Caller) -> pb.GetViewResponse:
+        watching = request.spectator or bool(request.organiser_token)
+        seat = await self._seat_key(request.seat_token, _seat_of(request), caller, watching)
         seat_view = await self.referee.view(
             request.game_id,
-            seat_token=request.seat_token,
+            seat_token=seat,
             spectator=request.spectator,
             organiser_token=request.organiser_token,
             as_seat=_as_seat(request),
@@ -280,9 +312,10 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
             except codec.CodecError as error:
                 command = Unreadable(error.field, error.description)
         try:
+            seat = await self._seat_key(request.seat_token, _seat_of(request), caller)
             submitted = await self.referee.submit(
                 request.game_id,
-                request.seat_token,
+                seat,
                 request.command_id,
                 command,
                 expected_version=(
@@ -329,10 +362,12 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
             await write(data + CAUGHT_UP if caught_up else data)
             sent.inc()
 
+        watching = request.spectator or bool(request.organiser_token)
+        seat = await self._seat_key(request.seat_token, _seat_of(request), caller, watching)
         await self.referee.serve_stream(
             request.game_id,
             send,
-            seat_token=request.seat_token,
+            seat_token=seat,
             spectator=request.spectator,
             organiser_token=request.organiser_token,
             as_seat=_as_seat(request),

@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.application import GameSettings, Referee
+from referee.application import GameSettings, Referee, creation
 from referee.application.errors import Kind, RefereeError
 from referee.application.lobby import Lobby
-from referee.application.lobby_host import LobbyLimits, OpenedGame, limit_reached
+from referee.application.lobby_host import LobbyLimits, OpenedGame, WritesFor, limit_reached
 from referee.application.terms import Terms
 from referee.store import EventStore, MemoryEventStore
 
@@ -46,22 +46,29 @@ class Made:
     players: tuple[str, ...]
     tokens: tuple[str, ...]
     seated: dict[int, str] = field(default_factory=dict)
-    dropped: str = ""
 
 
 class TokenHost:
     """A host that makes games in today's flow (every token to the host), so the lobby's
-    rooms are tested on their own; it records what the lobby asked of it."""
+    rooms are tested on their own; it records the games it made and who it seated."""
 
-    def __init__(self, referee: Referee, limits: LobbyLimits) -> None:
+    def __init__(self, referee: Referee) -> None:
         self.referee = referee
-        self.limits = limits
         self.made: dict[str, Made] = {}
 
-    async def open_game(self, terms: Terms, players: Sequence[str], listed: bool) -> OpenedGame:
+    async def open_game(
+        self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
+    ) -> OpenedGame:
         settings = GameSettings(clock=terms.clock, card_commitments=True)
-        created = await self.referee.create(
-            terms.game_type, terms.players, terms.options, settings=settings
+        created = await creation.create(
+            self.referee.repository,
+            terms.game_type,
+            terms.players,
+            terms.options,
+            "",
+            None,
+            settings,
+            writes_for=writes_for,
         )
         game = OpenedGame(created.game_id, created.organiser_token)
         self.made[game.game_id] = Made(game, tuple(players), created.seat_tokens)
@@ -73,17 +80,13 @@ class TokenHost:
         made.seated[seat] = player
         return made.tokens[seat]
 
-    async def drop(self, game: OpenedGame, reason: str) -> None:
-        self.made[game.game_id].dropped = reason
-        await self.referee.abort(game.game_id, game.organiser_token, reason)
-
-    async def check_room(self, player: str) -> None:
-        held = [m for m in self.made.values() if not m.dropped and player in m.seated.values()]
-        if len(held) >= self.limits.games_at_once:
-            raise limit_reached("games_at_once", self.limits.games_at_once, 30.0, player=player)
+    async def check_room(self, player: str, limit: int) -> None:
+        held = [m for m in self.made.values() if player in m.seated.values()]
+        if len(held) >= limit:
+            raise limit_reached("games_at_once", limit, 30.0, player=player)
 
     def live(self) -> list[Made]:
-        return [m for m in self.made.values() if not m.dropped]
+        return list(self.made.values())
 
 
 @dataclass
@@ -98,7 +101,7 @@ class World:
 def lobby_on(referee: Referee, limits: LobbyLimits | None = None) -> World:
     """A lobby (one replica) on ``referee``'s repository."""
     limits = limits or LobbyLimits(sweep_seconds=3600)  # tests sweep by hand
-    host = TokenHost(referee, limits)
+    host = TokenHost(referee)
     ratings = Ratings()
     book = Book()
     return World(

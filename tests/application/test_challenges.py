@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.application import Referee
 from referee.application.challenges import (
@@ -22,7 +25,7 @@ from referee.application.challenges import (
 from referee.application.errors import Kind, RefereeError
 from referee.application.lobby_host import LobbyLimits
 from referee.application.terms import Terms
-from referee.store import SqliteEventStore
+from referee.store import RevisionConflict, SqliteEventStore
 from tests.application.lobby_support import World, lobby_on, run_lobby, snapshot
 from tests.application.support import refused
 
@@ -227,12 +230,25 @@ def test_games_at_once_limit_accepting() -> None:
 
 def test_two_replicas_cannot_both_accept() -> None:
     """Two lobbies on one store (two replicas) accept one challenge to anyone at once: one
-    wins, the other is refused CHALLENGE_ANSWERED and drops the game it made."""
+    wins, the other is refused CHALLENGE_ANSWERED, and it made no game (the challenge is
+    written in the game's creation transaction, at the revision each had read)."""
 
     async def scenario(world: World) -> None:
         other = lobby_on(world.referee)
-        races = 0
+        conflicts = []
+        for host in (world.host, other.host):
+            opened = host.open_game
+
+            async def counted(*args: Any, opened: Any = opened) -> Any:
+                try:
+                    return await opened(*args)
+                except RevisionConflict as conflict:
+                    conflicts.append(conflict)
+                    raise
+
+            host.open_game = counted  # type: ignore[method-assign,assignment]
         for round_ in range(5):
+            games_before = len(world.referee.store.list_games())
             challenge = await world.lobby.challenges.create("ann", "", DV)
             outcomes = await asyncio.gather(
                 world.lobby.challenges.answer(challenge.challenge_id, "bob", True),
@@ -243,15 +259,13 @@ def test_two_replicas_cannot_both_accept() -> None:
             lost = [o for o in outcomes if isinstance(o, RefereeError)]
             assert len(won) == 1 and len(lost) == 1, (round_, outcomes)
             assert lost[0].reason == "CHALLENGE_ANSWERED"
-            made = world.host.live() + other.host.live()
-            assert [m.game.game_id for m in made].count(won[0].game_id) == 1
-            dropped = [m for h in (world.host, other.host) for m in h.made.values() if m.dropped]
-            for m in dropped:
-                assert (await world.referee.summary(m.game.game_id)).aborted
-            races += len(dropped)
+            assert len(world.referee.store.list_games()) == games_before + 1
+            assert [m.game.game_id for m in world.host.live() + other.host.live()] == [
+                won[0].game_id
+            ]
             for host in (world.host, other.host):
                 host.made.clear()
-        assert races  # the compare-and-set decided at least once (both had read it open)
+        assert conflicts  # the store decided at least once (both had read it open)
         other.lobby.close()
 
     run_lobby(scenario)
@@ -286,3 +300,52 @@ def test_two_replicas_on_one_sqlite_file_cannot_both_accept(tmp_path: Path) -> N
                 world.referee.close()
 
     asyncio.run(scenario())
+
+
+moves = st.lists(
+    st.tuples(
+        st.sampled_from(["accept", "decline", "withdraw"]),
+        st.sampled_from(["ann", "bob", "cy"]),
+        st.integers(0, 1),  # the replica
+    ),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(moves, st.booleans())
+def test_concurrent_moves_on_two_replicas_close_a_challenge_once(
+    tried: list[tuple[str, str, int]], to_anyone: bool
+) -> None:
+    """Moves by anyone on either replica at once: at most one succeeds (the challenge
+    moves once), an accepted challenge has exactly one game, and every other move is
+    refused with the reason of who made it or of the state it found."""
+
+    async def scenario(world: World) -> None:
+        replicas = [world, lobby_on(world.referee)]
+        challenge = await world.lobby.challenges.create("ann", "" if to_anyone else "bob", DV)
+
+        async def move(what: str, player: str, replica: int) -> object:
+            challenges = replicas[replica].lobby.challenges
+            if what == "withdraw":
+                return await challenges.withdraw(challenge.challenge_id, player)
+            return await challenges.answer(challenge.challenge_id, player, what == "accept")
+
+        outcomes = await asyncio.gather(*(move(*m) for m in tried), return_exceptions=True)
+        done = [o for o in outcomes if not isinstance(o, BaseException)]
+        refusals = [o for o in outcomes if isinstance(o, BaseException)]
+        assert len(done) <= 1
+        assert all(isinstance(r, RefereeError) for r in refusals), refusals
+        allowed = {"OWN_CHALLENGE", "NOT_CHALLENGED", "NOT_CHALLENGER", *REFUSED_IN.values()}
+        assert {r.reason for r in refusals if isinstance(r, RefereeError)} <= allowed
+        after, _ = await world.lobby.challenges.get(challenge.challenge_id)
+        games = world.host.live() + replicas[1].host.live()
+        if after.state is ChallengeState.ACCEPTED:
+            assert [m.game.game_id for m in games] == [after.game_id]
+        else:
+            assert games == []
+        assert (after.state is ChallengeState.OPEN) == (not done)
+        replicas[1].lobby.close()
+
+    run_lobby(scenario)

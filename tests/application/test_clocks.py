@@ -39,7 +39,11 @@ def test_a_command_after_its_deadline_finds_the_decision_timed_out(
     played: the timeout is applied first."""
 
     async def scenario(referee: Referee) -> None:
-        settings = GameSettings(clock=Clock(decision_ms=60_000), card_commitments=True)
+        # No connect grace: the seat's clock runs from the start (tests/application/
+        # test_seating_clocks.py: a token seat's clock waits for its first call).
+        settings = GameSettings(
+            clock=Clock(decision_ms=60_000), card_commitments=True, connect_grace_ms=0
+        )
         created = await referee.create(GAME, 3, {"rounds": "1"}, settings=settings)
         live = referee.games[created.game_id]
         seat = live.table.pending()[0]
@@ -70,8 +74,10 @@ def errors_counted(referee: Referee, kind: str) -> float:
 
 
 def clocked(decision_ms: int, bank_ms: int = 0, forfeit_after: int = 0) -> GameSettings:
+    """A clocked game whose seats' clocks run from the start, called or not (no connect
+    grace: these tests time out seats that never call)."""
     clock = Clock(decision_ms, bank_ms, forfeit_after)
-    return GameSettings(clock=clock, card_commitments=True, public_seed=True)
+    return GameSettings(clock=clock, card_commitments=True, public_seed=True, connect_grace_ms=0)
 
 
 def test_a_timeout_plays_the_default_command_stamped_and_counted() -> None:

@@ -10,9 +10,12 @@ import dataclasses
 from collections.abc import AsyncGenerator
 from typing import Any, TypeVar
 
-from referee.application import GameSettings
+import pytest
+
+from referee.application import GameSettings, SeatPlan
 from referee.application.challenges import Challenge, ChallengeState
 from referee.application.clocks import Clock
+from referee.application.errors import RefereeError, stopping
 from referee.application.lobby import ClockFilter, LobbyChange, LobbyFilter
 from referee.application.pairing import PairingState, PairingTicket
 from referee.application.terms import Terms
@@ -26,11 +29,19 @@ DV = Terms("dracula-vs-van-helsing", 2)
 async def listed_game(
     world: World, game_type: str = "dracula-vs-van-helsing", players: int = 2, **body: Any
 ) -> tuple[str, tuple[str, ...]]:
-    """A game with a ``lobby`` document as the seats' room writes one; its id and tokens."""
+    """A listed game with open seats, its ``lobby`` document (written by the seats' room)
+    overwritten with ``body``; its id and secrets (tokens and claim codes)."""
     clock = body.pop("clock", Clock())
-    created = await world.referee.create(
-        game_type, players, settings=GameSettings(clock=clock, card_commitments=True)
+    settings = GameSettings(
+        clock=clock,
+        card_commitments=True,
+        seats=(SeatPlan("open"),) * players,
+        listed=True,
+        rated=bool(body.get("rated", False)),
     )
+    created = await world.referee.create(game_type, players, settings=settings)
+    written = world.referee.store.read_document("lobby", created.game_id)
+    assert written is not None
     document = {
         "game_type": game_type,
         "players": players,
@@ -46,8 +57,11 @@ async def listed_game(
         "join_deadline_ms": created.summary.created_unix_ms + 600_000,
         **body,
     }
-    world.referee.store.write_documents([DocumentWrite("lobby", created.game_id, document, 0)])
-    return created.game_id, created.seat_tokens
+    world.referee.store.write_documents(
+        [DocumentWrite("lobby", created.game_id, document, written.revision)]
+    )
+    codes = tuple(code for _, code in created.invitations)
+    return created.game_id, (*(t for t in created.seat_tokens if t), *codes)
 
 
 async def next_of(stream: AsyncGenerator[T, None]) -> T:
@@ -171,6 +185,10 @@ def test_the_inbox_brings_what_concerns_the_player() -> None:
         anyone = await world.lobby.challenges.create("cy", "", DV)
         got = await next_of(inbox)
         assert isinstance(got, Challenge) and got.challenge_id == anyone.challenge_id
+        await world.lobby.challenges.answer(anyone.challenge_id, "dee", True)
+        got = await next_of(inbox)  # taken by another: bob hears it is gone
+        assert isinstance(got, Challenge) and got.challenge_id == anyone.challenge_id
+        assert got.state is ChallengeState.ACCEPTED and got.accepted_by == "dee"
         await world.lobby.challenges.withdraw(early.challenge_id, "ann")
         got = await next_of(inbox)
         assert isinstance(got, Challenge) and got.state is ChallengeState.WITHDRAWN
@@ -191,5 +209,28 @@ def test_the_inbox_starts_with_the_waiting_ticket() -> None:
         inbox = world.lobby.inbox("bob")
         assert await next_of(inbox) == ticket
         await inbox.aclose()
+
+    run_lobby(scenario)
+
+
+def test_a_shutdown_ends_every_watch_and_inbox_with_its_error() -> None:
+    async def scenario(world: World) -> None:
+        error = stopping("the server is shutting down")
+        for lobby, close in [
+            (world.lobby, world.lobby.close_watches),
+            (world.referee.lobby, world.referee.close_streams),  # the facade's own
+        ]:
+            watch = lobby.watch()
+            assert await next_of(watch) == LobbyChange(caught_up=True)
+            inbox = lobby.inbox("ann")
+            waiting = asyncio.ensure_future(anext(inbox))
+            await asyncio.sleep(0.05)
+            close(error)
+            with pytest.raises(RefereeError) as caught:
+                await next_of(watch)
+            assert caught.value is error
+            with pytest.raises(RefereeError):
+                await asyncio.wait_for(waiting, 5)
+            assert lobby._subscriptions == set()
 
     run_lobby(scenario)

@@ -224,8 +224,7 @@ def test_no_player_in_two_pairings_and_no_cancelled_request_paired(
                 assert len(players) == 2 and len(set(players)) == 2
             waiting = [t.player for t in tickets if t.state is PairingState.WAITING]
             assert len(waiting) == len(set(waiting))
-            # Every game a pairing made and kept is named by its tickets; the others were
-            # dropped (aborted before they were dealt).
+            # Every game a pairing made is named by its tickets: a lost race makes none.
             kept = {m.game.game_id for r in replicas for m in r.host.live()}
             assert kept == set(by_game)
         replicas[1].lobby.close()

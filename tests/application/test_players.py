@@ -11,14 +11,14 @@ import pytest
 from structlog.testing import capture_logs
 
 from referee.application import Kind, Player, Principal, Referee
-from referee.application.players import ACCOUNT, ACCOUNT_TOKEN, PlayerSettings
+from referee.application.players import ACCOUNT, ACCOUNT_NAME, ACCOUNT_TOKEN, PlayerSettings
 from referee.store import EventStore, MemoryEventStore
 from tests.application.support import refused, run
 
 
 def _documents(store: EventStore) -> str:
     """Every account document, as one text (to look for what must not be there)."""
-    found = store.documents(ACCOUNT) + store.documents(ACCOUNT_TOKEN)
+    found = [d for kind in (ACCOUNT, ACCOUNT_TOKEN, ACCOUNT_NAME) for d in store.documents(kind)]
     return json.dumps([(d.kind, d.key, d.body) for d in found])
 
 
@@ -67,6 +67,10 @@ def test_a_taken_name_is_refused_and_the_first_account_keeps_its_token() -> None
         error = await refused(referee.players.create_account("ada", "bot"))
         assert (error.kind, error.reason) == (Kind.NOT_NOW, "NAME_TAKEN")
         assert error.metadata == {"player": "ada"}
+        assert _documents(store) == before
+        for other_case in ("Ada", "ADA"):  # a name is unique whatever its case
+            error = await refused(referee.players.create_account(other_case))
+            assert (error.kind, error.reason) == (Kind.NOT_NOW, "NAME_TAKEN")
         assert _documents(store) == before
         assert (await referee.players.authenticate(token)).player == player
 

@@ -92,3 +92,21 @@ def test_every_authenticated_call_counts_and_the_refusal_carries_retry_info() ->
         await refused(referee.players.authenticate("acct-nobody"))
 
     run(scenario)
+
+
+def test_registrations_per_minute_are_limited_for_everyone_together() -> None:
+    async def scenario(referee: Referee) -> None:
+        settings = PlayerSettings(open_registration=True, registrations_per_minute=2)
+        referee.players.configure(settings)
+        await referee.players.register("ada")
+        await referee.players.register("bea")
+        before = referee.store.documents("account")
+        error = await refused(referee.players.register("cy"))
+        assert (error.kind, error.reason) == (Kind.LIMIT, "LIMIT")
+        assert error.metadata == {"limit": "registrations_per_minute", "value": "2"}
+        assert error.retry_after is not None and 0 < error.retry_after <= 30
+        assert referee.store.documents("account") == before
+        # The operator's path is not limited.
+        await referee.players.create_account("cy")
+
+    run(scenario)

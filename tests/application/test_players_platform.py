@@ -4,6 +4,7 @@ tokens refused with their reason, and never quoted."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -267,5 +268,40 @@ def test_a_platform_player_becomes_known_by_name_once_seen() -> None:
         await referee.players.authenticate(platform.token("eve", kind="bot"))
         assert await referee.players.get("eve") == player
         assert (await referee.players.authenticate(token)).player == player
+        # A platform's "Eve" is not made known as "eve"'s namesake.
+        await referee.players.authenticate(platform.token("Eve"))
+        error = await refused(referee.players.get("Eve"))
+        assert error.reason == "PLAYER_UNKNOWN"
 
     run(scenario, store=store)
+
+
+def test_a_key_set_file_is_read_again_for_a_new_kid(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rotation without a restart: the platform adds its new key to the file, then signs
+    with it; a file edited into something unreadable keeps the keys it had."""
+    from referee.application import platform as platform_module
+
+    monkeypatch.setattr(platform_module, "RELOAD_SECONDS", 0.0)
+    old, new = Platform.new("EdDSA", kid="2026-01"), Platform.new("ES256", kid="2026-02")
+    path = tmp_path / "keys.json"
+    path.write_text(jwks(old))
+    keys = PlatformKeys.from_files(jwks=str(path))
+    assert keys is not None
+    assert _refusal(keys, new.token())[1] == "TOKEN_SIGNATURE"
+
+    def rewrite(text: str, step: int) -> None:
+        path.write_text(text)
+        stamp = path.stat().st_mtime_ns + step * 1_000_000_000
+        os.utime(path, ns=(stamp, stamp))
+
+    rewrite(jwks(old, new), 1)
+    assert _signed_in(keys, new.token("ada")).player.name == "ada"
+    assert _signed_in(keys, old.token("bea")).player.name == "bea"
+    rewrite("{not json", 2)
+    assert _refusal(keys, Platform.new(kid="2026-03").token())[1] == "TOKEN_SIGNATURE"
+    assert _signed_in(keys, new.token("cy")).player.name == "cy"
+    rewrite(jwks(new), 3)  # the old key retired
+    assert _refusal(keys, old.token())[1] == "TOKEN_SIGNATURE"
+    assert _signed_in(keys, new.token("dee")).player.name == "dee"

@@ -243,8 +243,10 @@ def test_a_silent_seat_times_out_then_forfeits_and_the_game_still_ends() -> None
     the seed, which opens the commitment made before the first card."""
 
     async def scenario(referee: Referee) -> None:
-        settings = GameSettings(
-            clock=Clock(decision_ms=50, forfeit_after_timeouts=1), card_commitments=True
+        settings = GameSettings(  # no connect grace: the clocks run from the start
+            clock=Clock(decision_ms=50, forfeit_after_timeouts=1),
+            card_commitments=True,
+            connect_grace_ms=0,
         )
         created = await referee.create("dracula-vs-van-helsing", 2, settings=settings)
         live = referee.games[created.game_id]

@@ -226,3 +226,26 @@ def test_a_held_seats_command_goes_the_seats_way_and_a_spectator_may_not_play() 
 
 def spectator() -> Principal:
     return Principal(Player("alice", "bot", platform=True), spectator_only=True)
+
+
+def test_a_game_over_before_the_session_is_not_replayed_unless_resumed() -> None:
+    async def scenario(referee: Referee) -> None:
+        over = await referee.create(GAME, 3, {"rounds": "1"})
+        running = await referee.create(GAME, 3, {"rounds": "1"})
+        await referee.abort(over.game_id, over.organiser_token, "done")
+        hold(referee, "alice", over.game_id, 0)
+        hold(referee, "alice", running.game_id, 0)
+        messages = referee.sessions.open(alice()).messages()
+        try:
+            granted = await next_of(messages, Granted)
+            assert granted.game_id == running.game_id
+        finally:
+            await messages.aclose()
+        resumed = referee.sessions.open(alice(), [Resume(over.game_id, 0, 0)]).messages()
+        try:
+            seen = {(await next_of(resumed, Granted)).game_id for _ in range(2)}
+            assert seen == {over.game_id, running.game_id}
+        finally:
+            await resumed.aclose()
+
+    run(scenario)

@@ -65,16 +65,16 @@ def test_a_seed_reproduces_the_game_and_the_series(game: str) -> None:
     first, second = env(game, seed=11), env(game, seed=11)
     first.reset()
     second.reset()
-    assert first.table is not None and second.table is not None
-    assert first.table.log == second.table.log
+    assert first.privileged_table is not None and second.privileged_table is not None
+    assert first.privileged_table.log == second.privileged_table.log
     assert play(first, random.Random(1)) == play(second, random.Random(1))
-    assert first.table.log == second.table.log
+    assert first.privileged_table.log == second.privileged_table.log
     # reset(seed=s) is the table seed b"s"; the series goes on with b"s/1".
     first.reset(seed=5)
     same = Table.create(game, first.spec_.players, seed=b"5")
-    assert first.table.log == same.log
+    assert first.privileged_table.log == same.log
     first.reset()
-    assert first.table.log == Table.create(game, first.spec_.players, seed=b"5/1").log
+    assert first.privileged_table.log == Table.create(game, first.spec_.players, seed=b"5/1").log
 
 
 @pytest.mark.parametrize(("game", "players"), CASES)
@@ -107,13 +107,13 @@ def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
     aec.reset()
     mask = aec.action_mask(aec.agent_selection)
     illegal = int(np.flatnonzero(mask == 0)[0])
-    assert aec.table is not None
-    version = aec.table.version
+    assert aec.privileged_table is not None
+    version = aec.privileged_table.version
     with pytest.raises(ValueError, match="not legal"):
         aec.step(illegal)
     with pytest.raises(ValueError, match="action must be"):
         aec.step(10**6)
-    assert aec.table.version == version
+    assert aec.privileged_table.version == version
 
 
 @pytest.mark.parametrize("game", games())
@@ -131,8 +131,8 @@ def test_rewards_are_the_documented_function_of_the_results(game: str) -> None:
         else:
             assert reward == 0.0
             aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert aec.table is not None
-    results = aec.table.results()
+    assert aec.privileged_table is not None
+    results = aec.privileged_table.results()
     assert results is not None
     name = spec(game, players).reward_name
     rewarded = {"rank": rank_reward, "win": win_reward}[name]

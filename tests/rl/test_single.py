@@ -31,8 +31,9 @@ def play(env: Any, seed: int | None, policy: Any) -> tuple[list[int], float, dic
 
 @pytest.mark.parametrize("game", games())
 def test_gymnasium_check_env(game: str) -> None:
-    # check_env steps unmasked random actions: illegal_action="random" plays a legal one.
-    check_env(gym_env(game, opponents="heuristic", seed=1, illegal_action="random"))
+    # check_env steps unmasked random actions: the default illegal_action="random" plays a
+    # legal one (tests/rl/test_defects.py checks the defaults with random opponents).
+    check_env(gym_env(game, opponents="heuristic", seed=1))
 
 
 @pytest.mark.parametrize("game", games())
@@ -44,12 +45,12 @@ def test_a_seed_reproduces_a_game_against_heuristic_bots(game: str) -> None:
 
     env = gym_env(game, seat=1 if game != "vampire-queen" else 2, opponents="heuristic")
     first = play(env, 9, policy)
-    log = list(env.table.log) if env.table else []
+    log = list(env.privileged_table.log) if env.privileged_table else []
     rng.seed(0)
     second = play(env, 9, policy)
     assert first == second
-    assert env.table is not None and env.table.log == log
-    results = env.table.results()
+    assert env.privileged_table is not None and env.privileged_table.log == log
+    results = env.privileged_table.results()
     assert results is not None
     assert second[2]["rank"] == results[env.seat].rank
     assert second[1] == env.game.reward(results[env.seat].rank, env.game.players)
@@ -58,11 +59,11 @@ def test_a_seed_reproduces_a_game_against_heuristic_bots(game: str) -> None:
 def test_the_learner_plays_only_its_seat() -> None:
     env = gym_env("sleeping-queens", 3, seat=2, opponents=["heuristic", "random"], seed=5)
     obs, _ = env.reset()
-    assert env.table is not None
+    assert env.privileged_table is not None
     while True:
         # Whenever the learner is asked, its seat is pending and its mask is its legal moves.
-        assert 2 in env.table.pending()
-        assert obs["action_mask"].sum() == len(env.table.legal_commands(2))
+        assert 2 in env.privileged_table.pending()
+        assert obs["action_mask"].sum() == len(env.privileged_table.legal_commands(2))
         obs, _, done, _, _ = env.step(first_legal(obs))
         if done:
             break
@@ -83,21 +84,21 @@ def test_a_policy_can_play_the_other_seats() -> None:
 def test_reset_can_move_the_learner() -> None:
     env = gym_env("vampire-queen", 4, seed=1)
     env.reset(options={"seat": 3})
-    assert env.seat == 3 and env.table is not None
+    assert env.seat == 3 and env.privileged_table is not None
     with pytest.raises(ValueError, match="seat must be"):
         env.reset(options={"seat": 4})
 
 
 def test_illegal_actions() -> None:
-    env = gym_env("dracula-vs-van-helsing", seed=3)
+    env = gym_env("dracula-vs-van-helsing", seed=3, illegal_action="raise")
     obs, _ = env.reset()
     illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
-    assert env.table is not None
-    version = env.table.version
+    assert env.privileged_table is not None
+    version = env.privileged_table.version
     with pytest.raises(ValueError, match="not legal"):
         env.step(illegal)
-    assert env.table.version == version
-    lenient = gym_env("dracula-vs-van-helsing", seed=3, illegal_action="random")
+    assert env.privileged_table.version == version
+    lenient = gym_env("dracula-vs-van-helsing", seed=3)  # the default: "random"
     lenient.reset()
     _, _, _, _, info = lenient.step(illegal)
     assert info["illegal_action"] is True

@@ -20,7 +20,6 @@ from grpc_status import rpc_status
 
 from referee.application.players import PlayerSettings
 from referee.server.app import RefereeServer, running_server
-from referee.store import DocumentWrite
 from referee.v1 import referee_pb2 as pb
 from tests.application.players_support import Platform
 from tests.server.transports import OUTPUT, SERVICE, HttpTransport, WireError, _connect_failure
@@ -285,45 +284,58 @@ def test_cancel_then_never_paired_over_the_wire(wire: Wire) -> None:
     wire.call("CancelPairing", pb.CancelPairingRequest(ticket_id=second.ticket_id), bob_token)
 
 
-def _listed(server: RefereeServer, game_type: str) -> str:
-    """A game with a ``lobby`` document as the seats' room writes for a listed game."""
-    response = Wire("grpc", server).call(
-        "CreateGame", pb.CreateGameRequest(game_type=game_type, players=3)
+created_secrets: list[str] = []
+
+
+def _listed(wire: Wire, game_type: str) -> str:
+    """A listed game of three open seats (its claim codes and organiser token kept in
+    ``created_secrets``)."""
+    open_seat = pb.SeatRequest(mode=pb.SEAT_MODE_OPEN)
+    request = pb.CreateGameRequest(
+        game_type=game_type, players=3, seat_requests=[open_seat] * 3, listed=True
     )
-    body = {
-        "game_type": game_type,
-        "players": 3,
-        "options": dict(response.game.options),
-        "clock": {"decision_ms": 0, "bank_ms": 0, "forfeit_after_timeouts": 0},
-        "rated": False,
-        "open_seats": [1, 2],
-        "created_ms": response.game.created_unix_ms,
-        "join_deadline_ms": response.game.created_unix_ms + 600_000,
-    }
-    server.referee.store.write_documents([DocumentWrite("lobby", response.game_id, body, 0)])
+    response = wire.call("CreateGame", request)
+    created_secrets.append(response.organiser_token)
+    created_secrets.extend(i.claim_code for i in response.invitations)
     return str(response.game_id)
 
 
-def test_list_and_watch_the_lobby_over_the_wire(wire: Wire, server: RefereeServer) -> None:
+def test_list_and_watch_the_lobby_over_the_wire(wire: Wire) -> None:
     game_type = "vampire-queen" if wire.name == "grpc" else "mau-mau-vampires"
     which = pb.LobbyFilter(game_type=game_type)
-    first = _listed(server, game_type)
+    first = _listed(wire, game_type)
     tables = wire.call("ListLobby", pb.ListLobbyRequest(filter=which)).tables
     assert [t.game.game_id for t in tables] == [first]
-    assert list(tables[0].open_seats) == [1, 2]
+    assert list(tables[0].open_seats) == [0, 1, 2]
     with wire.watch(pb.WatchLobbyRequest(filter=which)) as stream:
         opened = next(stream)
         assert opened.table.game.game_id == first
         assert next(stream).caught_up
-        second = _listed(server, game_type)
+        second = _listed(wire, game_type)
         change = next(stream)
         assert change.table.game.game_id == second and not change.caught_up
-        document = server.referee.store.read_document("lobby", second)
-        assert document is not None
-        server.referee.store.write_documents(
-            [DocumentWrite("lobby", second, None, document.revision)]
-        )
+        # Signed-in players take the open seats from the lobby: each claim is a change, the
+        # claim that fills the table removes it (the game starts).
+        secrets = list(created_secrets)
+        seen = [opened, change]
+        for left in ([1, 2], [2]):
+            _, token = player(wire)
+            claimed = wire.call("ClaimSeat", pb.ClaimSeatRequest(game_id=second), token)
+            secrets += [token, claimed.seat_token]
+            change = next(stream)
+            seen.append(change)
+            assert change.table.game.game_id == second
+            assert list(change.table.open_seats) == left
+        _, token = player(wire)
+        wire.call("ClaimSeat", pb.ClaimSeatRequest(game_id=second), token)
         assert next(stream).removed_game_id == second
+    tables = wire.call("ListLobby", pb.ListLobbyRequest(filter=which)).tables
+    assert [t.game.game_id for t in tables] == [first]
+    # Nothing listed or streamed carries a token or a claim code.
+    sent = b"".join(m.SerializeToString() for m in [*seen, *tables])
+    assert sum(secret.startswith("claim-") for secret in secrets) >= 3
+    for secret in filter(None, secrets):
+        assert secret.encode() not in sent
 
 
 def test_a_scoped_platform_token_cannot_act_in_the_lobby(wire: Wire) -> None:

@@ -275,3 +275,15 @@ def test_ratings_and_the_leaderboard(wire: Wire, server: RefereeServer) -> None:
     assert (error.code, error.fields) == ("INVALID_ARGUMENT", ["limit"])
     error = refusal(wire, "GetRatings", pb.GetRatingsRequest(player="not a name"))
     assert (error.code, error.fields) == ("INVALID_ARGUMENT", ["player"])
+
+
+def test_registrations_past_the_servers_limit_are_exhausted_with_retry_info() -> None:
+    with _serve(open_registration=True, registrations_per_minute=2) as served:
+        Wire("grpc", served).call("Register", pb.RegisterRequest(name="ivy"))
+        Wire("connect", served).call("Register", pb.RegisterRequest(name="jo"))
+        for name in WIRES:  # one bucket for every caller, whatever the wire
+            error = refusal(Wire(name, served), "Register", pb.RegisterRequest(name=f"kim-{name}"))
+            assert (error.code, error.info and error.info.reason) == ("RESOURCE_EXHAUSTED", "LIMIT")
+            assert error.metadata == {"limit": "registrations_per_minute", "value": "2"}
+            assert error.detail(error_details_pb2.RetryInfo) is not None
+        assert [d.key for d in served.referee.store.documents("account")] == ["ivy", "jo"]

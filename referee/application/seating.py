@@ -1,0 +1,388 @@
+"""Seats that are claimed, not handed out: claims, the lobby's claims for players, resigning.
+
+A game created with open or reserved seats (:class:`~referee.application.clocks.SeatPlan`)
+stores only its commitment (and its creator's claims) and waits. Each claim is one store
+transaction (:meth:`EventStore.claim_seat`): the claim's row (of two racing claimants exactly
+one wins), its public :class:`SeatClaimed` event, and the documents that follow it: the
+player's ``holding`` (the seats a player holds, which the player stream follows) and the
+game's ``lobby`` entry, updated, or deleted by the claim that fills the table, whose batch
+also deals. The claimant alone gets the seat's token; the store keeps its hash.
+
+A seat may resign (:meth:`Seating.resign`): the referee then plays for it as for a forfeited
+seat (:mod:`referee.application.hand`).
+
+No refusal names a token or a claim code; the log line of a claim names the seat and the
+player only.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+
+from referee.application import access, errors
+from referee.application.access import PlayerSeat, SeatKey, hash_token
+from referee.application.commands import Commands
+from referee.application.errors import Kind, RefereeError
+from referee.application.hand import LOBBY, RefereeHand
+from referee.application.live import LiveGame, now_ms
+from referee.application.players import Player, Principal
+from referee.application.repository import CONFLICT_RETRIES, Repository
+from referee.application.values import Claimed, Submitted, Summary
+from referee.engine.game import Rejection
+from referee.engine.table_events import PlayerKind, SeatClaimed
+from referee.store import (
+    DocumentWrite,
+    RevisionConflict,
+    SeatClaim,
+    SeatTaken,
+    VersionConflict,
+)
+from referee.stored import encode_batch
+
+log = structlog.get_logger("referee")
+
+#: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
+CLAIM_CODES = "claim_codes"
+#: The document kind of the seats a player holds (key ``player/game_id/seat``).
+HOLDING = "holding"
+
+
+def new_seat_token() -> str:
+    # A prefix keeps tokens from starting with "-" (command lines would take it for a flag).
+    return f"seat-{secrets.token_urlsafe(24)}"
+
+
+def new_claim_code() -> str:
+    return f"claim-{secrets.token_urlsafe(18)}"
+
+
+def holding_write(player: str, game_id: str, seat: int, game_type: str) -> DocumentWrite:
+    """The ``holding`` document of a seat a named player took (written once, never before)."""
+    body = {"game_id": game_id, "seat": seat, "game_type": game_type, "claimed_ms": now_ms()}
+    return DocumentWrite(HOLDING, f"{player}/{game_id}/{seat}", body, 0, time.time())
+
+
+def lobby_body(live: LiveGame, open_seats: list[int]) -> dict[str, Any]:
+    """The ``lobby`` document of a listed game waiting for players."""
+    settings, record = live.settings, live.record
+    clock = settings.clock
+    return {
+        "game_type": record.game_type,
+        "players": record.players,
+        "options": dict(record.options),
+        "clock": {
+            "decision_ms": clock.decision_ms,
+            "bank_ms": clock.bank_ms,
+            "forfeit_after_timeouts": clock.forfeit_after_timeouts,
+        },
+        "rated": settings.rated,
+        "open_seats": open_seats,
+        "created_ms": int(record.created_at * 1000),
+        "join_deadline_ms": int(record.created_at * 1000) + settings.join_deadline_ms,
+    }
+
+
+def _refused(kind: Kind, reason: str, message: str, live: LiveGame, **more: str) -> RefereeError:
+    return RefereeError(kind, message, reason, metadata={"game_id": live.game_id, **more})
+
+
+def _not_now(reason: str, message: str, live: LiveGame, **more: str) -> RefereeError:
+    error = _refused(Kind.NOT_NOW, reason, message, live, **more)
+    error.precondition = ("SEAT", f"game/{live.game_id}", message)
+    return error
+
+
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """A claim as decided: the seat, who takes it, and whether it comes with a token."""
+
+    seat: int
+    player: str
+    kind: str
+    token: str
+
+
+class Seating:
+    """Claims and resignations on the games of ``repository``; ``hand`` acts after them,
+    ``commands`` takes a held seat's commands."""
+
+    def __init__(self, repository: Repository, hand: RefereeHand, commands: Commands) -> None:
+        self.repository = repository
+        self.hand = hand
+        self.commands = commands
+
+    async def submit_held(self, player: str, command: Any) -> Submitted:
+        """A command for a seat ``player`` holds, with no token (the player stream's path,
+        ``Sessions.submit_held``): ``command`` is a ``SessionCommand``."""
+        seat = PlayerSeat(Principal(Player(player, "")), command.seat)
+        return await self.commands.submit(
+            command.game_id, seat, command.command_id, command.command, command.terms
+        )
+
+    # --- claims -----------------------------------------------------------------------------
+
+    async def claim(
+        self,
+        game_id: str,
+        principal: Principal | None,
+        seat: int | None = None,
+        claim_code: str = "",
+    ) -> Claimed:
+        """Take a seat: an open seat with its claim code (anyone, signed in or not), an open
+        seat of a listed game (signed in), or the seat reserved for the signed-in player.
+        Returns the seat's token, for the caller only.
+
+        Refusals: FAILED_PRECONDITION ``SEAT_TAKEN``, ``CLAIM_CODE_USED``, ``GAME_STARTED``,
+        ``GAME_OVER``, ``ALREADY_SEATED``; PERMISSION_DENIED ``CLAIM_CODE_INVALID``,
+        ``SEAT_RESERVED``, ``TOKEN_SCOPE``; UNAUTHENTICATED ``CREDENTIAL_MISSING`` (no code
+        and no credential, or a rated game's seat without one); NOT_FOUND for the game."""
+        live = await self.repository.get_current(game_id)
+        if principal is not None:
+            access.check_scope(principal, game_id, seat, play=True)
+        return await self.repository.unit(self._claim_unit(live, principal, seat, claim_code))
+
+    async def claim_for(
+        self, game_id: str, seat: int, player: Player | str, kind: str = ""
+    ) -> Claimed:
+        """The lobby's claim (an accepted challenge, a pairing): take the seat reserved for
+        ``player`` on its behalf; the seat's token is for that player only."""
+        name = player if isinstance(player, str) else player.name
+        kind = kind if isinstance(player, str) else player.kind
+        principal = Principal(Player(name, kind))
+        live = await self.repository.get_current(game_id)
+        return await self.repository.unit(self._claim_unit(live, principal, seat, ""))
+
+    async def _claim_unit(
+        self, live: LiveGame, principal: Principal | None, seat: int | None, code: str
+    ) -> Claimed:
+        repository = self.repository
+        async with live.lock:
+            for _attempt in range(CONFLICT_RETRIES):
+                chosen = self._decide(live, principal, seat, code)
+                try:
+                    await self._write(live, chosen)
+                except SeatTaken:
+                    await self._refresh(live)
+                    raise _not_now(
+                        "SEAT_TAKEN",
+                        f"seat {chosen.seat} is held already",
+                        live,
+                        seat=str(chosen.seat),
+                    ) from None
+                except (VersionConflict, RevisionConflict):
+                    await self._refresh(live)
+                    continue
+                break
+            else:
+                raise errors.not_now("the game is busy; try again", "BUSY")
+            log.info(
+                "seat_claimed",
+                game_id=live.game_id,
+                seat=chosen.seat,
+                player=chosen.player,
+                started=live.table.started,
+            )
+            await self.hand.act(live)
+        repository.fanout.publish(live)
+        return Claimed(live.summary(), chosen.seat, chosen.token)
+
+    def _decide(
+        self, live: LiveGame, principal: Principal | None, seat: int | None, code: str
+    ) -> _Claim:
+        """Which seat the caller takes (raises the refusal when none)."""
+        table, settings = live.table, live.settings
+        players = live.record.players
+        if table.over:
+            raise _not_now("GAME_OVER", "the game is over", live)
+        if table.started:
+            raise _not_now("GAME_STARTED", "the game has started: every seat is held", live)
+        if seat is not None and not 0 <= seat < players:
+            raise errors.bad_request("seat", f"must be a seat, 0..{players - 1}")
+        claims = table.status.claims
+        name = principal.player.name if principal is not None else ""
+        if name and any(c.player == name for c in claims.values()):
+            raise _not_now("ALREADY_SEATED", "the player holds a seat of this game", live)
+        if code:
+            coded = self._coded_seat(live, code)
+            if coded is None or (seat is not None and seat != coded):
+                raise _refused(
+                    Kind.FORBIDDEN,
+                    "CLAIM_CODE_INVALID",
+                    "this claim code is not one of this game's (or not this seat's)",
+                    live,
+                )
+            if coded in claims:
+                raise _not_now(
+                    "CLAIM_CODE_USED", "this claim code was used already", live, seat=str(coded)
+                )
+            seat = coded
+        elif principal is None:
+            raise errors.RefereeError(
+                Kind.UNAUTHENTICATED,
+                "sign in (authorization: Bearer <account token>), or send the seat's claim code",
+                "CREDENTIAL_MISSING",
+            )
+        else:
+            seat = self._seat_for(live, name, seat)
+        if principal is None and settings.rated:
+            raise errors.RefereeError(
+                Kind.UNAUTHENTICATED,
+                "a rated game's seats are for signed-in players",
+                "CREDENTIAL_MISSING",
+            )
+        kind = principal.player.kind if principal is not None else ""
+        return _Claim(seat, name, kind, new_seat_token())
+
+    def _coded_seat(self, live: LiveGame, code: str) -> int | None:
+        """The seat whose claim code ``code`` is (constant-time, every code compared)."""
+        digest = hash_token(code)
+        found = None
+        for key, expected in (live.record.settings.get(CLAIM_CODES) or {}).items():
+            if hmac.compare_digest(digest, str(expected)):
+                found = int(key)
+        return found
+
+    def _seat_for(self, live: LiveGame, name: str, seat: int | None) -> int:
+        """The seat a signed-in player takes without a code: the one reserved for it, or an
+        open seat of a listed game (``seat``, or the first one)."""
+        settings, claims = live.settings, live.table.status.claims
+        candidates = [seat] if seat is not None else range(live.record.players)
+        for candidate in candidates:
+            plan = settings.plan(candidate)
+            taken = candidate in claims or plan.mode in ("token", "creator")
+            if plan.mode == "reserved" and plan.player == name and candidate not in claims:
+                return candidate
+            if seat is None:
+                continue
+            if taken:
+                raise _not_now("SEAT_TAKEN", f"seat {seat} is held already", live, seat=str(seat))
+            if plan.mode == "reserved":
+                raise _refused(
+                    Kind.FORBIDDEN,
+                    "SEAT_RESERVED",
+                    f"seat {seat} is reserved for another player",
+                    live,
+                    seat=str(seat),
+                )
+            if not settings.listed:
+                raise _refused(
+                    Kind.FORBIDDEN,
+                    "CLAIM_CODE_INVALID",
+                    f"seat {seat} of this unlisted game is claimed with its claim code",
+                    live,
+                    seat=str(seat),
+                )
+            return candidate
+        if settings.listed:
+            open_seats = live.open_seats()
+            if open_seats:
+                return open_seats[0]
+        raise _not_now("SEAT_TAKEN", "no seat of this game is open to this player", live)
+
+    async def _write(self, live: LiveGame, chosen: _Claim) -> None:
+        """One transaction: the claim, its event (and the deal when it fills the table), the
+        player's holding and the lobby entry. Then the live game folds it in."""
+        repository, table = self.repository, live.table
+        game_id, seat = live.game_id, chosen.seat
+        claimed = SeatClaimed(seat, chosen.player, PlayerKind.named(chosen.kind))
+        waiting = [
+            s for s in range(live.record.players) if live.settings.plan(s).waits and s != seat
+        ]
+        fills = all(s in table.status.claims for s in waiting)
+        try:
+            events: list[Any] = [claimed, *(table.start() if fills else [])]
+        except Rejection as rejection:
+            raise errors.not_now(rejection.message, rejection.rule_id) from None
+        documents: list[DocumentWrite] = []
+        if chosen.player:
+            documents.append(holding_write(chosen.player, game_id, seat, live.record.game_type))
+        if live.settings.listed:
+            documents.extend(await self._lobby_write(live, seat, fills))
+        claim = SeatClaim(
+            seat,
+            chosen.player,
+            chosen.kind,
+            hash_token(chosen.token) if chosen.token else "",
+            time.time(),
+        )
+        version = table.version
+        recorded = now_ms()
+        payloads = encode_batch(live.record.game_type, events, version + 1, recorded)
+        store = repository.store
+        live.writing = version + len(events)
+        try:
+            await repository.call(store.claim_seat, game_id, version, payloads, claim, documents)
+        finally:
+            live.writing = 0
+        live.claims[seat] = claim
+        live.absorb(events, recorded, None)
+        repository.activity[game_id] = recorded
+
+    async def _lobby_write(self, live: LiveGame, seat: int, fills: bool) -> list[DocumentWrite]:
+        """The lobby entry after this claim: fewer open seats, or gone once the table fills."""
+        store = self.repository.store
+        found = await self.repository.call(store.read_document, LOBBY, live.game_id)
+        if found is None:
+            return []
+        remaining = [s for s in live.open_seats() if s != seat]
+        body = None if fills or not remaining else lobby_body(live, remaining)
+        return [DocumentWrite(LOBBY, live.game_id, body, found.revision, time.time())]
+
+    async def _refresh(self, live: LiveGame) -> None:
+        """After a lost race: what the store holds now (the log and the claims)."""
+        repository = self.repository
+        await repository.follow_store(live)
+        live.claims = await repository.call(repository.store.seat_claims, live.game_id)
+
+    # --- resigning --------------------------------------------------------------------------
+
+    async def resign(self, game_id: str, seat: SeatKey) -> Summary:
+        """The seat (its token, or a :class:`PlayerSeat`) gives up; the referee plays for it
+        to the end. FAILED_PRECONDITION ``GAME_OVER``, ``ALREADY_RESIGNED``,
+        ``GAME_NOT_STARTED``."""
+        live = await self.repository.get_current(game_id)
+        if isinstance(seat, str) and seat and access.unknown_claims(live):
+            await self.repository.known_claims(live)
+        resigning = access.seat_of(live, seat, spectator=False)
+        assert resigning is not None
+        await self.repository.unit(self._resign_unit(live, resigning))
+        log.info("seat_resigned", game_id=game_id, seat=resigning)
+        return live.summary()
+
+    async def _resign_unit(self, live: LiveGame, seat: int) -> None:
+        repository = self.repository
+        async with live.lock:
+            for _attempt in range(CONFLICT_RETRIES):
+                try:
+                    events = live.table.resign(seat)
+                except Rejection as rejection:
+                    reason, message = rejection.rule_id, rejection.message
+                    raise _not_now(reason, message, live, seat=str(seat)) from None
+                try:
+                    await repository.commit(live, events, None)
+                    break
+                except VersionConflict:
+                    await repository.follow_store(live)
+            else:
+                raise errors.not_now("the game is busy; try again", "BUSY")
+            await self.hand.act(live)
+        repository.fanout.publish(live)
+
+
+__all__ = [
+    "CLAIM_CODES",
+    "HOLDING",
+    "LOBBY",
+    "PlayerSeat",
+    "Seating",
+    "holding_write",
+    "lobby_body",
+    "new_claim_code",
+    "new_seat_token",
+]
