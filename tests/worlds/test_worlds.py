@@ -71,7 +71,18 @@ def _sq_valid(world: World) -> None:
             assert all(min(hand[1:]) >= 0 for hand in state.hands), event
 
 
+def _mmv_valid(world: World) -> None:
+    """MM-8 ... MM-22: a card played, given or set aside was held (no count below zero)."""
+    game = get_game(world.config.game_type)
+    state = game.new_state(world.config)
+    for event in world.events:
+        if not type(event).__module__.startswith("referee.engine"):
+            state = game.apply(state, event)
+            assert all(min(hand) >= 0 for hand in state.hands), event
+
+
 VALID: dict[str, Callable[[World], None]] = {
+    "mau-mau-vampires": _mmv_valid,
     "sleeping-queens": _sq_valid,
     "vampire-queen": _vq_valid,
     "dracula-vs-van-helsing": _dv_valid,
@@ -121,3 +132,8 @@ def test_a_world_that_differs_is_caught(game_type: str) -> None:
     shorter = World(world.config, world.events[:-1], world.state)
     with pytest.raises(WorldMismatch):
         check_world(shorter, known)
+
+
+def test_every_game_has_a_sampler() -> None:
+    """Issue 22 §1: every game of the repository samples the worlds a seat could be in."""
+    assert [g.info.type_id for g in all_games()] == [p.values[0] for p in SAMPLED]
