@@ -59,3 +59,14 @@ def test_unknown_part_is_refused() -> None:
         parse_parts("P1,P99")
     with pytest.raises(SystemExit):
         main(["bench", "--only", "P99"])
+
+
+def test_quick_p10_plays_over_player_streams(tmp_path: Path) -> None:
+    """P10's three windows run and its programs' commands are all accepted (no speed)."""
+    out = tmp_path / "bench"
+    assert main(["bench", "--quick", "--only", "P10", "--out", str(out)]) == 0
+    p10 = json.loads((out / "bench.json").read_text())["results"]["P10"]
+    assert p10["errors"] == 0 and p10["player_commands_per_second"] > 0
+    assert {"to_fanout", "to_p2", "cpu_to_p2"} <= set(p10)
+    assert all("load average" in r["uptime_before"] for r in p10["rounds"])
+    assert "## P10 the player stream" in (out / "bench.md").read_text()

@@ -3,10 +3,12 @@
 The same 32 games x 4 seats as P2, the same server (``referee serve``, SQLite store), but
 shaped as bot programs are: one program per seat number, each holding its seat of every game
 on **one** PlayerSession stream and sending its commands on that stream (answered there by
-command id), instead of one StreamGame per seat and a unary SubmitCommand per command. The
-programs hold their seats by token (``GameResume.seat_token``: the games are made by a
-coordinator, as a tournament runner makes them), which is the same stream as a player's
-claimed seats once followed.
+command id), instead of one StreamGame per seat and a unary SubmitCommand per command. Each
+program is a player with an account (the server runs with ``--open-registration``); a
+coordinator makes each game with its seats reserved for the four players, and each program
+claims its seat (``ClaimSeat`` with its credential), which its stream then follows from the
+``holding`` the claim writes: the whole player flow, as a bot that plays many games at once
+sees it.
 
 Each round alternates, from the same client process: the bare fan-out (P2's floor), P2's
 referee window (plain streams, unary commands) and the player-stream window; the load average
@@ -59,20 +61,29 @@ class _Game:
 class _Program:
     """One bot program: its seat of every game, on one PlayerSession."""
 
-    def __init__(self, stub: pb_grpc.RefereeServiceStub, seat: int, load: Load, seed: int):
+    def __init__(
+        self, stub: pb_grpc.RefereeServiceStub, seat: int, load: Load, seed: int, token: str
+    ):
+        self.stub = stub
         self.seat = seat
         self.load = load
         self.rng = random.Random(seed)
-        self.call: Any = stub.PlayerSession(timeout=load.warmup + load.seconds + RPC_TIMEOUT)
+        self.metadata = (("authorization", f"Bearer {token}"),)
+        self.call: Any = stub.PlayerSession(
+            timeout=load.warmup + load.seconds + RPC_TIMEOUT, metadata=self.metadata
+        )
         self.games: dict[str, _Game] = {}
         self.acted: dict[str, int] = {}
         self.writing = asyncio.Lock()
 
-    async def follow(self, game: _Game, token: str) -> None:
+    async def claim(self, game: _Game) -> None:
+        """Take this program's reserved seat of ``game``: its stream follows it from then."""
         self.games[game.game_id] = game
-        resume = pb.GameResume(game_id=game.game_id, seat=self.seat, seat_token=token)
-        async with self.writing:
-            await self.call.write(pb.PlayerSessionRequest(resume=resume))
+        await self.stub.ClaimSeat(
+            pb.ClaimSeatRequest(game_id=game.game_id, seat=self.seat),
+            metadata=self.metadata,
+            timeout=RPC_TIMEOUT,
+        )
 
     async def run(self) -> None:
         load = self.load
@@ -129,7 +140,17 @@ async def _player_load(
     ]
     try:
         stubs = [pb_grpc.RefereeServiceStub(c) for c in channels]
-        programs = [_Program(stubs[s], s, load, seed + s) for s in range(spec.players)]
+        names = [f"bench-{uuid.uuid4().hex[:12]}-{s}" for s in range(spec.players)]
+        tokens = [
+            (
+                await stubs[s].Register(
+                    pb.RegisterRequest(name=names[s], kind=pb.PLAYER_KIND_BOT),
+                    timeout=RPC_TIMEOUT,
+                )
+            ).token
+            for s in range(spec.players)
+        ]
+        programs = [_Program(stubs[s], s, load, seed + s, tokens[s]) for s in range(spec.players)]
         readers = [asyncio.ensure_future(p.run()) for p in programs]
         coordinator = stubs[0]
 
@@ -143,12 +164,15 @@ async def _player_load(
                         options=spec.options,
                         seed=str(game_seed),
                         public_reproducible_seed=True,  # reproducible, nothing secret
+                        seat_requests=[
+                            pb.SeatRequest(mode=pb.SEAT_MODE_RESERVED, player=name)
+                            for name in names
+                        ],
                     ),
                     timeout=RPC_TIMEOUT,
                 )
                 game = _Game(created.game_id, spec.players)
-                for seat in created.seats:
-                    await programs[seat.seat].follow(game, seat.token)
+                await asyncio.gather(*(program.claim(game) for program in programs))
                 remaining = max(0.01, load.end - time.perf_counter())
                 try:
                     await asyncio.wait_for(game.over.wait(), remaining)
@@ -261,10 +285,10 @@ def run(quick: bool, spec: GameSpec, concurrency: int | None = None) -> dict[str
     settings = Settings.make(quick, spec, concurrency)
     with tempfile.TemporaryDirectory(prefix="referee-bench-players-") as tmp:
         folder = Path(tmp)
-        referee = ServerProcess.start(
-            referee_argv(f"sqlite:{folder / 'referee.sqlite3'}", 10**6, 10**6),
-            folder / "referee.log",
-        )
+        argv = referee_argv(f"sqlite:{folder / 'referee.sqlite3'}", 10**6, 10**6)
+        # Players with accounts, unlimited calls (a limit per player would pace the bench).
+        argv += ["--open-registration", "--player-calls-per-minute", "0"]
+        referee = ServerProcess.start(argv, folder / "referee.log")
         try:
             echo_server = ServerProcess.start(ECHO_ARGV)
             try:
@@ -281,8 +305,8 @@ def markdown(p10: dict[str, Any]) -> list[str]:
         "## P10 the player stream (side by side with P2)",
         "",
         f"{p10['game']}, {p10['concurrent_games']} games x {p10['players']} seats; "
-        f"{p10['programs']} bot programs, each holding its seat of every game on one "
-        f"PlayerSession and sending its commands on it: "
+        f"{p10['programs']} bot programs (accounts), each claiming its reserved seat of every "
+        f"game and holding them all on one PlayerSession, sending its commands on it: "
         f"**{p10['player_commands_per_second']:,.0f} commands/s**, "
         f"**{p10['to_fanout']:.2f}x** the bare fan-out's "
         f"{p10['fanout_calls_per_second']:,.0f} calls/s (goal >= 1.0) and "

@@ -21,7 +21,7 @@ from referee.engine.table_events import (
     TableEvent,
     TimedOut,
 )
-from referee.store import MemoryEventStore, SqliteEventStore
+from referee.store import EventStore, MemoryEventStore, SqliteEventStore
 from tests.application.seating_support import (
     CREATOR,
     DV,
@@ -32,6 +32,7 @@ from tests.application.seating_support import (
     unchanged,
 )
 from tests.application.support import first_legal, refused, run, until
+from tests.store.pg import temporary_database
 
 
 def test_a_game_of_token_seats_keeps_todays_log_and_tokens() -> None:
@@ -469,45 +470,57 @@ def test_a_host_cannot_obtain_an_invited_seats_token_or_hidden_cards() -> None:
     run(scenario)
 
 
+async def _claims_across_replicas(first_store: EventStore, second_store: EventStore) -> None:
+    first, second = Referee(first_store), Referee(second_store)
+    await first.recover()
+    await second.recover()
+    try:
+        created = await first.create(DV, 2, settings=seats(OPEN, OPEN))
+        game_id, codes = created.game_id, dict(created.invitations)
+        await second.summary(game_id)  # loaded on the second before the claims
+        mine = await first.seating.claim(game_id, None, None, codes[0])
+        ann, _ = await account(first, "ann")
+        race = await asyncio.gather(
+            first.seating.claim(game_id, ann, None, codes[1]),
+            second.seating.claim(game_id, None, None, codes[1]),
+            return_exceptions=True,
+        )
+        assert sum(not isinstance(r, BaseException) for r in race) == 1, race
+        lost = next(r for r in race if isinstance(r, BaseException))
+        assert getattr(lost, "reason", "") in ("SEAT_TAKEN", "CLAIM_CODE_USED", "GAME_STARTED")
+        mirror = second.games[game_id]
+        await until(lambda: mirror.table.started)
+        view = await second.view(game_id, seat_token=mine.token)
+        assert view.view.viewer == 0
+        live = first.games[game_id]
+        await until(lambda: live.table.started)
+        seat = live.table.pending()[0]
+        winner = next(r for r in race if not isinstance(r, BaseException))
+        token = mine.token if seat == 0 else winner.token
+        submitted = await second.submit(game_id, token, "across", first_legal(live, seat))
+        assert submitted.seat == seat
+    finally:
+        if second_store is first_store:
+            second._stop_listening()  # the first closes the store they share
+        else:
+            second.close()
+        first.close()
+
+
 def test_a_claim_on_one_replica_plays_on_another() -> None:
     """Two referees on one store: a seat claimed on the first is recognised by its token on
     the second (the claim's hash is read from the store), and a race for one seat across
     the two is won once."""
+    store = MemoryEventStore()
+    asyncio.run(_claims_across_replicas(store, store))
 
-    async def scenario() -> None:
-        store = MemoryEventStore()
-        first, second = Referee(store), Referee(store)
-        await first.recover()
-        await second.recover()
-        try:
-            created = await first.create(DV, 2, settings=seats(OPEN, OPEN))
-            game_id, codes = created.game_id, dict(created.invitations)
-            await second.summary(game_id)  # loaded on the second before the claims
-            mine = await first.seating.claim(game_id, None, None, codes[0])
-            ann, _ = await account(first, "ann")
-            race = await asyncio.gather(
-                first.seating.claim(game_id, ann, None, codes[1]),
-                second.seating.claim(game_id, None, None, codes[1]),
-                return_exceptions=True,
-            )
-            assert sum(not isinstance(r, BaseException) for r in race) == 1
-            lost = next(r for r in race if isinstance(r, BaseException))
-            assert getattr(lost, "reason", "") in ("SEAT_TAKEN", "CLAIM_CODE_USED", "GAME_STARTED")
-            mirror = second.games[game_id]
-            await until(lambda: mirror.table.started)
-            view = await second.view(game_id, seat_token=mine.token)
-            assert view.view.viewer == 0
-            live = first.games[game_id]
-            seat = live.table.pending()[0]
-            winner = next(r for r in race if not isinstance(r, BaseException))
-            token = mine.token if seat == 0 else winner.token
-            submitted = await second.submit(game_id, token, "across", first_legal(live, seat))
-            assert submitted.seat == seat
-        finally:
-            second._stop_listening()
-            first.close()
 
-    asyncio.run(scenario())
+def test_a_claim_on_one_replica_plays_on_another_on_postgresql() -> None:
+    """The same on two PostgreSQL stores of one database (LISTEN/NOTIFY between them)."""
+    from referee.store.postgres import PostgresEventStore
+
+    with temporary_database() as url:
+        asyncio.run(_claims_across_replicas(PostgresEventStore(url), PostgresEventStore(url)))
 
 
 def test_seat_settings_refusals_name_the_field_and_create_nothing() -> None:
