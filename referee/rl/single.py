@@ -61,7 +61,7 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
     """The learner plays ``seat``; ``opponents`` (a strategy name or a policy, or one per other
     seat in seat order) play the rest."""
 
-    metadata = {"render_modes": ["human", "ansi"]}
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
     def __init__(
         self,

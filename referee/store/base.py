@@ -344,8 +344,11 @@ class EventStore(abc.ABC):
         :class:`RevisionConflict` for the first that is not, and then nothing is written.
         A delete of a document that does not exist (``body=None``, ``expected_revision=0``)
         checks that it does not and writes nothing. Document listeners are called after the
-        commit with each written document. :class:`ValueError` for two writes of one
-        document, an empty kind or key, a kind with a space, or a body that is not JSON.
+        commit with each written document. After an ``uncertain`` :class:`StoreUnavailable`
+        the write may have committed: reread before deciding again (a retry at the revisions
+        read before is refused with :class:`RevisionConflict` if it did). :class:`ValueError`
+        for two writes of one document, an empty kind or key, a kind with a space, a kind over
+        64 or a key over 1024 characters, or a body that is not JSON.
         """
 
     @abc.abstractmethod

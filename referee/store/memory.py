@@ -144,7 +144,7 @@ class MemoryEventStore(EventStore):
         written: list[tuple[str, str, int]] = []
         for write, body in writes:
             found = self._documents.get((write.kind, write.key))
-            if found is None and body is None:
+            if body is None and (found is None or found.body is None):
                 written.append((write.kind, write.key, -1))  # a delete of nothing: no write
                 continue
             revision = (0 if found is None else found.revision) + 1

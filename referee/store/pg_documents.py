@@ -111,7 +111,7 @@ def write(
         actual = int(row[0]) if row is not None and row[1] else 0
         if actual != expected:
             raise RevisionConflict(kind, key, expected, actual)
-        if row is None and body is None:
+        if body is None and actual == 0:  # a delete of nothing (or of a deleted one)
             answers[index] = (kind, key, -1)
             continue
         if row is None:

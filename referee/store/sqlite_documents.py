@@ -84,10 +84,10 @@ def write(
         actual = int(row[0]) if row is not None and row[1] else 0
         if actual != document.expected_revision:
             raise RevisionConflict(kind, key, document.expected_revision, actual)
+        if body is None and actual == 0:  # a delete of nothing (or of a deleted one): no write
+            written.append((kind, key, -1))
+            continue
         if row is None:
-            if body is None:
-                written.append((kind, key, -1))
-                continue
             conn.execute(
                 "INSERT INTO documents (kind, key, revision, body, updated_at)"
                 " VALUES (?, ?, 1, ?, ?)",

@@ -207,6 +207,7 @@ class ClaimsAndDocumentsContract:
             with pytest.raises(RevisionConflict) as caught:
                 store.write_documents([put("account", "ann", {"kind": "bot"}, stale)])
             assert caught.value.actual == 0
+        assert store.write_documents([put("account", "ann", None)]) == [0]  # no write: no revision
         assert store.write_documents([put("account", "ann", {"kind": "person"})]) == [4]
         found = store.read_document("account", "ann")
         assert found is not None and (found.revision, found.body) == (4, {"kind": "person"})
@@ -261,6 +262,9 @@ class ClaimsAndDocumentsContract:
             put("account", "", {}),
             put("my kind", "ann", {}),
             put("account", "ann", {}, -1),
+            put("account", "x" * 1025, {}),  # a PostgreSQL notification holds 8000 bytes
+            put("k" * 65, "ann", {}),
+            DocumentWrite("account", "ann", ["not", "a", "dict"], 0),  # type: ignore[arg-type]
         ],
     )
     def test_bad_writes_are_refused_before_anything(
@@ -378,6 +382,7 @@ class ClaimsAndDocumentsContract:
             store.write_documents([put("account", "ann", {})])
         store.write_documents([put("account", "bo", None)])  # nothing to delete: no write
         store.write_documents([put("account", "ann", None, 1)])
+        assert store.write_documents([put("account", "ann", None)]) == [0]  # deleted already
         assert sorted(heard.heard[:2]) == [("account", "ann", 1), ("account_token", "h", 1)]
         assert heard.heard[2:] == [("account", "ann", 0)]
         assert set(heard.threads) == {threading.get_ident()}

@@ -24,6 +24,8 @@ from referee.store import (
     GameNotFound,
     GameRecord,
     MemoryEventStore,
+    RevisionConflict,
+    SeatTaken,
     SqliteEventStore,
     StoredEvent,
     VersionConflict,
@@ -521,6 +523,22 @@ class TestSqliteEventStore(EventStoreContract):
             with pytest.raises(VersionConflict) as caught:
                 first.append("g1", 1, [b"stale"])
             assert caught.value.actual == 2
+
+    def test_claims_and_documents_through_two_stores_on_one_file(self, tmp_path: Path) -> None:
+        """Two processes on one file (two stores here): the file's write lock serialises
+        their claims and compare-and-sets, so of two claimants of a seat one wins."""
+        path = tmp_path / "referee.db"
+        with SqliteEventStore(path) as first, SqliteEventStore(path) as second:
+            first.create_game(record(), [b"e1"])
+            second.claim_seat("g1", 1, [b"e2"], claim(1), [put("holding", "ann/g1/1", {})])
+            with pytest.raises(SeatTaken):
+                first.claim_seat("g1", 2, [b"e3"], claim(1, "bo"))
+            assert first.seat_claims("g1") == {1: claim(1)}
+            with pytest.raises(RevisionConflict):
+                first.write_documents([put("holding", "ann/g1/1", {"late": True})])
+            assert first.write_documents([put("holding", "ann/g1/1", {"seat": 1}, 1)]) == [2]
+            found = second.read_document("holding", "ann/g1/1")
+            assert found is not None and found.body == {"seat": 1}
 
     def test_in_memory_database(self) -> None:
         with SqliteEventStore(":memory:") as store:

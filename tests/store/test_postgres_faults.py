@@ -101,6 +101,9 @@ def run() -> Iterator[Run]:
                         players=3,
                         options={"rounds": "20"},
                         clock=pb.ClockSettings(decision_ms=DECISION_MS),
+                        # Nobody plays it: its clocks must start at once, not after the
+                        # default grace for a seat's first call (30 s, past this run).
+                        connect_grace_ms=1,
                     ),
                 )
                 for index in range(4):
