@@ -258,9 +258,7 @@ def _engine_step(game_type: str, players: int, seconds: float) -> float:
     return 1e6 / float(found["steps_per_second"])
 
 
-def _round(
-    game_type: str, players: int, games: int, commands: int, seed: int
-) -> dict[str, Any]:
+def _round(game_type: str, players: int, games: int, commands: int, seed: int) -> dict[str, Any]:
     plain = asyncio.run(_drive(game_type, players, games, commands, seed, None))
     timers = Timers()
     missing = timers.install()
