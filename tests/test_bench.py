@@ -72,6 +72,19 @@ def test_quick_p10_plays_over_player_streams(tmp_path: Path) -> None:
     assert "## P10 the player stream" in (out / "bench.md").read_text()
 
 
+def test_quick_p12_splits_a_command_by_stage(tmp_path: Path) -> None:
+    """P12's windows run and every stage of the issue has a row (no speed)."""
+    from referee.bench import stages
+
+    out = tmp_path / "bench"
+    assert main(["bench", "--quick", "--only", "P12", "--out", str(out)]) == 0
+    p12 = json.loads((out / "bench.json").read_text())["results"]["P12"]
+    assert p12["plain_us"] > 0 and p12["engine_step_us"] > 0 and p12["steps_per_command"] > 0
+    assert set(stages.STAGES) | {"unattributed"} == set(p12["stages_us"])
+    assert p12["missing"] == [] and all(r["load_average"] for r in p12["rounds"])
+    assert "## P12 the in-process budget per command" in (out / "bench.md").read_text()
+
+
 def test_quick_p11_reports_every_game_and_its_peers() -> None:
     from referee.bench import search
 

@@ -294,9 +294,11 @@ def run(
         games = min(games, 4)
     found = []
     for number in range(rounds):
+        load = os.getloadavg()  # the machine is shared: the figures come with its load
         step = _engine_step(game_type, players, 0.3 if quick else 1.5)
         one = _round(game_type, players, games, commands, number)
         one["engine_step_us"] = step
+        one["load_average"] = [round(x, 2) for x in load]
         one["steps_per_command"] = one["plain_us"] / step
         found.append(one)
     med = statistics.median
