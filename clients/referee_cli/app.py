@@ -47,7 +47,7 @@ from referee_bot.runner import (
     submit,
 )
 from referee_bot.strategies import known_games, strategy_names
-from referee_cli import lobby, render
+from referee_cli import lobby, organiser, render
 from referee_cli.screen import GameInfo, join
 
 
@@ -372,6 +372,10 @@ def cmd_new(
     )
     game_id = created.game_id
     term.say(f"Created game {game_id} ({args.game}, {args.players} players). You are seat 0.")
+    if created.organiser_token:
+        # Kept, never printed: the creator aborts or verifies the game with it later.
+        kept = organiser.keep(game_id, created.organiser_token, args.server)
+        term.say(f"Its organiser token is kept in {kept} (secret, readable by you only).")
     term.say(f"The rules: referee-cli rules {args.game}")
     tokens = {seat.seat: seat.token for seat in created.seats}
     bots: list[tuple[int, subprocess.Popen[bytes], Path]] = []
