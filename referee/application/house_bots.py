@@ -35,7 +35,7 @@ import asyncio
 import contextlib
 import random
 import secrets
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -240,7 +240,7 @@ class HouseBots:
         if self._deciders is not None:
             self._deciders.close()
 
-    def _spawn(self, coroutine: Any) -> asyncio.Future[Any]:
+    def _spawn(self, coroutine: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
         task = asyncio.ensure_future(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -59,7 +59,7 @@ async def play_as(
 
 
 def seats_for(game_type: str) -> int:
-    return min(all_games_by_id()[game_type].info.min_players, 1 + len(BOTH))
+    return min(int(all_games_by_id()[game_type].info.min_players), 1 + len(BOTH))
 
 
 def all_games_by_id() -> dict[str, Any]:
