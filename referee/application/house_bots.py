@@ -64,6 +64,8 @@ log = structlog.get_logger("referee")
 PAIRING_PASS_SECONDS = 1.0
 #: Seconds a bot waits before it opens its session again after the referee ended it.
 REOPEN_SECONDS = 0.5
+#: How often, and how long apart, a new game is looked for in memory before it is loaded.
+LOOK_TRIES, LOOK_SECONDS = 20, 0.05
 #: Game ids remembered as looked at (then the set starts again: a second look is harmless).
 SEEN_GAMES = 100_000
 
@@ -411,9 +413,21 @@ class HouseBots:
             if not finished:
                 self._look(record.game_id)
 
+    async def _in_memory(self, game_id: str) -> Any:
+        """The live game, once its creator keeps it: the store announces a new game before
+        the creating call holds it in memory, and loading it meanwhile would make a second
+        live copy that its commands never reach. A game made elsewhere (another replica) is
+        loaded after a moment."""
+        for _ in range(LOOK_TRIES):
+            live = self.repository.games.get(game_id)
+            if live is not None:
+                return live
+            await asyncio.sleep(LOOK_SECONDS)
+        return await self.repository.get(game_id)
+
     async def _claim_reserved(self, game_id: str) -> None:
         try:
-            live = await self.repository.get(game_id)
+            live = await self._in_memory(game_id)
             if live.table.started:
                 return
             for holder in live.holders():
