@@ -70,3 +70,22 @@ def test_quick_p10_plays_over_player_streams(tmp_path: Path) -> None:
     assert {"to_fanout", "to_p2", "cpu_to_p2"} <= set(p10)
     assert all("load average" in r["uptime_before"] for r in p10["rounds"])
     assert "## P10 the player stream" in (out / "bench.md").read_text()
+
+
+def test_quick_p11_reports_every_game_and_its_peers() -> None:
+    from referee.bench import search
+
+    p11 = search.run(quick=True)
+    games = {(row["game"], row["players"]) for row in p11["games"]}
+    assert {game for game, _ in games} == {
+        "dracula-vs-van-helsing",
+        "mau-mau-vampires",
+        "sleeping-queens",
+        "vampire-queen",
+    }
+    for row in p11["games"]:
+        for op in search.OURS:
+            assert row[f"{op}_per_second"] > 0
+    # OpenSpiel is either measured (both games) or skipped with a note, never an error.
+    assert len(p11["peers"]) == len(search.SPIEL_GAMES) or p11["notes"]
+    assert "## P11 search" in "\n".join(search.markdown(p11))

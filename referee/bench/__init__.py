@@ -4,7 +4,8 @@ Every compared figure is a ratio of two measurements taken in the same run (the 
 shared and noisy): P1 the engine against RLCard's UNO, P2 and P6 the service against a bare
 gRPC echo server, P3 gRPC against in-process play, P5 the event store against raw SQLite.
 P4 is an absolute capacity (games, streams and RSS); P7 replicas on PostgreSQL against one
-on SQLite, and the PostgreSQL store against raw inserts through its driver. Nothing here
+on SQLite, and the PostgreSQL store against raw inserts through its driver; P11 search's
+fork, step and undo against OpenSpiel's clone and apply_action. Nothing here
 asserts a speed.
 
 Results go to ``OUT/bench.json`` and ``OUT/bench.md``. ``--quick`` is a smoke run of seconds
@@ -22,7 +23,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -35,9 +36,10 @@ TARGETS = {
     "P5": ("store appends/s, 32 games at once ÷ raw SQLite inserts/s (NORMAL)", ">=", 1.0),
     "P6": ("referee p50 and p99 ÷ echo's", "<=", 2.0),
     "P7": ("PostgreSQL store appends/s, 32 games at once ÷ raw psycopg inserts/s", ">=", 1.0),
-    "P8": ("every game's AEC env steps/s ÷ PettingZoo RLCard env()'s (fastest)", ">=", 1.5),
+    "P8": ("every game's AEC env steps/s ÷ PettingZoo leduc env()'s, the docs' loop", ">=", 1.5),
     "P9": ("commands/s over Connect ÷ over gRPC", ">=", 0.7),
     "P10": ("player-stream commands/s ÷ P2's bare fan-out calls/s", ">=", 1.0),
+    "P11": ("every game's fork + step time ÷ OpenSpiel crazy_eights clone + apply", "<=", 3.0),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -181,6 +183,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         found["P9"] = results["P9"]["commands_ratio"]
     if "P10" in results:
         found["P10"] = results["P10"]["to_fanout"]
+    if "P11" in results:
+        found["P11"] = results["P11"]["max_to_crazy_eights"]
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -356,6 +360,10 @@ def markdown(report: dict[str, Any]) -> str:
         from referee.bench import players as player_stream
 
         out += player_stream.markdown(results["P10"])
+    if "P11" in results:
+        from referee.bench import search
+
+        out += search.markdown(results["P11"])
     return "\n".join(out) + "\n"
 
 
@@ -440,6 +448,11 @@ def main(
         results["P10"] = player_stream.run(
             quick, GameSpec(game_type=game, players=players), concurrency
         )
+    if "P11" in parts:
+        print("P11 search: copies, steps and undo ...", flush=True)
+        from referee.bench import search
+
+        results["P11"] = search.run(quick)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

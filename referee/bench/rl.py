@@ -1,9 +1,13 @@
 """P8: PettingZoo AEC environment steps per second, ours against PettingZoo's RLCard-backed
 classic environments, and what the observation encoding costs per step.
 
-Every environment is driven by the same loop: ``agent_iter``, ``last()``, a uniformly random
-legal action from the observation's ``action_mask``, ``step``; a terminated agent steps
-``None`` (not counted). One ``reset(seed=...)`` per run, then plain ``reset()`` between games
+Every environment is driven by the same two loops, each a uniformly random legal action from
+the observation's ``action_mask`` through ``agent_iter``, ``last()`` and ``step`` (a terminated
+agent steps ``None``, not counted): **user**, the loop of docs/embedding.md as a user writes
+it (``np.flatnonzero`` of the mask, ``int(rng.choice(legal))`` with a numpy ``Generator``),
+and **cheap**, the same with the bench's cheaper pick (``legal[int(random() * len(legal))]``
+from :mod:`random`). The target is the user loop's: every game's steps/s ÷ leduc ``env()``'s,
+both driven by it. One ``reset(seed=...)`` per run, then plain ``reset()`` between games
 (PettingZoo's RLCard envs rebuild the RLCard env on every seeded reset). Rates are per second
 of this process's CPU time, as in P1. The peers (``leduc_holdem_v4``, ``texas_holdem_v4``)
 need rlcard and pygame (the ``bench`` extra); a peer that cannot be loaded is skipped with a
@@ -27,6 +31,11 @@ import warnings
 from typing import Any
 
 import numpy as np
+
+#: The two loops (see the module); the first is the target's.
+DRIVERS = ("user", "cheap")
+#: The peer of the target (the user loop on both sides).
+TARGET_PEER = "leduc_holdem_v4"
 
 #: PettingZoo's RLCard-backed classic environments: (module, constructor, in the target).
 PEERS = (
@@ -54,9 +63,20 @@ def configurations(quick: bool) -> list[tuple[str, int]]:
     return found
 
 
-def drive(env: Any, seconds: float, seed: int) -> dict[str, Any]:
-    """Random legal actions through ``env`` for about ``seconds`` of CPU (at least one game)."""
-    pick = random.Random(seed).random
+def drive(env: Any, seconds: float, seed: int, driver: str = "user") -> dict[str, Any]:
+    """Random legal actions through ``env`` for about ``seconds`` of CPU (at least one game),
+    picked as ``driver`` says (:data:`DRIVERS`)."""
+    if driver == "user":
+        rng = np.random.default_rng(seed)
+
+        def choose(legal: Any) -> int:
+            return int(rng.choice(legal))  # docs/embedding.md's loop, as written there
+    else:
+        pick = random.Random(seed).random
+
+        def choose(legal: Any) -> int:
+            return int(legal[int(pick() * len(legal))])
+
     steps = games = 0
     cpu_started = time.process_time()
     started = time.perf_counter()
@@ -67,8 +87,7 @@ def drive(env: Any, seconds: float, seed: int) -> dict[str, Any]:
             if terminated or truncated:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[int(pick() * len(legal))]))
+            env.step(choose(np.flatnonzero(obs["action_mask"])))
             steps += 1
         games += 1
         if time.process_time() - cpu_started >= seconds:
@@ -136,31 +155,39 @@ def run(quick: bool) -> dict[str, Any]:
     seconds = 0.3 if quick else 2.0
     rounds = 1 if quick else 3
     configs = configurations(quick)
-    ours: dict[tuple[str, int], list[dict[str, Any]]] = {c: [] for c in configs}
-    peers: dict[str, list[dict[str, Any]]] = {}
+    # runs[driver][env name]: one measurement per round; rounds alternate peers and ours so
+    # that a change of load on the shared machine falls on both.
+    ours: dict[str, dict[tuple[str, int], list[dict[str, Any]]]] = {
+        d: {c: [] for c in configs} for d in DRIVERS
+    }
+    peers: dict[str, dict[str, list[dict[str, Any]]]] = {d: {} for d in DRIVERS}
     notes: list[str] = []
     in_target = {peer_name(m, c) for m, c, target in PEERS if target}
     for index in range(rounds):
-        for module, constructor, _ in PEERS:
-            found = peer(module, constructor)
-            if isinstance(found, str):
-                if found not in notes:
-                    notes.append(found)
-                continue
-            name = peer_name(module, constructor)
-            peers.setdefault(name, []).append(drive(found, seconds, seed=index))
-        for game, players in configs:
-            ours[(game, players)].append(drive(make_env(game, players), seconds, seed=index))
+        for driver in DRIVERS:
+            for module, constructor in [(m, c) for m, c, _ in PEERS]:
+                found = peer(module, constructor)
+                if isinstance(found, str):
+                    if found not in notes:
+                        notes.append(found)
+                    continue
+                name = peer_name(module, constructor)
+                peers[driver].setdefault(name, []).append(drive(found, seconds, index, driver))
+            for game, players in configs:
+                env = make_env(game, players)
+                ours[driver][(game, players)].append(drive(env, seconds, index, driver))
 
     def rate(runs: list[dict[str, Any]]) -> float:
         return float(np.median([r["steps_per_second"] for r in runs]))
 
-    peer_rates = {name: rate(runs) for name, runs in peers.items()}
-    targets = [r for name, r in peer_rates.items() if name in in_target]
-    fastest = max(targets) if targets else None
+    peer_rates = {d: {name: rate(runs) for name, runs in peers[d].items()} for d in DRIVERS}
+    user_peers = peer_rates["user"]
+    fastest = max((r for n, r in user_peers.items() if n in in_target), default=None)
+    target_peer = user_peers.get(TARGET_PEER)
     rows = []
-    for (game, players), runs in ours.items():
-        steps_rate = rate(runs)
+    for game, players in configs:
+        steps_rate = rate(ours["user"][(game, players)])
+        cheap_rate = rate(ours["cheap"][(game, players)])
         cost = encoding_cost(game, players, 200 if quick else 2000, seed=0)
         rows.append(
             {
@@ -168,29 +195,39 @@ def run(quick: bool) -> dict[str, Any]:
                 "players": players,
                 "steps_per_second": steps_rate,
                 "step_us": 1e6 / steps_rate,
+                "cheap_steps_per_second": cheap_rate,
                 **cost,
-                "games": sum(r["games"] for r in runs),
-                "steps": sum(r["steps"] for r in runs),
-                "ratio": {name: steps_rate / r for name, r in peer_rates.items()},
+                "games": sum(r["games"] for d in DRIVERS for r in ours[d][(game, players)]),
+                "steps": sum(r["steps"] for d in DRIVERS for r in ours[d][(game, players)]),
+                "ratio": {name: steps_rate / r for name, r in user_peers.items()},
+                "cheap_ratio": {n: cheap_rate / r for n, r in peer_rates["cheap"].items()},
+                "ratio_to_target_peer": steps_rate / target_peer if target_peer else None,
                 "ratio_to_fastest_peer": steps_rate / fastest if fastest else None,
             }
         )
-    ratios = [r["ratio_to_fastest_peer"] for r in rows if r["ratio_to_fastest_peer"] is not None]
+    ratios = [r["ratio_to_target_peer"] for r in rows if r["ratio_to_target_peer"] is not None]
+    fastest_ratios = [
+        r["ratio_to_fastest_peer"] for r in rows if r["ratio_to_fastest_peer"] is not None
+    ]
     return {
         "games": rows,
         "peers": [
             {
                 "game": name,
-                "steps_per_second": peer_rates[name],
-                "games": sum(r["games"] for r in runs),
-                "steps": sum(r["steps"] for r in runs),
+                "steps_per_second": user_peers[name],
+                "cheap_steps_per_second": peer_rates["cheap"][name],
+                "games": sum(r["games"] for d in DRIVERS for r in peers[d][name]),
+                "steps": sum(r["steps"] for d in DRIVERS for r in peers[d][name]),
             }
-            for name, runs in peers.items()
+            for name in user_peers
         ],
+        "drivers": list(DRIVERS),
+        "target_peer": TARGET_PEER,
         "notes": notes,
         "seconds_per_run": seconds,
         "rounds": rounds,
         "min_ratio": min(ratios) if ratios else None,
+        "min_ratio_to_fastest_peer": min(fastest_ratios) if fastest_ratios else None,
     }
 
 
@@ -198,20 +235,33 @@ def markdown(p8: dict[str, Any]) -> list[str]:
     if "error" in p8:
         return ["", "## P8 learning environments", "", f"- {p8['error']}"]
     names = [peer["game"] for peer in p8["peers"]]
-    out = ["", "## P8 learning environments: AEC steps/s (random legal actions)", ""]
-    head = "| env | players | steps/s | µs/step | encode µs | mask µs |"
-    out.append(head + "".join(f" ÷ {n} |" for n in names))
-    out.append("|---|---:|---:|---:|---:|---:|" + "---:|" * len(names))
+    out = [
+        "",
+        "## P8 learning environments: AEC steps/s (random legal actions)",
+        "",
+        "user: the docs' loop (`int(rng.choice(np.flatnonzero(mask)))`, numpy Generator), "
+        "the target's; cheap: the bench's pick (`legal[int(random() * len(legal))]`). "
+        "Ratios: ours ÷ the peer, both driven by the same loop.",
+        "",
+    ]
+    head = "| env | players | user steps/s | µs/step | cheap steps/s | encode µs | mask µs |"
+    out.append(
+        head + "".join(f" user ÷ {n} |" for n in names) + "".join(f" cheap ÷ {n} |" for n in names)
+    )
+    out.append("|---|---:|---:|---:|---:|---:|---:|" + "---:|" * (2 * len(names)))
     for row in p8["games"]:
         out.append(
             f"| {row['game']} | {row['players']} | {row['steps_per_second']:,.0f} "
-            f"| {row['step_us']:.0f} | {row['encode_us']:.1f} | {row['mask_us']:.1f} |"
+            f"| {row['step_us']:.0f} | {row['cheap_steps_per_second']:,.0f} "
+            f"| {row['encode_us']:.1f} | {row['mask_us']:.1f} |"
             + "".join(f" {row['ratio'][n]:.2f} |" for n in names)
+            + "".join(f" {row['cheap_ratio'][n]:.2f} |" for n in names)
         )
     for peer in p8["peers"]:
         out.append(
             f"| pettingzoo {peer['game']} (RLCard) | 2 | {peer['steps_per_second']:,.0f} "
-            f"| {1e6 / peer['steps_per_second']:.0f} | | |" + " |" * len(names)
+            f"| {1e6 / peer['steps_per_second']:.0f} | {peer['cheap_steps_per_second']:,.0f} "
+            "| | |" + " |" * (2 * len(names))
         )
     out += [f"- note: {note}" for note in p8["notes"]]
     return out

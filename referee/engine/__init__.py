@@ -16,6 +16,7 @@ from referee.engine.game import (
     SetupRefused,
 )
 from referee.engine.registry import all_games, get_game, register
+from referee.engine.search import SearchTable
 from referee.engine.table import Table, View
 from referee.engine.table_events import TableEvent, TableSettings
 
@@ -27,6 +28,7 @@ __all__ = [
     "GameInfo",
     "OptionSpec",
     "Rejection",
+    "SearchTable",
     "SeatResult",
     "SetupRefused",
     "Table",

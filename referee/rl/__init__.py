@@ -19,6 +19,7 @@ from referee.rl.games import GameSpec, games, spec
 from referee.rl.infostate import SeatHistory
 from referee.rl.parallel import parallel_env
 from referee.rl.registration import env_id, register_all
+from referee.rl.selfplay import SelfPlayVectorEnv
 from referee.rl.single import TERMINAL_ACTION, SingleAgentEnv, gym_env
 from referee.rl.vector import VectorEnv
 
@@ -34,6 +35,7 @@ __all__ = [
     "PrivilegedAccessWarning",
     "RefereeAECEnv",
     "SeatHistory",
+    "SelfPlayVectorEnv",
     "SingleAgentEnv",
     "UnmappedCommand",
     "VectorEnv",

@@ -17,9 +17,12 @@ has not imported :mod:`referee.rl` names the module in the id, as Gymnasium allo
 
 from __future__ import annotations
 
+import importlib.util
+
 import gymnasium
 
-from referee.rl.games import games
+from referee.engine import all_games
+from referee.engine.registry import ENCODER, package_of
 
 #: The namespace of every id, and the version of the environments' contract.
 NAMESPACE = "referee"
@@ -31,10 +34,21 @@ def env_id(game: str) -> str:
     return f"{NAMESPACE}/{game}-v{VERSION}"
 
 
+def _has_encoder(game: str) -> bool:
+    """Whether ``game``'s package has an encoder module, *without importing it*: this runs
+    while :mod:`referee.rl` is imported, which an encoder module itself may have started
+    (it imports :mod:`referee.rl.core`), so importing encoders here would meet one half-made.
+    A module that fails to load fails at ``gymnasium.make`` instead, naming itself."""
+    package = package_of(game)
+    return package is not None and importlib.util.find_spec(f"{package}.{ENCODER}") is not None
+
+
 def register_all() -> list[str]:
     """Register every game's id (those already registered are left alone); returns the ids."""
     ids = []
-    for game in games():
+    for game in (g.info.type_id for g in all_games()):
+        if not _has_encoder(game):
+            continue
         found = env_id(game)
         ids.append(found)
         if found not in gymnasium.registry:

@@ -38,6 +38,9 @@ def test_every_game_has_a_gymnasium_make_id(game: str) -> None:
     obs, _ = made.reset(seed=2)
     assert made.observation_space.contains(obs)
     made.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # with a spec the checker also tries the render modes
+        check_env(gymnasium.make(f"referee/{game}-v0", seed=2).unwrapped)
     # A program that has not imported referee.rl names the module in the id.
     code = (
         "import gymnasium; "

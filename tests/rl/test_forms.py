@@ -3,6 +3,8 @@ parallel API over the turns, ``gymnasium.make_vec``, and the information state."
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import gymnasium
@@ -120,3 +122,70 @@ def test_the_gym_env_gives_the_learners_information_state() -> None:
     assert "> action" in text
     tensor = single.information_state_tensor()
     assert tensor[:, -1].sum() == 1.0  # one command was the learner's
+
+
+@pytest.mark.parametrize("game", games())
+def test_an_encoder_module_can_be_imported_first(game: str) -> None:
+    """Importing referee.rl registers the ids without importing the encoders, so a program
+    whose first import is an encoder module (which imports referee.rl.core) still works."""
+    from referee.engine.registry import ENCODER, package_of
+
+    code = (
+        f"import {package_of(game)}.{ENCODER}, gymnasium; "
+        f"gymnasium.make('referee/{game}-v0').reset(seed=1); print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+@pytest.mark.parametrize("game", games())
+def test_self_play_over_many_tables_is_the_aec_env_side_by_side(game: str) -> None:
+    """Table i of SelfPlayVectorEnv(seed=s) is env(seed=s + i) played with the same actions:
+    the acting seat, its observation and mask, every seat's reward at the end, the series."""
+    from referee.rl import SelfPlayVectorEnv
+
+    n = 2
+    envs = SelfPlayVectorEnv(game, num_envs=n, seed=60)
+    obs, _ = envs.reset()
+    alone = [env(game, seed=60 + i) for i in range(n)]
+    for aec in alone:
+        aec.reset()
+    rng = np.random.default_rng(3)
+    ended = 0
+    for _ in range(8000):  # Mau Mau Vampires' random games are long
+        actions = []
+        for i, aec in enumerate(alone):
+            mine, *_ = aec.last()
+            assert obs["seat"][i] == aec.possible_agents.index(aec.agent_selection)
+            assert np.array_equal(obs["observation"][i], mine["observation"])
+            assert np.array_equal(obs["action_mask"][i], mine["action_mask"])
+            actions.append(int(rng.choice(np.flatnonzero(mine["action_mask"]))))
+        obs, rewards, terminated, _, infos = envs.step(actions)
+        for i, aec in enumerate(alone):
+            aec.step(actions[i])
+            if terminated[i]:
+                ended += 1
+                assert all(aec.terminations.values())
+                expected = [aec.rewards[a] for a in aec.possible_agents]
+                assert rewards[i].tolist() == expected
+                assert infos["final_results"][i] == aec.privileged_table.results()
+                aec.reset()  # the next game of the series, as the vector env's
+            else:
+                assert not rewards[i].any()
+        if ended >= 2:
+            break
+    assert ended >= 2
+
+
+def test_self_play_refuses_an_illegal_action_at_any_table_and_moves_none() -> None:
+    from referee.rl import SelfPlayVectorEnv
+
+    envs = SelfPlayVectorEnv("dracula-vs-van-helsing", num_envs=3, seed=1)
+    obs, _ = envs.reset()
+    versions = [t.version for t in envs.privileged_tables]
+    actions = [int(np.flatnonzero(row)[0]) for row in obs["action_mask"]]
+    actions[2] = int(np.flatnonzero(obs["action_mask"][2] == 0)[0])
+    obs["action_mask"][2][:] = 1  # the caller's copy: not the env's record
+    with pytest.raises(ValueError, match="table 2"):
+        envs.step(actions)
+    assert [t.version for t in envs.privileged_tables] == versions

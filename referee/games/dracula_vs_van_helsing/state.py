@@ -14,10 +14,11 @@ view shares them instead of building them again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.game import GameConfig, Viewer
+from referee.engine.search import shallow_copy
 from referee.games.dracula_vs_van_helsing.model import (
     CARDS,
     DECK,
@@ -62,7 +63,9 @@ def code_of(card: Card) -> int:
     return int(card.colour) * 10 + card.value
 
 
-@dataclass(slots=True)
+# Not slots: copy_state copies the instance dict in one C call (a search table copies the
+# state at every step; referee/engine/search.py).
+@dataclass
 class DraculaVsVanHelsingState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""
 
@@ -118,12 +121,15 @@ class DraculaVsVanHelsingState:
 
 
 def copy_state(state: DraculaVsVanHelsingState) -> DraculaVsVanHelsingState:
-    """A deep, independent copy (the immutable parts are shared)."""
-    return replace(
-        state,
-        slots=[list(s) for s in state.slots],
-        deck=list(state.deck),
-        pile=list(state.pile),
-        revealed=list(state.revealed),
-        seen=list(state.seen),
-    )
+    """A deep, independent copy: the immutable values shared, every mutable container copied
+    (a search table copies the state at every step, so this is kept to C-level copies); the
+    view's parts kept by the state start anew."""
+    new = shallow_copy(state)
+    new.slots = list(map(list.copy, state.slots))
+    new.deck = state.deck.copy()
+    new.pile = state.pile.copy()
+    new.revealed = state.revealed.copy()
+    new.seen = state.seen.copy()
+    new.public = None
+    new.racks = ({}, {})
+    return new

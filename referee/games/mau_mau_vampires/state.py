@@ -8,12 +8,13 @@ after the events it has produced so far, without touching the state.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any
 
 from referee.engine.chance import deck_for
 from referee.engine.game import GameConfig
+from referee.engine.search import shallow_copy
 from referee.games.mau_mau_vampires.characters import CHARACTERS, CharacterData
 from referee.games.mau_mau_vampires.model import (
     CARDS,
@@ -90,7 +91,9 @@ def owed_for(cards_left: int) -> Announcement:
     return _NONE
 
 
-@dataclass(slots=True)
+# Not slots: copy_state copies the instance dict in one C call (a search table copies the
+# state at every step; referee/engine/search.py).
+@dataclass
 class MauMauVampiresState:
     """The whole table, hidden parts included. Only ``apply`` changes it.
 
@@ -387,22 +390,24 @@ def _codes(cards: Sequence[Card]) -> list[int]:
 
 
 def copy_state(state: MauMauVampiresState) -> MauMauVampiresState:
-    return replace(
-        state,
-        characters=list(state.characters),
-        hands=[list(h) for h in state.hands],
-        sizes=list(state.sizes),
-        deck=list(state.deck),
-        pile_under=list(state.pile_under),
-        turned=list(state.turned),
-        pot=list(state.pot),
-        triggers=list(state.triggers),
-        answering=list(state.answering),
-        shown=list(state.shown),
-        pair=list(state.pair),
-        totals=list(state.totals),
-        tiebreak_points=list(state.tiebreak_points),
-        history=list(state.history),
-        last_hands=[list(h) for h in state.last_hands],
-        final=list(state.final),
-    )
+    """A deep, independent copy: the immutable values shared, every mutable container copied
+    (a search table copies the state at every step, so this is kept to C-level copies)."""
+    new = shallow_copy(state)
+    new.characters = state.characters.copy()
+    new.hands = list(map(list.copy, state.hands))
+    new.sizes = state.sizes.copy()
+    new.deck = state.deck.copy()
+    new.pile_under = state.pile_under.copy()
+    new.turned = state.turned.copy()
+    new.pot = state.pot.copy()
+    new.triggers = state.triggers.copy()
+    new.answering = state.answering.copy()
+    new.shown = state.shown.copy()
+    new.pair = state.pair.copy()
+    new.totals = state.totals.copy()
+    new.tiebreak_points = state.tiebreak_points.copy()
+    new.history = state.history.copy()
+    new.last_hands = list(map(list.copy, state.last_hands))
+    new.final = state.final.copy()
+    new.public = None
+    return new

@@ -25,11 +25,12 @@ DeclineBlock is legal): skipping them would tell everyone that they hold none.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from referee.engine.game import Decision, GameConfig
+from referee.engine.search import shallow_copy
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
     CARD_NOTATION,
@@ -71,7 +72,9 @@ def thresholds(players: int) -> tuple[int, int]:
     return (5, 50) if players <= 3 else (4, 40)
 
 
-@dataclass(slots=True)
+# Not slots: copy_state copies the instance dict in one C call (a search table copies the
+# state at every step; referee/engine/search.py).
+@dataclass
 class SleepingQueensState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""
 
@@ -110,19 +113,20 @@ class SleepingQueensState:
 
 
 def copy_state(state: SleepingQueensState) -> SleepingQueensState:
-    """A deep, independent copy (by hand: ``deepcopy`` is slow)."""
-    return replace(
-        state,
-        hands=[list(h) for h in state.hands],
-        sizes=list(state.sizes),
-        draw=list(state.draw),
-        discard=list(state.discard),
-        positions=list(state.positions),
-        known=list(state.known),
-        owner=list(state.owner),
-        awake=[list(a) for a in state.awake],
-        points=list(state.points),
-    )
+    """A deep, independent copy: the immutable values shared, every mutable container copied
+    (a search table copies the state at every step, so this is kept to C-level copies)."""
+    new = shallow_copy(state)
+    new.hands = list(map(list.copy, state.hands))
+    new.sizes = state.sizes.copy()
+    new.draw = state.draw.copy()
+    new.discard = state.discard.copy()
+    new.positions = state.positions.copy()
+    new.known = state.known.copy()
+    new.owner = state.owner.copy()
+    new.awake = list(map(list.copy, state.awake))
+    new.points = state.points.copy()
+    new.public = None
+    return new
 
 
 @cache

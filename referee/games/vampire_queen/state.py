@@ -7,10 +7,11 @@ so legal sets are enumerated from counts, never from combinations of card ids. O
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.game import GameConfig
+from referee.engine.search import shallow_copy
 from referee.games.vampire_queen.model import HUNTERS, QUEEN, TrickKind, TrickPlay
 
 #: VQ-1: the 108 cards that are shuffled and dealt (the Hunters never are), in deal notation.
@@ -37,7 +38,9 @@ def card_name(value: int) -> str:
     return "queen" if value == QUEEN else str(value)
 
 
-@dataclass(slots=True)
+# Not slots: copy_state copies the instance dict in one C call (a search table copies the
+# state at every step; referee/engine/search.py).
+@dataclass
 class VampireQueenState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""
 
@@ -101,14 +104,15 @@ class VampireQueenState:
 
 
 def copy_state(state: VampireQueenState) -> VampireQueenState:
-    """A deep, independent copy (by hand: ``deepcopy`` is slow)."""
-    return replace(
-        state,
-        hands=[list(h) for h in state.hands],
-        hunter_holder=dict(state.hunter_holder),
-        trick=list(state.trick),
-        pile=list(state.pile),
-        barred=list(state.barred),
-        totals=list(state.totals),
-        last_penalties=list(state.last_penalties),
-    )
+    """A deep, independent copy: the immutable values shared, every mutable container copied
+    (a search table copies the state at every step, so this is kept to C-level copies)."""
+    new = shallow_copy(state)
+    new.hands = list(map(list.copy, state.hands))
+    new.hunter_holder = state.hunter_holder.copy()
+    new.trick = state.trick.copy()
+    new.pile = state.pile.copy()
+    new.barred = state.barred.copy()
+    new.totals = state.totals.copy()
+    new.last_penalties = state.last_penalties.copy()
+    new.public = None
+    return new

@@ -1,0 +1,236 @@
+"""P11: copies, steps and undo for search (issue 22 section 2), next to OpenSpiel's.
+
+For every game at its fewest and 4 players, a few hundred positions of random games, each
+with one random legal command chosen up front (as an OpenSpiel action is: the search has
+enumerated the moves already). Operations per second of this process's CPU time, every
+position in turn, in alternating rounds:
+
+* ``fork``: ``SearchTable.fork()`` (shares the state: O(1));
+* ``fork + step``: fork, then ``step(seat, command)`` on the fork (the copy of the state that
+  a step makes, the rules' decide and the events' apply);
+* ``step + undo``: ``step`` then ``undo`` on one search table;
+* ``Table.fork + step``: the first fork from a live table (copies its state), then a step;
+* ``deepcopy + submit``: what a search had before, ``copy.deepcopy`` of the live table's
+  fields (what ``copy.deepcopy(table)`` did before tables defined their copy: state, log,
+  status and all) and ``submit`` on the copy.
+
+Next to them, in the same rounds: OpenSpiel (``pyspiel``, from the ``bench`` extra)
+``state.clone()`` and ``clone()`` then ``apply_action`` on positions of random play, for its
+C++ ``crazy_eights`` and its Python ``python_block_dominoes`` (a hidden-hand tile game; its
+clone is Python's ``deepcopy``). The figure: every game's ``fork + step`` time ÷ crazy_eights'
+``clone + apply`` time (target <= 3), and ``deepcopy + submit`` ÷ ``fork + step`` (>= 10).
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referee.bench import engine, peers
+from referee.engine.search import SearchTable
+from referee.engine.table import Table
+
+#: OpenSpiel games measured: its C++ crazy_eights (the target's peer) and one Python game.
+SPIEL_GAMES = ("crazy_eights", "python_block_dominoes")
+OURS = ("fork", "fork_step", "step_undo", "table_fork_step", "deepcopy_submit")
+THEIRS = ("clone", "clone_apply")
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    table: Table[Any]
+    search: SearchTable[Any]
+    seat: int
+    command: Any
+
+
+def positions(game_type: str, players: int, count: int, seed: int) -> list[Position]:
+    """``count`` positions of random games where a seat is asked, one random legal command
+    each (the same seeds give the same positions)."""
+    rng = random.Random(seed)
+    found: list[Position] = []
+    game_seed = seed
+    while len(found) < count:
+        table = Table.create(game_type, players, seed=game_seed.to_bytes(8, "big"))
+        game_seed += 1
+        while table.pending() and len(found) < count:
+            seat = rng.choice(table.pending())
+            command = rng.choice(table.legal_commands(seat))
+            if rng.random() < 0.2:
+                found.append(Position(table.copy(), table.fork(), seat, command))
+            table.submit(seat, command)
+    return found
+
+
+def _fork(p: Position) -> None:
+    p.search.fork()
+
+
+def _fork_step(p: Position) -> None:
+    p.search.fork().step(p.seat, p.command)
+
+
+def _step_undo(p: Position) -> None:
+    search = p.search
+    search.step(p.seat, p.command)
+    search.undo()
+
+
+def _table_fork_step(p: Position) -> None:
+    p.table.fork().step(p.seat, p.command)
+
+
+def _deepcopy_submit(p: Position) -> None:
+    twin = object.__new__(Table)
+    twin.__dict__ = copy.deepcopy(p.table.__dict__)
+    twin.submit(p.seat, p.command)
+
+
+OPERATIONS: dict[str, Callable[[Position], None]] = {
+    "fork": _fork,
+    "fork_step": _fork_step,
+    "step_undo": _step_undo,
+    "table_fork_step": _table_fork_step,
+    "deepcopy_submit": _deepcopy_submit,
+}
+
+
+def rate(operation: Callable[[Any], None], items: Sequence[Any], seconds: float) -> float:
+    """Operations per CPU second: ``operation`` on every item in turn for about ``seconds``."""
+    done = 0
+    started = time.process_time()
+    while True:
+        for item in items:
+            operation(item)
+        done += len(items)
+        spent = time.process_time() - started
+        if spent >= seconds:
+            return done / spent
+
+
+def spiel_positions(pyspiel: Any, name: str, count: int, seed: int) -> list[tuple[Any, int]]:
+    """Decision nodes of random play (chance outcomes sampled by their weights), with one
+    random legal action each."""
+    game = pyspiel.load_game(name)
+    rng = random.Random(seed)
+    found: list[tuple[Any, int]] = []
+    while len(found) < count:
+        state = game.new_initial_state()
+        while not state.is_terminal() and len(found) < count:
+            if state.is_chance_node():
+                outcomes, weights = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, weights)[0])
+                continue
+            action = rng.choice(state.legal_actions())
+            if rng.random() < 0.2:
+                found.append((state.clone(), action))
+            state.apply_action(action)
+    return found
+
+
+def _clone(item: tuple[Any, int]) -> None:
+    item[0].clone()
+
+
+def _clone_apply(item: tuple[Any, int]) -> None:
+    state, action = item
+    state.clone().apply_action(action)
+
+
+def run(quick: bool) -> dict[str, Any]:
+    seconds = 0.05 if quick else 0.4
+    rounds = 1 if quick else 3
+    count = 40 if quick else 300
+    configs = engine.configurations(quick)
+    ours = {config: positions(*config, count, seed=11) for config in configs}
+    notes: list[str] = []
+    pyspiel = peers._module("pyspiel")
+    theirs: dict[str, list[tuple[Any, int]]] = {}
+    if pyspiel is None:
+        notes.append("open_spiel is not installed (pip install -e '.[bench]')")
+    else:
+        peers._module("open_spiel.python.games")  # registers OpenSpiel's Python games
+        theirs = {name: spiel_positions(pyspiel, name, count, seed=11) for name in SPIEL_GAMES}
+    measured: dict[tuple[str, str], list[float]] = {}
+    for _ in range(rounds):
+        for name, nodes in theirs.items():
+            for op, clone in (("clone", _clone), ("clone_apply", _clone_apply)):
+                measured.setdefault((name, op), []).append(rate(clone, nodes, seconds))
+        for (game_type, players), items in ours.items():
+            for op, function in OPERATIONS.items():
+                # deepcopy takes a millisecond: a tenth of the positions say enough.
+                chosen = items[: max(4, len(items) // 10)] if op == "deepcopy_submit" else items
+                key = (f"{game_type}/{players}", op)
+                measured.setdefault(key, []).append(rate(function, chosen, seconds))
+
+    def median(key: tuple[str, str]) -> float:
+        return float(statistics.median(measured[key]))
+
+    peer = ("crazy_eights", "clone_apply")
+    peer_rate = median(peer) if peer in measured else None
+    rows = []
+    for game_type, players in configs:
+        label = f"{game_type}/{players}"
+        row: dict[str, Any] = {"game": game_type, "players": players}
+        for op in OURS:
+            row[f"{op}_per_second"] = median((label, op))
+            row[f"{op}_us"] = 1e6 / median((label, op))
+        row["to_crazy_eights"] = (
+            peer_rate / row["fork_step_per_second"] if peer_rate is not None else None
+        )
+        fork_step, deepcopy = row["fork_step_per_second"], row["deepcopy_submit_per_second"]
+        row["deepcopy_to_fork_step"] = fork_step / deepcopy
+        rows.append(row)
+    peer_rows = []
+    for name in theirs:
+        peer_row: dict[str, Any] = {"game": f"open_spiel {name}"}
+        for op in THEIRS:
+            peer_row[f"{op}_per_second"] = median((name, op))
+            peer_row[f"{op}_us"] = 1e6 / median((name, op))
+        peer_rows.append(peer_row)
+    ratios = [row["to_crazy_eights"] for row in rows if row["to_crazy_eights"] is not None]
+    return {
+        "games": rows,
+        "peers": peer_rows,
+        "peer_versions": peers.versions(),
+        "notes": notes,
+        "positions": count,
+        "seconds_per_run": seconds,
+        "rounds": rounds,
+        "rounds_per_second": {f"{k[0]} {k[1]}": v for k, v in measured.items()},
+        "max_to_crazy_eights": max(ratios) if ratios else None,
+        "min_deepcopy_to_fork_step": min(row["deepcopy_to_fork_step"] for row in rows),
+    }
+
+
+def markdown(p11: dict[str, Any]) -> list[str]:
+    out = [
+        "",
+        "## P11 search: copies, steps and undo",
+        "",
+        f"{p11['positions']} positions per game, CPU time, median of {p11['rounds']} rounds; "
+        "time ratios (÷ crazy_eights: our `fork + step` time over its `clone + apply`).",
+        "",
+        "| game | players | fork µs | fork + step µs | step + undo µs | Table.fork + step µs "
+        "| deepcopy + submit µs | ÷ crazy_eights | deepcopy ÷ fork + step |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in p11["games"]:
+        ratio = row["to_crazy_eights"]
+        out.append(
+            f"| {row['game']} | {row['players']} | {row['fork_us']:.2f} "
+            f"| {row['fork_step_us']:.2f} | {row['step_undo_us']:.2f} "
+            f"| {row['table_fork_step_us']:.2f} | {row['deepcopy_submit_us']:,.0f} "
+            f"| {'n/a' if ratio is None else f'{ratio:.2f}'} "
+            f"| {row['deepcopy_to_fork_step']:.0f} |"
+        )
+    out += ["", "| OpenSpiel game | clone µs | clone + apply µs |", "|---|---:|---:|"]
+    for row in p11["peers"]:
+        out.append(f"| {row['game']} | {row['clone_us']:.2f} | {row['clone_apply_us']:.2f} |")
+    out += [f"- note: {note}" for note in p11["notes"]]
+    return out

@@ -1,0 +1,211 @@
+"""Cheap copies and undo for search (issue 22 section 2): :class:`SearchTable`.
+
+A search (MCTS, expectimax, alpha-beta over a sampled world) copies a position thousands of
+times per move and plays a few commands on each copy. A :class:`~referee.engine.table.Table`
+is the wrong thing to copy: it carries the whole event log, the table's status and the
+per-card commitments, and ``copy.deepcopy`` of one costs a millisecond. A search table holds
+only what the rules need: the game, its config and one game state.
+
+The one discipline that makes copies cheap: **a state held by a search table is never changed
+in place**. ``step`` applies the command's events to a copy of the current state
+(``Game.copy_state``, a few microseconds: the state's immutable values are shared, its small
+mutable containers copied) and keeps the previous state for ``undo``. So
+
+* ``fork()`` shares the current state and the undo chain with the new table: O(1), no copy;
+* ``undo()`` puts the previous state back: O(1);
+* a fork's steps never change the table it was forked from, nor the other way round.
+
+``Table.fork()`` makes the first search table from a live table (copying its state once, as
+the live table goes on changing its own in place). A search table plays the game's rules
+only: it has no event log, clocks, forfeits, seed commitments or event limit, and a fork of a
+table that was over (aborted, or at its event limit) stays over.
+
+>>> from referee.engine.table import Table
+>>> table = Table.create("vampire-queen", players=3, seed=b"doc")
+>>> search = table.fork()
+>>> seat = search.pending()[0]
+>>> events = search.step(seat, search.legal_commands(seat)[0])
+>>> search.depth, table.game.view(table.state, seat) == search.game_view(seat)
+(1, False)
+>>> search.undo()
+>>> search.depth, table.game.view(table.state, seat) == search.game_view(seat)
+(0, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypeVar
+
+from referee.engine.game import (
+    Command,
+    Decision,
+    Event,
+    Game,
+    GameConfig,
+    Rejection,
+    Seat,
+    SeatResult,
+    StateT,
+    Viewer,
+)
+
+T = TypeVar("T")
+
+#: An undo chain: (the state before the last step, the chain before it), or None when empty.
+#: Shared by forks (a tuple is never changed), so a fork can undo past the point it was made.
+_Chain = tuple[Any, "_Chain"] | None
+
+
+def shallow_copy(state: T) -> T:
+    """A new object of ``state``'s class holding the same attribute values: one C-level copy
+    of the instance dict (``dataclasses.replace`` runs ``__init__`` over every field and
+    costs four times as much). The caller then copies the mutable containers it must not
+    share; a game's ``copy_state`` is this and those copies.
+
+    >>> from dataclasses import dataclass, field
+    >>> @dataclass
+    ... class S:
+    ...     n: int
+    ...     items: list[int] = field(default_factory=list)
+    >>> a = S(1, [2])
+    >>> b = shallow_copy(a)
+    >>> b == a, b is a, b.items is a.items
+    (True, False, True)
+    """
+    copied: T = object.__new__(type(state))
+    copied.__dict__.update(state.__dict__)
+    return copied
+
+
+class SearchTable(Generic[StateT]):
+    """A position for search: step, undo and fork in microseconds (module docstring).
+
+    Made by :meth:`referee.engine.table.Table.fork` (or :meth:`fork` of another search
+    table). ``state`` is shared with forks and the undo chain: read it, never change it.
+    ``copy.copy`` and ``copy.deepcopy`` of a search table are its :meth:`fork` (its states
+    are never changed in place, so sharing them is a full copy).
+    """
+
+    __slots__ = ("_aborted", "_chain", "_depth", "_halted", "_idle", "_state", "config", "game")
+
+    def __init__(
+        self,
+        game: Game[StateT],
+        config: GameConfig,
+        state: StateT,
+        *,
+        idle: bool = False,
+        aborted: bool = False,
+        halted: tuple[SeatResult, ...] | None = None,
+    ) -> None:
+        """A search table owning ``state`` (which nothing else may change from now on).
+
+        ``idle``: nobody is asked anything (the table had not started, was aborted or hit its
+        event limit); ``aborted``: the game was aborted (over, without results); ``halted``:
+        the results the game had at its event limit."""
+        self.game = game
+        self.config = config
+        self._state = state
+        self._chain: _Chain = None
+        self._depth = 0
+        self._idle = idle
+        self._aborted = aborted
+        self._halted = halted
+
+    # --- copies ---------------------------------------------------------------------------
+
+    def fork(self) -> SearchTable[StateT]:
+        """A new search table in this position, sharing its state and undo chain: O(1)."""
+        forked: SearchTable[StateT] = SearchTable(
+            self.game,
+            self.config,
+            self._state,
+            idle=self._idle,
+            aborted=self._aborted,
+            halted=self._halted,
+        )
+        forked._chain = self._chain
+        forked._depth = self._depth
+        return forked
+
+    def __copy__(self) -> SearchTable[StateT]:
+        return self.fork()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SearchTable[StateT]:
+        return self.fork()
+
+    # --- step and undo --------------------------------------------------------------------
+
+    @property
+    def state(self) -> StateT:
+        """The current game state (shared: never change it)."""
+        return self._state
+
+    @property
+    def depth(self) -> int:
+        """How many steps :meth:`undo` can take back (those of the tables forked from too)."""
+        return self._depth
+
+    def decide(self, seat: Seat, command: Command) -> list[Event]:
+        """The events ``command`` would cause (the game's own, as ``Table.decide`` has them on
+        a plain table); raises :class:`Rejection`. Changes nothing."""
+        if not 0 <= seat < self.config.players:
+            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+        if self._idle:
+            raise Rejection("SEARCH", "nobody is asked anything at this table", "precondition")
+        return self.game.decide(self._state, seat, command)
+
+    def step(self, seat: Seat, command: Command) -> list[Event]:
+        """Decide ``command`` and apply its events to a copy of the state, keeping the
+        previous state for :meth:`undo`. Returns the events; raises :class:`Rejection`
+        (and then nothing changed)."""
+        events = self.decide(seat, command)
+        self.apply(events)
+        return events
+
+    def apply(self, events: list[Event]) -> None:
+        """Apply ``events`` (a decided batch, e.g. a sampled chance outcome) to a copy of the
+        state, as one step that :meth:`undo` takes back."""
+        game = self.game
+        before = self._state
+        state = game.copy_state(before)
+        apply = game.apply
+        for event in events:
+            state = apply(state, event)
+        self._chain = (before, self._chain)
+        self._depth += 1
+        self._state = state
+
+    def undo(self) -> None:
+        """Take the last step back. Raises IndexError when there is none."""
+        chain = self._chain
+        if chain is None:
+            raise IndexError("nothing to undo: no step since the first fork")
+        self._state, self._chain = chain
+        self._depth -= 1
+
+    # --- what the rules say now -----------------------------------------------------------
+
+    def pending(self) -> tuple[Seat, ...]:
+        return () if self._idle else self.game.pending(self._state)
+
+    def decisions(self) -> tuple[Decision, ...]:
+        return () if self._idle else self.game.decisions(self._state)
+
+    def legal_commands(self, seat: Seat) -> list[Command]:
+        return [] if self._idle else self.game.legal_commands(self._state, seat)
+
+    def results(self) -> tuple[SeatResult, ...] | None:
+        """The game's results, or those it had at the event limit of the table forked."""
+        return self._halted if self._halted is not None else self.game.results(self._state)
+
+    @property
+    def over(self) -> bool:
+        return self._aborted or self.results() is not None
+
+    def game_view(self, viewer: Viewer) -> Any:
+        """The game's view of the current state for ``viewer`` (``Game.view``)."""
+        return self.game.view(self._state, viewer)
+
+
+__all__ = ["SearchTable", "shallow_copy"]
