@@ -1,26 +1,30 @@
 """A search player over one seat's knowledge (issue 22 section 3): determinised Monte Carlo.
 
-Perfect-information Monte Carlo (PIMC) with a bandit at the root: the seat's legal commands
-are the same in every world it could be in (they are part of its view), so they are the arms.
-Each iteration takes a world sampled from the seat's :class:`~referee.engine.worlds.Knowledge`
-(:func:`~referee.engine.worlds.sample_world`, without its check: the samplers' property tests
-check them, and the check costs as much as the sampling), picks an arm by UCB1, plays it on a
-:class:`~referee.engine.search.SearchTable` of the world and plays the game out with the
-game's heuristic bot for every seat (with a little randomness, so that the playouts of one
-world differ). The reward is the seat's final rank, scaled to [0, 1]. The command chosen is
-the arm played most.
+Perfect-information Monte Carlo (PIMC) over paired playouts. The seat's legal commands are
+the same in every world it could be in (they are part of its view). The search samples a
+world from the seat's :class:`~referee.engine.worlds.Knowledge`
+(:func:`~referee.engine.worlds.sample_world` without its check: the samplers' property tests
+check them, and the check costs as much as the sampling), and in that world plays **every**
+legal command on a :class:`~referee.engine.search.SearchTable` fork, each followed by the
+same deterministic playout: the game's heuristic bot for every seat, the world's own seed for
+the chance to come. The reward is the seat's final rank scaled to [0, 1] (or, for a game of
+rounds, the round's outcome: :class:`Settings`). The command with the best mean over the
+worlds completed is played; the heuristic's own command wins ties and any command must beat
+it by ``margin``.
 
-Why this shape and not a tree: the games are long (tens to hundreds of decisions) and a
-sampled world costs milliseconds, so within a tenth of a second there are tens of playouts,
-not thousands; a tree below the root would hold one visit per node. A world is reused for
-several playouts (``reuse``) because sampling one costs more than playing one out.
+Why paired, and why the heuristic by default: a playout costs milliseconds (games run to tens
+or hundreds of decisions, and the heuristic is most of a step's cost), so a tenth of a
+second holds a handful of worlds, not thousands of playouts. Comparing the commands in the
+same worlds under the same future cancels the luck of the deal (common random numbers), and
+starting from the heuristic's choice means a search that learned too little plays no worse
+than the heuristic: it deviates only where its worlds say another command does better.
 
 **Its own information only.** Everything the search reads comes from the knowledge (the
 view, the redacted events, the public setup) and its seeded :class:`Chance`; the true state
 is never reached. So two positions that differ only in what the seat cannot see get the same
 decision from the same seed and iteration budget (``tests/engine/test_pimc.py``).
 
-The engine is sans-I/O: the budget is a callable ``stop(iterations)`` the caller supplies
+The engine is sans-I/O: the budget is a callable ``stop(playouts)`` the caller supplies
 (a clock lives in :mod:`referee.bots`, outside the engine).
 
 >>> from referee.engine.table import Table
@@ -35,7 +39,6 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -56,12 +59,9 @@ MAX_PLAYOUT = 2000
 class Settings:
     """How the search spends its budget."""
 
-    #: Playouts per sampled world (a world costs more to sample than to play out).
-    reuse: int = 4
-    #: The UCB1 exploration constant, for rewards in [0, 1].
-    exploration: float = 0.7
-    #: The chance that a playout's move is random rather than the heuristic's.
-    epsilon: float = 0.1
+    #: How much better (in mean reward over the worlds) a command must do than the
+    #: heuristic's own to be played instead.
+    margin: float = 0.0
     #: ``"game"``: play out to the end; ``"round"``: stop once the game's standing (its
     #: ``limit_results`` scores) changes, a round or hand scored. A game of several rounds
     #: costs tens of milliseconds to play out, its next round's scoring a few; the command
@@ -79,8 +79,12 @@ def settings_for(type_id: str) -> Settings:
 @dataclass(slots=True)
 class Arm:
     command: Command
-    visits: int = 0
+    worlds: int = 0
     total: float = 0.0
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.worlds if self.worlds else 0.0
 
 
 def search(
@@ -91,28 +95,28 @@ def search(
 ) -> Command:
     """The command the seat of ``knowledge`` should play: one of ``knowledge.legal``.
 
-    ``stop(n)`` is asked before each iteration with the number done; at least one iteration
-    per command is played when the budget allows, and the first command is the answer to a
-    budget that allows none."""
+    ``stop(n)`` is asked before each playout with the number done; a budget that ends before
+    one world is complete gets the heuristic's command."""
     legal = knowledge.legal
     if len(legal) == 1:
         return legal[0]
-    arms = [Arm(command) for command in legal]
-    search_arms(knowledge, rng, stop, arms, settings or settings_for(knowledge.game_type))
-    return best(arms).command
+    settings = settings or settings_for(knowledge.game_type)
+    bot = game_bot(knowledge.game_type)
+    first = bot.choose(knowledge.view, knowledge.players) if bot is not None else legal[0]
+    arms = [Arm(first)] + [Arm(command) for command in legal if command != first]
+    search_arms(knowledge, rng, stop, arms, settings)
+    return best(arms, settings.margin).command
 
 
-def best(arms: list[Arm]) -> Arm:
-    """The arm played most (ties: the higher mean, then the canonical order)."""
+def best(arms: list[Arm], margin: float = 0.0) -> Arm:
+    """The arm of the best mean; the first (the heuristic's) unless another beats it by more
+    than ``margin``, the earlier of equals otherwise."""
     top = arms[0]
+    bar = top.mean + margin
     for arm in arms[1:]:
-        if (arm.visits, _mean(arm)) > (top.visits, _mean(top)):
-            top = arm
+        if arm.worlds and arm.mean > bar + 1e-9:
+            top, bar = arm, arm.mean
     return top
-
-
-def _mean(arm: Arm) -> float:
-    return arm.total / arm.visits if arm.visits else 0.0
 
 
 def search_arms(
@@ -122,45 +126,38 @@ def search_arms(
     arms: list[Arm],
     settings: Settings = Settings(),
 ) -> int:
-    """Play iterations into ``arms`` until ``stop`` says so; the number played."""
+    """Play worlds into ``arms`` (every arm once per world) until ``stop`` says so; the number
+    of worlds completed. A world the budget cut short counts for none of its arms."""
     seat = knowledge.seat
     bot = game_bot(knowledge.game_type)
     game = get_game(knowledge.game_type)
+    rounds = settings.horizon == "round"
     done = 0
-    root: SearchTable[Any] | None = None
+    worlds = 0
     while not stop(done):
-        if root is None or done % settings.reuse == 0:
-            world = sample_world(knowledge, rng.seed(), check=False)
-            # The world's state is ours alone: the search table may own it.
-            root = SearchTable(game, world.config, world.state)
-        arm = _pick(arms, done, settings.exploration)
-        table = root.fork()
-        try:
-            table.step(seat, arm.command)
-        except Rejection:
-            # The world disagrees with the seat's legal commands: a sampler's bug, never the
-            # search's to hide; a command the world refuses is worth nothing here.
-            arm.visits += 1
+        world = sample_world(knowledge, rng.seed(), check=False)
+        # The world's state is ours alone: the search table may own it.
+        root: SearchTable[Any] = SearchTable(game, world.config, world.state)
+        playout_seed = rng.seed()
+        rewards: list[float] = []
+        for arm in arms:
+            if rewards and stop(done):
+                return worlds
+            table = root.fork()
+            try:
+                table.step(seat, arm.command)
+            except Rejection:
+                # The world refuses a command the seat holds legal: a sampler's bug, which
+                # the samplers' tests catch; here the command earns nothing in this world.
+                rewards.append(0.0)
+            else:
+                rewards.append(playout(table, seat, bot, Chance(playout_seed), 0.0, rounds))
             done += 1
-            continue
-        arm.total += playout(table, seat, bot, rng, settings.epsilon, settings.horizon == "round")
-        arm.visits += 1
-        done += 1
-    return done
-
-
-def _pick(arms: list[Arm], done: int, exploration: float) -> Arm:
-    """UCB1: an unplayed arm first (in order), then the highest upper bound."""
-    for arm in arms:
-        if arm.visits == 0:
-            return arm
-    log_n = math.log(done + 1)
-    top, top_bound = arms[0], -1.0
-    for arm in arms:
-        bound = arm.total / arm.visits + exploration * math.sqrt(log_n / arm.visits)
-        if bound > top_bound:
-            top, top_bound = arm, bound
-    return top
+        for arm, value in zip(arms, rewards, strict=True):
+            arm.worlds += 1
+            arm.total += value
+        worlds += 1
+    return worlds
 
 
 def playout(
