@@ -8,9 +8,9 @@ check them, and the check costs as much as the sampling), and in that world play
 legal command on a :class:`~referee.engine.search.SearchTable` fork, each followed by the
 same deterministic playout: the game's heuristic bot for every seat, the world's own seed for
 the chance to come. The reward is the seat's final rank scaled to [0, 1] (or, for a game of
-rounds, the round's outcome: :class:`Settings`). The command with the best mean over the
-worlds completed is played; the heuristic's own command wins ties and any command must beat
-it by ``margin``.
+rounds, the round's outcome: :class:`Settings`). The heuristic's own command is played unless
+another beats it significantly over the worlds completed (its paired differences' mean is
+``confidence`` standard errors above ``margin``: :func:`best`).
 
 Why paired, and why the heuristic by default: a playout costs milliseconds (games run to tens
 or hundreds of decisions, and the heuristic is most of a step's cost), so a tenth of a
@@ -39,8 +39,9 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.bot import Bot, game_bot
@@ -62,6 +63,11 @@ class Settings:
     #: How much better (in mean reward over the worlds) a command must do than the
     #: heuristic's own to be played instead.
     margin: float = 0.0
+    #: ... and by how many standard errors of the paired differences over the worlds, in
+    #: at least ``min_worlds`` worlds: the best of several noisy means beats the heuristic's
+    #: by chance (the winner's curse), which measured worse than the heuristic itself.
+    confidence: float = 2.0
+    min_worlds: int = 3
     #: ``"game"``: play out to the end; ``"round"``: stop once the game's standing (its
     #: ``limit_results`` scores) changes, a round or hand scored. A game of several rounds
     #: costs tens of milliseconds to play out, its next round's scoring a few; the command
@@ -81,6 +87,8 @@ class Arm:
     command: Command
     worlds: int = 0
     total: float = 0.0
+    #: The reward in each world, in order (paired with the other arms').
+    rewards: list[float] = field(default_factory=list)
 
     @property
     def mean(self) -> float:
@@ -105,17 +113,26 @@ def search(
     first = bot.choose(knowledge.view, knowledge.players) if bot is not None else legal[0]
     arms = [Arm(first)] + [Arm(command) for command in legal if command != first]
     search_arms(knowledge, rng, stop, arms, settings)
-    return best(arms, settings.margin).command
+    return best(arms, settings).command
 
 
-def best(arms: list[Arm], margin: float = 0.0) -> Arm:
-    """The arm of the best mean; the first (the heuristic's) unless another beats it by more
-    than ``margin``, the earlier of equals otherwise."""
-    top = arms[0]
-    bar = top.mean + margin
+def best(arms: list[Arm], settings: Settings = Settings()) -> Arm:
+    """The first arm (the heuristic's) unless another beats it significantly: its mean
+    paired difference over the worlds exceeds ``margin`` by ``confidence`` standard errors,
+    in at least ``min_worlds`` worlds; of those, the largest difference (the earlier of
+    equals)."""
+    base = arms[0]
+    top, top_gain = base, 0.0
+    n = base.worlds
+    if n < max(settings.min_worlds, 2):
+        return base
     for arm in arms[1:]:
-        if arm.worlds and arm.mean > bar + 1e-9:
-            top, bar = arm, arm.mean
+        diffs = [a - b for a, b in zip(arm.rewards, base.rewards, strict=True)]
+        mean = sum(diffs) / n
+        sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+        significant = mean - settings.margin > settings.confidence * sd / math.sqrt(n) + 1e-9
+        if significant and mean > top_gain + 1e-9:
+            top, top_gain = arm, mean
     return top
 
 
@@ -156,6 +173,7 @@ def search_arms(
         for arm, value in zip(arms, rewards, strict=True):
             arm.worlds += 1
             arm.total += value
+            arm.rewards.append(value)
         worlds += 1
     return worlds
 
