@@ -21,7 +21,7 @@ from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.reserved import ReservedSeats
 from referee_tournament.config import parse
 from referee_tournament.tournament import TOKENS_FILE, run
-from tests.tournament.conftest import ROOT, flaky_bot
+from tests.tournament.conftest import NODE_BOT, ROOT, flaky_bot, node_ready
 
 
 @pytest.fixture(scope="module")
@@ -300,3 +300,53 @@ def test_a_remote_bot_that_hangs_or_resigns_loses_its_games(
     rows = {row["bot"]: row for row in outcome.results["standings"]}
     assert rows["far"]["wins"] == 0 and rows["far"]["forfeits"] == 2
     assert rows["near"]["wins"] == 2 and rows["near"]["forfeits"] == 0
+
+
+def test_the_node_bot_in_player_mode_is_a_remote_bot(open_server: str, tmp_path: Path) -> None:
+    """The Node.js sample bot, as a player program (--claim-reserved), takes the seats the
+    runner reserves for its account, seat 0 and seat 1 alike."""
+    reason = node_ready()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the Node.js bot: {reason}")
+        pytest.skip(reason)
+    token = _register(open_server, "node-remote")
+    log = (tmp_path / "node.log").open("wb")
+    process = subprocess.Popen(
+        [
+            "node",
+            str(NODE_BOT / "index.js"),
+            "--server",
+            open_server,
+            "--claim-reserved",
+            "--games",
+            "0",
+            "--seed",
+            "1",
+        ],
+        env={**os.environ, "REFEREE_CREDENTIAL": token},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        config = parse(
+            {
+                "name": "node-remote",
+                "seed": "node-remote",
+                "game": "sleeping-queens",
+                "players": 2,
+                "limits": {"join_timeout": 20, "exit_grace": 1},
+                "bots": [
+                    {"name": "node", "account": "node-remote"},
+                    {"name": "local", "strategy": "random"},
+                ],
+            }
+        )
+        outcome = run(config, out=tmp_path / "out", server=open_server)
+    finally:
+        process.kill()
+        process.wait(10)
+        log.close()
+    games = outcome.results["games"]
+    assert [g["status"] for g in games] == ["ok", "ok"], (tmp_path / "node.log").read_text()
+    assert {g["seating"].index("node") for g in games} == {0, 1}
