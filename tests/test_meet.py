@@ -361,9 +361,9 @@ def test_two_programs_meet_across_replicas_on_postgresql() -> None:
                 bob.start()
                 created = ann.call("CreateGame", lobby_game())
                 bob.call("ClaimSeat", pb.ClaimSeatRequest(game_id=created.game_id))
-                # Ratings are checked on one server: the replica that ends the game rates it
-                # from the claims it has read (LiveGame.claims), here made on the other one.
-                check_finished(ann, bob, [ann.finish(), bob.finish()], rated=False)
+                # The replica that ends the game rates it from the claims in the game's log,
+                # here made on the other replica.
+                check_finished(ann, bob, [ann.finish(), bob.finish()])
             finally:
                 ann.close()
                 bob.close()
