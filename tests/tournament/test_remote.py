@@ -94,7 +94,7 @@ def test_remote_bots_play_and_an_absent_bot_voids_only_its_games(
             "seed": "remote",
             "game": "sleeping-queens",
             "players": 2,
-            "limits": {"join_timeout": 3, "move_timeout": 20, "exit_grace": 1},
+            "limits": {"join_timeout": 12, "move_timeout": 20, "exit_grace": 1},
             "bots": [
                 {"name": "here", "account": present},
                 {"name": "away", "account": "remote-absent"},
@@ -102,7 +102,7 @@ def test_remote_bots_play_and_an_absent_bot_voids_only_its_games(
             ],
         }
     )
-    outcome = run(config, out=tmp_path / "out", server=open_server, parallel=3)
+    outcome = run(config, out=tmp_path / "out", server=open_server, parallel=6)
     games = outcome.results["games"]
     assert len(games) == 6  # 3 tables of 2, 2 seatings each
     void = [g for g in games if g["status"] == "void"]
