@@ -5,6 +5,7 @@ The account token is given in the environment and never appears in what the CLI 
 
 from __future__ import annotations
 
+import doctest
 import os
 import random
 import sys
@@ -217,3 +218,8 @@ def test_no_credential_says_how_to_sign_in(address: str) -> None:
         assert session.wait() == 2
     finally:
         session.close()
+
+
+def test_doctests() -> None:
+    """The join link forms (``GAME_ID#CODE``, the web client's query and fragment forms)."""
+    assert doctest.testmod(player).failed == 0
