@@ -2,10 +2,10 @@
 
 A **level** names a strength a server offers (``referee serve --house-bots easy,normal:5``),
 how many accounts play it (each holds one seat of a game; :data:`DEFAULT_ACCOUNTS` unless
-``:COUNT`` says) and the built-in strategy (:mod:`referee.bots`) that plays it. Adding one (issue 22's search
-bot, say) is one entry of :data:`LEVELS` naming its strategy in :mod:`referee.bots`; a level
-whose strategy is CPU-heavy sets ``process=True`` so it runs in a process pool rather than in
-a thread that would hold the event loop's GIL.
+``:COUNT`` says) and the built-in strategy (:mod:`referee.bots`) that plays it. Adding one
+(issue 22's search bot, say) is one entry of :data:`LEVELS` naming its strategy in
+:mod:`referee.bots`; a level whose strategy is CPU-heavy sets ``process=True`` so it runs in
+a process pool rather than in a thread that would hold the event loop's GIL.
 
 :func:`decide` is everything a house bot knows when it moves: the engine :class:`View` its
 seat's stream delivered (the same redacted view a remote bot reads back from the wire), the

@@ -1,5 +1,6 @@
 """House bots over the wire (issue 21, section 1), on a real server started with
-``--house-bots easy:1,normal`` (one easy account, three normal), over gRPC and Connect: ListGameTypes names them; a person alone
+``--house-bots easy:1,normal`` (one easy account, three normal), over gRPC and Connect:
+ListGameTypes names every account; a person alone
 against them finishes every game type, calling with a fresh connection each time (as a page
 that closes and comes back would); a challenge to a bot is accepted and played; a pairing
 request is joined by a bot; and a person who leaves a clocked game is charged by its clock
