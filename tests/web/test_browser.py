@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.application.players import PlayerSettings
 from referee.server.app import RefereeServer, running_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +45,13 @@ def server() -> Iterator[RefereeServer]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"browser tests cannot run in CI: {missing}")
         pytest.skip(f"browser tests skipped: {missing}")
-    with running_server(store="memory:", http="127.0.0.1:0", grace_seconds=1.0) as running:
+    # Open registration: the lobby tests sign two browsers in by name (Register).
+    players = PlayerSettings(
+        open_registration=True, registrations_per_minute=0, calls_per_minute=0
+    )
+    with running_server(
+        store="memory:", http="127.0.0.1:0", grace_seconds=1.0, players=players
+    ) as running:
         yield running
 
 
@@ -71,5 +78,5 @@ def test_in_chromium(server: RefereeServer, name: str) -> None:
 
 
 def test_every_browser_test_file_is_collected() -> None:
-    expected = {"games", "reload", "spectator", "reject", "docs", "replay"}
+    expected = {"games", "reload", "spectator", "reject", "docs", "replay", "lobby"}
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)
