@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,9 +47,7 @@ def server() -> Iterator[RefereeServer]:
             pytest.fail(f"browser tests cannot run in CI: {missing}")
         pytest.skip(f"browser tests skipped: {missing}")
     # Open registration: the lobby tests sign two browsers in by name (Register).
-    players = PlayerSettings(
-        open_registration=True, registrations_per_minute=0, calls_per_minute=0
-    )
+    players = PlayerSettings(open_registration=True, registrations_per_minute=0, calls_per_minute=0)
     with running_server(
         store="memory:", http="127.0.0.1:0", grace_seconds=1.0, players=players
     ) as running:
@@ -63,6 +62,9 @@ def test_in_chromium(server: RefereeServer, name: str) -> None:
     env = {
         **os.environ,
         "REFEREE_URL": f"http://{server.http.address}",
+        # The bots test starts `referee-bot player` (the Python SDK) on the gRPC port.
+        "REFEREE_GRPC": str(server.address),
+        "REFEREE_PYTHON": sys.executable,
         "SCREENSHOT_DIR": str(SHOTS),
         "CHROMIUM": CHROMIUM,
     }
@@ -78,5 +80,5 @@ def test_in_chromium(server: RefereeServer, name: str) -> None:
 
 
 def test_every_browser_test_file_is_collected() -> None:
-    expected = {"games", "reload", "spectator", "reject", "docs", "replay", "lobby"}
+    expected = {"games", "reload", "spectator", "reject", "docs", "replay", "lobby", "bots"}
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)

@@ -53,7 +53,7 @@ export async function createFromHome(page, gameType, { players, roles, options =
     await form.locator(`select[name="seat-${seat}"]`).selectOption(role);
   }
   await form.locator('button[type="submit"]').click();
-  await page.waitForURL(/#\/(play|watch)\//, { timeout: 30000 });
+  await page.waitForURL(/#\/(play|seat|watch)\//, { timeout: 30000 });
   await ready(page);
   const [, , gameId, token] = new URL(page.url()).hash.split("/");
   return { gameId, token };
