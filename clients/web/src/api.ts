@@ -85,10 +85,11 @@ export function backoff(attempt: number): number {
 export async function submit(
   request: MessageInitShape<typeof SubmitCommandRequestSchema> & Pick<SubmitCommandRequest, "commandId">,
   retries = 12,
+  options: { headers?: Record<string, string> } = {},
 ): Promise<SubmitCommandResponse> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await api.submitCommand(request);
+      return await api.submitCommand(request, options);
     } catch (error) {
       if (attempt >= retries || !OUTCOME_UNKNOWN.has(ConnectError.from(error).code)) throw error;
       await sleep(backoff(attempt));
@@ -117,4 +118,12 @@ export const reach = {
 export function unreachable(error: unknown): boolean {
   const code = ConnectError.from(error).code;
   return code === Code.Unavailable || code === Code.Unknown || code === Code.DeadlineExceeded;
+}
+
+/** After a stream broke: is the server away, or only that stream (a proxy's reset)? A plain
+ * call says; only when it fails too do the page's buttons go off. */
+export function checkReach(): void {
+  api.listGameTypes({}).then(() => reach.set(true), (error: unknown) => {
+    if (unreachable(error)) reach.set(false);
+  });
 }

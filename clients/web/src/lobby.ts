@@ -3,7 +3,7 @@
 // stream (WatchPlayer) that says when a challenge or a pairing has made a game for us.
 // Every seat token this page learns is the caller's own: ClaimSeat, AnswerChallenge and
 // SeatGranted return only the claimant's seat.
-import { api, auth, backoff, problem, reach, resumable, sleep, unreachable } from "./api";
+import { api, auth, backoff, checkReach, problem, reach, resumable, sleep, unreachable } from "./api";
 import { h } from "./dom";
 import {
   ChallengeState, PairingState, PlayerKind, type Challenge, type GameSummary, type GameType,
@@ -119,7 +119,7 @@ export function lobby(types: Map<string, GameType>, signal: AbortSignal, play: (
         }
       } catch (error) {
         if (signal.aborted) return;
-        if (unreachable(error)) reach.set(false);
+        if (unreachable(error)) checkReach();
         if (!resumable(error)) return;
       }
       await sleep(backoff(attempt));
@@ -236,14 +236,15 @@ export function lobby(types: Map<string, GameType>, signal: AbortSignal, play: (
             const s = kind.value;
             // A seat new to this browser, in a game not over: a challenge of ours accepted,
             // or a pairing made; seats it knows already are where their pages are.
-            const known = savedGame(s.gameId)?.tokens[s.seat] !== undefined;
+            const before = savedGame(s.gameId);
+            const known = before?.mine.includes(s.seat) ?? false;
             holdSeat(s.gameId, s.game?.gameType ?? "", s.seat, s.seatToken);
-            if (!known && s.seatToken && !s.game?.gameOver) play(s.gameId, s.seat);
+            if (!known && !s.game?.gameOver) play(s.gameId, s.seat);
           }
         }
       } catch (error) {
         if (signal.aborted) return;
-        if (unreachable(error)) reach.set(false);
+        if (unreachable(error)) checkReach();
         if (!resumable(error)) return;
       }
       await sleep(backoff(attempt));

@@ -9,7 +9,7 @@
 //   #/replay/GAME             a game step by step from its log
 // Everything drawn comes from the referee's views, labels and event descriptions.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { api, apiBase, auth, backoff, gameTypes as knownGameTypes, problem, reach, resumable, sleep, submit, unreachable } from "./api";
+import { api, apiBase, auth, backoff, checkReach, gameTypes as knownGameTypes, problem, reach, resumable, sleep, submit, unreachable } from "./api";
 import { startBots } from "./bots";
 import { h, type Child } from "./dom";
 import { draw, type GameInfo } from "./games";
@@ -416,9 +416,14 @@ function waitingWords(view: View): string {
 }
 
 /** The live table of a seat (token) or a spectator: view, actions, log, live updates. */
-async function live(gameId: string, token: string | undefined, signal: AbortSignal): Promise<void> {
-  const viewer = token ? { seatToken: token } : { spectator: true };
-  const log = new Log(`referee:log:${gameId}:${token ?? "spectator"}`);
+async function live(gameId: string, token: string | undefined, signal: AbortSignal, accountSeat?: number): Promise<void> {
+  // A seat is played by its token, or (a seat the signed-in player holds without one: an
+  // accepted challenge, a pairing) by the player's credential and the seat number.
+  const byAccount = !token && accountSeat !== undefined;
+  const playing = Boolean(token) || byAccount;
+  const viewer = token ? { seatToken: token } : byAccount ? { seat: accountSeat } : { spectator: true };
+  const options = (abort?: AbortSignal) => (byAccount ? auth(abort) : { signal: abort });
+  const log = new Log(`referee:log:${gameId}:${token ?? (byAccount ? `seat-${accountSeat}` : "spectator")}`);
   const saved = savedGame(gameId);
   const tableBox = h("div", { class: "table-box" }, h("p", {}, "Loading…"));
   const actions = h("section", { class: "actions", "aria-label": "Your choices" });
@@ -433,7 +438,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   const rules = h("details", { class: "rules-box table-rules" }, h("summary", {}, "Rules of this game"));
   const linksBox = h("div", { class: "links-box" }, seatLinks(gameId, null));
   const manage = h("section", { class: "manage" });
-  page(token ? title : `${title} (watching)`, banner, tableBox, token ? actions : null, alert, status,
+  page(playing ? title : `${title} (watching)`, banner, tableBox, playing ? actions : null, alert, status,
     linksBox, manage, rules,
     h("section", {}, h("h2", {}, "Game log"), lines),
     h("p", {}, h("a", { href: `#/replay/${gameId}` }, "Replay"), " · ", h("a", { href: `#/watch/${gameId}` }, "Watch as a spectator")));
@@ -459,7 +464,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   // Resign (a seat this page plays) and abort (this browser organised the game).
   const drawManage = (view: View) => {
     const parts: (Node | string)[] = [];
-    if (!view.gameOver && token && view.seat !== undefined && !view.seatHolders.find((x) => x.seat === view.seat)?.resigned) {
+    if (!view.gameOver && playing && view.seat !== undefined && !view.seatHolders.find((x) => x.seat === view.seat)?.resigned) {
       parts.push(h("button", { type: "button", class: "resign", onclick: async (e: Event) => {
         const button = e.currentTarget as HTMLButtonElement;
         if (button.dataset.sure === undefined) {
@@ -468,7 +473,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
           return;
         }
         try {
-          await api.resign({ gameId, seatToken: token });
+          await api.resign(token ? { gameId, seatToken: token } : { gameId, seat: view.seat }, options());
         } catch (error) {
           alert.textContent = problem(error).message;
         }
@@ -510,7 +515,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     banner.replaceChildren(view.gameOver ? endBanner(view, log.lines.length ? log.lines[log.lines.length - 1][1] : "") : "");
     linksBox.replaceChildren(seatLinks(gameId, view) ?? "");
     drawManage(view);
-    if (token) {
+    if (playing) {
       actions.replaceChildren(
         h("h2", {}, view.gameOver ? "Game over" : yours ? "▶ Your turn: choose (or press 1-9)" : waitingWords(view)),
         h("div", { class: "choices" }, ...view.legalCommands.map((_, i) =>
@@ -522,7 +527,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
 
   const choose = async (index: number) => {
     const view = current;
-    if (!view || busy || !token || index >= view.legalCommands.length) return;
+    if (!view || busy || !playing || index >= view.legalCommands.length) return;
     busy = true;
     actions.querySelectorAll("button").forEach((b) => ((b as HTMLButtonElement).disabled = true));
     alert.textContent = "";
@@ -530,19 +535,19 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     try {
       // A fresh id per choice, the same one for every retry while the outcome is unknown.
       const response = await submit({
-        gameId, seatToken: token, commandId: crypto.randomUUID(), command: view.legalCommands[index],
-      });
+        gameId, ...viewer, commandId: crypto.randomUUID(), command: view.legalCommands[index],
+      }, 12, options());
       busy = false;
       if (response.view) show(response.view);
     } catch (error) {
       busy = false;
-      if (unreachable(error)) reach.set(false);
+      if (unreachable(error)) checkReach();
       const p = problem(error);
       alert.textContent = `Refused: ${p.message}`;
       if (p.ruleId) alert.setAttribute("data-rule-id", p.ruleId);
       // A refusal usually means this page's view is behind: fetch the current one.
       try {
-        const fresh = await api.getView({ gameId, ...viewer });
+        const fresh = await api.getView({ gameId, ...viewer }, options());
         if (fresh.view) show(fresh.view);
       } catch {
         // the stream will bring it
@@ -552,7 +557,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     // buttons disabled): draw the newest again, now usable.
     if (current) show(current);
   };
-  if (token) {
+  if (playing) {
     const keys = (e: KeyboardEvent) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
       if (/^[1-9]$/.test(e.key)) void choose(Number(e.key) - 1);
@@ -580,7 +585,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   // The table first (so it is usable even while the stream connects), then the stream from
   // the last sequence this page has: a reload resumes with no gap and no duplicate.
   try {
-    const first = await api.getView({ gameId, ...viewer }, { signal });
+    const first = await api.getView({ gameId, ...viewer }, options(signal));
     if (first.view) show(first.view);
   } catch (error) {
     alert.textContent = problem(error).message;
@@ -594,7 +599,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     let reason = "the stream ended early";
     let over = false;
     try {
-      const stream = api.streamGame({ gameId, ...viewer, afterSequence: BigInt(log.last) }, { signal });
+      const stream = api.streamGame({ gameId, ...viewer, afterSequence: BigInt(log.last) }, options(signal));
       status.textContent = "";
       for await (const message of stream) {
         reach.set(true);
@@ -612,7 +617,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
         return;
       }
       reason = problem(error).message;
-      if (unreachable(error)) reach.set(false);
+      if (unreachable(error)) checkReach();
     }
     status.textContent = `Reconnecting… (${reason})`;
     await sleep(backoff(attempt));
@@ -690,8 +695,11 @@ async function route(): Promise<void> {
     if (where === "game" && gameId) created(gameId);
     else if (where === "join" && gameId && token && code) await joinPage(gameId, Number(token), code);
     else if (where === "seat" && gameId && token) {
-      const held = savedGame(gameId)?.tokens[Number(token)];
+      const saved = savedGame(gameId);
+      const seat = Number(token);
+      const held = saved?.tokens[seat];
       if (held) await live(gameId, held, leave.signal);
+      else if (saved?.account?.includes(seat) && player()) await live(gameId, undefined, leave.signal, seat);
       else page("Not your seat", h("p", { role: "alert" }, `This browser does not hold seat ${token} of this game. `,
         h("a", { href: `#/watch/${gameId}` }, "Watch it"), " instead."));
     } else if (where === "play" && gameId && token) await live(gameId, token, leave.signal);

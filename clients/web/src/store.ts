@@ -16,6 +16,8 @@ export interface SavedGame {
   mine: number[];
   /** The CreateGame request as JSON, when this browser created it: what a rematch sends. */
   request?: unknown;
+  /** Seats the signed-in player holds by its account (no token: played with its credential). */
+  account?: number[];
   /** The form's role of each seat (a rematch gives them again). */
   roles?: string[];
   /** Claim codes of the seats the creator invites someone to (what its join links carry). */
@@ -36,10 +38,11 @@ export function savedGame(gameId: string): SavedGame | null {
 
 /** Adds a seat this browser now holds (a claim, an accepted challenge, a pairing). */
 export function holdSeat(gameId: string, gameType: string, seat: number, token: string): void {
-  // A message without the token (e.g. a seat the creator took at creation) adds nothing.
-  if (!token) return;
-  const game = savedGame(gameId) ?? { gameId, gameType, tokens: {}, bots: [], mine: [] };
-  game.tokens[seat] = token;
+  const game: SavedGame = savedGame(gameId) ?? { gameId, gameType, tokens: {}, bots: [], mine: [] };
+  // A seat held by the account comes without a token (the player's stream): it is played
+  // with the credential and the seat number.
+  if (token) game.tokens[seat] = token;
+  else game.account = [...new Set([...(game.account ?? []), seat])];
   if (!game.mine.includes(seat)) game.mine.push(seat);
   saveGame(game);
 }
