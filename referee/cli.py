@@ -11,6 +11,7 @@ from typing import Any
 
 from referee import cli_help
 from referee.application import Limits
+from referee.application.house_levels import DEFAULT_BUDGET_MS, parse_levels
 from referee.application.limits import DEFAULT_PER_MINUTE
 from referee.application.players import DEFAULT_REGISTRATIONS_PER_MINUTE, PlayerSettings
 from referee.store import DEFAULT_WAIT
@@ -200,6 +201,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--house-bots",
+        default="",
+        metavar="LEVELS",
+        help="run bot players of these strengths in the server, each LEVEL or LEVEL:COUNT "
+        "accounts (3 unless said, at most 11), e.g. 'easy:1,normal' (accounts house-easy, "
+        "house-normal, house-normal-2, house-normal-3; docs/lobby.md, 'House bots')",
+    )
+    _env_flag(
+        serving,
+        "--house-bot-budget-ms",
+        type=int,
+        default=DEFAULT_BUDGET_MS,
+        help="a house bot's most time for a move; past it (or when its strategy fails) it "
+        "plays a random legal move, logged and counted",
+    )
+    _env_flag(
+        serving,
+        "--house-bots-pair-after",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a pairing request waiting this long is joined by a house bot (0 = never)",
+    )
+    _env_flag(
+        serving,
         "--drain-seconds",
         type=float,
         default=2.0,
@@ -302,9 +328,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="the game's organiser token for --server (else env REFEREE_ORGANISER_TOKEN); "
         "not needed for a game created with public_reveal_waives_secrecy",
     )
+    verifying.add_argument(
+        "--organiser-token-file",
+        metavar="FILE",
+        help="read the game's organiser token from FILE: the organiser-tokens.json that "
+        "referee-tournament and referee-cli new keep (owner-only, secret)",
+    )
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
 
     return parser
+
+
+def _token_from_file(path: str, game_id: str) -> str | None:
+    """The game's organiser token from an organiser-tokens.json (``{"games": {id: token}}``);
+    None, with a message that never quotes a token, when it is not there."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            games = json.load(file).get("games", {})
+    except (OSError, ValueError, AttributeError) as error:
+        print(f"referee verify: {path}: cannot read it ({type(error).__name__})", file=sys.stderr)
+        return None
+    token = games.get(game_id) if isinstance(games, dict) else None
+    if not isinstance(token, str) or not token:
+        print(f"referee verify: {path} has no organiser token for {game_id}", file=sys.stderr)
+        return None
+    return token
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -314,6 +364,10 @@ def main(argv: list[str] | None = None) -> int:
         return _health(args.address, args.service, args.timeout)
     if args.command == "verify":
         token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
+        if args.organiser_token_file:
+            token = _token_from_file(args.organiser_token_file, args.game_id)
+            if token is None:
+                return 2
         return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "account":
         kind = "bot" if getattr(args, "bot", False) else "person"
@@ -352,6 +406,10 @@ def main(argv: list[str] | None = None) -> int:
     players = _player_settings(args)
     if players is None:
         return 2
+    try:
+        parse_levels(args.house_bots)
+    except ValueError as error:
+        parser.error(f"--house-bots: {error}")
     config = ServerConfig(
         listen=args.listen,
         store=args.store,
@@ -373,6 +431,9 @@ def main(argv: list[str] | None = None) -> int:
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
         drain_seconds=args.drain_seconds,
+        house_bots=args.house_bots,
+        house_bot_budget_ms=args.house_bot_budget_ms,
+        house_bots_pair_after=args.house_bots_pair_after,
     )
     try:
         asyncio.run(serve(config))

@@ -8,6 +8,10 @@
     referee-cli list
     referee-cli rules GAME
 
+and as a signed-in player (:mod:`referee_cli.lobby`): ``whoami``, ``lobby``, ``join`` (a join
+link, an open or reserved seat, or back to a held seat), ``challenge``, ``challenges``,
+``accept``, ``decline``, ``pair``, ``resign``.
+
 The bots of ``new`` are ``referee-bot play`` processes of their own, so they outlive the CLI.
 A background thread reads the game's stream (resuming after drops) into a queue; the main
 thread prints each event as one line, and when the newest view ends a batch of events and
@@ -43,7 +47,7 @@ from referee_bot.runner import (
     submit,
 )
 from referee_bot.strategies import known_games, strategy_names
-from referee_cli import render
+from referee_cli import lobby, organiser, render
 from referee_cli.screen import GameInfo, join
 
 
@@ -118,13 +122,18 @@ def follow_game(
     game_id: str,
     *,
     token: str = "",
+    spectator: bool | None = None,
     after_sequence: int = 0,
     server: str = DEFAULT_SERVER,
+    rejoin: str | None = None,
 ) -> int:
     """Show a game as it happens; play the seat of ``token`` (spectate without one).
     Returns the exit status (0 at game over or when the player quits). While other seats
-    decide, it says whom it waits for (once per decision, after a moment of quiet)."""
-    spectator = not token
+    decide, it says whom it waits for (once per decision, after a moment of quiet).
+    ``rejoin`` is the command that comes back to the seat (default: ``join`` with the
+    token, the only way back to a seat no account holds). ``spectator=False`` with no token:
+    the seat that ``stub`` is bound to (:class:`referee_cli.player.SeatStub`)."""
+    spectator = not token if spectator is None else spectator
     info = game_info(stub, game_id)
     stream = GameStream(
         stub,
@@ -154,7 +163,8 @@ def follow_game(
             if not batch and not ended:  # nobody moved for a moment: say whom we wait for
                 assert waiting is not None
                 waiting_told = waiting
-                names = join([f"seat {seat}" for seat in waiting[1]])
+                holders = render.holder_names(newest) if newest is not None else []
+                names = join([render.seat_name(seat, None, holders) for seat in waiting[1]])
                 term.say(f"waiting for {names} ... (Ctrl-C to leave)")
                 continue
             for message in batch:
@@ -171,7 +181,9 @@ def follow_game(
                     newest, newest_settled = view, settled(message)
                 if not message.HasField("event"):  # a (re)connection's current view
                     replay_until = max(replay_until, view.version)
-                    if first and not view.game_over and view.version == after_sequence:
+                    asked = view.seat in view.pending_seats and bool(view.legal_commands)
+                    current = first and not view.game_over and view.version == after_sequence
+                    if current and (spectator or not asked):  # a prompt draws its own screen
                         term.say(render.render_view(view, info))  # nothing to replay: draw it
                 first = False
             if ended:  # the server ends the stream after the game's final event
@@ -193,22 +205,22 @@ def follow_game(
             prompted = newest.version
             outcome = _prompt_and_submit(stub, term, newest, token, info)
             if outcome == "quit":
-                _left(term, server, game_id, token)
+                _left(term, rejoin or join_command(server, game_id, token))
                 return 0
             if outcome == "retry":
                 prompted = -1  # ask again on the next message (e.g. after a reconnection)
     except KeyboardInterrupt:
         if spectator:
             raise
-        _left(term, server, game_id, token)  # the token is the only way back: print it
+        _left(term, rejoin or join_command(server, game_id, token))
         return 130
     finally:
         stream.cancel()
 
 
-def _left(term: Terminal, server: str, game_id: str, token: str) -> None:
+def _left(term: Terminal, command: str) -> None:
     term.say("You left the game; it waits for you. Rejoin with:")
-    term.say(join_command(server, game_id, token))
+    term.say(command)
 
 
 #: Seconds without news before the CLI says whom it waits for.
@@ -261,6 +273,17 @@ def _prompt_and_submit(
         chosen = _choose(term, view, shown.groups)
         if chosen is None:
             return "quit"
+        if chosen == RESIGN:
+            answer = term.ask("Resign this game? The referee then plays your seat. (y/n): ")
+            if answer is None or answer.lower() not in ("y", "yes"):
+                continue
+            try:
+                stub.Resign(referee_pb2.ResignRequest(game_id=view.game_id, seat_token=token))
+            except grpc.RpcError as error:
+                term.say(f"error: {describe_rpc_error(error)}")
+                continue
+            term.say("You resigned.")
+            return "sent"  # the stream brings the resignation and the moves made for the seat
         command = view.legal_commands[chosen]
         try:
             submit(stub, view.game_id, token, command, expected_version=view.version)
@@ -285,8 +308,8 @@ def _choose(
     while True:
         labels = [label for label, _ in groups]
         group = _pick(term, "Your move:", labels, list(range(len(groups))), back=False)
-        if group is None:
-            return None
+        if group is None or group == RESIGN:
+            return group
         label, members = groups[group]
         if len(members) == 1:
             return members[0]
@@ -296,8 +319,9 @@ def _choose(
             return chosen
 
 
-#: What :func:`_pick` returns for "b" (back to the first step).
+#: What :func:`_pick` returns for "b" (back to the first step) and "r" (resign).
 BACK = -1
+RESIGN = -2
 
 
 def _pick(
@@ -308,13 +332,15 @@ def _pick(
     term.say(term.strong(title))
     term.say(render.menu_columns(texts))
     count = len(texts)
-    extra = ", b to go back" if back else ""
+    extra = ", b to go back" if back else ", r to resign"
     while True:
         answer = term.ask(f"Choose 1-{count} (q to quit{extra}): ")
         if answer is None or answer.lower() in ("q", "quit", "exit"):
             return None
         if back and answer.lower() in ("b", "back"):
             return BACK
+        if not back and answer.lower() in ("r", "resign"):
+            return RESIGN
         if answer.isdigit() and 1 <= int(answer) <= count:
             return values[int(answer) - 1]
         term.say(f"Please type a number from 1 to {count}, or q to quit{extra}.")
@@ -346,6 +372,10 @@ def cmd_new(
     )
     game_id = created.game_id
     term.say(f"Created game {game_id} ({args.game}, {args.players} players). You are seat 0.")
+    if created.organiser_token:
+        # Kept, never printed: the creator aborts or verifies the game with it later.
+        kept = organiser.keep(game_id, created.organiser_token, args.server)
+        term.say(f"Its organiser token is kept in {kept} (secret, readable by you only).")
     term.say(f"The rules: referee-cli rules {args.game}")
     tokens = {seat.seat: seat.token for seat in created.seats}
     bots: list[tuple[int, subprocess.Popen[bytes], Path]] = []
@@ -404,23 +434,6 @@ def start_bot(
         )
     STARTED_BOTS.append(process)
     return process, log
-
-
-def cmd_join(
-    stub: referee_pb2_grpc.RefereeServiceStub, term: Terminal, args: argparse.Namespace
-) -> int:
-    view = stub.GetView(
-        referee_pb2.GetViewRequest(game_id=args.game_id, seat_token=args.token), timeout=30
-    ).view
-    term.say(f"Joined game {args.game_id} as seat {view.seat}.")
-    return follow_game(
-        stub,
-        term,
-        args.game_id,
-        token=args.token,
-        after_sequence=view.version,
-        server=args.server,
-    )
 
 
 def cmd_spectate(
@@ -498,10 +511,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     new.add_argument("--seed", help="seed of the deal and of the bots (default: random)")
 
-    join = with_server(commands.add_parser("join", help="play a seat of an existing game"))
-    join.add_argument("--game-id", required=True, help="the game's id")
-    join.add_argument("--token", required=True, help="the seat's secret token")
-
     spectate = with_server(commands.add_parser("spectate", help="watch a game"))
     spectate.add_argument("--game-id", required=True, help="the game's id")
     spectate.add_argument(
@@ -514,6 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     rules = with_server(commands.add_parser("rules", help="print the rules of a game"))
     rules.add_argument("game", nargs="?", help=f"game type id: {games} (default: list them)")
+    lobby.add_parsers(commands, with_server)
     return parser
 
 
@@ -538,7 +548,6 @@ def cmd_rules(
 
 COMMANDS = {
     "new": cmd_new,
-    "join": cmd_join,
     "spectate": cmd_spectate,
     "list": cmd_list,
     "rules": cmd_rules,
@@ -552,6 +561,8 @@ def run(argv: Sequence[str] | None, stdin: TextIO, stdout: TextIO) -> int:
     with grpc.insecure_channel(args.server) as channel:
         stub = referee_pb2_grpc.RefereeServiceStub(channel)
         try:
+            if args.command in lobby.COMMANDS:
+                return lobby.COMMANDS[args.command](stub, term, args, follow_game)
             return COMMANDS[args.command](stub, term, args)
         except grpc.RpcError as error:
             term.say(f"error: {describe_rpc_error(error)}")

@@ -18,7 +18,16 @@ from dataclasses import dataclass
 from google.protobuf import text_format
 
 from referee.v1 import referee_pb2
-from referee_cli.screen import SCREEN_WIDTH, GameInfo, game_lines, join, pack, seat_name, wrap
+from referee_cli.screen import (
+    SCREEN_WIDTH,
+    GameInfo,
+    game_lines,
+    holder_names,
+    join,
+    pack,
+    seat_name,
+    wrap,
+)
 
 __all__ = [
     "SCREEN_HEIGHT",
@@ -26,6 +35,7 @@ __all__ = [
     "GameInfo",
     "command_label",
     "describe_event",
+    "holder_names",
     "menu_columns",
     "menu_groups",
     "menu_texts",
@@ -54,7 +64,8 @@ def render_results(view: referee_pb2.View) -> list[str]:
     """Final standings, best first (one line, or one per seat when they do not fit)."""
     me = viewer(view)
     ranked = sorted(view.results, key=lambda r: (r.rank, r.seat))
-    items = [f"{r.rank}. {seat_name(r.seat, me)} ({r.score})" for r in ranked]
+    names = holder_names(view)
+    items = [f"{r.rank}. {seat_name(r.seat, me, names)} ({r.score})" for r in ranked]
     return wrap("Final standings:", items, SCREEN_WIDTH, "   ")
 
 
@@ -65,9 +76,10 @@ def _status(view: referee_pb2.View) -> str:
     if view.game_over:
         return "Game over."
     me = viewer(view)
+    names = holder_names(view)
     about: dict[str, list[str]] = {}  # seats asked the same thing are named together
     for d in view.decisions:
-        who = "you" if d.seat == me else seat_name(d.seat)
+        who = "you" if d.seat == me else seat_name(d.seat, me, names)
         what = ", ".join(part for part in (d.kind.replace("_", " "), d.rule_id) if part)
         about.setdefault(what, []).append(who)
     asked = [f"{join(seats)} ({what})" for what, seats in about.items()]
@@ -212,8 +224,8 @@ def menu_groups(view: referee_pb2.View, room: int) -> list[tuple[str, list[int]]
         order: dict[str, list[int]] = {}
         for index, command in enumerate(view.legal_commands):
             order.setdefault(_group_key(command, coarse), []).append(index)
-        if len(order) == len(texts):
-            continue  # nothing to group at this level
+        if len(order) in (1, len(texts)):
+            continue  # nothing to group at this level, or one group: a step that asks nothing
         best = [
             (
                 texts[members[0]]

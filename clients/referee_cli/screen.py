@@ -157,9 +157,32 @@ def _seat_keyed(descriptor: FieldDescriptor) -> bool:
     return seat is not None and seat.type in _INTEGERS
 
 
-def seat_name(seat: int, me: int | None = None) -> str:
-    """``seat 2``, or ``seat 2 (you)`` for the viewer's own seat."""
+#: A player's name is cut to this many characters on the screen (names go up to 32).
+NAME_WIDTH = 16
+
+
+def seat_name(seat: int, me: int | None = None, holders: Sequence[str] = ()) -> str:
+    """``seat 2``, or ``seat 2 (you)`` for the viewer's own seat; when the seat's player has
+    a name (``View.seat_holders``), the name with the seat's number, which the events'
+    descriptions use: ``bob (seat 2)``, ``ann (you)``.
+
+    >>> seat_name(2, 0, ["ann", "", "bob"]), seat_name(0, 0, ["ann"]), seat_name(1, 0, ["ann"])
+    ('bob (seat 2)', 'ann (you)', 'seat 1')
+    """
+    name = holders[seat][:NAME_WIDTH] if seat < len(holders) else ""
+    if name:
+        return f"{name} (you)" if seat == me else f"{name} (seat {seat})"
     return f"seat {seat} (you)" if seat == me else f"seat {seat}"
+
+
+def holder_names(view: referee_pb2.View) -> list[str]:
+    """The player's name in each seat, ``""`` where none is known (an open seat, a seat held
+    by token): from ``View.seat_holders``, never a token."""
+    names = [""] * view.players
+    for holder in view.seat_holders:
+        if 0 <= holder.seat < view.players and holder.state == referee_pb2.SEAT_STATE_HELD:
+            names[holder.seat] = holder.player
+    return names
 
 
 def join(names: Sequence[str]) -> str:
@@ -218,11 +241,14 @@ class _Table:
         self.columns.append((name, cells + [""] * (self.players - len(cells))))
 
     def lines(
-        self, me: int | None, pending: Sequence[int], width: int
+        self, me: int | None, pending: Sequence[int], width: int, holders: Sequence[str] = ()
     ) -> tuple[list[str], list[list[str]]]:
         """The table's lines (``>`` marks the seats the game waits for), and as facts the
         columns that would make it wider than ``width`` (widest first out)."""
-        names = [f"{'>' if s in pending else ' '} {seat_name(s, me)}" for s in range(self.players)]
+        names = [
+            f"{'>' if s in pending else ' '} {seat_name(s, me, holders)}"
+            for s in range(self.players)
+        ]
         first = max(len(n) for n in names)
         columns = list(self.columns)
         moved: list[list[str]] = []
@@ -266,6 +292,7 @@ def game_lines(
     seats' (the columns too wide for the table, which come first). When the view carries the
     game's own lines (``view_lines``), only the seat table: the lines replace the rest."""
     which = view.WhichOneof("game")
+    holders = holder_names(view)
     if which is None:
         return [], [], 0
     game: Message = getattr(view, which)
@@ -297,14 +324,14 @@ def game_lines(
     if view.view_lines:
         # The game wrote its view in its own words (the hand by card names, the table):
         # those lines stand for the hand and the facts; only the seat table stays.
-        rows = table.lines(me, list(view.pending_seats), width)[0] if table.columns else []
+        rows = table.lines(me, list(view.pending_seats), width, holders)[0] if table.columns else []
         return rows, [], 0
     lines: list[str] = []
     if me is not None and "hand" in game.DESCRIPTOR.fields_by_name:
         cards = hand or []
         lines.extend(wrap(f"Your hand ({len(cards)}):", cards or ["(empty)"], width, " "))
     if table.columns:
-        rows, moved = table.lines(me, list(view.pending_seats), width)
+        rows, moved = table.lines(me, list(view.pending_seats), width, holders)
         lines.extend(rows)
         facts[:0] = moved
         return lines, facts, len(moved)

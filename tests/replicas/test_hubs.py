@@ -139,6 +139,7 @@ def test_a_timeout_lands_once_when_every_replica_times_it_out(database: str) -> 
                 "timeouts",
                 {"rounds": "1"},
                 clock=Clock(decision_ms=100, forfeit_after_timeouts=2),
+                connect_grace_ms=0,  # nobody will call: the clocks run from the start
             )
             copies = [live] + [await _load(hub, live.game_id) for hub in hubs[1:]]
             await _until(lambda: all(c.over for c in copies))
