@@ -170,6 +170,8 @@ class Summary:
     join_deadline_unix_ms: int = 0
     listed: bool = False
     rated: bool = False
+    #: The organiser may export the full log after the end, claimed seats included.
+    organiser_audit: bool = False
 
 
 @dataclass(frozen=True, slots=True)
