@@ -302,9 +302,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="the game's organiser token for --server (else env REFEREE_ORGANISER_TOKEN); "
         "not needed for a game created with public_reveal_waives_secrecy",
     )
+    verifying.add_argument(
+        "--organiser-token-file",
+        metavar="FILE",
+        help="read the game's organiser token from FILE: the organiser-tokens.json that "
+        "referee-tournament and referee-cli new keep (owner-only, secret)",
+    )
     verifying.add_argument("--json", action="store_true", help="print the report as JSON")
 
     return parser
+
+
+def _token_from_file(path: str, game_id: str) -> str | None:
+    """The game's organiser token from an organiser-tokens.json (``{"games": {id: token}}``);
+    None, with a message that never quotes a token, when it is not there."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            games = json.load(file).get("games", {})
+    except (OSError, ValueError, AttributeError) as error:
+        print(f"referee verify: {path}: cannot read it ({type(error).__name__})", file=sys.stderr)
+        return None
+    token = games.get(game_id) if isinstance(games, dict) else None
+    if not isinstance(token, str) or not token:
+        print(f"referee verify: {path} has no organiser token for {game_id}", file=sys.stderr)
+        return None
+    return token
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -314,6 +338,10 @@ def main(argv: list[str] | None = None) -> int:
         return _health(args.address, args.service, args.timeout)
     if args.command == "verify":
         token = args.organiser_token or os.environ.get("REFEREE_ORGANISER_TOKEN", "")
+        if args.organiser_token_file:
+            token = _token_from_file(args.organiser_token_file, args.game_id)
+            if token is None:
+                return 2
         return _verify(args.game_id, args.store, args.server, args.json, token)
     if args.command == "account":
         kind = "bot" if getattr(args, "bot", False) else "person"

@@ -361,9 +361,9 @@ def test_two_programs_meet_across_replicas_on_postgresql() -> None:
                 bob.start()
                 created = ann.call("CreateGame", lobby_game())
                 bob.call("ClaimSeat", pb.ClaimSeatRequest(game_id=created.game_id))
-                # Ratings are checked on one server: the replica that ends the game rates it
-                # from the claims it has read (LiveGame.claims), here made on the other one.
-                check_finished(ann, bob, [ann.finish(), bob.finish()], rated=False)
+                # The replica that ends the game rates it from the claims in the game's log,
+                # here made on the other replica.
+                check_finished(ann, bob, [ann.finish(), bob.finish()])
             finally:
                 ann.close()
                 bob.close()
@@ -408,3 +408,39 @@ def test_two_nodejs_bots_meet_by_a_challenge(server: RefereeServer) -> None:
         assert game.game_over
         assert {h.player for h in game.seat_holders} == set(names)
         assert sorted(r["rank"] for r in reports) == sorted(r.rank for r in game.results)
+
+
+def test_a_command_for_a_seat_the_player_does_not_hold_changes_nothing(
+    server: RefereeServer,
+) -> None:
+    import queue
+
+    ann, bob = GrpcProgram("ann", server.address), GrpcProgram("bob", server.address)
+    try:
+        created = ann.call("CreateGame", lobby_game())
+        bob.call("ClaimSeat", pb.ClaimSeatRequest(game_id=created.game_id))
+        view = bob.call("GetView", pb.GetViewRequest(game_id=created.game_id, seat=1)).view
+        requests: queue.Queue[pb.PlayerSessionRequest | None] = queue.Queue()
+        stream = ann.stub.PlayerSession(
+            iter(requests.get, None),
+            metadata=[("authorization", f"Bearer {ann.token}")],
+            timeout=TIMEOUT,
+        )
+        command = pb.SessionCommand(
+            game_id=created.game_id,
+            seat=1,  # bob's
+            command_id="not-mine",
+            command=view.legal_commands[0] if view.legal_commands else pb.Command(),
+        )
+        requests.put(pb.PlayerSessionRequest(command=command))
+        outcome = next(r.message.outcome for r in stream if r.message.HasField("outcome"))
+        requests.put(None)
+        stream.cancel()
+        assert outcome.command_id == "not-mine"
+        assert outcome.refusal.code == grpc.StatusCode.PERMISSION_DENIED.value[0]
+        assert outcome.refusal.reason == "NOT_SEATED"
+        after = bob.call("GetView", pb.GetViewRequest(game_id=created.game_id, seat=1)).view
+        assert after.version == view.version
+    finally:
+        ann.close()
+        bob.close()

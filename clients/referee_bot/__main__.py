@@ -3,7 +3,8 @@
 referee-bot play --server ADDR --game-id ID --token TOKEN [--strategy heuristic] [--seed S]
 referee-bot selfplay --game vampire-queen --players 4 --games 10 [--seed 1] [--strategy mix]
 referee-bot selfplay --game dracula-vs-van-helsing --games 10     (2 seats by default)
-REFEREE_CREDENTIAL=acct-... referee-bot player [--accept-challenges] [--challenge NAME | --pair]
+REFEREE_CREDENTIAL=acct-... referee-bot player [--accept-challenges] [--claim-reserved]
+    [--challenge NAME | --pair]
     [--game sleeping-queens --players 2 --rated] [--games 1]   (every seat held, one stream)
 """
 
@@ -83,7 +84,14 @@ def _parser() -> argparse.ArgumentParser:
         "--strategy", default="heuristic", choices=strategy_names(), help="how the bot chooses"
     )
     player.add_argument("--seed", help="seed of the bot's random choices (default: random)")
-    player.add_argument("--games", type=int, default=1, help="stop after this many games end")
+    player.add_argument(
+        "--games", type=int, default=1, help="stop after this many games end (0: never)"
+    )
+    player.add_argument(
+        "--claim-reserved",
+        action="store_true",
+        help="claim every seat reserved for the player (e.g. by referee-tournament)",
+    )
     player.add_argument("--accept-challenges", action="store_true", help="accept challenges")
     player.add_argument("--challenge", help="challenge this player first")
     player.add_argument("--pair", action="store_true", help="ask to be paired first")
@@ -158,6 +166,7 @@ def _selfplay(args: argparse.Namespace) -> int:
 def _player(args: argparse.Namespace) -> int:
     import os
 
+    from referee_bot.reserved import ReservedSeats
     from referee_bot.session import PlayerStream
 
     credential = os.environ.get(args.credential_env, "")
@@ -183,7 +192,12 @@ def _player(args: argparse.Namespace) -> int:
             if args.pair:
                 pairing = referee_pb2.RequestPairingRequest(terms=terms)
                 stub.RequestPairing(pairing, metadata=metadata, timeout=30)
-            results = stream.run(games=args.games)
+            claimer = ReservedSeats(stub, credential).start() if args.claim_reserved else None
+            try:
+                results = stream.run(games=args.games or None)
+            finally:
+                if claimer is not None:
+                    claimer.stop()
         except grpc.RpcError as error:
             print(f"referee-bot: {describe_rpc_error(error)}", file=sys.stderr)
             return 1

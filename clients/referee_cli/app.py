@@ -47,7 +47,7 @@ from referee_bot.runner import (
     submit,
 )
 from referee_bot.strategies import known_games, strategy_names
-from referee_cli import lobby, render
+from referee_cli import lobby, organiser, render
 from referee_cli.screen import GameInfo, join
 
 
@@ -181,7 +181,9 @@ def follow_game(
                     newest, newest_settled = view, settled(message)
                 if not message.HasField("event"):  # a (re)connection's current view
                     replay_until = max(replay_until, view.version)
-                    if first and not view.game_over and view.version == after_sequence:
+                    asked = view.seat in view.pending_seats and bool(view.legal_commands)
+                    current = first and not view.game_over and view.version == after_sequence
+                    if current and (spectator or not asked):  # a prompt draws its own screen
                         term.say(render.render_view(view, info))  # nothing to replay: draw it
                 first = False
             if ended:  # the server ends the stream after the game's final event
@@ -370,6 +372,10 @@ def cmd_new(
     )
     game_id = created.game_id
     term.say(f"Created game {game_id} ({args.game}, {args.players} players). You are seat 0.")
+    if created.organiser_token:
+        # Kept, never printed: the creator aborts or verifies the game with it later.
+        kept = organiser.keep(game_id, created.organiser_token, args.server)
+        term.say(f"Its organiser token is kept in {kept} (secret, readable by you only).")
     term.say(f"The rules: referee-cli rules {args.game}")
     tokens = {seat.seat: seat.token for seat in created.seats}
     bots: list[tuple[int, subprocess.Popen[bytes], Path]] = []

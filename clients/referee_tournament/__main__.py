@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"{results['name']}: {summary['games']} games in {results['seconds']:.1f} s "
         f"({summary['ok']} ok, {summary['fallback']} fallback, {summary['forfeit']} forfeit, "
-        f"{summary['failed']} failed)"
+        f"{summary['failed']} failed, {summary['void']} void)"
     )
     print(standings_text(results["standings"]))
     replaced = fallback_text(results["fallback_results"], results["fallback"])

@@ -54,11 +54,26 @@ class BotConfig:
     strategy: str | None = None
     cwd: Path | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    #: A remote bot: the player account it plays as. It runs anywhere, on its own (e.g.
+    #: ``referee-bot player --claim-reserved``); the runner reserves its seats and it claims
+    #: them. No command, no strategy.
+    account: str | None = None
+    #: For a remote bot with the runner's own referee only (no server): a command the runner
+    #: starts once before the first game, as an operator would have started the bot, after
+    #: creating the account there (its token in REFEREE_CREDENTIAL). Placeholders: {server},
+    #: {python}, {bot}.
+    launch: tuple[str, ...] | None = None
+
+    @property
+    def remote(self) -> bool:
+        return self.account is not None
 
     def argv(self) -> tuple[str, ...]:
-        """The command template of the networked mode."""
+        """The command template of the networked mode (a remote bot's: its ``launch``)."""
         if self.command is not None:
             return self.command
+        if self.account is not None:
+            return self.launch or ()
         assert self.strategy is not None
         # --flag=value: a token may start with "-", which argparse would take for an option.
         return (
@@ -94,6 +109,9 @@ class Limits:
     game_timeout: float = 300.0
     #: Extra time for a bot process to start before its first move counts.
     start_timeout: float = 10.0
+    #: A game with a remote bot that is not seated this long after its creation is aborted by
+    #: the referee (its join deadline): void, the missing bot absent.
+    join_timeout: float = 60.0
     #: After the game is over, how long a bot process may take to exit before it is killed.
     exit_grace: float = 2.0
 
@@ -117,6 +135,13 @@ class TournamentConfig:
     clock: Mapping[str, int] = field(default_factory=dict)
     #: True when the seed was drawn at random (no ``seed:`` in the config).
     secret_seed: bool = False
+    #: Rated games (CreateGameRequest.rated): the referee updates the players' persisted
+    #: ratings at each end. Every bot must be a remote bot (a player account).
+    rated: bool = False
+
+    @property
+    def remote(self) -> bool:
+        return any(bot.remote for bot in self.bots)
 
     @property
     def bot_names(self) -> list[str]:
@@ -143,6 +168,7 @@ _TOP_KEYS = {
     "on_failure",
     "fallback",
     "clock",
+    "rated",
 }
 
 #: Keys of ``clock:`` (the referee's ClockSettings, when it has them), in milliseconds.
@@ -200,6 +226,15 @@ def parse(data: Any, *, source: Path | None = None) -> TournamentConfig:
         seed = secrets.token_hex(16)
     elif not isinstance(seed, str | int) or isinstance(seed, bool) or seed == "":
         raise ConfigError("seed: a string or an integer")
+    rated = data.get("rated", False)
+    if not isinstance(rated, bool):
+        raise ConfigError("rated: true or false")
+    if rated and not all(bot.remote for bot in bots):
+        offline = ", ".join(bot.name for bot in bots if not bot.remote)
+        raise ConfigError(
+            f"rated: every bot must be a player account (account:), not {offline}: a rated "
+            "game's seats are all held by named players"
+        )
     server = data.get("server")
     if server is not None and (not isinstance(server, str) or not server):
         raise ConfigError("server: host:port of a running referee")
@@ -218,6 +253,7 @@ def parse(data: Any, *, source: Path | None = None) -> TournamentConfig:
         source=source,
         clock=_clock(data.get("clock")),
         secret_seed="seed" not in data,
+        rated=rated,
     )
 
 
@@ -293,30 +329,34 @@ def _games(data: Mapping[str, Any], deals: int) -> list[GameEntry]:
     return entries
 
 
-def _template(value: Any, where: str) -> tuple[str, ...]:
+#: Placeholders of a remote bot's ``launch`` command (it runs once, for every game).
+LAUNCH = ("server", "python", "bot")
+
+
+def _template(
+    value: Any, where: str, *, key: str = "command", allowed: Any = PLACEHOLDERS
+) -> tuple[str, ...]:
     if isinstance(value, str):
         try:
             argv = tuple(shlex.split(value))
         except ValueError as error:
-            raise ConfigError(f"{where}command: {error}") from None
+            raise ConfigError(f"{where}{key}: {error}") from None
     elif isinstance(value, list) and all(isinstance(a, str | int | float) for a in value):
         argv = tuple(str(a) for a in value)
     else:
-        raise ConfigError(f"{where}command: a command line (string) or a list of arguments")
+        raise ConfigError(f"{where}{key}: a command line (string) or a list of arguments")
     if not argv:
-        raise ConfigError(f"{where}command: empty")
+        raise ConfigError(f"{where}{key}: empty")
     for arg in argv:
         try:
             fields = [name for _, name, _, _ in string.Formatter().parse(arg) if name is not None]
         except ValueError as error:
-            raise ConfigError(
-                f"{where}command: {arg!r}: {error} (write {{{{ for a brace)"
-            ) from None
+            raise ConfigError(f"{where}{key}: {arg!r}: {error} (write {{{{ for a brace)") from None
         for name in fields:
-            if name not in PLACEHOLDERS:
+            if name not in allowed:
                 raise ConfigError(
-                    f"{where}command: unknown placeholder {{{name}}}; known: "
-                    + ", ".join(f"{{{p}}}" for p in PLACEHOLDERS)
+                    f"{where}{key}: unknown placeholder {{{name}}}; known: "
+                    + ", ".join(f"{{{p}}}" for p in allowed)
                 )
     return argv
 
@@ -333,7 +373,9 @@ def _bots(data: Mapping[str, Any], base: Path) -> list[BotConfig]:
         where = f"bots[{index}]."
         if not isinstance(item, dict):
             raise ConfigError(f"bots[{index}]: a mapping with name and command or strategy")
-        unknown = sorted(set(item) - {"name", "command", "strategy", "cwd", "env"})
+        unknown = sorted(
+            set(item) - {"name", "command", "strategy", "cwd", "env", "account", "launch"}
+        )
         if unknown:
             raise ConfigError(f"{where}{unknown[0]}: unknown key")
         name = _str(item, "name", "", where)
@@ -347,8 +389,21 @@ def _bots(data: Mapping[str, Any], base: Path) -> list[BotConfig]:
                 f"one of {', '.join(strategy_names())}"
             )
         command = _template(item["command"], where) if "command" in item else None
-        if command is None and strategy is None:
-            raise ConfigError(f"{where[:-1]}: needs a command or a strategy")
+        account = item.get("account")
+        launch = None
+        if account is not None:
+            if not isinstance(account, str) or not account:
+                raise ConfigError(f"{where}account: the bot's player name")
+            if command is not None or strategy is not None:
+                raise ConfigError(
+                    f"{where}account: a remote bot runs on its own: no command or strategy"
+                )
+            if "launch" in item:
+                launch = _template(item["launch"], where, key="launch", allowed=LAUNCH)
+        elif "launch" in item:
+            raise ConfigError(f"{where}launch: only for a remote bot (account:)")
+        elif command is None and strategy is None:
+            raise ConfigError(f"{where[:-1]}: needs a command, a strategy or an account")
         cwd = item.get("cwd")
         if cwd is not None and not isinstance(cwd, str):
             raise ConfigError(f"{where}cwd: a folder path")
@@ -362,6 +417,8 @@ def _bots(data: Mapping[str, Any], base: Path) -> list[BotConfig]:
                 strategy=strategy,
                 cwd=(base / cwd) if cwd is not None else base,
                 env={k: str(v) for k, v in env.items()},
+                account=account,
+                launch=launch,
             )
         )
     return bots

@@ -16,7 +16,9 @@ as a loss for the faulty bot (last rank; the others share rank 1). A game still 
 ``limits.game_timeout`` is stopped the same way, the seats it waits for being at fault.
 
 When the referee counts faults per seat itself (``GameSummary.seat_stats``: illegal commands,
-clock timeouts, disconnects) the runner adds them to the bots' faults.
+clock timeouts, disconnects) the runner adds them to the bots' faults; a seat the clock
+forfeited or that resigned is that bot's loss, as a crash or a hang is. Remote bots (player
+accounts running on their own) get reserved seats: :mod:`referee_tournament.seats`.
 """
 
 from __future__ import annotations
@@ -33,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from google.protobuf import message_factory
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import BotError, GameStream, describe_rpc_error, settled
@@ -51,6 +52,15 @@ from referee_tournament.processes import (
 )
 from referee_tournament.records import Fault, GameRecord, SeatRecord, forfeit_seats
 from referee_tournament.schedule import GameSpec
+from referee_tournament.seats import (
+    Method,
+    absent_seats,
+    add_referee_stats,
+    count_default_moves,
+    player_ratings,
+    reserve_seats,
+)
+from referee_tournament.verifying import reveal, verify
 
 
 class NetworkRunner:
@@ -91,7 +101,11 @@ class NetworkRunner:
                     f"games[{index}].players: {entry.game} is for {info.min_players} to "
                     f"{info.max_players} players, got {entry.players}"
                 )
-        problems = [problem for bot in self.config.bots if (problem := startable(bot))]
+        problems = [
+            problem
+            for bot in self.config.bots
+            if (not bot.remote or bot.launch) and (problem := startable(bot))
+        ]
         if problems:
             raise ValueError("a bot cannot start:\n  " + "\n  ".join(problems))
 
@@ -99,52 +113,15 @@ class NetworkRunner:
         """After the last game: reveal every deferred seed (RevealSeed), then check every
         game as ``referee verify --server`` does: each deal against its commitment, each
         event against the revealed seed and the recorded commands (docs/fairness.md)."""
-        self._reveal(records)
-        self._verify(records)
+        reveal(self.channel, self.features, self.organiser_tokens, records)
+        verify(self.stub, self.organiser_tokens, records)
 
-    def _verify(self, records: list[GameRecord]) -> None:
-        if (
-            "ExportGame"
-            not in referee_pb2.DESCRIPTOR.services_by_name["RefereeService"].methods_by_name
-        ):
-            return
-        from referee.fairness import verify_export
-
-        for record in records:
-            if not record.game_id or record.status == "failed":
-                continue
-            request = referee_pb2.ExportGameRequest(game_id=record.game_id)
-            token = self.organiser_tokens.get(record.game_id)
-            if token and "organiser_token" in request.DESCRIPTOR.fields_by_name:
-                # The full log shows every hand: the referee gives it to the organiser only.
-                request.organiser_token = token
-            try:
-                export = self.stub.ExportGame(request, timeout=60)
-            except grpc.RpcError as error:
-                record.verified = False
-                record.detail = (record.detail + f"; verify: {error.code().name}").lstrip("; ")
-                continue
-            report = verify_export(export)
-            record.verified = report.ok
-            if not report.ok:
-                problem = "; ".join(report.problems) or "unverifiable"
-                record.detail = (record.detail + f"; verify: {problem}").lstrip("; ")
-
-    def _reveal(self, records: list[GameRecord]) -> None:
-        if not (self.features.defer_seed_reveal and self.features.reveal_seed):
-            return
-        service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
-        call = _Method(self.channel, service.methods_by_name["RevealSeed"])
-        for record in records:
-            token = self.organiser_tokens.get(record.game_id)
-            if not token:
-                continue
-            request = call.request_class(game_id=record.game_id, organiser_token=token)
-            try:
-                response = call(request, timeout=10)
-                record.seed_revealed = bool(response.game.revealed_seed)
-            except grpc.RpcError:
-                record.seed_revealed = False
+    def player_ratings(self) -> dict[str, Any]:
+        """After a rated tournament: the remote bots' persisted ratings (GetRatings)."""
+        accounts = {b.name: b.account for b in self.config.bots if b.account is not None}
+        if not self.config.rated or not accounts:
+            return {}
+        return player_ratings(self.stub, accounts, [e.game for e in self.config.games])
 
     # --- one game -----------------------------------------------------------------------
 
@@ -165,12 +142,13 @@ class NetworkRunner:
             # Every seating of a deal shares its seed: it stays secret until the tournament
             # is over (reveal_seeds), else the first game to end would give the deal away.
             request.defer_seed_reveal = True
+        remote = reserve_seats(self.config, spec, request)
         try:
             created = self.stub.CreateGame(request, timeout=30)
         except grpc.RpcError as error:
             detail = f"CreateGame: {describe_rpc_error(error)}"
             return GameRecord(spec=spec, status="failed", detail=detail), {}
-        game = _Game(self, spec, created, started)
+        game = _Game(self, spec, created, started, remote)
         if game.organiser_token:
             with self._lock:
                 self.organiser_tokens[game.game_id] = game.organiser_token
@@ -187,12 +165,17 @@ class _Game:
         spec: GameSpec,
         created: referee_pb2.CreateGameResponse,
         started: float,
+        remote: dict[int, str],
     ) -> None:
         self.runner = runner
         self.spec = spec
         self.limits = runner.config.limits
         self.game_id = created.game_id
         self.tokens = {seat.seat: seat.token for seat in created.seats}
+        #: Seats reserved for remote bots (seat -> account): no process, no token here.
+        self.remote = remote
+        #: A remote seat's fault: the runner cannot finish that seat, so the game stops.
+        self.stop_now = False
         self.organiser_token = (
             str(getattr(created, runner.features.organiser_token_field))
             if runner.features.organiser_token_field
@@ -224,6 +207,7 @@ class _Game:
                         watch.events.append(message_json(event))
                         if event.WhichOneof("game") != "referee":  # not the referee's own
                             watch.batches.add(event.batch_end_sequence)
+                        count_default_moves(event, watch.default_moves)
                     view = message.view
                     if not settled(message) or view.version < watch.version:
                         continue
@@ -248,6 +232,8 @@ class _Game:
     def _start_bots(self) -> None:
         spec = self.spec
         for seat, name in enumerate(spec.seating):
+            if seat in self.remote:
+                continue  # it runs on its own and claims its reserved seat
             bot = self.runner.config.bot(name)
             values = {
                 "server": self.runner.address,
@@ -305,7 +291,9 @@ class _Game:
         self.faulty.add(seat)
         self.faults.append(Fault(bot=self.spec.seating[seat], seat=seat, kind=kind, detail=detail))
         self._kill(seat)
-        if self.runner.config.on_failure == "fallback" and kind != "game_timeout":
+        if seat in self.remote:
+            self.stop_now = kind != "game_timeout"
+        elif self.runner.config.on_failure == "fallback" and kind != "game_timeout":
             self._start_fallback(seat)
 
     def _start_fallback(self, seat: int) -> None:
@@ -351,7 +339,10 @@ class _Game:
         self.threads.append(follower)
         self._start_bots()
         limits = self.limits
+        # A remote bot may take until the join deadline to sit down (the referee aborts then).
         deadline = self.started + limits.game_timeout
+        if self.remote:
+            deadline += limits.join_timeout
         forfeited = False
         while True:
             with self.watch.lock:
@@ -391,13 +382,65 @@ class _Game:
                     if self._current_version() != version:
                         continue  # the stream lags: the seat did move
                     self._fault(seat, "hang", f"no move within {limits.move_timeout}s")
-            if self.faulty and self.runner.config.on_failure == "forfeit":
+            self._watch_remote(now, pending, since, moved, version)
+            if self.faulty and (self.runner.config.on_failure == "forfeit" or self.stop_now):
                 forfeited = True
                 break
             time.sleep(POLL)
         if forfeited:
             return self._forfeit()
         return self._finish()
+
+    def _watch_remote(
+        self, now: float, pending: tuple[int, ...], since: float, moved: set[int], version: int
+    ) -> None:
+        """A remote seat pending too long is a hang (its first move gets start_timeout more,
+        from the deal). Nothing to kill, no token to finish it with: the game stops."""
+        for seat in self.remote:
+            if seat in self.faulty or seat not in pending:
+                continue
+            allowance = self.limits.move_timeout
+            if seat not in moved:
+                allowance += self.limits.start_timeout
+            if now - since > allowance and self._current_version() == version:
+                self._fault(seat, "hang", f"no move within {allowance:g}s (remote bot)")
+
+    def _void(self, summary: referee_pb2.GameSummary) -> tuple[GameRecord, dict[str, Any]]:
+        """The referee aborted the game at its join deadline: the absent bots are charged,
+        nobody is ranked (the bots that were there lose nothing)."""
+        for seat in absent_seats(summary):
+            self.faults.append(
+                Fault(
+                    bot=self.spec.seating[seat],
+                    seat=seat,
+                    kind="absent",
+                    detail=f"seat reserved for {self.remote.get(seat, '?')} not claimed within "
+                    f"{self.limits.join_timeout:g}s",
+                )
+            )
+        with self.watch.lock:
+            events = list(self.watch.events)
+        record = GameRecord(
+            spec=self.spec,
+            status="void",
+            faults=self.faults,
+            game_id=self.game_id,
+            seconds=time.monotonic() - self.started,
+            seed_commitment=self.commitment,
+            detail="void: " + ", ".join(f.bot for f in self.faults if f.kind == "absent"),
+            remote=bool(self.remote),
+        )
+        return record, self._replay(events, None)
+
+    def _summary(self) -> referee_pb2.GameSummary | None:
+        try:
+            response = self.runner.stub.GetGame(
+                referee_pb2.GetGameRequest(game_id=self.game_id), timeout=10
+            )
+        except grpc.RpcError:
+            return None
+        summary: referee_pb2.GameSummary = response.game
+        return summary
 
     def _finish(self) -> tuple[GameRecord, dict[str, Any]]:
         # Let the bots see the end and exit by themselves.
@@ -411,6 +454,7 @@ class _Game:
             view = self.watch.final_view
             events = list(self.watch.events)
             commands = max(0, len(self.watch.batches) - 1)
+            default_moves = dict(self.watch.default_moves)
         if view is None or not view.game_over:
             try:
                 view = self.runner.stub.GetView(
@@ -418,6 +462,10 @@ class _Game:
                 ).view
             except grpc.RpcError as error:
                 return self._failed(f"GetView: {error.code()}")
+        if view.aborted and self.remote:
+            summary = self._summary()
+            if summary is not None and absent_seats(summary):
+                return self._void(summary)
         by_seat = {r.seat: r for r in view.results}
         seats = [
             SeatRecord(
@@ -426,6 +474,7 @@ class _Game:
                 rank=by_seat[seat].rank,
                 score=by_seat[seat].score,
                 replaced=seat in self.fallbacks,
+                default_moves=default_moves.get(seat, 0),
             )
             for seat, name in enumerate(self.spec.seating)
         ]
@@ -439,6 +488,8 @@ class _Game:
             commands=commands,
             seconds=time.monotonic() - self.started,
             seed_commitment=self.commitment,
+            remote=bool(self.remote),
+            referee_rated=self.runner.config.rated,
         )
         return record, self._replay(events, view)
 
@@ -469,6 +520,7 @@ class _Game:
             seconds=time.monotonic() - self.started,
             seed_commitment=self.commitment,
             detail="stopped: " + "; ".join(f"{f.bot} {f.kind}" for f in self.faults),
+            remote=bool(self.remote),
         )
         return record, self._replay(events, view)
 
@@ -489,7 +541,7 @@ class _Game:
         if not self.runner.features.abort_game:
             return
         service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
-        call = _Method(self.runner.channel, service.methods_by_name["AbortGame"])
+        call = Method(self.runner.channel, service.methods_by_name["AbortGame"])
         request = call.request_class(
             game_id=self.game_id, organiser_token=self.organiser_token, reason=reason[:300]
         )
@@ -497,38 +549,14 @@ class _Game:
             call(request, timeout=10)
 
     def _referee_stats(self, seats: list[SeatRecord]) -> None:
-        """Add GameSummary.seat_stats (when the referee has them) to the faults and seats."""
+        """Add GameSummary.seat_stats and seat_holders (when the referee has them) to the
+        faults and seats: a clock forfeit or a resignation makes the seat the bot's loss."""
         if not self.runner.features.seat_stats:
             return
-        try:
-            game = self.runner.stub.GetGame(
-                referee_pb2.GetGameRequest(game_id=self.game_id), timeout=10
-            ).game
-        except grpc.RpcError:
-            return
-        by_seat = {s.seat: s for s in seats}
-        for stats in game.seat_stats:
-            seat = stats.seat
-            if not 0 <= seat < self.spec.players:
-                continue
-            data = message_json(stats)
-            for name, kind in REFEREE_STATS.items():
-                count = int(data.get(name, 0))
-                if kind == "disconnect" and (seat in self.faulty or seat in self.killed):
-                    continue  # the crash or hang is counted; or the runner cut it off
-                if count > 0:
-                    self.faults.append(
-                        Fault(
-                            bot=self.spec.seating[seat],
-                            seat=seat,
-                            kind=kind,
-                            count=count,
-                            detail=f"referee: seat_stats.{name}",
-                        )
-                    )
-            if seat in by_seat and "commands" in stats.DESCRIPTOR.fields_by_name:
-                by_seat[seat].commands = int(data.get("commands", 0))
-                by_seat[seat].decision_ms = int(data.get("decision_ms_total", 0))
+        summary = self._summary()
+        if summary is not None:
+            charged = self.faulty | self.killed
+            add_referee_stats(summary, self.spec, seats, self.faults, charged)
 
     def _replay(
         self, events: list[dict[str, Any]], view: referee_pb2.View | None
@@ -548,31 +576,6 @@ class _Game:
             self._kill(seat)
         for log in self.logs:
             log.close()
-
-
-#: SeatStats field -> fault kind.
-REFEREE_STATS = {
-    "rejected_commands": "rejected",
-    "timeouts": "timeout",
-    "disconnects": "disconnect",
-    "forfeited": "clock_forfeit",
-}
-
-
-class _Method:
-    """A unary method called by its descriptor (an API the stubs may not have had)."""
-
-    def __init__(self, channel: grpc.Channel, method: Any) -> None:
-        self.request_class: Any = message_factory.GetMessageClass(method.input_type)
-        response_class = message_factory.GetMessageClass(method.output_type)
-        self.call = channel.unary_unary(
-            f"/{method.containing_service.full_name}/{method.name}",
-            request_serializer=self.request_class.SerializeToString,
-            response_deserializer=response_class.FromString,
-        )
-
-    def __call__(self, request: Any, timeout: float) -> Any:
-        return self.call(request, timeout=timeout)
 
 
 def _safe(name: str) -> str:

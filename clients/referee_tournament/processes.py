@@ -133,3 +133,5 @@ class Watch:
     #: Seats seen to move at least once (their start-up allowance is over).
     moved: set[int] = field(default_factory=set)
     error: str = ""
+    #: Seat -> decisions the referee made for it by default (Decided.by), never the bot's.
+    default_moves: dict[int, int] = field(default_factory=dict)

@@ -57,10 +57,17 @@ class Standing:
     #: Fault kind -> count (crash, hang, game_timeout; illegal, timeout, disconnect when the
     #: referee counts them).
     faults: dict[str, int] = field(default_factory=dict)
-    #: Games a fault of this bot stopped (forfeit) or the fallback finished for it (the bot is
-    #: ranked last in those; the fallback's own results there: :func:`fallback_results`).
+    #: Games this bot lost by a fault, ranked last in each: a game its fault stopped
+    #: (``on_failure: forfeit``), or a seat the referee finished with default commands after
+    #: a clock forfeit or a resignation.
     forfeits: int = 0
+    #: Games the fallback strategy finished for it (also ranked last; the fallback's own
+    #: results there: :func:`fallback_results`).
     replaced: int = 0
+    #: Decisions the referee made for it by default (timeouts, forfeited seats' plays).
+    default_moves: int = 0
+    #: Games voided because this bot never took its reserved seat.
+    absences: int = 0
     place: int = 0
     #: Mean decision time in ms as the referee measured it (None when it does not).
     decision_ms_mean: float | None = None
@@ -92,6 +99,9 @@ class Standing:
             "faults": dict(sorted(self.faults.items())),
             "forfeits": self.forfeits,
             "replaced": self.replaced,
+            "timeouts": self.faults.get("timeout", 0),
+            "default_moves": self.default_moves,
+            "absences": self.absences,
             "decision_ms_mean": (
                 None if self.decision_ms_mean is None else round(self.decision_ms_mean, 3)
             ),
@@ -117,6 +127,8 @@ def standings(
         for fault in record.faults:
             faults = table[fault.bot].faults
             faults[fault.kind] = faults.get(fault.kind, 0) + fault.count
+            if fault.kind == "absent":
+                table[fault.bot].absences += 1
         if not record.rated:
             continue
         seats = sorted(record.seats, key=lambda s: s.seat)
@@ -127,14 +139,15 @@ def standings(
             row.games += 1
             row.wins += rank == 1
             ranks[seat.bot] += rank
-            if seat.score is not None and not seat.replaced:
+            row.default_moves += seat.default_moves
+            if seat.score is not None and not seat.lost_by_fault:
                 scores[seat.bot] += seat.score
                 scored[seat.bot] += 1
             row.replaced += seat.replaced
             if seat.commands is not None and seat.decision_ms is not None:
                 decided[seat.bot] += seat.commands
                 decision_ms[seat.bot] += seat.decision_ms
-            if record.status == "forfeit" and seat.bot in offenders:
+            if (record.status == "forfeit" and seat.bot in offenders) or seat.forfeited:
                 row.forfeits += 1
         teams = [[ratings[seat.bot]] for seat in seats]
         updated = model.rate(teams, ranks=[float(rank) for rank in credited])

@@ -7,17 +7,20 @@ from typing import Any
 
 from referee_tournament.schedule import GameSpec
 
-#: Fault kinds the runner sees itself.
-RUNNER_FAULTS = ("crash", "hang", "game_timeout")
+#: Fault kinds the runner sees itself. ``absent``: a remote bot (``account:``) that did not
+#: claim its reserved seat before the join deadline (the game is void, see STATUSES).
+RUNNER_FAULTS = ("crash", "hang", "game_timeout", "absent")
 #: Fault kinds only the referee can count (GameSummary.seat_stats, when it has them):
 #: commands it refused (illegal, malformed, out of turn), clock timeouts (it played the
 #: default command), streams the bot dropped during the game, a forfeit after too many timeouts.
-REFEREE_FAULTS = ("rejected", "timeout", "disconnect", "clock_forfeit")
+REFEREE_FAULTS = ("rejected", "timeout", "disconnect", "clock_forfeit", "resigned")
 
 #: Game statuses. ``ok``: no fault; ``fallback``: a faulty seat was finished by the fallback
 #: strategy; ``forfeit``: the game was stopped and the faulty seats ranked last; ``failed``: the
-#: runner could not play it (not a bot's fault; left out of the standings).
-STATUSES = ("ok", "fallback", "forfeit", "failed")
+#: runner could not play it (not a bot's fault; left out of the standings); ``void``: a remote
+#: bot never took its seat, the game never started and is left out of the ratings (its
+#: absence is counted against that bot only, never scored against the bots that were there).
+STATUSES = ("ok", "fallback", "forfeit", "failed", "void")
 
 
 @dataclass
@@ -53,11 +56,24 @@ class SeatRecord:
     #: (GameSummary.seat_stats; None without).
     commands: int | None = None
     decision_ms: int | None = None
+    #: The seat forfeited by the clock (``forfeit_after_timeouts``) or resigned: the referee
+    #: played its default commands from then on.
+    forfeited: bool = False
+    #: Decisions the referee made for this seat by default (``Decided.by`` TIMEOUT or
+    #: FORFEIT: a timeout, a forfeited or resigned seat's default play).
+    default_moves: int = 0
+
+    @property
+    def lost_by_fault(self) -> bool:
+        """Someone else finished the seat: the fallback strategy, or the referee's default
+        commands after a clock forfeit or a resignation."""
+        return self.replaced or self.forfeited
 
     def credited_rank(self, players: int) -> int:
-        """The rank the bot itself earned: last when the fallback finished its seat (what the
-        fallback then made of the seat is reported apart, never credited to the bot)."""
-        return players if self.replaced else self.rank
+        """The rank the bot itself earned: last when the fallback or the referee's default
+        commands finished its seat (what they made of it is never credited to the bot; the
+        fallback's is reported apart)."""
+        return players if self.lost_by_fault else self.rank
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -68,6 +84,8 @@ class SeatRecord:
             "replaced": self.replaced,
             "commands": self.commands,
             "decision_ms": self.decision_ms,
+            "forfeited": self.forfeited,
+            "default_moves": self.default_moves,
         }
 
 
@@ -91,9 +109,15 @@ class GameRecord:
     #: Whether ``referee verify`` passed on the game after the reveal (None: not checked).
     verified: bool | None = None
 
+    #: The referee rated the game for the players' persisted ratings (a rated tournament).
+    referee_rated: bool = False
+    #: A remote bot held a seat (reserved for its account, claimed by the bot itself).
+    remote: bool = False
+
     @property
     def rated(self) -> bool:
-        return self.status != "failed" and len(self.seats) == self.spec.players
+        """Counted in the standings: played (not failed, not void) with every seat."""
+        return self.status not in ("failed", "void") and len(self.seats) == self.spec.players
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -109,6 +133,8 @@ class GameRecord:
             "seed_commitment": self.seed_commitment,
             "seed_revealed": self.seed_revealed,
             "verified": self.verified,
+            "referee_rated": self.referee_rated,
+            "remote": self.remote,
         }
 
 

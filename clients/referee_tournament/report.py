@@ -9,7 +9,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-FAULT_ORDER = ("crash", "hang", "game_timeout", "illegal", "timeout", "disconnect")
+FAULT_ORDER = (
+    "crash",
+    "hang",
+    "game_timeout",
+    "absent",
+    "rejected",
+    "timeout",
+    "clock_forfeit",
+    "resigned",
+    "disconnect",
+)
 
 
 def fault_text(faults: Mapping[str, int]) -> str:
@@ -30,7 +40,8 @@ def standings_rows(standings: Sequence[Mapping[str, Any]]) -> list[list[str]]:
     header = ["#", "bot", "games", "win %", "95% CI", "mean rank", "mu", "sigma", "ordinal"]
     if swiss:
         header.insert(2, "points")
-    header.append("faults")
+    # Each bot's faults in the terms the issue asked the report to show, then every kind.
+    header += ["forfeits", "timeouts", "absent", "default moves", "faults"]
     rows = [header]
     for row in standings:
         low, high = row["win_rate_ci95"]
@@ -48,7 +59,13 @@ def standings_rows(standings: Sequence[Mapping[str, Any]]) -> list[list[str]]:
         ]
         if swiss:
             cells.insert(2, f"{row['points']:.2f}")
-        cells.append(fault_text(row["faults"]))
+        cells += [
+            str(row.get("forfeits", 0)),
+            str(row.get("timeouts", 0)),
+            str(row.get("absences", 0)),
+            str(row.get("default_moves", 0)),
+            fault_text(row["faults"]),
+        ]
         rows.append(cells)
     return rows
 
@@ -125,7 +142,7 @@ th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; text-align: right
 th { background: #f2f2f2; }
 td.text, th.text { text-align: left; }
 .status-ok { color: #2a7a2a; } .status-fallback { color: #a06000; }
-.status-forfeit, .status-failed { color: #b00020; }
+.status-forfeit, .status-failed, .status-void { color: #b00020; }
 small { color: #666; }
 """
 
@@ -158,7 +175,8 @@ def html_report(results: Mapping[str, Any], chart: bytes) -> str:
         + esc(
             f"format {results['format']}, {results['mode']} mode, seed {results['seed']!r}; "
             f"{summary['games']} games ({summary['ok']} ok, {summary['fallback']} finished by "
-            f"the fallback, {summary['forfeit']} forfeited, {summary['failed']} failed) "
+            f"the fallback, {summary['forfeit']} forfeited, {summary['failed']} failed, "
+            f"{summary.get('void', 0)} void: a bot absent) "
             f"in {results['seconds']:.1f} s"
         )
         + "</p>",
@@ -238,6 +256,7 @@ def _games_table(games: Sequence[Mapping[str, Any]]) -> str:
         seats = ", ".join(
             f"{s['seat']}: {s['bot']} ({s['rank']}, {'-' if s['score'] is None else s['score']})"
             + (" *" if s.get("replaced") else "")
+            + (" †" if s.get("forfeited") else "")
             for s in game["seats"]
         )
         replay = game.get("replay")
@@ -250,7 +269,11 @@ def _games_table(games: Sequence[Mapping[str, Any]]) -> str:
             f"<td>{game['commands']}</td><td>{game['seconds']:.2f}</td>"
             f"<td class='text'>{link}</td></tr>"
         )
-    rows.append("</tbody></table><p><small>* finished by the fallback strategy.</small></p>")
+    rows.append(
+        "</tbody></table><p><small>* finished by the fallback strategy; † forfeited by the "
+        "clock or resigned (the referee played its default commands): both ranked last in "
+        "the standings.</small></p>"
+    )
     return "".join(rows)
 
 

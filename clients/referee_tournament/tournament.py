@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import threading
 import time
 import traceback
@@ -79,21 +80,31 @@ def open_runner(
 
     address = server or config.server
     with contextlib.ExitStack() as stack:
+        own = address is None
         if address is None:
-            address = stack.enter_context(embedded_server())
+            # Open registration: the runner creates the accounts of the remote bots it
+            # launches (nobody else can reach this in-memory referee before the run).
+            address = stack.enter_context(embedded_server(registration=config.remote))
         network = NetworkRunner(config, address, out / "logs")
         stack.callback(network.close)
+        if own:
+            from referee_tournament.launch import launched
+
+            stack.enter_context(launched(config, network.stub, address, out / "logs"))
         yield network, network.features.to_json(), address
 
 
 @contextlib.contextmanager
-def embedded_server() -> Iterator[str]:
-    """A referee in this process (in-memory store) on an ephemeral port; logs warnings only."""
+def embedded_server(*, registration: bool = False) -> Iterator[str]:
+    """A referee in this process (in-memory store) on an ephemeral port; logs warnings only.
+    ``registration``: anyone may Register (for the remote bots the runner launches)."""
     import logging
 
+    from referee.application.players import PlayerSettings
     from referee.server.app import configure_logging, running_server
 
-    with running_server(store="memory:") as server:
+    players = PlayerSettings(open_registration=registration)
+    with running_server(store="memory:", players=players) as server:
         configure_logging(logging.WARNING)
         yield str(server.address)
 
@@ -172,6 +183,9 @@ def run(
             play_all(plan(config))
         records.sort(key=lambda r: r.spec.index)
         runner.finish(records)
+        tokens = dict(getattr(runner, "organiser_tokens", {}))
+        ratings_of = getattr(runner, "player_ratings", None)
+        persisted = ratings_of() if ratings_of is not None else {}
     records.sort(key=lambda r: r.spec.index)
     results = build_results(
         config,
@@ -182,10 +196,37 @@ def run(
         points=points,
         server=address,
     )
+    results["player_ratings"] = persisted or None
     outcome = Outcome(results=results, records=records)
     if outputs:
         outcome.paths = write_outputs(results, out)
+        if tokens:
+            outcome.paths["organiser_tokens"] = write_tokens(out, address, tokens)
     return outcome
+
+
+#: The file of the games' organiser tokens in the output folder (owner-only: secret).
+TOKENS_FILE = "organiser-tokens.json"
+
+
+def write_tokens(out: Path, server: str | None, tokens: dict[str, str]) -> Path:
+    """``organiser-tokens.json``: each game's organiser token, readable by its owner only
+    (0600, set at creation, so no other user can read it even for a moment). Whoever holds it
+    may abort a running game, reveal its seed and export its full log: keep it secret.
+    ``referee verify GAME_ID --server ADDR --organiser-token-file FILE`` reads it."""
+    path = out / TOKENS_FILE
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # a new file, so the mode below applies (an old one keeps its mode)
+    data = {
+        "secret": "organiser tokens: whoever holds them may abort, reveal and export games",
+        "server": server,
+        "games": tokens,
+    }
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        json.dump(data, file, indent=2)
+        file.write("\n")
+    return path
 
 
 def build_results(

@@ -358,12 +358,27 @@ class Repository:
         recorded = now_ms()
         payloads = encode_batch(live.record.game_type, opening, 1, recorded)
         store = self.store
-        if documents or claims:
-            await self.call(store.create_game, live.record, payloads, documents or (), claims or ())
-        else:
-            await self.call(store.create_game, live.record, payloads)
+        # The store tells its listeners of the creation's documents (a holding, a lobby
+        # entry) during the commit, before this resumes: a reader that asks for the game then
+        # waits for this live game rather than loading a second copy of it.
+        creating: asyncio.Future[LiveGame] = asyncio.get_running_loop().create_future()
+        creating.add_done_callback(_retrieved)
+        self._loading[live.game_id] = creating
+        try:
+            if documents or claims:
+                await self.call(
+                    store.create_game, live.record, payloads, documents or (), claims or ()
+                )
+            else:
+                await self.call(store.create_game, live.record, payloads)
+        except BaseException:
+            creating.set_exception(errors.not_found(live.game_id))
+            raise
+        finally:
+            del self._loading[live.game_id]
         live.absorb(opening, recorded, None)
         self.keep(live)
+        creating.set_result(live)
         self.activity[live.game_id] = recorded
         self.started()
         self.metrics.game_created(live.record.game_type)
@@ -502,6 +517,12 @@ def _unavailable(fault: StoreUnavailable) -> RefereeError:
     """A store fault as the caller sees it (UNAVAILABLE, with when to retry), logged once."""
     log.warning("store_unavailable", error=str(fault), uncertain=fault.uncertain)
     return errors.store_unavailable(str(fault), fault.retry_after, fault.uncertain)
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a creation's outcome seen, so an unawaited failure is not logged as lost."""
+    if not future.cancelled():
+        future.exception()
 
 
 __all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeper"]

@@ -339,8 +339,13 @@ class Session:
         self._spawn(self._command(command))
 
     def refuse(self, error: RefereeError, command_id: str = "", game_id: str = "") -> None:
-        """Answer a request the transport could not read (or a bad one) on the stream."""
+        """Answer a request that asks for nothing known on the stream (it goes on)."""
         self._spawn(self._put(None, Outcome(command_id, game_id, -1, refusal=error)))
+
+    def end(self, error: RefereeError) -> None:
+        """End the session with ``error`` (bytes that are not a request: as every RPC answers
+        them, with the call's status)."""
+        self._spawn(self._end(error))
 
     def close(self) -> list[asyncio.Future[Any]]:
         """Stop every source (the client left, or the session ended); the tasks stopped."""

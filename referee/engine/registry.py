@@ -23,6 +23,11 @@ by name in the package (:func:`game_module`), so nothing outside the package nam
     ``view_text(view)`` there (:func:`referee.engine.labels.view_lines`): a few lines of a
     seat's view in the game's words. A game without one sends no lines.
 
+``worlds``
+    The game's world sampler (:data:`referee.engine.worlds.MODULE`): ``sample(knowledge,
+    config, rng)``, the seat's events with their hidden parts filled in; found by
+    :func:`referee.engine.worlds.sample_world`.
+
 Other packages may look up modules of their own by name the same way (``game_module(type_id,
 "board")``).
 """

@@ -39,10 +39,12 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from referee.engine import Table, View
+from referee.engine.worlds import World
 from referee.rl.core import Mask, Observation
 from referee.rl.games import GameSpec, default_players, spec
 from referee.rl.infostate import HistoryKeeper
 from referee.rl.text import render_text
+from referee.rl.worlds import seat_world
 
 ObsDict = dict[str, Any]
 
@@ -167,6 +169,11 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
     def view(self, agent: str) -> View:
         """The seat's view (what its observation is built from)."""
         return self._table().view(self._seats[agent])
+
+    def sample_world(self, agent: str, seed: bytes | int | str) -> World:
+        """A world ``agent``'s seat could be in, from its own events and view only, for search
+        agents (:func:`referee.rl.worlds.seat_world`); ``world.table()`` plays on."""
+        return seat_world(self._table(), self._seats[agent], seed)
 
     def _record(self, seat: int) -> tuple[int, Observation, Mask]:
         """The env's record of ``seat``'s current view: encoded once per table version."""

@@ -44,12 +44,14 @@ import numpy as np
 from gymnasium import spaces
 
 from referee.engine import Table
+from referee.engine.worlds import World
 from referee.rl.aec import ObsDict, PrivilegedAccessWarning, observation_space, observe
 from referee.rl.core import Observation
 from referee.rl.games import default_players, spec
 from referee.rl.infostate import HistoryKeeper
 from referee.rl.players import Player, PlayerSpec, expand, make_player
 from referee.rl.text import render_text
+from referee.rl.worlds import seat_world
 
 #: The one action the terminal observation's mask marks (see the module).
 TERMINAL_ACTION = 0
@@ -109,6 +111,11 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
         if self.privileged_table is None:
             raise RuntimeError("call reset() before step()")
         return self.privileged_table
+
+    def sample_world(self, seed: bytes | int | str) -> World:
+        """A world the learner's seat could be in, from its own events and view only, for
+        search agents (:func:`referee.rl.worlds.seat_world`); ``world.table()`` plays on."""
+        return seat_world(self._table(), self.seat, seed)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

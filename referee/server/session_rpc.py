@@ -189,8 +189,10 @@ class SessionCalls:
         stream, a request that cannot be read too)."""
         async for request in requests:
             if not isinstance(request, pb.PlayerSessionRequest):
-                session.refuse(request.error)  # a Refused: bytes that are not a request
-                continue
+                # A Refused: bytes that are not a request. The client is out of step with the
+                # protocol: the stream ends INVALID_ARGUMENT, as every RPC answers such bytes.
+                session.end(request.error)
+                return
             kind = request.WhichOneof("kind")
             if kind == "command":
                 await session.command(_command(request.command))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import time
 import uuid
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -28,7 +29,7 @@ from referee.application.sessions import (
     SessionMessage,
     parse_holding,
 )
-from referee.store import DocumentWrite
+from referee.store import DocumentWrite, MemoryEventStore
 from tests.application.support import WAIT, run
 
 GAME = "vampire-queen"
@@ -249,3 +250,36 @@ def test_a_game_over_before_the_session_is_not_replayed_unless_resumed() -> None
             await resumed.aclose()
 
     run(scenario)
+
+
+class _SlowToReturn(MemoryEventStore):
+    """A store whose creation returns late, after telling its listeners: what a busy writer
+    thread does now and then."""
+
+    def create_game(self, *args: Any, **kwargs: Any) -> None:
+        super().create_game(*args, **kwargs)
+        time.sleep(0.1)
+
+
+def test_a_seat_held_at_creation_is_followed_on_the_game_the_referee_keeps() -> None:
+    """The creation's holding reaches the session during the store's commit, before the
+    creation keeps its live game: the session must follow that game, not a second copy
+    loaded meanwhile (that one would never move)."""
+    from referee.application import GameSettings
+    from referee.application.clocks import SeatPlan
+
+    async def scenario(referee: Referee) -> None:
+        await referee.players.create_account("alice", "bot")
+        messages = referee.sessions.open(alice()).messages()
+        try:
+            settings = GameSettings(seats=(SeatPlan("creator"), SeatPlan("open")))
+            created = await referee.create("sleeping-queens", 2, settings=settings, creator=alice())
+            granted = await next_of(messages, Granted)
+            assert granted.game_id == created.game_id
+            await next_of(messages, GameMessage)
+            live = referee.games[created.game_id]
+            assert [sub.seat for sub in live.subscribers] == [0]
+        finally:
+            await messages.aclose()
+
+    run(scenario, store=_SlowToReturn())

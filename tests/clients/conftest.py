@@ -38,3 +38,10 @@ def no_bot_left() -> Iterator[None]:
         if process.poll() is None:
             process.terminate()
         process.wait(30)
+
+
+@pytest.fixture(autouse=True)
+def cli_state(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``referee-cli new`` keeps organiser tokens under $XDG_STATE_HOME: a test's own
+    folder, never the user's."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))

@@ -287,9 +287,9 @@ def test_resume_is_exact_per_game(stub: pb_grpc.RefereeServiceStub) -> None:
         assert seen[game.game_id] == list(range(after + 1, version + 1))
 
 
-def test_an_unreadable_request_is_answered_and_the_stream_goes_on(
-    server: RefereeServer,
-) -> None:
+def test_bytes_that_are_not_a_request_end_the_session(server: RefereeServer) -> None:
+    """As every RPC answers them: INVALID_ARGUMENT with a BadRequest naming ``request``,
+    after what was sent before them was served."""
     with grpc.insecure_channel(server.address) as channel:
         call = channel.stream_stream(
             f"/{SERVICE}/PlayerSession",
@@ -301,16 +301,31 @@ def test_an_unreadable_request_is_answered_and_the_stream_goes_on(
         resume = pb.PlayerSessionRequest(
             resume=pb.GameResume(game_id=game.game_id, seat=0, seat_token=game.tokens[0])
         ).SerializeToString()
-        responses = call(iter([b"\xff\xff\xff", resume]), timeout=RPC_TIMEOUT)
-        try:
-            first = next(responses).message
-            assert first.WhichOneof("kind") == "outcome"
-            assert first.outcome.refusal.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
-            assert first.outcome.refusal.reason == "BAD_REQUEST"
-            assert next(responses).message.WhichOneof("kind") == "seat"
-            assert next(responses).message.WhichOneof("kind") == "update"
-        finally:
-            responses.cancel()
+        responses = call(iter([resume, b"\xff\xff\xff"]), timeout=RPC_TIMEOUT)
+        with pytest.raises(grpc.RpcError) as ended:
+            for _ in responses:
+                pass
+        failure = failure_of(ended.value)
+        assert failure.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert failure.fields == ["request"]
+
+
+def test_a_request_with_neither_command_nor_resume_is_answered_and_the_stream_goes_on(
+    stub: pb_grpc.RefereeServiceStub,
+) -> None:
+    game = create_game(stub, 3)
+    client = Client(stub)
+    try:
+        client.send()
+        client.resume(game, 0)
+        first = client.read()
+        assert first.WhichOneof("kind") == "outcome"
+        assert first.outcome.refusal.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert first.outcome.refusal.reason == "BAD_REQUEST"
+        assert client.read().WhichOneof("kind") == "seat"
+        assert client.read().WhichOneof("kind") == "update"
+    finally:
+        client.close()
 
 
 def test_a_wrong_seat_token_ends_the_session(stub: pb_grpc.RefereeServiceStub) -> None:
@@ -463,3 +478,16 @@ def test_a_session_whose_client_never_reads_is_ended() -> None:
         assert failure.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert failure.metadata.get("limit") == "stream stall seconds"
         client.close()
+
+
+def test_watch_player_over_grpc(stub: pb_grpc.RefereeServiceStub) -> None:
+    game = create_game(stub, 3)
+    request = pb.WatchPlayerRequest(
+        resume=[pb.GameResume(game_id=game.game_id, seat=2, seat_token=game.tokens[2])]
+    )
+    call = stub.WatchPlayer(request, timeout=RPC_TIMEOUT)
+    try:
+        kinds = [next(call).message.WhichOneof("kind") for _ in range(2)]
+        assert kinds == ["seat", "update"]
+    finally:
+        call.cancel()

@@ -107,7 +107,10 @@ def test_load_reads_yaml_and_json(tmp_path: Path) -> None:
         ({"rounds": 2}, "rounds: only for format swiss"),
         ({"bots": bots("a")}, "bots: a list of at least two bots"),
         ({"bots": bots("a", "a", "b")}, "bots[1].name: 'a' is used twice"),
-        ({"bots": [*bots("a", "b"), {"name": "c"}]}, "bots[2]: needs a command or a strategy"),
+        (
+            {"bots": [*bots("a", "b"), {"name": "c"}]},
+            "bots[2]: needs a command, a strategy or an account",
+        ),
         ({"bots": [*bots("a", "b"), {"name": "c", "strategy": "genius"}]}, "unknown strategy"),
         (
             {"bots": [*bots("a", "b"), {"name": "c", "command": "x --t {tokn}"}]},

@@ -40,7 +40,8 @@ def test_the_readme_local_hint_runs_on_the_shipped_example(
         monkeypatch.chdir(ROOT)
         assert main([*args, "--quiet", "--out", str(tmp_path / "out")]) == 0, shlex.join(words)
         out = capsys.readouterr().out
-        assert re.search(r"\d+ games in .* \(\d+ ok, 0 fallback, 0 forfeit, 0 failed\)", out), out
+        summary = r"\d+ games in .* \(\d+ ok, 0 fallback, 0 forfeit, 0 failed, 0 void\)"
+        assert re.search(summary, out), out
 
 
 def _config(bots: list[dict[str, object]], **extra: object) -> TournamentConfig:

@@ -100,7 +100,14 @@ def test_progress_lines_and_bar() -> None:
     progress(record, 1, 2, [record])
     progress(record, 2, 2, [record, record])
     assert "\x1b[" in live.getvalue() and bar(2, 2) in live.getvalue()
-    assert data["summary"] == {"games": 3, "ok": 2, "fallback": 1, "forfeit": 0, "failed": 0}
+    assert data["summary"] == {
+        "games": 3,
+        "ok": 2,
+        "fallback": 1,
+        "forfeit": 0,
+        "failed": 0,
+        "void": 0,
+    }
 
 
 def test_progress_doctests() -> None:

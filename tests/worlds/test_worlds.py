@@ -1,0 +1,139 @@
+"""The property that defines a world sampler, for every game (referee.engine.worlds).
+
+From random positions of random games (hypothesis-chosen seeds), the world sampled from one
+seat's knowledge only redacts, for that seat, to exactly the events it received, and shows it
+exactly its view and legal commands; its history is a valid one (each game's own invariants,
+``VALID``); and the same seed gives the same world.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from referee.engine import all_games, get_game
+from referee.engine.registry import game_module
+from referee.engine.worlds import (
+    MODULE,
+    World,
+    WorldMismatch,
+    check_world,
+    knowledge_of,
+    sample_world,
+)
+from referee.games.dracula_vs_van_helsing.model import CODES
+from tests.worlds.support import random_position
+
+PROPERTY = settings(
+    max_examples=12, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
+#: Options that keep a random game short enough to reach its later phases.
+SHORT = {
+    "vampire-queen": {"rounds": "2"},
+    "mau-mau-vampires": {"hands": "2"},
+}
+
+
+def _vq_valid(world: World) -> None:
+    """VQ-7/VQ-8/VQ-12: a card played was held (no count below zero at any moment)."""
+    game = get_game(world.config.game_type)
+    state = game.new_state(world.config)
+    for event in world.events:
+        if not type(event).__module__.startswith("referee.engine"):
+            state = game.apply(state, event)
+            assert all(min(hand) >= 0 for hand in state.hands), event
+
+
+def _dv_valid(world: World) -> None:
+    """DV-2/DV-5: every card is in exactly one place at every moment of a round."""
+    game = get_game(world.config.game_type)
+    state = game.new_state(world.config)
+    for event in world.events:
+        if not type(event).__module__.startswith("referee.engine"):
+            state = game.apply(state, event)
+            if type(event).__name__ == "TurnStarted":  # between two turns
+                places = [*state.slots[0], *state.slots[1], *state.deck, *state.pile]
+                places += [state.drawn] if state.drawn else []
+                assert sorted(places) == sorted(CODES), event
+
+
+def _sq_valid(world: World) -> None:
+    """SQ-5 ... SQ-10: a card played was held (no count below zero at any moment)."""
+    game = get_game(world.config.game_type)
+    state = game.new_state(world.config)
+    for event in world.events:
+        if not type(event).__module__.startswith("referee.engine"):
+            state = game.apply(state, event)
+            assert all(min(hand[1:]) >= 0 for hand in state.hands), event
+
+
+def _mmv_valid(world: World) -> None:
+    """MM-8 ... MM-22: a card played, given or set aside was held (no count below zero)."""
+    game = get_game(world.config.game_type)
+    state = game.new_state(world.config)
+    for event in world.events:
+        if not type(event).__module__.startswith("referee.engine"):
+            state = game.apply(state, event)
+            assert all(min(hand) >= 0 for hand in state.hands), event
+
+
+VALID: dict[str, Callable[[World], None]] = {
+    "mau-mau-vampires": _mmv_valid,
+    "sleeping-queens": _sq_valid,
+    "vampire-queen": _vq_valid,
+    "dracula-vs-van-helsing": _dv_valid,
+}
+
+SAMPLED = [
+    pytest.param(game.info.type_id, id=game.info.type_id)
+    for game in all_games()
+    if game_module(game.info.type_id, MODULE) is not None
+]
+
+
+@pytest.mark.parametrize("game_type", SAMPLED)
+@PROPERTY
+@given(
+    seed=st.integers(0, 2**32),
+    steps=st.integers(0, 400),
+    players=st.integers(0, 10),
+    refereed=st.booleans(),
+    data=st.data(),
+)
+def test_a_world_redacts_to_what_the_seat_saw(
+    game_type: str, seed: int, steps: int, players: int, refereed: bool, data: Any
+) -> None:
+    info = get_game(game_type).info
+    players = info.min_players + players % (info.max_players - info.min_players + 1)
+    table = random_position(
+        game_type, players, seed, steps, SHORT.get(game_type), refereed=refereed
+    )
+    seat = data.draw(st.integers(0, players - 1), label="seat")
+    known = knowledge_of(table, seat)
+    world = sample_world(known, seed)  # checks the redaction and the view
+    check_world(world, known)
+    VALID.get(game_type, lambda world: None)(world)
+    assert sample_world(known, seed).events == world.events  # seeded
+    # the world plays on: the seat's legal commands are legal there
+    played = world.table()
+    for command in known.legal[:3]:
+        played.decide(seat, command)
+
+
+@pytest.mark.parametrize("game_type", SAMPLED)
+def test_a_world_that_differs_is_caught(game_type: str) -> None:
+    table = random_position(game_type, get_game(game_type).info.min_players, 7, 30)
+    known = knowledge_of(table, 0)
+    world = sample_world(known, 1)
+    shorter = World(world.config, world.events[:-1], world.state)
+    with pytest.raises(WorldMismatch):
+        check_world(shorter, known)
+
+
+def test_every_game_has_a_sampler() -> None:
+    """Issue 22 §1: every game of the repository samples the worlds a seat could be in."""
+    assert [g.info.type_id for g in all_games()] == [p.values[0] for p in SAMPLED]
