@@ -16,8 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from referee.engine.endings import Ending, winners_text
 from referee.engine.chance import deck_for, hidden_permutation
+from referee.engine.endings import Ending, winners_text
 from referee.engine.game import (
     Decision,
     Game,
