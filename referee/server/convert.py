@@ -136,6 +136,8 @@ def summary_to_proto(summary: Summary) -> pb.GameSummary:
         listed=summary.listed,
         rated=summary.rated,
         organiser_audit=summary.organiser_audit,
+        end_rule_id=summary.end_rule_id,
+        end_reason=summary.end_reason,
     )
     if summary.revealed_seed is not None:
         message.revealed_seed = summary.revealed_seed
