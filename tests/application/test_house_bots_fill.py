@@ -8,8 +8,8 @@ from __future__ import annotations
 from referee.application import Kind, Referee
 from referee.application.house_levels import parse_levels
 from tests.application.seating_support import seats, unchanged
-from tests.application.test_house_bots import person, play_as
 from tests.application.support import run, until
+from tests.application.test_house_bots import person, play_as
 
 SQ = "sleeping-queens"
 
