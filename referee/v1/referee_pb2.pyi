@@ -2375,6 +2375,54 @@ class AbortGameResponse(_message.Message):
 Global___AbortGameResponse: _TypeAlias = AbortGameResponse  # noqa: Y015
 
 @_typing.final
+class FillWithBotsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    organiser_token: _builtins.str
+    level: _builtins.str
+    """A house bot level (HouseBot.level), or empty for any."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        organiser_token: _builtins.str = ...,
+        level: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "level", b"level", "organiser_token", b"organiser_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FillWithBotsRequest: _TypeAlias = FillWithBotsRequest  # noqa: Y015
+
+@_typing.final
+class FillWithBotsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game after the claims (started), as its organiser sees it."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FillWithBotsResponse: _TypeAlias = FillWithBotsResponse  # noqa: Y015
+
+@_typing.final
 class RevealSeedRequest(_message.Message):
     """Request of RevealSeed."""
 
