@@ -288,8 +288,7 @@ async def remote_vs_local(referee: str, echo_address: str, settings: Settings) -
         "session_seconds": on_session,
         "session_commands": sum(session_steps),
         "session_ms_per_command": 1000 * on_session / max(sum(session_steps), 1),
-        "session_to_echo": (on_session / max(sum(session_steps), 1))
-        / (floor / sum(local_steps)),
+        "session_to_echo": (on_session / max(sum(session_steps), 1)) / (floor / sum(local_steps)),
     }
 
 
