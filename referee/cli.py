@@ -11,6 +11,7 @@ from typing import Any
 
 from referee import cli_help
 from referee.application import Limits
+from referee.application.house_levels import DEFAULT_BUDGET_MS, parse_levels
 from referee.application.limits import DEFAULT_PER_MINUTE
 from referee.application.players import DEFAULT_REGISTRATIONS_PER_MINUTE, PlayerSettings
 from referee.store import DEFAULT_WAIT
@@ -200,6 +201,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--house-bots",
+        default="",
+        metavar="LEVELS",
+        help="run bot players of these strengths in the server, e.g. 'easy,normal' "
+        "(accounts house-easy, house-normal; docs/lobby.md, 'House bots')",
+    )
+    _env_flag(
+        serving,
+        "--house-bot-budget-ms",
+        type=int,
+        default=DEFAULT_BUDGET_MS,
+        help="a house bot's most time for a move; past it (or when its strategy fails) it "
+        "plays a random legal move, logged and counted",
+    )
+    _env_flag(
+        serving,
+        "--house-bots-pair-after",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="a pairing request waiting this long is joined by a house bot (0 = never)",
+    )
+    _env_flag(
+        serving,
         "--drain-seconds",
         type=float,
         default=2.0,
@@ -380,6 +405,10 @@ def main(argv: list[str] | None = None) -> int:
     players = _player_settings(args)
     if players is None:
         return 2
+    try:
+        parse_levels(args.house_bots)
+    except ValueError as error:
+        parser.error(f"--house-bots: {error}")
     config = ServerConfig(
         listen=args.listen,
         store=args.store,
@@ -401,6 +430,9 @@ def main(argv: list[str] | None = None) -> int:
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
         drain_seconds=args.drain_seconds,
+        house_bots=args.house_bots,
+        house_bot_budget_ms=args.house_bot_budget_ms,
+        house_bots_pair_after=args.house_bots_pair_after,
     )
     try:
         asyncio.run(serve(config))

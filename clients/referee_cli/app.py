@@ -181,7 +181,9 @@ def follow_game(
                     newest, newest_settled = view, settled(message)
                 if not message.HasField("event"):  # a (re)connection's current view
                     replay_until = max(replay_until, view.version)
-                    if first and not view.game_over and view.version == after_sequence:
+                    asked = view.seat in view.pending_seats and bool(view.legal_commands)
+                    current = first and not view.game_over and view.version == after_sequence
+                    if current and (spectator or not asked):  # a prompt draws its own screen
                         term.say(render.render_view(view, info))  # nothing to replay: draw it
                 first = False
             if ended:  # the server ends the stream after the game's final event

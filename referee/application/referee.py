@@ -37,6 +37,7 @@ from referee.application.commands import Commands
 from referee.application.errors import RefereeError
 from referee.application.fanout import FanOut, Send, StreamEnded
 from referee.application.hand import RefereeHand
+from referee.application.house_bots import HouseBots
 from referee.application.live import LiveGame, now_ms
 from referee.application.lobby import Lobby
 from referee.application.lobby_seats import ClaimedSeats
@@ -91,6 +92,10 @@ class Referee:
         )
         self.repository.on_finished.append(self.players.ratings.record)
         self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
+        #: Bot players the server runs (idle until ``house_bots.start``; docs/lobby.md).
+        self.house_bots = HouseBots(
+            self.repository, self.sessions, self.lobby, self.seating, self.players, self.metrics
+        )
         self._sweeper: asyncio.Future[None] | None = None
 
     @property
@@ -122,6 +127,7 @@ class Referee:
         """Stop timers and background work, and close the store."""
         if self._sweeper is not None:
             self._sweeper.cancel()
+        self.house_bots.close()
         self.lobby.close()
         self._streams.close()
         self.repository.close()

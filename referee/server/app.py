@@ -22,6 +22,7 @@ from prometheus_client import start_http_server
 
 from referee.application import Limits, Referee
 from referee.application.errors import stopping as shutting_down
+from referee.application.house_levels import parse_levels
 from referee.application.players import PlayerSettings
 from referee.metrics import SERVICE, Metrics
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
@@ -56,6 +57,12 @@ class ServerConfig:
     #: Calls gRPC may hold received but not yet started; beyond it gRPC itself cancels
     #: new ones (its default, 1,000, cancelled a third of a burst of stream opens).
     max_pending_calls: int = 50_000
+    #: House bots' levels to run, e.g. "easy,normal" ("" = none; docs/lobby.md).
+    house_bots: str = ""
+    #: A house bot's per-move budget (ms); past it the move is a random legal one.
+    house_bot_budget_ms: int = 1000
+    #: A pairing request waiting this long is joined by a house bot (0 = never).
+    house_bots_pair_after: float = 10.0
 
 
 class _Stderr(logging.StreamHandler):  # type: ignore[type-arg]
@@ -200,6 +207,12 @@ class RefereeServer:
 
     async def start(self) -> None:
         await self.referee.recover()
+        if self.config.house_bots:
+            await self.referee.house_bots.start(
+                parse_levels(self.config.house_bots),
+                budget_ms=self.config.house_bot_budget_ms,
+                pair_after_seconds=self.config.house_bots_pair_after,
+            )
         if self.config.metrics:
             host, port = self.config.metrics.rsplit(":", 1)
             http, _ = start_http_server(int(port), host, registry=self.metrics.registry)

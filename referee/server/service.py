@@ -211,6 +211,16 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
     ) -> pb.ListGameTypesResponse:
         response = pb.ListGameTypesResponse()
         response.game_types.extend(codec.game_type_to_proto(g.info) for g in all_games())
+        house = self.referee.house_bots
+        for bot in house.bots:
+            response.house_bots.add(
+                player=bot.player,
+                level=bot.level,
+                strategy=bot.strategy,
+                description=bot.description,
+                pair_after_ms=int(house.pair_after_seconds * 1000),
+                budget_ms=house.budget_ms,
+            )
         return response
 
     async def CreateGame(

@@ -376,22 +376,78 @@ class ListGameTypesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_TYPES_FIELD_NUMBER: _builtins.int
+    HOUSE_BOTS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def game_types(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameType]:
         """Every game type, by id."""
+
+    @_builtins.property
+    def house_bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___HouseBot]:
+        """The bot players this server runs itself (`referee serve --house-bots`), weakest first;
+        empty when it runs none. Each is a player account of kind bot that plays every game type:
+        reserve a seat for it (SeatRequest reserved, its player name), challenge it, or request
+        pairing (one joins a request that has waited pair_after_ms). See docs/lobby.md.
+        """
 
     def __init__(
         self,
         *,
         game_types: _abc.Iterable[Global___GameType] | None = ...,
+        house_bots: _abc.Iterable[Global___HouseBot] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_types", b"game_types"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_types", b"game_types", "house_bots", b"house_bots"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListGameTypesResponse: _TypeAlias = ListGameTypesResponse  # noqa: Y015
+
+@_typing.final
+class HouseBot(_message.Message):
+    """A bot player the server runs (docs/lobby.md, "House bots")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    STRATEGY_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    PAIR_AFTER_MS_FIELD_NUMBER: _builtins.int
+    BUDGET_MS_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    """Its account name, e.g. "house-normal"."""
+    level: _builtins.str
+    """Its strength, e.g. "easy" (random legal moves) or "normal" (the game's heuristic bot)."""
+    strategy: _builtins.str
+    """The built-in strategy that plays it (referee-bot's --strategy names)."""
+    description: _builtins.str
+    """One line for a player choosing an opponent."""
+    pair_after_ms: _builtins.int
+    """A house bot joins a pairing request that has waited this long (0: house bots join no
+    pairing request).
+    """
+    budget_ms: _builtins.int
+    """The longest a house bot decides a move; past it, its move is a random legal one
+    (counted in the metric referee_house_bot_fallbacks_total).
+    """
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        level: _builtins.str = ...,
+        strategy: _builtins.str = ...,
+        description: _builtins.str = ...,
+        pair_after_ms: _builtins.int = ...,
+        budget_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget_ms", b"budget_ms", "description", b"description", "level", b"level", "pair_after_ms", b"pair_after_ms", "player", b"player", "strategy", b"strategy"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HouseBot: _TypeAlias = HouseBot  # noqa: Y015
 
 @_typing.final
 class FixedDeal(_message.Message):

@@ -279,7 +279,7 @@ def test_mm_4_the_top_card_and_hand_by_colour_and_symbol_name() -> None:
     view = with_lines(mm.make_view(seat=0, players=3, hand="R1 B8 CLOCK", top="B8"))
     flat = " ".join(render.render_view(view).split())
     # MM-4: symbol 1 is the skull, 8 the garlic (the names the command labels use).
-    assert "top card: blue garlic" in flat and "your hand: red skull, blue garlic, a Clock" in flat
+    assert "top card: blue garlic" in flat and "your hand: red skull; blue garlic; a Clock" in flat
     assert "mau mau blue 8" not in flat
 
 

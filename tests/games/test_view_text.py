@@ -57,7 +57,7 @@ def test_mm_4_cards_are_named_by_colour_and_symbol_with_the_wish() -> None:
     text = _lines("mau-mau-vampires", view)
     # MM-4: symbol 1 is the skull, 8 the garlic (the shipped names the menu uses too).
     assert "top card: blue garlic; wished colour: purple" in text
-    assert "your hand: red skull, a Clock" in text
+    assert "your hand: red skull; a Clock" in text  # by colour, a colour named once
 
 
 def test_sq_1_sq_2_hand_and_awake_queens_by_name() -> None:

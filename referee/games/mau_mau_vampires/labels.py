@@ -301,10 +301,35 @@ def _list(cards: Sequence[Card], symbols: Sequence[str]) -> str:
     return ", ".join(card_text(c, symbols) for c in cards)
 
 
+def _hand(cards: Sequence[Card], symbols: Sequence[str]) -> str:
+    """A hand by colour, each colour named once (``red coffin spider; blue bat; a Clock``):
+    a hand can grow to most of the deck (drawing has no limit), and said card by card it
+    took more lines than an 80x24 terminal has room for beside the top card and the menu.
+
+    >>> red, blue = Colour.RED, Colour.BLUE
+    >>> clock = Card(CardKind.CLOCK)
+    >>> _hand([Card(CardKind.MAU_MAU, red, 2), clock, clock, Card(CardKind.WEREWOLF),
+    ...        Card(CardKind.MAU_MAU, blue, 1), Card(CardKind.MAU_MAU, red, 1)], ("a", "b"))
+    'red b a; blue a; a Clock x2, a Werewolf'
+    """
+    by_colour: dict[int, list[str]] = {}
+    special: dict[str, int] = {}
+    for card in cards:
+        if card.kind == CardKind.MAU_MAU:
+            by_colour.setdefault(card.colour, []).append(symbol_name(card.symbol, symbols))
+        else:
+            name = card_text(card, symbols)
+            special[name] = special.get(name, 0) + 1
+    parts = [f"{colour_name(colour)} {' '.join(names)}" for colour, names in by_colour.items()]
+    others = [name if count == 1 else f"{name} x{count}" for name, count in special.items()]
+    return "; ".join([*parts, *([", ".join(others)] if others else [])])
+
+
 def view_text(view: MauMauVampiresView) -> tuple[str, ...]:
     """The seat's view in the game's words (``View.view_lines``), from the view only: the top
-    card and wished colour, the seat's hand, pot and drawn cards by colour and symbol name
-    (MM-2, the symbols of the characters in play), the characters in front of each seat."""
+    card and wished colour, day or night, the seat's hand (by colour), pot and drawn cards by
+    colour and symbol name (MM-2, the symbols of the characters in play), the characters in
+    front of each seat."""
     symbols = view.symbols
     top = f"top card: {card_text(view.top, symbols)}"
     if view.wish:
@@ -315,9 +340,13 @@ def view_text(view: MauMauVampiresView) -> tuple[str, ...]:
     if view.pot_yours:
         pot += f" (yours: {_list(view.pot_yours, symbols)})"
     shown = ", ".join(f"{seat(c.seat)} {card_text(c.card, symbols)}" for c in view.shown_to_you)
+    # The top card (and the wish), then day or night, first: every decision is about them,
+    # and a view too long for its lines (a hand can hold most of the deck) is cut at the end.
     return lines(
-        f"your hand: {_list(view.hand, symbols)}" if view.hand else "",
         top,
+        f"hand {view.hand_number} of {view.hands}; {'night' if view.night else 'day'}; "
+        f"deck {view.deck_size}, pile {view.pile_size}",
+        f"your hand: {_hand(view.hand, symbols)}" if view.hand else "",
         f"drawn: {_list(view.drawn, symbols)}" if view.drawn else "",
         f"to share: {_list(view.to_share, symbols)}" if view.to_share else "",
         f"shown to you: {shown}" if shown else "",
@@ -325,6 +354,4 @@ def view_text(view: MauMauVampiresView) -> tuple[str, ...]:
         "characters: " + ", ".join(f"{seat(c.seat)} {c.name}" for c in view.characters)
         if view.characters
         else "",
-        f"hand {view.hand_number} of {view.hands}; {'night' if view.night else 'day'}; "
-        f"deck {view.deck_size}, pile {view.pile_size}",
     )

@@ -1,0 +1,166 @@
+"""House bots' strengths and how one decides: from its seat's view only, in bounded time.
+
+A **level** names a strength a server offers (``referee serve --house-bots easy,normal``)
+and the built-in strategy (:mod:`referee.bots`) that plays it. Adding one (issue 22's search
+bot, say) is one entry of :data:`LEVELS` naming its strategy in :mod:`referee.bots`; a level
+whose strategy is CPU-heavy sets ``process=True`` so it runs in a process pool rather than in
+a thread that would hold the event loop's GIL.
+
+:func:`decide` is everything a house bot knows when it moves: the engine :class:`View` its
+seat's stream delivered (the same redacted view a remote bot reads back from the wire), the
+number of seats and a random generator. It is handed no table, state or live game, so it
+cannot see what its seat may not (``tests/application/test_house_bots_leak.py`` checks that
+two states that differ only in what the seat may not see give the same decision).
+
+**The replacement rule** (never silent: logged as ``house_bot_fallback`` and counted in
+``referee_house_bot_fallbacks_total`` by reason): when the level's strategy raises
+(``error``), takes longer than the per-move budget (``budget``), or returns a command that
+is not among the view's legal commands (``illegal``), the bot plays the ``random``
+strategy's choice for the same view instead (uniform among the legal commands). A command
+the referee still refuses is replaced the same way once (``refused``); after that the seat
+is left to the game's clock rules, as any seat that does not move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from referee.bots import RandomStrategy, make_strategy
+from referee.engine import View
+
+#: A house bot's per-move budget unless configured (``--house-bot-budget-ms``).
+DEFAULT_BUDGET_MS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """A strength: its name, the built-in strategy that plays it, and where it runs."""
+
+    name: str
+    strategy: str
+    #: CPU-heavy: decide in a worker process (the view is pickled there and back).
+    process: bool = False
+    description: str = ""
+
+
+#: The levels a server may offer, weakest first. A new strategy in referee/bots.py becomes a
+#: level by one entry here (e.g. ``"hard": Level("hard", "search", process=True)``).
+LEVELS: Mapping[str, Level] = {
+    "easy": Level("easy", "random", description="uniformly random among the legal moves"),
+    "normal": Level("normal", "heuristic", description="the game's own heuristic bot"),
+}
+
+
+def parse_levels(text: str) -> tuple[Level, ...]:
+    """``"easy,normal"`` as levels (:class:`ValueError` naming an unknown one)."""
+    chosen: list[Level] = []
+    for name in (part.strip() for part in text.split(",")):
+        if not name:
+            continue
+        if name not in LEVELS:
+            raise ValueError(f"unknown house bot level {name!r}; choose from {', '.join(LEVELS)}")
+        if LEVELS[name] not in chosen:
+            chosen.append(LEVELS[name])
+    return tuple(chosen)
+
+
+def account_name(level: Level, prefix: str = "house-") -> str:
+    """The player account that plays ``level`` (``house-easy``)."""
+    return f"{prefix}{level.name}"
+
+
+def choose(strategy: str, view: View, players: int, seed: int) -> Any:
+    """The strategy's choice for ``view``: what a worker runs (a module-level function, so a
+    process pool can run it)."""
+    return make_strategy(strategy, view.game_type).choose(view, players, random.Random(seed))
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a house bot plays: the command, how long the level took, and why it was
+    replaced (``""``: it was not)."""
+
+    command: Any
+    seconds: float
+    fallback: str = ""
+
+
+class Deciders:
+    """The pools the levels decide in: a small thread pool, and a process pool started on
+    first use by a ``process`` level."""
+
+    def __init__(self, threads: int = 2, processes: int = 1) -> None:
+        self.threads = concurrent.futures.ThreadPoolExecutor(threads, "house-bot")
+        self._processes = processes
+        self._process_pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    def pool(self, level: Level) -> concurrent.futures.Executor:
+        if not level.process:
+            return self.threads
+        if self._process_pool is None:
+            self._process_pool = concurrent.futures.ProcessPoolExecutor(self._processes)
+        return self._process_pool
+
+    def close(self) -> None:
+        # Do not wait: a strategy that overran its budget may still be running, and its
+        # answer is wanted by no one.
+        self.threads.shutdown(wait=False, cancel_futures=True)
+        if self._process_pool is not None:
+            self._process_pool.shutdown(wait=False, cancel_futures=True)
+
+
+async def decide(
+    level: Level,
+    view: View,
+    players: int,
+    rng: random.Random,
+    budget_ms: int,
+    deciders: Deciders | None = None,
+) -> Decision:
+    """``level``'s command for ``view`` within ``budget_ms``, or the replacement rule's (see
+    the module's docstring). Draws one seed from ``rng`` for the strategy, and (when it
+    falls back) one choice, so a seeded ``rng`` gives a reproducible decision."""
+    seed = rng.getrandbits(64)
+    started = time.perf_counter()
+    reason = ""
+    command: Any = None
+    try:
+        if deciders is None:
+            command = choose(level.strategy, view, players, seed)
+        else:
+            loop = asyncio.get_running_loop()
+            work = loop.run_in_executor(
+                deciders.pool(level), choose, level.strategy, view, players, seed
+            )
+            command = await asyncio.wait_for(work, budget_ms / 1000)
+    except TimeoutError:
+        reason = "budget"
+    except Exception:
+        reason = "error"
+    seconds = time.perf_counter() - started
+    if not reason and seconds * 1000 > budget_ms:
+        reason = "budget"  # decided in-line (no pool), but too slowly
+    if not reason and command not in view.legal_commands:
+        reason = "illegal"
+    if reason:
+        command = RandomStrategy().choose(view, players, rng)
+    return Decision(command, seconds, reason)
+
+
+__all__ = [
+    "DEFAULT_BUDGET_MS",
+    "LEVELS",
+    "Deciders",
+    "Decision",
+    "Level",
+    "account_name",
+    "choose",
+    "decide",
+    "parse_levels",
+]
