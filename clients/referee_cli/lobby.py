@@ -1,6 +1,6 @@
 """The player subcommands of ``referee-cli`` (see :mod:`referee_cli.player` for the flows):
-``whoami``, ``lobby``, ``join``, ``challenge``, ``challenges``, ``accept``, ``decline``,
-``pair``, ``resign``.
+``whoami``, ``lobby``, ``join``, ``challenge``, ``challenges``, ``bots``, ``accept``,
+``decline``, ``pair``, ``resign``.
 
 Each one that ends at a seat plays it with the ``follow`` function it is given (the app's
 :func:`~referee_cli.app.follow_game`): passed in, so this module never imports the app that
@@ -198,8 +198,13 @@ def cmd_challenge(stub: Stub, term: Any, args: argparse.Namespace, follow: Follo
     answer, then play. Ctrl-C withdraws it."""
     token = credential(args, term)
     me = who(stub, token)
+    if args.bot:  # a server bot by its strength: its account's name from ListGameTypes
+        named = [b.player for b in house_bots(stub) if args.bot in (b.level, b.player)]
+        if not named:
+            raise ValueError(f"the server runs no bot {args.bot!r} (see: referee-cli bots)")
+        args.name = named[0]
     if not args.name and not args.anyone:
-        raise ValueError("challenge whom? a player's name, or --anyone")
+        raise ValueError("challenge whom? a player's name, --bot LEVEL, or --anyone")
     watch = PlayerWatch(stub, token)
     challenge_id = ""
     try:
@@ -256,6 +261,24 @@ def _state_word(state: int) -> str:
 def _quietly(call: Callable[[], object]) -> None:
     with contextlib.suppress(grpc.RpcError):  # answered or expired: nothing left to undo
         call()
+
+
+def house_bots(stub: Stub) -> list[referee_pb2.HouseBot]:
+    """The bots the server runs as players (``ListGameTypesResponse.house_bots``)."""
+    answer = stub.ListGameTypes(referee_pb2.ListGameTypesRequest(), timeout=30)
+    return list(answer.house_bots)
+
+
+def cmd_bots(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) -> int:
+    """The server's own bots: each is a player account, played by challenging it."""
+    bots = house_bots(stub)
+    if not bots:
+        term.say("This server runs no bots (referee serve --house-bots easy,normal does).")
+        return 0
+    for bot in bots:
+        term.say(f"{bot.player:<16} {bot.level:<8} {bot.description}")
+    term.say("Play one: referee-cli challenge NAME --game GAME (or --bot LEVEL)")
+    return 0
 
 
 def cmd_challenges(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) -> int:
@@ -392,6 +415,7 @@ COMMANDS = {
     "join": cmd_join,
     "challenge": cmd_challenge,
     "challenges": cmd_challenges,
+    "bots": cmd_bots,
     "accept": cmd_accept,
     "decline": cmd_decline,
     "pair": cmd_pair,
@@ -443,11 +467,15 @@ def add_parsers(commands: Any, with_server: Callable[[Any], argparse.ArgumentPar
     challenge.add_argument("name", nargs="?", help="the player (a person or a bot account)")
     challenge.add_argument("--anyone", action="store_true", help="a challenge to anyone")
     challenge.add_argument(
+        "--bot", metavar="LEVEL", help="one of the server's bots, by level (referee-cli bots)"
+    )
+    challenge.add_argument(
         "--expires", type=int, default=CHALLENGE_SECONDS, help="seconds it stays open"
     )
     with_terms(challenge)
 
     signed_in(commands.add_parser("challenges", help="open challenges by or to you"))
+    with_server(commands.add_parser("bots", help="the bots the server runs, to challenge"))
     accept = signed_in(commands.add_parser("accept", help="accept a challenge, then play"))
     accept.add_argument("challenge_id", nargs="?", help="which (default: the oldest to you)")
     accept.add_argument("--wait", action="store_true", help="wait for a challenge to come")

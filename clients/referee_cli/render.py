@@ -224,8 +224,8 @@ def menu_groups(view: referee_pb2.View, room: int) -> list[tuple[str, list[int]]
         order: dict[str, list[int]] = {}
         for index, command in enumerate(view.legal_commands):
             order.setdefault(_group_key(command, coarse), []).append(index)
-        if len(order) == len(texts):
-            continue  # nothing to group at this level
+        if len(order) in (1, len(texts)):
+            continue  # nothing to group at this level, or one group: a step that asks nothing
         best = [
             (
                 texts[members[0]]

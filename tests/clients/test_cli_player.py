@@ -5,6 +5,7 @@ The account token is given in the environment and never appears in what the CLI 
 
 from __future__ import annotations
 
+import doctest
 import os
 import random
 import sys
@@ -217,3 +218,32 @@ def test_no_credential_says_how_to_sign_in(address: str) -> None:
         assert session.wait() == 2
     finally:
         session.close()
+
+
+def test_doctests() -> None:
+    """The join link forms (``GAME_ID#CODE``, the web client's query and fragment forms)."""
+    assert doctest.testmod(player).failed == 0
+
+
+def test_a_person_plays_a_server_bot_chosen_by_level() -> None:
+    """``referee serve --house-bots``: the CLI lists the server's bots and challenges one by
+    its level; the bot accepts in the server and the game is played to the end."""
+    settings = PlayerSettings(open_registration=True)
+    with (
+        running_server(store="memory:", players=settings, house_bots="easy") as server,
+        grpc.insecure_channel(str(server.address)) as channel,
+    ):
+        address = str(server.address)
+        _, token = register(pb_grpc.RefereeServiceStub(channel), "gus")
+        listing = cli(address, token, "bots")
+        try:
+            listing.expect(r"house-easy +easy ")
+            assert listing.wait() == 0
+        finally:
+            listing.close()
+        session = cli(address, token, "challenge", "--bot", "easy", "--game", GAME)
+        try:
+            session.expect(r"house-easy accepted\.")
+            play_to_the_end(session, token)
+        finally:
+            session.close()
