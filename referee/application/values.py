@@ -170,6 +170,9 @@ class Summary:
     join_deadline_unix_ms: int = 0
     listed: bool = False
     rated: bool = False
+    #: Why the game ended (the rule and the reason in words); ``""`` while it runs.
+    end_rule_id: str = ""
+    end_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -134,6 +134,8 @@ def summary_to_proto(summary: Summary) -> pb.GameSummary:
         join_deadline_unix_ms=summary.join_deadline_unix_ms,
         listed=summary.listed,
         rated=summary.rated,
+        end_rule_id=summary.end_rule_id,
+        end_reason=summary.end_reason,
     )
     if summary.revealed_seed is not None:
         message.revealed_seed = summary.revealed_seed
