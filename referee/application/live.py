@@ -311,6 +311,7 @@ class LiveGame:
             join_deadline_unix_ms=self.join_deadline_ms,
             listed=settings.listed,
             rated=settings.rated,
+            organiser_audit=settings.organiser_audit,
         )
 
     def view(self, viewer: Viewer) -> SeatView:

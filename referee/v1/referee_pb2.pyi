@@ -558,6 +558,7 @@ class CreateGameRequest(_message.Message):
     JOIN_DEADLINE_MS_FIELD_NUMBER: _builtins.int
     CONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     RATED_FIELD_NUMBER: _builtins.int
+    ORGANISER_AUDIT_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A game type id from ListGameTypes."""
     players: _builtins.int
@@ -614,6 +615,14 @@ class CreateGameRequest(_message.Message):
     (openskill Plackett-Luce, as referee-tournament rates). Needs every seat to be held by a
     named player (FAILED_PRECONDITION otherwise, when the game would start).
     """
+    organiser_audit: _builtins.bool
+    """Let the organiser export the full log (ExportGame) once the game is over even when seats
+    were claimed: a claimed seat's cards are otherwise its holder's alone, and the organiser
+    (the creator) may not see them, not even after the end (PERMISSION_DENIED SEAT_CLAIMED).
+    Shown to everyone in GameSummary.organiser_audit, so a player sees it before claiming
+    (e.g. a tournament whose organiser checks every deal). Watching a claimed seat while the
+    game runs stays refused.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name; missing options take their default."""
@@ -653,10 +662,11 @@ class CreateGameRequest(_message.Message):
         join_deadline_ms: _builtins.int = ...,
         connect_grace_ms: _builtins.int = ...,
         rated: _builtins.bool = ...,
+        organiser_audit: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "max_events", b"max_events"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_audit", b"organiser_audit", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_events: _TypeAlias = _typing.Literal["max_events"]  # noqa: Y015
     _WhichOneofArgType__max_events: _TypeAlias = _typing.Literal["_max_events", b"_max_events"]  # noqa: Y015
@@ -930,6 +940,7 @@ class GameSummary(_message.Message):
     JOIN_DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
     LISTED_FIELD_NUMBER: _builtins.int
     RATED_FIELD_NUMBER: _builtins.int
+    ORGANISER_AUDIT_FIELD_NUMBER: _builtins.int
     END_RULE_ID_FIELD_NUMBER: _builtins.int
     END_REASON_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
@@ -988,6 +999,10 @@ class GameSummary(_message.Message):
     """Listed in the lobby while it has open seats."""
     rated: _builtins.bool
     """Rated (CreateGameRequest.rated)."""
+    organiser_audit: _builtins.bool
+    """The organiser may export the full log after the end, claimed seats' cards included
+    (CreateGameRequest.organiser_audit).
+    """
     end_rule_id: _builtins.str
     """The rule that ended the game (game over only): the game's own end rule, e.g. "SQ-15",
     "EVENT-LIMIT" at the event limit, "ABORTED" after an abort.
@@ -1055,12 +1070,13 @@ class GameSummary(_message.Message):
         join_deadline_unix_ms: _builtins.int = ...,
         listed: _builtins.bool = ...,
         rated: _builtins.bool = ...,
+        organiser_audit: _builtins.bool = ...,
         end_rule_id: _builtins.str = ...,
         end_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "join_deadline_unix_ms", b"join_deadline_unix_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "results", b"results", "revealed_seed", b"revealed_seed", "seat_holders", b"seat_holders", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "started", b"started", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "join_deadline_unix_ms", b"join_deadline_unix_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_audit", b"organiser_audit", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "results", b"results", "revealed_seed", b"revealed_seed", "seat_holders", b"seat_holders", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "started", b"started", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
