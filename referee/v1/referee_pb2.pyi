@@ -3942,23 +3942,26 @@ Global___PlayerMessage: _TypeAlias = PlayerMessage  # noqa: Y015
 
 @_typing.final
 class PlayerSessionResponse(_message.Message):
-    """One message of PlayerSession."""
+    """One message of PlayerSession: every PlayerMessage the referee had ready for this
+    connection at once, in order (one write for a command's outcome and the updates it caused;
+    a parser of the earlier singular field reads the last of them).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    MESSAGE_FIELD_NUMBER: _builtins.int
+    MESSAGES_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def message(self) -> Global___PlayerMessage:
-        """The message."""
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerMessage]:
+        """The messages, in the stream's order."""
 
     def __init__(
         self,
         *,
-        message: Global___PlayerMessage | None = ...,
+        messages: _abc.Iterable[Global___PlayerMessage] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3966,23 +3969,25 @@ Global___PlayerSessionResponse: _TypeAlias = PlayerSessionResponse  # noqa: Y015
 
 @_typing.final
 class WatchPlayerResponse(_message.Message):
-    """One message of WatchPlayer."""
+    """One message of WatchPlayer: every PlayerMessage ready at once, in order (as
+    PlayerSessionResponse).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    MESSAGE_FIELD_NUMBER: _builtins.int
+    MESSAGES_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def message(self) -> Global___PlayerMessage:
-        """The message."""
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerMessage]:
+        """The messages, in the stream's order."""
 
     def __init__(
         self,
         *,
-        message: Global___PlayerMessage | None = ...,
+        messages: _abc.Iterable[Global___PlayerMessage] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
