@@ -275,9 +275,13 @@ function main() {
     );
   }
 
-  function onMessage(response) {
+  function onResponse(response) {
+    // A response carries every message the referee had ready at once, in order.
+    for (const message of response.messages) onMessage(message);
+  }
+
+  function onMessage(message) {
     failures = 0;
-    const message = response.message;
     if (message.kind === 'seat') {
       const granted = message.seat;
       seatOf(granted.game_id, granted.seat, granted.seat_token);
@@ -309,7 +313,7 @@ function main() {
       }
       setTimeout(open, Math.min(2000, 50 * 2 ** Math.min(failures, 6)));
     };
-    call.on('data', onMessage);
+    call.on('data', onResponse);
     call.on('error', (error) => {
       if (finished) return;
       if (!RETRY.has(error.code)) {
