@@ -1,4 +1,4 @@
-"""The built-in players by name, over engine values: ``random`` and ``heuristic``.
+"""The built-in players by name, over engine values: ``random``, ``heuristic`` and ``search``.
 
 A game's **bot** lives in its package (``referee/games/<game>/bot.py``; what it is:
 :mod:`referee.engine.bot`).
@@ -9,6 +9,15 @@ seeds: ``random`` picks uniformly among the legal commands (``rng.choice``, in t
 environments (:mod:`referee.rl`) play them over the table's views, ``referee-bot`` over the
 views the server sends (read back into engine values), so both play the same moves.
 
+``search`` (and ``search-300ms``, ``search-1s``: :data:`SEARCH_LEVELS`, milliseconds per move)
+is a determinised Monte Carlo search over the worlds the seat could be in
+(:mod:`referee.engine.pimc`). It needs the seat's whole knowledge, its redacted events, not only
+the view: it is a :class:`KnowingStrategy`, whose ``choose_known(knowledge, rng)`` callers use
+when they hold the seat's :class:`~referee.engine.worlds.Knowledge` (``knowledge_of(table,
+seat)`` in-process; ``referee_bot.worlds.SeatKnowledge`` from a stream). Asked with a view only
+(``choose``), it plays as ``heuristic``: a caller that does not know the interface still gets a
+legal, sensible move. The clock of its budget is here, not in the sans-I/O engine.
+
 >>> from referee.engine import Table
 >>> table = Table.create("vampire-queen", 3, seed=b"docs")
 >>> strategy = make_strategy("heuristic", "vampire-queen")
@@ -16,19 +25,25 @@ views the server sends (read back into engine values), so both play the same mov
 >>> strategy.choose(table.view(seat), 3, random.Random(0)) in table.legal_commands(seat)
 True
 >>> effective_name("heuristic", "vampire-queen"), STRATEGY_NAMES
-('heuristic', ('heuristic', 'random'))
+('heuristic', ('heuristic', 'random', 'search', 'search-300ms', 'search-1s'))
 """
 
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol
+import time
+from typing import Any, Protocol, runtime_checkable
 
 from referee.engine import View
 from referee.engine.bot import Bot, game_bot
+from referee.engine.pimc import search
+from referee.engine.worlds import Chance, Knowledge
+
+#: The search strategies by name: their budget in milliseconds per move.
+SEARCH_LEVELS = {"search": 100.0, "search-300ms": 300.0, "search-1s": 1000.0}
 
 #: The built-in strategies.
-STRATEGY_NAMES = ("heuristic", "random")
+STRATEGY_NAMES = ("heuristic", "random", *SEARCH_LEVELS)
 
 
 class Strategy(Protocol):
@@ -53,6 +68,54 @@ class BotStrategy:
         return self.bot.choose(view, players)
 
 
+@runtime_checkable
+class KnowingStrategy(Protocol):
+    """A strategy that decides from the seat's whole knowledge (its redacted events too)."""
+
+    def choose(self, view: View, players: int, rng: random.Random) -> Any: ...
+
+    def choose_known(self, knowledge: Knowledge, rng: random.Random) -> Any:
+        """One of ``knowledge.legal``."""
+
+
+class SearchStrategy:
+    """Determinised Monte Carlo over sampled worlds (:mod:`referee.engine.pimc`) within a
+    budget: ``millis`` of wall clock per move, or exactly ``iterations`` playouts (then the
+    move is a function of the knowledge and the generator only: reproducible, and what the
+    tests use). It draws one seed from ``rng`` per move."""
+
+    def __init__(self, type_id: str, millis: float = 100.0, iterations: int | None = None) -> None:
+        self.type_id = type_id
+        self.millis = millis
+        self.iterations = iterations
+        bot = game_bot(type_id)
+        self.fallback: Strategy = RandomStrategy() if bot is None else BotStrategy(bot)
+        #: Playouts of the last move searched (for measurements).
+        self.last_iterations = 0
+
+    def choose(self, view: View, players: int, rng: random.Random) -> Any:
+        """Without the seat's events there is nothing to sample from: the heuristic."""
+        return self.fallback.choose(view, players, rng)
+
+    def choose_known(self, knowledge: Knowledge, rng: random.Random) -> Any:
+        chance = Chance(rng.getrandbits(64))
+        if self.iterations is not None:
+            limit = self.iterations
+
+            def stop(done: int) -> bool:
+                self.last_iterations = done
+                return done >= limit
+        else:
+            # Leave a little of the budget for the answer's way back.
+            deadline = time.perf_counter() + self.millis / 1000.0 * 0.9
+
+            def stop(done: int) -> bool:
+                self.last_iterations = done
+                return done > 0 and time.perf_counter() >= deadline
+
+        return search(knowledge, chance, stop)
+
+
 def effective_name(name: str, type_id: str) -> str:
     """The strategy ``make_strategy(name, type_id)`` really plays: ``random`` for ``heuristic``
     where the game has no bot."""
@@ -65,5 +128,7 @@ def make_strategy(name: str, type_id: str) -> Strategy:
     """The strategy ``name`` for the game ``type_id`` (:class:`ValueError` for another name)."""
     if name not in STRATEGY_NAMES:
         raise ValueError(f"unknown strategy {name!r}; choose one of {', '.join(STRATEGY_NAMES)}")
+    if name in SEARCH_LEVELS:
+        return SearchStrategy(type_id, SEARCH_LEVELS[name])
     bot = game_bot(type_id) if name == "heuristic" else None
     return RandomStrategy() if bot is None else BotStrategy(bot)

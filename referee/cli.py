@@ -204,8 +204,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--house-bots",
         default="",
         metavar="LEVELS",
-        help="run bot players of these strengths in the server, e.g. 'easy,normal' "
-        "(accounts house-easy, house-normal; docs/lobby.md, 'House bots')",
+        help="run bot players of these strengths in the server, each LEVEL or LEVEL:COUNT "
+        "accounts (3 unless said, at most 11), e.g. 'easy:1,normal' (accounts house-easy, "
+        "house-normal, house-normal-2, house-normal-3; docs/lobby.md, 'House bots')",
     )
     _env_flag(
         serving,

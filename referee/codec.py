@@ -39,6 +39,7 @@ from google.protobuf.message import Message
 
 from referee import rulebook
 from referee.engine import labels
+from referee.engine.endings import Ending
 from referee.engine.fields import FieldType, Kind, field_plan
 from referee.engine.game import Decision, FixedDeal, GameInfo, SeatResult, Viewer
 from referee.engine.openings import CardsOpened, DeckCommitted
@@ -336,6 +337,7 @@ _GAME_ID, _GAME_TYPE, _SEAT = _view_field("game_id"), _view_field("game_type"), 
 _VERSION, _PLAYERS = _view_field("version"), _view_field("players")
 _OVER, _ABORTED = _view_field("game_over"), _view_field("aborted")
 _COMMITMENT = _view_field("seed_commitment")
+_END_RULE, _END_REASON = _view_field("end_rule_id"), _view_field("end_reason")
 _PENDING = repeated_writer(_VIEW.fields_by_name["pending_seats"])
 _LABELS = repeated_writer(_VIEW.fields_by_name["legal_command_labels"])
 _LINES = repeated_writer(_VIEW.fields_by_name["view_lines"])
@@ -377,6 +379,9 @@ def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = (
         label = get_game(game_type).command_label
         parts.append(_LABELS(tuple(label(command, view.game) for command in legal)))
     parts.append(_LINES(labels.view_lines(game_type, view.game)))
+    ending = view.ending
+    if ending is not None:
+        parts += [_END_RULE(ending.rule_id), _END_REASON(ending.reason)]
     return b"".join(parts)
 
 
@@ -405,6 +410,7 @@ def view_from_proto(message: pb.View) -> View:
         results=results,
         commitment=message.seed_commitment,
         aborted=message.aborted,
+        ending=Ending(message.end_rule_id, message.end_reason) if message.end_rule_id else None,
     )
 
 
@@ -447,6 +453,7 @@ def game_type_to_proto(info: GameInfo) -> pb.GameType:
         rules_path=rulebook.rules_path(info.rules),
         rules_text=rulebook.rules_text(info.rules),
         max_events=info.max_events,
+        score_meaning=info.score_meaning,
     )
     for option in info.options:
         entry.options.add(

@@ -110,5 +110,8 @@ def view(game_id: str, players: int, value: View, clocks: Sequence[Any] = ()) ->
         message.legal_commands.add().CopyFrom(command(value.game_type, legal))
         message.legal_command_labels.append(game.command_label(legal, value.game))
     message.view_lines.extend(labels.view_lines(value.game_type, value.game))
+    if value.ending is not None:
+        message.end_rule_id = value.ending.rule_id
+        message.end_reason = value.ending.reason
     fill(getattr(message, value.game_type.replace("-", "_")), value.game)
     return message

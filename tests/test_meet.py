@@ -185,7 +185,7 @@ class ConnectProgram(Program):
                     end = json.loads(data or b"{}")
                     assert "error" not in end, end
                     return
-                yield pb.WatchPlayerResponse.FromString(data).message
+                yield from pb.WatchPlayerResponse.FromString(data).messages
         finally:
             connection.close()
 
@@ -433,7 +433,7 @@ def test_a_command_for_a_seat_the_player_does_not_hold_changes_nothing(
             command=view.legal_commands[0] if view.legal_commands else pb.Command(),
         )
         requests.put(pb.PlayerSessionRequest(command=command))
-        outcome = next(r.message.outcome for r in stream if r.message.HasField("outcome"))
+        outcome = next(m.outcome for r in stream for m in r.messages if m.HasField("outcome"))
         requests.put(None)
         stream.cancel()
         assert outcome.command_id == "not-mine"

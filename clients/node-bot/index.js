@@ -5,7 +5,8 @@
 //   node index.js --server 127.0.0.1:50051 --game-id GAME_ID --token TOKEN [--seed S]
 //       one seat handed out by token (the tournament runner starts bots so)
 //   REFEREE_CREDENTIAL=acct-... node index.js --server ADDR [--games N]
-//       [--accept-challenges] [--challenge NAME | --pair] [--game TYPE --players N --rated]
+//       [--accept-challenges] [--claim-reserved] [--challenge NAME | --pair]
+//       [--game TYPE --players N --rated]
 //       as a player: every seat the account holds (claimed, from an accepted challenge or a
 //       pairing), on one stream; optionally challenge a player, accept challenges, or ask
 //       to be paired first. Exits after N games (default 1) have ended for it.
@@ -47,6 +48,7 @@ function parseArgs(argv) {
     challenge: '',
     pair: false,
     acceptChallenges: false,
+    claimReserved: false,
     game: 'vampire-queen',
     players: '0',
     rated: false,
@@ -62,7 +64,12 @@ function parseArgs(argv) {
     '--game': 'game',
     '--players': 'players',
   };
-  const flags = { '--pair': 'pair', '--accept-challenges': 'acceptChallenges', '--rated': 'rated' };
+  const flags = {
+    '--pair': 'pair',
+    '--accept-challenges': 'acceptChallenges',
+    '--claim-reserved': 'claimReserved',
+    '--rated': 'rated',
+  };
   for (let i = 0; i < argv.length; i += 1) {
     const [flag, inline] = argv[i].split(/=(.*)/s, 2);
     if (flags[flag]) {
@@ -151,6 +158,28 @@ function main() {
   let call = null;
   let finished = false;
   let commands = 0;
+  let claiming = null;
+  const tried = new Set(); // "game_id/seat" of reserved seats claimed (or refused for good)
+
+  // --claim-reserved: seats reserved for this player (e.g. by referee-tournament) are public
+  // in GameSummary.seat_holders; the player stream does not announce them, so look about
+  // twice a second and claim each once. The stream then follows the claimed seat.
+  async function claimReserved() {
+    const { games } = await unary(client, 'ListGames', { running_only: true, page_size: 1000 }, metadata);
+    for (const game of games) {
+      if (game.started || game.game_over) continue;
+      for (const holder of game.seat_holders) {
+        const key = `${game.game_id}/${holder.seat}`;
+        if (holder.state !== 'SEAT_STATE_RESERVED' || holder.player !== me || tried.has(key)) continue;
+        tried.add(key);
+        try {
+          await unary(client, 'ClaimSeat', { game_id: game.game_id, seat: holder.seat }, metadata);
+        } catch (error) {
+          process.stderr.write(`referee-node-bot: claim ${key}: ${error.details || error.message}\n`);
+        }
+      }
+    }
+  }
 
   function fail(message) {
     process.stderr.write(`referee-node-bot: ${message}\n`);
@@ -160,6 +189,7 @@ function main() {
   function finish(code) {
     if (finished) return;
     finished = true;
+    if (claiming) clearInterval(claiming);
     if (call) call.cancel();
     client.close();
     process.exitCode = code;
@@ -207,7 +237,7 @@ function main() {
       };
       process.stdout.write(`${JSON.stringify(line)}\n`);
       ended += 1;
-      if (ended >= wanted) finish(0);
+      if (wanted > 0 && ended >= wanted) finish(0); // --games 0: never stop
       return;
     }
     const version = BigInt(view.version);
@@ -245,9 +275,13 @@ function main() {
     );
   }
 
-  function onMessage(response) {
+  function onResponse(response) {
+    // A response carries every message the referee had ready at once, in order.
+    for (const message of response.messages) onMessage(message);
+  }
+
+  function onMessage(message) {
     failures = 0;
-    const message = response.message;
     if (message.kind === 'seat') {
       const granted = message.seat;
       seatOf(granted.game_id, granted.seat, granted.seat_token);
@@ -279,7 +313,7 @@ function main() {
       }
       setTimeout(open, Math.min(2000, 50 * 2 ** Math.min(failures, 6)));
     };
-    call.on('data', onMessage);
+    call.on('data', onResponse);
     call.on('error', (error) => {
       if (finished) return;
       if (!RETRY.has(error.code)) {
@@ -312,6 +346,18 @@ function main() {
       await unary(client, 'CreateChallenge', { challenged: args.challenge, terms: terms() }, metadata);
     }
     if (args.pair) await unary(client, 'RequestPairing', { terms: terms() }, metadata);
+    if (args.claimReserved) {
+      let busy = false;
+      claiming = setInterval(() => {
+        if (busy || finished) return;
+        busy = true;
+        claimReserved()
+          .catch((error) => process.stderr.write(`referee-node-bot: ${error.details || error.message}\n`))
+          .finally(() => {
+            busy = false;
+          });
+      }, 500);
+    }
   }
 
   start().catch((error) => fail(`${error.code !== undefined ? error.code : ''} ${error.details || error.message}`));

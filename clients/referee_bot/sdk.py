@@ -93,6 +93,12 @@ class StrategyBot:
     def choose(self, view: referee_pb2.View) -> referee_pb2.Command:
         return self.strategy.choose(view, self.rng)
 
+    def feed(self, message: referee_pb2.StreamGameResponse) -> None:
+        """Pass the seat's stream on to a strategy that reads it (``search``)."""
+        feed = getattr(self.strategy, "feed", None)
+        if feed is not None:
+            feed(message)
+
 
 @dataclass
 class PlayResult:
@@ -243,9 +249,12 @@ def play(
     newest = -1  # highest view version seen: replayed views after a reconnect are stale
     acted = -1  # version of the view we last acted on
     try:
+        feed = getattr(bot, "feed", None)  # a bot that reads the seat's events (search)
         for message in stream:
             if on_message is not None:
                 on_message(message)
+            if feed is not None:
+                feed(message)
             view = message.view
             result.final_view = view
             if view.HasField("seat"):

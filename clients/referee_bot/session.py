@@ -171,7 +171,7 @@ class PlayerStream:
         requests = self._requests
         self._call = self.stub.PlayerSession(iter(requests.get, None), metadata=self.metadata)
         for response in self._call:
-            yield response.message
+            yield from response.messages  # each response: every message ready at once
 
     def _send(self, **kind: Any) -> None:
         self._requests.put(referee_pb2.PlayerSessionRequest(**kind))

@@ -5,10 +5,17 @@ A strategy sees only what the server sends its seat (a :class:`referee_pb2.View`
 ``view.legal_commands``.
 
 The built-in strategies are those of :mod:`referee.bots`: ``random`` (uniform among the legal
-commands) and ``heuristic``, the game's own bot from its package
+commands), ``search`` (and its slower levels: a search over the worlds the seat could be in,
+:class:`KnowingBot`, which must be fed the seat's stream) and ``heuristic``, the game's own bot
+from its package
 (``referee/games/<game>/bot.py``, found by the registry), run on the engine values read back
 from the view (:class:`GameBot`); a game whose package has no bot, or that this referee package
 does not know, is played at random. Nothing here names a game.
+
+A strategy that needs the seat's events as well as its view has a ``feed(message)`` method:
+the SDK (:func:`referee_bot.sdk.play`) and the tournament runner call it with every message of
+the seat's stream (a ``StreamGameResponse``, events redacted for the seat) before asking
+``choose``; a caller that never feeds it gets the game's heuristic from it.
 
 A program may add strategies by name and game type in :data:`STRATEGIES`
 (``STRATEGIES[name][game_type]``, ``"*"`` for any game), which come before the built-ins::
@@ -26,7 +33,9 @@ from referee import bots
 from referee.codec import view_from_proto
 from referee.engine import all_games
 from referee.engine.bot import Bot, game_bot
+from referee.engine.registry import get_game
 from referee.v1 import referee_pb2
+from referee_bot.worlds import SeatKnowledge
 
 
 class Strategy(Protocol):
@@ -57,6 +66,35 @@ class GameBot:
     def choose(self, view: referee_pb2.View, rng: random.Random) -> referee_pb2.Command:
         values = view_from_proto(view)
         command = self.bot.choose(values, view.players)
+        return view.legal_commands[values.legal_commands.index(command)]
+
+
+class KnowingBot:
+    """A :class:`referee.bots.KnowingStrategy` (``search``) over the seat's stream: ``feed``
+    collects the seat's redacted events (:class:`~referee_bot.worlds.SeatKnowledge`), and
+    ``choose`` searches from them; unfed, it plays as the heuristic would.
+
+    ``options`` are the game's options (``GetGame``, the game summary): the worlds are
+    sampled under them (the game's defaults fill in what is not given)."""
+
+    def __init__(self, strategy: bots.KnowingStrategy, game_type: str) -> None:
+        self.strategy = strategy
+        self.game_type = game_type
+        self.known = SeatKnowledge()
+        self.options: dict[str, str] = {}
+
+    def feed(self, message: referee_pb2.StreamGameResponse) -> None:
+        self.known.feed(message)
+
+    def choose(self, view: referee_pb2.View, rng: random.Random) -> referee_pb2.Command:
+        values = view_from_proto(view)
+        known = self.known
+        if known.events and known.view is not None and known.view.version == values.version:
+            known.options = get_game(self.game_type).info.normalise_options(self.options)
+            known.players = view.players
+            command = self.strategy.choose_known(known.knowledge(), rng)
+        else:
+            command = self.strategy.choose(values, view.players, rng)
         return view.legal_commands[values.legal_commands.index(command)]
 
 
@@ -112,4 +150,6 @@ def make_strategy(name: str, game_type: str) -> Strategy:
     if factory is not None:
         return factory()
     builtin = bots.make_strategy(name, game_type) if _known(game_type) else None
+    if isinstance(builtin, bots.KnowingStrategy):
+        return KnowingBot(builtin, game_type)
     return GameBot(builtin.bot) if isinstance(builtin, bots.BotStrategy) else RandomStrategy()

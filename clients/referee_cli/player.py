@@ -165,8 +165,7 @@ class PlayerWatch:
 
     def _run(self) -> None:
         try:
-            for response in self._call:
-                message = response.message
+            for message in (m for response in self._call for m in response.messages):
                 kind = message.WhichOneof("kind")
                 with self.changed:
                     if kind == "seat":

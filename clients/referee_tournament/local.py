@@ -17,6 +17,7 @@ from referee.codec import CodecError, command_from_proto, event_to_proto, view_t
 from referee.engine.game import Rejection
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
+from referee.v1.referee_pb2 import StreamGameResponse
 from referee_bot.sdk import StrategyBot
 from referee_bot.strategies import make_strategy
 from referee_tournament.config import TournamentConfig
@@ -64,9 +65,11 @@ class LocalRunner:
         for seat, name in enumerate(spec.seating):
             strategy = self.config.bot(name).strategy
             assert strategy is not None
-            bots.append(
-                StrategyBot(make_strategy(strategy, spec.game), random.Random(spec.bot_seed(seat)))
-            )
+            chosen = make_strategy(strategy, spec.game)
+            if hasattr(chosen, "options"):
+                chosen.options = dict(spec.options)  # a search samples worlds under them
+            bots.append(StrategyBot(chosen, random.Random(spec.bot_seed(seat))))
+        fed = [0] * spec.players  # events each seat's bot was fed (a search reads them)
         events: list[dict[str, Any]] = []
         faults: list[Fault] = []
 
@@ -100,6 +103,19 @@ class LocalRunner:
             seat = pending[0]
             view = view_to_proto(game_id, spec.players, table.view(seat))
             start = table.version
+            if getattr(bots[seat].strategy, "feed", None) is not None:
+                # What the seat's stream would have carried since it was last asked.
+                seen = table.redacted_log(seat, fed[seat])
+                bots[seat].feed(
+                    StreamGameResponse(
+                        view=view,
+                        events=[
+                            event_to_proto(spec.game, event, fed[seat] + offset + 1)
+                            for offset, event in enumerate(seen)
+                        ],
+                    )
+                )
+                fed[seat] = start
             choice = bots[seat].choose(view)
             try:
                 _, command = command_from_proto(choice)

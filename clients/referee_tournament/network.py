@@ -208,16 +208,17 @@ class _Game:
                         if event.WhichOneof("game") != "referee":  # not the referee's own
                             watch.batches.add(event.batch_end_sequence)
                         count_default_moves(event, watch.default_moves)
+                        if event.HasField("decided") and not event.decided.by:
+                            # The seat's own command: its start-up allowance is over.
+                            watch.moved.add(event.decided.seat)
                     view = message.view
                     if not settled(message) or view.version < watch.version:
                         continue
                     pending = tuple(view.pending_seats)
                     if view.version != watch.version:
+                        # Any new event restarts the wait (who moved is Decided.seat above:
+                        # a referee's event, e.g. another seat resigning, is no one's move).
                         watch.since = time.monotonic()
-                        # One seat pending, or a seat no longer pending: it has moved.
-                        for seat in watch.pending:
-                            if len(watch.pending) == 1 or seat not in pending:
-                                watch.moved.add(seat)
                     watch.version = view.version
                     watch.pending = pending
                     watch.final_view = view

@@ -52,6 +52,9 @@ def reserve_seats(
             else:
                 request.seat_requests.add(mode=referee_pb2.SEAT_MODE_UNSPECIFIED)
         request.join_deadline_ms = max(1, int(config.limits.join_timeout * 1000))
+        # The runner checks every deal after the end (referee verify): the remote bots see
+        # this in the game's summary before they claim their seats.
+        request.organiser_audit = True
     if config.rated:
         request.rated = True
     return remote

@@ -38,8 +38,9 @@ def verify(stub: Any, tokens: Mapping[str, str], records: list[GameRecord]) -> N
             export = stub.ExportGame(request, timeout=60)
         except grpc.RpcError as error:
             if error.code() == grpc.StatusCode.PERMISSION_DENIED and record.remote:
-                # A claimed seat's cards are its player's: the referee exports no game
-                # with one, not even to the organiser (docs/clients.md, section 15).
+                # A claimed seat's cards are its player's: the referee exports a game with
+                # one only if it was created with organiser_audit (the runner sets it for
+                # the games it reserves seats in; docs/clients.md, section 15).
                 record.detail = (record.detail + "; verify: claimed seats").lstrip("; ")
                 continue
             record.verified = False

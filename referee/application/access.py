@@ -159,15 +159,19 @@ def check_claimed_secrecy(live: LiveGame, seat: int | None) -> None:
     seat's holder may see: that seat's view (``seat``), or (``None``) the full log of a game
     with claimed seats. The organiser token goes to the creator, who may be a player at the
     table: a seat taken by a claim is its claimant's alone (the creator never held its
-    token), unless the game waived end-of-game secrecy and is over."""
+    token), unless the game waived end-of-game secrecy and is over. A game created with
+    ``organiser_audit`` (shown to every claimant before claiming) lets the organiser export
+    its full log, which needs the seed released, so only after the end."""
     hashes = live.record.seat_token_hashes
     claims = [s for s in live.table.status.claims if not (s < len(hashes) and hashes[s])]
     if seat is None:
-        if claims and not live.settings.public_reveal:
+        settings = live.settings
+        if claims and not (settings.public_reveal or settings.organiser_audit):
             raise RefereeError(
                 Kind.FORBIDDEN,
                 "this game has claimed seats: its full log shows their hidden cards, which "
-                "the organiser may not see (unless the game waives secrecy)",
+                "the organiser may not see (unless the game waives secrecy or was created "
+                "with organiser_audit)",
                 "SEAT_CLAIMED",
                 metadata={"game_id": live.game_id},
             )

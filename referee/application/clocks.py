@@ -126,6 +126,9 @@ class GameSettings:
     connect_grace_ms: int = DEFAULT_CONNECT_GRACE_MS
     #: The players' ratings are updated at the end.
     rated: bool = False
+    #: The organiser may export the full log after the end even with claimed seats (their
+    #: claimants saw this setting in the summary before claiming).
+    organiser_audit: bool = False
 
     @property
     def waits(self) -> bool:
@@ -169,6 +172,7 @@ class GameSettings:
             "join_deadline_ms": self.join_deadline_ms,
             "connect_grace_ms": self.connect_grace_ms,
             "rated": self.rated,
+            "organiser_audit": self.organiser_audit,
         }
 
     @classmethod
@@ -196,6 +200,7 @@ class GameSettings:
             join_deadline_ms=int(data.get("join_deadline_ms", DEFAULT_JOIN_DEADLINE_MS)),
             connect_grace_ms=int(data.get("connect_grace_ms", DEFAULT_CONNECT_GRACE_MS)),
             rated=bool(data.get("rated", False)),
+            organiser_audit=bool(data.get("organiser_audit", False)),
         )
 
     def check(self) -> None:

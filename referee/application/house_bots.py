@@ -1,7 +1,9 @@
 """House bots: bot players the server runs itself (``Referee.house_bots``; docs/lobby.md).
 
-Each configured level (:mod:`~referee.application.house_levels`) is a player account of kind
-``bot`` (``house-easy``, ``house-normal``), created at start when missing, that:
+Each configured level (:mod:`~referee.application.house_levels`) is played by one or more
+player accounts of kind ``bot`` (``house-normal``, ``house-normal-2``, ...: a player holds
+one seat of a game, so a table of bots needs one account per seat), created at start when
+missing, each of which:
 
 - **takes the seats reserved for it**: every game the store announces (and, at start, every
   unfinished one) is looked at once; a seat reserved for a house bot and not yet claimed is
@@ -158,14 +160,15 @@ class HouseBots:
 
     @property
     def bots(self) -> tuple[HouseBot, ...]:
-        """The running house bots, weakest first (what clients discover)."""
+        """The running house bots, every account, weakest level first (what clients
+        discover, so that they can reserve a seat for each)."""
         return tuple(
             HouseBot(b.name, b.level.name, b.level.strategy, b.level.description)
             for b in self._bots.values()
         )
 
     def account(self, level: str) -> str:
-        """The account name of the running bot of ``level`` (KeyError when none runs)."""
+        """The first account of the running bots of ``level`` (KeyError when none runs)."""
         for bot in self._bots.values():
             if bot.level.name == level:
                 return bot.name
@@ -182,7 +185,7 @@ class HouseBots:
         prefix: str = "house-",
         seed: int | None = None,
     ) -> tuple[HouseBot, ...]:
-        """Run a bot of each level (inside the event loop, after ``Referee.recover``):
+        """Run each level's accounts (inside the event loop, after ``Referee.recover``):
         create its account when missing, open its session, claim the seats reserved for it
         and start the pairing pass. ``seed`` makes the bots' random draws reproducible
         (tests). ValueError when a level's name is a person's account."""
@@ -193,13 +196,13 @@ class HouseBots:
         self._deciders = self._deciders or Deciders()
         master = random.Random(seed if seed is not None else secrets.randbits(64))
         for level in levels:
-            name = house_levels.account_name(level, prefix)
-            if name in self._bots:
-                continue
-            await self._ensure_account(name)
-            bot = _Bot(level, name, random.Random(master.getrandbits(64)))
-            self._bots[name] = bot
-            self._open(bot)
+            for name in house_levels.account_names(level, prefix):
+                if name in self._bots:
+                    continue
+                await self._ensure_account(name)
+                bot = _Bot(level, name, random.Random(master.getrandbits(64)))
+                self._bots[name] = bot
+                self._open(bot)
         if self._bots and self._unlisten is None:
             self._unlisten = self.repository.store.add_listener(self._appended)
             self._spawn(self._scan())

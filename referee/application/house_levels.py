@@ -1,10 +1,11 @@
 """House bots' strengths and how one decides: from its seat's view only, in bounded time.
 
-A **level** names a strength a server offers (``referee serve --house-bots easy,normal``)
-and the built-in strategy (:mod:`referee.bots`) that plays it. Adding one (issue 22's search
-bot, say) is one entry of :data:`LEVELS` naming its strategy in :mod:`referee.bots`; a level
-whose strategy is CPU-heavy sets ``process=True`` so it runs in a process pool rather than in
-a thread that would hold the event loop's GIL.
+A **level** names a strength a server offers (``referee serve --house-bots easy,normal:5``),
+how many accounts play it (each holds one seat of a game; :data:`DEFAULT_ACCOUNTS` unless
+``:COUNT`` says) and the built-in strategy (:mod:`referee.bots`) that plays it. Adding one
+(issue 22's search bot, say) is one entry of :data:`LEVELS` naming its strategy in
+:mod:`referee.bots`; a level whose strategy is CPU-heavy sets ``process=True`` so it runs in
+a process pool rather than in a thread that would hold the event loop's GIL.
 
 :func:`decide` is everything a house bot knows when it moves: the engine :class:`View` its
 seat's stream delivered (the same redacted view a remote bot reads back from the wire), the
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import random
 import time
 from collections.abc import Mapping
@@ -32,10 +34,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from referee.bots import RandomStrategy, make_strategy
-from referee.engine import View
+from referee.engine import View, all_games
 
 #: A house bot's per-move budget unless configured (``--house-bot-budget-ms``).
 DEFAULT_BUDGET_MS = 1000
+#: Accounts a level runs unless its entry says (``normal:5``): one account holds one seat of
+#: a game (``ALREADY_SEATED``), and three fill a four-player table with one person at it.
+DEFAULT_ACCOUNTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,9 @@ class Level:
     #: CPU-heavy: decide in a worker process (the view is pickled there and back).
     process: bool = False
     description: str = ""
+    #: How many accounts play it (``house-normal``, ``house-normal-2``, ...): a game needs
+    #: one account per seat, as a seat is held by a player at most once per game.
+    accounts: int = 1
 
 
 #: The levels a server may offer, weakest first. A new strategy in referee/bots.py becomes a
@@ -57,22 +65,49 @@ LEVELS: Mapping[str, Level] = {
 }
 
 
+def max_accounts() -> int:
+    """The most accounts a level may run: the largest table of any game type but one seat
+    (the person's); more could never sit at one game."""
+    return max(int(game.info.max_players) for game in all_games()) - 1
+
+
 def parse_levels(text: str) -> tuple[Level, ...]:
-    """``"easy,normal"`` as levels (:class:`ValueError` naming an unknown one)."""
-    chosen: list[Level] = []
-    for name in (part.strip() for part in text.split(",")):
-        if not name:
+    """``"easy,normal:5"`` as levels, each with its number of accounts (``LEVEL[:COUNT]``,
+    :data:`DEFAULT_ACCOUNTS` when no count; :class:`ValueError` naming an unknown level or a
+    count that is not 1..:func:`max_accounts`). A level named twice keeps its first entry."""
+    chosen: dict[str, Level] = {}
+    for part in (part.strip() for part in text.split(",")):
+        if not part:
             continue
+        name, _, count_text = (p.strip() for p in part.partition(":"))
         if name not in LEVELS:
             raise ValueError(f"unknown house bot level {name!r}; choose from {', '.join(LEVELS)}")
-        if LEVELS[name] not in chosen:
-            chosen.append(LEVELS[name])
-    return tuple(chosen)
+        count = DEFAULT_ACCOUNTS
+        if count_text:
+            most = max_accounts()
+            try:
+                count = int(count_text)
+            except ValueError:
+                count = 0
+            if not 1 <= count <= most:
+                raise ValueError(
+                    f"house bot level {name!r}: the count {count_text!r} must be 1..{most}"
+                )
+        if name not in chosen:
+            chosen[name] = dataclasses.replace(LEVELS[name], accounts=count)
+    return tuple(chosen.values())
 
 
-def account_name(level: Level, prefix: str = "house-") -> str:
-    """The player account that plays ``level`` (``house-easy``)."""
-    return f"{prefix}{level.name}"
+def account_name(level: Level, prefix: str = "house-", index: int = 1) -> str:
+    """The player account that plays ``level`` as its ``index``-th account (``house-easy``,
+    then ``house-easy-2``, ...): the first keeps the plain name, so a level of one account
+    is named as before."""
+    return f"{prefix}{level.name}" if index <= 1 else f"{prefix}{level.name}-{index}"
+
+
+def account_names(level: Level, prefix: str = "house-") -> tuple[str, ...]:
+    """Every account of ``level``, in order."""
+    return tuple(account_name(level, prefix, i) for i in range(1, level.accounts + 1))
 
 
 def choose(strategy: str, view: View, players: int, seed: int) -> Any:
@@ -154,13 +189,16 @@ async def decide(
 
 
 __all__ = [
+    "DEFAULT_ACCOUNTS",
     "DEFAULT_BUDGET_MS",
     "LEVELS",
     "Deciders",
     "Decision",
     "Level",
     "account_name",
+    "account_names",
     "choose",
     "decide",
+    "max_accounts",
     "parse_levels",
 ]

@@ -277,6 +277,7 @@ class LiveGame:
         status = table.status
         settings = self.settings
         revealed = None
+        ending = table.ending()
         if status.revealed is not None and (organiser or settings.public_reveal):
             revealed = status.revealed.seed
         return Summary(
@@ -303,11 +304,14 @@ class LiveGame:
             max_events=table.max_events,
             clock=settings.clock if settings.clock.enabled else None,
             revealed_seed=revealed,
+            end_rule_id=ending.rule_id if ending is not None else "",
+            end_reason=ending.reason if ending is not None else "",
             seat_holders=self.holders(),
             started=table.started,
             join_deadline_unix_ms=self.join_deadline_ms,
             listed=settings.listed,
             rated=settings.rated,
+            organiser_audit=settings.organiser_audit,
         )
 
     def view(self, viewer: Viewer) -> SeatView:

@@ -30,7 +30,7 @@ from typing import Any
 
 import structlog
 
-from referee.application import access, creation, errors
+from referee.application import access, creation, errors, house_fill
 from referee.application.access import PlayerSeat, SeatKey, hash_token
 from referee.application.clocks import GameSettings
 from referee.application.commands import Commands
@@ -261,6 +261,11 @@ class Referee:
     async def abort(self, game_id: str, organiser_token: str, reason: str = "") -> Summary:
         """End the game now, with a public ``reason``."""
         return await self.organiser.abort(game_id, organiser_token, reason)
+
+    async def fill_with_bots(self, game_id: str, organiser_token: str, level: str = "") -> Summary:
+        """Start a waiting game by filling its empty seats with house bots (of ``level``,
+        when named); :mod:`referee.application.house_fill` has the refusals."""
+        return await house_fill.fill_with_bots(self.house_bots, game_id, organiser_token, level)
 
     async def reveal(self, game_id: str, organiser_token: str) -> Summary:
         """Reveal the seed of a game that is over (one created with ``defer_seed_reveal``);

@@ -158,13 +158,25 @@ class Seating:
         live = await self.repository.get_current(game_id)
         return await self.repository.unit(self._claim_unit(live, principal, seat, ""))
 
+    async def fill_seat(self, game_id: str, seat: int, player: Player) -> Claimed:
+        """The organiser's claim (``HouseBots.fill``): ``player`` takes ``seat``, any seat the
+        game still waits for, open or reserved; the caller has checked the organiser token."""
+        live = await self.repository.get_current(game_id)
+        principal = Principal(player)
+        return await self.repository.unit(self._claim_unit(live, principal, seat, "", True))
+
     async def _claim_unit(
-        self, live: LiveGame, principal: Principal | None, seat: int | None, code: str
+        self,
+        live: LiveGame,
+        principal: Principal | None,
+        seat: int | None,
+        code: str,
+        organiser: bool = False,
     ) -> Claimed:
         repository = self.repository
         async with live.lock:
             for _attempt in range(CONFLICT_RETRIES):
-                chosen = self._decide(live, principal, seat, code)
+                chosen = self._decide(live, principal, seat, code, organiser)
                 try:
                     await self._write(live, chosen)
                 except SeatTaken:
@@ -193,7 +205,12 @@ class Seating:
         return Claimed(live.summary(), chosen.seat, chosen.token)
 
     def _decide(
-        self, live: LiveGame, principal: Principal | None, seat: int | None, code: str
+        self,
+        live: LiveGame,
+        principal: Principal | None,
+        seat: int | None,
+        code: str,
+        organiser: bool = False,
     ) -> _Claim:
         """Which seat the caller takes (raises the refusal when none)."""
         table, settings = live.table, live.settings
@@ -208,6 +225,11 @@ class Seating:
         name = principal.player.name if principal is not None else ""
         if name and any(c.player == name for c in claims.values()):
             raise _not_now("ALREADY_SEATED", "the player holds a seat of this game", live)
+        if organiser and principal is not None and seat is not None:
+            # The organiser fills a seat itself: no code, listing or reservation applies.
+            if seat in claims or not settings.plan(seat).waits:
+                raise _not_now("SEAT_TAKEN", f"seat {seat} is held already", live, seat=str(seat))
+            return _Claim(seat, name, principal.player.kind, new_seat_token())
         if code:
             coded = self._coded_seat(live, code)
             if coded is None or (seat is not None and seat != coded):

@@ -284,19 +284,34 @@ class Session:
         """Every message of the session, until the client leaves (close the generator) or
         the referee ends it (raises the :class:`RefereeError`: a seat's stream ended by the
         backlog bound or a shutdown; the client resumes each game after what it has)."""
+        async with contextlib.aclosing(self.batches()) as batches:
+            async for batch in batches:
+                for message in batch:
+                    yield message
+
+    async def batches(self) -> AsyncGenerator[list[SessionMessage], None]:
+        """:meth:`messages`, each time as every message ready at once (in order): a
+        transport writes each batch as one stream message, so a command's outcome and the
+        updates it caused, queued while the last write was under way, cost one write."""
         self._start()
         try:
+            queue = self._queue
             while True:
-                queue = self._queue
                 item = queue.get_nowait() if queue.qsize() else await queue.get()
+                batch: list[SessionMessage] = []
+                while not isinstance(item, _End):
+                    followed, message = item
+                    if followed is None or not followed.replaced:  # else resumed elsewhere
+                        batch.append(message)
+                    if not queue.qsize():
+                        break
+                    item = queue.get_nowait()
+                if batch:
+                    yield batch
                 if isinstance(item, _End):
                     if item.error is not None:
                         raise item.error
                     return
-                followed, message = item
-                if followed is not None and followed.replaced:
-                    continue  # from a stream the client resumed elsewhere since
-                yield message
         finally:
             tasks = self.close()
             # Wait for the sources to end, so every seat's stream is freed when this returns.

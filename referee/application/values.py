@@ -170,6 +170,11 @@ class Summary:
     join_deadline_unix_ms: int = 0
     listed: bool = False
     rated: bool = False
+    #: The organiser may export the full log after the end, claimed seats included.
+    organiser_audit: bool = False
+    #: Why the game ended (the rule and the reason in words); ``""`` while it runs.
+    end_rule_id: str = ""
+    end_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)

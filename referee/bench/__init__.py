@@ -278,6 +278,14 @@ def markdown(report: dict[str, Any]) -> str:
             f"trip alone takes {p3['echo_ms_per_round_trip']:.2f} ms, so gRPC's floor for "
             f"these games is {p3['floor_ratio']:.1f}x the in-process time.",
         ]
+        if "session_ms_per_command" in p3:
+            out += [
+                "",
+                f"On the player stream (the same games, each on one PlayerSession: commands "
+                f"and their events on one connection): {p3['session_seconds']:.3f} s, "
+                f"{p3['session_ms_per_command']:.2f} ms per command, "
+                f"**{p3['session_to_echo']:.2f}x** an echo round trip (goal <= 1.5).",
+            ]
     if "P4" in results:
         p4 = results["P4"]
         out += [

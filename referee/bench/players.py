@@ -91,45 +91,51 @@ class _Program:
             response = await self.call.read()
             if response is grpc.aio.EOF:
                 return
-            load.messages += 1
-            message = response.message
-            kind = message.WhichOneof("kind")
-            if kind == "outcome":
-                if message.outcome.HasField("refusal"):
-                    load.errors += 1
-                else:
-                    load.done(time.perf_counter())
-                continue
-            if kind != "update":
-                continue
-            update = message.update
-            view = update.view
-            game = self.games.get(update.game_id)
-            if game is None:
-                continue
-            if view.game_over:
-                if self.seat not in game.ended:
-                    game.ended.add(self.seat)
-                    if len(game.ended) == game.players:
-                        game.over.set()
-                continue
-            if (
-                self.seat not in view.pending_seats
-                or not view.legal_commands
-                or self.acted.get(update.game_id, -1) >= view.version
-                or load.stopping()
-            ):
-                continue
-            self.acted[update.game_id] = view.version
-            command = pb.SessionCommand(
-                game_id=update.game_id,
-                seat=self.seat,
-                command_id=uuid.uuid4().hex,
-                command=self.rng.choice(view.legal_commands),
-                expected_version=view.version,
-            )
-            async with self.writing:
-                await self.call.write(pb.PlayerSessionRequest(command=command))
+            load.messages += 1  # stream messages: each carries every message ready at once
+            for message in response.messages:
+                command = self._answer(message)
+                if command is not None:
+                    async with self.writing:
+                        await self.call.write(pb.PlayerSessionRequest(command=command))
+
+    def _answer(self, message: pb.PlayerMessage) -> pb.SessionCommand | None:
+        """The command to send for ``message``, if any (outcomes and game ends counted)."""
+        load = self.load
+        kind = message.WhichOneof("kind")
+        if kind == "outcome":
+            if message.outcome.HasField("refusal"):
+                load.errors += 1
+            else:
+                load.done(time.perf_counter())
+            return None
+        if kind != "update":
+            return None
+        update = message.update
+        view = update.view
+        game = self.games.get(update.game_id)
+        if game is None:
+            return None
+        if view.game_over:
+            if self.seat not in game.ended:
+                game.ended.add(self.seat)
+                if len(game.ended) == game.players:
+                    game.over.set()
+            return None
+        if (
+            self.seat not in view.pending_seats
+            or not view.legal_commands
+            or self.acted.get(update.game_id, -1) >= view.version
+            or load.stopping()
+        ):
+            return None
+        self.acted[update.game_id] = view.version
+        return pb.SessionCommand(
+            game_id=update.game_id,
+            seat=self.seat,
+            command_id=uuid.uuid4().hex,
+            command=self.rng.choice(view.legal_commands),
+            expected_version=view.version,
+        )
 
 
 async def _player_load(

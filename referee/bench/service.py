@@ -28,7 +28,7 @@ from typing import Any
 
 import grpc
 
-from referee.bench import echo
+from referee.bench import echo, session_play
 from referee.bench.engine import random_play
 from referee.bench.load import (
     CHANNEL_OPTIONS,
@@ -247,6 +247,17 @@ async def remote_vs_local(referee: str, echo_address: str, settings: Settings) -
             asyncio.gather(*(play_game(stub, spec, seed) for seed in seeds)), 10 * RPC_TIMEOUT
         )
         concurrent = time.perf_counter() - started
+        # The same games on the player stream: commands and their events on one connection.
+        await session_play.play_on_session(stub, spec, 1)  # warm-up
+        session_steps = []
+        started = time.perf_counter()
+        for seed in seeds:
+            session_steps.append(
+                await asyncio.wait_for(
+                    session_play.play_on_session(stub, spec, seed), 10 * RPC_TIMEOUT
+                )
+            )
+        on_session = time.perf_counter() - started
     async with grpc.aio.insecure_channel(echo_address, options=CHANNEL_OPTIONS) as channel:
         call = channel.unary_unary(
             echo.METHOD,
@@ -274,6 +285,10 @@ async def remote_vs_local(referee: str, echo_address: str, settings: Settings) -
         "floor_ratio": floor / local_seconds,
         "remote_ms_per_command": 1000 * sequential / sum(local_steps),
         "echo_ms_per_round_trip": 1000 * floor / sum(local_steps),
+        "session_seconds": on_session,
+        "session_commands": sum(session_steps),
+        "session_ms_per_command": 1000 * on_session / max(sum(session_steps), 1),
+        "session_to_echo": (on_session / max(sum(session_steps), 1)) / (floor / sum(local_steps)),
     }
 
 

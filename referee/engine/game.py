@@ -11,7 +11,8 @@ A game is a set of pure functions over a mutable *state* object:
 * ``legal_commands(state, seat)`` what ``seat`` may send now, compact and complete;
 * ``view(state, viewer)`` everything ``viewer`` may know now;
 * ``redact(event, viewer)`` the version of an event ``viewer`` may see;
-* ``results(state)`` the final score and rank of every seat, or ``None`` while playing.
+* ``results(state)`` the final score and rank of every seat, or ``None`` while playing;
+* ``ending(state)`` why it ended: the rule and the reason in words, from public information.
 
 Commands, events and views are frozen dataclasses. Their class and field names are the wire
 names: :mod:`referee.server.codec` maps them onto the game's proto messages by name, so a game
@@ -27,6 +28,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from referee.engine.endings import Ending
 from referee.engine.fields import MalformedValue, check_shape
 from referee.engine.words import plain_words
 
@@ -145,6 +147,9 @@ class GameInfo:
     #: The default event limit of a game of this type (``TableSettings.max_events``): far
     #: above any game played by its rules, it ends one that never would (0: no limit).
     max_events: int = 0
+    #: What ``SeatResult.score`` counts, in words ("penalty points, lower is better"), for
+    #: every client's score column (``GameType.score_meaning``).
+    score_meaning: str = ""
 
     def normalise_options(self, given: Mapping[str, str]) -> dict[str, str]:
         """Fill defaults and check every option; unknown names are an error."""
@@ -479,6 +484,13 @@ class Game(abc.ABC, Generic[StateT]):
     def results(self, state: StateT) -> tuple[SeatResult, ...] | None:
         """Final results when the game is over, else ``None``."""
 
+    def ending(self, state: StateT) -> Ending | None:
+        """Why the game ended by its rules (the rule id and the reason in words, "seat 2 woke
+        5 queens"), ``None`` while playing. Every game implements it (the conformance suite
+        asks for one at every end); the words use public information only (the leak test
+        compares them across hidden variants), since every viewer receives them."""
+        return None
+
     def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """What ``event`` does to the shuffled decks, for the per-card commitments
         (``docs/fairness.md`` section 6): a shuffle's order, cards taken from the top and who
@@ -513,6 +525,7 @@ __all__ = [
     "Command",
     "Decision",
     "DeckOrder",
+    "Ending",
     "Event",
     "FixedDeal",
     "Game",

@@ -21,6 +21,7 @@ from referee.engine.openings import CardsOpened, DeckCommitted
 from referee.engine.registry import LABELS, game_module
 from referee.engine.table_events import (
     DefaultPlayed,
+    EventLimitReached,
     GameAborted,
     PlayerKind,
     SeatClaimed,
@@ -105,11 +106,9 @@ def table_event_text(event: TableEvent) -> str:
     if isinstance(event, DefaultPlayed):
         return f"the referee played for {seat(event.seat)}, which has forfeited"
     if isinstance(event, GameAborted):
-        return (
-            f"the organiser aborted the game: {event.reason}"
-            if event.reason
-            else ("the organiser aborted the game")
-        )
+        return event.end_reason  # "the organiser aborted the game: <reason>"
+    if isinstance(event, EventLimitReached):
+        return f"game over: {event.end_reason} ({event.end_rule_id})"
     if isinstance(event, SeatClaimed):
         who = event.player or "a player"
         what = {PlayerKind.BOT: " (a bot)", PlayerKind.PERSON: ""}.get(event.kind, "")

@@ -27,6 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic
 
+from referee.engine import endings
+from referee.engine.endings import Ending
 from referee.engine.game import (
     Command,
     Decision,
@@ -66,7 +68,7 @@ SALT_BYTES = 32
 
 
 #: The rule id a command cites after the game ended at its event limit.
-EVENT_LIMIT = "EVENT-LIMIT"
+EVENT_LIMIT = endings.EVENT_LIMIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,8 @@ class View:
     results: tuple[SeatResult, ...] | None
     commitment: str = ""
     aborted: bool = False
+    #: Why the game ended (the rule and the reason in words); ``None`` while playing.
+    ending: Ending | None = None
 
     @property
     def over(self) -> bool:
@@ -225,6 +229,18 @@ class Table(Generic[StateT]):
         """The game's results, or those it had when it reached its event limit."""
         limit = self.status.limit_reached
         return limit.results if limit is not None else self.game.results(self.state)
+
+    def ending(self) -> Ending | None:
+        """Why the game ended: an abort, the event limit, or the game's own end by its rules
+        (``Game.ending``); ``None`` while it runs."""
+        status = self.status
+        if status.aborted is not None:
+            return endings.aborted(status.aborted)
+        if status.limit_reached is not None:
+            return endings.limit_reached(status.limit_reached.limit)
+        if self.game.results(self.state) is None:
+            return None
+        return self.game.ending(self.state)
 
     @property
     def over(self) -> bool:
@@ -456,6 +472,7 @@ class Table(Generic[StateT]):
             self.results(),
             status.commitment,
             status.aborted is not None,
+            self.ending(),
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:

@@ -25,6 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.engine import endings
 from referee.engine.game import Command, FixedDeal, Seat, SeatResult, Viewer
 
 
@@ -158,9 +159,18 @@ class DefaultPlayed(TableEvent):
 
 @dataclass(frozen=True, slots=True)
 class GameAborted(TableEvent):
-    """The organiser ended the game; it has no results."""
+    """The organiser ended the game; it has no results. ``end_rule_id`` and ``end_reason``
+    say so in words (filled in when not given, as in events stored before them)."""
 
     reason: str
+    end_rule_id: str = ""
+    end_reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.end_reason:
+            ending = endings.aborted(self.reason)
+            object.__setattr__(self, "end_rule_id", ending.rule_id)
+            object.__setattr__(self, "end_reason", ending.reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +181,15 @@ class EventLimitReached(TableEvent):
 
     limit: int
     results: tuple[SeatResult, ...]
+    #: Why the game ended, in words (filled in when not given, as in events stored before).
+    end_rule_id: str = ""
+    end_reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.end_reason:
+            ending = endings.limit_reached(self.limit)
+            object.__setattr__(self, "end_rule_id", ending.rule_id)
+            object.__setattr__(self, "end_reason", ending.reason)
 
 
 class PlayerKind(enum.IntEnum):

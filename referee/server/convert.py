@@ -81,6 +81,7 @@ def settings_from_request(request: pb.CreateGameRequest) -> GameSettings:
         join_deadline_ms=request.join_deadline_ms or DEFAULT_JOIN_DEADLINE_MS,
         connect_grace_ms=request.connect_grace_ms or DEFAULT_CONNECT_GRACE_MS,
         rated=request.rated,
+        organiser_audit=request.organiser_audit,
     )
 
 
@@ -134,6 +135,9 @@ def summary_to_proto(summary: Summary) -> pb.GameSummary:
         join_deadline_unix_ms=summary.join_deadline_unix_ms,
         listed=summary.listed,
         rated=summary.rated,
+        organiser_audit=summary.organiser_audit,
+        end_rule_id=summary.end_rule_id,
+        end_reason=summary.end_reason,
     )
     if summary.revealed_seed is not None:
         message.revealed_seed = summary.revealed_seed

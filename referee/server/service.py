@@ -297,6 +297,14 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         summary = await self.referee.abort(request.game_id, request.organiser_token, request.reason)
         return pb.AbortGameResponse(game=convert.summary_to_proto(summary))
 
+    async def FillWithBots(
+        self, request: pb.FillWithBotsRequest, caller: Caller
+    ) -> pb.FillWithBotsResponse:
+        summary = await self.referee.fill_with_bots(
+            request.game_id, request.organiser_token, request.level
+        )
+        return pb.FillWithBotsResponse(game=convert.summary_to_proto(summary))
+
     async def RevealSeed(
         self, request: pb.RevealSeedRequest, caller: Caller
     ) -> pb.RevealSeedResponse:

@@ -51,14 +51,19 @@ _EVENTS = tag(_UPDATE["events"].number, 2)
 _VIEW = tag(_UPDATE["view"].number, 2)
 _CAUGHT_UP = tag(_UPDATE["caught_up"].number, 0) + b"\x01"
 _AS_UPDATE = tag(pb.PlayerMessage.DESCRIPTOR.fields_by_name["update"].number, 2)
-#: ``message`` is field 1 of both PlayerSessionResponse and WatchPlayerResponse.
-_MESSAGE = tag(pb.PlayerSessionResponse.DESCRIPTOR.fields_by_name["message"].number, 2)
-assert pb.WatchPlayerResponse.DESCRIPTOR.fields_by_name["message"].number == 1
+#: ``messages`` is field 1 of both PlayerSessionResponse and WatchPlayerResponse; a repeated
+#: field's serialization is its elements' one after the other, so a batch's response is the
+#: concatenation of its messages' (each encoded once, whatever batch it goes in).
+_MESSAGE = tag(pb.PlayerSessionResponse.DESCRIPTOR.fields_by_name["messages"].number, 2)
+assert pb.WatchPlayerResponse.DESCRIPTOR.fields_by_name["messages"].number == 1
+#: A response grows to about this many bytes at most before it is written (a catch-up of many
+#: games stays under the clients' 4 MiB receive limit).
+BATCH_BYTES = 1 << 20
 
 
 def message_bytes(message: SessionMessage) -> bytes:
-    """A session's message as a serialized PlayerSessionResponse (or WatchPlayerResponse:
-    the same bytes)."""
+    """A session's message as a serialized PlayerSessionResponse of that one message (or
+    WatchPlayerResponse: the same bytes); a batch's response is these, concatenated."""
     if isinstance(message, GameMessage):
         update = message.update
         parts = [_GAME_ID, varint(len(message.game_id)), message.game_id.encode()]
@@ -76,7 +81,9 @@ def player_message(message: SessionMessage) -> pb.PlayerMessage:
     """A session's message as a PlayerMessage."""
     if isinstance(message, GameMessage):
         return pb.PlayerMessage.FromString(
-            pb.PlayerSessionResponse.FromString(message_bytes(message)).message.SerializeToString()
+            pb.PlayerSessionResponse.FromString(message_bytes(message))
+            .messages[0]
+            .SerializeToString()
         )
     if isinstance(message, Granted):
         return pb.PlayerMessage(
@@ -202,9 +209,11 @@ class SessionCalls:
                 session.refuse(app_errors.bad_request("kind", "a command or a resume"))
 
     async def _serve_session(self, session: Session, write: Write, name: str) -> None:
-        """Write the session's messages; a message the client has not taken within the stall
-        limit ends the stream. One watchdog task checks the write in progress, rather than a
-        timer per message (a player stream carries every message of many games)."""
+        """Write the session's messages, every message ready at once in one response (one
+        write for a command's outcome and the updates it caused); a write the client has not
+        taken within the stall limit ends the stream. One watchdog task checks the write in
+        progress, rather than a timer per message (a player stream carries every message of
+        many games)."""
         fanout = self.referee.fanout
         stall = fanout.stall_seconds
         sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
@@ -226,13 +235,24 @@ class SessionCalls:
 
         watchdog = asyncio.ensure_future(watch()) if stall else None
         try:
-            async with contextlib.aclosing(session.messages()) as messages:
-                async for message in messages:
-                    if isinstance(message, Outcome):
-                        _count(commands, message)
-                    data = message_bytes(message)
+            async with contextlib.aclosing(session.batches()) as batches:
+                async for batch in batches:
+                    parts: list[bytes] = []
+                    size = 0
+                    for message in batch:
+                        if isinstance(message, Outcome):
+                            _count(commands, message)
+                        data = message_bytes(message)
+                        if parts and size + len(data) > BATCH_BYTES:
+                            writing[0] = loop.time()
+                            await write(b"".join(parts))
+                            writing[0] = 0.0
+                            sent.inc()
+                            parts, size = [], 0
+                        parts.append(data)
+                        size += len(data)
                     writing[0] = loop.time()
-                    await write(data)
+                    await write(b"".join(parts))
                     writing[0] = 0.0
                     sent.inc()
         except asyncio.CancelledError:

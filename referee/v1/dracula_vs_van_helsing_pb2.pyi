@@ -1047,6 +1047,8 @@ class DraculaVsVanHelsingEvent(_message.Message):
         ROUND_FIELD_NUMBER: _builtins.int
         DISTRICT_FIELD_NUMBER: _builtins.int
         HP_FIELD_NUMBER: _builtins.int
+        END_RULE_ID_FIELD_NUMBER: _builtins.int
+        END_REASON_FIELD_NUMBER: _builtins.int
         winner: Global___DraculaVsVanHelsing.Role.ValueType
         """The winning role."""
         winner_seat: _builtins.int
@@ -1059,6 +1061,12 @@ class DraculaVsVanHelsingEvent(_message.Message):
         """The district whose 4 humans all became vampires (GAME_END_VAMPIRES), else 0."""
         hp: _builtins.int
         """Dracula's final HP."""
+        end_rule_id: _builtins.str
+        """The rule that ended the game, e.g. "DV-22"."""
+        end_reason: _builtins.str
+        """Why the game ended, in words from this event's public fields, e.g. "Dracula (seat 0) wins".
+        For people to read, not for parsing.
+        """
         def __init__(
             self,
             *,
@@ -1068,10 +1076,12 @@ class DraculaVsVanHelsingEvent(_message.Message):
             round: _builtins.int = ...,
             district: _builtins.int = ...,
             hp: _builtins.int = ...,
+            end_rule_id: _builtins.str = ...,
+            end_reason: _builtins.str = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["district", b"district", "hp", b"hp", "reason", b"reason", "round", b"round", "winner", b"winner", "winner_seat", b"winner_seat"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["district", b"district", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "hp", b"hp", "reason", b"reason", "round", b"round", "winner", b"winner", "winner_seat", b"winner_seat"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1431,6 +1431,14 @@ class MauMauVampiresEvent(_message.Message):
 
         SCORES_FIELD_NUMBER: _builtins.int
         RANKS_FIELD_NUMBER: _builtins.int
+        END_RULE_ID_FIELD_NUMBER: _builtins.int
+        END_REASON_FIELD_NUMBER: _builtins.int
+        end_rule_id: _builtins.str
+        """The rule that ended the game, e.g. "MM-24"."""
+        end_reason: _builtins.str
+        """Why the game ended, in words from this event's public fields, e.g. "seat 1 wins with 34 points".
+        For people to read, not for parsing.
+        """
         @_builtins.property
         def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
             """Final scores by seat: totals plus tie-break points (higher is better)."""
@@ -1444,10 +1452,12 @@ class MauMauVampiresEvent(_message.Message):
             *,
             scores: _abc.Iterable[_builtins.int] | None = ...,
             ranks: _abc.Iterable[_builtins.int] | None = ...,
+            end_rule_id: _builtins.str = ...,
+            end_reason: _builtins.str = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["ranks", b"ranks", "scores", b"scores"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "ranks", b"ranks", "scores", b"scores"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 

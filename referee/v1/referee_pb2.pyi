@@ -300,6 +300,7 @@ class GameType(_message.Message):
     RULES_PATH_FIELD_NUMBER: _builtins.int
     RULES_TEXT_FIELD_NUMBER: _builtins.int
     MAX_EVENTS_FIELD_NUMBER: _builtins.int
+    SCORE_MEANING_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Identifier used in CreateGameRequest.game_type, e.g. "vampire-queen"."""
     name: _builtins.str
@@ -326,6 +327,10 @@ class GameType(_message.Message):
     without scores; see RefereeEvent.EventLimitReached). Far above any game played by the
     rules; CreateGameRequest.max_events sets another.
     """
+    score_meaning: _builtins.str
+    """What SeatResult.score counts in this game, in words, for a score column: e.g.
+    "penalty points, lower is better" (Vampire Queen) or "1 for the winner, 0 otherwise".
+    """
     @_builtins.property
     def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameOption]:
         """Options with their defaults."""
@@ -343,10 +348,11 @@ class GameType(_message.Message):
         rules_path: _builtins.str = ...,
         rules_text: _builtins.str = ...,
         max_events: _builtins.int = ...,
+        score_meaning: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "max_events", b"max_events", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules", b"rules", "rules_path", b"rules_path", "rules_text", b"rules_text", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "max_events", b"max_events", "max_players", b"max_players", "min_players", b"min_players", "name", b"name", "options", b"options", "rules", b"rules", "rules_path", b"rules_path", "rules_text", b"rules_text", "score_meaning", b"score_meaning", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -552,6 +558,7 @@ class CreateGameRequest(_message.Message):
     JOIN_DEADLINE_MS_FIELD_NUMBER: _builtins.int
     CONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     RATED_FIELD_NUMBER: _builtins.int
+    ORGANISER_AUDIT_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A game type id from ListGameTypes."""
     players: _builtins.int
@@ -608,6 +615,14 @@ class CreateGameRequest(_message.Message):
     (openskill Plackett-Luce, as referee-tournament rates). Needs every seat to be held by a
     named player (FAILED_PRECONDITION otherwise, when the game would start).
     """
+    organiser_audit: _builtins.bool
+    """Let the organiser export the full log (ExportGame) once the game is over even when seats
+    were claimed: a claimed seat's cards are otherwise its holder's alone, and the organiser
+    (the creator) may not see them, not even after the end (PERMISSION_DENIED SEAT_CLAIMED).
+    Shown to everyone in GameSummary.organiser_audit, so a player sees it before claiming
+    (e.g. a tournament whose organiser checks every deal). Watching a claimed seat while the
+    game runs stays refused.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name; missing options take their default."""
@@ -647,10 +662,11 @@ class CreateGameRequest(_message.Message):
         join_deadline_ms: _builtins.int = ...,
         connect_grace_ms: _builtins.int = ...,
         rated: _builtins.bool = ...,
+        organiser_audit: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "max_events", b"max_events"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_audit", b"organiser_audit", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_events: _TypeAlias = _typing.Literal["max_events"]  # noqa: Y015
     _WhichOneofArgType__max_events: _TypeAlias = _typing.Literal["_max_events", b"_max_events"]  # noqa: Y015
@@ -849,7 +865,10 @@ class SeatResult(_message.Message):
     seat: _builtins.int
     """Seat index."""
     score: _builtins.int
-    """Score as the game counts it (Vampire Queen: penalty points, lower is better)."""
+    """Score as the game counts it (GameType.score_meaning says what): Vampire Queen penalty
+    points, lower is better; Sleeping Queens and Dracula vs Van Helsing 1 for a winner, 0
+    otherwise; Mau Mau Vampires points (hand totals plus tie-break points), higher is better.
+    """
     rank: _builtins.int
     """Rank, 1 = best; equal scores share a rank."""
     def __init__(
@@ -921,6 +940,9 @@ class GameSummary(_message.Message):
     JOIN_DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
     LISTED_FIELD_NUMBER: _builtins.int
     RATED_FIELD_NUMBER: _builtins.int
+    ORGANISER_AUDIT_FIELD_NUMBER: _builtins.int
+    END_RULE_ID_FIELD_NUMBER: _builtins.int
+    END_REASON_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -977,6 +999,18 @@ class GameSummary(_message.Message):
     """Listed in the lobby while it has open seats."""
     rated: _builtins.bool
     """Rated (CreateGameRequest.rated)."""
+    organiser_audit: _builtins.bool
+    """The organiser may export the full log after the end, claimed seats' cards included
+    (CreateGameRequest.organiser_audit).
+    """
+    end_rule_id: _builtins.str
+    """The rule that ended the game (game over only): the game's own end rule, e.g. "SQ-15",
+    "EVENT-LIMIT" at the event limit, "ABORTED" after an abort.
+    """
+    end_reason: _builtins.str
+    """Why the game ended, in words, from public information (game over only), e.g. "seat 2
+    woke 5 queens". For people to read, not for parsing: read end_rule_id and results.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options, every one filled in."""
@@ -1036,10 +1070,13 @@ class GameSummary(_message.Message):
         join_deadline_unix_ms: _builtins.int = ...,
         listed: _builtins.bool = ...,
         rated: _builtins.bool = ...,
+        organiser_audit: _builtins.bool = ...,
+        end_rule_id: _builtins.str = ...,
+        end_reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "join_deadline_unix_ms", b"join_deadline_unix_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "results", b"results", "revealed_seed", b"revealed_seed", "seat_holders", b"seat_holders", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "started", b"started", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "join_deadline_unix_ms", b"join_deadline_unix_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_audit", b"organiser_audit", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "results", b"results", "revealed_seed", b"revealed_seed", "seat_holders", b"seat_holders", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "started", b"started", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1542,16 +1579,24 @@ class RefereeEvent(_message.Message):
         DESCRIPTOR: _descriptor.Descriptor
 
         REASON_FIELD_NUMBER: _builtins.int
+        END_RULE_ID_FIELD_NUMBER: _builtins.int
+        END_REASON_FIELD_NUMBER: _builtins.int
         reason: _builtins.str
         """The organiser's reason."""
+        end_rule_id: _builtins.str
+        """"ABORTED" (the rule id later commands cite)."""
+        end_reason: _builtins.str
+        """Why the game ended, in words (the organiser's reason included), for people to read."""
         def __init__(
             self,
             *,
             reason: _builtins.str = ...,
+            end_rule_id: _builtins.str = ...,
+            end_reason: _builtins.str = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "reason", b"reason"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1668,8 +1713,14 @@ class RefereeEvent(_message.Message):
 
         LIMIT_FIELD_NUMBER: _builtins.int
         RESULTS_FIELD_NUMBER: _builtins.int
+        END_RULE_ID_FIELD_NUMBER: _builtins.int
+        END_REASON_FIELD_NUMBER: _builtins.int
         limit: _builtins.int
         """The limit."""
+        end_rule_id: _builtins.str
+        """"EVENT-LIMIT" (the rule id later commands cite)."""
+        end_reason: _builtins.str
+        """Why the game ended, in words, for people to read."""
         @_builtins.property
         def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]:
             """The results: the game's standing at this point (its scores so far by its own ranking;
@@ -1681,10 +1732,12 @@ class RefereeEvent(_message.Message):
             *,
             limit: _builtins.int = ...,
             results: _abc.Iterable[Global___SeatResult] | None = ...,
+            end_rule_id: _builtins.str = ...,
+            end_reason: _builtins.str = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "results", b"results"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "limit", b"limit", "results", b"results"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1846,6 +1899,8 @@ class View(_message.Message):
     SEAT_HOLDERS_FIELD_NUMBER: _builtins.int
     LEGAL_COMMAND_LABELS_FIELD_NUMBER: _builtins.int
     VIEW_LINES_FIELD_NUMBER: _builtins.int
+    END_RULE_ID_FIELD_NUMBER: _builtins.int
+    END_REASON_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
@@ -1868,6 +1923,12 @@ class View(_message.Message):
     """
     aborted: _builtins.bool
     """True when the organiser aborted the game."""
+    end_rule_id: _builtins.str
+    """The rule that ended the game (game over only), as in GameSummary.end_rule_id."""
+    end_reason: _builtins.str
+    """Why the game ended, in words (game over only), as in GameSummary.end_reason: the banner
+    of an end screen ("seat 2 woke 5 queens"), with results for each seat's standing.
+    """
     @_builtins.property
     def pending_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Seats whose decision the game waits for."""
@@ -1947,6 +2008,8 @@ class View(_message.Message):
         seat_holders: _abc.Iterable[Global___SeatHolder] | None = ...,
         legal_command_labels: _abc.Iterable[_builtins.str] | None = ...,
         view_lines: _abc.Iterable[_builtins.str] | None = ...,
+        end_rule_id: _builtins.str = ...,
+        end_reason: _builtins.str = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensView | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView | None = ...,
@@ -1954,7 +2017,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seat_holders", b"seat_holders", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seat_holders", b"seat_holders", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -2310,6 +2373,54 @@ class AbortGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___AbortGameResponse: _TypeAlias = AbortGameResponse  # noqa: Y015
+
+@_typing.final
+class FillWithBotsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    organiser_token: _builtins.str
+    level: _builtins.str
+    """A house bot level (HouseBot.level), or empty for any."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        organiser_token: _builtins.str = ...,
+        level: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "level", b"level", "organiser_token", b"organiser_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FillWithBotsRequest: _TypeAlias = FillWithBotsRequest  # noqa: Y015
+
+@_typing.final
+class FillWithBotsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameSummary:
+        """The game after the claims (started), as its organiser sees it."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameSummary | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FillWithBotsResponse: _TypeAlias = FillWithBotsResponse  # noqa: Y015
 
 @_typing.final
 class RevealSeedRequest(_message.Message):
@@ -3831,23 +3942,26 @@ Global___PlayerMessage: _TypeAlias = PlayerMessage  # noqa: Y015
 
 @_typing.final
 class PlayerSessionResponse(_message.Message):
-    """One message of PlayerSession."""
+    """One message of PlayerSession: every PlayerMessage the referee had ready for this
+    connection at once, in order (one write for a command's outcome and the updates it caused;
+    a parser of the earlier singular field reads the last of them).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    MESSAGE_FIELD_NUMBER: _builtins.int
+    MESSAGES_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def message(self) -> Global___PlayerMessage:
-        """The message."""
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerMessage]:
+        """The messages, in the stream's order."""
 
     def __init__(
         self,
         *,
-        message: Global___PlayerMessage | None = ...,
+        messages: _abc.Iterable[Global___PlayerMessage] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3855,23 +3969,25 @@ Global___PlayerSessionResponse: _TypeAlias = PlayerSessionResponse  # noqa: Y015
 
 @_typing.final
 class WatchPlayerResponse(_message.Message):
-    """One message of WatchPlayer."""
+    """One message of WatchPlayer: every PlayerMessage ready at once, in order (as
+    PlayerSessionResponse).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    MESSAGE_FIELD_NUMBER: _builtins.int
+    MESSAGES_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def message(self) -> Global___PlayerMessage:
-        """The message."""
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerMessage]:
+        """The messages, in the stream's order."""
 
     def __init__(
         self,
         *,
-        message: Global___PlayerMessage | None = ...,
+        messages: _abc.Iterable[Global___PlayerMessage] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -85,6 +85,11 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_v1_dot_referee__pb2.ExportGameRequest.SerializeToString,
                 response_deserializer=referee_dot_v1_dot_referee__pb2.ExportGameResponse.FromString,
                 _registered_method=True)
+        self.FillWithBots = channel.unary_unary(
+                '/referee.v1.RefereeService/FillWithBots',
+                request_serializer=referee_dot_v1_dot_referee__pb2.FillWithBotsRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.FillWithBotsResponse.FromString,
+                _registered_method=True)
         self.Register = channel.unary_unary(
                 '/referee.v1.RefereeService/Register',
                 request_serializer=referee_dot_v1_dot_referee__pb2.RegisterRequest.SerializeToString,
@@ -243,6 +248,20 @@ class RefereeServiceServicer:
         token; anyone for a game with public_reveal_waives_secrecy) to check the deals with, see
         docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
         FAILED_PRECONDITION before the reveal.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FillWithBots(self, request, context):
+        """Starts a game that waits for players (organiser token only) by filling every seat it
+        still waits for, open or reserved, with the server's house bots (ListGameTypesResponse
+        .house_bots; of `level` only, when set): a seat reserved for a house bot goes to it, the
+        others to the accounts not yet at the table, in the order listed. The last claim deals.
+        A refusal changes nothing: UNAUTHENTICATED/PERMISSION_DENIED without the organiser
+        token; FAILED_PRECONDITION GAME_STARTED, GAME_OVER, NO_HOUSE_BOTS (none run here),
+        NOT_ENOUGH_HOUSE_BOTS (fewer free accounts than empty seats); INVALID_ARGUMENT for a
+        level no house bot plays.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -430,6 +449,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.ExportGame,
                     request_deserializer=referee_dot_v1_dot_referee__pb2.ExportGameRequest.FromString,
                     response_serializer=referee_dot_v1_dot_referee__pb2.ExportGameResponse.SerializeToString,
+            ),
+            'FillWithBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.FillWithBots,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.FillWithBotsRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.FillWithBotsResponse.SerializeToString,
             ),
             'Register': grpc.unary_unary_rpc_method_handler(
                     servicer.Register,
@@ -783,6 +807,33 @@ class RefereeService:
             '/referee.v1.RefereeService/ExportGame',
             referee_dot_v1_dot_referee__pb2.ExportGameRequest.SerializeToString,
             referee_dot_v1_dot_referee__pb2.ExportGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FillWithBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/FillWithBots',
+            referee_dot_v1_dot_referee__pb2.FillWithBotsRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.FillWithBotsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -77,6 +77,16 @@ class RefereeServiceStub:
     docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
     FAILED_PRECONDITION before the reveal.
     """
+    FillWithBots: _grpc.UnaryUnaryMultiCallable[_referee_pb2.FillWithBotsRequest, _referee_pb2.FillWithBotsResponse]
+    """Starts a game that waits for players (organiser token only) by filling every seat it
+    still waits for, open or reserved, with the server's house bots (ListGameTypesResponse
+    .house_bots; of `level` only, when set): a seat reserved for a house bot goes to it, the
+    others to the accounts not yet at the table, in the order listed. The last claim deals.
+    A refusal changes nothing: UNAUTHENTICATED/PERMISSION_DENIED without the organiser
+    token; FAILED_PRECONDITION GAME_STARTED, GAME_OVER, NO_HOUSE_BOTS (none run here),
+    NOT_ENOUGH_HOUSE_BOTS (fewer free accounts than empty seats); INVALID_ARGUMENT for a
+    level no house bot plays.
+    """
     Register: _grpc.UnaryUnaryMultiCallable[_referee_pb2.RegisterRequest, _referee_pb2.RegisterResponse]
     """--- players, seats and the lobby (docs/clients.md "Players"). A call made as a player
     carries the player's credential as `authorization: Bearer <token>` metadata (gRPC) or
@@ -170,6 +180,16 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     token; anyone for a game with public_reveal_waives_secrecy) to check the deals with, see
     docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
     FAILED_PRECONDITION before the reveal.
+    """
+    FillWithBots: _aio.UnaryUnaryMultiCallable[_referee_pb2.FillWithBotsRequest, _referee_pb2.FillWithBotsResponse]  # type: ignore[assignment]
+    """Starts a game that waits for players (organiser token only) by filling every seat it
+    still waits for, open or reserved, with the server's house bots (ListGameTypesResponse
+    .house_bots; of `level` only, when set): a seat reserved for a house bot goes to it, the
+    others to the accounts not yet at the table, in the order listed. The last claim deals.
+    A refusal changes nothing: UNAUTHENTICATED/PERMISSION_DENIED without the organiser
+    token; FAILED_PRECONDITION GAME_STARTED, GAME_OVER, NO_HOUSE_BOTS (none run here),
+    NOT_ENOUGH_HOUSE_BOTS (fewer free accounts than empty seats); INVALID_ARGUMENT for a
+    level no house bot plays.
     """
     Register: _aio.UnaryUnaryMultiCallable[_referee_pb2.RegisterRequest, _referee_pb2.RegisterResponse]  # type: ignore[assignment]
     """--- players, seats and the lobby (docs/clients.md "Players"). A call made as a player
@@ -321,6 +341,22 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         token; anyone for a game with public_reveal_waives_secrecy) to check the deals with, see
         docs/fairness.md. UNAUTHENTICATED/PERMISSION_DENIED without the organiser token;
         FAILED_PRECONDITION before the reveal.
+        """
+
+    @_abc_1.abstractmethod
+    def FillWithBots(
+        self,
+        request: _referee_pb2.FillWithBotsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.FillWithBotsResponse, _abc.Awaitable[_referee_pb2.FillWithBotsResponse]]:
+        """Starts a game that waits for players (organiser token only) by filling every seat it
+        still waits for, open or reserved, with the server's house bots (ListGameTypesResponse
+        .house_bots; of `level` only, when set): a seat reserved for a house bot goes to it, the
+        others to the accounts not yet at the table, in the order listed. The last claim deals.
+        A refusal changes nothing: UNAUTHENTICATED/PERMISSION_DENIED without the organiser
+        token; FAILED_PRECONDITION GAME_STARTED, GAME_OVER, NO_HOUSE_BOTS (none run here),
+        NOT_ENOUGH_HOUSE_BOTS (fewer free accounts than empty seats); INVALID_ARGUMENT for a
+        level no house bot plays.
         """
 
     @_abc_1.abstractmethod

@@ -956,9 +956,17 @@ class SleepingQueensEvent(_message.Message):
         WINNERS_FIELD_NUMBER: _builtins.int
         POINTS_FIELD_NUMBER: _builtins.int
         QUEENS_FIELD_NUMBER: _builtins.int
+        END_RULE_ID_FIELD_NUMBER: _builtins.int
+        END_REASON_FIELD_NUMBER: _builtins.int
         rule: _builtins.str
         """"SQ-15" (a player reached the queens or points to win) or "SQ-16" (no sleeping queen
         left: most points win, then most queens).
+        """
+        end_rule_id: _builtins.str
+        """The rule that ended the game, e.g. "SQ-15"."""
+        end_reason: _builtins.str
+        """Why the game ended, in words from this event's public fields, e.g. "seat 2 woke 5 queens".
+        For people to read, not for parsing.
         """
         @_builtins.property
         def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -979,10 +987,12 @@ class SleepingQueensEvent(_message.Message):
             winners: _abc.Iterable[_builtins.int] | None = ...,
             points: _abc.Iterable[_builtins.int] | None = ...,
             queens: _abc.Iterable[_builtins.int] | None = ...,
+            end_rule_id: _builtins.str = ...,
+            end_reason: _builtins.str = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["points", b"points", "queens", b"queens", "rule", b"rule", "winners", b"winners"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "points", b"points", "queens", b"queens", "rule", b"rule", "winners", b"winners"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 

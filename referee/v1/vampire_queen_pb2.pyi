@@ -417,6 +417,14 @@ class VampireQueenEvent(_message.Message):
 
         TOTALS_FIELD_NUMBER: _builtins.int
         RANKS_FIELD_NUMBER: _builtins.int
+        END_RULE_ID_FIELD_NUMBER: _builtins.int
+        END_REASON_FIELD_NUMBER: _builtins.int
+        end_rule_id: _builtins.str
+        """The rule that ended the game, e.g. "VQ-19"."""
+        end_reason: _builtins.str
+        """Why the game ended, in words from this event's public fields, e.g. "seat 1 wins with 12 penalty points".
+        For people to read, not for parsing.
+        """
         @_builtins.property
         def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
             """Final totals, by seat (lower is better)."""
@@ -430,10 +438,12 @@ class VampireQueenEvent(_message.Message):
             *,
             totals: _abc.Iterable[_builtins.int] | None = ...,
             ranks: _abc.Iterable[_builtins.int] | None = ...,
+            end_rule_id: _builtins.str = ...,
+            end_reason: _builtins.str = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["ranks", b"ranks", "totals", b"totals"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "ranks", b"ranks", "totals", b"totals"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 

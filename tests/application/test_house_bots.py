@@ -1,5 +1,6 @@
 """House bots at the application layer: a person alone against them finishes every game type
-(seats reserved for the bots, the person leaving and coming back), a challenge to a bot is
+(seats reserved for the bots, the person leaving and coming back), and a four-player game of
+every game type that seats four against one level's several accounts; a challenge to a bot is
 accepted and played, pairing with a bot on request, and the replacement rule (counted)."""
 
 from __future__ import annotations
@@ -13,7 +14,13 @@ import pytest
 from referee.application import Referee
 from referee.application.access import PlayerSeat
 from referee.application.challenges import ChallengeState
-from referee.application.house_levels import LEVELS, Level, parse_levels
+from referee.application.house_levels import (
+    LEVELS,
+    Level,
+    account_names,
+    max_accounts,
+    parse_levels,
+)
 from referee.application.pairing import PairingState
 from referee.application.players import Principal
 from referee.application.terms import Terms
@@ -21,7 +28,8 @@ from referee.engine import all_games
 from tests.application.seating_support import account, seats
 from tests.application.support import WAIT, run, until
 
-BOTH = parse_levels("easy,normal")
+#: One account of each level (the tables below seat at most three players).
+BOTH = parse_levels("easy:1,normal:1")
 
 
 async def person(referee: Referee, name: str = "ann") -> Principal:
@@ -84,6 +92,39 @@ def test_a_person_alone_against_house_bots_finishes_every_game(game_type: str) -
         players = {h.player for h in referee.games[created.game_id].holders()}
         assert players == {"ann", *(b.player for b in bots[: n - 1])}
         assert referee.house_bots.bots == bots
+
+    run(scenario)
+
+
+FOUR_SEATERS = sorted(
+    g.info.type_id for g in all_games() if g.info.min_players <= 4 <= g.info.max_players
+)
+#: Short games: the person plays at random.
+SHORT = {"mau-mau-vampires": {"hands": "1"}, "vampire-queen": {"rounds": "1"}}
+
+
+@pytest.mark.parametrize("game_type", FOUR_SEATERS)
+def test_a_person_alone_fills_and_finishes_a_four_player_game_with_one_levels_accounts(
+    game_type: str,
+) -> None:
+    """One account holds one seat of a game, so a level runs several (``house-normal``,
+    ``-2``, ``-3`` by default): a person reserves a seat for each and plays the game out."""
+
+    async def scenario(referee: Referee) -> None:
+        bots = await referee.house_bots.start(parse_levels("normal"), seed=11)
+        names = [b.player for b in bots]
+        assert names == ["house-normal", "house-normal-2", "house-normal-3"]
+        assert {b.level for b in bots} == {"normal"}
+        ann = await person(referee)
+        modes = ["creator", *[f"reserved:{name}" for name in names]]
+        options = SHORT.get(game_type, {})
+        created = await referee.create(game_type, 4, options, settings=seats(*modes), creator=ann)
+        await until(lambda: referee.games[created.game_id].table.started)
+        await play_as(referee, created.game_id, ann, 0, seed=12)
+        summary = await referee.summary(created.game_id)
+        assert summary.game_over and not summary.aborted
+        players = [h.player for h in referee.games[created.game_id].holders()]
+        assert players == ["ann", *names]
 
     run(scenario)
 
@@ -200,4 +241,11 @@ def test_levels_are_named_and_parsed() -> None:
     ]
     with pytest.raises(ValueError, match="unknown house bot level"):
         parse_levels("grandmaster")
+    counted = parse_levels("easy:2,normal")
+    assert [(level.name, level.accounts) for level in counted] == [("easy", 2), ("normal", 3)]
+    assert account_names(counted[0]) == ("house-easy", "house-easy-2")
+    assert max_accounts() == 11  # Vampire Queen seats twelve
+    for bad in ("normal:0", "normal:12", "normal:x"):
+        with pytest.raises(ValueError, match=r"must be 1\.\.11"):
+            parse_levels(bad)
     assert set(LEVELS) >= {"easy", "normal"}

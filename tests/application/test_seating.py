@@ -566,3 +566,31 @@ def test_a_rated_game_needs_signed_in_claimants_and_one_seat_must_be_named() -> 
         assert (await referee.view(both.game_id, seat_token=PlayerSeat(ann, 1))).view.viewer == 1
 
     run(scenario)
+
+
+def test_an_audited_game_exports_to_its_organiser_after_the_end_only() -> None:
+    """``organiser_audit``: the organiser (e.g. a tournament runner that checks every deal)
+    may export the full log of a game with claimed seats once it is over; the claimant sees
+    the setting in the summary before claiming; the claimed seat stays unwatchable, and the
+    export is refused while the game runs."""
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(
+            DV, 2, settings=seats("token", OPEN, organiser_audit=True), seed="", deal=None
+        )
+        game_id, organiser = created.game_id, created.organiser_token
+        before = await referee.summary(game_id)
+        assert before.organiser_audit, "shown to everyone before they claim"
+        await referee.seating.claim(game_id, None, None, created.invitations[0][1])
+        watch = await refused(referee.view(game_id, organiser_token=organiser, as_seat=1))
+        assert watch.reason == "SEAT_CLAIMED"
+        early = await refused(referee.export(game_id, organiser))
+        assert early.reason == "NOT_REVEALED"
+        await referee.abort(game_id, organiser, "over")
+        await referee.reveal(game_id, organiser)
+        exported = await referee.export(game_id, organiser)
+        assert exported.events, "the full log, the claimed seat's cards included"
+        nobody = await refused(referee.export(game_id, ""))
+        assert nobody.kind is Kind.UNAUTHENTICATED
+
+    run(scenario)

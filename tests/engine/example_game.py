@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from referee.engine.chance import deck_for, hidden_permutation
+from referee.engine.endings import Ending, winners_text
 from referee.engine.game import (
     Decision,
     Game,
@@ -107,6 +108,7 @@ class HighCard(Game[HighCardState]):
         options=(OptionSpec("cards", "2", "HC-1: cards dealt to each seat", minimum=1, maximum=2),),
         rules="high-card.md",
         summary="Play your cards; the highest sum wins.",
+        score_meaning="the sum of the cards played, higher is better (HC-4)",
     )
     command_types = union_members(Command)
     event_types = union_members(Event)
@@ -176,6 +178,15 @@ class HighCard(Game[HighCardState]):
         if not state.played or any(state.hands):
             return None
         return rank_by_score(state.scores, lower_wins=False)  # HC-3, HC-4
+
+    def ending(self, state: HighCardState) -> Ending | None:
+        """HC-3, in words from the public scores (every viewer sees them)."""
+        results = self.results(state)
+        if results is None:
+            return None
+        best = max(state.scores)
+        ranks = [r.rank for r in results]
+        return Ending("HC-3", f"{winners_text(ranks, 'wins', 'share the win')} with {best}")
 
     def hidden_variant(self, state: HighCardState, viewer: Viewer, salt: int) -> HighCardState:
         """Deal the cards ``viewer`` cannot see (other hands, the undealt deck) anew, or swap

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +27,7 @@ from referee.engine import (
     TableSettings,
     all_games,
 )
-from referee.engine.table_events import EventLimitReached
+from referee.engine.table_events import EventLimitReached, TableEvent
 
 #: A generous bound on the commands of one whole game; a game that needs more is "stuck".
 STEP_BOUND = 100_000
@@ -194,6 +195,28 @@ def test_random_legal_play_reaches_the_end(game: Game[Any], players: int, seed: 
                 table.submit(seat, command)
             assert info.value.kind == "precondition"
     assert table.version == steps[-1].version
+    check_ending(game, table)
+
+
+def check_ending(game: Game[Any], table: Table[Any]) -> None:
+    """Every game says why it ended (``Game.ending``): one of its own rule ids (the one a
+    command cites after the end, ``end_rule``) and a reason in words; the views and the end
+    event carry the same (``end_rule_id``, ``end_reason``), unless the table ended it first
+    (the event limit)."""
+    ending = table.ending()
+    assert ending is not None and ending.reason, "a game over says why"
+    if table.status.limit_reached is not None:
+        assert ending.rule_id == "EVENT-LIMIT"
+        return
+    assert ending == game.ending(table.state)
+    prefix = game.info.players_rule.split("-")[0]
+    assert re.fullmatch(rf"{prefix}-[0-9]+", ending.rule_id), ending
+    assert ending.rule_id == game.end_rule(table.state)
+    for viewer in viewers(table.config.players):
+        assert table.view(viewer).ending == ending
+    last = next(e for e in reversed(table.log) if not isinstance(e, TableEvent))
+    if hasattr(last, "end_reason"):  # the games here carry it on their end event
+        assert (last.end_rule_id, last.end_reason) == (ending.rule_id, ending.reason)
 
 
 @pytest.mark.parametrize(("game", "players"), CASES)
@@ -393,6 +416,8 @@ def test_views_and_redacted_events_leak_nothing(game: Game[Any], players: int, s
                 assert game.view(variant, viewer) == game.view(state, viewer)
                 assert game.pending(variant) == pending
                 assert (game.results(variant) is None) == (game.results(state) is None)
+                # The reason in words reaches every viewer: public information only.
+                assert game.ending(variant) == game.ending(state)
                 if viewer is not None:
                     assert game.legal_commands(variant, viewer) == game.legal_commands(
                         state, viewer
@@ -563,4 +588,7 @@ def test_the_event_limit_ends_a_game_in_public_with_results(game: Game[Any]) -> 
         assert (refused.value.rule_id, refused.value.kind) == ("EVENT-LIMIT", "precondition")
     replayed = Table.replay(table.config, table.log, settings)
     assert replayed.results() == results and replayed.over
+    assert table.ending() == replayed.ending() and table.ending() is not None
+    assert (reached.end_rule_id, table.ending().rule_id) == ("EVENT-LIMIT", "EVENT-LIMIT")
+    assert table.view(None).ending == table.ending()
     assert whole.max_events == 0 and whole.status.limit_reached is None

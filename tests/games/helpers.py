@@ -72,3 +72,29 @@ def accepted_commands(table: Table[Any], seat: int) -> list[Any]:
 def same_commands(legal: list[Any], accepted: list[Any]) -> bool:
     """The legal list holds each command once and exactly the accepted ones."""
     return len(legal) == len(set(legal)) and set(legal) == set(accepted)
+
+
+def says_why(table: Table[Any], rule_id: str, reason: str) -> None:
+    """The game ended by ``rule_id`` and says so in ``reason`` everywhere (issue 21 section 5):
+    ``table.ending()``, every viewer's view (engine and wire), the end event's own fields and
+    its display text; and an end event stored before those fields (written without them)
+    reads back with the same words, so old logs say why too."""
+    from referee import codec
+    from referee.engine.endings import Ending
+
+    ending = Ending(rule_id, reason)
+    assert table.ending() == ending
+    players = table.config.players
+    for viewer in [*range(players), None]:
+        assert table.view(viewer).ending == ending
+        wire = codec.view_to_proto("g", players, table.view(viewer))
+        assert (wire.end_rule_id, wire.end_reason) == (rule_id, reason)
+    game_type = table.config.game_type
+    last = next(e for e in reversed(table.log) if hasattr(e, "end_reason"))
+    assert (last.end_rule_id, last.end_reason) == (rule_id, reason)
+    assert codec.event_text(game_type, last) == f"game over: {reason} ({rule_id})"
+    old = codec.event_to_proto(game_type, last, 1)
+    inner = getattr(old, codec.game_field(game_type)).game_ended
+    inner.ClearField("end_rule_id")
+    inner.ClearField("end_reason")
+    assert codec.event_from_proto(old) == last

@@ -57,7 +57,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     TurnStarted,
     card_code,
 )
-from tests.games.helpers import names, of_type, rejected
+from tests.games.helpers import names, of_type, rejected, says_why
 from tests.games.helpers import seen_by as redacted
 
 GAME = "dracula-vs-van-helsing"
@@ -745,6 +745,15 @@ def test_dv22_four_vampires_end_the_game_in_the_middle_of_a_resolution(
     assert len(view.last_resolution) == 1
 
 
+def test_dv22_the_end_says_dracula_won_by_vampires() -> None:
+    """DV-22: the end says why in words: the district whose humans are all vampires."""
+    later = [(*DRACULA_SWEEP, FILLERS + " P8")] * 3
+    table = new_table(*DRACULA_SWEEP, FILLERS + " P8", order="1-5", later=later)
+    for _ in range(4):
+        fast_round(table)
+    says_why(table, "DV-22", "Dracula (seat 0) wins: all 4 humans of district 1 are vampires")
+
+
 def test_dv22_dracula_at_zero_hp_loses_at_once() -> None:
     """DV-22: Dracula at 0 HP: Van Helsing wins at once (12 -> 7 -> 2 -> 0 after two
     districts of round 3)."""
@@ -766,6 +775,15 @@ def test_dv22_dracula_at_zero_hp_loses_at_once() -> None:
     assert error.kind == "precondition" and error.rule_id == "DV-22"
 
 
+def test_dv22_the_end_says_dracula_ran_out_of_hp() -> None:
+    """DV-22: the end says why in words: Dracula down to 0 HP."""
+    later = [(*DRACULA_SWEEP, FILLERS + " P8")] * 2
+    table = new_table(*DRACULA_SWEEP, FILLERS + " P8", dracula="1", later=later)
+    for _ in range(3):
+        fast_round(table)
+    says_why(table, "DV-22", "Van Helsing (seat 0) wins: Dracula is down to 0 HP in round 3")
+
+
 def test_dv23_next_round_then_dracula_survives_round_five() -> None:
     """DV-23: with no end, the next round starts; after round 5 Dracula wins."""
     sweep = (*DRACULA_SWEEP, FILLERS + " P8")
@@ -782,6 +800,20 @@ def test_dv23_next_round_then_dracula_survives_round_five() -> None:
     for seat in (0, 1):
         error = rejected(table, seat, Draw())
         assert error.kind == "precondition" and error.rule_id == "DV-23"
+
+
+def test_dv23_the_end_says_dracula_survived() -> None:
+    """DV-23: the end says why in words: nobody won in 5 rounds, Dracula's HP left."""
+    sweep = (*DRACULA_SWEEP, FILLERS + " P8")
+    drain = (*HELSING_SWEEP, FILLERS + " P8")
+    table = new_table(*sweep, later=[sweep, sweep, drain, drain])
+    for _ in range(5):
+        fast_round(table)
+    says_why(
+        table,
+        "DV-23",
+        "Dracula (seat 0) wins: nobody had won after round 5, Dracula survived with 2 HP",
+    )
 
 
 # --- DV-24 ... DV-26: information --------------------------------------------------------------

@@ -101,7 +101,7 @@ from referee.games.mau_mau_vampires.model import (
 from referee.games.mau_mau_vampires.rules import MAX_TIEBREAKS, hand_size_for
 from tests.engine.test_registry import shipped
 from tests.games.helpers import game_view as view
-from tests.games.helpers import of_type, play, rejected, seen_by
+from tests.games.helpers import of_type, play, rejected, says_why, seen_by
 
 GAME = "mau-mau-vampires"
 MAU = Announcement.MAU
@@ -1329,6 +1329,13 @@ def test_mm_24_the_highest_total_wins() -> None:
     assert table.pending() == ()
 
 
+def test_mm_24_the_end_says_who_won_and_why() -> None:
+    """MM-24: the end says why in words: the highest total after the agreed hands."""
+    table = new_table(REDS, start="R3", options={"hands": "1"})
+    run_out(table, "R4 R5 R6 R7 R8 R9 R10 R11")
+    says_why(table, "MM-24", "seat 0 wins with the highest total after the agreed hands, 17 points")
+
+
 #: Hand 2: seat 1 (the Countess: S3, S4) runs out with reds; seat 0 only draws.
 MIRROR = ["B5 B6 B7 B8 B9 B10 B11 G5", "R5 R6 R7 R8 R9 R10 R11 R1"]
 
@@ -1388,6 +1395,19 @@ def test_mm_24_after_three_tie_break_hands_the_still_tied_share_the_win() -> Non
     for seat in (0, 1):
         rejection = rejected(table, seat, DrawCard())
         assert rejection.kind == "precondition" and rejection.rule_id == "MM-24"
+
+
+def test_mm_24_a_shared_win_says_so() -> None:
+    """MM-24: still tied after three tie-break hands: the words name both winners."""
+    table = Table.create(GAME, 2, options={"hands": "1"}, seed=b"mm-24-share")
+    for _ in range(MAX_TIEBREAKS + 1):
+        block(table)
+    says_why(
+        table,
+        "MM-24",
+        "seat 0 and seat 1 share the win with the highest total after the agreed hands, "
+        "32 points (still tied after the tie-break hands)",
+    )
 
 
 def test_mm_25_the_social_rules_are_not_part_of_the_game() -> None:

@@ -77,7 +77,7 @@ from referee.games.sleeping_queens.model import (
 from referee.games.sleeping_queens.rules import DECK, QUEEN_DECK, is_valid_discard
 from referee.v1 import referee_pb2 as pb
 from tests.games.helpers import names as kinds
-from tests.games.helpers import rejected
+from tests.games.helpers import rejected, says_why
 
 GAME = "sleeping-queens"
 SQ = get_game(GAME)
@@ -995,6 +995,14 @@ def test_sq15_fifty_points() -> None:
     assert rejected(table, 1, Discard((1,))).rule_id == "SQ-15"
 
 
+def test_sq15_the_end_says_who_won_and_why() -> None:
+    """SQ-15: the end says why in words (the winner's queens and points), with the rule."""
+    table = new(3, *fillers(3, seat0=["K", *PLAIN[:4]]))
+    given(table, *awake(0, HEART, PANCAKE), turn=0)
+    table.submit(0, PlayKing(AT[CAT]))
+    says_why(table, "SQ-15", "seat 0 woke 3 queens worth 50 points, reaching the target to win")
+
+
 def test_sq15_win_by_a_steal_decided_on_the_defenders_command() -> None:
     """SQ-15: a steal that reaches the threshold ends the game at once."""
     table = new(4, *fillers(4, seat0=["N", *PLAIN[:4]]))
@@ -1051,6 +1059,23 @@ def test_sq16_last_queen_most_points_win() -> None:
     results = table.results()
     assert results is not None
     assert [r.rank for r in results] == [2, 1, 2, 2, 2]
+
+
+def test_sq16_the_end_says_no_queen_is_left_asleep() -> None:
+    """SQ-16: the end says why in words: no queen asleep, the most points."""
+    table = last_queen_table(
+        {
+            0: (CAKE, RAINBOW),
+            1: (CAT, PANCAKE, STARFISH),
+            2: (DOG, LADYBUG),
+            3: (ROSE, MOON),
+            4: (SUNFLOWER, HEART),
+        }
+    )
+    table.submit(0, PlayKing(AT[PEACOCK]))
+    says_why(
+        table, "SQ-16", "no queen is left asleep: seat 1 wins with the most points, 35 (3 queens)"
+    )
 
 
 def test_sq16_ties_are_broken_by_queens_then_shared() -> None:

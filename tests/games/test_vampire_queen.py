@@ -46,6 +46,7 @@ from tests.games.helpers import (
     play,
     rejected,
     same_commands,
+    says_why,
 )
 from tests.games.vq_helpers import GAME, S, build_deck, new_table, values
 
@@ -895,6 +896,18 @@ def test_vq_19_lowest_total_wins_and_ties_share_the_win() -> None:
         (2, 0, 1),
         (3, TWO_OUT_PENALTIES[3], 4),
     ]
+
+
+def test_vq_19_the_end_says_who_won_and_why() -> None:
+    """VQ-19: the end event, the views and the summaries say why: the seats with the lowest
+    total after the last round, in words, with the rule."""
+    table, _events = two_out(options={"rounds": "1"})
+    says_why(
+        table,
+        "VQ-19",
+        "seat 1 and seat 2 share the win with the lowest total after the last round, "
+        "0 penalty points",
+    )
 
 
 def test_vq_19_totals_add_up_over_rounds_and_the_game_then_refuses_commands() -> None:

@@ -50,6 +50,11 @@ def test_a_game_at_its_event_limit_ends_in_public_with_results(
     reached = [e for e in events if referee_kind(e) == "event_limit_reached"]
     assert len(reached) == 1 and reached[0].referee.event_limit_reached.limit == 60
     assert list(reached[0].referee.event_limit_reached.results) == list(public.results)
+    # Issue 21 section 5: the end says why, on the event, the summary and the views.
+    ended = reached[0].referee.event_limit_reached
+    assert ended.end_rule_id == public.end_rule_id == "EVENT-LIMIT"
+    assert "event limit of 60 events" in ended.end_reason == public.end_reason
+    assert view(stub, game, 0).end_reason == public.end_reason
     assert view(stub, game, 0).game_over and not view(stub, game, 0).legal_commands
     # Later commands cite the limit that ended the game.
     command = pb.Command()

@@ -1,5 +1,6 @@
 """House bots over the wire (issue 21, section 1), on a real server started with
-``--house-bots easy,normal``, over gRPC and Connect: ListGameTypes names them; a person alone
+``--house-bots easy:1,normal`` (one easy account, three normal), over gRPC and Connect:
+ListGameTypes names every account; a person alone
 against them finishes every game type, calling with a fresh connection each time (as a page
 that closes and comes back would); a challenge to a bot is accepted and played; a pairing
 request is joined by a bot; and a person who leaves a clocked game is charged by its clock
@@ -35,7 +36,7 @@ def server() -> Iterator[RefereeServer]:
         grace_seconds=1.0,
         http="127.0.0.1:0",
         players=PlayerSettings(open_registration=True, calls_per_minute=0),
-        house_bots="easy,normal",
+        house_bots="easy:1,normal",
         house_bots_pair_after=0.3,
     ) as running:
         yield running
@@ -114,9 +115,12 @@ def _debug(server: RefereeServer) -> str:
 
 def test_the_house_bots_are_listed(wire: Wire) -> None:
     listed = wire.call("ListGameTypes", pb.ListGameTypesRequest()).house_bots
+    # Every account, so that a client can reserve a seat for each.
     assert [(b.player, b.level) for b in listed] == [
         ("house-easy", "easy"),
         ("house-normal", "normal"),
+        ("house-normal-2", "normal"),
+        ("house-normal-3", "normal"),
     ]
     assert listed[1].strategy == "heuristic" and listed[0].pair_after_ms == 300
     assert all(b.budget_ms > 0 and b.description for b in listed)

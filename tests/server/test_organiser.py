@@ -219,6 +219,10 @@ def test_the_organiser_aborts_a_game(stub: pb_grpc.RefereeServiceStub, rng: rand
     assert endings == dict.fromkeys(viewers), endings  # every stream ends with OK
 
     assert aborted.game_over and aborted.aborted and aborted.abort_reason == "the hall closes"
+    assert (aborted.end_rule_id, aborted.end_reason) == (
+        "ABORTED",
+        "the organiser aborted the game: the hall closes",
+    )
     assert not aborted.results and not aborted.pending_seats and aborted.seed_released
     assert not aborted.revealed_seed  # the organiser's alone (ExportGame with its token)
     assert summary(stub, game) == aborted

@@ -8,7 +8,7 @@ import contextlib
 import http.client
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -145,17 +145,19 @@ def test_who_am_i_with_a_platform_token(wire: Wire) -> None:
 @pytest.mark.parametrize(
     ("credential", "reason"),
     [
-        (None, "CREDENTIAL_MISSING"),
-        ("", "CREDENTIAL_MISSING"),
-        ("acct-" + "q" * 43, "CREDENTIAL_INVALID"),  # no account has it
-        ("hunter2", "CREDENTIAL_INVALID"),
+        (lambda: None, "CREDENTIAL_MISSING"),
+        (lambda: "", "CREDENTIAL_MISSING"),
+        (lambda: "acct-" + "q" * 43, "CREDENTIAL_INVALID"),  # no account has it
+        (lambda: "hunter2", "CREDENTIAL_INVALID"),
         (
-            PLATFORM.token(aud="referee", iat=int(time.time()) - 900, exp=int(time.time()) - 60),
+            lambda: PLATFORM.token(
+                aud="referee", iat=int(time.time()) - 900, exp=int(time.time()) - 60
+            ),
             "TOKEN_EXPIRED",
         ),
-        (Platform.new("EdDSA").token(aud="referee"), "TOKEN_SIGNATURE"),
-        (PLATFORM.token(aud="mail"), "CREDENTIAL_INVALID"),  # meant for another service
-        (PLATFORM.token(aud="referee", lifetime=48 * 3600), "CREDENTIAL_INVALID"),
+        (lambda: Platform.new("EdDSA").token(aud="referee"), "TOKEN_SIGNATURE"),
+        (lambda: PLATFORM.token(aud="mail"), "CREDENTIAL_INVALID"),  # for another service
+        (lambda: PLATFORM.token(aud="referee", lifetime=48 * 3600), "CREDENTIAL_INVALID"),
     ],
     ids=[
         "none",
@@ -169,9 +171,11 @@ def test_who_am_i_with_a_platform_token(wire: Wire) -> None:
     ],
 )
 def test_a_bad_credential_is_unauthenticated(
-    wire: Wire, credential: str | None, reason: str
+    wire: Wire, credential: Callable[[], str | None], reason: str
 ) -> None:
-    error = refusal(wire, "WhoAmI", pb.WhoAmIRequest(), credential)
+    # Tokens are signed when the test runs, not when it is collected: in a long run a
+    # short-lived token made at collection would have expired (TOKEN_EXPIRED) by then.
+    error = refusal(wire, "WhoAmI", pb.WhoAmIRequest(), credential())
     assert (error.code, error.info and error.info.reason) == ("UNAUTHENTICATED", reason)
 
 

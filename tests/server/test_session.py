@@ -47,6 +47,8 @@ class Client:
         self.call = stub.PlayerSession(
             iter(self.requests.get, None), timeout=RPC_TIMEOUT * 3, metadata=metadata
         )
+        #: The messages of responses read, not yet returned (a response carries a batch).
+        self.ready: list[pb.PlayerMessage] = []
 
     def send(self, **kind: Any) -> None:
         self.requests.put(pb.PlayerSessionRequest(**kind))
@@ -59,7 +61,9 @@ class Client:
         )
 
     def read(self) -> pb.PlayerMessage:
-        return next(self.call).message
+        while not self.ready:
+            self.ready = list(next(self.call).messages)
+        return self.ready.pop(0)
 
     def close(self) -> None:
         self.requests.put(None)
@@ -370,8 +374,7 @@ def test_watch_player_over_http(server: RefereeServer, wire: str) -> None:
         messages = http._enveloped("WatchPlayer", http._frame(request.SerializeToString()))
         got: dict[int, pb.GameUpdate] = {}
         granted = set()
-        for response in messages:
-            message = response.message
+        for message in (m for response in messages for m in response.messages):
             if message.WhichOneof("kind") == "seat":
                 granted.add(message.seat.seat)
             elif message.WhichOneof("kind") == "update":
@@ -487,7 +490,8 @@ def test_watch_player_over_grpc(stub: pb_grpc.RefereeServiceStub) -> None:
     )
     call = stub.WatchPlayer(request, timeout=RPC_TIMEOUT)
     try:
-        kinds = [next(call).message.WhichOneof("kind") for _ in range(2)]
+        read = (message for response in call for message in response.messages)
+        kinds = [next(read).WhichOneof("kind") for _ in range(2)]
         assert kinds == ["seat", "update"]
     finally:
         call.cancel()

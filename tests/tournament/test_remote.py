@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,9 +18,10 @@ import pytest
 from referee.application.players import PlayerSettings
 from referee.server.app import running_server
 from referee.v1 import referee_pb2, referee_pb2_grpc
+from referee_bot.reserved import ReservedSeats
 from referee_tournament.config import parse
 from referee_tournament.tournament import TOKENS_FILE, run
-from tests.tournament.conftest import ROOT, flaky_bot
+from tests.tournament.conftest import NODE_BOT, ROOT, flaky_bot, node_ready
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +94,7 @@ def test_remote_bots_play_and_an_absent_bot_voids_only_its_games(
             "seed": "remote",
             "game": "sleeping-queens",
             "players": 2,
-            "limits": {"join_timeout": 3, "move_timeout": 20, "exit_grace": 1},
+            "limits": {"join_timeout": 12, "move_timeout": 20, "exit_grace": 1},
             "bots": [
                 {"name": "here", "account": present},
                 {"name": "away", "account": "remote-absent"},
@@ -100,7 +102,7 @@ def test_remote_bots_play_and_an_absent_bot_voids_only_its_games(
             ],
         }
     )
-    outcome = run(config, out=tmp_path / "out", server=open_server, parallel=3)
+    outcome = run(config, out=tmp_path / "out", server=open_server, parallel=6)
     games = outcome.results["games"]
     assert len(games) == 6  # 3 tables of 2, 2 seatings each
     void = [g for g in games if g["status"] == "void"]
@@ -228,3 +230,123 @@ def test_the_organiser_tokens_are_kept_secret_and_verify_works_from_them(
         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "clients")])},
     )
     assert result.returncode == 0, result.stderr + result.stdout
+
+
+class _SitsOnly(threading.Thread):
+    """A remote bot that claims the seats reserved for it and then never moves (a hang the
+    runner cannot kill), or resigns each one at once."""
+
+    def __init__(self, address: str, token: str, *, resign: bool) -> None:
+        super().__init__(daemon=True)
+        self.channel = grpc.insecure_channel(address)
+        self.stub = referee_pb2_grpc.RefereeServiceStub(self.channel)
+        self.claimer = ReservedSeats(self.stub, token, interval=0.2)
+        self.metadata = [("authorization", f"Bearer {token}")]
+        self.resign = resign
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        self.claimer.start()
+        done: set[tuple[str, int]] = set()
+        while not self.stopped.wait(0.2):
+            for game_id, seat in list(self.claimer.claimed):
+                if self.resign and (game_id, seat) not in done:
+                    done.add((game_id, seat))
+                    request = referee_pb2.ResignRequest(game_id=game_id, seat=seat)
+                    self.stub.Resign(request, metadata=self.metadata, timeout=10)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.claimer.stop()
+        self.join(5)
+        self.channel.close()
+
+
+@pytest.mark.parametrize("resign", [False, True], ids=["hangs", "resigns"])
+def test_a_remote_bot_that_hangs_or_resigns_loses_its_games(
+    open_server: str, tmp_path: Path, resign: bool
+) -> None:
+    name = f"remote-{'resigns' if resign else 'hangs'}"
+    bot = _SitsOnly(open_server, _register(open_server, name), resign=resign)
+    bot.start()
+    try:
+        config = parse(
+            {
+                "name": name,
+                "seed": name,
+                "game": "sleeping-queens",
+                "players": 2,
+                "limits": {"move_timeout": 3, "start_timeout": 15, "join_timeout": 30},
+                "bots": [{"name": "far", "account": name}, {"name": "near", "strategy": "random"}],
+            }
+        )
+        outcome = run(config, out=tmp_path / "out", server=open_server)
+    finally:
+        bot.stop()
+    games = outcome.results["games"]
+    assert len(games) == 2
+    for game in games:
+        ranks = {s["bot"]: s["rank"] for s in game["seats"]}
+        kinds = {f["kind"] for f in game["faults"] if f["bot"] == "far"}
+        if resign:
+            # The referee played the resigned seat to the end: never the bot's result.
+            assert game["status"] == "ok" and "resigned" in kinds, game["faults"]
+            far = next(s for s in game["seats"] if s["bot"] == "far")
+            assert far["forfeited"] and far["default_moves"] > 0
+        else:
+            # No process to kill, no token to finish the seat with: the game is stopped.
+            assert game["status"] == "forfeit" and "hang" in kinds, game
+            assert ranks == {"far": 2, "near": 1}, game["faults"]
+    rows = {row["bot"]: row for row in outcome.results["standings"]}
+    assert rows["far"]["wins"] == 0 and rows["far"]["forfeits"] == 2
+    assert rows["near"]["wins"] == 2 and rows["near"]["forfeits"] == 0
+
+
+def test_the_node_bot_in_player_mode_is_a_remote_bot(open_server: str, tmp_path: Path) -> None:
+    """The Node.js sample bot, as a player program (--claim-reserved), takes the seats the
+    runner reserves for its account, seat 0 and seat 1 alike."""
+    reason = node_ready()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must run the Node.js bot: {reason}")
+        pytest.skip(reason)
+    token = _register(open_server, "node-remote")
+    log = (tmp_path / "node.log").open("wb")
+    process = subprocess.Popen(
+        [
+            "node",
+            str(NODE_BOT / "index.js"),
+            "--server",
+            open_server,
+            "--claim-reserved",
+            "--games",
+            "0",
+            "--seed",
+            "1",
+        ],
+        env={**os.environ, "REFEREE_CREDENTIAL": token},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        config = parse(
+            {
+                "name": "node-remote",
+                "seed": "node-remote",
+                "game": "sleeping-queens",
+                "players": 2,
+                "limits": {"join_timeout": 20, "exit_grace": 1},
+                "bots": [
+                    {"name": "node", "account": "node-remote"},
+                    {"name": "local", "strategy": "random"},
+                ],
+            }
+        )
+        outcome = run(config, out=tmp_path / "out", server=open_server)
+    finally:
+        process.kill()
+        process.wait(10)
+        log.close()
+    games = outcome.results["games"]
+    assert [g["status"] for g in games] == ["ok", "ok"], (tmp_path / "node.log").read_text()
+    assert {g["seating"].index("node") for g in games} == {0, 1}

@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from referee.application.players import PlayerSettings
 from referee.server.app import RefereeServer, running_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,7 +46,11 @@ def server() -> Iterator[RefereeServer]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"browser tests cannot run in CI: {missing}")
         pytest.skip(f"browser tests skipped: {missing}")
-    with running_server(store="memory:", http="127.0.0.1:0", grace_seconds=1.0) as running:
+    # Open registration: the lobby tests sign two browsers in by name (Register).
+    players = PlayerSettings(open_registration=True, registrations_per_minute=0, calls_per_minute=0)
+    with running_server(
+        store="memory:", http="127.0.0.1:0", grace_seconds=1.0, players=players
+    ) as running:
         yield running
 
 
@@ -56,6 +62,9 @@ def test_in_chromium(server: RefereeServer, name: str) -> None:
     env = {
         **os.environ,
         "REFEREE_URL": f"http://{server.http.address}",
+        # The bots test starts `referee-bot player` (the Python SDK) on the gRPC port.
+        "REFEREE_GRPC": str(server.address),
+        "REFEREE_PYTHON": sys.executable,
         "SCREENSHOT_DIR": str(SHOTS),
         "CHROMIUM": CHROMIUM,
     }
@@ -71,5 +80,5 @@ def test_in_chromium(server: RefereeServer, name: str) -> None:
 
 
 def test_every_browser_test_file_is_collected() -> None:
-    expected = {"games", "reload", "spectator", "reject", "docs", "replay"}
+    expected = {"games", "reload", "spectator", "reject", "docs", "replay", "lobby", "bots"}
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)

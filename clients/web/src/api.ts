@@ -10,6 +10,7 @@ import {
 } from "./gen/referee/v1/referee_pb";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { SubmitCommandRequestSchema } from "./gen/referee/v1/referee_pb";
+import { player } from "./store";
 
 /** The server: this page's own origin, or ?api=http://host:port (with --http-cors-origin). */
 export const apiBase = new URLSearchParams(location.search).get("api") ?? location.origin;
@@ -84,13 +85,45 @@ export function backoff(attempt: number): number {
 export async function submit(
   request: MessageInitShape<typeof SubmitCommandRequestSchema> & Pick<SubmitCommandRequest, "commandId">,
   retries = 12,
+  options: { headers?: Record<string, string> } = {},
 ): Promise<SubmitCommandResponse> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await api.submitCommand(request);
+      return await api.submitCommand(request, options);
     } catch (error) {
       if (attempt >= retries || !OUTCOME_UNKNOWN.has(ConnectError.from(error).code)) throw error;
       await sleep(backoff(attempt));
     }
   }
+}
+
+/** Call options carrying the signed-in player's credential (none when signed out). */
+export function auth(signal?: AbortSignal): { headers?: Record<string, string>; signal?: AbortSignal } {
+  const p = player();
+  return { ...(p ? { headers: { authorization: `Bearer ${p.token}` } } : {}), signal };
+}
+
+/** Whether the server answered lately: the page disables its buttons while it does not. */
+export const reach = {
+  ok: true,
+  listeners: new Set<(ok: boolean) => void>(),
+  set(ok: boolean): void {
+    if (ok === this.ok) return;
+    this.ok = ok;
+    for (const f of this.listeners) f(ok);
+  },
+};
+
+/** A transport-level failure (the server or the network is away), not an answer. */
+export function unreachable(error: unknown): boolean {
+  const code = ConnectError.from(error).code;
+  return code === Code.Unavailable || code === Code.Unknown || code === Code.DeadlineExceeded;
+}
+
+/** After a stream broke: is the server away, or only that stream (a proxy's reset)? A plain
+ * call says; only when it fails too do the page's buttons go off. */
+export function checkReach(): void {
+  api.listGameTypes({}).then(() => reach.set(true), (error: unknown) => {
+    if (unreachable(error)) reach.set(false);
+  });
 }

@@ -1,4 +1,5 @@
-// Bots for the seats the creator gave to them, run by the creator's page. One spectator
+// Bots for the seats the creator gave to them, run by the creator's page (a hot-seat game
+// without server bots; they stop when the tab closes, so the form offers server bots first). One spectator
 // stream per game tells whose decision the game waits for (a browser has only a few
 // connections per server, so not one stream per bot); for each bot seat asked, the page reads
 // that seat's view and sends one of the legal commands it lists, at random. No rule is known
@@ -13,7 +14,7 @@ const delay = Number(new URLSearchParams(location.search).get("botDelay") ?? 400
 
 export function startBots(gameId: string): void {
   const game = savedGame(gameId);
-  if (!game || !game.bots.length || running.has(gameId)) return;
+  if (!game?.bots.length || running.has(gameId)) return;
   running.add(gameId);
   void drive(gameId, game.bots, game.tokens).finally(() => running.delete(gameId));
 }
@@ -37,7 +38,7 @@ async function act(gameId: string, seat: number, token: string): Promise<void> {
   }
 }
 
-async function drive(gameId: string, bots: number[], tokens: string[]): Promise<void> {
+async function drive(gameId: string, bots: number[], tokens: Record<number, string>): Promise<void> {
   // Any end of the stream before the game is over (a server restarting, a proxy's reset, a
   // clean early end) is followed by a new one, except a refusal of the request itself.
   for (let attempt = 0; ; attempt++) {

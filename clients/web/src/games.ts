@@ -15,10 +15,12 @@ export interface GameInfo {
   name: string;
   /** Option names: fields named so are the table's rules, given at creation, not its state. */
   options: Set<string>;
+  /** The whole game type (its rules page, seats, options), for the table's rules link. */
+  type?: GameType;
 }
 
 export function gameInfo(type: GameType): GameInfo {
-  return { name: type.name, options: new Set(type.options.map((o) => o.name)) };
+  return { name: type.name, options: new Set(type.options.map((o) => o.name)), type };
 }
 
 /** What the generic table shows of a game. */

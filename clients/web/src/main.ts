@@ -1,15 +1,23 @@
 // The web client: pages by location.hash.
-//   #/                        game types with their rules, new game, join, games on the server
-//   #/play/GAME/TOKEN         play a seat (the join link of that seat)
+//   #/                        sign in, the lobby (open tables, challenges, pairing), game types
+//                             with their rules and the new-game form, this browser's games
+//   #/join/GAME/SEAT/CODE     a join link: claims the seat with its single-use claim code, so
+//                             the seat's token is made for the friend's browser only
+//   #/seat/GAME/SEAT          play a seat this browser holds (its token from localStorage)
+//   #/play/GAME/TOKEN         play a seat by its token (hot-seat games, old links)
 //   #/watch/GAME              spectate (public information only)
 //   #/replay/GAME             a game step by step from its log
 // Everything drawn comes from the referee's views, labels and event descriptions.
-import { api, apiBase, backoff, gameTypes as knownGameTypes, problem, resumable, sleep, submit } from "./api";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { api, apiBase, auth, backoff, checkReach, gameTypes as knownGameTypes, problem, reach, resumable, sleep, submit, unreachable } from "./api";
 import { startBots } from "./bots";
 import { h, type Child } from "./dom";
 import { draw, type GameInfo } from "./games";
-import type { GameType, StreamGameResponse, View } from "./gen/referee/v1/referee_pb";
-import { Log, savedGame, savedGames, saveGame } from "./store";
+import {
+  SeatMode, SeatState, type CreateGameRequestSchema, type GameType, type StreamGameResponse, type View,
+} from "./gen/referee/v1/referee_pb";
+import { clockWords, holdersText, lobby, signInBox } from "./lobby";
+import { holdSeat, Log, player, savedGame, savedGames, saveGame, type SavedGame } from "./store";
 import "./style.css";
 
 const app = document.getElementById("app")!;
@@ -18,12 +26,41 @@ const probe = { received: [] as number[], duplicates: 0, ready: false };
 (window as unknown as { __referee: typeof probe }).__referee = probe;
 let leave: AbortController | null = null;
 
+/** Says so, and disables every button, while the server does not answer; a button a
+ * redraw makes while it is away is disabled by applyReach() too. */
+const offline = h("p", { class: "offline", role: "alert", hidden: true },
+  "The server is unreachable: reconnecting… (buttons are off until it answers again)");
+
+function applyReach(): void {
+  offline.hidden = reach.ok;
+  document.body.classList.toggle("is-offline", !reach.ok);
+  for (const b of app.querySelectorAll<HTMLButtonElement>("main button:not(.always)")) {
+    if (!reach.ok && !b.disabled) {
+      b.disabled = true;
+      b.dataset.offline = "";
+    } else if (reach.ok && b.dataset.offline !== undefined) {
+      b.disabled = false;
+      delete b.dataset.offline;
+    }
+  }
+}
+reach.listeners.add(applyReach);
+
 function page(title: string, ...children: Child[]): void {
   document.title = `${title} · referee`;
+  const me = player();
   app.replaceChildren(
-    h("header", {}, h("a", { href: "#/", class: "home" }, "♛ referee"), h("h1", {}, title)),
+    h("header", {}, h("a", { href: "#/", class: "home" }, "♛ referee"), h("h1", {}, title),
+      h("span", { class: "who" }, me ? `signed in as ${me.name}` : "")),
+    offline,
     h("main", {}, ...children),
   );
+  applyReach();
+}
+
+/** Where this browser plays a seat it holds. */
+function seatPath(gameId: string, seat: number): string {
+  return `#/seat/${gameId}/${seat}`;
 }
 
 function link(path: string): string {
@@ -54,34 +91,87 @@ function optionInput(name: string, option: GameType["options"][number]): HTMLEle
   return h("p", {}, h("label", { for: id }, `${option.name}: `), input, h("small", {}, ` ${option.description}`));
 }
 
+/** Seat roles of the new-game form, and what each asks the referee for. */
+const ROLES: [string, string][] = [
+  ["me", "me (this browser)"],
+  ["server-bot", "a server bot (by strength)"],
+  ["invite", "a friend (a join link with a claim code)"],
+  ["player", "a named player (reserved)"],
+  ["open", "anyone from the lobby"],
+  ["bot", "a random bot in this tab (stops when the tab closes)"],
+];
+
+/** Bot accounts a server may run (`referee serve --house-bots easy,normal` names them
+ * house-LEVEL); any bot account's name may be typed instead. */
+const HOUSE_BOTS = ["house-easy", "house-normal"];
+
+/** Creates a game from a CreateGame request and the form's roles; returns where to go. */
+async function createGame(
+  request: MessageInitShape<typeof CreateGameRequestSchema>, roles: string[],
+): Promise<string> {
+  const created = await api.createGame(request, auth());
+  // Only this browser's own seats (and its tab-bots') come back with a token: a friend's
+  // seat is open, and claimed with its code by the friend's browser.
+  const tokens: Record<number, string> = {};
+  for (const s of created.seats) tokens[s.seat] = s.token;
+  const invites: Record<number, string> = {};
+  for (const i of created.invitations) invites[i.seat] = i.claimCode;
+  const game: SavedGame = {
+    gameId: created.gameId, gameType: request.gameType ?? "", tokens, organiser: created.organiserToken,
+    bots: roles.flatMap((r, s) => (r === "bot" ? [s] : [])),
+    mine: roles.flatMap((r, s) => (r === "me" ? [s] : [])),
+    request, roles, invites,
+  };
+  saveGame(game);
+  return `#/game/${created.gameId}`;
+}
+
 function newGameForm(type: GameType): HTMLElement {
   const seats = h("fieldset", { class: "seats" }, h("legend", {}, "Seats"));
   const players = h("input", {
     id: `players-${type.gameType}`, name: "players", type: "number",
     min: type.minPlayers, max: type.maxPlayers, value: Math.max(type.minPlayers, Math.min(3, type.maxPlayers)),
   }) as HTMLInputElement;
+  const botList = h("datalist", { id: `bots-${type.gameType}` }, ...HOUSE_BOTS.map((b) => h("option", { value: b })));
   const drawSeats = () => {
     const n = Math.max(type.minPlayers, Math.min(type.maxPlayers, Number(players.value) || 0));
     // Seats keep what was chosen for them when the number of players changes.
-    const chosen = new Map([...seats.querySelectorAll("select")].map((s) => [s.name, (s as HTMLSelectElement).value]));
-    seats.replaceChildren(h("legend", {}, "Who plays each seat"));
+    const chosen = new Map([...seats.querySelectorAll<HTMLSelectElement | HTMLInputElement>("select, input")].map((s) => [s.name, s.value]));
+    seats.replaceChildren(h("legend", {}, "Who plays each seat"), botList);
     for (let seat = 0; seat < n; seat++) {
       const role = chosen.get(`seat-${seat}`) ?? (seat === 0 ? "me" : "bot");
-      const select = h("select", { name: `seat-${seat}`, id: `seat-${type.gameType}-${seat}` },
-        h("option", { value: "me", selected: role === "me" }, "me (this browser)"),
-        h("option", { value: "bot", selected: role === "bot" }, "a bot"),
-        h("option", { value: "invite", selected: role === "invite" }, "someone I invite (a join link)"));
-      seats.append(h("p", {}, h("label", { for: `seat-${type.gameType}-${seat}` }, `Seat ${seat}: `), select));
+      const id = `seat-${type.gameType}-${seat}`;
+      const select = h("select", { name: `seat-${seat}`, id },
+        ...ROLES.map(([value, text]) => h("option", { value, selected: role === value }, text))) as HTMLSelectElement;
+      // The player a reserved seat waits for: a server bot's account, or a person's name.
+      const name = h("input", {
+        name: `name-${seat}`, "aria-label": `Seat ${seat}: player name`, list: botList.id, size: 14,
+        value: chosen.get(`name-${seat}`) ?? HOUSE_BOTS[0],
+      }) as HTMLInputElement;
+      const showName = () => (name.hidden = !["server-bot", "player"].includes(select.value));
+      select.addEventListener("change", showName);
+      showName();
+      seats.append(h("p", {}, h("label", { for: id }, `Seat ${seat}: `), select, " ", name));
     }
   };
   players.addEventListener("change", drawSeats);
   players.addEventListener("input", drawSeats);
   drawSeats();
+  const num = (name: string, label: string, value: number, help: string) => h("p", {},
+    h("label", { for: `${name}-${type.gameType}` }, label), " ",
+    h("input", { id: `${name}-${type.gameType}`, name, type: "number", min: 0, value, size: 6 }),
+    h("small", {}, ` ${help}`));
+  const clock = h("fieldset", { class: "clock" }, h("legend", {}, "Clock (0: none)"),
+    num("decision_s", "Seconds a move:", 0, "each decision's own time"),
+    num("bank_s", "Bank (seconds):", 0, "a seat's reserve once a move overruns"),
+    num("forfeit_after", "Forfeit after timeouts:", 0, "0: never; then the referee plays for the seat"));
+  const listed = h("p", {}, h("label", {}, h("input", { type: "checkbox", name: "listed", checked: true }),
+    " list open seats in the lobby"));
   const status = h("p", { role: "status" });
   const form = h("form", { class: "new-game", "data-game": type.gameType },
     h("p", {}, h("label", { for: players.id }, `Players (${type.minPlayers}-${type.maxPlayers}): `), players),
     ...type.options.map((o) => optionInput(type.gameType, o)),
-    seats,
+    seats, clock, listed,
     h("button", { type: "submit" }, `Create a ${type.name} game`),
     status,
   ) as HTMLFormElement;
@@ -93,15 +183,26 @@ function newGameForm(type: GameType): HTMLElement {
       const options: Record<string, string> = {};
       for (const o of type.options) options[o.name] = String(data.get(o.name) ?? o.defaultValue);
       const roles = Array.from({ length: n }, (_, s) => String(data.get(`seat-${s}`)));
+      const signedIn = player() !== null;
+      // Today's flow (every token to the creator) only when no seat waits for anyone else.
+      const needsSeats = roles.some((r) => !["me", "bot"].includes(r));
+      const seatRequests = needsSeats ? roles.map((r, s) => {
+        if (r === "me") return { mode: signedIn ? SeatMode.CREATOR : SeatMode.UNSPECIFIED };
+        if (r === "bot") return { mode: SeatMode.UNSPECIFIED };
+        if (r === "server-bot" || r === "player") return { mode: SeatMode.RESERVED, player: String(data.get(`name-${s}`) ?? "").trim() };
+        return { mode: SeatMode.OPEN };
+      }) : [];
+      const decision = Number(data.get("decision_s") ?? 0);
+      const request: MessageInitShape<typeof CreateGameRequestSchema> = {
+        gameType: type.gameType, players: n, options, seatRequests,
+        listed: data.get("listed") !== null && roles.some((r) => r === "open" || r === "invite"),
+        ...(decision > 0 ? { clock: {
+          decisionMs: Math.round(decision * 1000), bankMs: Math.round(Number(data.get("bank_s") ?? 0) * 1000),
+          forfeitAfterTimeouts: Number(data.get("forfeit_after") ?? 0),
+        } } : {}),
+      };
       try {
-        const created = await api.createGame({ gameType: type.gameType, players: n, options });
-        const tokens = [...created.seats].sort((a, b) => a.seat - b.seat).map((s) => s.token);
-        saveGame({
-          gameId: created.gameId, gameType: type.gameType, tokens, organiser: created.organiserToken,
-          bots: roles.flatMap((r, s) => (r === "bot" ? [s] : [])),
-          mine: roles.flatMap((r, s) => (r === "me" ? [s] : [])),
-        });
-        location.hash = `#/game/${created.gameId}`;
+        location.hash = await createGame(request, roles);
       } catch (error) {
         status.textContent = problem(error).message;
       }
@@ -110,9 +211,10 @@ function newGameForm(type: GameType): HTMLElement {
   return form;
 }
 
-async function home(): Promise<void> {
+async function home(signal: AbortSignal): Promise<void> {
   page("Games");
   const { gameTypes } = await api.listGameTypes({});
+  const byId = new Map(gameTypes.map((t) => [t.gameType, t]));
   const types = gameTypes.map((type) => {
     const rules = h("details", { class: "rules-box" }, h("summary", {}, "Rules"));
     rules.addEventListener("toggle", () => {
@@ -124,7 +226,7 @@ async function home(): Promise<void> {
       rules,
       h("details", {}, h("summary", {}, "New game"), newGameForm(type)));
   });
-  const join = h("input", { id: "join", placeholder: "a join link or #/play/… path", size: 40 }) as HTMLInputElement;
+  const join = h("input", { id: "join", placeholder: "a join link or #/join/… path", size: 40 }) as HTMLInputElement;
   const joinForm = h("form", { class: "join" }, h("label", { for: "join" }, "Join with a link: "), join,
     h("button", { type: "submit" }, "Join"));
   joinForm.addEventListener("submit", (e) => {
@@ -133,28 +235,72 @@ async function home(): Promise<void> {
     if (at >= 0) location.hash = join.value.slice(at);
   });
   const names = new Map(gameTypes.map((type) => [type.gameType, type.name]));
+  const mine = savedGames().filter((g) => g.mine.length || g.organiser);
+  const myList = h("ul", { class: "my-games" }, ...mine.map((g) => h("li", {},
+    `${names.get(g.gameType) ?? g.gameType} · ${g.gameId} `,
+    ...g.mine.map((seat) => h("a", { href: seatPath(g.gameId, seat) }, `play seat ${seat}`)),
+    " ", h("a", { href: `#/watch/${g.gameId}` }, "watch"))));
   const { games } = await api.listGames({ pageSize: 20 });
   const list = h("ul", { class: "games" }, ...games.map((g) => h("li", {},
-    `${names.get(g.gameType) ?? g.gameType} · ${g.gameId} · ${g.players} seats · ${g.gameOver ? "over" : "running"} `,
+    `${names.get(g.gameType) ?? g.gameType} · ${g.gameId} · ${holdersText(g)} · ${g.gameOver ? "over" : g.started ? "running" : "waiting for players"} `,
     h("a", { href: `#/watch/${g.gameId}` }, "watch"), " ",
     g.gameOver ? h("a", { href: `#/replay/${g.gameId}` }, "replay") : null)));
-  app.querySelector("main")!.append(...types, h("section", {}, h("h2", {}, "Join a game"), joinForm),
+  const goPlay = (gameId: string, seat: number) => (location.hash = seatPath(gameId, seat));
+  app.querySelector("main")!.append(
+    signInBox(() => void route()),
+    lobby(byId, signal, goPlay),
+    ...types, h("section", {}, h("h2", {}, "Join a game"), joinForm),
+    mine.length ? h("section", {}, h("h2", {}, "Your games in this browser"), myList) : "",
     h("section", {}, h("h2", {}, "Games on this server"), games.length ? list : h("p", {}, "None yet.")));
+  applyReach();
+  probe.ready = true;
+}
+
+// --- join links ---------------------------------------------------------------------------------
+
+/** A join link: the seat is claimed with its claim code, so its token is made for this
+ * browser only; signed in, the seat takes the player's name. */
+async function joinPage(gameId: string, seat: number, code: string): Promise<void> {
+  const { game } = await api.getGame({ gameId });
+  const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
+  const name = infos.get(game?.gameType ?? "")?.name ?? "a game";
+  const held = savedGame(gameId)?.tokens[seat];
+  if (held) {
+    location.replace(seatPath(gameId, seat));
+    return;
+  }
+  const me = player();
+  const status = h("p", { role: "status" });
+  const take = h("button", { type: "button", class: "claim", onclick: async () => {
+    try {
+      const claimed = await api.claimSeat({ gameId, seat, claimCode: code }, auth());
+      holdSeat(gameId, game?.gameType ?? "", claimed.seat, claimed.seatToken);
+      location.hash = seatPath(gameId, claimed.seat);
+    } catch (error) {
+      status.textContent = `Could not take the seat: ${problem(error).message}`;
+    }
+  } }, me ? `Take seat ${seat} as ${me.name}` : `Take seat ${seat} as a guest`);
+  page(`Join ${name}`,
+    h("p", {}, `You are invited to seat ${seat} of ${name}: ${game ? holdersText(game) : ""}; ${game ? clockWords(game) : ""}.`),
+    me ? null : signInBox(() => void route()),
+    take, status);
   probe.ready = true;
 }
 
 // --- a created game: its seats and links --------------------------------------------------------
 
-function seatLinks(gameId: string): HTMLElement | null {
+function seatLinks(gameId: string, view: View | null): HTMLElement | null {
   const game = savedGame(gameId);
-  if (!game) return null;
-  const rows = game.tokens.map((token, seat) => {
-    const url = link(`/play/${gameId}/${token}`);
-    const who = game.bots.includes(seat) ? "bot (this browser plays it)" : game.mine.includes(seat) ? "you" : "invited";
-    const copy = h("button", { type: "button", onclick: () => void navigator.clipboard?.writeText(url) }, "copy");
-    return h("li", { "data-seat": seat }, `Seat ${seat} (${who}): `, h("a", { href: url, class: "join-link" }, "join link"), " ", copy);
+  if (!game?.invites || !Object.keys(game.invites).length) return null;
+  const rows = Object.entries(game.invites).map(([seatText, code]) => {
+    const seat = Number(seatText);
+    const url = link(`/join/${gameId}/${seat}/${code}`);
+    const holder = view?.seatHolders.find((x) => x.seat === seat);
+    const taken = holder && holder.state === SeatState.HELD ? ` (taken${holder.player ? ` by ${holder.player}` : ""})` : "";
+    const copy = h("button", { type: "button", class: "always", onclick: () => void navigator.clipboard?.writeText(url) }, "copy");
+    return h("li", { "data-seat": seat }, `Seat ${seat}${taken}: `, h("a", { href: url, class: "join-link" }, "join link"), " ", copy);
   });
-  return h("details", { class: "links" }, h("summary", {}, "Seats and join links (give each link only to its player)"),
+  return h("details", { class: "links", open: true }, h("summary", {}, "Join links (give each to its player: it works once)"),
     h("ul", {}, ...rows),
     h("p", {}, "Anyone may ", h("a", { href: `#/watch/${gameId}` }, "watch"), " (public information only)."));
 }
@@ -163,7 +309,7 @@ function created(gameId: string): void {
   const game = savedGame(gameId);
   startBots(gameId);
   if (game?.mine.length) {
-    location.replace(`#/play/${gameId}/${game.tokens[game.mine[0]]}`);
+    location.replace(seatPath(gameId, game.mine[0]));
     return;
   }
   location.replace(`#/watch/${gameId}`);
@@ -171,12 +317,56 @@ function created(gameId: string): void {
 
 // --- the table ----------------------------------------------------------------------------------
 
+/** A seat by its player's name ("alice", "house-easy", "seat 2" when held anonymously). */
+function seatName(view: View, seat: number): string {
+  const holder = view.seatHolders.find((x) => x.seat === seat);
+  const base = holder?.player || (holder?.state === SeatState.OPEN ? `seat ${seat} (open)` : `seat ${seat}`);
+  return base + (holder?.resigned ? " (resigned)" : "");
+}
+
+function you(view: View, seat: number): string {
+  return seat === view.seat ? " (you)" : "";
+}
+
+/** The end in words, from the results alone (no game's rules here): who won, with what
+ * score, and the referee's own words for the last event (what ended the game). */
+function endBanner(view: View, lastWords: string): HTMLElement {
+  let headline: string;
+  if (view.aborted) headline = "The game was aborted.";
+  else if (!view.results.length) headline = "The game is over.";
+  else {
+    const best = Math.min(...view.results.map((r) => r.rank));
+    const winners = view.results.filter((r) => r.rank === best);
+    const mine = view.results.find((r) => r.seat === view.seat);
+    const names = winners.map((r) => seatName(view, r.seat)).join(" and ");
+    const score = winners[0].score;
+    if (mine && mine.rank === best) {
+      headline = winners.length > 1 ? `You tied for first with ${names} (score ${score}).` : `You won with a score of ${score}.`;
+    } else {
+      headline = `${names} ${winners.length > 1 ? "win" : "wins"} with a score of ${score}` +
+        (mine ? `; you came ${ordinal(mine.rank)} (score ${mine.score}).` : ".");
+    }
+  }
+  return h("section", { class: "end-banner", role: "status", "data-end": "" },
+    h("h2", {}, headline), lastWords ? h("p", { class: "end-reason" }, lastWords) : null);
+}
+
+function ordinal(n: number): string {
+  const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
+  return `${n}${suffix}`;
+}
+
 function resultsTable(view: View): HTMLElement {
+  const best = Math.min(...view.results.map((r) => r.rank));
   const rows = [...view.results].sort((a, b) => a.rank - b.rank).map((r) =>
-    h("tr", {}, h("td", {}, r.rank), h("td", {}, `seat ${r.seat}` + (r.seat === view.seat ? " (you)" : "")), h("td", {}, r.score)));
+    h("tr", { "data-seat": r.seat }, h("td", {}, r.rank), h("td", {}, seatName(view, r.seat) + you(view, r.seat)),
+      h("td", {}, r.rank === best ? "won" : "lost"), h("td", {}, r.score)));
+  // The server says only "score as the game counts it" (SeatResult.score): what it counts
+  // differs by game (points, or penalty points where lower is better); the rules say which.
   return h("table", { class: "results" },
-    h("caption", {}, view.aborted ? "The game was aborted." : "Final standings"),
-    h("thead", {}, h("tr", {}, h("th", {}, "Rank"), h("th", {}, "Seat"), h("th", {}, "Score"))),
+    h("caption", {}, view.aborted ? "The game was aborted." : "Final standings (rank 1 is best)"),
+    h("thead", {}, h("tr", {}, h("th", {}, "Rank"), h("th", {}, "Player"), h("th", {}, "Result"),
+      h("th", { title: "as this game counts it: see its rules" }, "Score (as the game counts it)"))),
     h("tbody", {}, ...rows));
 }
 
@@ -184,24 +374,25 @@ function clockText(view: View, seat: number): string {
   const clock = view.clocks.find((c) => c.seat === seat);
   if (!clock) return "";
   const left = clock.pending && clock.deadlineUnixMs ? Math.max(0, Number(clock.deadlineUnixMs) - Date.now()) : Number(clock.remainingMs);
-  return `${Math.ceil(left / 1000)} s (bank ${Math.ceil(Number(clock.bankMs) / 1000)} s)`;
+  const bank = clock.pending && clock.deadlineUnixMs
+    ? Math.min(Number(clock.bankMs), left) : Number(clock.bankMs);
+  return clock.pending ? `${Math.ceil(left / 1000)} s left (bank ${Math.ceil(bank / 1000)} s)` : `bank ${Math.ceil(Number(clock.bankMs) / 1000)} s`;
 }
 
 function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
   const drawn = draw(view, info);
-  const me = view.seat;
   const asked = new Map(view.decisions.map((d) => [d.seat, d]));
   const seats = Array.from({ length: view.players }, (_, seat) => {
     const decision = asked.get(seat);
     return h("tr", { class: decision ? "asked" : "", "data-seat": seat },
-      h("th", { scope: "row" }, `seat ${seat}`, seat === me ? " (you)" : ""),
+      h("th", { scope: "row" }, seatName(view, seat), you(view, seat)),
       // The arrow and the words say whose decision it is; the highlight only repeats it.
       h("td", {}, decision ? `▶ to decide (${decision.kind}, ${decision.ruleId})` : ""),
       ...drawn.seatColumns.map(([, value]) => h("td", {}, value(seat))),
-      view.clocks.length ? h("td", {}, clockText(view, seat)) : null);
+      view.clocks.length ? h("td", { "data-clock-seat": seat }, clockText(view, seat)) : null);
   });
   const seatTable = h("table", { class: "seats-table" },
-    h("thead", {}, h("tr", {}, h("th", {}, "Seat"), h("th", {}, "Turn"), ...drawn.seatColumns.map(([name]) => h("th", {}, name)),
+    h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Turn"), ...drawn.seatColumns.map(([name]) => h("th", {}, name)),
       view.clocks.length ? h("th", {}, "Clock") : null)),
     h("tbody", {}, ...seats));
   const facts = h("dl", { class: "facts" }, ...drawn.facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
@@ -218,47 +409,125 @@ function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
     drawn.hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...drawn.hand)) : null);
 }
 
+function waitingWords(view: View): string {
+  const empty = view.seatHolders.filter((x) => x.state === SeatState.OPEN || x.state === SeatState.RESERVED);
+  if (empty.length) return `Waiting for ${empty.map((x) => x.player || `seat ${x.seat}`).join(", ")} to take a seat…`;
+  return "Waiting for the others…";
+}
 
 /** The live table of a seat (token) or a spectator: view, actions, log, live updates. */
-async function live(gameId: string, token: string | undefined, signal: AbortSignal): Promise<void> {
-  const viewer = token ? { seatToken: token } : { spectator: true };
-  const log = new Log(`referee:log:${gameId}:${token ?? "spectator"}`);
+async function live(gameId: string, token: string | undefined, signal: AbortSignal, accountSeat?: number): Promise<void> {
+  // A seat is played by its token, or (a seat the signed-in player holds without one: an
+  // accepted challenge, a pairing) by the player's credential and the seat number.
+  const byAccount = !token && accountSeat !== undefined;
+  const playing = Boolean(token) || byAccount;
+  const viewer = token ? { seatToken: token } : byAccount ? { seat: accountSeat } : { spectator: true };
+  const options = (abort?: AbortSignal) => (byAccount ? auth(abort) : { signal: abort });
+  const log = new Log(`referee:log:${gameId}:${token ?? (byAccount ? `seat-${accountSeat}` : "spectator")}`);
+  const saved = savedGame(gameId);
   const tableBox = h("div", { class: "table-box" }, h("p", {}, "Loading…"));
   const actions = h("section", { class: "actions", "aria-label": "Your choices" });
+  const banner = h("div", { class: "banner-box" });
   const alert = h("p", { class: "alert", role: "alert" });
   const status = h("p", { class: "connection", role: "status" });
   const lines = h("ol", { class: "log", "aria-label": "What happened", "aria-live": "polite" },
     ...log.lines.map(([seq, text]) => h("li", { "data-seq": seq }, text)));
   // Names (and option names) from ListGameTypes; without them the page still plays.
   const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
-  const title = infos.get(savedGame(gameId)?.gameType ?? "")?.name ?? "Game";
-  page(token ? title : `${title} (watching)`, tableBox, token ? actions : null, alert, status,
-    seatLinks(gameId),
+  const title = infos.get(saved?.gameType ?? "")?.name ?? "Game";
+  const rules = h("details", { class: "rules-box table-rules" }, h("summary", {}, "Rules of this game"));
+  const linksBox = h("div", { class: "links-box" }, seatLinks(gameId, null));
+  const manage = h("section", { class: "manage" });
+  page(playing ? title : `${title} (watching)`, banner, tableBox, playing ? actions : null, alert, status,
+    linksBox, manage, rules,
     h("section", {}, h("h2", {}, "Game log"), lines),
     h("p", {}, h("a", { href: `#/replay/${gameId}` }, "Replay"), " · ", h("a", { href: `#/watch/${gameId}` }, "Watch as a spectator")));
+  lines.scrollTop = lines.scrollHeight;
   let shown = -1n;
   let busy = false;
   let current: View | null = null;
+  let rulesType = saved?.gameType ?? "";
+  rules.addEventListener("toggle", () => {
+    const type = infos.get(rulesType)?.type;
+    if (rules.childElementCount === 1 && type) void rulesOf(type).then((r) => rules.append(r as Node));
+  });
+
+  // Running clocks: the pending seat's time left, counted down between views.
+  const tick = setInterval(() => {
+    if (!current?.clocks.length) return;
+    for (const cell of tableBox.querySelectorAll<HTMLElement>("[data-clock-seat]")) {
+      cell.textContent = clockText(current, Number(cell.dataset.clockSeat));
+    }
+  }, 250);
+  signal.addEventListener("abort", () => clearInterval(tick));
+
+  // Resign (a seat this page plays) and abort (this browser organised the game).
+  const drawManage = (view: View) => {
+    const parts: (Node | string)[] = [];
+    if (!view.gameOver && playing && view.seat !== undefined && !view.seatHolders.find((x) => x.seat === view.seat)?.resigned) {
+      parts.push(h("button", { type: "button", class: "resign", onclick: async (e: Event) => {
+        const button = e.currentTarget as HTMLButtonElement;
+        if (button.dataset.sure === undefined) {
+          button.dataset.sure = "";
+          button.textContent = `Really resign seat ${view.seat}? Click again`;
+          return;
+        }
+        try {
+          await api.resign(token ? { gameId, seatToken: token } : { gameId, seat: view.seat }, options());
+        } catch (error) {
+          alert.textContent = problem(error).message;
+        }
+      } }, `Resign seat ${view.seat}`));
+    }
+    if (!view.gameOver && saved?.organiser) {
+      parts.push(" ", h("button", { type: "button", class: "abort", onclick: async () => {
+        try {
+          await api.abortGame({ gameId, organiserToken: saved.organiser, reason: "aborted by the organiser from the web page" });
+        } catch (error) {
+          alert.textContent = problem(error).message;
+        }
+      } }, "Abort the game (organiser)"));
+    }
+    if (view.gameOver && saved?.request) {
+      parts.push(h("button", { type: "button", class: "rematch", onclick: async () => {
+        try {
+          location.hash = await createGame(saved.request as MessageInitShape<typeof CreateGameRequestSchema>, saved.roles ?? []);
+        } catch (error) {
+          alert.textContent = problem(error).message;
+        }
+      } }, "Rematch (same settings)"));
+    }
+    manage.replaceChildren(...parts);
+  };
 
   const show = (view: View) => {
     if (view.version < shown) return; // a catching-up stream's older views
     shown = view.version;
     current = view;
+    rulesType = view.gameType;
     tableBox.replaceChildren(renderTable(view, infos.get(view.gameType)));
+    const name = infos.get(view.gameType)?.name ?? title;
     const heading = app.querySelector("h1")!;
-    heading.textContent = `${infos.get(view.gameType)?.name ?? title} · ${view.seat === undefined ? "watching" : `seat ${view.seat}`}` + (view.gameOver ? " · game over" : "");
-    if (!token) return;
-    const yours = view.legalCommands.length > 0;
-    actions.replaceChildren(
-      h("h2", {}, view.gameOver ? "Game over" : yours ? "▶ Your turn: choose (or press 1-9)" : "Waiting for the others…"),
-      h("div", { class: "choices" }, ...view.legalCommands.map((_, i) =>
-        h("button", { type: "button", class: "choice", "data-index": i, disabled: busy, onclick: () => void choose(i) },
-          i < 9 ? h("kbd", {}, String(i + 1)) : null, " ", view.legalCommandLabels[i] ?? `choice ${i + 1}`))));
+    heading.textContent = `${name} · ${view.seat === undefined ? "watching" : seatName(view, view.seat)}` + (view.gameOver ? " · game over" : "");
+    const yours = view.legalCommands.length > 0 && !view.gameOver;
+    // A background tab shows whose turn it is in its title.
+    document.title = `${yours ? "▶ Your turn · " : ""}${name}${view.gameOver ? " · game over" : ""} · referee`;
+    banner.replaceChildren(view.gameOver ? endBanner(view, log.lines.length ? log.lines[log.lines.length - 1][1] : "") : "");
+    linksBox.replaceChildren(seatLinks(gameId, view) ?? "");
+    drawManage(view);
+    if (playing) {
+      actions.replaceChildren(
+        h("h2", {}, view.gameOver ? "Game over" : yours ? "▶ Your turn: choose (or press 1-9)" : waitingWords(view)),
+        h("div", { class: "choices" }, ...view.legalCommands.map((_, i) =>
+          h("button", { type: "button", class: "choice", "data-index": i, disabled: busy, onclick: () => void choose(i) },
+            i < 9 ? h("kbd", {}, String(i + 1)) : null, " ", view.legalCommandLabels[i] ?? `choice ${i + 1}`))));
+    }
+    applyReach();
   };
 
   const choose = async (index: number) => {
     const view = current;
-    if (!view || busy || !token || index >= view.legalCommands.length) return;
+    if (!view || busy || !playing || index >= view.legalCommands.length) return;
     busy = true;
     actions.querySelectorAll("button").forEach((b) => ((b as HTMLButtonElement).disabled = true));
     alert.textContent = "";
@@ -266,18 +535,19 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     try {
       // A fresh id per choice, the same one for every retry while the outcome is unknown.
       const response = await submit({
-        gameId, seatToken: token, commandId: crypto.randomUUID(), command: view.legalCommands[index],
-      });
+        gameId, ...viewer, commandId: crypto.randomUUID(), command: view.legalCommands[index],
+      }, 12, options());
       busy = false;
       if (response.view) show(response.view);
     } catch (error) {
       busy = false;
+      if (unreachable(error)) checkReach();
       const p = problem(error);
       alert.textContent = `Refused: ${p.message}`;
       if (p.ruleId) alert.setAttribute("data-rule-id", p.ruleId);
       // A refusal usually means this page's view is behind: fetch the current one.
       try {
-        const fresh = await api.getView({ gameId, ...viewer });
+        const fresh = await api.getView({ gameId, ...viewer }, options());
         if (fresh.view) show(fresh.view);
       } catch {
         // the stream will bring it
@@ -287,7 +557,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     // buttons disabled): draw the newest again, now usable.
     if (current) show(current);
   };
-  if (token) {
+  if (playing) {
     const keys = (e: KeyboardEvent) => {
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
       if (/^[1-9]$/.test(e.key)) void choose(Number(e.key) - 1);
@@ -306,13 +576,16 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
       return;
     }
     log.add(seq, event.description);
+    // Follow the newest entry, unless the reader has scrolled up to read older ones.
+    const atBottom = lines.scrollTop + lines.clientHeight >= lines.scrollHeight - 8;
     lines.append(h("li", { "data-seq": seq }, event.description));
+    if (atBottom) lines.scrollTop = lines.scrollHeight;
   };
 
   // The table first (so it is usable even while the stream connects), then the stream from
   // the last sequence this page has: a reload resumes with no gap and no duplicate.
   try {
-    const first = await api.getView({ gameId, ...viewer }, { signal });
+    const first = await api.getView({ gameId, ...viewer }, options(signal));
     if (first.view) show(first.view);
   } catch (error) {
     alert.textContent = problem(error).message;
@@ -326,9 +599,10 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     let reason = "the stream ended early";
     let over = false;
     try {
-      const stream = api.streamGame({ gameId, ...viewer, afterSequence: BigInt(log.last) }, { signal });
+      const stream = api.streamGame({ gameId, ...viewer, afterSequence: BigInt(log.last) }, options(signal));
       status.textContent = "";
       for await (const message of stream) {
+        reach.set(true);
         add(message);
         attempt = 0; // progress: the next drop starts the backoff again
         const end = !message.event || message.event.sequence === message.event.batchEndSequence;
@@ -343,6 +617,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
         return;
       }
       reason = problem(error).message;
+      if (unreachable(error)) checkReach();
     }
     status.textContent = `Reconnecting… (${reason})`;
     await sleep(backoff(attempt));
@@ -357,7 +632,7 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
   const asSeat = who !== null && saved ? Number(who) : undefined;
   page("Replay", h("p", {}, "Loading the log…"));
   const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
-  const request = asSeat !== undefined && saved
+  const request = asSeat !== undefined && saved?.organiser
     ? { gameId, organiserToken: saved.organiser, asSeat }
     : { gameId, spectator: true };
   const steps: StreamGameResponse[] = [];
@@ -394,9 +669,9 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
   };
   document.addEventListener("keydown", keys);
   signal.addEventListener("abort", () => document.removeEventListener("keydown", keys));
-  const seats = saved
+  const seats = saved?.organiser
     ? h("p", {}, "Watch as: ", h("a", { href: `#/replay/${gameId}` }, "spectator"),
-        ...saved.tokens.map((_, s) => h("span", {}, " · ", h("a", { href: `#/replay/${gameId}?seat=${s}` }, `seat ${s}`))),
+        ...Array.from({ length: steps[0]?.view?.players ?? 0 }, (_, s) => h("span", {}, " · ", h("a", { href: `#/replay/${gameId}?seat=${s}` }, `seat ${s}`))),
         " (the organiser's view, with this browser's organiser token)")
     : null;
   page(`Replay · ${asSeat !== undefined ? `seat ${asSeat}` : "spectator"}`,
@@ -414,14 +689,23 @@ async function route(): Promise<void> {
   leave?.abort();
   leave = new AbortController();
   probe.ready = false;
-  const [, where, gameId, token] = location.hash.split("?")[0].split("/");
+  const [, where, gameId, token, code] = location.hash.split("?")[0].split("/");
   for (const game of savedGames()) startBots(game.gameId); // bots outlive a reload
   try {
     if (where === "game" && gameId) created(gameId);
-    else if (where === "play" && gameId && token) await live(gameId, token, leave.signal);
+    else if (where === "join" && gameId && token && code) await joinPage(gameId, Number(token), code);
+    else if (where === "seat" && gameId && token) {
+      const saved = savedGame(gameId);
+      const seat = Number(token);
+      const held = saved?.tokens[seat];
+      if (held) await live(gameId, held, leave.signal);
+      else if (saved?.account?.includes(seat) && player()) await live(gameId, undefined, leave.signal, seat);
+      else page("Not your seat", h("p", { role: "alert" }, `This browser does not hold seat ${token} of this game. `,
+        h("a", { href: `#/watch/${gameId}` }, "Watch it"), " instead."));
+    } else if (where === "play" && gameId && token) await live(gameId, token, leave.signal);
     else if (where === "watch" && gameId) await live(gameId, undefined, leave.signal);
     else if (where === "replay" && gameId) await replay(gameId, leave.signal);
-    else await home();
+    else await home(leave.signal);
   } catch (error) {
     if (!leave.signal.aborted) page("Error", h("p", { role: "alert" }, problem(error).message, ` (server ${apiBase})`));
   }

@@ -24,7 +24,13 @@ export async function shot(page, name) {
 
 /** Waits until the page has drawn its table (or the home page) after a navigation. */
 export async function ready(page) {
-  await page.waitForFunction(() => window.__referee && window.__referee.ready, null, { timeout: 30000 });
+  try {
+    await page.waitForFunction(() => window.__referee && window.__referee.ready, null, { timeout: 30000 });
+  } catch (error) {
+    // What the page shows says more than a timeout.
+    const text = await page.locator("body").innerText().catch(() => "");
+    throw new Error(`${error.message}\n${page.url()}\n${text.slice(0, 1500)}`);
+  }
 }
 
 /** Creates a game from the home page: seat 0 is "me", the others bots (or `roles`). */
@@ -47,7 +53,7 @@ export async function createFromHome(page, gameType, { players, roles, options =
     await form.locator(`select[name="seat-${seat}"]`).selectOption(role);
   }
   await form.locator('button[type="submit"]').click();
-  await page.waitForURL(/#\/(play|watch)\//, { timeout: 30000 });
+  await page.waitForURL(/#\/(play|seat|watch)\//, { timeout: 30000 });
   await ready(page);
   const [, , gameId, token] = new URL(page.url()).hash.split("/");
   return { gameId, token };

@@ -2,7 +2,7 @@
 // number key of) the person's choices at seat 0, bots play the other seats.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createFromHome, launch, logSequences, playToEnd, shot } from "./browser.mjs";
+import { SHOTS, createFromHome, launch, logSequences, playToEnd, shot } from "./browser.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
@@ -29,7 +29,11 @@ for (const [gameType, setup, viewport] of GAMES) {
     const made = await playToEnd(page);
     assert.ok(made > 0, "the person made no choice");
     await page.locator("table.results").waitFor();
+    // The end in words: who won, with what score, and the referee's words for the end.
+    const banner = page.locator(".end-banner");
+    assert.match(await banner.innerText(), /You won|You tied|wins|win with/);
     await shot(page, `${gameType}-end`);
+    await banner.screenshot({ path: `${SHOTS}/${gameType}-end-banner.png` });
     // The log is every event once, in order (the stream never skips or repeats).
     await page.waitForFunction(() => document.querySelectorAll("ol.log li").length > 0);
     const sequences = await logSequences(page);

@@ -12,12 +12,14 @@ after(async () => browser?.close());
 test("a refused click shows the rule id", async () => {
   const first = await browser.newPage();
   // Slow bots (3 s a move): once seat 0 has played, the others take seconds to come back to it.
-  await createFromHome(first, "vampire-queen", { players: 3, options: { rounds: "1" }, botDelay: 3000 });
+  const { gameId } = await createFromHome(first, "vampire-queen", { players: 3, options: { rounds: "1" }, botDelay: 3000 });
+  // The second browser plays the same seat by its token (#/play/GAME/TOKEN: a hot-seat link).
+  const token = await first.evaluate((id) => JSON.parse(localStorage.getItem(`referee:game:${id}`)).tokens[0], gameId);
   await first.locator("button.choice:enabled").first().waitFor({ timeout: 60000 });
   const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
   const second = await context.newPage();
   await second.route("**/referee.v1.RefereeService/StreamGame", (route) => route.abort());
-  await second.goto(first.url());
+  await second.goto(first.url().replace(/#.*$/, `#/play/${gameId}/${token}`));
   await ready(second);
   await second.locator("button.choice:enabled").first().waitFor();
   const version = await first.locator(".table").getAttribute("data-version");

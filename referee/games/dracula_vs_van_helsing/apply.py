@@ -171,6 +171,7 @@ def _apply_district_resolved(state: DraculaVsVanHelsingState, e: DistrictResolve
 
 
 def _apply_game_ended(state: DraculaVsVanHelsingState, e: GameEnded) -> None:
+    state.ended = e
     state.winner = e.winner
     state.end = e.reason
     state.step = Step.OVER

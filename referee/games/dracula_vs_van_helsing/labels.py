@@ -35,7 +35,6 @@ from referee.games.dracula_vs_van_helsing.model import (
     EffectSkipped,
     EndCalled,
     ExchangeDistrict,
-    GameEnd,
     GameEnded,
     GameStarted,
     PlaceDrawn,
@@ -225,15 +224,8 @@ def event_text(event: Any) -> str:
         )
     if isinstance(event, DistrictResolved):
         return resolution_text(event)
-    if isinstance(event, GameEnded):
-        winner = f"{ROLES.get(Role(event.winner), '?')} ({seat(event.winner_seat)})"
-        if event.reason == GameEnd.VAMPIRES:
-            why = f"all 4 humans of district {event.district} are vampires"
-        elif event.reason == GameEnd.NO_HP:
-            why = "Dracula has no HP left"
-        else:
-            why = f"Dracula survived round {event.round} with {event.hp} HP"
-        return f"game over: {winner} wins: {why}"
+    if isinstance(event, GameEnded):  # the event's own words (public), with the rule
+        return f"game over: {event.end_reason} ({event.end_rule_id})"
     return fallback(event)
 
 

@@ -433,7 +433,14 @@ class DistrictResolved:
 @dataclass(frozen=True, slots=True)
 class GameEnded:
     """The game is over (DV-22, DV-23). ``district`` is the district whose humans all became
-    vampires (0 otherwise)."""
+    vampires (0 otherwise).
+
+    ``end_rule_id`` and ``end_reason`` say why in words, written from these public fields when
+    not given: so events stored before these fields say it too.
+
+    >>> GameEnded(Role.VAN_HELSING, 1, GameEnd.NO_HP, 3, 0, 0).end_reason
+    'Van Helsing (seat 1) wins: Dracula is down to 0 HP in round 3'
+    """
 
     winner: Role
     winner_seat: int
@@ -441,6 +448,24 @@ class GameEnded:
     round: int
     district: int
     hp: int
+    end_rule_id: str = ""
+    end_reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.end_reason:
+            rule = "DV-23" if self.reason == GameEnd.ROUNDS else "DV-22"
+            object.__setattr__(self, "end_rule_id", rule)
+            object.__setattr__(self, "end_reason", _end_reason(self))
+
+
+def _end_reason(e: GameEnded) -> str:
+    name = "Dracula" if e.winner == Role.DRACULA else "Van Helsing"
+    who = f"{name} (seat {e.winner_seat})"
+    if e.reason == GameEnd.VAMPIRES:
+        return f"{who} wins: all 4 humans of district {e.district} are vampires"
+    if e.reason == GameEnd.NO_HP:
+        return f"{who} wins: Dracula is down to 0 HP in round {e.round}"
+    return f"{who} wins: nobody had won after round {e.round}, Dracula survived with {e.hp} HP"
 
 
 Event = (

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
+from referee.engine.endings import Ending
 from referee.engine.game import (
     CardShown,
     CardsTaken,
@@ -119,6 +120,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         name="Dracula vs Van Helsing",
         min_players=2,  # DV-1
         players_rule="DV-1",
+        score_meaning="1 for the winner, 0 for the loser (DV-22, DV-23)",
         max_events=5_000,  # five rounds take about 300 events
         max_players=2,
         options=(
@@ -281,6 +283,11 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         return view.redact(event, viewer)
+
+    def ending(self, state: DraculaVsVanHelsingState) -> Ending | None:
+        # Written by the end event from its public fields (model.GameEnded.end_reason).
+        ended = state.ended
+        return None if ended is None else Ending(ended.end_rule_id, ended.end_reason)
 
     def results(self, state: DraculaVsVanHelsingState) -> tuple[SeatResult, ...] | None:
         """The winner scores 1 and ranks 1, the loser scores 0 and ranks 2 (DV-22, DV-23)."""

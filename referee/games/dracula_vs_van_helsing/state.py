@@ -30,6 +30,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     District,
     DistrictResolved,
     GameEnd,
+    GameEnded,
     Rack,
     Role,
     RoundEnd,
@@ -101,6 +102,8 @@ class DraculaVsVanHelsingState:
     winner: Role = Role.UNSPECIFIED
     #: How the game ended (DV-22 or DV-23), for the rule later commands are refused by.
     end: GameEnd = GameEnd.UNSPECIFIED
+    #: The event that ended the game (its rule and reason in words, for ``Game.ending``).
+    ended: GameEnded | None = None
     #: The view's parts every viewer of this state shares (:func:`.view.public`): built by
     #: the first view of the state, dropped by ``apply``; a copy starts without.
     public: Any = field(default=None, init=False, repr=False, compare=False)

@@ -297,6 +297,7 @@ def _apply_hand_ended(state: MauMauVampiresState, e: HandEnded) -> None:
 
 
 def _apply_game_ended(state: MauMauVampiresState, e: GameEnded) -> None:
+    state.ended = e
     state.final = list(e.scores)
     state.over = True
     state.phase = Phase.GAME_OVER

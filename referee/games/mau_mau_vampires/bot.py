@@ -50,6 +50,7 @@ from typing import Any
 
 from referee.engine import View
 from referee.engine.bot import argmax, seat_of
+from referee.engine.pimc import Settings
 from referee.games.mau_mau_vampires.model import (
     COLOURS,
     Ability,
@@ -431,3 +432,7 @@ class MauMauHeuristic:
 
 #: The bot the registry finds (referee.bots).
 BOT = MauMauHeuristic()
+
+#: How :mod:`referee.engine.pimc` searches this game: a playout stops when the hand is
+#: scored (a five-hand game costs ~100 ms to play out).
+SEARCH = Settings(horizon="round")

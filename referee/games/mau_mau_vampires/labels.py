@@ -290,10 +290,8 @@ def event_text(event: Any) -> str:
         how = f"{seat(event.ender)} is out of cards" if event.ender is not None else "blocked"
         totals = ", ".join(f"{seat(s)} {t}" for s, t in enumerate(event.totals))
         return f"hand {event.hand_number} ends ({how}); totals: {totals}"
-    if isinstance(event, GameEnded):
-        winners = [s for s, rank in enumerate(event.ranks) if rank == 1]
-        verb = "wins" if len(winners) == 1 else "win"
-        return f"game over: {join([seat(s) for s in winners])} {verb}"
+    if isinstance(event, GameEnded):  # the event's own words (public), with the rule
+        return f"game over: {event.end_reason} ({event.end_rule_id})"
     return fallback(event)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from referee.engine.endings import winners_of, winners_text
 from referee.games.mau_mau_vampires.cards import *  # noqa: F403 (the cards are wire vocabulary)
 from referee.games.mau_mau_vampires.cards import Card, Colour
 
@@ -431,10 +432,34 @@ class HandEnded:
 @dataclass(frozen=True, slots=True)
 class GameEnded:
     """The game is over (MM-24): ``scores`` are the totals plus tie-break points, ``ranks``
-    1 = winner (tied seats share)."""
+    1 = winner (tied seats share).
+
+    ``end_rule_id`` and ``end_reason`` say why in words, written from these public fields when
+    not given: so events stored before these fields say it too.
+
+    >>> GameEnded((34, 17), (1, 2)).end_reason
+    'seat 0 wins with the highest total after the agreed hands, 34 points'
+    """
 
     scores: tuple[int, ...]
     ranks: tuple[int, ...]
+    end_rule_id: str = ""
+    end_reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.end_reason:
+            object.__setattr__(self, "end_rule_id", "MM-24")
+            object.__setattr__(self, "end_reason", _end_reason(self.scores, self.ranks))
+
+
+def _end_reason(scores: tuple[int, ...], ranks: tuple[int, ...]) -> str:
+    winners = winners_of(ranks)
+    best = scores[winners[0]] if winners and winners[0] < len(scores) else 0
+    tied = " (still tied after the tie-break hands)" if len(winners) > 1 else ""
+    return (
+        f"{winners_text(ranks, 'wins', 'share the win')} with the highest total after the "
+        f"agreed hands, {best} points{tied}"
+    )
 
 
 Event = (

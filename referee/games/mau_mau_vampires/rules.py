@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, pick_for
+from referee.engine.endings import Ending
 from referee.engine.game import (
     CardsTaken,
     ChanceStep,
@@ -109,6 +110,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         name="Mau Mau Vampires",
         min_players=2,  # MM-5
         players_rule="MM-5",
+        score_meaning="points: hand totals plus tie-break points, higher is better (MM-24)",
         max_events=100_000,  # 5 hands take a few thousand events, 15 hands about 15,000
         max_players=MAX_PLAYERS,
         options=(
@@ -300,6 +302,11 @@ class MauMauVampires(Game[MauMauVampiresState]):
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         return view.redact(event, viewer)
+
+    def ending(self, state: MauMauVampiresState) -> Ending | None:
+        # Written by the end event from its public fields (model.GameEnded.end_reason).
+        ended = state.ended
+        return None if ended is None else Ending(ended.end_rule_id, ended.end_reason)
 
     def results(self, state: MauMauVampiresState) -> tuple[SeatResult, ...] | None:
         if not state.over:

@@ -30,6 +30,7 @@ from referee.games.mau_mau_vampires.model import (
     DeckShuffled,
     DeclineAbility,
     DrawReason,
+    GameEnded,
     GiveCard,
     HandScore,
     Phase,
@@ -158,6 +159,8 @@ class MauMauVampiresState:
     final: list[int] = field(default_factory=list)
     shuffles: int = 0
     over: bool = False
+    #: The event that ended the game (its rule and reason in words, for ``Game.ending``).
+    ended: GameEnded | None = None
     #: The view's parts every viewer of this state shares (:func:`.view.public`): built by
     #: the first view of the state, dropped by ``apply``; a copy starts without.
     public: Any = field(default=None, init=False, repr=False, compare=False)

@@ -195,6 +195,7 @@ def _apply_queen_put_to_sleep(state: SleepingQueensState, e: QueenPutToSleep) ->
 
 
 def _apply_game_ended(state: SleepingQueensState, e: GameEnded) -> None:
+    state.ended = e
     state.phase = Phase.OVER
     state.decider = -1
     state.winners = e.winners

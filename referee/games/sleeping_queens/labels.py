@@ -53,8 +53,6 @@ from referee.games.sleeping_queens.model import (
     queen_name,
 )
 
-_END = {"SQ-15": "enough queens or points", "SQ-16": "no queen left asleep, the most points win"}
-
 
 def a_card(value: int) -> str:
     return f"an {value}" if value == 8 else f"a {card_name(value)}"
@@ -186,15 +184,8 @@ def event_text(event: Any) -> str:
             f"{seat(event.seat)}'s {queen(event.queen)} goes back to sleep at position "
             f"{event.position} (chosen by {seat(event.by)})"
         )
-    if isinstance(event, GameEnded):
-        scores = [
-            f"{seat(s)} with {plural(event.queens[s], 'queen')} and {event.points[s]} points"
-            for s in event.winners
-            if s < len(event.points) and s < len(event.queens)
-        ]
-        verb = "wins" if len(event.winners) == 1 else "win"
-        why = f" ({_END[event.rule]})" if event.rule in _END else ""
-        return f"game over: {join(scores)} {verb}{why}"
+    if isinstance(event, GameEnded):  # the event's own words (public), with the rule
+        return f"game over: {event.end_reason} ({event.end_rule_id})"
     return fallback(event)
 
 

@@ -32,6 +32,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from referee.engine.endings import seats_text
+
 # --- cards (SQ-2) ----------------------------------------------------------------------------
 
 KING = 11
@@ -371,12 +373,46 @@ class QueenPutToSleep:
 class GameEnded:
     """The game is over: ``rule`` "SQ-15" (threshold reached) or "SQ-16" (no sleeping queen
     left; most points, then most queens). ``winners`` may share the win (SQ-16);
-    ``points`` and ``queens`` are by seat."""
+    ``points`` and ``queens`` are by seat.
+
+    ``end_rule_id`` (``rule``) and ``end_reason`` say why in words, written from these public
+    fields when not given: so events stored before these fields say it too.
+
+    >>> GameEnded("SQ-15", (2,), (0, 5, 40), (0, 1, 5)).end_reason
+    'seat 2 woke 5 queens worth 40 points, reaching the target to win'
+    """
 
     rule: str
     winners: tuple[int, ...]
     points: tuple[int, ...]
     queens: tuple[int, ...]
+    end_rule_id: str = ""
+    end_reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.end_reason:
+            object.__setattr__(self, "end_rule_id", self.rule)
+            object.__setattr__(self, "end_reason", _end_reason(self))
+
+
+def _end_reason(e: GameEnded) -> str:
+    held = [
+        (e.queens[s] if s < len(e.queens) else 0, e.points[s] if s < len(e.points) else 0)
+        for s in e.winners
+    ]
+    if e.rule == "SQ-15" and held:
+        queens, points = held[0]
+        return (
+            f"{seats_text(e.winners)} woke {queens} queen{'s' if queens != 1 else ''} worth "
+            f"{points} points, reaching the target to win"
+        )
+    queens, points = held[0] if held else (0, 0)
+    verb = "wins" if len(e.winners) == 1 else "share the win"
+    each = " each" if len(e.winners) > 1 else ""
+    return (
+        f"no queen is left asleep: {seats_text(e.winners)} {verb} with the most points, "
+        f"{points} ({queens} queen{'s' if queens != 1 else ''}){each}"
+    )
 
 
 Event = (

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
+from referee.engine.endings import Ending
 from referee.engine.game import (
     CardShown,
     CardsTaken,
@@ -84,6 +85,7 @@ class SleepingQueens(Game[SleepingQueensState]):
         name="Sleeping Queens",
         min_players=2,  # SQ-3
         players_rule="SQ-3",
+        score_meaning="1 for a winner, 0 otherwise (SQ-15, SQ-16; tied winners share)",
         max_events=10_000,  # a game takes a few hundred events; one nobody ends never stops
         max_players=5,
         options=(
@@ -200,6 +202,11 @@ class SleepingQueens(Game[SleepingQueensState]):
         if kind is QueenWoken or kind is QueenBounced:
             return (CardShown(None, event.position, QUEENS_SHUFFLE),)
         return ()
+
+    def ending(self, state: SleepingQueensState) -> Ending | None:
+        # Written by the end event from its public fields (model.GameEnded.end_reason).
+        ended = state.ended
+        return None if ended is None else Ending(ended.end_rule_id, ended.end_reason)
 
     def results(self, state: SleepingQueensState) -> tuple[SeatResult, ...] | None:
         """Score 1 for each winner (SQ-15, SQ-16; tied winners share), 0 for the others.

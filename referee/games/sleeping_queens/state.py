@@ -43,6 +43,7 @@ from referee.games.sleeping_queens.model import (
     QUEEN_NAMES,
     RIVAL,
     WAND,
+    GameEnded,
     Phase,
 )
 
@@ -107,6 +108,8 @@ class SleepingQueensState:
     shuffles: int = 0
     winners: tuple[int, ...] = ()
     end_rule: str = ""
+    #: The event that ended the game (its rule and reason in words, for ``Game.ending``).
+    ended: GameEnded | None = None
     #: The public part of the view of this state (:func:`view.public`), built by its first
     #: view and dropped by ``apply``, the state's only derived data; a copy starts without.
     public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)

@@ -129,6 +129,7 @@ def _apply_round_scored(state: VampireQueenState, e: RoundScored) -> None:
 
 
 def _apply_game_ended(state: VampireQueenState, e: GameEnded) -> None:
+    state.ended = e
     state.over = True
     state.turn = -1
 

@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine import View
+from referee.engine.pimc import Settings
 from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
@@ -132,3 +133,7 @@ def _emptying(game: VampireQueenView, sets: list[PlaySet]) -> PlaySet | None:
 
 #: The bot the registry finds (referee.bots).
 BOT = VampireQueenHeuristic()
+
+#: How :mod:`referee.engine.pimc` searches this game: a playout stops when the round is
+#: scored (a five-round game costs ~40 ms to play out, a round a few).
+SEARCH = Settings(horizon="round")

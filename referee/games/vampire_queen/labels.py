@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.engine.labels import fallback, join, lines, number_word, plural, seat
+from referee.engine.labels import fallback, lines, number_word, plural, seat
 from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
@@ -109,11 +109,8 @@ def event_text(event: Any) -> str:
     if isinstance(event, RoundScored):
         totals = ", ".join(f"{seat(s)} {t}" for s, t in enumerate(event.totals))
         return f"round {event.round} scored (penalty points): {totals}"
-    if isinstance(event, GameEnded):
-        winners = [s for s, rank in enumerate(event.ranks) if rank == 1]
-        best = event.totals[winners[0]] if winners else 0
-        verb = "wins" if len(winners) == 1 else "win"
-        return f"game over: {join([seat(s) for s in winners])} {verb} with {best} penalty points"
+    if isinstance(event, GameEnded):  # the event's own words (public), with the rule
+        return f"game over: {event.end_reason} ({event.end_rule_id})"
     return fallback(event)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from referee.engine.endings import winners_of, winners_text
+
 QUEEN = 14
 HUNTER_15 = 15
 HUNTER_20 = 20
@@ -145,10 +147,33 @@ class RoundScored:
 
 @dataclass(frozen=True, slots=True)
 class GameEnded:
-    """The last round was scored (VQ-19): final totals and ranks (1 = winner; ties share)."""
+    """The last round was scored (VQ-19): final totals and ranks (1 = winner; ties share).
+
+    ``end_rule_id`` and ``end_reason`` say why in words, written from the totals and ranks
+    (public) when not given: so events stored before these fields say it too.
+
+    >>> GameEnded((12, 7, 7), (3, 1, 1)).end_reason
+    'seat 1 and seat 2 share the win with the lowest total after the last round, 7 penalty points'
+    """
 
     totals: tuple[int, ...]
     ranks: tuple[int, ...]
+    end_rule_id: str = ""
+    end_reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.end_reason:
+            object.__setattr__(self, "end_rule_id", "VQ-19")
+            object.__setattr__(self, "end_reason", _end_reason(self.totals, self.ranks))
+
+
+def _end_reason(totals: tuple[int, ...], ranks: tuple[int, ...]) -> str:
+    winners = winners_of(ranks)
+    best = totals[winners[0]] if winners and winners[0] < len(totals) else 0
+    return (
+        f"{winners_text(ranks, 'wins', 'share the win')} with the lowest total after the "
+        f"last round, {best} penalty points"
+    )
 
 
 Event = (

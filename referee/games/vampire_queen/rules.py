@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
+from referee.engine.endings import Ending
 from referee.engine.game import (
     CardsTaken,
     ChanceStep,
@@ -65,6 +66,7 @@ class VampireQueen(Game[VampireQueenState]):
         name="Vampire Queen",
         min_players=3,  # VQ-2
         players_rule="VQ-2",
+        score_meaning="penalty points, lower is better (VQ-19)",
         max_events=50_000,  # 5 rounds take a few hundred events, 50 rounds of 12 about 15,000
         max_players=12,
         options=(
@@ -164,6 +166,11 @@ class VampireQueen(Game[VampireQueenState]):
         if kind is HandDealt:
             return (CardsTaken(event.count, (event.seat,)),)
         return ()
+
+    def ending(self, state: VampireQueenState) -> Ending | None:
+        # Written by the end event from its public fields (model.GameEnded.end_reason).
+        ended = state.ended
+        return None if ended is None else Ending(ended.end_rule_id, ended.end_reason)
 
     def results(self, state: VampireQueenState) -> tuple[SeatResult, ...] | None:
         if not state.over:

@@ -12,7 +12,7 @@ from typing import Any
 
 from referee.engine.game import GameConfig
 from referee.engine.search import shallow_copy
-from referee.games.vampire_queen.model import HUNTERS, QUEEN, TrickKind, TrickPlay
+from referee.games.vampire_queen.model import HUNTERS, QUEEN, GameEnded, TrickKind, TrickPlay
 
 #: VQ-1: the 108 cards that are shuffled and dealt (the Hunters never are), in deal notation.
 DECK: tuple[str, ...] = tuple(str(v) for v in range(1, 14) for _ in range(8)) + ("Q",) * 4
@@ -70,6 +70,8 @@ class VampireQueenState:
     shuffles: int = 0
     picks: int = 0
     over: bool = False
+    #: The event that ended the game (its rule and reason in words, for ``Game.ending``).
+    ended: GameEnded | None = None
     #: The public part of the view of this state (:func:`view.public`), built by its first
     #: view and dropped by ``apply``, the state's only derived data; a copy starts without.
     public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
