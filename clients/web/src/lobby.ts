@@ -223,23 +223,26 @@ export function lobby(types: Map<string, GameType>, signal: AbortSignal, play: (
   void (async () => {
     for (let attempt = 0; !signal.aborted; attempt++) {
       try {
-        for await (const { message } of api.watchPlayer({}, auth(signal))) {
+        // Each response carries every message that was ready at once (one write per batch).
+        for await (const { messages } of api.watchPlayer({}, auth(signal))) {
           reach.set(true);
           attempt = 0;
-          const kind = message?.kind;
-          if (kind?.case === "challenge") {
-            challenges.set(kind.value.challengeId, kind.value);
-            drawChallenges();
-          } else if (kind?.case === "pairing") {
-            showTicket(kind.value);
-          } else if (kind?.case === "seat") {
-            const s = kind.value;
-            // A seat new to this browser, in a game not over: a challenge of ours accepted,
-            // or a pairing made; seats it knows already are where their pages are.
-            const before = savedGame(s.gameId);
-            const known = before?.mine.includes(s.seat) ?? false;
-            holdSeat(s.gameId, s.game?.gameType ?? "", s.seat, s.seatToken);
-            if (!known && !s.game?.gameOver) play(s.gameId, s.seat);
+          for (const message of messages) {
+            const kind = message.kind;
+            if (kind.case === "challenge") {
+              challenges.set(kind.value.challengeId, kind.value);
+              drawChallenges();
+            } else if (kind.case === "pairing") {
+              showTicket(kind.value);
+            } else if (kind.case === "seat") {
+              const s = kind.value;
+              // A seat new to this browser, in a game not over: a challenge of ours accepted,
+              // or a pairing made; seats it knows already are where their pages are.
+              const before = savedGame(s.gameId);
+              const known = before?.mine.includes(s.seat) ?? false;
+              holdSeat(s.gameId, s.game?.gameType ?? "", s.seat, s.seatToken);
+              if (!known && !s.game?.gameOver) play(s.gameId, s.seat);
+            }
           }
         }
       } catch (error) {
