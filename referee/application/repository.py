@@ -138,6 +138,22 @@ class Repository:
         except StoreUnavailable as fault:
             raise _unavailable(fault) from None
 
+    def submit(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        """``fn(*args)`` queued on the store's writer thread now, in order with the writes
+        queued before and after it (:meth:`call` queues only once awaited); a store fault
+        as UNAVAILABLE when awaited."""
+        queued = asyncio.wrap_future(self._writer.submit(fn, *args))
+        answer = asyncio.ensure_future(self._answer(queued))
+        # Nobody may await it (the stream ended with its game): its fault is not news then.
+        answer.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return answer
+
+    async def _answer(self, queued: Awaitable[T]) -> T:
+        try:
+            return await queued
+        except StoreUnavailable as fault:
+            raise _unavailable(fault) from None
+
     # --- life cycle -------------------------------------------------------------------------
 
     async def recover(self) -> int:

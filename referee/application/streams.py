@@ -114,14 +114,16 @@ class Streams:
         what to do if its client closes it mid-game.
 
         A seat's streams opened since this one, here or (on a shared store) on any replica,
-        are the opens counted beyond the ones known now: the store's count is read right after
-        this open is written (the writer thread keeps their order), long before any resume."""
+        are the opens counted beyond the ones known now. On a shared store the count is read
+        just *before* this open is written, both queued now on the writer thread (which keeps
+        their order): read after the write, it could already include a quick resume on
+        another replica (the write takes a commit), which would then look like no resume."""
         repository = self.repository
-        repository.count(live, seat, OPENS)
-        here = live.stats[seat][OPENS]
         stored: asyncio.Future[int] | None = None
         if repository.store.shared:
-            stored = repository.spawn(repository.call(self._stored_opens, live.game_id, seat))
+            stored = repository.submit(self._stored_opens, live.game_id, seat)
+        repository.count(live, seat, OPENS)
+        here = live.stats[seat][OPENS]
 
         def hung_up() -> None:
             if sum(1 for sub in live.subscribers if sub.seat == seat) > 1:
@@ -139,7 +141,8 @@ class Streams:
         self, live: LiveGame, seat: int, here: int, stored: asyncio.Future[int] | None
     ) -> None:
         """Wait out the reconnect window, then count a disconnect unless the seat opened a
-        stream again (``here``/``stored``: its opens as of the stream that closed)."""
+        stream again (``here``: its opens here counting the stream that closed; ``stored``:
+        the store's count just before that stream's open was written)."""
         repository = self.repository
         try:
             before = await stored if stored is not None else 0
@@ -149,7 +152,7 @@ class Streams:
                 return  # resumed on this replica
             if stored is not None:
                 now = await repository.call(self._stored_opens, live.game_id, seat)
-                if now > before:
+                if now > before + 1:  # beyond the open of the stream that closed
                     return  # resumed on another replica
         except (StoreError, RefereeError):  # RefereeError: a store fault (Repository.call)
             return  # the store cannot tell whether the seat came back: no fault counted
