@@ -392,7 +392,7 @@ class Seating:
             gone = await self._reservation_gone(live, seats)
             if gone:
                 await self.repository.call(self.repository.store.write_documents, gone)
-        except (RevisionConflict, StoreError, RefereeError) as error:
+        except (StoreError, RefereeError, RuntimeError) as error:  # RuntimeError: closing
             # A stale reservation is harmless: a session announces only unfinished games'.
             log.info("reservation_not_removed", game_id=live.game_id, error=str(error))
 

@@ -162,3 +162,22 @@ def test_the_lobbys_games_announce_nothing() -> None:
         assert reservations(referee) == []
 
     run(scenario)
+
+
+def test_a_reservation_made_on_another_replica_is_announced() -> None:
+    """Two replicas on one PostgreSQL: the reservation's document notification crosses, and
+    the claim on the first replica takes it away for both."""
+    from tests.application.test_lobby_replicas import on_two_replicas
+
+    async def scenario(first: Referee, second: Referee) -> None:
+        alice = await first.players.authenticate((await first.players.create_account("al"))[1])
+        messages = second.sessions.open(alice).messages()
+        try:
+            created = await first.create(SQ, 2, settings=seats("token", "reserved:al"))
+            assert await reserved(messages, created.game_id, []) == Reserved(created.game_id, 1, SQ)
+            await first.seating.claim(created.game_id, alice)
+            assert reservations(second) == []
+        finally:
+            await messages.aclose()
+
+    on_two_replicas(scenario)
