@@ -30,6 +30,7 @@ from referee.application.live import LiveGame
 from referee.application.players import Principal
 from referee.application.repository import MAX_ID_LENGTH, Repository
 from referee.application.seating import (
+    ANNOUNCED,
     CLAIM_CODES,
     LOBBY,
     holding_write,
@@ -134,6 +135,9 @@ async def create(
     stored_settings: dict[str, Any] = {**settings.to_json(), seeds.SALT_KEY: config.salt.hex()}
     if codes:
         stored_settings[CLAIM_CODES] = {str(s): hash_token(c) for s, c in codes.items()}
+    announced = announce and any(plan.mode == "reserved" for plan in plans)
+    if announced:
+        stored_settings[ANNOUNCED] = True
     organiser = f"org-{secrets.token_urlsafe(24)}"
     game_id = secrets.token_hex(8)
     record = GameRecord(
@@ -155,7 +159,7 @@ async def create(
         token_hash = record.seat_token_hashes[event.seat]
         claims.append(SeatClaim(event.seat, name, kind, token_hash, record.created_at))
         documents.append(holding_write(name, game_id, event.seat, record.game_type))
-    if announce:
+    if announced:
         documents.extend(
             reservation_write(plan.player, game_id, seat, record.game_type)
             for seat, plan in enumerate(plans)

@@ -50,6 +50,10 @@ log = structlog.get_logger("referee")
 
 #: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
 CLAIM_CODES = "claim_codes"
+#: The record's settings entry set (true) when the game's reserved seats have ``reservation``
+#: documents: only then does a claim look for one to delete (the lobby's games have none, and
+#: their claims follow the creation at once: a paired player asks for its seat right away).
+ANNOUNCED = "announced"
 #: The document kind of the seats a player holds (key ``player/game_id/seat``).
 HOLDING = "holding"
 #: The document kind of the seats reserved for a player and not claimed yet (same key): what
@@ -372,7 +376,9 @@ class Seating:
         still announced): the seat is claimed, by its player or an organiser's fill, or the
         game ended."""
         repository, settings = self.repository, live.settings
-        gone = []
+        gone: list[DocumentWrite] = []
+        if not live.record.settings.get(ANNOUNCED):
+            return gone
         for seat in seats:
             plan = settings.plan(seat)
             if plan.mode != "reserved":
@@ -438,6 +444,7 @@ class Seating:
 
 
 __all__ = [
+    "ANNOUNCED",
     "CLAIM_CODES",
     "HOLDING",
     "LOBBY",
