@@ -63,10 +63,10 @@ export function faceSvg(face: Face, extra = ""): SVGSVGElement {
   parts.push(`<g transform="translate(30 ${artY}) scale(0.78)" fill="${face.art}">${face.picture}</g>`);
   if (face.corner) {
     const size = face.corner.length > 2 ? 10 : 13;
-    parts.push(`<text x="6" y="${6 + size}" font-size="${size}" font-weight="700" fill="${face.band ? "#fff" : face.ink}">${esc(face.corner)}</text>`);
-    if (!face.caption) {
-      parts.push(`<text x="54" y="${78 - size}" font-size="${size}" font-weight="700" fill="${face.ink}" text-anchor="end" transform="rotate(180 54 ${78 - size * 0.65})">${esc(face.corner)}</text>`);
-    }
+    const corner = `<text x="6" y="${6 + size}" font-size="${size}" font-weight="700" fill="${face.band ? "#fff" : face.ink}">${esc(face.corner)}</text>`;
+    parts.push(corner);
+    // The same index upside down in the opposite corner, as printed cards have it.
+    if (!face.caption) parts.push(`<g transform="rotate(180 ${W / 2} ${H / 2})">${corner}</g>`);
   }
   if (face.cornerPicture) {
     parts.push(`<g transform="translate(11 ${face.corner ? 27 : 12}) scale(0.22)" fill="${face.art}">${face.picture}</g>`);
@@ -310,7 +310,7 @@ export function sqQueenFace(queen: number): Face {
   return {
     label: sqQueenLabel(queen), corner: String(points), bg, ink: "#6a1b4d", art,
     picture: `<g transform="translate(0 3) scale(0.9)">${picture(icon, bg, art)}</g><g transform="translate(0 -17) scale(0.32)" fill="#d4a017">${ICONS.crown()}</g>`,
-    caption: `${name} Queen`,
+    caption: name,
   };
 }
 

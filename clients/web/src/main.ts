@@ -412,7 +412,7 @@ function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
     drawnTable?.root ?? null,
     h("section", { class: "in-words", "aria-label": "The table in words" },
       lines,
-      hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...hand)) : null,
+      hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...(hand.length ? hand : ["no cards"]))) : null,
       h("div", { class: "scroll" }, seatTable),
       drawn.centre.length ? h("section", { class: "centre" }, ...drawn.centre) : null,
       h("details", { class: "facts-box" }, h("summary", {}, "Every fact of the view"), facts)));

@@ -101,6 +101,7 @@ function backs(scene: Scene, seat: number, count: number): SVGSVGElement {
 
 function handFan(scene: Scene, cards: { svg: SVGSVGElement; label: string; choices: number[] }[]): HTMLElement {
   scene.hand = cards.map((c) => c.label);
+  if (!cards.length) return h("p", { class: "empty" }, "No cards in hand.");
   const keys = handKeys(scene.hand);
   // Overlapped like a hand held in a fan once there are many; side by side while they fit.
   return h("div", { class: `hand-fan${cards.length > 7 ? " crowded" : ""}`, "data-felt-hand": "", "aria-label": "Your hand" },
@@ -380,7 +381,9 @@ function lastMove(scene: Scene): Set<string> {
   // The same view drawn again (a redraw after a command) keeps its marks.
   if (before && before.version === scene.view.version) return before.lit;
   let lit: Set<string>;
-  if (!before) lit = new Set(scene.recent);
+  // Nothing drawn before, or a view older than the one drawn (a replay stepping back, a replay
+  // after watching the game live): what the view itself says came last.
+  if (!before || scene.view.version < before.version) lit = new Set(scene.recent);
   else {
     lit = new Set([...scene.sigs].filter(([key, sig]) => before.sigs.get(key) !== sig).map(([key]) => key));
     // A new deal changes the whole hand: marking every card would mark nothing in particular.
