@@ -80,5 +80,15 @@ def test_in_chromium(server: RefereeServer, name: str) -> None:
 
 
 def test_every_browser_test_file_is_collected() -> None:
-    expected = {"games", "reload", "spectator", "reject", "docs", "replay", "lobby", "bots", "table"}
+    expected = {
+        "games",
+        "reload",
+        "spectator",
+        "reject",
+        "docs",
+        "replay",
+        "lobby",
+        "bots",
+        "table",
+    }
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)
