@@ -285,7 +285,7 @@ function mauMau(scene: Scene, game: MauMauVampiresView): HTMLElement {
   if (game.toShare.length) centre.push(zone("To hand out", "drawn", ...game.toShare.map((c) => faceSvg(mmFace(c, symbols)))));
   if (game.shownToYou.length) {
     centre.push(zone("Shown to you", "shown", ...game.shownToYou.map((s, i) =>
-      scene.mark(h("div", { class: "play" }, h("div", { class: "play-who" }, scene.name(s.seat)), faceSvg(mmFace(s.card ?? ({} as MauMauVampires_Card), symbols), "small")),
+      scene.mark(h("div", { class: "play" }, h("div", { class: "play-who" }, scene.name(s.seat)), s.card ? faceSvg(mmFace(s.card, symbols), "small") : null),
         `shown:${i}`, `${s.seat}:${s.card ? mmLabel(s.card, symbols) : ""}`))));
   }
   const mine = view.seat === undefined ? null : seatBox(scene, view.seat, "", character(view.seat),
@@ -331,7 +331,13 @@ function dracula(scene: Scene, game: DraculaVsVanHelsingView): HTMLElement {
   };
   const rackTitle = (rack: typeof game.racks[number] | undefined) => (rack ? seatBox(scene, rack.seat, "rack-title",
     h("div", { class: "badges" }, badge(ROLES[rack.role] ?? "", rack.role === 1 ? "dracula" : "helsing"))) : null);
-  const districts = game.districts.map((d) => scene.mark(districtSvg(d.district, d.humans, d.vampires), `district:${d.district}`, `${d.humans}:${d.vampires}`));
+  // Who took each district when the last round was resolved (DV-20, DV-21).
+  const districts = game.districts.map((d) => {
+    const won = game.lastResolution.find((r) => r.district === d.district)?.winner;
+    return h("div", { class: "district-box" },
+      scene.mark(districtSvg(d.district, d.humans, d.vampires), `district:${d.district}`, `${d.humans}:${d.vampires}`),
+      won ? h("span", { class: "slot-state" }, `last: ${ROLES[won] ?? ""}`) : null);
+  });
   const topCards = rackRow(top, false);
   const bottomCards = rackRow(bottom, Boolean(mineRack));
   const grid = h("div", { class: "dv-grid" },
