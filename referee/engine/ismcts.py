@@ -82,6 +82,12 @@ class Settings:
     #: mean over a handful of playouts is noise), and the other seats are modelled as the
     #: heuristic would play in that world.
     bias: float = 0.5
+    #: ``"heuristic"``: the other seats' decisions stay out of the tree and are played by
+    #: the heuristic from their own view of the world (what they are at a table of
+    #: heuristics, and a fair model of a sensible player); ``"tree"``: every seat's decisions
+    #: are nodes (SO-ISMCTS proper), where the other seats' choices are tuned over worlds
+    #: that show them the searcher's hand: with more iterations they play as if they saw it.
+    opponents: str = "heuristic"
     #: Chance of a random command at each rollout step (0: the heuristic throughout).
     epsilon: float = 0.0
     #: Worlds sampled before they are reused in turn.
@@ -174,7 +180,7 @@ def grow(
             world = worlds[done % settings.worlds]
         # The world's state is never changed in place by a search table: reusing it is safe.
         table: SearchTable[Any] = SearchTable(game, world.config, world.state)
-        iterate(table, root, bot, rng, settings, players, rounds)
+        iterate(table, root, bot, rng, settings, players, rounds, knowledge.seat)
         done += 1
     return root
 
@@ -187,11 +193,13 @@ def iterate(
     settings: Settings,
     players: int,
     rounds: bool,
+    seat: Seat,
 ) -> None:
-    """One iteration from ``table`` (a fresh determinisation): select, expand, roll out and
-    back up."""
+    """One iteration from ``table`` (a fresh determinisation) for ``seat``: select, expand,
+    roll out and back up."""
     game = table.game
     start = game.limit_results(table.state, players) if rounds else ()
+    outside = settings.opponents == "heuristic"
     path: list[Child] = []
     node = root
     expanded = False
@@ -211,6 +219,9 @@ def iterate(
         if len(legal) == 1:
             # A forced command is no decision: it stays out of the tree.
             table.step(mover, legal[0])
+            continue
+        if mover != seat and outside and bot is not None:
+            table.step(mover, bot.choose(view_for(table, mover, legal), players))
             continue
         node.visits += 1
         children = node.children
