@@ -164,7 +164,8 @@ def test_the_other_seats_stay_out_of_the_tree_unless_told() -> None:
     seat = table.pending()[0]
     known = knowledge_of(table, seat)
     base = ismcts.ismcts_settings_for("vampire-queen")
-    alone = ismcts.grow(known, Chance(b"m"), lambda done: done >= 40, base)
+    outside = dataclasses.replace(base, opponents="heuristic")
+    alone = ismcts.grow(known, Chance(b"m"), lambda done: done >= 40, outside)
     assert movers(alone) == {seat}
     everyone = dataclasses.replace(base, opponents="tree")
     assert movers(ismcts.grow(known, Chance(b"m"), lambda done: done >= 40, everyone)) > {seat}
