@@ -17,7 +17,8 @@ both the tree's prior and its rollout. Each iteration
    bandit that keeps a command legal in few worlds from being over-explored), plus a
    progressive bias towards the heuristic's command for the node's mover in this world
    (``Settings.bias``). The mover of a node maximises its own reward (every seat is modelled
-   as playing for itself, near the heuristic);
+   as playing for itself, near the heuristic; ``Settings.opponents="heuristic"`` keeps the
+   other seats out of the tree, played by the heuristic);
 3. **expands** one new child: the heuristic's command for the mover in this world first
    (the bot reads the mover's view of the world only, so for another seat it is what that
    seat would do in that world), after it another command only when
@@ -82,12 +83,11 @@ class Settings:
     #: mean over a handful of playouts is noise), and the other seats are modelled as the
     #: heuristic would play in that world.
     bias: float = 0.5
-    #: ``"heuristic"``: the other seats' decisions stay out of the tree and are played by
-    #: the heuristic from their own view of the world (what they are at a table of
-    #: heuristics, and a fair model of a sensible player); ``"tree"``: every seat's decisions
-    #: are nodes (SO-ISMCTS proper), where the other seats' choices are tuned over worlds
-    #: that show them the searcher's hand: with more iterations they play as if they saw it.
-    opponents: str = "heuristic"
+    #: ``"tree"``: every seat's decisions are nodes (SO-ISMCTS proper); ``"heuristic"``: the
+    #: other seats' decisions stay out of the tree, played by the heuristic from their own
+    #: view of the world (what they are at a table of heuristics). The second measured
+    #: worse in Sleeping Queens and Mau Mau Vampires (docs/performance.md "ISMCTS").
+    opponents: str = "tree"
     #: Chance of a random command at each rollout step (0: the heuristic throughout).
     epsilon: float = 0.0
     #: Worlds sampled before they are reused in turn.
