@@ -112,6 +112,13 @@ class Repository:
         self._stop_listening: Callable[[], None] = lambda: None
         #: Games another replica announced that we looked at once (see :meth:`_appended`).
         self._heard_of: set[str] = set()
+        #: Games created elsewhere that this replica loaded only to run their timers (see
+        #: :meth:`_adopt`) and nothing here has asked for since: once such a game has nothing
+        #: left to time it is dropped, not followed event by event (issue 25 §6).
+        self._adopted: set[str] = set()
+        #: Games with a catch-up queued that has not read the store yet: a notice heard
+        #: meanwhile is covered by that read, so it queues no second one (issue 25 §6).
+        self._catching: set[str] = set()
         #: How many unfinished games the store holds (the ``games_active`` gauge).
         self.active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
@@ -298,6 +305,10 @@ class Repository:
             raise errors.bad_request("game_id", "required")
         if len(game_id) > MAX_ID_LENGTH:
             raise errors.bad_request("game_id", f"at most {MAX_ID_LENGTH} characters")
+        self._adopted.discard(game_id)  # used here now: kept and followed as any other
+        return await self._get(game_id)
+
+    async def _get(self, game_id: str) -> LiveGame:
         live = self.games.get(game_id)
         if live is not None:
             live.touched = time.monotonic()
@@ -471,7 +482,9 @@ class Repository:
         may have appended, so a loaded game that is behind catches up from the store."""
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
-            self.spawn(self.catch_up(live))
+            if game_id not in self._catching:  # else the queued catch-up reads this too
+                self._catching.add(game_id)
+                self.spawn(self.catch_up(live))
         elif live is None and self.store.shared and game_id not in self._heard_of:
             # A game another replica created: if it runs a clock, load it so its timeouts fire
             # here too when that replica dies (the store lets exactly one timeout land).
@@ -483,14 +496,48 @@ class Repository:
             record: GameRecord = await self.call(self.store.get_game, game_id)
         except (StoreError, RefereeError):  # RefereeError: a store fault (see call)
             return
-        if _timed(record) and game_id not in self.games:
-            await self._preload(game_id)
+        if not _timed(record) or game_id in self.games or game_id in self._loading:
+            return
+        self._adopted.add(game_id)
+        try:
+            live = await self._get(game_id)
+        except Exception:
+            self._adopted.discard(game_id)
+            log.exception("preload_failed", game_id=game_id)
+            return
+        self._release(live)
+
+    def _release(self, live: LiveGame) -> None:
+        """Drop an adopted game (see :meth:`_adopt`) once it has nothing left to time: dealt,
+        no clock, not over. Until then this replica follows it, so its join deadline fires
+        here too when the replica serving it is gone; after that, following it would fold in
+        every event of a game nobody here watches (issue 25 §6). A later call here loads it
+        again, as after an eviction; its activity goes too, as for any game created
+        elsewhere that this replica never held (the replicas serving it expire it)."""
+        game_id = live.game_id
+        if (
+            game_id in self._adopted
+            and not live.table.over
+            and not live.join_deadline_ms
+            and not live.settings.clock.enabled
+            and not live.subscribers
+            and not live.lock.locked()
+            and self.games.get(game_id) is live
+        ):
+            self._adopted.discard(game_id)
+            if live.timer is not None:
+                live.timer.cancel()
+                live.timer = None
+            del self.games[game_id]
+            self.activity.pop(game_id, None)
 
     async def catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied
+            self._catching.discard(live.game_id)
             changed = await self.follow_store(live)
         if changed:
             self.fanout.publish(live)
+            self._release(live)
 
     async def follow_store(self, live: LiveGame) -> bool:
         """Fold in whatever the store holds beyond the live table (another writer's appends);
