@@ -6,7 +6,9 @@ than one does, commands/s grows with the cores they are given. So P13 plays the 
 against one ``referee serve`` replica and then against three on one PostgreSQL database (a
 fresh database per window, dropped after it), and divides the server CPU per command summed
 over the replicas' processes (user + system, from ``/proc/<pid>/stat``) by the single
-replica's.
+replica's. Beside it, the CPU of the PostgreSQL backends serving the window's database (their
+pids from ``pg_stat_activity``, their time from ``/proc``; a server on another host shows 0),
+which a host running both must budget for too.
 
 The load is P10's shape, spread as a load balancer would: N games x 4 seats, each seat played
 by a bot program that holds its seats on one PlayerSession (batched updates, commands on the
@@ -196,12 +198,16 @@ def window(
             servers.append(server)
         load = Load(settings.warmup, settings.seconds)
         cpu_before = [server.cpu_seconds() for server in servers]
+        database_before = _backends(admin, url)
         client_before = time.process_time()
         started = time.perf_counter()
         asyncio.run(_load([s.address for s in servers], place, spec, games, load, seed))
         wall = time.perf_counter() - started
         cpu = [server.cpu_seconds() - at for server, at in zip(servers, cpu_before, strict=True)]
         client = time.process_time() - client_before
+        database = sum(
+            cpu - database_before.get(pid, 0.0) for pid, cpu in _backends(admin, url).items()
+        )
     total = max(load.total, 1)
     return load.summary() | {
         "layout": layout,
@@ -214,7 +220,28 @@ def window(
         "replica_cpu_us_per_command": [1e6 * c / total for c in cpu],
         "client_cpu_us_per_command": 1e6 * client / total,
         "server_cpu_share": sum(cpu) / wall,
+        "database_cpu_us_per_command": 1e6 * database / total,
     }
+
+
+def _backends(admin: str, url: str) -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend connected to ``url``'s database (the
+    server's shared processes, WAL writer and checkpointer, are left out)."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(admin, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s", (name,)
+        ).fetchall()
+    found = {}
+    for (pid,) in rows:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # another host's server, or the backend just ended
+            continue
+        found[int(pid)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return found
 
 
 def _uptime() -> str:
@@ -309,8 +336,8 @@ def markdown(p13: dict[str, Any]) -> list[str]:
         f"Medians of {len(p13['rounds'])} rounds.",
         "",
         "| round | layout | replicas | games | load before | load after | commands/s "
-        "| messages/command | CPU µs/command | per replica | ÷ one |",
-        "|---:|---|---:|---:|---|---|---:|---:|---:|---|---:|",
+        "| messages/command | CPU µs/command | per replica | ÷ one | PostgreSQL µs/command |",
+        "|---:|---|---:|---:|---|---|---:|---:|---:|---|---:|---:|",
     ]
     for index, r in enumerate(p13["rounds"], 1):
         one = r["windows"]["one"]["server_cpu_us_per_command"]
@@ -321,7 +348,8 @@ def markdown(p13: dict[str, Any]) -> list[str]:
                 f"| {w['uptime_before']} | {w['uptime_after']} | {w['per_second']:,.0f} "
                 f"| {w['stream_messages_per_command']:.1f} "
                 f"| {w['server_cpu_us_per_command']:,.0f} | {per} "
-                f"| {w['server_cpu_us_per_command'] / max(one, 1e-9):.2f} |"
+                f"| {w['server_cpu_us_per_command'] / max(one, 1e-9):.2f} "
+                f"| {w['database_cpu_us_per_command']:,.0f} |"
             )
     return out
 
