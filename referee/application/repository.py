@@ -169,7 +169,16 @@ class Repository:
         loop = asyncio.get_running_loop()
 
         def appended(game_id: str, version: int) -> None:  # called on a store thread
-            loop.call_soon_threadsafe(self._appended, game_id, version)
+            # On a shared store every replica hears every commit: the notices of games this
+            # one neither holds nor has yet to look at (see _appended) are dropped here, with
+            # no wake-up of the event loop (issue 25 §6). A game is in ``games`` or
+            # ``_loading`` at every instant of its load (kept before it leaves ``_loading``).
+            if (
+                game_id in self.games
+                or game_id in self._loading
+                or (self.store.shared and game_id not in self._heard_of)
+            ):
+                loop.call_soon_threadsafe(self._appended, game_id, version)
 
         self._stop_listening = self.store.add_listener(appended)
         listed = await self.call(self.store.list_games)
@@ -399,12 +408,16 @@ class Repository:
             else:
                 await self.call(store.create_game, live.record, payloads)
         except BaseException:
+            del self._loading[live.game_id]
             creating.set_exception(errors.not_found(live.game_id))
             raise
+        try:
+            live.absorb(opening, recorded, None)
+            self.keep(live)
         finally:
+            # Only once it is kept: a notice heard on the store's thread meanwhile finds the
+            # game in one of the two (see the listener in recover).
             del self._loading[live.game_id]
-        live.absorb(opening, recorded, None)
-        self.keep(live)
         creating.set_result(live)
         self.activity[live.game_id] = recorded
         self.started()

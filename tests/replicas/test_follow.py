@@ -118,3 +118,46 @@ def test_notices_heard_while_a_catch_up_is_queued_cost_one_read(database: str) -
             assert len(reads) == 1
 
     asyncio.run(scenario())
+
+
+def test_notices_of_a_game_a_replica_does_not_hold_do_not_wake_its_loop(database: str) -> None:
+    """b looked once at a game created at a (no timer: nothing to hold it for); the notices
+    of a's later commands are dropped on b's notification thread, not handed to its loop."""
+
+    async def scenario() -> None:
+        async with _replicas(database) as (a, b):
+            created = await a.create(
+                "vampire-queen", 3, seed="unheld", settings=GameSettings(public_seed=True)
+            )
+            game_id = created.game_id
+            live = a.games[game_id]
+            await _until(lambda: game_id in b.repository._heard_of)
+            heard: list[str] = []
+            appended = b.repository._appended
+
+            def counted(heard_id: str, version: int) -> None:
+                if heard_id == game_id:
+                    heard.append(heard_id)
+                appended(heard_id, version)
+
+            b.repository._appended = counted  # type: ignore[method-assign]
+            seat = live.table.pending()[0]
+            command = live.table.view(seat).legal_commands[0]
+            await a.submit(game_id, created.seat_tokens[seat], str(uuid.uuid4()), command)
+            # PostgreSQL delivers notices in commit order: once b's loop has the notice of a
+            # game created after that command, the command's notice has been dealt with.
+            later = await a.create(
+                "vampire-queen", 3, seed="later", settings=GameSettings(public_seed=True)
+            )
+            await _until(lambda: later.game_id in b.repository._heard_of)
+            assert heard == []
+            # A game b holds still reaches its loop: the check that the counter can count.
+            await b.summary(game_id)
+            seat = live.table.pending()[0]
+            command = live.table.view(seat).legal_commands[0]
+            await a.submit(game_id, created.seat_tokens[seat], str(uuid.uuid4()), command)
+            await _until(lambda: heard)
+            assert heard == [game_id]
+            assert game_id not in b.repository._adopted
+
+    asyncio.run(scenario())
