@@ -223,8 +223,9 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     for part, value in headline(results).items():
         figure, comparison, target = TARGETS[part]
+        digits = 1 if target * 10 % 1 == 0 else 2  # 1.25 is not 1.2
         out.append(
-            f"| {part} | {figure} | {_n(value)} | {comparison} {_n(target, 1)} "
+            f"| {part} | {figure} | {_n(value)} | {comparison} {_n(target, digits)} "
             f"| {_met(part, value)} |"
         )
     if "P1" in results:

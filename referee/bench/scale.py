@@ -6,9 +6,11 @@ than one does, commands/s grows with the cores they are given. So P13 plays the 
 against one ``referee serve`` replica and then against three on one PostgreSQL database (a
 fresh database per window, dropped after it), and divides the server CPU per command summed
 over the replicas' processes (user + system, from ``/proc/<pid>/stat``) by the single
-replica's. Beside it, the CPU of the PostgreSQL backends serving the window's database (their
-pids from ``pg_stat_activity``, their time from ``/proc``; a server on another host shows 0),
-which a host running both must budget for too.
+replica's, over the measured window only (from the end of a warm-up that holds the accounts'
+registrations and the first games' creations and claims, to the window's end). Beside it,
+the CPU of the PostgreSQL backends serving the window's database (their pids from
+``pg_stat_activity``, their time from ``/proc``; a server on another host shows 0), which a
+host running both must budget for too.
 
 The load is P10's shape, spread as a load balancer would: N games x 4 seats, each seat played
 by a bot program that holds its seats on one PlayerSession (batched updates, commands on the
@@ -78,8 +80,8 @@ class Settings:
     @classmethod
     def make(cls, quick: bool, concurrency: int | None) -> Settings:
         if quick:
-            return cls(concurrency or 4, 1, 0.3, 1.5)
-        return cls(concurrency or 24, 3, 2.0, 10.0)
+            return cls(concurrency or 4, 1, 1.0, 1.5)
+        return cls(concurrency or 24, 3, 5.0, 10.0)
 
 
 def serve_argv(url: str) -> list[str]:
@@ -99,8 +101,31 @@ async def _load(
     concurrency: int,
     load: Load,
     seed: int,
+    sample: Callable[[], _Sample],
+) -> tuple[_Sample, _Sample]:
+    """``concurrency`` games at once until the window ends, seats placed by ``place``;
+    ``sample()`` taken when the warm-up ends and when the window ends."""
+    taken: list[_Sample] = []
+
+    async def sampler() -> None:
+        for at in (load.begin, load.end):
+            await asyncio.sleep(max(0.0, at - time.perf_counter()))
+            taken.append(sample())
+
+    sampling = asyncio.ensure_future(sampler())
+    await _play(addresses, place, spec, concurrency, load, seed)
+    await sampling
+    return taken[0], taken[1]
+
+
+async def _play(
+    addresses: list[str],
+    place: Callable[[int, int], int],
+    spec: GameSpec,
+    concurrency: int,
+    load: Load,
+    seed: int,
 ) -> None:
-    """``concurrency`` games at once until the window ends, seats placed by ``place``."""
     count = len(addresses)
     channels = [
         grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
@@ -197,18 +222,25 @@ def window(
             stack.callback(server.stop)
             servers.append(server)
         load = Load(settings.warmup, settings.seconds)
-        cpu_before = [server.cpu_seconds() for server in servers]
-        database_before = _backends(admin, url)
-        client_before = time.process_time()
-        started = time.perf_counter()
-        asyncio.run(_load([s.address for s in servers], place, spec, games, load, seed))
-        wall = time.perf_counter() - started
-        cpu = [server.cpu_seconds() - at for server, at in zip(servers, cpu_before, strict=True)]
-        client = time.process_time() - client_before
-        database = sum(
-            cpu - database_before.get(pid, 0.0) for pid, cpu in _backends(admin, url).items()
+
+        def sample() -> _Sample:
+            return _Sample(
+                [server.cpu_seconds() for server in servers],
+                _backends(admin, url),
+                time.process_time(),
+                time.perf_counter(),
+            )
+
+        first, last = asyncio.run(
+            _load([s.address for s in servers], place, spec, games, load, seed, sample)
         )
-    total = max(load.total, 1)
+    # The measured window only: the warm-up's registrations, first creations and claims
+    # (a burst of document commits whose length varies with the machine's load) left out.
+    cpu = [b - a for a, b in zip(first.replicas, last.replicas, strict=True)]
+    database = sum(c - first.database.get(pid, 0.0) for pid, c in last.database.items())
+    client = last.client - first.client
+    wall = last.wall - first.wall
+    total = max(load.commands, 1)
     return load.summary() | {
         "layout": layout,
         "replicas": replicas,
@@ -216,12 +248,23 @@ def window(
         "uptime_before": before,
         "uptime_after": _uptime(),
         "total_commands": load.total,
+        "measured_commands": load.commands,
         "server_cpu_us_per_command": 1e6 * sum(cpu) / total,
         "replica_cpu_us_per_command": [1e6 * c / total for c in cpu],
         "client_cpu_us_per_command": 1e6 * client / total,
         "server_cpu_share": sum(cpu) / wall,
         "database_cpu_us_per_command": 1e6 * database / total,
     }
+
+
+@dataclass(frozen=True)
+class _Sample:
+    """CPU seconds so far: each replica's, each PostgreSQL backend's, the client's; and when."""
+
+    replicas: list[float]
+    database: dict[int, float]
+    client: float
+    wall: float
 
 
 def _backends(admin: str, url: str) -> dict[int, float]:
