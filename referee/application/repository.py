@@ -120,9 +120,9 @@ class Repository:
         #: :meth:`_adopt`) and nothing here has asked for since: once such a game has nothing
         #: left to time it is dropped, not followed event by event (issue 25 §6).
         self._adopted: set[str] = set()
-        #: Games with a catch-up queued that has not read the store yet: a notice heard
+        #: Live games with a catch-up queued that has not read the store yet: a notice heard
         #: meanwhile is covered by that read, so it queues no second one (issue 25 §6).
-        self._catching: set[str] = set()
+        self._catching: dict[str, LiveGame] = {}
         #: How many unfinished games the store holds (the ``games_active`` gauge).
         self.active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
@@ -503,8 +503,8 @@ class Repository:
         may have appended, so a loaded game that is behind catches up from the store."""
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
-            if game_id not in self._catching:  # else the queued catch-up reads this too
-                self._catching.add(game_id)
+            if self._catching.get(game_id) is not live:  # else its queued catch-up reads it
+                self._catching[game_id] = live
                 self.spawn(self.catch_up(live))
         elif live is None and self.store.shared and game_id not in self._heard_of:
             # A game another replica created: if it runs a clock, load it so its timeouts fire
@@ -554,7 +554,8 @@ class Repository:
 
     async def catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied
-            self._catching.discard(live.game_id)
+            if self._catching.get(live.game_id) is live:
+                del self._catching[live.game_id]
             changed = await self.follow_store(live)
         if changed:
             self.fanout.publish(live)
