@@ -116,12 +116,9 @@ class Repository:
         self._stop_listening: Callable[[], None] = lambda: None
         #: Games another replica announced that we looked at once (see :meth:`_appended`).
         self._heard_of: set[str] = set()
-        #: Games created elsewhere that this replica loaded only to run their timers (see
-        #: :meth:`_adopt`) and nothing here has asked for since: once such a game has nothing
-        #: left to time it is dropped, not followed event by event (issue 25 §6).
+        #: Games loaded here only for their timers (:meth:`_adopt`), unasked for since.
         self._adopted: set[str] = set()
-        #: Live games with a catch-up queued that has not read the store yet: a notice heard
-        #: meanwhile is covered by that read, so it queues no second one (issue 25 §6).
+        #: Live games whose queued catch-up has not read yet (it covers later notices too).
         self._catching: dict[str, LiveGame] = {}
         #: How many unfinished games the store holds (the ``games_active`` gauge).
         self.active = 0
@@ -173,10 +170,8 @@ class Repository:
         loop = asyncio.get_running_loop()
 
         def appended(game_id: str, version: int) -> None:  # called on a store thread
-            # On a shared store every replica hears every commit: the notices of games this
-            # one neither holds nor has yet to look at (see _appended) are dropped here, with
-            # no wake-up of the event loop (issue 25 §6). A game is in ``games`` or
-            # ``_loading`` at every instant of its load (kept before it leaves ``_loading``).
+            # Every replica hears every commit: notices _appended would ignore wake no loop
+            # (issue 25 §6). A loading game is in games or _loading at every instant.
             if (
                 game_id in self.games
                 or game_id in self._loading
@@ -422,9 +417,7 @@ class Repository:
         try:
             live.absorb(opening, recorded, None)
             self.keep(live)
-        finally:
-            # Only once it is kept: a notice heard on the store's thread meanwhile finds the
-            # game in one of the two (see the listener in recover).
+        finally:  # only once kept: see the listener in recover
             del self._loading[live.game_id]
         creating.set_result(live)
         self.activity[live.game_id] = recorded
@@ -529,12 +522,8 @@ class Repository:
         self._release(live)
 
     def _release(self, live: LiveGame) -> None:
-        """Drop an adopted game (see :meth:`_adopt`) once it has nothing left to time: dealt,
-        no clock, not over. Until then this replica follows it, so its join deadline fires
-        here too when the replica serving it is gone; after that, following it would fold in
-        every event of a game nobody here watches (issue 25 §6). A later call here loads it
-        again, as after an eviction; its activity goes too, as for any game created
-        elsewhere that this replica never held (the replicas serving it expire it)."""
+        """Drop an adopted game with nothing left to time (dealt, no clock, not over) rather
+        than follow a game nobody here watches (issue 25 §6); its activity goes too."""
         game_id = live.game_id
         if (
             game_id in self._adopted
@@ -543,12 +532,10 @@ class Repository:
             and not live.settings.clock.enabled
             and not live.subscribers
             and not live.lock.locked()
+            and live.timer is None
             and self.games.get(game_id) is live
         ):
             self._adopted.discard(game_id)
-            if live.timer is not None:
-                live.timer.cancel()
-                live.timer = None
             del self.games[game_id]
             self.activity.pop(game_id, None)
 
