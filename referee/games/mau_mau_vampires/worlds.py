@@ -475,9 +475,10 @@ def _solve(walk: _Walk, segment: int, rng: Chance) -> tuple[dict[int, int], dict
         if walk.segment[g] == segment:
             root.spare[g] = [turned.get(c, 0) for c in range(CODES)]
 
+    renewed = frozenset().union(*(places for places, _ in walk.fresh.values()))
+
     def fresh(token: int) -> bool:
-        g = walk.group[token]
-        return g in walk.fresh and token in walk.fresh[g][0]
+        return token in renewed
 
     def room(state: _Partial, token: int, code: int) -> bool:
         g = walk.group[token]
@@ -695,11 +696,11 @@ def _take(state: _Partial, hand: list[Item], option: Any, thing: Any, lay: Any) 
 
 
 def _match(
-    walk: _Walk, state: _Partial, group: int, blank: list[int], rng: Chance, fresh: Any
+    walk: _Walk, state: _Partial, group: int, blank: list[int], rng: Chance | None, fresh: Any
 ) -> dict[int, int] | None:
     """Cards left in ``group`` for the ``blank`` tokens, each within the cards it may get
-    and a turned special's copy on a place of its new order, by augmenting paths (Kuhn);
-    ``None`` when there is no such deal."""
+    and a turned special's copy on a place of its new order, by augmenting paths (Kuhn;
+    in a random order, or none for a mere check); ``None`` when there is no such deal."""
     left = state.left[group]
     spare = state.spare.get(group, [0] * CODES)
     caps: dict[tuple[int, bool], int] = {}
@@ -713,7 +714,7 @@ def _match(
     def place(token: int, tried: set[tuple[int, bool]]) -> bool:
         allowed = state.allow.get(token, _ALL)
         kinds = [k for k in caps if k[0] in allowed and (fresh(token) or not k[1])]
-        for kind in rng.shuffled(kinds):
+        for kind in kinds if rng is None else rng.shuffled(kinds):
             if kind in tried:
                 continue
             tried.add(kind)
@@ -727,7 +728,7 @@ def _match(
                     return True
         return False
 
-    for token in rng.shuffled(blank):
+    for token in blank if rng is None else rng.shuffled(blank):
         if not place(token, set()):
             return None
     return {token: c for (c, _), placed in taken.items() for token in placed}
@@ -742,7 +743,7 @@ def _feasible(walk: _Walk, state: _Partial, groups: set[int], rng: Chance, fresh
         if walk.group[token] in narrowed:
             narrowed[walk.group[token]].append(token)
     return all(
-        _match(walk, state, g, tokens, rng, fresh) is not None for g, tokens in narrowed.items()
+        _match(walk, state, g, tokens, None, fresh) is not None for g, tokens in narrowed.items()
     )
 
 
