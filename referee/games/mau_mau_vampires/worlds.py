@@ -18,16 +18,22 @@ What the observations rule out:
 * **a colour call** (MM-22 b ruling): the opponents named in ``answering`` hold a card of
   the colour, the caller's other opponents hold none;
 * **a pass** (MM-15 ruling): a seat that drew nothing on its turn could play no card
-  (drawing is offered only when a card can be drawn, or to one who cannot play);
+  (drawing is offered only when a card can be drawn, or to one who cannot play): it held no
+  card matching the top card or the wish, and no special card;
 * **nothing else is forced**: drawing is open to one who could play (MM-8: "cannot or will
   not"), abilities are optional (MM-18).
 
-The deal starts from a greedy one (each play, gift, call met by a card its seat held, chosen
-at random; choices that paint themselves into a corner are tried again), then a chain mixes
-it: swap two tokens' cards within one shuffle, or draw a hidden gift's card anew, whenever
-the hand's history stays consistent (symmetric moves, so the chain's law is uniform among the
-consistent deals and choices; see :func:`referee.engine.worlds.deal_rows`). A world the
-engine's own replay finds inconsistent with a pass is drawn again.
+The start is a consistent deal found by a depth-first search over each hand's history
+(:func:`_solve`): a card is laid on a token only where a play, a gift or a shown card names
+it, a colour call or a pass narrows the cards a held token may be, a choice (which token held
+the card played, which item a hidden gift moved, which pot card was which) is a branch, and
+the blank tokens left are dealt by a bipartite matching; it cannot miss a deal when one
+exists, and the true one does. A chain then mixes it: swap two tokens' cards within one
+shuffle, or draw a hidden gift's card anew, whenever the hand's history stays consistent
+(symmetric moves, weighted where the turned specials went back, so the chain's law is uniform
+among the consistent shuffles and choices; see :func:`referee.engine.worlds.deal_rows`).
+Not mixed: which unknown pot item was which card the seat saw when it took the pot, and
+which card of (g) drawn across a reshuffle the seat received: the start's pick stands.
 """
 
 from __future__ import annotations
