@@ -148,10 +148,19 @@ _NONE_OPENED = CardsOpened()
 # --- following a game's decks -----------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class _Shuffled:
+    """One shuffle's commitments, made once per deal: the salts of its positions and the tree
+    of their leaves (every opening of its cards takes its salt and path from here)."""
+
+    salts: tuple[bytes, ...]
+    tree: MerkleTree
+
+
 @dataclass(slots=True)
 class _Deck:
     cards: tuple[str, ...]
-    tree: MerkleTree
+    shuffled: _Shuffled
     taken: int = 0
 
 
@@ -168,7 +177,7 @@ class DeckTracker:
     pile: int | None = None
     opened: dict[tuple[int, int], set[int | str]] = field(default_factory=dict)
     parent: DeckTracker | None = None
-    trees: dict[tuple[int, tuple[str, ...]], MerkleTree] = field(default_factory=dict)
+    trees: dict[tuple[int, tuple[str, ...]], _Shuffled] = field(default_factory=dict)
 
     def trial(self) -> DeckTracker:
         return DeckTracker(self.key, dict(self.decks), self.pile, {}, self, self.trees)
@@ -181,37 +190,40 @@ class DeckTracker:
         return given
 
     def step(
-        self, step: DeckOrder | CardsTaken | CardShown
+        self, step: DeckOrder | CardsTaken | CardShown, opening: bool = True
     ) -> tuple[DeckCommitted | None, list[CardOpening]]:
-        """Follow one step: a new shuffle gives its commitment, cards seen give openings."""
+        """Follow one step: a new shuffle gives its commitment, cards seen give openings
+        (unless ``opening`` is false: then only who was shown what is followed, as for a
+        batch whose openings its trial made already)."""
         if isinstance(step, DeckOrder):
             cards = tuple(step.cards)
-            tree = self.trees.get((step.shuffle, cards))
-            if tree is None:
+            shuffled = self.trees.get((step.shuffle, cards))
+            if shuffled is None:
                 key = self.key
-                leaves = [
-                    leaf(step.shuffle, i, card_salt(key, step.shuffle, i), c)
-                    for i, c in enumerate(cards)
-                ]
-                tree = self.trees[step.shuffle, cards] = MerkleTree(leaves)
-            self.decks[step.shuffle] = _Deck(cards, tree)
+                salts = tuple(card_salt(key, step.shuffle, i) for i in range(len(cards)))
+                leaves = [leaf(step.shuffle, i, salts[i], c) for i, c in enumerate(cards)]
+                shuffled = _Shuffled(salts, MerkleTree(leaves))
+                self.trees[step.shuffle, cards] = shuffled
+            self.decks[step.shuffle] = _Deck(cards, shuffled)
             if step.pile:
                 self.pile = step.shuffle
-            return DeckCommitted(step.shuffle, len(step.cards), tree.root.hex()), []
+            root = shuffled.tree.root.hex()
+            return DeckCommitted(step.shuffle, len(step.cards), root), []
         index = self.pile if step.shuffle is None else step.shuffle
         deck = self.decks.get(index) if index is not None else None
         if deck is None or index is None:  # about a deck nobody shuffled: nothing to open
             return None, []
         if isinstance(step, CardsTaken):
             positions = range(deck.taken, min(deck.taken + step.count, len(deck.cards)))
-            self.decks[index] = _Deck(deck.cards, deck.tree, positions.stop)  # copy on write
+            self.decks[index] = _Deck(deck.cards, deck.shuffled, positions.stop)  # copy on write
         else:
             at = deck.taken if step.position is None else step.position
             positions = range(at, at + 1) if at < len(deck.cards) else range(0)
-        return None, [o for p in positions if (o := self._open(index, deck, p, step.to))]
+        opened = [o for p in positions if (o := self._open(index, deck, p, step.to, opening))]
+        return None, opened
 
     def _open(
-        self, index: int, deck: _Deck, position: int, to: tuple[int, ...] | None
+        self, index: int, deck: _Deck, position: int, to: tuple[int, ...] | None, opening: bool
     ) -> CardOpening | None:
         given = self._given((index, position))
         if "*" in given:
@@ -224,12 +236,15 @@ class DeckTracker:
             if not seats:
                 return None
             given.update(seats)
+        if not opening:
+            return None
+        shuffled = deck.shuffled
         return CardOpening(
             index,
             position,
             deck.cards[position],
-            card_salt(self.key, index, position),
-            deck.tree.path(position),
+            shuffled.salts[position],
+            shuffled.tree.path(position),
             seats,
             to is None,
         )
