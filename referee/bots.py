@@ -10,13 +10,19 @@ environments (:mod:`referee.rl`) play them over the table's views, ``referee-bot
 views the server sends (read back into engine values), so both play the same moves.
 
 ``search`` (and ``search-300ms``, ``search-1s``: :data:`SEARCH_LEVELS`, milliseconds per move)
-is a determinised Monte Carlo search over the worlds the seat could be in
-(:mod:`referee.engine.pimc`). It needs the seat's whole knowledge, its redacted events, not only
-the view: it is a :class:`KnowingStrategy`, whose ``choose_known(knowledge, rng)`` callers use
-when they hold the seat's :class:`~referee.engine.worlds.Knowledge` (``knowledge_of(table,
-seat)`` in-process; ``referee_bot.worlds.SeatKnowledge`` from a stream). Asked with a view only
-(``choose``), it plays as ``heuristic``: a caller that does not know the interface still gets a
-legal, sensible move. The clock of its budget is here, not in the sans-I/O engine.
+is an information-set Monte Carlo tree search over the worlds the seat could be in, with the
+game's heuristic as its prior and rollout (:mod:`referee.engine.ismcts`; the earlier flat
+determinised search, :mod:`referee.engine.pimc`, stays as ``SearchStrategy(algorithm="pimc")``).
+It needs the seat's whole knowledge, its redacted events, not only the view: it is a
+:class:`KnowingStrategy`, whose ``choose_known(knowledge, rng)`` callers use when they hold the
+seat's :class:`~referee.engine.worlds.Knowledge` (``knowledge_of(table, seat)`` in-process;
+``referee_bot.worlds.SeatKnowledge`` from a stream). Asked with a view only (``choose``), it
+plays as ``heuristic``: a caller that does not know the interface still gets a legal, sensible
+move. The clock of its budget is here, not in the sans-I/O engine: the **CPU time of the
+deciding thread** (``time.thread_time``), not the wall clock, so that a move gets the same
+search on a loaded machine as on a quiet one (a wall-clock budget would measure the load: on
+a shared two-core box it bought a tenth of the iterations), or a fixed number of iterations
+(reproducible: the move is then a function of the knowledge and the generator only).
 
 >>> from referee.engine import Table
 >>> table = Table.create("vampire-queen", 3, seed=b"docs")
@@ -34,9 +40,8 @@ import random
 import time
 from typing import Any, Protocol, runtime_checkable
 
-from referee.engine import View
+from referee.engine import View, ismcts, pimc
 from referee.engine.bot import Bot, game_bot
-from referee.engine.pimc import search
 from referee.engine.worlds import Chance, Knowledge
 
 #: The search strategies by name: their budget in milliseconds per move.
@@ -79,18 +84,29 @@ class KnowingStrategy(Protocol):
 
 
 class SearchStrategy:
-    """Determinised Monte Carlo over sampled worlds (:mod:`referee.engine.pimc`) within a
-    budget: ``millis`` of wall clock per move, or exactly ``iterations`` playouts (then the
-    move is a function of the knowledge and the generator only: reproducible, and what the
-    tests use). It draws one seed from ``rng`` per move."""
+    """Information-set search over sampled worlds (:mod:`referee.engine.ismcts`; ``algorithm
+    ="pimc"``: :mod:`referee.engine.pimc`) within a budget: ``millis`` of the deciding
+    thread's CPU time per move (``time.thread_time``: the load of other processes and threads
+    does not shorten it), or exactly ``iterations`` iterations (then the move is a function of
+    the knowledge and the generator only: reproducible, and what the tests use). It draws one
+    seed from ``rng`` per move."""
 
-    def __init__(self, type_id: str, millis: float = 100.0, iterations: int | None = None) -> None:
+    def __init__(
+        self,
+        type_id: str,
+        millis: float = 100.0,
+        iterations: int | None = None,
+        algorithm: str = "ismcts",
+    ) -> None:
+        if algorithm not in ("ismcts", "pimc"):
+            raise ValueError(f"unknown search algorithm {algorithm!r}; choose ismcts or pimc")
         self.type_id = type_id
         self.millis = millis
         self.iterations = iterations
+        self.algorithm = algorithm
         bot = game_bot(type_id)
         self.fallback: Strategy = RandomStrategy() if bot is None else BotStrategy(bot)
-        #: Playouts of the last move searched (for measurements).
+        #: Iterations of the last move searched (for measurements).
         self.last_iterations = 0
 
     def choose(self, view: View, players: int, rng: random.Random) -> Any:
@@ -106,14 +122,16 @@ class SearchStrategy:
                 self.last_iterations = done
                 return done >= limit
         else:
-            # Leave a little of the budget for the answer's way back.
-            deadline = time.perf_counter() + self.millis / 1000.0 * 0.9
+            # CPU time of this thread: what the search itself spent, whatever else runs.
+            deadline = time.thread_time() + self.millis / 1000.0
 
             def stop(done: int) -> bool:
                 self.last_iterations = done
-                return done > 0 and time.perf_counter() >= deadline
+                return done > 0 and time.thread_time() >= deadline
 
-        return search(knowledge, chance, stop)
+        if self.algorithm == "pimc":
+            return pimc.search(knowledge, chance, stop)
+        return ismcts.search(knowledge, chance, stop)
 
 
 def effective_name(name: str, type_id: str) -> str:

@@ -303,6 +303,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--capacity-games", type=int, help="games held in P4, two streams each (default: by P4)"
     )
     bench.add_argument(
+        "--trace",
+        action="store_true",
+        help="P4 again under tracemalloc (at most 1,000 games): the top allocators per game and "
+        "per stream",
+    )
+    bench.add_argument(
         "--recovery-games", type=int, help="games in P5's cold-start database (default: by P5)"
     )
 
@@ -393,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
                     concurrency=args.concurrency,
                     capacity_games=args.capacity_games,
                     recovery_games=args.recovery_games,
+                    trace=args.trace,
                     argv=argv if argv is not None else sys.argv[1:],
                 )
             )

@@ -102,3 +102,28 @@ def test_quick_p11_reports_every_game_and_its_peers() -> None:
     # OpenSpiel is either measured (both games) or skipped with a note, never an error.
     assert len(p11["peers"]) == len(search.SPIEL_GAMES) or p11["notes"]
     assert "## P11 search" in "\n".join(search.markdown(p11))
+
+
+def test_the_memory_breakdown_names_the_line_that_holds_the_bytes(tmp_path: Path) -> None:
+    """P4's ``--trace`` (issue 25 §4): two tracemalloc snapshots, the growth between them
+    divided by what was added, by line; the line that allocated what is still held comes first
+    with its bytes each."""
+    import tracemalloc
+
+    from referee.bench import memtrace
+
+    held: list[bytes] = []
+    tracemalloc.start(memtrace.FRAMES)
+    try:
+        tracemalloc.take_snapshot().dump(str(tmp_path / "before"))
+        for _ in range(500):
+            held.append(bytes(1000))  # the line to find: 500 blocks of about 1 KB
+        tracemalloc.take_snapshot().dump(str(tmp_path / "after"))
+    finally:
+        tracemalloc.stop()
+    found = memtrace.breakdown(tmp_path / "before", tmp_path / "after", len(held))
+    top = found["by_line"][0]
+    assert "test_bench.py:" in top["where"]
+    assert 1000 <= top["bytes_each"] < 1100 and round(top["blocks_each"], 1) == 1
+    assert found["traced_kib_each"] >= 1000 / 1024
+    assert found["by_file"][0]["where"].endswith("test_bench.py")

@@ -165,9 +165,8 @@ class FanOut:
             yield Update((), live.view_at(viewer, opened)), after >= opened
             # A private replica follows the log so each event comes with the view after it;
             # a batched stream that keeps up never needs one (it sends the live view).
-            replica: Table[Any] | None = None
-            if not batched:
-                replica = Table.replay(table.config, table.log[:after], table.settings)
+            replica: Table[Any] | None = None  # made when first needed (an idle stream
+            # holds none: issue 25 §4)
             sent = after
             while True:
                 sub.wake.clear()
@@ -185,7 +184,8 @@ class FanOut:
                     yield update, caught_up
                 while sent < target:
                     check(sent)
-                    assert replica is not None
+                    if replica is None:
+                        replica = Table.replay(table.config, table.log[:sent], table.settings)
                     replica.extend((table.log[sent],))
                     sent += 1
                     if sent == table.version:  # the current view: with the clocks

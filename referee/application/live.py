@@ -51,7 +51,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LatestBatch:
     """The latest committed batch as its viewers receive it, each part made once (the live
     game starts a new one for every batch)."""
@@ -69,7 +69,7 @@ class LatestBatch:
     updates: dict[Viewer, Update] = field(default_factory=dict)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveGame:
     game_id: str
     record: GameRecord

@@ -59,6 +59,10 @@ MAX_ID_LENGTH = 128
 CONFLICT_RETRIES = 5
 
 
+#: How long a finished game nobody uses stays in memory (a player's last look at it), at most.
+FINISHED_IDLE_SECONDS = 5.0
+
+
 @dataclass
 class Limits:
     max_games: int = 10_000
@@ -253,12 +257,16 @@ class Repository:
         )
 
     def evict(self) -> None:
-        """Drop the games idle for ``evict_idle_seconds``, then, while more than
+        """Drop the games idle for ``evict_idle_seconds`` (finished ones after at most
+        ``FINISHED_IDLE_SECONDS``), then, while more than
         ``max_live_games`` are held, the least recently used of those nobody uses."""
         now = time.monotonic()
         idle = self.limits.evict_idle_seconds
+        # A finished game nobody uses leaves sooner: only its summary stays (issue 25 §4); it
+        # loads again, unchanged, if anyone asks for more.
+        done = min(idle, FINISHED_IDLE_SECONDS)
         for live in list(self.games.values()):
-            if self._evictable(live, now, idle):
+            if self._evictable(live, now, done if live.finished else idle):
                 self._drop(live)
         excess = len(self.games) - self.limits.max_live_games
         if excess > 0:

@@ -12,10 +12,43 @@ from dataclasses import dataclass, field
 from referee.application.errors import RefereeError
 
 
-@dataclass(eq=False)
+class Flag:
+    """What ``asyncio.Event`` does for one waiter (the stream's own loop), without its deque
+    of waiters (760 bytes): an open stream holds one for its whole life (issue 25 §4)."""
+
+    __slots__ = ("_set", "_waiter")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._waiter: asyncio.Future[None] | None = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> None:
+        """Return once the flag is raised (at once if it is)."""
+        if self._set:
+            return
+        waiter = self._waiter = asyncio.get_running_loop().create_future()
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+
+@dataclass(eq=False, slots=True)
 class Subscriber:
     #: Raised by the fan-out's ``publish`` and ``close_all``; lowered by the stream.
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    wake: Flag = field(default_factory=Flag)
     closing: RefereeError | None = None
     #: The seat whose stream this is (``None``: a spectator or the organiser).
     seat: int | None = None
@@ -23,4 +56,4 @@ class Subscriber:
     opened: int = 0
 
 
-__all__ = ["Subscriber"]
+__all__ = ["Flag", "Subscriber"]

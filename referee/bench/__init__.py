@@ -301,6 +301,8 @@ def markdown(report: dict[str, Any]) -> str:
             f"{p4['create_seconds']:.1f} s, streams opened in {p4['open_seconds']:.1f} s; a "
             f"command then reached its stream in {p4['probe_ms']:.1f} ms.",
         ]
+        if "trace" in p4:
+            out += trace_tables(p4["trace"])
     if "P5" in results:
         p5 = results["P5"]
         out += ["", "## P5 store", ""]
@@ -411,6 +413,32 @@ def http_markdown(p7: dict[str, Any]) -> list[str]:
     return lines
 
 
+def trace_tables(trace: dict[str, Any]) -> list[str]:
+    """P4's tracemalloc breakdown (``--trace``) as two tables: the top lines per game and
+    per stream (bytes and blocks each), with the traced and the RSS totals."""
+    bare = trace["bare_grpc"]
+    out = [
+        "",
+        f"Where the memory goes (tracemalloc, {trace['games']:,} games, two streams each; a "
+        f"bare grpc.aio stream of the echo server: {bare['kib_per_stream']:.1f} KiB RSS):",
+    ]
+    for key, name in (("per_game", "per live game"), ("per_stream", "per open stream")):
+        part = trace[key]
+        out += [
+            "",
+            f"{name}: {part['traced_kib_each']:.1f} KiB traced (Python's allocators), "
+            f"{part['rss_kib_each']:.1f} KiB RSS under tracemalloc",
+            "",
+            "| where | bytes each | blocks each |",
+            "|---|---:|---:|",
+        ]
+        out += [
+            f"| `{row['where']}` | {row['bytes_each']:,.0f} | {row['blocks_each']:.1f} |"
+            for row in part["by_line"]
+        ]
+    return out
+
+
 def main(
     *,
     quick: bool = False,
@@ -422,6 +450,7 @@ def main(
     capacity_games: int | None = None,
     recovery_games: int | None = None,
     argv: list[str] | None = None,
+    trace: bool = False,
 ) -> int:
     parts = parse_parts(only)
     results: dict[str, Any] = {}
@@ -450,7 +479,7 @@ def main(
         from referee.bench.load import GameSpec
 
         spec = GameSpec(game_type=game, players=players)
-        results |= service.run(service_parts, quick, spec, concurrency, capacity_games)
+        results |= service.run(service_parts, quick, spec, concurrency, capacity_games, trace)
     if "P7" in parts:
         print("P7 replicas on PostgreSQL ...", flush=True)
         from referee.bench import replicas

@@ -18,17 +18,19 @@ Every loop is bounded in time and count and stops by itself.
 from __future__ import annotations
 
 import asyncio
+import signal
 import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import grpc
 
-from referee.bench import echo, session_play
+from referee.bench import echo, memtrace, session_play
 from referee.bench.engine import random_play
 from referee.bench.load import (
     CHANNEL_OPTIONS,
@@ -296,7 +298,11 @@ async def remote_vs_local(referee: str, echo_address: str, settings: Settings) -
 
 
 async def _hold(
-    server: ServerProcess, spec: GameSpec, games: int, streams_per_game: int
+    server: ServerProcess,
+    spec: GameSpec,
+    games: int,
+    streams_per_game: int,
+    snapshot: Callable[[], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
     per_channel = 500
     channel_count = max(1, (games * streams_per_game + per_channel - 1) // per_channel)
@@ -309,6 +315,8 @@ async def _hold(
     by_game: dict[str, Any] = {}  # seat 0's stream of each game
     gate = asyncio.Semaphore(64)
     try:
+        if snapshot is not None:
+            await snapshot()
         before = server.memory_kib()
         started = time.perf_counter()
 
@@ -322,6 +330,8 @@ async def _hold(
 
         created = await asyncio.gather(*(create(i) for i in range(games)))
         create_seconds = time.perf_counter() - started
+        if snapshot is not None:
+            await snapshot()
         with_games = server.memory_kib()
 
         async def open_stream(index: int, game: pb.CreateGameResponse, seat: int) -> None:
@@ -347,6 +357,8 @@ async def _hold(
             )
         )
         open_seconds = time.perf_counter() - started
+        if snapshot is not None:
+            await snapshot()
         with_streams = server.memory_kib()
         # Still serving: a command in a game whose streams are open reaches them.
         probe = created[0]
@@ -399,17 +411,98 @@ async def _hold(
             await channel.close()
 
 
-def capacity(quick: bool, spec: GameSpec, folder: Path, games: int | None = None) -> dict[str, Any]:
-    """P4 in a fresh server process (SQLite store): ``games`` games, two streams each."""
+def capacity(
+    quick: bool, spec: GameSpec, folder: Path, games: int | None = None, trace: bool = False
+) -> dict[str, Any]:
+    """P4 in a fresh server process (SQLite store): ``games`` games, two streams each. With
+    ``trace``, again in a second server under :mod:`tracemalloc` at ``TRACE_GAMES`` games:
+    the top allocators per live game and per open stream (issue 25 §4)."""
     count = games or (100 if quick else 10_000)
     server = ServerProcess.start(
         referee_argv(f"sqlite:{folder / 'capacity.sqlite3'}", count + 10, 2 * count + 10),
         folder / "capacity.log",
     )
     try:
-        return asyncio.run(_hold(server, spec, count, 2))
+        result = asyncio.run(_hold(server, spec, count, 2))
     finally:
         server.stop()
+    if trace:
+        result["trace"] = traced_capacity(spec, folder, min(count, TRACE_GAMES))
+    return result
+
+
+#: Games of P4's traced run: tracemalloc slows the server and its snapshots grow with it.
+TRACE_GAMES = 1_000
+
+
+def traced_capacity(spec: GameSpec, folder: Path, count: int) -> dict[str, Any]:
+    """P4's stages in a server under :mod:`referee.bench.memtrace`, a snapshot after each."""
+    prefix = folder / "trace"
+    argv = referee_argv(f"sqlite:{folder / 'traced.sqlite3'}", count + 10, 2 * count + 10)
+    server = ServerProcess.start(
+        ["-m", "referee.bench.memtrace", str(prefix), *argv[2:]], folder / "traced.log"
+    )
+    taken: list[Path] = []
+
+    async def snapshot() -> None:
+        path = Path(f"{prefix}.{len(taken)}")
+        server.process.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + 120
+        while not Path(f"{path}.done").exists():
+            if time.monotonic() > deadline or server.process.poll() is not None:
+                raise RuntimeError(f"no tracemalloc snapshot {path} (see traced.log)")
+            await asyncio.sleep(0.05)
+        taken.append(path)
+
+    try:
+        held = asyncio.run(_hold(server, spec, count, 2, snapshot))
+    finally:
+        server.stop()
+    start, with_games, with_streams = taken
+    per_game = memtrace.breakdown(start, with_games, count)
+    per_stream = memtrace.breakdown(with_games, with_streams, 2 * count)
+    per_game["rss_kib_each"] = held["kib_per_game"]
+    per_stream["rss_kib_each"] = held["kib_per_stream"]
+    echo_server = ServerProcess.start(ECHO_ARGV)
+    try:
+        bare = asyncio.run(_bare_streams(echo_server, 2 * count))
+    finally:
+        echo_server.stop()
+    return {"games": count, "per_game": per_game, "per_stream": per_stream, "bare_grpc": bare}
+
+
+async def _bare_streams(server: ServerProcess, count: int) -> dict[str, Any]:
+    """What an open server stream costs grpc.aio itself: ``count`` streams of the bare echo
+    server's ``Watch`` (an async generator waiting on a queue), each past its first message,
+    on as many channels as P4 uses; the echo server's RSS before and after (no tracemalloc)."""
+    channels = [
+        grpc.aio.insecure_channel(server.address, options=CHANNEL_OPTIONS)
+        for _ in range(max(1, (count + 499) // 500))
+    ]
+    calls: list[Any] = []
+    gate = asyncio.Semaphore(64)
+    try:
+        before = server.memory_kib()
+
+        async def watch(index: int) -> None:
+            async with gate:
+                call = channels[index % len(channels)].unary_stream(echo.WATCH)(
+                    index.to_bytes(echo.ROOM_BYTES, "big")
+                )
+                calls.append(call)
+                await asyncio.wait_for(call.read(), RPC_TIMEOUT)
+
+        await asyncio.gather(*(watch(i) for i in range(count)))
+        after = server.memory_kib()
+        return {
+            "streams": count,
+            "kib_per_stream": (after["VmRSS"] - before["VmRSS"]) / count,
+        }
+    finally:
+        for call in calls:
+            call.cancel()
+        for channel in channels:
+            await channel.close()
 
 
 # --- all of it ------------------------------------------------------------------------------
@@ -421,6 +514,7 @@ def run(
     spec: GameSpec,
     concurrency: int | None = None,
     capacity_games: int | None = None,
+    trace: bool = False,
 ) -> dict[str, Any]:
     settings = Settings.make(quick, spec, concurrency)
     results: dict[str, Any] = {}
@@ -440,7 +534,7 @@ def run(
             finally:
                 referee.stop()
         if "P4" in parts:
-            results["P4"] = capacity(quick, spec, folder, capacity_games)
+            results["P4"] = capacity(quick, spec, folder, capacity_games, trace)
     return results
 
 

@@ -148,19 +148,69 @@ _NONE_OPENED = CardsOpened()
 # --- following a game's decks -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Shuffled:
-    """One shuffle's commitments, made once per deal: the salts of its positions and the tree
-    of their leaves (every opening of its cards takes its salt and path from here)."""
+class DeckTree:
+    """The Merkle tree of one shuffle, held small: only its levels from the third up (a
+    quarter of the nodes). The two bottom levels of a path, the sibling leaf and the sibling
+    pair's node, are made again from the cards and the key when a card is opened (at most
+    three leaves and one node, a few microseconds); a live game keeps its decks' trees for
+    its whole life, and the full levels were most of a game's memory (issue 25 §4).
 
-    salts: tuple[bytes, ...]
-    tree: MerkleTree
+    Same root and same paths as :class:`MerkleTree` over the same leaves."""
+
+    __slots__ = ("cards", "key", "root", "shuffle", "upper")
+
+    def __init__(self, key: bytes, shuffle: int, cards: tuple[str, ...]) -> None:
+        self.key, self.shuffle, self.cards = key, shuffle, cards
+        tree = MerkleTree([self._leaf(i) for i in range(len(cards))])
+        self.root = tree.root
+        self.upper = [tuple(level) for level in tree.levels[2:]]
+
+    def _leaf(self, position: int) -> bytes:
+        shuffle, key = self.shuffle, self.key
+        return leaf(shuffle, position, card_salt(key, shuffle, position), self.cards[position])
+
+    def _pair(self, index: int) -> bytes:
+        """Node ``index`` of the second level: its two leaves hashed, or a lone last leaf."""
+        left = 2 * index
+        if left + 1 < len(self.cards):
+            return _node(self._leaf(left), self._leaf(left + 1))
+        return self._leaf(left)
+
+    def path(self, position: int, pairs_made: dict[int, bytes] | None = None) -> tuple[bytes, ...]:
+        """The path of ``position``. ``pairs_made``, the caller's for one step, lends the
+        second-level nodes made for earlier positions of that step: neighbouring cards dealt
+        together then share them, as they did when the tree kept every level."""
+        size = len(self.cards)
+        out = []
+        if size > 1:
+            if position ^ 1 < size:
+                out.append(self._leaf(position ^ 1))
+            pairs, index = (size + 1) // 2, position // 2
+            if pairs > 1:
+                if index ^ 1 < pairs:
+                    if pairs_made is None:
+                        out.append(self._pair(index ^ 1))
+                    else:
+                        node = pairs_made.get(index ^ 1)
+                        if node is None:
+                            node = pairs_made[index ^ 1] = self._pair(index ^ 1)
+                        out.append(node)
+                index //= 2
+                for level in self.upper[:-1]:
+                    if index ^ 1 < len(level):
+                        out.append(level[index ^ 1])
+                    index //= 2
+        return tuple(out)
+
+
+#: Single-seat audiences, shared by every opening addressed to one seat.
+_ONE_SEAT = tuple((seat,) for seat in range(64))
 
 
 @dataclass(slots=True)
 class _Deck:
     cards: tuple[str, ...]
-    shuffled: _Shuffled
+    tree: DeckTree
     taken: int = 0
 
 
@@ -177,7 +227,7 @@ class DeckTracker:
     pile: int | None = None
     opened: dict[tuple[int, int], set[int | str]] = field(default_factory=dict)
     parent: DeckTracker | None = None
-    trees: dict[tuple[int, tuple[str, ...]], _Shuffled] = field(default_factory=dict)
+    trees: dict[tuple[int, tuple[str, ...]], DeckTree] = field(default_factory=dict)
 
     def trial(self) -> DeckTracker:
         return DeckTracker(self.key, dict(self.decks), self.pile, {}, self, self.trees)
@@ -197,34 +247,37 @@ class DeckTracker:
         batch whose openings its trial made already)."""
         if isinstance(step, DeckOrder):
             cards = tuple(step.cards)
-            shuffled = self.trees.get((step.shuffle, cards))
-            if shuffled is None:
-                key = self.key
-                salts = tuple(card_salt(key, step.shuffle, i) for i in range(len(cards)))
-                leaves = [leaf(step.shuffle, i, salts[i], c) for i, c in enumerate(cards)]
-                shuffled = _Shuffled(salts, MerkleTree(leaves))
-                self.trees[step.shuffle, cards] = shuffled
-            self.decks[step.shuffle] = _Deck(cards, shuffled)
+            tree = self.trees.get((step.shuffle, cards))
+            if tree is None:
+                tree = self.trees[step.shuffle, cards] = DeckTree(self.key, step.shuffle, cards)
+            self.decks[step.shuffle] = _Deck(cards, tree)
             if step.pile:
                 self.pile = step.shuffle
-            root = shuffled.tree.root.hex()
-            return DeckCommitted(step.shuffle, len(step.cards), root), []
+            return DeckCommitted(step.shuffle, len(step.cards), tree.root.hex()), []
         index = self.pile if step.shuffle is None else step.shuffle
         deck = self.decks.get(index) if index is not None else None
         if deck is None or index is None:  # about a deck nobody shuffled: nothing to open
             return None, []
         if isinstance(step, CardsTaken):
             positions = range(deck.taken, min(deck.taken + step.count, len(deck.cards)))
-            self.decks[index] = _Deck(deck.cards, deck.shuffled, positions.stop)  # copy on write
+            self.decks[index] = _Deck(deck.cards, deck.tree, positions.stop)  # copy on write
         else:
             at = deck.taken if step.position is None else step.position
             positions = range(at, at + 1) if at < len(deck.cards) else range(0)
-        opened = [o for p in positions if (o := self._open(index, deck, p, step.to, opening))]
-        return None, opened
+        made: dict[int, bytes] | None = {} if opening else None
+        return None, [o for p in positions if (o := self._open(index, deck, p, step.to, made))]
 
     def _open(
-        self, index: int, deck: _Deck, position: int, to: tuple[int, ...] | None, opening: bool
+        self,
+        index: int,
+        deck: _Deck,
+        position: int,
+        to: tuple[int, ...] | None,
+        made: dict[int, bytes] | None,
     ) -> CardOpening | None:
+        """The opening of ``position`` for the seats of ``to`` (everyone: ``None``) that were
+        not shown it yet, recorded as shown; ``made`` lends the step's second-level nodes, and
+        is ``None`` when only the record is wanted (no opening made)."""
         given = self._given((index, position))
         if "*" in given:
             return None
@@ -235,16 +288,17 @@ class DeckTracker:
             seats = tuple(s for s in to if s not in given)
             if not seats:
                 return None
+            if len(seats) == 1 and seats[0] < len(_ONE_SEAT):
+                seats = _ONE_SEAT[seats[0]]
             given.update(seats)
-        if not opening:
+        if made is None:
             return None
-        shuffled = deck.shuffled
         return CardOpening(
             index,
             position,
             deck.cards[position],
-            shuffled.salts[position],
-            shuffled.tree.path(position),
+            card_salt(self.key, index, position),
+            deck.tree.path(position, made),
             seats,
             to is None,
         )
@@ -255,6 +309,7 @@ __all__ = [
     "CardsOpened",
     "DeckCommitted",
     "DeckTracker",
+    "DeckTree",
     "MerkleTree",
     "card_key",
     "card_salt",

@@ -78,3 +78,26 @@ def test_an_abandoned_game_is_aborted_with_a_public_reason() -> None:
         assert (await referee.summary(watched.game_id)).abort_reason.startswith("abandoned")
 
     run(scenario, Limits(idle_expiry_seconds=0.5))
+
+
+def test_a_finished_game_leaves_only_its_summary() -> None:
+    """Issue 25 §4: a finished game nobody uses leaves memory within FINISHED_IDLE_SECONDS,
+    long before the idle limit of running games; its summary stays for ListGames, and it
+    loads again unchanged when asked for more."""
+    from referee.application.repository import FINISHED_IDLE_SECONDS
+
+    async def scenario(referee: Referee) -> None:
+        finished = await referee.create(GAME, 3, {"rounds": "1"})
+        running = await referee.create(GAME, 3, {"rounds": "1"})
+        await play_to_end(referee, finished, 3)
+        before = await looks(referee, finished.game_id, finished.seat_tokens)
+        repository = referee.repository
+        for live in repository.games.values():  # both unused for longer than that
+            live.touched -= FINISHED_IDLE_SECONDS + 1
+        repository.evict()
+        assert finished.game_id not in referee.games
+        assert running.game_id in referee.games  # idle for less than evict_idle_seconds
+        assert repository.summaries[finished.game_id] == before[0]
+        assert await looks(referee, finished.game_id, finished.seat_tokens) == before
+
+    run(scenario, Limits(evict_idle_seconds=3600))

@@ -189,3 +189,20 @@ def test_a_viewer_learns_nothing_of_the_cards_it_may_not_see(
         assert everyone != differs or all(
             p not in {o.position for os in everyone for o in os} for p in hidden
         )
+
+
+@pytest.mark.parametrize("size", [*range(1, 20), 52, 108, 109])
+def test_deck_tree_keeps_the_full_trees_root_and_paths(size: int) -> None:
+    """A live game's deck tree keeps only the upper levels (issue 25 §4, memory) and makes the
+    two bottom levels of a path again: the same root and every path as the full tree."""
+    from referee.engine.openings import DeckTree, MerkleTree, card_salt
+
+    key = bytes(range(32))
+    cards = tuple(f"c{i % 13}" for i in range(size))
+    full = MerkleTree([leaf(3, i, card_salt(key, 3, i), c) for i, c in enumerate(cards)])
+    small = DeckTree(key, 3, cards)
+    assert small.root == full.root
+    assert [small.path(i) for i in range(size)] == [full.path(i) for i in range(size)]
+    made: dict[int, bytes] = {}  # one step's second-level nodes, lent to its later positions
+    assert [small.path(i, made) for i in range(size)] == [full.path(i) for i in range(size)]
+    assert sum(len(level) for level in small.upper) < max(size, 2)  # no leaf, no pair kept

@@ -37,7 +37,7 @@ def test_search_plays_a_legal_move(game: str, players: int, options: dict[str, s
     table = Table.create(game, players, options, seed=b"legal")
     advance(table, 5)
     seat = table.pending()[0]
-    strategy = SearchStrategy(game, iterations=6)
+    strategy = SearchStrategy(game, iterations=6, algorithm="pimc")
     command = strategy.choose_known(knowledge_of(table, seat), random.Random(1))
     assert command in table.legal_commands(seat)
     # Without the knowledge it plays as the heuristic.
@@ -63,7 +63,7 @@ def test_the_decision_does_not_depend_on_what_the_seat_cannot_see(
         known_other = knowledge_of(other, seat)
         assert known_other.view == known.view and known_other.events == known.events
         assert other.game.view(other.state, seat) == table.game.view(table.state, seat)
-        decide = SearchStrategy(game, iterations=8).choose_known
+        decide = SearchStrategy(game, iterations=8, algorithm="pimc").choose_known
         assert decide(known, random.Random(salt)) == decide(known_other, random.Random(salt))
 
 

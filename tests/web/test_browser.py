@@ -24,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "clients" / "web"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "test-results" / "web"))
+#: The server's own bot players (``referee serve --house-bots``): the tests know their names.
+HOUSE_BOTS = "easy:2,normal:2"
 FILES = sorted(p.name for p in (WEB / "tests").glob("*.test.mjs"))
 
 
@@ -46,10 +48,17 @@ def server() -> Iterator[RefereeServer]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"browser tests cannot run in CI: {missing}")
         pytest.skip(f"browser tests skipped: {missing}")
-    # Open registration: the lobby tests sign two browsers in by name (Register).
+    # Open registration: the lobby tests sign two browsers in by name (Register). House bots
+    # (two accounts of each level): the house-bot tests reserve seats for them, fill a table
+    # with them and are paired with one after a short wait.
     players = PlayerSettings(open_registration=True, registrations_per_minute=0, calls_per_minute=0)
     with running_server(
-        store="memory:", http="127.0.0.1:0", grace_seconds=1.0, players=players
+        store="memory:",
+        http="127.0.0.1:0",
+        grace_seconds=1.0,
+        players=players,
+        house_bots=HOUSE_BOTS,
+        house_bots_pair_after=2.0,
     ) as running:
         yield running
 
@@ -67,6 +76,7 @@ def test_in_chromium(server: RefereeServer, name: str) -> None:
         "REFEREE_PYTHON": sys.executable,
         "SCREENSHOT_DIR": str(SHOTS),
         "CHROMIUM": CHROMIUM,
+        "REFEREE_HOUSE_BOTS": HOUSE_BOTS,
     }
     result = subprocess.run(
         ["node", "--test", "--test-concurrency=1", f"tests/{name}"],
@@ -80,5 +90,16 @@ def test_in_chromium(server: RefereeServer, name: str) -> None:
 
 
 def test_every_browser_test_file_is_collected() -> None:
-    expected = {"games", "reload", "spectator", "reject", "docs", "replay", "lobby", "bots"}
+    expected = {
+        "games",
+        "reload",
+        "spectator",
+        "reject",
+        "docs",
+        "replay",
+        "lobby",
+        "bots",
+        "housebots",
+        "offline",
+    }
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)

@@ -5,6 +5,7 @@ import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
 import { gameInfo, type GameInfo } from "./games";
 import {
   RefereeService,
+  type ListGameTypesResponse,
   type SubmitCommandRequest,
   type SubmitCommandResponse,
 } from "./gen/referee/v1/referee_pb";
@@ -43,17 +44,31 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** The game types this server runs (ListGameTypes), by id: asked once per page load. */
-let known: Promise<Map<string, GameInfo>> | null = null;
-export function gameTypes(): Promise<Map<string, GameInfo>> {
-  known ??= api.listGameTypes({}).then(
-    ({ gameTypes }) => new Map(gameTypes.map((t) => [t.gameType, gameInfo(t)])),
+/** What this server runs (ListGameTypes): its game types and its house bots, asked once per
+ * page load (again after a failure, or when the home page asks for a fresh answer). */
+let listed: Promise<ListGameTypesResponse> | null = null;
+let lastListed: ListGameTypesResponse | null = null;
+export function serverInfo(fresh = false): Promise<ListGameTypesResponse> {
+  if (fresh) listed = null;
+  listed ??= api.listGameTypes({}).then(
+    (response) => (lastListed = response),
     (error: unknown) => {
-      known = null; // ask again next time
+      listed = null; // ask again next time
       throw error;
     },
   );
-  return known;
+  return listed;
+}
+
+/** The game types this server runs, by id. */
+export function gameTypes(): Promise<Map<string, GameInfo>> {
+  return serverInfo().then(({ gameTypes }) => new Map(gameTypes.map((t) => [t.gameType, gameInfo(t)])));
+}
+
+/** What a game's score counts (GameType.score_meaning), once ListGameTypes has answered;
+ * empty before, or from a server that does not say. */
+export function scoreMeaning(gameType: string): string {
+  return lastListed?.gameTypes.find((t) => t.gameType === gameType)?.scoreMeaning ?? "";
 }
 
 /** Stream ends that are the server's answer to the request itself: resuming gets the same.

@@ -5,9 +5,10 @@
 // SeatGranted return only the claimant's seat.
 import { api, auth, backoff, checkReach, problem, reach, resumable, sleep, unreachable } from "./api";
 import { h } from "./dom";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
-  ChallengeState, PairingState, PlayerKind, type Challenge, type GameSummary, type GameType,
-  type LobbyTable, type PairingTicket,
+  ChallengeState, PairingState, PlayerKind, type Challenge, type ClockSettingsSchema, type GameSummary,
+  type GameType, type HouseBot, type LobbyTable, type PairingTicket,
 } from "./gen/referee/v1/referee_pb";
 import { holdSeat, player, savedGame, setPlayer } from "./store";
 
@@ -26,6 +27,41 @@ export function clockWords(game: GameSummary): string {
   if (!c?.decisionMs) return "no clock";
   return `${c.decisionMs / 1000} s a move + ${c.bankMs / 1000} s bank` +
     (c.forfeitAfterTimeouts ? `, forfeit after ${c.forfeitAfterTimeouts} timeouts` : "");
+}
+
+/** The clock's fields of a form (the new game, a challenge, a pairing request): seconds a
+ * move, the bank, forfeit after N timeouts; `key` keeps their ids apart on one page. */
+export function clockFields(key: string): HTMLElement {
+  const num = (name: string, label: string, help: string) => h("span", { class: "clock-field" },
+    h("label", { for: `${name}-${key}` }, label), " ",
+    h("input", { id: `${name}-${key}`, name, type: "number", min: 0, value: 0, size: 6 }),
+    h("small", {}, ` ${help}`));
+  return h("fieldset", { class: "clock" }, h("legend", {}, "Clock (0: none)"),
+    num("decision_s", "Seconds a move:", "each decision's own time"), " ",
+    num("bank_s", "Bank (seconds):", "a seat's reserve once a move overruns"), " ",
+    num("forfeit_after", "Forfeit after timeouts:", "0: never; then the referee plays for the seat"));
+}
+
+/** The clock a form's fields ask for; undefined (no clock) when seconds a move is 0. */
+export function clockFrom(form: HTMLFormElement): MessageInitShape<typeof ClockSettingsSchema> | undefined {
+  const data = new FormData(form);
+  const decision = Number(data.get("decision_s") ?? 0);
+  if (!(decision > 0)) return undefined;
+  return {
+    decisionMs: Math.round(decision * 1000), bankMs: Math.round(Number(data.get("bank_s") ?? 0) * 1000),
+    forfeitAfterTimeouts: Number(data.get("forfeit_after") ?? 0),
+  };
+}
+
+/** The server's bots by strength, weakest first: each level once, with its accounts. */
+export function botLevels(bots: HouseBot[]): { level: string; description: string; players: string[]; pairAfterMs: number }[] {
+  const levels = new Map<string, { level: string; description: string; players: string[]; pairAfterMs: number }>();
+  for (const bot of bots) {
+    const entry = levels.get(bot.level) ?? { level: bot.level, description: bot.description, players: [], pairAfterMs: bot.pairAfterMs };
+    entry.players.push(bot.player);
+    levels.set(bot.level, entry);
+  }
+  return [...levels.values()];
 }
 
 export function signInBox(onChange: () => void): HTMLElement {
@@ -78,8 +114,12 @@ function termsWords(types: Map<string, GameType>, terms: Challenge["terms"]): st
   return `${name}, ${terms.players || "fewest"} seats` + (terms.clock?.decisionMs ? `, ${terms.clock.decisionMs / 1000} s a move` : "");
 }
 
-/** The lobby: open tables, challenges, pairing; kept live until `signal` aborts. */
-export function lobby(types: Map<string, GameType>, signal: AbortSignal, play: (gameId: string, seat: number) => void): HTMLElement {
+/** The lobby: open tables, challenges, pairing; kept live until `signal` aborts. `bots` are
+ * the server's own bot players (ListGameTypesResponse.house_bots), which may be challenged
+ * by name and join a pairing request that has waited. */
+export function lobby(
+  types: Map<string, GameType>, bots: HouseBot[], signal: AbortSignal, play: (gameId: string, seat: number) => void,
+): HTMLElement {
   const me = player();
   const tables = new Map<string, LobbyTable>();
   const tableList = h("ul", { class: "lobby-tables" });
@@ -176,16 +216,26 @@ export function lobby(types: Map<string, GameType>, signal: AbortSignal, play: (
     ...[...types.values()].map((t) => h("option", { value: t.gameType }, t.name))) as HTMLSelectElement;
   const seatsInput = (id: string) => h("input", { id, name: "players", type: "number", min: 0, max: 12, value: 2, size: 3 }) as HTMLInputElement;
 
-  const whom = h("input", { id: "challenge-whom", name: "challenged", placeholder: "player name (empty: anyone)" }) as HTMLInputElement;
+  // A house bot accepts a challenge addressed to it at once: its names are offered.
+  const botNames = h("datalist", { id: "challenge-bots" }, ...bots.map((b) =>
+    h("option", { value: b.player }, `${b.level}: ${b.description}`)));
+  const whom = h("input", {
+    id: "challenge-whom", name: "challenged", list: "challenge-bots",
+    placeholder: bots.length ? "player name, or a server bot (empty: anyone)" : "player name (empty: anyone)",
+  }) as HTMLInputElement;
   const cType = typeSelect("challenge-type");
   const cSeats = seatsInput("challenge-seats");
   const challengeForm = h("form", { class: "challenge-form" },
-    h("label", { for: "challenge-whom" }, "Challenge "), whom, " ", h("label", { for: "challenge-type" }, "to "), cType, " ",
-    h("label", { for: "challenge-seats" }, "seats "), cSeats, " ", h("button", { type: "submit" }, "Challenge"));
+    h("p", {}, h("label", { for: "challenge-whom" }, "Challenge "), whom, botNames, " ", h("label", { for: "challenge-type" }, "to "), cType, " ",
+      h("label", { for: "challenge-seats" }, "seats "), cSeats),
+    clockFields("challenge"),
+    h("button", { type: "submit" }, "Challenge")) as HTMLFormElement;
   challengeForm.addEventListener("submit", (e) => {
     e.preventDefault();
+    const clock = clockFrom(challengeForm);
     void api.createChallenge({
-      challenged: whom.value.trim(), terms: { gameType: cType.value, players: Number(cSeats.value) },
+      challenged: whom.value.trim(),
+      terms: { gameType: cType.value, players: Number(cSeats.value), ...(clock ? { clock } : {}) },
       expiresInMs: 10 * 60 * 1000,
     }, auth()).then(({ challenge }) => {
       challenges.set(challenge!.challengeId, challenge!);
@@ -209,12 +259,20 @@ export function lobby(types: Map<string, GameType>, signal: AbortSignal, play: (
       ? `Waiting for opponents (${termsWords(types, t.terms)})…`
       : t.state === PairingState.PAIRED ? "Paired: your game is ready." : "Pairing cancelled.";
   };
+  // Whether (and when) the server's bots join a request nobody else answers.
+  const joining = bots.filter((b) => b.pairAfterMs > 0);
+  const wait = joining.length ? Math.min(...joining.map((b) => b.pairAfterMs)) : 0;
   const pairingForm = h("form", { class: "pairing-form" },
-    h("label", { for: "pairing-type" }, "Pair me for "), pType, " ", h("label", { for: "pairing-seats" }, "seats "), pSeats, " ",
-    h("button", { type: "submit" }, "Find opponents"), " ", cancel, pairingStatus);
+    h("p", {}, h("label", { for: "pairing-type" }, "Pair me for "), pType, " ", h("label", { for: "pairing-seats" }, "seats "), pSeats),
+    clockFields("pairing"),
+    h("p", { class: "pairing-bots" }, joining.length
+      ? `If no one comes within ${wait / 1000} s, the server's bots (${botLevels(joining).map((l) => l.level).join(", ")}) join the request.`
+      : "This server runs no bots of its own: pairing waits for people."),
+    h("button", { type: "submit" }, "Find opponents"), " ", cancel, pairingStatus) as HTMLFormElement;
   pairingForm.addEventListener("submit", (e) => {
     e.preventDefault();
-    void api.requestPairing({ terms: { gameType: pType.value, players: Number(pSeats.value) } }, auth())
+    const clock = clockFrom(pairingForm);
+    void api.requestPairing({ terms: { gameType: pType.value, players: Number(pSeats.value), ...(clock ? { clock } : {}) } }, auth())
       .then(({ ticket: t }) => showTicket(t ?? null), (error: unknown) => (status.textContent = problem(error).message));
   });
 

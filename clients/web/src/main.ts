@@ -9,14 +9,15 @@
 //   #/replay/GAME             a game step by step from its log
 // Everything drawn comes from the referee's views, labels and event descriptions.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { api, apiBase, auth, backoff, checkReach, gameTypes as knownGameTypes, problem, reach, resumable, sleep, submit, unreachable } from "./api";
+import { api, apiBase, auth, backoff, checkReach, gameTypes as knownGameTypes, problem, serverInfo, reach, resumable, sleep, submit, unreachable } from "./api";
 import { startBots } from "./bots";
 import { h, type Child } from "./dom";
+import { endBanner, resultsTable, seatName, you } from "./ending";
 import { draw, type GameInfo } from "./games";
 import {
-  SeatMode, SeatState, type CreateGameRequestSchema, type GameType, type StreamGameResponse, type View,
+  SeatMode, SeatState, type CreateGameRequestSchema, type GameType, type HouseBot, type StreamGameResponse, type View,
 } from "./gen/referee/v1/referee_pb";
-import { clockWords, holdersText, lobby, signInBox } from "./lobby";
+import { botLevels, clockFields, clockFrom, clockWords, holdersText, lobby, signInBox } from "./lobby";
 import { holdSeat, Log, player, savedGame, savedGames, saveGame, type SavedGame } from "./store";
 import "./style.css";
 
@@ -101,9 +102,22 @@ const ROLES: [string, string][] = [
   ["bot", "a random bot in this tab (stops when the tab closes)"],
 ];
 
-/** Bot accounts a server may run (`referee serve --house-bots easy,normal` names them
- * house-LEVEL); any bot account's name may be typed instead. */
-const HOUSE_BOTS = ["house-easy", "house-normal"];
+/** Reserves an account of the chosen strength for each server-bot seat: a level is played by
+ * several accounts (an account holds one seat of a game), taken in the order the server lists
+ * them, past those a seat names itself. Throws, in words, when a level has too few. */
+function pickBots(levels: (string | null)[], named: string[], bots: HouseBot[]): (string | null)[] {
+  const used = new Set(named);
+  return levels.map((level) => {
+    if (level === null) return null;
+    const free = bots.find((b) => b.level === level && !used.has(b.player));
+    if (!free) {
+      const count = bots.filter((b) => b.level === level).length;
+      throw new Error(`This server runs ${count} ${level} bot${count === 1 ? "" : "s"}: choose another strength for the other seats.`);
+    }
+    used.add(free.player);
+    return free.player;
+  });
+}
 
 /** Creates a game from a CreateGame request and the form's roles; returns where to go. */
 async function createGame(
@@ -126,45 +140,51 @@ async function createGame(
   return `#/game/${created.gameId}`;
 }
 
-function newGameForm(type: GameType): HTMLElement {
+function newGameForm(type: GameType, bots: HouseBot[]): HTMLElement {
   const seats = h("fieldset", { class: "seats" }, h("legend", {}, "Seats"));
   const players = h("input", {
     id: `players-${type.gameType}`, name: "players", type: "number",
     min: type.minPlayers, max: type.maxPlayers, value: Math.max(type.minPlayers, Math.min(3, type.maxPlayers)),
   }) as HTMLInputElement;
-  const botList = h("datalist", { id: `bots-${type.gameType}` }, ...HOUSE_BOTS.map((b) => h("option", { value: b })));
+  // The server's bots (ListGameTypesResponse.house_bots) by strength; a server without them
+  // offers no server-bot seat and says so.
+  const levels = botLevels(bots);
+  const roles = levels.length ? ROLES : ROLES.filter(([value]) => value !== "server-bot");
+  const botList = h("datalist", { id: `bots-${type.gameType}` }, ...bots.map((b) => h("option", { value: b.player }, `${b.level}: ${b.description}`)));
+  const noBots = levels.length ? null : h("p", { class: "no-house-bots" },
+    "This server runs no bots of its own (it was started without --house-bots): a seat can be a friend, anyone from the lobby, or a bot in this tab.");
   const drawSeats = () => {
     const n = Math.max(type.minPlayers, Math.min(type.maxPlayers, Number(players.value) || 0));
     // Seats keep what was chosen for them when the number of players changes.
     const chosen = new Map([...seats.querySelectorAll<HTMLSelectElement | HTMLInputElement>("select, input")].map((s) => [s.name, s.value]));
-    seats.replaceChildren(h("legend", {}, "Who plays each seat"), botList);
+    seats.replaceChildren(h("legend", {}, "Who plays each seat"), botList, noBots ?? "");
     for (let seat = 0; seat < n; seat++) {
       const role = chosen.get(`seat-${seat}`) ?? (seat === 0 ? "me" : "bot");
       const id = `seat-${type.gameType}-${seat}`;
       const select = h("select", { name: `seat-${seat}`, id },
-        ...ROLES.map(([value, text]) => h("option", { value, selected: role === value }, text))) as HTMLSelectElement;
-      // The player a reserved seat waits for: a server bot's account, or a person's name.
+        ...roles.map(([value, text]) => h("option", { value, selected: role === value }, text))) as HTMLSelectElement;
+      // A server bot by its strength; the account is picked when the game is created.
+      const level = h("select", { name: `level-${seat}`, "aria-label": `Seat ${seat}: bot strength` },
+        ...levels.map((l) => h("option", { value: l.level, selected: chosen.get(`level-${seat}`) === l.level },
+          `${l.level}: ${l.description}`))) as HTMLSelectElement;
+      // The player a reserved seat waits for: a person's name (or a bot account's).
       const name = h("input", {
         name: `name-${seat}`, "aria-label": `Seat ${seat}: player name`, list: botList.id, size: 14,
-        value: chosen.get(`name-${seat}`) ?? HOUSE_BOTS[0],
+        placeholder: "player name", value: chosen.get(`name-${seat}`) ?? "",
       }) as HTMLInputElement;
-      const showName = () => (name.hidden = !["server-bot", "player"].includes(select.value));
+      const showName = () => {
+        name.hidden = select.value !== "player";
+        level.hidden = select.value !== "server-bot";
+      };
       select.addEventListener("change", showName);
       showName();
-      seats.append(h("p", {}, h("label", { for: id }, `Seat ${seat}: `), select, " ", name));
+      seats.append(h("p", {}, h("label", { for: id }, `Seat ${seat}: `), select, " ", level, name));
     }
   };
   players.addEventListener("change", drawSeats);
   players.addEventListener("input", drawSeats);
   drawSeats();
-  const num = (name: string, label: string, value: number, help: string) => h("p", {},
-    h("label", { for: `${name}-${type.gameType}` }, label), " ",
-    h("input", { id: `${name}-${type.gameType}`, name, type: "number", min: 0, value, size: 6 }),
-    h("small", {}, ` ${help}`));
-  const clock = h("fieldset", { class: "clock" }, h("legend", {}, "Clock (0: none)"),
-    num("decision_s", "Seconds a move:", 0, "each decision's own time"),
-    num("bank_s", "Bank (seconds):", 0, "a seat's reserve once a move overruns"),
-    num("forfeit_after", "Forfeit after timeouts:", 0, "0: never; then the referee plays for the seat"));
+  const clock = clockFields(type.gameType);
   const listed = h("p", {}, h("label", {}, h("input", { type: "checkbox", name: "listed", checked: true }),
     " list open seats in the lobby"));
   const status = h("p", { role: "status" });
@@ -186,25 +206,26 @@ function newGameForm(type: GameType): HTMLElement {
       const signedIn = player() !== null;
       // Today's flow (every token to the creator) only when no seat waits for anyone else.
       const needsSeats = roles.some((r) => !["me", "bot"].includes(r));
-      const seatRequests = needsSeats ? roles.map((r, s) => {
-        if (r === "me") return { mode: signedIn ? SeatMode.CREATOR : SeatMode.UNSPECIFIED };
-        if (r === "bot") return { mode: SeatMode.UNSPECIFIED };
-        if (r === "server-bot" || r === "player") return { mode: SeatMode.RESERVED, player: String(data.get(`name-${s}`) ?? "").trim() };
-        return { mode: SeatMode.OPEN };
-      }) : [];
-      const decision = Number(data.get("decision_s") ?? 0);
-      const request: MessageInitShape<typeof CreateGameRequestSchema> = {
-        gameType: type.gameType, players: n, options, seatRequests,
-        listed: data.get("listed") !== null && roles.some((r) => r === "open" || r === "invite"),
-        ...(decision > 0 ? { clock: {
-          decisionMs: Math.round(decision * 1000), bankMs: Math.round(Number(data.get("bank_s") ?? 0) * 1000),
-          forfeitAfterTimeouts: Number(data.get("forfeit_after") ?? 0),
-        } } : {}),
-      };
+      const named = roles.map((r, s) => (r === "player" ? String(data.get(`name-${s}`) ?? "").trim() : ""));
+      const clock = clockFrom(form);
       try {
+        const picked = pickBots(roles.map((r, s) => (r === "server-bot" ? String(data.get(`level-${s}`) ?? "") : null)),
+          named.filter(Boolean), bots);
+        const seatRequests = needsSeats ? roles.map((r, s) => {
+          if (r === "me") return { mode: signedIn ? SeatMode.CREATOR : SeatMode.UNSPECIFIED };
+          if (r === "bot") return { mode: SeatMode.UNSPECIFIED };
+          if (r === "server-bot") return { mode: SeatMode.RESERVED, player: picked[s] ?? "" };
+          if (r === "player") return { mode: SeatMode.RESERVED, player: named[s] };
+          return { mode: SeatMode.OPEN };
+        }) : [];
+        const request: MessageInitShape<typeof CreateGameRequestSchema> = {
+          gameType: type.gameType, players: n, options, seatRequests,
+          listed: data.get("listed") !== null && roles.some((r) => r === "open" || r === "invite"),
+          ...(clock ? { clock } : {}),
+        };
         location.hash = await createGame(request, roles);
       } catch (error) {
-        status.textContent = problem(error).message;
+        status.textContent = problem(error).message; // a Connect error, or pickBots' words
       }
     })();
   });
@@ -213,7 +234,8 @@ function newGameForm(type: GameType): HTMLElement {
 
 async function home(signal: AbortSignal): Promise<void> {
   page("Games");
-  const { gameTypes } = await api.listGameTypes({});
+  // Asked afresh on the home page: the server may have been restarted with other bots.
+  const { gameTypes, houseBots } = await serverInfo(true);
   const byId = new Map(gameTypes.map((t) => [t.gameType, t]));
   const types = gameTypes.map((type) => {
     const rules = h("details", { class: "rules-box" }, h("summary", {}, "Rules"));
@@ -224,7 +246,7 @@ async function home(signal: AbortSignal): Promise<void> {
       h("h2", {}, type.name),
       h("p", {}, type.summary, ` ${type.minPlayers}-${type.maxPlayers} players.`),
       rules,
-      h("details", {}, h("summary", {}, "New game"), newGameForm(type)));
+      h("details", {}, h("summary", {}, "New game"), newGameForm(type, houseBots)));
   });
   const join = h("input", { id: "join", placeholder: "a join link or #/join/… path", size: 40 }) as HTMLInputElement;
   const joinForm = h("form", { class: "join" }, h("label", { for: "join" }, "Join with a link: "), join,
@@ -248,7 +270,7 @@ async function home(signal: AbortSignal): Promise<void> {
   const goPlay = (gameId: string, seat: number) => (location.hash = seatPath(gameId, seat));
   app.querySelector("main")!.append(
     signInBox(() => void route()),
-    lobby(byId, signal, goPlay),
+    lobby(byId, houseBots, signal, goPlay),
     ...types, h("section", {}, h("h2", {}, "Join a game"), joinForm),
     mine.length ? h("section", {}, h("h2", {}, "Your games in this browser"), myList) : "",
     h("section", {}, h("h2", {}, "Games on this server"), games.length ? list : h("p", {}, "None yet.")));
@@ -317,59 +339,6 @@ function created(gameId: string): void {
 
 // --- the table ----------------------------------------------------------------------------------
 
-/** A seat by its player's name ("alice", "house-easy", "seat 2" when held anonymously). */
-function seatName(view: View, seat: number): string {
-  const holder = view.seatHolders.find((x) => x.seat === seat);
-  const base = holder?.player || (holder?.state === SeatState.OPEN ? `seat ${seat} (open)` : `seat ${seat}`);
-  return base + (holder?.resigned ? " (resigned)" : "");
-}
-
-function you(view: View, seat: number): string {
-  return seat === view.seat ? " (you)" : "";
-}
-
-/** The end in words, from the results alone (no game's rules here): who won, with what
- * score, and the referee's own words for the last event (what ended the game). */
-function endBanner(view: View, lastWords: string): HTMLElement {
-  let headline: string;
-  if (view.aborted) headline = "The game was aborted.";
-  else if (!view.results.length) headline = "The game is over.";
-  else {
-    const best = Math.min(...view.results.map((r) => r.rank));
-    const winners = view.results.filter((r) => r.rank === best);
-    const mine = view.results.find((r) => r.seat === view.seat);
-    const names = winners.map((r) => seatName(view, r.seat)).join(" and ");
-    const score = winners[0].score;
-    if (mine && mine.rank === best) {
-      headline = winners.length > 1 ? `You tied for first with ${names} (score ${score}).` : `You won with a score of ${score}.`;
-    } else {
-      headline = `${names} ${winners.length > 1 ? "win" : "wins"} with a score of ${score}` +
-        (mine ? `; you came ${ordinal(mine.rank)} (score ${mine.score}).` : ".");
-    }
-  }
-  return h("section", { class: "end-banner", role: "status", "data-end": "" },
-    h("h2", {}, headline), lastWords ? h("p", { class: "end-reason" }, lastWords) : null);
-}
-
-function ordinal(n: number): string {
-  const suffix = n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th";
-  return `${n}${suffix}`;
-}
-
-function resultsTable(view: View): HTMLElement {
-  const best = Math.min(...view.results.map((r) => r.rank));
-  const rows = [...view.results].sort((a, b) => a.rank - b.rank).map((r) =>
-    h("tr", { "data-seat": r.seat }, h("td", {}, r.rank), h("td", {}, seatName(view, r.seat) + you(view, r.seat)),
-      h("td", {}, r.rank === best ? "won" : "lost"), h("td", {}, r.score)));
-  // The server says only "score as the game counts it" (SeatResult.score): what it counts
-  // differs by game (points, or penalty points where lower is better); the rules say which.
-  return h("table", { class: "results" },
-    h("caption", {}, view.aborted ? "The game was aborted." : "Final standings (rank 1 is best)"),
-    h("thead", {}, h("tr", {}, h("th", {}, "Rank"), h("th", {}, "Player"), h("th", {}, "Result"),
-      h("th", { title: "as this game counts it: see its rules" }, "Score (as the game counts it)"))),
-    h("tbody", {}, ...rows));
-}
-
 function clockText(view: View, seat: number): string {
   const clock = view.clocks.find((c) => c.seat === seat);
   if (!clock) return "";
@@ -434,6 +403,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     ...log.lines.map(([seq, text]) => h("li", { "data-seq": seq }, text)));
   // Names (and option names) from ListGameTypes; without them the page still plays.
   const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
+  const bots = saved?.organiser ? await serverInfo().then((r) => r.houseBots, () => [] as HouseBot[]) : [];
   const title = infos.get(saved?.gameType ?? "")?.name ?? "Game";
   const rules = h("details", { class: "rules-box table-rules" }, h("summary", {}, "Rules of this game"));
   const linksBox = h("div", { class: "links-box" }, seatLinks(gameId, null));
@@ -464,6 +434,26 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   // Resign (a seat this page plays) and abort (this browser organised the game).
   const drawManage = (view: View) => {
     const parts: (Node | string)[] = [];
+    // A table still waiting for players that this browser organised: its empty seats can be
+    // given to the server's bots (FillWithBots), when the server runs some.
+    const waiting = view.seatHolders.some((x) => x.state === SeatState.OPEN || x.state === SeatState.RESERVED);
+    if (!view.gameOver && saved?.organiser && waiting && bots.length) {
+      const levels = botLevels(bots);
+      const level = h("select", { class: "fill-level", "aria-label": "Strength of the bots" },
+        h("option", { value: "" }, "any strength"),
+        ...levels.map((l) => h("option", { value: l.level }, `${l.level}: ${l.description}`))) as HTMLSelectElement;
+      parts.push(h("p", { class: "fill" }, h("button", { type: "button", class: "fill-bots", onclick: async (e: Event) => {
+        const button = e.currentTarget as HTMLButtonElement;
+        button.disabled = true;
+        try {
+          await api.fillWithBots({ gameId, organiserToken: saved.organiser, level: level.value });
+          alert.textContent = "";
+        } catch (error) {
+          alert.textContent = `Not filled: ${problem(error).message}`;
+          button.disabled = false;
+        }
+      } }, "Fill the empty seats with server bots"), " ", level));
+    }
     if (!view.gameOver && playing && view.seat !== undefined && !view.seatHolders.find((x) => x.seat === view.seat)?.resigned) {
       parts.push(h("button", { type: "button", class: "resign", onclick: async (e: Event) => {
         const button = e.currentTarget as HTMLButtonElement;

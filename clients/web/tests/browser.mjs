@@ -34,8 +34,8 @@ export async function ready(page) {
 }
 
 /** Creates a game from the home page: seat 0 is "me", the others bots (or `roles`). */
-export async function createFromHome(page, gameType, { players, roles, options = {}, botDelay = 0 } = {}) {
-  await page.goto(`${BASE}/?botDelay=${botDelay}#/`);
+export async function createFromHome(page, gameType, { players, roles, options = {}, botDelay = 0, base = BASE } = {}) {
+  await page.goto(`${base}/?botDelay=${botDelay}#/`);
   await ready(page);
   const section = page.locator(`#type-${gameType}`);
   await section.locator("summary", { hasText: "New game" }).click();
@@ -99,3 +99,73 @@ export async function playToEnd(page, { keyboardEvery = 3, limit = 2000 } = {}) 
 export async function logSequences(page) {
   return page.locator("ol.log li").evaluateAll((items) => items.map((li) => Number(li.dataset.seq)));
 }
+
+/** The messages of a Connect response body: a unary JSON body, or a stream's envelopes
+ * (5-byte header, then a JSON message; the end-of-stream envelope included). */
+export function bodyMessages(body) {
+  const text = body.toString();
+  if (text.startsWith("{")) return [JSON.parse(text)];
+  const messages = [];
+  for (let at = 0; at + 5 <= body.length; ) {
+    const size = body.readUInt32BE(at + 1);
+    if (at + 5 + size > body.length) break; // a stream still open: its last message is on its way
+    messages.push(JSON.parse(body.subarray(at + 5, at + 5 + size).toString()));
+    at += 5 + size;
+  }
+  return messages;
+}
+
+/** Every string a response body carries, decoded: a search of these finds text the server
+ * may have sent escaped (\uXXXX) in the raw bytes. */
+export function bodyStrings(body) {
+  const strings = [];
+  const walk = (value) => {
+    if (typeof value === "string") strings.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  bodyMessages(body).forEach(walk);
+  return strings;
+}
+
+/** Signs a fresh browser context in by name (Register: the test server has open
+ * registration); returns the context, its page and the page errors seen. */
+export async function signedIn(browser, name, { base = BASE, init } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+  if (init) await context.addInitScript(init);
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.goto(`${base}/#/`);
+  await ready(page);
+  await page.locator("#player-name").fill(name);
+  await page.locator("button.register").click();
+  await page.locator(`.sign-in[data-player="${name}"]`).waitFor();
+  await ready(page);
+  return { context, page, errors };
+}
+
+/** What ListGameTypes says (game types with score_meaning, house bots), from the server. */
+export async function listGameTypes(base = BASE) {
+  const response = await fetch(`${base}/referee.v1.RefereeService/ListGameTypes`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: "{}",
+  });
+  if (response.status !== 200) throw new Error(`ListGameTypes: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** The end banner's parts, after a game: headline, the rule id, each seat's result line. */
+export async function endBanner(page) {
+  const banner = page.locator(".end-banner");
+  await banner.waitFor({ timeout: 60000 });
+  return {
+    banner,
+    headline: await banner.locator("h2").innerText(),
+    rule: await banner.locator(".end-rule").getAttribute("data-rule-id"),
+    results: await banner.locator(".end-results li").allInnerTexts(),
+    scoreHeading: await page.locator("table.results th.score-heading").innerText(),
+  };
+}
+
+/** A headline of the viewer's own outcome, then the server's reason: "You won: …". */
+export const OUTCOME = /^(You won|You tied for first|You came \d+(st|nd|rd|th)): \S/;

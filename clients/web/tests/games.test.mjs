@@ -2,11 +2,14 @@
 // number key of) the person's choices at seat 0, bots play the other seats.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { SHOTS, createFromHome, launch, logSequences, playToEnd, shot } from "./browser.mjs";
+import { OUTCOME, SHOTS, createFromHome, endBanner, launch, listGameTypes, logSequences, playToEnd, shot } from "./browser.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
 after(async () => browser?.close());
+
+// The rule-id prefix of each game's rules page (docs/rules/): the rule that ended it is one.
+const PREFIX = { "vampire-queen": "VQ", "sleeping-queens": "SQ", "dracula-vs-van-helsing": "DV", "mau-mau-vampires": "MM" };
 
 const GAMES = [
   ["vampire-queen", { players: 3, options: { rounds: "1" } }, { width: 1000, height: 900 }],
@@ -29,9 +32,17 @@ for (const [gameType, setup, viewport] of GAMES) {
     const made = await playToEnd(page);
     assert.ok(made > 0, "the person made no choice");
     await page.locator("table.results").waitFor();
-    // The end in words: who won, with what score, and the referee's words for the end.
-    const banner = page.locator(".end-banner");
-    assert.match(await banner.innerText(), /You won|You tied|wins|win with/);
+    // The end in words (View.end_reason): how this seat did, why the game ended and by
+    // which rule, each seat's result; the score column says what the score counts.
+    const { banner, headline, rule, results, scoreHeading } = await endBanner(page);
+    assert.match(headline, OUTCOME);
+    assert.match(rule, new RegExp(`^${PREFIX[gameType]}-\\d+$`));
+    assert.ok(headline.endsWith(`(${rule})`), headline);
+    assert.equal(results.length, setup.players);
+    assert.equal(results.filter((line) => line.includes("(you)")).length, 1, results.join(" | "));
+    const meaning = (await listGameTypes()).gameTypes.find((t) => t.gameType === gameType).scoreMeaning;
+    assert.ok(meaning, "the server says what the score counts");
+    assert.equal(scoreHeading, `Score: ${meaning}`);
     await shot(page, `${gameType}-end`);
     await banner.screenshot({ path: `${SHOTS}/${gameType}-end-banner.png` });
     // The log is every event once, in order (the stream never skips or repeats).

@@ -4,47 +4,63 @@
 // friend's seat token or hand: checked on the DOM and on every byte its fetches received.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { BASE, launch, playToEnd, ready, shot } from "./browser.mjs";
+import { OUTCOME, SHOTS, bodyMessages, bodyStrings, endBanner, launch, playToEnd, ready, shot, signedIn } from "./browser.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
 after(async () => browser?.close());
 
-/** Everything the page's fetches received, bodies of streams included (a tee of each). */
+/** Everything the page's fetches received, as bytes per response, streams included (a tee
+ * of each body, so a stream still open counts with what it has sent so far). */
 function recordResponses() {
   window.__bodies = [];
   const original = window.fetch;
   window.fetch = async (...args) => {
     const response = await original(...args);
+    const chunks = [];
+    window.__bodies.push(chunks);
     const copy = response.clone();
     void (async () => {
       const reader = copy.body?.getReader();
       if (!reader) return;
-      const decoder = new TextDecoder();
       for (;;) {
         const { done, value } = await reader.read().catch(() => ({ done: true }));
         if (done) return;
-        window.__bodies.push(decoder.decode(value, { stream: true }));
+        chunks.push(value);
       }
     })();
     return response;
   };
 }
 
-async function person(name) {
-  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
-  await context.addInitScript(recordResponses);
-  const page = await context.newPage();
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  await page.goto(`${BASE}/#/`);
-  await ready(page);
-  await page.locator("#player-name").fill(name);
-  await page.locator("button.register").click();
-  await page.locator(`.sign-in[data-player="${name}"]`).waitFor();
-  await ready(page);
-  return { context, page, errors };
+/** The bytes of every response the page's fetches received so far (the tee above). */
+async function teed(page) {
+  const encoded = await page.evaluate(() => window.__bodies.map((chunks) => {
+    let binary = "";
+    for (const chunk of chunks) for (let i = 0; i < chunk.length; i += 8192) binary += String.fromCharCode(...chunk.subarray(i, i + 8192));
+    return btoa(binary);
+  }));
+  return encoded.map((b64) => Buffer.from(b64, "base64"));
 }
+
+async function person(name) {
+  const who = await signedIn(browser, name, { init: recordResponses });
+  // Playwright's own record of the responses (the finished ones have a body to read), beside
+  // the page's tee: two independent witnesses of what reached the host.
+  who.responses = [];
+  who.page.on("response", (response) => {
+    if (response.url().includes("/referee.v1.RefereeService/")) who.responses.push(response.body().catch(() => null));
+  });
+  return who;
+}
+
+/** Every body the host received: the tee's bytes and Playwright's finished responses. */
+async function receivedBodies(who) {
+  const settled = await Promise.all(who.responses.map((p) => Promise.race([p, sleep(200).then(() => null)])));
+  return [...(await teed(who.page)), ...settled.filter(Boolean)];
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The new-game form of `gameType` with the given seat roles (seat 0 is "me"). */
 async function createGame(page, gameType, players, roles, options = {}) {
@@ -71,24 +87,50 @@ async function heldToken(page, gameId) {
   }, gameId);
 }
 
-/** The host holds no token of the friend's seat, and never received it or the friend's hand
- * lines (`handLines`: as the friend saw them at the start, before any card was public). */
+/** The host holds no token of the friend's seat, and never received it, a view of the
+ * friend's seat, or the friend's hand lines (`handLines`: as the friend saw them at the start,
+ * before any card was public): checked on the host's storage, its DOM, and every response
+ * body its page received, raw and decoded (JSON strings may arrive escaped). */
 async function assertNoLeak(host, friend, gameId, handLines = null) {
-  const friendTokens = await heldToken(friend, gameId);
+  const friendTokens = await heldToken(friend.page, gameId);
   assert.ok(friendTokens.length === 1, "the friend holds one seat");
-  const hostTokens = await heldToken(host, gameId);
+  const friendSeat = Number(Object.keys(await friend.page.evaluate((id) => JSON.parse(localStorage.getItem(`referee:game:${id}`)).tokens, gameId))[0]);
+  const hostTokens = await heldToken(host.page, gameId);
   for (const t of friendTokens) assert.ok(!hostTokens.includes(t), "the host's storage has the friend's token");
-  const bodies = (await host.evaluate(() => window.__bodies.join(""))) + (await host.content());
-  for (const t of friendTokens) assert.ok(!bodies.includes(t), "the host received the friend's seat token");
+  const storage = await host.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  for (const t of friendTokens) assert.ok(!storage.includes(t), "the host's storage holds the friend's seat token");
+  const bodies = await receivedBodies(host);
+  assert.ok(bodies.length >= 3, `the host's page received ${bodies.length} bodies`);
+  const raw = bodies.map((b) => b.toString("latin1")).join("\n") + (await host.page.content());
+  const decoded = bodies.flatMap((b) => bodyStrings(b)).join("\n");
+  assert.ok(decoded.includes(gameId), "the decoded bodies are the game's (the check can see what it looks for)");
+  for (const t of friendTokens) {
+    assert.ok(!raw.includes(t) && !decoded.includes(t), "the host received the friend's seat token");
+  }
+  // No view of the friend's seat: every view the host got (wherever in a message: a
+  // stream's, a command's answer, the player stream's game updates) is its own seat's or a
+  // spectator's. A View is the object with a game id, a version and a seat.
+  let views = 0;
+  const walk = (value) => {
+    if (Array.isArray(value)) return value.forEach(walk);
+    if (!value || typeof value !== "object") return;
+    if (value.gameId === gameId && "version" in value && "seat" in value) {
+      views++;
+      assert.notEqual(value.seat, friendSeat, "the host received a view of the friend's seat");
+    }
+    Object.values(value).forEach(walk);
+  };
+  bodies.forEach((body) => bodyMessages(body).forEach(walk));
+  assert.ok(views > 0, "the host received views of its own seat");
   // The friend's hand, in the game's own words (view_lines), never reached the host.
   if (!handLines) {
-    const friendLines = await friend.locator("[data-view-lines] li").allTextContents();
-    handLines = friendLines.filter((line) => /^your hand: |\(seat 1\): /i.test(line));
+    const friendLines = await friend.page.locator("[data-view-lines] li").allTextContents();
+    handLines = friendLines.filter((line) => new RegExp(`^your hand: |\\(seat ${friendSeat}\\): `, "i").test(line));
     assert.ok(handLines.length, `the friend's view names its hand: ${friendLines.join(" | ")}`);
   }
-  for (const line of handLines) assert.ok(!bodies.includes(line), `the host received the friend's hand: ${line}`);
+  for (const line of handLines) assert.ok(!decoded.includes(line) && !raw.includes(line), `the host received the friend's hand: ${line}`);
   // Nor does the host's page show it.
-  const hostText = await host.locator("body").innerText();
+  const hostText = await host.page.locator("body").innerText();
   for (const line of handLines) assert.ok(!hostText.includes(line), `the host's page shows the friend's hand: ${line}`);
   return handLines;
 }
@@ -112,15 +154,18 @@ test("two players meet through the lobby and play to the end", async () => {
   await alice.page.locator(".seats-table", { hasText: `bob-${stamp}` }).waitFor();
   await alice.page.locator("[data-clock-seat]").first().waitFor();
   await bob.page.locator("[data-view-lines] li").first().waitFor();
-  const bobsHand = await assertNoLeak(alice.page, bob.page, gameId);
+  const bobsHand = await assertNoLeak(alice, bob, gameId);
   await Promise.all([playToEnd(alice.page), playToEnd(bob.page)]);
   for (const p of [alice.page, bob.page]) {
-    const banner = p.locator(".end-banner");
-    await banner.waitFor();
-    assert.match(await banner.innerText(), /You won|wins|tied|came/);
+    const { headline, rule, results } = await endBanner(p);
+    assert.match(headline, OUTCOME);
+    assert.match(rule, /^DV-\d+$/);
+    // Each seat's result names its player: the lobby's seats are held by name.
+    assert.ok(results.some((line) => line.includes(`alice-${stamp}`)) && results.some((line) => line.includes(`bob-${stamp}`)), results.join(" | "));
   }
   await shot(alice.page, "lobby-game-end-banner");
-  await assertNoLeak(alice.page, bob.page, gameId, bobsHand);
+  await alice.page.locator(".end-banner").screenshot({ path: `${SHOTS}/lobby-end-banner.png` });
+  await assertNoLeak(alice, bob, gameId, bobsHand);
   // Rematch with the same settings: a new table with an open seat again.
   await alice.page.locator("button.rematch").click();
   await alice.page.waitForURL((url) => url.hash.startsWith("#/seat/") && !url.hash.includes(gameId));
@@ -144,7 +189,7 @@ test("a join link carries a claim code: the guest's browser gets the seat, the h
   await ready(guest);
   await guest.locator("[data-view-lines] li").first().waitFor();
   await host.page.locator(".seats-table tr[data-seat='0']").waitFor();
-  await assertNoLeak(host.page, guest, gameId);
+  await assertNoLeak(host, { page: guest }, gameId);
   // The same link a second time is refused: a claim code is single-use.
   const other = await (await browser.newContext()).newPage();
   await other.goto(href);

@@ -1,0 +1,330 @@
+"""Information-set Monte Carlo tree search over one seat's knowledge (issue 22 section 3).
+
+Single-observer ISMCTS (Cowling, Powley and Whitehouse 2012) with the game's heuristic as
+both the tree's prior and its rollout. Each iteration
+
+1. **determinises**: takes a world the seat could be in
+   (:func:`~referee.engine.worlds.sample_world` from its
+   :class:`~referee.engine.worlds.Knowledge`, never the true state) on a
+   :class:`~referee.engine.search.SearchTable`; the first ``Settings.worlds`` iterations each
+   sample a new one, later ones reuse them in turn (a sample costs about as much as a
+   playout, and a world is only a starting point: the tree's statistics are over all of
+   them);
+2. **selects** down one tree for every seat's decisions, keyed by the commands played. A
+   node's children are those commands that were ever legal in a world that reached it; each
+   counts how often it was *available* (legal in the iteration's world), and UCB1 is taken
+   over the available ones with that count in place of the parent's visits (the subset-armed
+   bandit that keeps a command legal in few worlds from being over-explored). The mover of a
+   node maximises its own reward (every seat is modelled as playing for itself);
+3. **expands** one new child: the heuristic's command for the mover in this world first
+   (the bot reads the mover's view of the world only, so for another seat it is what that
+   seat would do in that world), after it another command only when
+   ``Settings.widening`` says the node has been visited enough (progressive widening: with
+   a tenth of a second a root of twenty commands is visited a few dozen times, and trying
+   each once would be a coin-flip search);
+4. **rolls out** with the heuristic for every seat (a random command with chance
+   ``Settings.epsilon``) to the end, or for a game of rounds to the round's scoring
+   (``Settings.horizon``: :func:`~referee.engine.pimc.playout`), and
+5. **backs up** each seat's reward in [0, 1] (its rank; for a round, the round's standing:
+   :func:`~referee.engine.pimc.standing_reward`) to the nodes that seat chose.
+
+The command played is the root's most visited child; the heuristic's own is preferred among
+equals, and a budget that ended before any iteration gets the heuristic's command.
+
+**The budget** is a callable ``stop(iterations)`` the caller supplies (the engine is
+sans-I/O): :class:`referee.bots.SearchStrategy` gives it the bot thread's own CPU time
+(``time.thread_time``), or a fixed iteration count, which makes the move a function of the
+knowledge and the seed (what the tests use).
+
+**Its own information only.** Everything read comes from the knowledge (its view, its
+redacted events, the public setup) and the seeded :class:`Chance`: two positions that differ
+only in what the seat cannot see get the same decision under the same seed and iteration
+budget (``tests/engine/test_ismcts.py``).
+
+>>> from referee.engine.table import Table
+>>> from referee.engine.worlds import knowledge_of
+>>> table = Table.create("vampire-queen", players=3, seed=b"doc")
+>>> seat = table.pending()[0]
+>>> command = search(knowledge_of(table, seat), Chance(b"s"), stop=lambda done: done >= 16)
+>>> command in table.legal_commands(seat)
+True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.engine.bot import Bot, game_bot
+from referee.engine.game import Command, Rejection, Seat
+from referee.engine.pimc import MAX_PLAYOUT, reward, settings_for, standing_reward
+from referee.engine.registry import get_game
+from referee.engine.search import SearchTable
+from referee.engine.table import View
+from referee.engine.worlds import Chance, Knowledge, World, sample_world
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How the tree search spends its budget."""
+
+    #: UCB1's exploration constant (rewards are in [0, 1]).
+    exploration: float = 0.7
+    #: A node may hold ``1 + widening * visits ** 0.5`` children (the heuristic's first).
+    widening: float = 0.5
+    #: Chance of a random command at each rollout step (0: the heuristic throughout).
+    epsilon: float = 0.0
+    #: Worlds sampled before they are reused in turn.
+    worlds: int = 24
+    #: ``"game"`` or ``"round"`` (:class:`referee.engine.pimc.Settings`).
+    horizon: str = "game"
+
+
+def ismcts_settings_for(type_id: str) -> Settings:
+    """The game's settings: the horizon of its PIMC settings (``SEARCH`` of its bot module),
+    the defaults otherwise."""
+    return Settings(horizon=settings_for(type_id).horizon)
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """A decision reached by the commands from the root: its children by command."""
+
+    children: dict[Command, Child] = field(default_factory=dict)
+    visits: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class Child:
+    """An edge: the command, its mover's total reward, visits and availability."""
+
+    node: Node
+    mover: Seat
+    visits: int = 0
+    total: float = 0.0
+    available: int = 0
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.visits if self.visits else 0.0
+
+
+def search(
+    knowledge: Knowledge,
+    rng: Chance,
+    stop: Callable[[int], bool],
+    settings: Settings | None = None,
+) -> Command:
+    """The command the seat of ``knowledge`` should play: one of ``knowledge.legal``.
+
+    ``stop(n)`` is asked before each iteration with the number done."""
+    legal = knowledge.legal
+    if len(legal) == 1:
+        return legal[0]
+    bot = game_bot(knowledge.game_type)
+    first = bot.choose(knowledge.view, knowledge.players) if bot is not None else legal[0]
+    root = grow(knowledge, rng, stop, settings or ismcts_settings_for(knowledge.game_type))
+    return decision(root, legal, first)
+
+
+def decision(root: Node, legal: tuple[Command, ...], first: Command) -> Command:
+    """The most visited of the root's legal children (then the higher mean); ``first`` (the
+    heuristic's) among equals and when nothing was visited."""
+    best, key = first, (-1, -1.0)
+    for command in (first, *legal):
+        child = root.children.get(command)
+        if child is None:
+            continue
+        mine = (child.visits, child.mean)
+        if mine[0] > key[0] or (mine[0] == key[0] and mine[1] > key[1] + 1e-9):
+            best, key = command, mine
+    return best
+
+
+def grow(
+    knowledge: Knowledge, rng: Chance, stop: Callable[[int], bool], settings: Settings
+) -> Node:
+    """The search tree after iterating until ``stop`` says so (module docstring)."""
+    game = get_game(knowledge.game_type)
+    bot = game_bot(knowledge.game_type)
+    players = knowledge.players
+    rounds = settings.horizon == "round"
+    worlds: list[World] = []
+    root = Node()
+    done = 0
+    while not stop(done):
+        if len(worlds) < settings.worlds:
+            world = sample_world(knowledge, rng.seed(), check=False)
+            worlds.append(world)
+        else:
+            world = worlds[done % settings.worlds]
+        # The world's state is never changed in place by a search table: reusing it is safe.
+        table: SearchTable[Any] = SearchTable(game, world.config, world.state)
+        iterate(table, root, bot, rng, settings, players, rounds)
+        done += 1
+    return root
+
+
+def iterate(
+    table: SearchTable[Any],
+    root: Node,
+    bot: Bot | None,
+    rng: Chance,
+    settings: Settings,
+    players: int,
+    rounds: bool,
+) -> None:
+    """One iteration from ``table`` (a fresh determinisation): select, expand, roll out and
+    back up."""
+    game = table.game
+    start = game.limit_results(table.state, players) if rounds else ()
+    path: list[Child] = []
+    node = root
+    expanded = False
+    rewards: list[float] | None = None
+    while not expanded:
+        results = table.results()
+        if results is not None:
+            rewards = [reward(results, seat, players) for seat in range(players)]
+            break
+        pending = table.pending()
+        if not pending:
+            break
+        mover = pending[0]
+        legal = table.legal_commands(mover)
+        if not legal:
+            break
+        if len(legal) == 1:
+            # A forced command is no decision: it stays out of the tree.
+            table.step(mover, legal[0])
+            continue
+        node.visits += 1
+        children = node.children
+        available = 0
+        for command in legal:
+            known = children.get(command)
+            if known is not None:
+                known.available += 1
+                available += 1
+        room = 1 + settings.widening * math.sqrt(node.visits)
+        new = [command for command in legal if command not in children]
+        # Widen while there is room, and always when no child is legal in this world.
+        if new and (available == 0 or available < room):
+            command = expansion(table, mover, legal, new, bot, rng, players)
+            child = Child(Node(), mover, available=1)
+            children[command] = child
+            expanded = True
+        else:
+            command, child = select(children, legal, settings.exploration)
+        try:
+            table.step(mover, command)
+        except Rejection:
+            # A world refusing a command its mover holds legal is a sampler's bug (their
+            # tests catch it); the iteration ends without a reward.
+            return
+        path.append(child)
+        node = child.node
+    if rewards is None:
+        rewards = rollout(table, bot, rng, settings.epsilon, players, rounds, start)
+    for child in path:
+        child.visits += 1
+        child.total += rewards[child.mover]
+
+
+def expansion(
+    table: SearchTable[Any],
+    mover: Seat,
+    legal: list[Command],
+    new: list[Command],
+    bot: Bot | None,
+    rng: Chance,
+    players: int,
+) -> Command:
+    """The command a node expands next: the heuristic's for the mover in this world if it is
+    still untried, else a random untried one."""
+    if bot is not None:
+        view = view_for(table, mover, legal)
+        favourite = bot.choose(view, players)
+        if favourite in new:
+            return favourite
+    return new[rng.below(len(new))] if len(new) > 1 else new[0]
+
+
+def select(
+    children: dict[Command, Child], legal: list[Command], exploration: float
+) -> tuple[Command, Child]:
+    """UCB1 over the legal (available) children, availability in place of parent visits."""
+    best: tuple[Command, Child] | None = None
+    top = -math.inf
+    for command in legal:
+        child = children.get(command)
+        if child is None:
+            continue
+        if child.visits == 0:
+            return command, child
+        value = child.mean + exploration * math.sqrt(math.log(child.available) / child.visits)
+        if value > top:
+            best, top = (command, child), value
+    assert best is not None  # iterate expands when no child is legal here
+    return best
+
+
+def view_for(table: SearchTable[Any], mover: Seat, legal: list[Command]) -> View:
+    """The mover's view of the world (what a bot reads: its game view and legal commands)."""
+    config = table.config
+    return View(
+        config.game_type, mover, 0, table.pending(), (), tuple(legal), table.game_view(mover), None
+    )
+
+
+def rollout(
+    table: SearchTable[Any],
+    bot: Bot | None,
+    rng: Chance,
+    epsilon: float,
+    players: int,
+    rounds: bool,
+    start: Any,
+) -> list[float]:
+    """Every seat's reward after playing on with the heuristic (module docstring, step 4);
+    0.5 each for a playout that cannot go on or runs past :data:`MAX_PLAYOUT`."""
+    game = table.game
+    draw = [0.5] * players
+    for _ in range(MAX_PLAYOUT):
+        results = table.results()
+        if results is not None:
+            return [reward(results, seat, players) for seat in range(players)]
+        if rounds:
+            now = game.limit_results(table.state, players)
+            if [r.score for r in now] != [r.score for r in start]:
+                return [standing_reward(start, now, seat, players) for seat in range(players)]
+        pending = table.pending()
+        if not pending:
+            return draw
+        mover = pending[0]
+        legal = table.legal_commands(mover)
+        if not legal:
+            return draw
+        if len(legal) == 1:
+            command = legal[0]
+        elif bot is None or (epsilon > 0.0 and rng.random() < epsilon):
+            command = legal[rng.below(len(legal))]
+        else:
+            command = bot.choose(view_for(table, mover, legal), players)
+        table.step(mover, command)
+    return draw
+
+
+__all__ = [
+    "Child",
+    "Node",
+    "Settings",
+    "decision",
+    "grow",
+    "ismcts_settings_for",
+    "iterate",
+    "rollout",
+    "search",
+]

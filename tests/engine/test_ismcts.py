@@ -1,0 +1,149 @@
+"""The information-set tree search (issue 22 section 3, :mod:`referee.engine.ismcts`): a legal
+move always, the same move from the same seed and iteration budget, and from the seat's own
+information only.
+
+Iteration budgets keep these cheap and deterministic; the strength measurement is the
+documented duplicate-deal tournament (docs/performance.md), never a timed test."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from referee.bots import SearchStrategy, make_strategy
+from referee.engine import ismcts
+from referee.engine.bot import game_bot
+from referee.engine.table import Table
+from referee.engine.worlds import Chance, knowledge_of
+
+GAMES = [
+    ("vampire-queen", 3, {"rounds": "1"}),
+    ("sleeping-queens", 2, {}),
+    ("dracula-vs-van-helsing", 2, {}),
+    ("mau-mau-vampires", 2, {"hands": "1"}),
+]
+
+
+def advance(table: Table, moves: int) -> None:
+    """Heuristic moves, so the seat has a history to sample from."""
+    bot = game_bot(table.config.game_type)
+    for _ in range(moves):
+        if table.results() is not None:
+            return
+        seat = table.pending()[0]
+        table.submit(seat, bot.choose(table.view(seat), table.config.players))
+
+
+def decision_points(game: str, players: int, options: dict[str, str], seed: bytes) -> list[Table]:
+    """Copies of one heuristic game at every third decision with a choice to make."""
+    table = Table.create(game, players, options, seed=seed)
+    bot = game_bot(game)
+    points = []
+    while table.results() is None and len(points) < 6:
+        seat = table.pending()[0]
+        if len(table.legal_commands(seat)) > 1 and table.version % 3 == 0:
+            points.append(table.copy())
+        table.submit(seat, bot.choose(table.view(seat), players))
+    return points
+
+
+@pytest.mark.parametrize(("game", "players", "options"), GAMES)
+def test_the_search_always_plays_a_legal_command(
+    game: str, players: int, options: dict[str, str]
+) -> None:
+    points = decision_points(game, players, options, b"legal-ismcts")
+    assert points, "no decision with a choice was found: the test is blind"
+    for i, table in enumerate(points):
+        seat = table.pending()[0]
+        strategy = SearchStrategy(game, iterations=12)
+        command = strategy.choose_known(knowledge_of(table, seat), random.Random(i))
+        assert command in table.legal_commands(seat)
+        assert strategy.last_iterations == 12
+
+
+@pytest.mark.parametrize(("game", "players", "options"), GAMES)
+def test_the_same_seed_and_iterations_give_the_same_command_and_tree(
+    game: str, players: int, options: dict[str, str]
+) -> None:
+    table = Table.create(game, players, options, seed=b"again")
+    advance(table, 5)
+    seat = table.pending()[0]
+    known = knowledge_of(table, seat)
+    settings = ismcts.ismcts_settings_for(game)
+
+    def tree(seed: bytes) -> list[tuple[object, int, float]]:
+        root = ismcts.grow(known, Chance(seed), lambda done: done >= 20, settings)
+        return [(c, child.visits, child.total) for c, child in root.children.items()]
+
+    assert tree(b"one") == tree(b"one")
+    decide = SearchStrategy(game, iterations=20).choose_known
+    assert decide(known, random.Random(3)) == decide(known, random.Random(3))
+
+
+@pytest.mark.parametrize(("game", "players", "options"), GAMES)
+def test_the_decision_does_not_depend_on_what_the_seat_cannot_see(
+    game: str, players: int, options: dict[str, str]
+) -> None:
+    """The leak property: positions that differ only in what the seat may not see (the
+    game's hidden variant of the state, the same history as the seat saw it) get the same
+    tree and command from the same seed and iteration budget."""
+    differing = 0
+    for salt in range(3):
+        table = Table.create(game, players, options, seed=f"leak-ismcts{salt}".encode())
+        advance(table, 3 + 2 * salt)
+        seat = table.pending()[0]
+        known = knowledge_of(table, seat)
+        other = table.copy()
+        other.state = table.game.hidden_variant(table.state, seat, 11 + salt)
+        differing += other.state != table.state
+        known_other = knowledge_of(other, seat)
+        assert known_other.view == known.view and known_other.events == known.events
+        decide = SearchStrategy(game, iterations=16).choose_known
+        assert decide(known, random.Random(salt)) == decide(known_other, random.Random(salt))
+    assert differing, "hidden_variant changed nothing: the test is blind"
+
+
+def test_the_root_holds_the_heuristics_command_first_and_visits_add_up() -> None:
+    table = Table.create("sleeping-queens", 2, seed=b"root")
+    advance(table, 4)
+    seat = table.pending()[0]
+    known = knowledge_of(table, seat)
+    favourite = game_bot("sleeping-queens").choose(known.view, 2)
+    root = ismcts.grow(known, Chance(b"r"), lambda done: done >= 30, ismcts.Settings())
+    assert next(iter(root.children)) == favourite
+    # Every iteration passes the root (a choice there) and backs up through one child.
+    assert root.visits == 30 == sum(child.visits for child in root.children.values())
+    # Widening: a child is added while fewer than 1 + 0.5 * sqrt(visits) are held, so 30
+    # visits hold at most one more than that: far fewer than the legal commands.
+    assert 1 < len(root.children) <= 2 + 0.5 * 30**0.5 < len(known.legal)
+
+
+def test_without_iterations_the_heuristics_command_is_played() -> None:
+    table = Table.create("vampire-queen", 3, {"rounds": "1"}, seed=b"none")
+    seat = table.pending()[0]
+    known = knowledge_of(table, seat)
+    favourite = game_bot("vampire-queen").choose(known.view, 3)
+    assert ismcts.search(known, Chance(b"z"), lambda done: True) == favourite
+
+
+def test_the_decision_is_the_most_visited_child_then_the_heuristics() -> None:
+    root = ismcts.Node()
+    root.children = {
+        "a": ismcts.Child(ismcts.Node(), 0, visits=5, total=4.0),
+        "b": ismcts.Child(ismcts.Node(), 0, visits=9, total=1.0),
+        "c": ismcts.Child(ismcts.Node(), 0, visits=9, total=1.0),
+    }
+    assert ismcts.decision(root, ("a", "b", "c"), "a") == "b"
+    assert ismcts.decision(root, ("a", "b", "c"), "c") == "c"
+    # A child no longer legal is not played.
+    assert ismcts.decision(root, ("a", "c"), "a") == "c"
+    assert ismcts.decision(ismcts.Node(), ("a", "b"), "b") == "b"
+
+
+def test_the_search_strategies_are_the_tree_search_on_cpu_time() -> None:
+    strategy = make_strategy("search", "sleeping-queens")
+    assert isinstance(strategy, SearchStrategy)
+    assert (strategy.algorithm, strategy.millis, strategy.iterations) == ("ismcts", 100.0, None)
+    with pytest.raises(ValueError, match="unknown search algorithm"):
+        SearchStrategy("sleeping-queens", algorithm="alphabeta")
