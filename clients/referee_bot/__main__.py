@@ -182,8 +182,15 @@ def _player(args: argparse.Namespace) -> int:
 
     with grpc.insecure_channel(args.server) as channel:
         stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        # The stream announces each seat reserved for the player (those waiting when it
+        # opens too): claimed as announced, then played as any seat the player holds.
+        claimer = ReservedSeats(stub, credential) if args.claim_reserved else None
         stream = PlayerStream(
-            stub, bot_for, credential=credential, accept_challenges=args.accept_challenges
+            stub,
+            bot_for,
+            credential=credential,
+            accept_challenges=args.accept_challenges,
+            on_message=claimer.announced if claimer is not None else None,
         )
         try:
             if args.challenge:
@@ -192,12 +199,7 @@ def _player(args: argparse.Namespace) -> int:
             if args.pair:
                 pairing = referee_pb2.RequestPairingRequest(terms=terms)
                 stub.RequestPairing(pairing, metadata=metadata, timeout=30)
-            claimer = ReservedSeats(stub, credential).start() if args.claim_reserved else None
-            try:
-                results = stream.run(games=args.games or None)
-            finally:
-                if claimer is not None:
-                    claimer.stop()
+            results = stream.run(games=args.games or None)
         except grpc.RpcError as error:
             print(f"referee-bot: {describe_rpc_error(error)}", file=sys.stderr)
             return 1

@@ -7,7 +7,8 @@ commitments) and keeps it live.
 Seats (``GameSettings.seats``): a token seat's token goes to the creator (today's flow, and
 a game of token seats only has exactly the log of before); a ``creator`` seat's too, claimed
 in the signed-in creator's name in the opening batch; an ``open`` seat gets a single-use
-claim code (only its hash is stored) and a ``reserved`` one waits for its named player. A
+claim code (only its hash is stored) and a ``reserved`` one waits for its named player (its
+``reservation`` document, written with the game, is what that player's stream announces). A
 game with open or reserved seats opens without its deal (:mod:`referee.application.seating`
 deals with the claim that fills it).
 """
@@ -29,12 +30,14 @@ from referee.application.live import LiveGame
 from referee.application.players import Principal
 from referee.application.repository import MAX_ID_LENGTH, Repository
 from referee.application.seating import (
+    ANNOUNCED,
     CLAIM_CODES,
     LOBBY,
     holding_write,
     lobby_body,
     new_claim_code,
     new_seat_token,
+    reservation_write,
 )
 from referee.application.values import Created
 from referee.engine.game import FixedDeal, SetupRefused
@@ -61,12 +64,15 @@ async def create(
     creator: Principal | None = None,
     lookup: PlayerLookup | None = None,
     writes_for: Callable[[str], Sequence[DocumentWrite]] | None = None,
+    announce: bool = True,
 ) -> Created:
     """See :meth:`referee.application.referee.Referee.create`.
 
     ``writes_for(game_id)``: the caller's own documents, written in the creation's
     transaction (the lobby marks a challenge accepted, or pairing tickets paired, with the new
-    game's id): a :class:`~referee.store.RevisionConflict` refuses the game, nothing stored."""
+    game's id): a :class:`~referee.store.RevisionConflict` refuses the game, nothing stored.
+    ``announce``: write the reserved seats' ``reservation`` documents (False for the lobby's
+    games, whose reserved seats the lobby claims for the players itself, at once)."""
     if not game_type:
         raise errors.bad_request("game_type", "required (see ListGameTypes)")
     if len(game_type) > MAX_ID_LENGTH:
@@ -129,6 +135,9 @@ async def create(
     stored_settings: dict[str, Any] = {**settings.to_json(), seeds.SALT_KEY: config.salt.hex()}
     if codes:
         stored_settings[CLAIM_CODES] = {str(s): hash_token(c) for s, c in codes.items()}
+    announced = announce and any(plan.mode == "reserved" for plan in plans)
+    if announced:
+        stored_settings[ANNOUNCED] = True
     organiser = f"org-{secrets.token_urlsafe(24)}"
     game_id = secrets.token_hex(8)
     record = GameRecord(
@@ -150,6 +159,12 @@ async def create(
         token_hash = record.seat_token_hashes[event.seat]
         claims.append(SeatClaim(event.seat, name, kind, token_hash, record.created_at))
         documents.append(holding_write(name, game_id, event.seat, record.game_type))
+    if announced:
+        documents.extend(
+            reservation_write(plan.player, game_id, seat, record.game_type)
+            for seat, plan in enumerate(plans)
+            if plan.mode == "reserved"
+        )
     if settings.listed and settings.waits:
         open_seats = [seat for seat, plan in enumerate(plans) if plan.mode == "open"]
         body = lobby_body(live, open_seats)

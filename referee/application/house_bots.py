@@ -5,9 +5,9 @@ player accounts of kind ``bot`` (``house-normal``, ``house-normal-2``, ...: a pl
 one seat of a game, so a table of bots needs one account per seat), created at start when
 missing, each of which:
 
-- **takes the seats reserved for it**: every game the store announces (and, at start, every
-  unfinished one) is looked at once; a seat reserved for a house bot and not yet claimed is
-  claimed on its behalf (:meth:`Seating.claim_for`, the lobby's own path);
+- **takes the seats reserved for it**: its session announces each seat reserved for it
+  (:class:`~referee.application.sessions.Reserved`: those waiting when it opens, then each
+  new one), and it claims the seat (:meth:`Seating.claim_for`, the lobby's own path);
 - **accepts the challenges addressed to it** (not challenges to anyone: a house bot would
   then take every open challenge before a person could);
 - **joins pairing when asked**: a person's pairing request that has waited
@@ -17,6 +17,11 @@ missing, each of which:
   the very stream a remote program's PlayerSession follows: it sees its seats' redacted
   views, and nothing else, and decides from the latest view by its level's strategy within
   the per-move budget (the replacement rule is :mod:`house_levels`'s).
+
+Which seat each house bot takes in a game is decided in one place: :meth:`HouseBots.deciding`
+holds a game while a bot claims its reserved seat, and while an organiser's fill
+(:mod:`~referee.application.house_fill`) reads the game and claims its seats, so each reads
+the game after the other's claims and they never pick the same seat for one bot.
 
 Why in-process and not supervised ``referee-bot`` processes: a house bot needs no token, no
 connection and no process of its own per level; it runs on the same application-layer path
@@ -37,7 +42,7 @@ import asyncio
 import contextlib
 import random
 import secrets
-from collections.abc import Coroutine, Iterable
+from collections.abc import AsyncIterator, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +60,14 @@ from referee.application.pairing import PairingState, PairingTicket
 from referee.application.players import Player, Players, Principal
 from referee.application.repository import Repository
 from referee.application.seating import Seating
-from referee.application.sessions import GameMessage, Notice, Session, SessionCommand, Sessions
+from referee.application.sessions import (
+    GameMessage,
+    Notice,
+    Reserved,
+    Session,
+    SessionCommand,
+    Sessions,
+)
 from referee.application.values import SeatView
 from referee.bots import RandomStrategy
 from referee.metrics import Metrics
@@ -66,10 +78,6 @@ log = structlog.get_logger("referee")
 PAIRING_PASS_SECONDS = 1.0
 #: Seconds a bot waits before it opens its session again after the referee ended it.
 REOPEN_SECONDS = 0.5
-#: How often, and how long apart, a new game is looked for in memory before it is loaded.
-LOOK_TRIES, LOOK_SECONDS = 20, 0.05
-#: Game ids remembered as looked at (then the set starts again: a second look is harmless).
-SEEN_GAMES = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,9 +161,10 @@ class HouseBots:
         self._meters: _Meters | None = None
         self._deciders: Deciders | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
-        self._unlisten: Any = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._seen: set[str] = set()
+        #: The games whose house bots' seats are being decided: the lock and how many hold
+        #: or wait for it (the entry goes with the last).
+        self._deciding: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._pairing: asyncio.Future[Any] | None = None
         self._closed = False
 
     @property
@@ -191,7 +200,6 @@ class HouseBots:
         (tests). ValueError when a level's name is a person's account."""
         self.budget_ms = budget_ms
         self.pair_after_seconds = pair_after_seconds
-        self._loop = asyncio.get_running_loop()
         self._meters = self._meters or _Meters(self.metrics)
         self._deciders = self._deciders or Deciders()
         master = random.Random(seed if seed is not None else secrets.randbits(64))
@@ -203,11 +211,8 @@ class HouseBots:
                 bot = _Bot(level, name, random.Random(master.getrandbits(64)))
                 self._bots[name] = bot
                 self._open(bot)
-        if self._bots and self._unlisten is None:
-            self._unlisten = self.repository.store.add_listener(self._appended)
-            self._spawn(self._scan())
-            if pair_after_seconds > 0:
-                self._spawn(self._pairing_passes())
+        if self._bots and pair_after_seconds > 0 and self._pairing is None:
+            self._pairing = self._spawn(self._pairing_passes())
         log.info("house_bots_started", bots=[b.name for b in self._bots.values()])
         return self.bots
 
@@ -231,9 +236,6 @@ class HouseBots:
     def close(self) -> None:
         """Stop every bot (their games go on by the clock rules, as for any absent seat)."""
         self._closed = True
-        if self._unlisten is not None:
-            self._unlisten()
-            self._unlisten = None
         for bot in self._bots.values():
             if bot.session is not None:
                 bot.session.close()
@@ -263,6 +265,8 @@ class HouseBots:
                 async for message in messages:
                     if isinstance(message, GameMessage):
                         self._seen_view(bot, message)
+                    elif isinstance(message, Reserved):
+                        self._spawn(self._claim_reserved(bot, message.game_id, message.seat))
                     elif isinstance(message, Notice) and isinstance(message.item, Challenge):
                         self._challenged(bot, message.item)
         except RefereeError as error:
@@ -394,56 +398,50 @@ class HouseBots:
 
     # --- seats reserved for a bot ------------------------------------------------------------
 
-    def _appended(self, game_id: str, version: int) -> None:  # a store thread
-        if game_id in self._seen or self._loop is None or self._closed:
-            return
-        with contextlib.suppress(RuntimeError):  # the loop closed
-            self._loop.call_soon_threadsafe(self._look, game_id)
-
-    def _look(self, game_id: str) -> None:
-        if game_id in self._seen or self._closed:
-            return
-        if len(self._seen) >= SEEN_GAMES:
-            self._seen.clear()
-        self._seen.add(game_id)
-        self._spawn(self._claim_reserved(game_id))
-
-    async def _scan(self) -> None:
-        """At start: the unfinished games (seats reserved while no bot ran)."""
-        store = self.repository.store
-        listed = await self.repository.call(store.list_games)
-        for record, _, finished in listed:
-            if not finished:
-                self._look(record.game_id)
-
-    async def _in_memory(self, game_id: str) -> Any:
-        """The live game, once its creator keeps it: the store announces a new game before
-        the creating call holds it in memory, and loading it meanwhile would make a second
-        live copy that its commands never reach. A game made elsewhere (another replica) is
-        loaded after a moment."""
-        for _ in range(LOOK_TRIES):
-            live = self.repository.games.get(game_id)
-            if live is not None:
-                return live
-            await asyncio.sleep(LOOK_SECONDS)
-        return await self.repository.get(game_id)
-
-    async def _claim_reserved(self, game_id: str) -> None:
+    @contextlib.asynccontextmanager
+    async def deciding(self, game_id: str) -> AsyncIterator[None]:
+        """Hold ``game_id`` while deciding and claiming house bots' seats in it: a bot
+        claiming its reserved seat and an organiser's fill wait for each other, so the one
+        that comes second reads the game with the first one's claims (one replica's; another
+        replica's bot is refused by the store, SEAT_TAKEN or ALREADY_SEATED)."""
+        lock, users = self._deciding.get(game_id, (None, 0))
+        lock = lock or asyncio.Lock()
+        self._deciding[game_id] = (lock, users + 1)
         try:
-            live = await self._in_memory(game_id)
-            if live.table.started:
-                return
-            for holder in live.holders():
-                bot = self._bots.get(holder.player)
-                if holder.state != "reserved" or bot is None:
-                    continue
-                await self.seating.claim_for(game_id, holder.seat, Player(bot.name, "bot"))
-                assert self._meters is not None
-                self._meters.joined.labels(bot.level.name, "seat").inc()
+            async with lock:
+                yield
+        finally:
+            lock, users = self._deciding[game_id]
+            if users == 1:
+                del self._deciding[game_id]
+            else:
+                self._deciding[game_id] = (lock, users - 1)
+
+    async def _claim_reserved(self, bot: _Bot, game_id: str, seat: int) -> None:
+        """Claim the seat the bot's session announced reserved for it, unless the game has
+        moved on meanwhile (an organiser's fill seated the bot, the game started or ended)."""
+        try:
+            async with self.deciding(game_id):
+                # The repository waits for a game still being created (its live copy).
+                live = await self.repository.get_current(game_id)
+                holder = next((h for h in live.holders() if h.seat == seat), None)
+                if (
+                    live.table.started
+                    or live.table.over
+                    or holder is None
+                    or holder.state != "reserved"
+                    or holder.player != bot.name
+                ):
+                    return
+                await self.seating.claim_for(game_id, seat, Player(bot.name, "bot"))
         except RefereeError as error:  # taken by another replica's bot, aborted, ...
-            log.info("house_bot_claim_failed", game_id=game_id, reason=error.reason)
+            log.info("house_bot_claim_failed", game_id=game_id, seat=seat, reason=error.reason)
+            return
         except Exception:
-            log.exception("house_bot_claim_failed", game_id=game_id)
+            log.exception("house_bot_claim_failed", game_id=game_id, seat=seat)
+            return
+        assert self._meters is not None
+        self._meters.joined.labels(bot.level.name, "seat").inc()
 
     # --- pairing ----------------------------------------------------------------------------
 

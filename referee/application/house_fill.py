@@ -13,7 +13,8 @@ token (``TOKEN_MISSING``/``TOKEN_INVALID``), a game that has started or is over
 with ``empty_seats`` and ``house_bots`` in the metadata). The claims themselves are one store
 transaction each (the seating's), so a person who takes a seat between two of them wins it
 and the fill stops with that claim's ``SEAT_TAKEN``; the seats filled so far stay filled,
-and calling again fills the rest.
+and calling again fills the rest. A house bot claiming its reserved seat as the fill comes is
+no such race: the fill reads the game under :meth:`HouseBots.deciding`, after that claim.
 """
 
 from __future__ import annotations
@@ -42,6 +43,14 @@ async def fill_with_bots(
     summary after the last claim (see the module's docstring for the refusals)."""
     live = await house.repository.get_current(game_id)
     access.check_organiser(live, organiser_token)
+    # The house bots' one owner of their seats in this game: a bot claiming its reserved seat
+    # finishes first, and is then read as seated (its seat not chosen again: ALREADY_SEATED).
+    async with house.deciding(game_id):
+        return await _fill(house, game_id, level)
+
+
+async def _fill(house: HouseBots, game_id: str, level: str) -> Summary:
+    live = await house.repository.get_current(game_id)
     table = live.table
     if table.over:
         raise _refused("GAME_OVER", "the game is over", game_id)
@@ -88,9 +97,10 @@ async def fill_with_bots(
         try:
             await house.seating.fill_seat(game_id, seat, Player(chosen[seat], "bot"))
         except RefereeError as error:
-            # The bot a seat is reserved for may have claimed it itself meanwhile: filled.
+            # Another replica's bot may have claimed its reserved seat meanwhile: filled.
             now = (await house.repository.get_current(game_id)).table.status.claims
-            if error.reason != "SEAT_TAKEN" or getattr(now.get(seat), "player", "") != chosen[seat]:
+            taken = error.reason in ("SEAT_TAKEN", "ALREADY_SEATED")
+            if not taken or getattr(now.get(seat), "player", "") != chosen[seat]:
                 raise
     log.info("game_filled_with_house_bots", game_id=game_id, seats=sorted(chosen))
     return (await house.repository.get_current(game_id)).summary(organiser=True)

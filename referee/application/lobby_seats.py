@@ -96,6 +96,9 @@ class ClaimedSeats(HeldSeats):
             None,
             settings,
             writes_for=writes_for,
+            # The lobby claims these seats for its players at once (`seat`): an announcement
+            # would only start a second claim racing it.
+            announce=False,
         )
         return OpenedGame(created.game_id, created.organiser_token)
 

@@ -91,6 +91,8 @@ class Referee:
             ClaimedSeats(self.repository, self.seating, self.players),
         )
         self.repository.on_finished.append(self.players.ratings.record)
+        # A game that ended unfilled announces its reserved seats no more.
+        self.repository.on_finished.append(self.seating.unreserve)
         self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
         #: Bot players the server runs (idle until ``house_bots.start``; docs/lobby.md).
         self.house_bots = HouseBots(

@@ -41,6 +41,7 @@ from referee.store import (
     RevisionConflict,
     SeatClaim,
     SeatTaken,
+    StoreError,
     VersionConflict,
 )
 from referee.stored import encode_batch
@@ -49,8 +50,15 @@ log = structlog.get_logger("referee")
 
 #: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
 CLAIM_CODES = "claim_codes"
+#: The record's settings entry set (true) when the game's reserved seats have ``reservation``
+#: documents: only then does a claim look for one to delete (the lobby's games have none, and
+#: their claims follow the creation at once: a paired player asks for its seat right away).
+ANNOUNCED = "announced"
 #: The document kind of the seats a player holds (key ``player/game_id/seat``).
 HOLDING = "holding"
+#: The document kind of the seats reserved for a player and not claimed yet (same key): what
+#: the player stream announces (``sessions.Reserved``). Nothing secret is in it.
+RESERVATION = "reservation"
 
 
 def new_seat_token() -> str:
@@ -66,6 +74,12 @@ def holding_write(player: str, game_id: str, seat: int, game_type: str) -> Docum
     """The ``holding`` document of a seat a named player took (written once, never before)."""
     body = {"game_id": game_id, "seat": seat, "game_type": game_type, "claimed_ms": now_ms()}
     return DocumentWrite(HOLDING, f"{player}/{game_id}/{seat}", body, 0, time.time())
+
+
+def reservation_write(player: str, game_id: str, seat: int, game_type: str) -> DocumentWrite:
+    """The ``reservation`` document of a seat reserved for ``player`` (at the game's creation)."""
+    body = {"game_id": game_id, "seat": seat, "game_type": game_type, "reserved_ms": now_ms()}
+    return DocumentWrite(RESERVATION, f"{player}/{game_id}/{seat}", body, 0, time.time())
 
 
 def lobby_body(live: LiveGame, open_seats: list[int]) -> dict[str, Any]:
@@ -326,6 +340,7 @@ class Seating:
             documents.append(holding_write(chosen.player, game_id, seat, live.record.game_type))
         if live.settings.listed:
             documents.extend(await self._lobby_write(live, seat, fills))
+        documents.extend(await self._reservation_gone(live, [seat]))
         claim = SeatClaim(
             seat,
             chosen.player,
@@ -355,6 +370,37 @@ class Seating:
         remaining = [s for s in live.open_seats() if s != seat]
         body = None if fills or not remaining else lobby_body(live, remaining)
         return [DocumentWrite(LOBBY, live.game_id, body, found.revision, time.time())]
+
+    async def _reservation_gone(self, live: LiveGame, seats: list[int]) -> list[DocumentWrite]:
+        """The deletes of the ``reservation`` documents of ``seats`` (those reserved and
+        still announced): the seat is claimed, by its player or an organiser's fill, or the
+        game ended."""
+        repository, settings = self.repository, live.settings
+        gone: list[DocumentWrite] = []
+        if not live.record.settings.get(ANNOUNCED):
+            return gone
+        for seat in seats:
+            plan = settings.plan(seat)
+            if plan.mode != "reserved":
+                continue
+            key = f"{plan.player}/{live.game_id}/{seat}"
+            found = await repository.call(repository.store.read_document, RESERVATION, key)
+            if found is not None:
+                gone.append(DocumentWrite(RESERVATION, key, None, found.revision, time.time()))
+        return gone
+
+    async def unreserve(self, live: LiveGame) -> None:
+        """A game that ended with seats still reserved (aborted at its join deadline, or by
+        its organiser) announces them no more (``Repository.on_finished``)."""
+        claims = live.table.status.claims
+        seats = [s for s in range(live.record.players) if s not in claims]
+        try:
+            gone = await self._reservation_gone(live, seats)
+            if gone:
+                await self.repository.call(self.repository.store.write_documents, gone)
+        except (StoreError, RefereeError, RuntimeError) as error:  # RuntimeError: closing
+            # A stale reservation is harmless: a session announces only unfinished games'.
+            log.info("reservation_not_removed", game_id=live.game_id, error=str(error))
 
     async def _refresh(self, live: LiveGame) -> None:
         """After a lost race: what the store holds now (the log and the claims)."""
@@ -398,13 +444,16 @@ class Seating:
 
 
 __all__ = [
+    "ANNOUNCED",
     "CLAIM_CODES",
     "HOLDING",
     "LOBBY",
+    "RESERVATION",
     "PlayerSeat",
     "Seating",
     "holding_write",
     "lobby_body",
     "new_claim_code",
     "new_seat_token",
+    "reservation_write",
 ]

@@ -10,6 +10,10 @@ A :class:`Session` is what one connected player program sees (PlayerSession, Wat
   a :class:`Resume` (today's flow: a program handed seat tokens, as the tournament runner
   hands them, multiplexes them on one stream with no account);
 - the player's **lobby inbox** (challenges, pairing tickets), when the lobby room has one;
+- the seats **reserved for the player** and not claimed yet (:class:`Reserved`: its
+  ``reservation`` documents, those of unfinished games when the session opens, then each new
+  one as it is written), so a program claims a seat a tournament runner or any creator
+  reserved for it at once rather than looking for it;
 - the **outcome of each command** sent on the stream, correlated by its command id: a
   refusal is the :class:`RefereeError` the unary call would raise, so each adapter sends the
   same code, reason and metadata the unary call's status carries.
@@ -33,12 +37,14 @@ from typing import Any, Protocol
 
 import structlog
 
-from referee.application import access, errors
+from referee.application import access, errors, player_seats
 from referee.application.commands import Commands
 from referee.application.errors import RefereeError
 from referee.application.fanout import StreamEnded
+from referee.application.player_seats import Reserved
 from referee.application.players import Principal
 from referee.application.repository import Repository
+from referee.application.seating import RESERVATION
 from referee.application.streams import Streams
 from referee.application.values import Submitted, Summary, Update, Watcher
 
@@ -95,7 +101,7 @@ class Notice:
     item: Any
 
 
-SessionMessage = GameMessage | Granted | Outcome | Notice
+SessionMessage = GameMessage | Granted | Outcome | Notice | Reserved
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,29 +202,22 @@ class Sessions:
 
     def _document_written(self, kind: str, key: str, revision: int) -> None:
         """The store's listener: from a store thread (or the committing one)."""
-        if kind != HOLDING or revision == 0 or self._loop is None:
+        if kind not in (HOLDING, RESERVATION) or revision == 0 or self._loop is None:
             return
         with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening
-            self._loop.call_soon_threadsafe(self._held, key)
+            self._loop.call_soon_threadsafe(self._tell, kind, key)
 
-    def _held(self, key: str) -> None:
+    def _tell(self, kind: str, key: str) -> None:
+        """A ``holding`` or ``reservation`` document was written: to its player's sessions."""
         parsed = parse_holding(key)
         if parsed is None:
             return
         player, game_id, seat = parsed
         for session in tuple(self._by_player.get(player, ())):
-            session.hold(game_id, seat)
-
-    async def holdings(self, player: str) -> list[tuple[str, int]]:
-        """The seats ``player`` holds, as (game id, seat), from its ``holding`` documents."""
-        store = self.repository.store
-        found = await self.repository.call(store.documents, HOLDING, f"{player}/")
-        seats = []
-        for document in found:
-            parsed = parse_holding(document.key)
-            if parsed is not None and parsed[0] == player:
-                seats.append(parsed[1:])
-        return seats
+            if kind == HOLDING:
+                session.hold(game_id, seat)
+            else:
+                session.reserved(game_id, seat)
 
     def close(self) -> None:
         if self._listening is not None:
@@ -226,13 +225,8 @@ class Sessions:
             self._listening = None
 
 
-def parse_holding(key: str) -> tuple[str, str, int] | None:
-    """``player/game_id/seat`` as its parts (player names and game ids hold no ``/``)."""
-    player, _, rest = key.partition("/")
-    game_id, _, seat = rest.rpartition("/")
-    if not player or not game_id or not seat.isdigit():
-        return None
-    return player, game_id, int(seat)
+#: ``player/game_id/seat`` as its parts.
+parse_holding = player_seats.parse_key
 
 
 # --- one session -----------------------------------------------------------------------------
@@ -274,6 +268,8 @@ class Session:
     #: Where a seat not followed yet starts (resumes that came before its holding).
     _after: dict[tuple[str, int], int] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
+    #: Reservations announced already (the listing at the start and a write may both tell).
+    _announced: set[tuple[str, int]] = field(default_factory=set)
     _started: bool = False
     _closed: bool = False
     _in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(IN_FLIGHT))
@@ -338,13 +334,27 @@ class Session:
         key = (game_id, seat)
         if key in self._seats or key in self._done or self._closed:
             return
-        principal = self.principal
-        if principal is not None and (
-            (principal.scope_game and principal.scope_game != game_id)
-            or (principal.scope_seat is not None and principal.scope_seat != seat)
-        ):
+        if not self._covers(game_id, seat):
             return  # a platform token scoped elsewhere: not this session's seat
         self._follow(game_id, seat, self._after.pop(key, 0), "")
+
+    def reserved(self, game_id: str, seat: int) -> None:
+        """A seat is reserved for the player now (a ``reservation`` document): announce it,
+        once, if it is still there when read (not claimed meanwhile)."""
+        if (game_id, seat) in self._announced or self._closed:
+            return
+        principal = self.principal
+        if not self._covers(game_id, seat) or (principal is not None and principal.spectator_only):
+            return  # a credential that may not claim this seat: nothing to announce
+        self._spawn(self._announce(game_id, seat))
+
+    def _covers(self, game_id: str, seat: int) -> bool:
+        """False for a seat a platform token scoped elsewhere does not cover."""
+        principal = self.principal
+        return principal is None or not (
+            (principal.scope_game and principal.scope_game != game_id)
+            or (principal.scope_seat is not None and principal.scope_seat != seat)
+        )
 
     async def command(self, command: SessionCommand) -> None:
         """Submit ``command`` (in a task of its own); its :class:`Outcome` follows on the
@@ -384,6 +394,7 @@ class Session:
             self.resume(resume)
         if self.player is not None:
             self._spawn(self._follow_holdings(self.player))
+            self._spawn(self._follow_reservations(self.player))
             inboxes = self.sessions.inboxes
             if inboxes is not None:
                 self._spawn(self._follow_inbox(inboxes.inbox(self.player)))
@@ -400,13 +411,11 @@ class Session:
     async def _follow_holdings(self, player: str) -> None:
         repository = self.sessions.repository
         try:
-            held = await self.sessions.holdings(player)
-            # A game over before this session is not replayed unless the client asks: which
-            # are over, from one listing (a player's holdings outlive its games).
+            held = await player_seats.held(repository, player)
+            # A game over before this session is not replayed unless the client asks.
             over = set()
             if any(key not in self._after for key in held):
-                listed = await repository.call(repository.store.list_games)
-                over = {record.game_id for record, _, finished in listed if finished}
+                over = await player_seats.finished(repository)
         except RefereeError as error:
             await self._end(error)
             return
@@ -415,8 +424,27 @@ class Session:
             if key in self._after or game_id not in over:
                 self.hold(game_id, seat)
 
+    async def _follow_reservations(self, player: str) -> None:
+        """The seats reserved for the player before the session opened (unfinished games)."""
+        try:
+            for game_id, seat in await player_seats.waiting(self.sessions.repository, player):
+                self.reserved(game_id, seat)
+        except RefereeError as error:
+            await self._end(error)
+
+    async def _announce(self, game_id: str, seat: int) -> None:
+        repository = self.sessions.repository
+        try:
+            found = await player_seats.read(repository, self.player or "", game_id, seat)
+        except RefereeError as error:
+            await self._end(error)
+            return
+        if found is not None and (game_id, seat) not in self._announced:  # else claimed
+            self._announced.add((game_id, seat))
+            await self._put(None, found)
+
     async def _resume_held(self, game_id: str, seat: int) -> None:
-        if (game_id, seat) in await self.sessions.holdings(self.player or ""):
+        if (game_id, seat) in await player_seats.held(self.sessions.repository, self.player or ""):
             self.hold(game_id, seat)
 
     def _follow(self, game_id: str, seat: int, after: int, token: str) -> None:
@@ -506,7 +534,8 @@ class Session:
             elif self.player is not None and (submit := self.sessions.submit_held) is not None:
                 # A held seat (followed or not: the seats room checks that the player holds
                 # it, so a command may race its seat's grant).
-                self._check_scope(command)
+                if self.principal is not None:  # a platform token's scope, as unary calls
+                    access.check_scope(self.principal, command.game_id, command.seat, play=True)
                 submitted = await submit(self.player, command)
             else:
                 raise errors.forbidden(
@@ -527,24 +556,6 @@ class Session:
         finally:
             self._in_flight.release()
         await self._put(None, outcome)
-
-    def _check_scope(self, command: SessionCommand) -> None:
-        """PERMISSION_DENIED ``TOKEN_SCOPE`` for a command a platform token does not cover
-        (a spectator's, or another game's or seat's), as the unary call refuses it."""
-        principal = self.principal
-        if principal is None:
-            return
-        why = ""
-        if principal.spectator_only:
-            why = "this credential may only watch (spectator)"
-        elif principal.scope_game and principal.scope_game != command.game_id:
-            why = "this credential is scoped to another game"
-        elif principal.scope_seat is not None and principal.scope_seat != command.seat:
-            why = "this credential is scoped to another seat"
-        if why:
-            raise RefereeError(
-                errors.Kind.FORBIDDEN, why, "TOKEN_SCOPE", metadata={"game_id": command.game_id}
-            )
 
     async def _put(self, followed: _Followed | None, message: SessionMessage) -> None:
         await self._queue.put((followed, message))
@@ -572,6 +583,7 @@ __all__ = [
     "Inboxes",
     "Notice",
     "Outcome",
+    "Reserved",
     "Resume",
     "Session",
     "SessionCommand",

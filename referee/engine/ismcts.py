@@ -14,8 +14,10 @@ both the tree's prior and its rollout. Each iteration
    node's children are those commands that were ever legal in a world that reached it; each
    counts how often it was *available* (legal in the iteration's world), and UCB1 is taken
    over the available ones with that count in place of the parent's visits (the subset-armed
-   bandit that keeps a command legal in few worlds from being over-explored). The mover of a
-   node maximises its own reward (every seat is modelled as playing for itself);
+   bandit that keeps a command legal in few worlds from being over-explored), plus a
+   progressive bias towards the heuristic's command for the node's mover in this world
+   (``Settings.bias``). The mover of a node maximises its own reward (every seat is modelled
+   as playing for itself, near the heuristic);
 3. **expands** one new child: the heuristic's command for the mover in this world first
    (the bot reads the mover's view of the world only, so for another seat it is what that
    seat would do in that world), after it another command only when
@@ -74,6 +76,12 @@ class Settings:
     exploration: float = 0.7
     #: A node may hold ``1 + widening * visits ** 0.5`` children (the heuristic's first).
     widening: float = 0.5
+    #: Progressive bias towards the heuristic's command of a node's mover in the iteration's
+    #: world: ``bias / (1 + visits)`` added to its UCB value. With a few dozen iterations a
+    #: command must beat the heuristic's by more than chance to draw the visits from it (its
+    #: mean over a handful of playouts is noise), and the other seats are modelled as the
+    #: heuristic would play in that world.
+    bias: float = 0.5
     #: Chance of a random command at each rollout step (0: the heuristic throughout).
     epsilon: float = 0.0
     #: Worlds sampled before they are reused in turn.
@@ -208,16 +216,24 @@ def iterate(
             if known is not None:
                 known.available += 1
                 available += 1
+        favourite = None
+        if bot is not None:
+            favourite = bot.choose(view_for(table, mover, legal), players)
         room = 1 + settings.widening * math.sqrt(node.visits)
-        new = [command for command in legal if command not in children]
-        # Widen while there is room, and always when no child is legal in this world.
-        if new and (available == 0 or available < room):
-            command = expansion(table, mover, legal, new, bot, rng, players)
+        if favourite is not None and favourite not in children:
+            command = favourite
+        else:
+            new = [command for command in legal if command not in children]
+            # Widen while there is room, and always when no child is legal in this world.
+            command = None
+            if new and (available == 0 or available < room):
+                command = new[rng.below(len(new))] if len(new) > 1 else new[0]
+        if command is not None:
             child = Child(Node(), mover, available=1)
             children[command] = child
             expanded = True
         else:
-            command, child = select(children, legal, settings.exploration)
+            command, child = select(children, legal, favourite, settings)
         try:
             table.step(mover, command)
         except Rejection:
@@ -233,31 +249,17 @@ def iterate(
         child.total += rewards[child.mover]
 
 
-def expansion(
-    table: SearchTable[Any],
-    mover: Seat,
-    legal: list[Command],
-    new: list[Command],
-    bot: Bot | None,
-    rng: Chance,
-    players: int,
-) -> Command:
-    """The command a node expands next: the heuristic's for the mover in this world if it is
-    still untried, else a random untried one."""
-    if bot is not None:
-        view = view_for(table, mover, legal)
-        favourite = bot.choose(view, players)
-        if favourite in new:
-            return favourite
-    return new[rng.below(len(new))] if len(new) > 1 else new[0]
-
-
 def select(
-    children: dict[Command, Child], legal: list[Command], exploration: float
+    children: dict[Command, Child],
+    legal: list[Command],
+    favourite: Command | None,
+    settings: Settings,
 ) -> tuple[Command, Child]:
-    """UCB1 over the legal (available) children, availability in place of parent visits."""
+    """UCB1 over the legal (available) children, availability in place of parent visits, plus
+    the progressive bias towards ``favourite`` (the heuristic's command)."""
     best: tuple[Command, Child] | None = None
     top = -math.inf
+    exploration = settings.exploration
     for command in legal:
         child = children.get(command)
         if child is None:
@@ -265,6 +267,8 @@ def select(
         if child.visits == 0:
             return command, child
         value = child.mean + exploration * math.sqrt(math.log(child.available) / child.visits)
+        if command == favourite:
+            value += settings.bias / (1 + child.visits)
         if value > top:
             best, top = (command, child), value
     assert best is not None  # iterate expands when no child is legal here

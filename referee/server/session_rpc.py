@@ -25,6 +25,7 @@ from referee.application import Referee, RefereeError, Unreadable
 from referee.application import errors as app_errors
 from referee.application.challenges import Challenge
 from referee.application.pairing import PairingTicket
+from referee.application.player_seats import Reserved
 from referee.application.players import Principal
 from referee.application.sessions import (
     GameMessage,
@@ -96,6 +97,12 @@ def player_message(message: SessionMessage) -> pb.PlayerMessage:
         )
     if isinstance(message, Outcome):
         return pb.PlayerMessage(outcome=outcome_to_proto(message))
+    if isinstance(message, Reserved):
+        return pb.PlayerMessage(
+            reserved=pb.SeatReserved(
+                game_id=message.game_id, seat=message.seat, game_type=message.game_type
+            )
+        )
     return notice_to_proto(message)
 
 

@@ -3891,6 +3891,42 @@ class SeatGranted(_message.Message):
 Global___SeatGranted: _TypeAlias = SeatGranted  # noqa: Y015
 
 @_typing.final
+class SeatReserved(_message.Message):
+    """A seat reserved for the player that it has not claimed yet (CreateGame's
+    SEAT_MODE_RESERVED for it, e.g. a tournament runner's games): claim it with ClaimSeat
+    {game_id, seat} and the player's credential; its SeatGranted and updates follow. Sent when
+    the reservation is made and, when the stream opens, for each one still waiting in a game
+    not over. It names no token and no claim code. The lobby's games (a challenge, a pairing)
+    are claimed for their players at once and send none.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """Game id."""
+    seat: _builtins.int
+    """The seat reserved for the player."""
+    game_type: _builtins.str
+    """The game's type (e.g. sleeping-queens)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        game_type: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "game_type", b"game_type", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatReserved: _TypeAlias = SeatReserved  # noqa: Y015
+
+@_typing.final
 class PlayerMessage(_message.Message):
     """One message of the player stream (PlayerSession, WatchPlayer)."""
 
@@ -3901,6 +3937,7 @@ class PlayerMessage(_message.Message):
     CHALLENGE_FIELD_NUMBER: _builtins.int
     PAIRING_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
+    RESERVED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def update(self) -> Global___GameUpdate:
         """A batch of one of the player's games."""
@@ -3921,6 +3958,10 @@ class PlayerMessage(_message.Message):
     def outcome(self) -> Global___CommandOutcome:
         """The answer to a command sent on this stream."""
 
+    @_builtins.property
+    def reserved(self) -> Global___SeatReserved:
+        """A seat reserved for the player, to claim (ClaimSeat)."""
+
     def __init__(
         self,
         *,
@@ -3929,12 +3970,13 @@ class PlayerMessage(_message.Message):
         challenge: Global___Challenge | None = ...,
         pairing: Global___PairingTicket | None = ...,
         outcome: Global___CommandOutcome | None = ...,
+        reserved: Global___SeatReserved | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "outcome", b"outcome", "pairing", b"pairing", "seat", b"seat", "update", b"update"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "outcome", b"outcome", "pairing", b"pairing", "reserved", b"reserved", "seat", b"seat", "update", b"update"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "outcome", b"outcome", "pairing", b"pairing", "seat", b"seat", "update", b"update"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenge", b"challenge", "kind", b"kind", "outcome", b"outcome", "pairing", b"pairing", "reserved", b"reserved", "seat", b"seat", "update", b"update"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["update", "seat", "challenge", "pairing", "outcome"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["update", "seat", "challenge", "pairing", "outcome", "reserved"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

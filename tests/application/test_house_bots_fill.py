@@ -5,10 +5,15 @@ unknown level) changes nothing."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+from typing import Any
+
 from referee.application import Kind, Referee
 from referee.application.house_levels import parse_levels
+from referee.store import MemoryEventStore
 from tests.application.seating_support import seats, unchanged
-from tests.application.support import run, until
+from tests.application.support import WAIT, run, until
 from tests.application.test_house_bots import person, play_as
 
 SQ = "sleeping-queens"
@@ -115,3 +120,54 @@ def test_refusals_change_nothing() -> None:
 
 def _players(referee: Referee, game_id: str) -> list[str]:
     return [h.player for h in referee.games[game_id].holders()]
+
+
+class _ClaimHeld(MemoryEventStore):
+    """A store that holds one player's claim in its transaction until told (``release``):
+    the moment a house bot is claiming its reserved seat, made to last."""
+
+    def __init__(self, player: str) -> None:
+        super().__init__()
+        self.player = player
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def claim_seat(self, game_id: str, expected_version: int, *args: Any, **kwargs: Any) -> int:
+        claim = args[1] if len(args) > 1 else kwargs["claim"]
+        if claim.player == self.player and not self.entered.is_set():
+            self.entered.set()
+            self.release.wait(WAIT)
+        return super().claim_seat(game_id, expected_version, *args, **kwargs)
+
+
+def test_a_fill_while_a_house_bot_claims_its_reserved_seat_leaves_that_seat_to_the_bot() -> None:
+    """The race made deterministic: the bot's claim of its reserved seat is in the store's
+    transaction when the organiser fills, and lands just after the fill has read the game.
+    The fill must not claim that seat too (it was refused ALREADY_SEATED): one owner decides
+    which seat each house bot takes, and the fill takes the seats nobody is claiming."""
+    store = _ClaimHeld("house-normal")
+
+    async def scenario(referee: Referee) -> None:
+        await referee.house_bots.start(parse_levels("easy:1,normal:1"), seed=25)
+        ann = await person(referee)
+        modes = ("creator", "reserved:house-normal", "open")
+        created = await referee.create(SQ, 3, settings=seats(*modes), creator=ann)
+        assert await asyncio.to_thread(store.entered.wait, WAIT), "the bot never claimed"
+        repository = referee.repository
+        read = repository.get_current
+
+        async def read_then_release(game_id: str) -> Any:
+            live = await read(game_id)
+            store.release.set()  # the bot's claim commits now, the fill going on
+            return live
+
+        repository.get_current = read_then_release  # type: ignore[method-assign]
+        try:
+            await referee.fill_with_bots(created.game_id, created.organiser_token)
+        finally:
+            store.release.set()
+            repository.get_current = read  # type: ignore[method-assign]
+        await until(lambda: referee.games[created.game_id].table.started)
+        assert _players(referee, created.game_id) == ["ann", "house-normal", "house-easy"]
+
+    run(scenario, store=store)

@@ -241,9 +241,12 @@ class HttpTransport(Transport):
     def stream(self, request: pb.StreamGameRequest) -> Iterator[pb.StreamGameResponse]:
         return self._enveloped("StreamGame", self._frame(request.SerializeToString()))
 
-    def _enveloped(self, method: str, body: bytes) -> Iterator[Any]:
-        """Read an enveloped response as it arrives: its messages, then its end."""
-        headers = {"Content-Type": self._kind}
+    def _enveloped(
+        self, method: str, body: bytes, more: dict[str, str] | None = None
+    ) -> Iterator[Any]:
+        """Read an enveloped response as it arrives: its messages, then its end (``more``:
+        headers to send too, e.g. ``Authorization``)."""
+        headers = {"Content-Type": self._kind, **(more or {})}
         if self.name == "connect":
             headers["Connect-Protocol-Version"] = "1"
         connection = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT * 3)

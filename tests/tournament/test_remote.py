@@ -240,7 +240,7 @@ class _SitsOnly(threading.Thread):
         super().__init__(daemon=True)
         self.channel = grpc.insecure_channel(address)
         self.stub = referee_pb2_grpc.RefereeServiceStub(self.channel)
-        self.claimer = ReservedSeats(self.stub, token, interval=0.2)
+        self.claimer = ReservedSeats(self.stub, token)
         self.metadata = [("authorization", f"Bearer {token}")]
         self.resign = resign
         self.stopped = threading.Event()

@@ -99,6 +99,7 @@ def test_every_browser_test_file_is_collected() -> None:
         "replay",
         "lobby",
         "bots",
+        "table",
         "housebots",
         "offline",
     }

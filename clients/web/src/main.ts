@@ -14,6 +14,7 @@ import { startBots } from "./bots";
 import { h, type Child } from "./dom";
 import { endBanner, resultsTable, seatName, you } from "./ending";
 import { draw, type GameInfo } from "./games";
+import { felt } from "./table";
 import {
   SeatMode, SeatState, type CreateGameRequestSchema, type GameType, type HouseBot, type StreamGameResponse, type View,
 } from "./gen/referee/v1/referee_pb";
@@ -369,13 +370,21 @@ function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
   const lines = view.viewLines.length
     ? h("ul", { class: "view-lines", "data-view-lines": "" }, ...view.viewLines.map((line) => h("li", {}, line)))
     : null;
+  // The table drawn with cards (table.ts), then the same table in words: the game's own lines,
+  // the seats, and the viewer's hand by card names (the words of the cards' aria-labels).
+  const drawnTable = felt(view, (seat) => seatName(view, seat));
+  const hand = drawnTable?.hand && view.seat !== undefined
+    ? drawnTable.hand.map((label) => h("span", { class: "card" }, label))
+    : drawn.hand;
   return h("div", { class: "table", "data-version": String(view.version) },
     view.gameOver ? resultsTable(view) : null,
-    lines,
-    facts,
-    h("div", { class: "scroll" }, seatTable),
-    h("section", { class: "centre" }, ...drawn.centre),
-    drawn.hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...drawn.hand)) : null);
+    drawnTable?.root ?? null,
+    h("section", { class: "in-words", "aria-label": "The table in words" },
+      lines,
+      hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...(hand.length ? hand : ["no cards"]))) : null,
+      h("div", { class: "scroll" }, seatTable),
+      drawn.centre.length ? h("section", { class: "centre" }, ...drawn.centre) : null,
+      h("details", { class: "facts-box" }, h("summary", {}, "Every fact of the view"), facts)));
 }
 
 function waitingWords(view: View): string {
@@ -400,7 +409,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   const alert = h("p", { class: "alert", role: "alert" });
   const status = h("p", { class: "connection", role: "status" });
   const lines = h("ol", { class: "log", "aria-label": "What happened", "aria-live": "polite" },
-    ...log.lines.map(([seq, text]) => h("li", { "data-seq": seq }, text)));
+    ...log.lines.map(([seq, text], i) => h("li", { "data-seq": seq, class: i === log.lines.length - 1 ? "newest" : undefined }, text)));
   // Names (and option names) from ListGameTypes; without them the page still plays.
   const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
   const bots = saved?.organiser ? await serverInfo().then((r) => r.houseBots, () => [] as HouseBot[]) : [];
@@ -568,7 +577,8 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     log.add(seq, event.description);
     // Follow the newest entry, unless the reader has scrolled up to read older ones.
     const atBottom = lines.scrollTop + lines.clientHeight >= lines.scrollHeight - 8;
-    lines.append(h("li", { "data-seq": seq }, event.description));
+    lines.querySelector("li.newest")?.classList.remove("newest");
+    lines.append(h("li", { "data-seq": seq, class: "newest" }, event.description));
     if (atBottom) lines.scrollTop = lines.scrollHeight;
   };
 
