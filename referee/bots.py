@@ -97,6 +97,7 @@ class SearchStrategy:
         millis: float = 100.0,
         iterations: int | None = None,
         algorithm: str = "ismcts",
+        settings: ismcts.Settings | None = None,
     ) -> None:
         if algorithm not in ("ismcts", "pimc"):
             raise ValueError(f"unknown search algorithm {algorithm!r}; choose ismcts or pimc")
@@ -104,6 +105,8 @@ class SearchStrategy:
         self.millis = millis
         self.iterations = iterations
         self.algorithm = algorithm
+        #: The tree search's settings (``None``: the game's, ``ismcts_settings_for``).
+        self.settings = settings
         bot = game_bot(type_id)
         self.fallback: Strategy = RandomStrategy() if bot is None else BotStrategy(bot)
         #: Iterations of the last move searched (for measurements).
@@ -131,7 +134,7 @@ class SearchStrategy:
 
         if self.algorithm == "pimc":
             return pimc.search(knowledge, chance, stop)
-        return ismcts.search(knowledge, chance, stop)
+        return ismcts.search(knowledge, chance, stop, self.settings)
 
 
 def effective_name(name: str, type_id: str) -> str:

@@ -62,7 +62,7 @@ from typing import Any
 from referee.engine.bot import Bot, game_bot
 from referee.engine.game import Command, Rejection, Seat
 from referee.engine.pimc import MAX_PLAYOUT, reward, settings_for, standing_reward
-from referee.engine.registry import get_game
+from referee.engine.registry import BOT, game_module, get_game
 from referee.engine.search import SearchTable
 from referee.engine.table import View
 from referee.engine.worlds import Chance, Knowledge, World, sample_world
@@ -91,8 +91,12 @@ class Settings:
 
 
 def ismcts_settings_for(type_id: str) -> Settings:
-    """The game's settings: the horizon of its PIMC settings (``SEARCH`` of its bot module),
-    the defaults otherwise."""
+    """The game's settings: ``TREE_SEARCH`` of its bot module when it has one, else the
+    defaults with the horizon of its PIMC settings (``SEARCH``)."""
+    module = game_module(type_id, BOT)
+    found = getattr(module, "TREE_SEARCH", None) if module is not None else None
+    if isinstance(found, Settings):
+        return found
     return Settings(horizon=settings_for(type_id).horizon)
 
 
