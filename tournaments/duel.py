@@ -1,6 +1,7 @@
 """In-process duplicate-deal duel of the search strategy with the game's heuristic.
 
-    python tournaments/duel.py GAME DEALS [MILLIS] [--bias B] [--start N] [--opponents heuristic|tree]
+    python tournaments/duel.py GAME DEALS [MILLIS] [--bias B] [--start N]
+        [--opponents heuristic|tree]
 
 The same comparison as a ``format: duplicate`` tournament read by ``tournaments/paired.py``
 (every deal played with the search in every seat, the heuristic in the others; per deal the
