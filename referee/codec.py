@@ -348,14 +348,21 @@ _CLOCKS_FIELD = _VIEW.fields_by_name["clocks"]
 _CLOCKS_TAG = tag(_CLOCKS_FIELD.number, 2)
 
 
+@cache
+def _game_view(game_type: str, cls: Any) -> tuple[bytes, Callable[[Any], bytes]]:
+    """The key of a ``View``'s field for the game's view (of class ``cls``) and its encoder:
+    found once per game, not on each of the views every batch sends."""
+    outer = _VIEW.fields_by_name[game_field(game_type)]
+    return tag(outer.number, 2), plan(cls, outer.message_type).encode
+
+
 def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = ()) -> bytes:
     """``view`` as a serialized ``View``; ``clocks`` are dataclasses with the fields of
     ``referee.v1.SeatClock`` (the application's clock readings)."""
     game_type = view.game_type
-    game = game_field(game_type)
     legal = view.legal_commands
-    outer = _VIEW.fields_by_name[game]
     game_view: Any = type(view.game)
+    game_key, encode_game = _game_view(game_type, game_view)
     parts = [
         _GAME_ID(game_id),
         _GAME_TYPE(game_type),
@@ -366,7 +373,7 @@ def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = (
         _OVER(view.over),
         _RESULTS(view.results),
         _PLAYERS(players),
-        delimited(tag(outer.number, 2), plan(game_view, outer.message_type).encode(view.game)),
+        delimited(game_key, encode_game(view.game)),
         _DECISIONS(view.decisions),
         _COMMITMENT(view.commitment),
     ]

@@ -14,6 +14,28 @@ SERVICE = "referee.v1.RefereeService"
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
 
+class Children:
+    """One family's children by their label values, each looked up in the family once.
+
+    ``prometheus_client``'s ``labels`` checks its values and takes the family's lock on every
+    call; the series a command touches (its game type's, its method's) are few and live as
+    long as the registry, so the :class:`Metrics` that owns the family holds them here and a
+    command finds its child by one dict lookup. A child is made when first asked for, as
+    ``labels`` makes it: the exposition shows the same series."""
+
+    __slots__ = ("_family", "_found")
+
+    def __init__(self, family: Any) -> None:
+        self._family = family
+        self._found: dict[tuple[str, ...], Any] = {}
+
+    def __call__(self, *values: str) -> Any:
+        found = self._found.get(values)
+        if found is None:
+            found = self._found[values] = self._family.labels(*values)
+        return found
+
+
 class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
@@ -96,6 +118,13 @@ class Metrics:
             buckets=_BUCKETS,
             registry=self.registry,
         )
+
+        # The children of the series every command touches (see Children).
+        self.started_of = Children(self.started)
+        self.handled_of = Children(self.handled)
+        self.handling_of = Children(self.handling)
+        self.commands_of = Children(self.commands)
+        self.decision_seconds_of = Children(self.decision_seconds)
 
     def game_created(self, game_type: str) -> None:
         self.games_created.labels(game_type).inc()

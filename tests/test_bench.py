@@ -85,6 +85,26 @@ def test_quick_p12_splits_a_command_by_stage(tmp_path: Path) -> None:
     assert "## P12 the in-process budget per command" in (out / "bench.md").read_text()
 
 
+def test_quick_p13_plays_on_one_and_three_replicas(tmp_path: Path) -> None:
+    """P13's four windows run on PostgreSQL, every command is accepted and the CPU is read
+    for each replica (no speed)."""
+    from tests.store.pg import temporary_database
+
+    with temporary_database():  # skips (or, in CI, fails) without a PostgreSQL server
+        pass
+    out = tmp_path / "bench"
+    assert main(["bench", "--quick", "--only", "P13", "--out", str(out)]) == 0
+    p13 = json.loads((out / "bench.json").read_text())["results"]["P13"]
+    assert "skipped" not in p13 and p13["errors"] == 0
+    [windows] = [r["windows"] for r in p13["rounds"]]
+    assert set(windows) == {"one", "split", "together", "one/3"}
+    for window in windows.values():
+        assert window["measured_commands"] > 0
+        assert len(window["replica_cpu_us_per_command"]) == window["replicas"]
+        assert all(cpu > 0 for cpu in window["replica_cpu_us_per_command"])
+    assert "## P13 replicas scale" in (out / "bench.md").read_text()
+
+
 def test_quick_p11_reports_every_game_and_its_peers() -> None:
     from referee.bench import search
 

@@ -1,6 +1,7 @@
 """In-process duplicate-deal duel of the search strategy with the game's heuristic.
 
     python tournaments/duel.py GAME DEALS [MILLIS] [--bias B] [--start N]
+        [--opponents heuristic|tree]
 
 The same comparison as a ``format: duplicate`` tournament read by ``tournaments/paired.py``
 (every deal played with the search in every seat, the heuristic in the others; per deal the
@@ -69,10 +70,13 @@ def main() -> None:
     parser.add_argument("millis", type=float, nargs="?", default=100.0)
     parser.add_argument("--bias", type=float, default=None)
     parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--opponents", choices=("heuristic", "tree"), default=None)
     args = parser.parse_args()
     settings = ismcts.ismcts_settings_for(args.game)
     if args.bias is not None:
         settings = dataclasses.replace(settings, bias=args.bias)
+    if args.opponents is not None:
+        settings = dataclasses.replace(settings, opponents=args.opponents)
     search = SearchStrategy(args.game, millis=args.millis, settings=settings)
     tally = Tally()
     players = GAMES[args.game][0]

@@ -172,7 +172,7 @@ class Commands:
             else:
                 raise errors.not_now("the game is busy; try again", "BUSY")
             live.accepted[command_id] = outcome
-            repository.metrics.decision_seconds.labels(live.record.game_type).observe(
+            repository.metrics.decision_seconds_of(live.record.game_type).observe(
                 decision_ms / 1000
             )
             answer = self._accepted(live, seat, outcome, duplicate=False)  # right after it

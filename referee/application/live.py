@@ -58,9 +58,12 @@ class LatestBatch:
 
     #: Each viewer's view after the batch (for a game without a running clock).
     views: dict[Viewer, SeatView] = field(default_factory=dict)
-    #: The batch's events as the viewers so far saw them, one value per distinct redaction
-    #: (seats that see the same event share one value, so one encoding):
-    #: ``{(index, redacted event): value}``.
+    #: The batch's events that the viewers so far saw whole, one value each for all of them
+    #: (found by index: the redaction gave the event itself, so nothing to compare):
+    #: ``{index: value}``.
+    public: dict[int, StampedEvent] = field(default_factory=dict)
+    #: The rest, one value per distinct redaction (seats that see the same part of an event
+    #: share one value, so one encoding): ``{(index, redacted event): value}``.
     events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
     #: The batch as each viewer's batched streams send it (a spectator's, a seat's).
     updates: dict[Viewer, Update] = field(default_factory=dict)
@@ -161,12 +164,15 @@ class LiveGame:
         """Event ``index + 1`` as ``viewer`` may see it (or unredacted), with its stamps.
         Events of the latest batch are shared by every viewer who sees them alike."""
         table = self.table
-        event = table.log[index]
-        if redact:
-            event = table.redact(event, viewer)
+        whole = table.log[index]
+        event = table.redact(whole, viewer) if redact else whole
         recent = self.batch_ends[index] == table.version  # of the latest batch
         if recent:
-            found = self.latest.events.get((index, event))
+            latest = self.latest
+            if event is whole:  # the audience that sees it as it is: most events, most seats
+                found = latest.public.get(index)
+            else:
+                found = latest.events.get((index, event))
             if found is not None:
                 return found
         value = StampedEvent(
@@ -178,7 +184,10 @@ class LiveGame:
             game_type=self.record.game_type,
         )
         if recent:
-            self.latest.events[(index, event)] = value
+            if event is whole:
+                self.latest.public[index] = value
+            else:
+                self.latest.events[(index, event)] = value
         return value
 
     def batch_update(

@@ -116,6 +116,10 @@ class Repository:
         self._stop_listening: Callable[[], None] = lambda: None
         #: Games another replica announced that we looked at once (see :meth:`_appended`).
         self._heard_of: set[str] = set()
+        #: Games loaded here only for their timers (:meth:`_adopt`), unasked for since.
+        self._adopted: set[str] = set()
+        #: Live games whose queued catch-up has not read yet (it covers later notices too).
+        self._catching: dict[str, LiveGame] = {}
         #: How many unfinished games the store holds (the ``games_active`` gauge).
         self.active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
@@ -166,7 +170,14 @@ class Repository:
         loop = asyncio.get_running_loop()
 
         def appended(game_id: str, version: int) -> None:  # called on a store thread
-            loop.call_soon_threadsafe(self._appended, game_id, version)
+            # Every replica hears every commit: notices _appended would ignore wake no loop
+            # (issue 25 §6). A loading game is in games or _loading at every instant.
+            if (
+                game_id in self.games
+                or game_id in self._loading
+                or (self.store.shared and game_id not in self._heard_of)
+            ):
+                loop.call_soon_threadsafe(self._appended, game_id, version)
 
         self._stop_listening = self.store.add_listener(appended)
         listed = await self.call(self.store.list_games)
@@ -306,6 +317,10 @@ class Repository:
             raise errors.bad_request("game_id", "required")
         if len(game_id) > MAX_ID_LENGTH:
             raise errors.bad_request("game_id", f"at most {MAX_ID_LENGTH} characters")
+        self._adopted.discard(game_id)  # used here now: kept and followed as any other
+        return await self._get(game_id)
+
+    async def _get(self, game_id: str) -> LiveGame:
         live = self.games.get(game_id)
         if live is not None:
             live.touched = time.monotonic()
@@ -396,12 +411,14 @@ class Repository:
             else:
                 await self.call(store.create_game, live.record, payloads)
         except BaseException:
+            del self._loading[live.game_id]
             creating.set_exception(errors.not_found(live.game_id))
             raise
-        finally:
+        try:
+            live.absorb(opening, recorded, None)
+            self.keep(live)
+        finally:  # only once kept: see the listener in recover
             del self._loading[live.game_id]
-        live.absorb(opening, recorded, None)
-        self.keep(live)
         creating.set_result(live)
         self.activity[live.game_id] = recorded
         self.started()
@@ -479,7 +496,9 @@ class Repository:
         may have appended, so a loaded game that is behind catches up from the store."""
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
-            self.spawn(self.catch_up(live))
+            if self._catching.get(game_id) is not live:  # else its queued catch-up reads it
+                self._catching[game_id] = live
+                self.spawn(self.catch_up(live))
         elif live is None and self.store.shared and game_id not in self._heard_of:
             # A game another replica created: if it runs a clock, load it so its timeouts fire
             # here too when that replica dies (the store lets exactly one timeout land).
@@ -491,14 +510,43 @@ class Repository:
             record: GameRecord = await self.call(self.store.get_game, game_id)
         except (StoreError, RefereeError):  # RefereeError: a store fault (see call)
             return
-        if _timed(record) and game_id not in self.games:
-            await self._preload(game_id)
+        if not _timed(record) or game_id in self.games or game_id in self._loading:
+            return
+        self._adopted.add(game_id)
+        try:
+            live = await self._get(game_id)
+        except Exception:
+            self._adopted.discard(game_id)
+            log.exception("preload_failed", game_id=game_id)
+            return
+        self._release(live)
+
+    def _release(self, live: LiveGame) -> None:
+        """Drop an adopted game with nothing left to time (dealt, no clock, not over) rather
+        than follow a game nobody here watches (issue 25 §6); its activity goes too."""
+        game_id = live.game_id
+        if (
+            game_id in self._adopted
+            and not live.table.over
+            and not live.join_deadline_ms
+            and not live.settings.clock.enabled
+            and not live.subscribers
+            and not live.lock.locked()
+            and live.timer is None
+            and self.games.get(game_id) is live
+        ):
+            self._adopted.discard(game_id)
+            del self.games[game_id]
+            self.activity.pop(game_id, None)
 
     async def catch_up(self, live: LiveGame) -> None:
         async with live.lock:  # after any of our own appends in flight has been applied
+            if self._catching.get(live.game_id) is live:
+                del self._catching[live.game_id]
             changed = await self.follow_store(live)
         if changed:
             self.fanout.publish(live)
+            self._release(live)
 
     async def follow_store(self, live: LiveGame) -> bool:
         """Fold in whatever the store holds beyond the live table (another writer's appends);

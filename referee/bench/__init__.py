@@ -6,7 +6,8 @@ gRPC echo server, P3 gRPC against in-process play, P5 the event store against ra
 P4 is an absolute capacity (games, streams and RSS); P7 replicas on PostgreSQL against one
 on SQLite, and the PostgreSQL store against raw inserts through its driver; P11 search's
 fork, step and undo against OpenSpiel's clone and apply_action; P12 the application's
-CPU per command in-process, by stage, against the engine's own step. Nothing here
+CPU per command in-process, by stage, against the engine's own step; P13 the server CPU per
+command of three replicas on PostgreSQL against one's. Nothing here
 asserts a speed.
 
 Results go to ``OUT/bench.json`` and ``OUT/bench.md``. ``--quick`` is a smoke run of seconds
@@ -24,7 +25,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "P12", "SOAK")
+PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "P12", "P13", "SOAK")
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -42,6 +43,7 @@ TARGETS = {
     "P10": ("player-stream commands/s ÷ P2's bare fan-out calls/s", ">=", 1.0),
     "P11": ("every game's fork + step time ÷ OpenSpiel crazy_eights clone + apply", "<=", 3.0),
     "P12": ("in-process CPU per command ÷ one engine step of the same game", "<=", 10.0),
+    "P13": ("server CPU per command, 3 replicas on PostgreSQL ÷ 1 (seats together)", "<=", 1.25),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -189,6 +191,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         found["P11"] = results["P11"]["max_to_crazy_eights"]
     if "P12" in results:
         found["P12"] = results["P12"]["steps_per_command"]
+    if "P13" in results:
+        found["P13"] = results["P13"].get("together_to_one")
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -219,8 +223,9 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     for part, value in headline(results).items():
         figure, comparison, target = TARGETS[part]
+        digits = 1 if target * 10 % 1 == 0 else 2  # 1.25 is not 1.2
         out.append(
-            f"| {part} | {figure} | {_n(value)} | {comparison} {_n(target, 1)} "
+            f"| {part} | {figure} | {_n(value)} | {comparison} {_n(target, digits)} "
             f"| {_met(part, value)} |"
         )
     if "P1" in results:
@@ -387,6 +392,10 @@ def markdown(report: dict[str, Any]) -> str:
             "",
             *stages.markdown(results["P12"]),
         ]
+    if "P13" in results:
+        from referee.bench import scale
+
+        out += scale.markdown(results["P13"])
     return "\n".join(out) + "\n"
 
 
@@ -508,6 +517,12 @@ def main(
         from referee.bench import stages
 
         results["P12"] = stages.run(quick, game, players)
+    if "P13" in parts:
+        print("P13 replicas scale: server CPU per command, 1 and 3 replicas ...", flush=True)
+        from referee.bench import scale
+        from referee.bench.load import GameSpec
+
+        results["P13"] = scale.run(quick, GameSpec(game_type=game, players=players), concurrency)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

@@ -1,9 +1,7 @@
 """P4's memory breakdown (issue 25 §4): where a live game's and an open stream's bytes go.
 
-``python -m referee.bench.memtrace SNAPSHOT_PREFIX serve ARGS...`` runs ``referee serve``
-with :mod:`tracemalloc` on; on ``SIGUSR1`` the server dumps a snapshot to
-``SNAPSHOT_PREFIX.N`` (N counting from 0) and then writes ``SNAPSHOT_PREFIX.N.done`` (so the
-bench knows the dump is whole). Nothing of the server changes: the wrapper is the bench's.
+The traced server is :mod:`referee.bench.traced_serve` (a module of its own because it
+imports the command line, which imports the bench: nothing imports it, so no circle).
 
 :func:`breakdown` compares two snapshots (by line, and by file) and divides each difference
 by the number of games or streams added between them: the top allocators per game and per
@@ -14,9 +12,6 @@ grpc's own C-side cost (plus allocator slack).
 
 from __future__ import annotations
 
-import gc
-import signal
-import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -74,27 +69,3 @@ def breakdown(before: Path, after: Path, count: int, top: int = 15) -> dict[str,
         "by_line": rows("lineno"),
         "by_file": rows("filename"),
     }
-
-
-def main(argv: list[str]) -> int:
-    prefix, rest = argv[0], argv[1:]
-    dumps = iter(range(10**6))
-
-    def dump(signum: int, frame: object) -> None:
-        path = f"{prefix}.{next(dumps)}"
-        gc.collect()  # what is still held, not what is waiting for the collector
-        tracemalloc.take_snapshot().dump(path)
-        Path(path + ".done").write_text("")
-
-    # Imported before tracing starts: what the imports allocate is in neither difference,
-    # and the server starts in seconds, not tens of seconds, on a loaded machine.
-    from referee.cli import main as referee_main
-    from referee.server import app  # noqa: F401
-
-    tracemalloc.start(FRAMES)
-    signal.signal(signal.SIGUSR1, dump)
-    return referee_main(rest)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -436,11 +436,11 @@ TRACE_GAMES = 1_000
 
 
 def traced_capacity(spec: GameSpec, folder: Path, count: int) -> dict[str, Any]:
-    """P4's stages in a server under :mod:`referee.bench.memtrace`, a snapshot after each."""
+    """P4's stages in a server under :mod:`referee.bench.traced_serve`, a snapshot after each."""
     prefix = folder / "trace"
     argv = referee_argv(f"sqlite:{folder / 'traced.sqlite3'}", count + 10, 2 * count + 10)
     server = ServerProcess.start(
-        ["-m", "referee.bench.memtrace", str(prefix), *argv[2:]], folder / "traced.log"
+        ["-m", "referee.bench.traced_serve", str(prefix), *argv[2:]], folder / "traced.log"
     )
     taken: list[Path] = []
 

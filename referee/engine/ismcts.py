@@ -17,7 +17,8 @@ both the tree's prior and its rollout. Each iteration
    bandit that keeps a command legal in few worlds from being over-explored), plus a
    progressive bias towards the heuristic's command for the node's mover in this world
    (``Settings.bias``). The mover of a node maximises its own reward (every seat is modelled
-   as playing for itself, near the heuristic);
+   as playing for itself, near the heuristic; ``Settings.opponents="heuristic"`` keeps the
+   other seats out of the tree, played by the heuristic);
 3. **expands** one new child: the heuristic's command for the mover in this world first
    (the bot reads the mover's view of the world only, so for another seat it is what that
    seat would do in that world), after it another command only when
@@ -82,6 +83,11 @@ class Settings:
     #: mean over a handful of playouts is noise), and the other seats are modelled as the
     #: heuristic would play in that world.
     bias: float = 0.5
+    #: ``"tree"``: every seat's decisions are nodes (SO-ISMCTS proper); ``"heuristic"``: the
+    #: other seats' decisions stay out of the tree, played by the heuristic from their own
+    #: view of the world (what they are at a table of heuristics). The second measured
+    #: worse in Sleeping Queens and Mau Mau Vampires (docs/performance.md "ISMCTS").
+    opponents: str = "tree"
     #: Chance of a random command at each rollout step (0: the heuristic throughout).
     epsilon: float = 0.0
     #: Worlds sampled before they are reused in turn.
@@ -174,7 +180,7 @@ def grow(
             world = worlds[done % settings.worlds]
         # The world's state is never changed in place by a search table: reusing it is safe.
         table: SearchTable[Any] = SearchTable(game, world.config, world.state)
-        iterate(table, root, bot, rng, settings, players, rounds)
+        iterate(table, root, bot, rng, settings, players, rounds, knowledge.seat)
         done += 1
     return root
 
@@ -187,11 +193,13 @@ def iterate(
     settings: Settings,
     players: int,
     rounds: bool,
+    seat: Seat,
 ) -> None:
-    """One iteration from ``table`` (a fresh determinisation): select, expand, roll out and
-    back up."""
+    """One iteration from ``table`` (a fresh determinisation) for ``seat``: select, expand,
+    roll out and back up."""
     game = table.game
     start = game.limit_results(table.state, players) if rounds else ()
+    outside = settings.opponents == "heuristic"
     path: list[Child] = []
     node = root
     expanded = False
@@ -211,6 +219,9 @@ def iterate(
         if len(legal) == 1:
             # A forced command is no decision: it stays out of the tree.
             table.step(mover, legal[0])
+            continue
+        if mover != seat and outside and bot is not None:
+            table.step(mover, bot.choose(view_for(table, mover, legal), players))
             continue
         node.visits += 1
         children = node.children

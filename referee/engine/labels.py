@@ -144,6 +144,11 @@ def _wrapped(text: str) -> list[str]:
     regular expressions cost more than the rest of a view's lines, and every view a stream
     sends has them. Other texts (runs of spaces, tabs, words longer than a line: no game
     writes them) go to the wrapper."""
+    fits = 0 < len(text) <= LINE_WIDTH and text.isprintable() and "  " not in text
+    if fits and text[0] != " " and text[-1] != " ":
+        # One line (most of a view's texts): the fill below would give it back whole, word
+        # by word, on every view.
+        return [text]
     words = text.split(" ")
     plain = text.isprintable() and "" not in words  # one space between words, none around
     if not plain or any(len(word) > LINE_WIDTH - 2 for word in words):

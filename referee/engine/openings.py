@@ -240,9 +240,11 @@ class DeckTracker:
         return given
 
     def step(
-        self, step: DeckOrder | CardsTaken | CardShown
+        self, step: DeckOrder | CardsTaken | CardShown, opening: bool = True
     ) -> tuple[DeckCommitted | None, list[CardOpening]]:
-        """Follow one step: a new shuffle gives its commitment, cards seen give openings."""
+        """Follow one step: a new shuffle gives its commitment, cards seen give openings
+        (unless ``opening`` is false: then only who was shown what is followed, as for a
+        batch whose openings its trial made already)."""
         if isinstance(step, DeckOrder):
             cards = tuple(step.cards)
             tree = self.trees.get((step.shuffle, cards))
@@ -262,7 +264,7 @@ class DeckTracker:
         else:
             at = deck.taken if step.position is None else step.position
             positions = range(at, at + 1) if at < len(deck.cards) else range(0)
-        made: dict[int, bytes] = {}
+        made: dict[int, bytes] | None = {} if opening else None
         return None, [o for p in positions if (o := self._open(index, deck, p, step.to, made))]
 
     def _open(
@@ -271,8 +273,11 @@ class DeckTracker:
         deck: _Deck,
         position: int,
         to: tuple[int, ...] | None,
-        made: dict[int, bytes],
+        made: dict[int, bytes] | None,
     ) -> CardOpening | None:
+        """The opening of ``position`` for the seats of ``to`` (everyone: ``None``) that were
+        not shown it yet, recorded as shown; ``made`` lends the step's second-level nodes, and
+        is ``None`` when only the record is wanted (no opening made)."""
         given = self._given((index, position))
         if "*" in given:
             return None
@@ -286,6 +291,8 @@ class DeckTracker:
             if len(seats) == 1 and seats[0] < len(_ONE_SEAT):
                 seats = _ONE_SEAT[seats[0]]
             given.update(seats)
+        if made is None:
+            return None
         return CardOpening(
             index,
             position,

@@ -307,7 +307,9 @@ class Table(Generic[StateT]):
         return [*roots, *events, *([CardsOpened(tuple(openings))] if openings else [])]
 
     def deck_tracker(self) -> DeckTracker:
-        """The shuffled decks as of the whole log (followed from the game's own events)."""
+        """The shuffled decks as of the whole log (followed from the game's own events).
+        The log's ``CardsOpened`` events hold the openings already: following it records only
+        who saw which card, without making them again."""
         tracker = self._tracker
         if tracker is None:
             tracker = self._tracker = DeckTracker(card_key(self.config))
@@ -315,7 +317,7 @@ class Table(Generic[StateT]):
         for event in self.log[self._tracked :]:
             if not isinstance(event, TableEvent):
                 for step in steps(config, event):
-                    tracker.step(step)
+                    tracker.step(step, opening=False)
         self._tracked = len(self.log)
         return tracker
 

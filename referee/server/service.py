@@ -17,6 +17,7 @@ The adapters, both built from the service descriptor (:data:`METHODS`): gRPC
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -171,6 +172,9 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         self.referee = referee
         self.metrics = metrics
         self.arrivals = Arrivals()
+        #: Whether the per-command lines are written (``--log-level debug``), as logging was
+        #: configured when the service was made: at info level a command builds none.
+        self.log_commands = log.is_enabled_for(logging.DEBUG)
 
     # --- the two shapes of call ----------------------------------------------------------
 
@@ -343,9 +347,11 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
             )
         except RefereeError as error:
             rule = error.metadata.get("rule_id", error.reason)
-            self.metrics.commands.labels(_game_type_of(request), "rejected", rule).inc()
+            self.metrics.commands_of(_game_type_of(request), "rejected", rule).inc()
             rejected_seat = error.metadata.get("seat")
-            log.debug(  # one line per command: only with --log-level debug
+            if not self.log_commands:  # one line per command: only with --log-level debug
+                raise
+            log.debug(
                 "command",
                 game_id=clip(request.game_id),
                 seat=int(rejected_seat) if rejected_seat is not None else None,
@@ -357,16 +363,17 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
             )
             raise
         outcome = "duplicate" if submitted.duplicate else "accepted"
-        self.metrics.commands.labels(submitted.game_type, outcome, "ok").inc()
-        log.debug(
-            "command",
-            game_id=request.game_id,
-            seat=submitted.seat,
-            command_type=_command_type_of(request),
-            outcome=outcome,
-            version=submitted.version,
-            latency_ms=round((time.perf_counter() - started) * 1000, 3),
-        )
+        self.metrics.commands_of(submitted.game_type, outcome, "ok").inc()
+        if self.log_commands:
+            log.debug(
+                "command",
+                game_id=request.game_id,
+                seat=submitted.seat,
+                command_type=_command_type_of(request),
+                outcome=outcome,
+                version=submitted.version,
+                latency_ms=round((time.perf_counter() - started) * 1000, 3),
+            )
         return convert.submitted_to_proto(submitted)
 
     async def StreamGame(self, request: pb.StreamGameRequest, write: Write, caller: Caller) -> None:
@@ -407,7 +414,7 @@ class _Measured:
         core.arrivals.count += 1
 
     def __enter__(self) -> None:
-        self.metrics.started.labels(*self.labels).inc()
+        self.metrics.started_of(*self.labels).inc()
         self.started = time.perf_counter()
         if isinstance(self.request, Refused):
             error = self.request.error
@@ -432,8 +439,8 @@ class _Measured:
         self._handled(code)
 
     def _handled(self, code: int) -> None:
-        self.metrics.handled.labels(*self.labels, errors.code_name(code)).inc()
-        self.metrics.handling.labels(*self.labels).observe(time.perf_counter() - self.started)
+        self.metrics.handled_of(*self.labels, errors.code_name(code)).inc()
+        self.metrics.handling_of(*self.labels).observe(time.perf_counter() - self.started)
 
 
 def _game_type_of(request: pb.SubmitCommandRequest) -> str:

@@ -37,7 +37,7 @@ from referee.application.sessions import (
     SessionCommand,
     SessionMessage,
 )
-from referee.metrics import SERVICE, Metrics
+from referee.metrics import SERVICE, Children, Metrics
 from referee.protowire import delimited, tag, varint
 from referee.server import convert, errors, lobby_rpc
 from referee.v1 import referee_pb2 as pb
@@ -224,7 +224,7 @@ class SessionCalls:
         fanout = self.referee.fanout
         stall = fanout.stall_seconds
         sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
-        commands = self.metrics.commands
+        commands = self.metrics.commands_of
         loop = asyncio.get_running_loop()
         serving = asyncio.current_task()
         assert serving is not None
@@ -272,14 +272,14 @@ class SessionCalls:
                 watchdog.cancel()
 
 
-def _count(commands: Any, outcome: Outcome) -> None:
+def _count(commands: Children, outcome: Outcome) -> None:
     """The command counter, as SubmitCommand keeps it."""
     if outcome.submitted is not None:
         label = "duplicate" if outcome.submitted.duplicate else "accepted"
-        commands.labels(outcome.submitted.game_type, label, "ok").inc()
+        commands(outcome.submitted.game_type, label, "ok").inc()
     elif outcome.refusal is not None:
         rule = outcome.refusal.metadata.get("rule_id", outcome.refusal.reason)
-        commands.labels("unknown", "rejected", rule).inc()
+        commands("unknown", "rejected", rule).inc()
 
 
 __all__ = ["SessionCalls", "message_bytes", "player_message", "refusal_to_proto"]

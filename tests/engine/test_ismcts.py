@@ -7,6 +7,7 @@ documented duplicate-deal tournament (docs/performance.md), never a timed test."
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
@@ -147,3 +148,24 @@ def test_the_search_strategies_are_the_tree_search_on_cpu_time() -> None:
     assert (strategy.algorithm, strategy.millis, strategy.iterations) == ("ismcts", 100.0, None)
     with pytest.raises(ValueError, match="unknown search algorithm"):
         SearchStrategy("sleeping-queens", algorithm="alphabeta")
+
+
+def movers(node: ismcts.Node) -> set[int]:
+    """Every seat that chose a command in the tree below ``node``."""
+    seen: set[int] = set()
+    for child in node.children.values():
+        seen |= {child.mover} | movers(child.node)
+    return seen
+
+
+def test_the_other_seats_stay_out_of_the_tree_unless_told() -> None:
+    table = Table.create("vampire-queen", 3, {"rounds": "1"}, seed=b"movers")
+    advance(table, 2)
+    seat = table.pending()[0]
+    known = knowledge_of(table, seat)
+    base = ismcts.ismcts_settings_for("vampire-queen")
+    outside = dataclasses.replace(base, opponents="heuristic")
+    alone = ismcts.grow(known, Chance(b"m"), lambda done: done >= 40, outside)
+    assert movers(alone) == {seat}
+    everyone = dataclasses.replace(base, opponents="tree")
+    assert movers(ismcts.grow(known, Chance(b"m"), lambda done: done >= 40, everyone)) > {seat}

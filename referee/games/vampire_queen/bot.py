@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine import View
+from referee.engine import View, ismcts
 from referee.engine.pimc import Settings
 from referee.games.vampire_queen.model import (
     HUNTERS,
@@ -137,3 +137,6 @@ BOT = VampireQueenHeuristic()
 #: How :mod:`referee.engine.pimc` searches this game: a playout stops when the round is
 #: scored (a five-round game costs ~40 ms to play out, a round a few).
 SEARCH = Settings(horizon="round")
+#: The tree search as measured against the heuristic (docs/performance.md "ISMCTS"): to the
+#: round's scoring, every seat's decisions in the tree.
+TREE_SEARCH = ismcts.Settings(horizon="round", opponents="tree")

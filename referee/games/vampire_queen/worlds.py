@@ -16,8 +16,7 @@ went as the seat saw it. What that rules out:
   is forced by the cards held, so nothing else is ruled out;
 * **a scored round** (VQ-18): the penalties are public, so each hand left at the end sums to
   its seat's penalty (less the Hunters it held). Such a round no longer bears on the state;
-  its deal is one that fits (found by swaps that bring the sums to their targets), not drawn
-  uniformly.
+  its deal is one that fits (found by a search that cannot miss one), not drawn uniformly.
 
 Within the current round the deal is uniform over the physical cards (cards of one value
 are interchangeable, VQ-1, but eight 8s are eight cards) among those within the bounds
@@ -130,44 +129,100 @@ def _fit_penalties(
     rows: list[list[int]],
     low: list[dict[int, int]],
 ) -> list[list[int]]:
-    """Swap cards between the rows (within the lower bounds) until each seat's hand left at
-    the end of the round sums to its penalty (VQ-18); a swap that moves the sums away from
-    their targets is made rarely, so the search does not stall."""
+    """A deal in which each seat's hand left at the end of the round sums to its penalty
+    (VQ-18), within the lower bounds: a depth-first search, seat by seat, over the values of
+    its cards beyond its bounds (in a random order, pruned by the least and most the cards
+    left could sum to; a dead end is remembered), so it finds one whenever one exists (the
+    true deal is one). The cards set aside take what is left."""
     assert current.penalties is not None
-    targets = []
-    for s in others:
+    seats = len(others)
+    counts = [0] * 15  # the cards beyond every seat's lower bounds
+    for row in rows:
+        for value in row:
+            counts[value] += 1
+    sizes, needs = [], []
+    for r, s in enumerate(others):
         hunters = sum(h for h, holder in current.hunters.items() if holder == s)
         # what is left = dealt - net: its sum is the penalty less the Hunters held
-        targets.append(
-            current.penalties[s] - hunters + sum(v * n for v, n in enumerate(current.net[s]))
-        )
-    sums = [sum(row) for row in rows]
-    counts = [[row.count(v) for v in range(15)] for row in rows]
-    seats = len(others)
-    slots = [(r, i) for r, row in enumerate(rows) for i in range(len(row))]
+        target = current.penalties[s] - hunters + sum(v * n for v, n in enumerate(current.net[s]))
+        for value, n in low[r].items():
+            counts[value] -= n
+        sizes.append(len(rows[r]) - sum(low[r].values()))
+        needs.append(target - sum(v * n for v, n in low[r].items()))
+    # the seats whose mean card must be farthest from the pool's go first (a hand left that
+    # sums high takes the high cards before the others spread them)
+    mean = sum(v * n for v, n in enumerate(counts)) / max(sum(counts), 1)
+    order = sorted(range(seats), key=lambda r: -abs(needs[r] - mean * sizes[r]) / max(sizes[r], 1))
+    sizes = [sizes[r] for r in order]
+    needs = [needs[r] for r in order]
+    dead: set[tuple[int, tuple[int, ...]]] = set()
 
-    def miss(r: int, total: int) -> int:
-        return abs(total - targets[r]) if r < seats else 0
+    def bounds(left: list[int], k: int) -> tuple[int, int]:
+        """The least and the most ``k`` of the cards ``left`` sum to."""
+        least = most = 0
+        need = k
+        for value in range(15):
+            take = min(need, left[value])
+            least += take * value
+            need -= take
+        need = k
+        for value in range(14, -1, -1):
+            take = min(need, left[value])
+            most += take * value
+            need -= take
+        return least, most
 
-    for _ in range(400_000):
-        if all(sums[r] == targets[r] for r in range(seats)):
-            return rows
-        ra, ia = rng.choice(slots)
-        rb, ib = rng.choice(slots)
-        a, b = rows[ra][ia], rows[rb][ib]
-        if ra == rb or a == b:
-            continue
-        if counts[ra][a] - 1 < low[ra].get(a, 0) or counts[rb][b] - 1 < low[rb].get(b, 0):
-            continue
-        before = miss(ra, sums[ra]) + miss(rb, sums[rb])
-        after = miss(ra, sums[ra] - a + b) + miss(rb, sums[rb] - b + a)
-        if after > before and rng.random() > 0.02:
-            continue
-        rows[ra][ia], rows[rb][ib] = b, a
-        counts[ra][a] -= 1
-        counts[ra][b] += 1
-        counts[rb][b] -= 1
-        counts[rb][a] += 1
-        sums[ra] += b - a
-        sums[rb] += a - b
-    raise ValueError("no deal of the scored round fits its penalties")
+    def picks(left: list[int], values: list[int], k: int, total: int) -> Any:
+        """Every way to take ``k`` cards summing to ``total`` from ``values``, as counts."""
+        if k == 0:
+            if total == 0:
+                yield {}
+            return
+        if not values:
+            return
+        least, most = bounds([left[v] if v in values else 0 for v in range(15)], k)
+        if not least <= total <= most:
+            return
+        value, rest = values[0], values[1:]
+        for n in rng.shuffled(range(min(k, left[value]) + 1)):
+            for more in picks(left, rest, k - n, total - n * value):
+                yield {value: n, **more} if n else more
+
+    def search(r: int, left: list[int]) -> list[dict[int, int]] | None:
+        if r == seats:
+            return []
+        key = (r, tuple(left))
+        if key in dead:
+            return None
+        least, most = bounds(left, sum(sizes[r:]))
+        fits = least <= sum(needs[r:]) <= most
+        for k in range(r, seats):  # each seat still to come alone, too
+            if not fits:
+                break
+            least, most = bounds(left, sizes[k])
+            fits = least <= needs[k] <= most
+        if fits:
+            values = rng.shuffled([v for v in range(15) if left[v]])
+            for pick in picks(left, values, sizes[r], needs[r]):
+                after = list(left)
+                for value, n in pick.items():
+                    after[value] -= n
+                found = search(r + 1, after)
+                if found is not None:
+                    return [pick, *found]
+        dead.add(key)
+        return None
+
+    searched = search(0, counts)
+    if searched is None:
+        raise ValueError("no deal of the scored round fits its penalties (a bug)")
+    found: list[dict[int, int]] = [{} for _ in range(seats)]
+    for r, pick in zip(order, searched, strict=True):
+        found[r] = pick
+    fitted = []
+    for bound, pick in zip(low, found, strict=False):
+        fitted.append([v for part in (bound, pick) for v, n in part.items() for _ in range(n)])
+        for value, n in pick.items():
+            counts[value] -= n
+    fitted.append([v for v in range(15) for _ in range(counts[v])])  # set aside
+    return fitted

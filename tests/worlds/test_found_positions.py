@@ -1,0 +1,41 @@
+"""Positions where a world sampler once failed to find a world (issue 22 §1), each a named
+case: a random position (tests/worlds/support.py) by its seed, the seat that samples.
+
+Each names the observation the sampler first got wrong; the true deal is always one that
+fits, so a sampler must find a world at every one of them, and the property of
+:mod:`tests.worlds.test_worlds` (redaction, view, a valid history, seeded) must hold.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.worlds.test_worlds import check_position
+
+FOUND = [
+    # MM-6: specials turned at the start go back into a new order; a turned Clock's place
+    # was fixed at random, then a pot the seat took showed another card there (MM-22 h)
+    pytest.param("mau-mau-vampires", 3887281972, 59, 3, False, 0, id="mmv-turned-specials"),
+    # MM-22 b: a card laid for a colour call's answer was one another seat played later
+    pytest.param("mau-mau-vampires", 807119240, 300, 4, True, 3, id="mmv-call-then-play"),
+    pytest.param("mau-mau-vampires", 1487158606, 336, 4, False, 0, id="mmv-greedy-corner"),
+    pytest.param("mau-mau-vampires", 785830988, 392, 4, False, 2, id="mmv-greedy-corner-2"),
+    # MM-22 h: the seat saw a pot's cards, not which was the card set aside from a hand
+    pytest.param("mau-mau-vampires", 2934748484, 253, 5, False, 4, id="mmv-pot-seen"),
+    # MM-22 g: the two cards of (g) drawn across a reshuffle (MM-15), in two events
+    pytest.param("mau-mau-vampires", 3076763151, 272, 6, False, 0, id="mmv-share-reshuffle"),
+    # MM-11/MM-16: a missed Mau's penalty reshuffled the pile before the replaced werewolf
+    # was buried: that werewolf is not in the new deck
+    pytest.param("mau-mau-vampires", 3496329447, 188, 4, False, 2, id="mmv-werewolf-penalty"),
+    # MM-15 ruling and MM-22 b: narrowed hands a late matching could not fill (was slow)
+    pytest.param("mau-mau-vampires", 1740544408, 318, 6, False, 5, id="mmv-narrowed-hands"),
+    # VQ-18: a scored round's hands left must sum to the penalties; swaps did not find it
+    pytest.param("vampire-queen", 2908822078, 388, 11, True, 1, id="vq-scored-penalties"),
+]
+
+
+@pytest.mark.parametrize("game_type,seed,steps,players,refereed,seat", FOUND)
+def test_a_world_is_found(
+    game_type: str, seed: int, steps: int, players: int, refereed: bool, seat: int
+) -> None:
+    check_position(game_type, seed, steps, players, refereed, seat)
