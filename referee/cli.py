@@ -204,9 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--house-bots",
         default="",
         metavar="LEVELS",
-        help="run bot players of these strengths in the server, each LEVEL or LEVEL:COUNT "
-        "accounts (3 unless said, at most 11), e.g. 'easy:1,normal' (accounts house-easy, "
-        "house-normal, house-normal-2, house-normal-3; docs/lobby.md, 'House bots')",
+        help="run bot players of these strengths (easy, normal, hard) in the server, each "
+        "LEVEL or LEVEL:COUNT accounts (3 unless said, at most 11), e.g. 'easy:1,normal' "
+        "(accounts house-easy, house-normal, house-normal-2, house-normal-3; docs/lobby.md, "
+        "'House bots')",
     )
     _env_flag(
         serving,
@@ -214,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_BUDGET_MS,
         help="a house bot's most time for a move; past it (or when its strategy fails) it "
-        "plays a random legal move, logged and counted",
+        "plays a random legal move, logged and counted (hard searches half of it in CPU time)",
     )
     _env_flag(
         serving,

@@ -16,7 +16,10 @@ missing, each of which:
 - **plays its seats over a player session** (:class:`~referee.application.sessions.Session`),
   the very stream a remote program's PlayerSession follows: it sees its seats' redacted
   views, and nothing else, and decides from the latest view by its level's strategy within
-  the per-move budget (the replacement rule is :mod:`house_levels`'s).
+  the per-move budget (the replacement rule is :mod:`house_levels`'s). A level that
+  ``knows`` (``hard``) also keeps, per seat it holds, the redacted events the session
+  delivered and the options of the game's summary (a remote bot's ``SeatKnowledge``), and
+  decides from that :class:`~referee.engine.worlds.Knowledge`.
 
 Which seat each house bot takes in a game is decided in one place: :meth:`HouseBots.deciding`
 holds a game while a bot claims its reserved seat, and while an organiser's fill
@@ -62,6 +65,7 @@ from referee.application.repository import Repository
 from referee.application.seating import Seating
 from referee.application.sessions import (
     GameMessage,
+    Granted,
     Notice,
     Reserved,
     Session,
@@ -70,6 +74,7 @@ from referee.application.sessions import (
 )
 from referee.application.values import SeatView
 from referee.bots import RandomStrategy
+from referee.engine.worlds import Knowledge
 from referee.metrics import Metrics
 
 log = structlog.get_logger("referee")
@@ -104,6 +109,21 @@ class _Bot:
     #: The version of the last view decided, by seat.
     decided: dict[tuple[str, int], int] = field(default_factory=dict)
     playing: dict[tuple[str, int], asyncio.Future[None]] = field(default_factory=dict)
+    #: A knowing level's record of each seat it holds: what its session delivered.
+    heard: dict[tuple[str, int], _Heard] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class _Heard:
+    """One seat's redacted events as its session delivered them, and the game's options
+    (its summary's, in the ``Granted`` that precedes the seat's events)."""
+
+    options: dict[str, str]
+    events: list[Any] = field(default_factory=list)
+    #: The last event's sequence number: a reopened session replays from the game's first.
+    last: int = 0
+    #: An event was missed (a gap in the sequence): no knowledge, the moves are replaced.
+    broken: bool = False
 
 
 class _Meters:
@@ -264,7 +284,13 @@ class HouseBots:
             async with contextlib.aclosing(session.messages()) as messages:
                 async for message in messages:
                     if isinstance(message, GameMessage):
+                        if bot.level.knows:
+                            self._heard(bot, message)
                         self._seen_view(bot, message)
+                    elif isinstance(message, Granted) and bot.level.knows:
+                        key = (message.game_id, message.seat)
+                        if key not in bot.heard:
+                            bot.heard[key] = _Heard(dict(message.summary.options))
                     elif isinstance(message, Reserved):
                         self._spawn(self._claim_reserved(bot, message.game_id, message.seat))
                     elif isinstance(message, Notice) and isinstance(message.item, Challenge):
@@ -280,12 +306,46 @@ class HouseBots:
             if not self._closed:
                 self._open(bot)
 
+    def _heard(self, bot: _Bot, message: GameMessage) -> None:
+        """Keep the seat's new events (those a reopened session delivers again are skipped)."""
+        key = (message.game_id, message.seat)
+        heard = bot.heard.get(key)
+        if heard is None:  # no Granted first: the options are unknown
+            heard = bot.heard[key] = _Heard({}, broken=True)
+        for stamped in message.update.events:
+            if stamped.sequence <= heard.last:
+                continue
+            if stamped.sequence != heard.last + 1 and not heard.broken:
+                heard.broken = True
+                log.warning(
+                    "house_bot_events_missed",
+                    player=bot.name,
+                    game_id=key[0],
+                    seat=key[1],
+                    after=heard.last,
+                    got=stamped.sequence,
+                )
+            heard.events.append(stamped.event)
+            heard.last = stamped.sequence
+
+    def _knowledge(self, bot: _Bot, key: tuple[str, int], seat_view: SeatView) -> Knowledge | None:
+        """The seat's knowledge as of ``seat_view`` (taken with it, before any await, so the
+        events and the view are of the same moment), or None when events were missed."""
+        heard = bot.heard.get(key)
+        view = seat_view.view
+        if heard is None or heard.broken or heard.last != view.version:
+            return None
+        return Knowledge(
+            view.game_type, seat_view.players, heard.options, key[1], tuple(heard.events), view
+        )
+
     def _seen_view(self, bot: _Bot, message: GameMessage) -> None:
         key = (message.game_id, message.seat)
         view = message.update.view
         if view.view.over:
             bot.latest.pop(key, None)
             bot.decided.pop(key, None)
+            bot.heard.pop(key, None)
             return
         bot.latest[key] = view
         playing = bot.playing.get(key)
@@ -305,8 +365,15 @@ class HouseBots:
                     return
                 bot.decided[key] = view.version
                 assert self._deciders is not None
+                known = self._knowledge(bot, key, seat_view) if bot.level.knows else None
                 decision = await house_levels.decide(
-                    bot.level, view, seat_view.players, bot.rng, self.budget_ms, self._deciders
+                    bot.level,
+                    view,
+                    seat_view.players,
+                    bot.rng,
+                    self.budget_ms,
+                    self._deciders,
+                    known,
                 )
                 self._measured(bot, view.game_type, decision, key, view.version)
                 await self._submit(bot, key, seat_view, decision)

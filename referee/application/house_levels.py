@@ -3,15 +3,27 @@
 A **level** names a strength a server offers (``referee serve --house-bots easy,normal:5``),
 how many accounts play it (each holds one seat of a game; :data:`DEFAULT_ACCOUNTS` unless
 ``:COUNT`` says) and the built-in strategy (:mod:`referee.bots`) that plays it. Adding one
-(issue 22's search bot, say) is one entry of :data:`LEVELS` naming its strategy in
-:mod:`referee.bots`; a level whose strategy is CPU-heavy sets ``process=True`` so it runs in
-a process pool rather than in a thread that would hold the event loop's GIL.
+is one entry of :data:`LEVELS` naming its strategy in :mod:`referee.bots`; a level whose
+strategy is CPU-heavy sets ``process=True`` so it runs in a process pool rather than in a
+thread that would hold the event loop's GIL.
 
 :func:`decide` is everything a house bot knows when it moves: the engine :class:`View` its
 seat's stream delivered (the same redacted view a remote bot reads back from the wire), the
-number of seats and a random generator. It is handed no table, state or live game, so it
-cannot see what its seat may not (``tests/application/test_house_bots_leak.py`` checks that
-two states that differ only in what the seat may not see give the same decision).
+number of seats and a random generator; for a level that ``knows`` (``hard``: the ``search``
+strategy, issue 22's ISMCTS), also the seat's :class:`~referee.engine.worlds.Knowledge`, the
+redacted events its session delivered with the options of the game's summary, exactly what
+a remote bot's ``SeatKnowledge`` collects from its stream. It is handed no table, state or
+live game, so it cannot see what its seat may not (``tests/application/test_house_bots_leak.py``
+checks that two states, or two whole histories, that differ only in what the seat may not
+see give the same decision).
+
+**A searching level's budget** is CPU time: the search stops after :data:`SEARCH_SHARE` of
+the per-move budget of its worker thread's CPU time (``time.thread_time``, the search's own
+clock, so a loaded machine does not make it search less), the rest of the budget being the
+margin for the process hop, the pickling of the knowledge and waiting for a core. The
+per-move budget itself stays wall-clock: a search that has not answered by then (its worker
+busy with another seat's move, say) is replaced (``budget``). ``Level.iterations`` searches
+a fixed number of iterations instead (tests: the move is then reproducible).
 
 **The replacement rule** (never silent: logged as ``house_bot_fallback`` and counted in
 ``referee_house_bot_fallbacks_total`` by reason): when the level's strategy raises
@@ -33,14 +45,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from referee.bots import RandomStrategy, make_strategy
+from referee.bots import RandomStrategy, SearchStrategy, make_strategy
 from referee.engine import View, all_games
+from referee.engine.worlds import Knowledge
 
 #: A house bot's per-move budget unless configured (``--house-bot-budget-ms``).
 DEFAULT_BUDGET_MS = 1000
 #: Accounts a level runs unless its entry says (``normal:5``): one account holds one seat of
 #: a game (``ALREADY_SEATED``), and three fill a four-player table with one person at it.
 DEFAULT_ACCOUNTS = 3
+#: The share of the per-move budget a searching level searches for, in CPU time: the rest is
+#: the margin for the process hop, the pickling and a busy machine's wait for a core.
+SEARCH_SHARE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +71,26 @@ class Level:
     #: How many accounts play it (``house-normal``, ``house-normal-2``, ...): a game needs
     #: one account per seat, as a seat is held by a player at most once per game.
     accounts: int = 1
+    #: Decides from the seat's whole knowledge (its redacted events), not its view only: the
+    #: bot keeps the events its session delivered for each seat it holds.
+    knows: bool = False
+    #: Search exactly this many iterations per move instead of a share of the budget in CPU
+    #: time (``None``): a reproducible move, for tests.
+    iterations: int | None = None
 
 
 #: The levels a server may offer, weakest first. A new strategy in referee/bots.py becomes a
-#: level by one entry here (e.g. ``"hard": Level("hard", "search", process=True)``).
+#: level by one entry here.
 LEVELS: Mapping[str, Level] = {
     "easy": Level("easy", "random", description="uniformly random among the legal moves"),
     "normal": Level("normal", "heuristic", description="the game's own heuristic bot"),
+    "hard": Level(
+        "hard",
+        "search",
+        process=True,
+        knows=True,
+        description="information-set tree search over the hands the others could hold",
+    ),
 }
 
 
@@ -110,10 +139,27 @@ def account_names(level: Level, prefix: str = "house-") -> tuple[str, ...]:
     return tuple(account_name(level, prefix, i) for i in range(1, level.accounts + 1))
 
 
-def choose(strategy: str, view: View, players: int, seed: int) -> Any:
+def choose(
+    strategy: str,
+    view: View,
+    players: int,
+    seed: int,
+    knowledge: Knowledge | None = None,
+    millis: float = 0.0,
+    iterations: int | None = None,
+) -> Any:
     """The strategy's choice for ``view``: what a worker runs (a module-level function, so a
-    process pool can run it)."""
-    return make_strategy(strategy, view.game_type).choose(view, players, random.Random(seed))
+    process pool can run it: its arguments are pickled, the seat's redacted events and view,
+    never a table). With ``knowledge``, a search strategy searches ``millis`` of its thread's
+    CPU time or ``iterations`` iterations."""
+    rng = random.Random(seed)
+    if knowledge is None:
+        return make_strategy(strategy, view.game_type).choose(view, players, rng)
+    if knowledge.view != view:
+        raise ValueError("the knowledge is not of the view decided on")
+    if strategy != "search":
+        raise ValueError(f"the strategy {strategy!r} does not decide from knowledge")
+    return SearchStrategy(view.game_type, millis, iterations).choose_known(knowledge, rng)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,22 +203,28 @@ async def decide(
     rng: random.Random,
     budget_ms: int,
     deciders: Deciders | None = None,
+    knowledge: Knowledge | None = None,
 ) -> Decision:
     """``level``'s command for ``view`` within ``budget_ms``, or the replacement rule's (see
     the module's docstring). Draws one seed from ``rng`` for the strategy, and (when it
-    falls back) one choice, so a seeded ``rng`` gives a reproducible decision."""
+    falls back) one choice, so a seeded ``rng`` gives a reproducible decision. A level that
+    ``knows`` needs the seat's ``knowledge`` (of this very view): without it, it is replaced
+    (``error``: the bot missed some of the seat's events)."""
     seed = rng.getrandbits(64)
     started = time.perf_counter()
     reason = ""
     command: Any = None
+    arguments: tuple[Any, ...] = (level.strategy, view, players, seed)
+    if level.knows:
+        arguments += (knowledge, budget_ms * SEARCH_SHARE, level.iterations)
     try:
+        if level.knows and knowledge is None:
+            raise ValueError("the seat's events are incomplete")
         if deciders is None:
-            command = choose(level.strategy, view, players, seed)
+            command = choose(*arguments)
         else:
             loop = asyncio.get_running_loop()
-            work = loop.run_in_executor(
-                deciders.pool(level), choose, level.strategy, view, players, seed
-            )
+            work = loop.run_in_executor(deciders.pool(level), choose, *arguments)
             command = await asyncio.wait_for(work, budget_ms / 1000)
     except TimeoutError:
         reason = "budget"
@@ -192,6 +244,7 @@ __all__ = [
     "DEFAULT_ACCOUNTS",
     "DEFAULT_BUDGET_MS",
     "LEVELS",
+    "SEARCH_SHARE",
     "Deciders",
     "Decision",
     "Level",
