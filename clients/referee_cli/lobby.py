@@ -32,10 +32,6 @@ from referee_cli.player import (
     who,
 )
 
-#: Seconds to wait for the seat the lobby claims for this player once it names the game (a
-#: hang guard: the claim follows the game's creation at once).
-SEATED_SECONDS = 30.0
-
 
 class Follow(Protocol):
     def __call__(
@@ -188,13 +184,6 @@ def _meta(token: str) -> list[tuple[str, str]]:
     return metadata(token) if token else []
 
 
-def _wait_seated(watch: PlayerWatch, game_id: str) -> None:
-    """The lobby names the game (a challenge accepted, a ticket paired) in the game's creation
-    and claims the players' seats just after: wait for this player's seat (its SeatGranted) so
-    that the view asked for next finds it (NOT_SEATED otherwise)."""
-    watch.wait_for(lambda: watch.seats.get(game_id), timeout=SEATED_SECONDS)
-
-
 def _wait_for_game(
     watch: PlayerWatch, term: Any, game_id: Callable[[], str | None], what: str
 ) -> bool:
@@ -247,7 +236,6 @@ def cmd_challenge(stub: Stub, term: Any, args: argparse.Namespace, follow: Follo
         game_id = watch.challenges[challenge_id].game_id
         accepted = watch.challenges[challenge_id].accepted_by or made.challenged
         term.say(f"{accepted} accepted.")
-        _wait_seated(watch, game_id)
         challenge_id = ""
     except KeyboardInterrupt:
         if challenge_id:
@@ -390,7 +378,6 @@ def cmd_pair(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) ->
         game_id = watch.tickets[ticket_id].game_id if ticket_id in watch.tickets else ticket.game_id
         ticket_id = ""
         term.say("Paired.")
-        _wait_seated(watch, game_id)
     except KeyboardInterrupt:
         if ticket_id:
             _quietly(

@@ -9,8 +9,10 @@ table; every way out of it has its own refusal (:data:`REFUSED_IN`).
 Accepting creates the game (the lobby's :class:`~referee.application.lobby_host.Host`):
 the challenger's seat 0 and the accepter's seat 1 are reserved and claimed for them; seats
 beyond two are open and the game is listed, so others join from the lobby. The challenge is
-marked accepted *in the game's creation transaction* (at the revision the accepter read):
-an accepted challenge always names its game, and a replica that loses the race makes none.
+marked accepted *in the game's creation transaction* (at the revision the accepter read),
+with the two seats' claims: an accepted challenge always names its game, its players hold
+their seats in it as soon as anyone can read it accepted, and a replica that loses the race
+makes none.
 """
 
 from __future__ import annotations
@@ -314,13 +316,8 @@ class Challenges:
             )
         except RevisionConflict:  # answered (or withdrawn) elsewhere first: no game made
             return None
-        token = ""
-        for seat, who in enumerate(players):
-            claimed = await self.host.seat(game.game_id, seat, who)
-            if who == player:
-                token = claimed
         log.info("challenge_accepted", challenge_id=after.challenge_id, game_id=game.game_id)
-        return Answered(accepted(game.game_id), game.game_id, 1, token)
+        return Answered(accepted(game.game_id), game.game_id, 1, game.seat_tokens[1])
 
     async def expire(self) -> int:
         """Write every open challenge past its expiry as expired and delete long-closed ones;

@@ -8,9 +8,10 @@ Seats (``GameSettings.seats``): a token seat's token goes to the creator (today'
 a game of token seats only has exactly the log of before); a ``creator`` seat's too, claimed
 in the signed-in creator's name in the opening batch; an ``open`` seat gets a single-use
 claim code (only its hash is stored) and a ``reserved`` one waits for its named player (its
-``reservation`` document, written with the game, is what that player's stream announces). A
-game with open or reserved seats opens without its deal (:mod:`referee.application.seating`
-deals with the claim that fills it).
+``reservation`` document, written with the game, is what that player's stream announces),
+unless the caller claims it for that player at creation (``seated``: the lobby's players, who
+met already). A game with seats still waiting opens without its deal
+(:mod:`referee.application.seating` deals with the claim that fills it).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ async def create(
     lookup: PlayerLookup | None = None,
     writes_for: Callable[[str], Sequence[DocumentWrite]] | None = None,
     announce: bool = True,
+    seated: Mapping[int, str] | None = None,
 ) -> Created:
     """See :meth:`referee.application.referee.Referee.create`.
 
@@ -72,7 +74,12 @@ async def create(
     transaction (the lobby marks a challenge accepted, or pairing tickets paired, with the new
     game's id): a :class:`~referee.store.RevisionConflict` refuses the game, nothing stored.
     ``announce``: write the reserved seats' ``reservation`` documents (False for the lobby's
-    games, whose reserved seats the lobby claims for the players itself, at once)."""
+    games, whose reserved seats are ``seated``).
+    ``seated``: reserved seats claimed for their named players in the creation's transaction,
+    ``{seat: the player's kind}`` (the lobby's games): the game never exists with those seats
+    unheld, so a player told of it (its challenge accepted or ticket paired, written in the
+    same transaction) finds its seat at once, on any replica. Each such seat's token is in
+    :attr:`Created.seat_tokens` (its hash in the claim, not the record)."""
     if not game_type:
         raise errors.bad_request("game_type", "required (see ListGameTypes)")
     if len(game_type) > MAX_ID_LENGTH:
@@ -110,15 +117,25 @@ async def create(
                 await lookup(plan.player)  # NOT_FOUND PLAYER_UNKNOWN for a name nobody has
     name = creator.player.name if creator is not None else ""
     kind = creator.player.kind if creator is not None else ""
-    claimed = [
-        SeatClaimed(seat, name, PlayerKind.named(kind))
+    seated = dict(seated or {})
+    for seat in seated:
+        if not (0 <= seat < len(plans) and plans[seat].mode == "reserved"):
+            raise ValueError(f"seat {seat} is not reserved: only a reserved seat is seated")
+    # Who holds each seat taken in the opening: the creator's, and the reserved ones seated.
+    holders = {
+        seat: (plan.player, seated[seat]) if seat in seated else (name, kind)
         for seat, plan in enumerate(plans)
-        if plan.mode == "creator"
+        if plan.mode == "creator" or seat in seated
+    }
+    claimed = [
+        SeatClaimed(seat, who, PlayerKind.named(what)) for seat, (who, what) in holders.items()
     ]
+    # Dealt in the opening unless a seat still waits for its claim.
+    waiting = [s for s, plan in enumerate(plans) if plan.waits and s not in seated]
     try:
         config = make_config(game, players, dict(options or {}), checked_seed, deal)
         table: Table[Any] = Table(game, config, settings.table())
-        opening = table.opening(start=not settings.waits, claims=claimed)
+        opening = table.opening(start=not waiting, claims=claimed)
     except SetupRefused as error:
         refused = errors.bad_request(error.field, str(error))
         if error.rule_id:  # named as a command's rejection names its rule
@@ -128,14 +145,18 @@ async def create(
     except ValueError as error:
         raise errors.bad_request(_setup_field(str(error)), str(error)) from None
     tokens = tuple(
-        "" if settings.plan(seat).mode in ("open", "reserved") else new_seat_token()
+        ""
+        if settings.plan(seat).mode in ("open", "reserved") and seat not in seated
+        else new_seat_token()
         for seat in range(config.players)
     )
     codes = {seat: new_claim_code() for seat, p in enumerate(plans) if p.mode == "open"}
     stored_settings: dict[str, Any] = {**settings.to_json(), seeds.SALT_KEY: config.salt.hex()}
     if codes:
         stored_settings[CLAIM_CODES] = {str(s): hash_token(c) for s, c in codes.items()}
-    announced = announce and any(plan.mode == "reserved" for plan in plans)
+    announced = announce and any(
+        plan.mode == "reserved" and seat not in seated for seat, plan in enumerate(plans)
+    )
     if announced:
         stored_settings[ANNOUNCED] = True
     organiser = f"org-{secrets.token_urlsafe(24)}"
@@ -147,7 +168,10 @@ async def create(
         options=dict(config.options),
         seed=config.seed,
         deal=encode_deal(deal),
-        seat_token_hashes=tuple(hash_token(t) if t else "" for t in tokens),
+        # A seated reserved seat's token is known by its claim (as a claim's after creation).
+        seat_token_hashes=tuple(
+            hash_token(t) if t and s not in seated else "" for s, t in enumerate(tokens)
+        ),
         created_at=time.time(),
         settings=stored_settings,
         organiser_token_hash=hash_token(organiser),
@@ -155,17 +179,17 @@ async def create(
     live = LiveGame(game_id, record, table, settings=settings)
     documents: list[DocumentWrite] = []
     claims: list[SeatClaim] = []
-    for event in claimed:
-        token_hash = record.seat_token_hashes[event.seat]
-        claims.append(SeatClaim(event.seat, name, kind, token_hash, record.created_at))
-        documents.append(holding_write(name, game_id, event.seat, record.game_type))
+    for seat, (who, what) in holders.items():
+        token_hash = hash_token(tokens[seat])
+        claims.append(SeatClaim(seat, who, what, token_hash, record.created_at))
+        documents.append(holding_write(who, game_id, seat, record.game_type))
     if announced:
         documents.extend(
             reservation_write(plan.player, game_id, seat, record.game_type)
             for seat, plan in enumerate(plans)
-            if plan.mode == "reserved"
+            if plan.mode == "reserved" and seat not in seated
         )
-    if settings.listed and settings.waits:
+    if settings.listed and waiting:
         open_seats = [seat for seat, plan in enumerate(plans) if plan.mode == "open"]
         body = lobby_body(live, open_seats)
         documents.append(DocumentWrite(LOBBY, game_id, body, 0, record.created_at))

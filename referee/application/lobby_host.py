@@ -5,9 +5,9 @@ referee, each as a small interface, so that they depend on no room's internals:
   call on the store's writer thread as the repository runs all store calls;
 - :class:`PlayerBook`: whether a player exists (the players' room);
 - :class:`RatingBook`: a player's rating for pairing (the players' ratings);
-- :class:`Host`: making a game for players who met in the lobby (with the lobby's own
-  documents in its creation's transaction) and seating them in it; the per-player
-  games-at-once limit.
+- :class:`Host`: making a game for players who met in the lobby, seated in it, with the
+  lobby's own documents, all in its creation's transaction; the per-player games-at-once
+  limit.
 
 :class:`LobbyLimits` are the lobby's per-player limits.
 """
@@ -82,11 +82,12 @@ class RatingBook(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class OpenedGame:
-    """A game the lobby made: its id and organiser token (kept by nobody: the lobby's games
-    are the players')."""
+    """A game the lobby made: its id, organiser token (kept by nobody: the lobby's games
+    are the players') and the players' seats' tokens (by seat: each for its player only)."""
 
     game_id: str
     organiser_token: str
+    seat_tokens: tuple[str, ...] = ()
 
 
 #: The documents a caller writes in a new game's creation transaction, given the game's id.
@@ -98,11 +99,10 @@ class Host(Protocol):
         self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
     ) -> OpenedGame:
         """A new game of ``terms`` whose first seats are reserved for ``players`` (in order)
-        and the others open, not dealt until every seat is held; ``writes_for(game_id)``
-        written in the same transaction (``RevisionConflict``: no game, nothing written)."""
-
-    async def seat(self, game_id: str, seat: int, player: str) -> str:
-        """Claim the reserved ``seat`` for ``player``; the seat's token for the player."""
+        and held by them, the others open, not dealt until every seat is held; the seats'
+        claims and ``writes_for(game_id)`` written in the creation's transaction
+        (``RevisionConflict``: no game, nothing written). So whoever reads those documents
+        finds the players seated (no moment when the game is named and its seats unheld)."""
 
     async def check_room(self, player: str, limit: int) -> None:
         """RESOURCE_EXHAUSTED unless ``player`` holds seats in fewer than ``limit`` games

@@ -2,7 +2,7 @@
 :class:`~referee.application.lobby_host.Host` the facade gives the lobby.
 
 :class:`ClaimedSeats` (the facade's): a game whose first seats are reserved for the players
-and claimed for them at once by the seats' room, the others open.
+and claimed for them in the game's creation transaction, the others open.
 
 :class:`HeldSeats` counts the games a player holds seats in from its ``holding`` documents
 (the seats' room writes one per claimed seat, ``"{player}/{game_id}/{seat}"``), checking the
@@ -27,7 +27,6 @@ from referee.application.lobby_host import (
 )
 from referee.application.players import Player
 from referee.application.repository import Repository
-from referee.application.seating import Seating
 from referee.application.terms import Terms
 
 HOLDING = "holding"
@@ -64,23 +63,26 @@ class HeldSeats:
 
 class ClaimedSeats(HeldSeats):
     """Games whose first seats are reserved for the players who met in the lobby and claimed
-    for them at once (``Seating.claim_for``); the others open (and the game listed, when
-    asked). The game deals when its last seat is held."""
+    for them in the game's creation transaction (``creation.create(seated=...)``), with the
+    lobby's own documents (the challenge accepted, the tickets paired): the game never exists
+    with their seats unheld, so a player told of it asks for its view at once, on any replica.
+    The others are open (and the game listed, when asked); the game deals when its last seat
+    is held (in the opening, when the players fill it)."""
 
     def __init__(
         self,
         repository: Repository,
-        seating: Seating,
         players: PlayerBook,
     ) -> None:
         super().__init__(repository)
-        self.seating = seating
         self.players = players
 
     async def open_game(
         self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
     ) -> OpenedGame:
         plans = tuple(SeatPlan("reserved", p) for p in players)
+        # The account says what each player is (person or bot), for the seat's public claim.
+        kinds = {seat: await self._kind(player) for seat, player in enumerate(players)}
         plans += (SeatPlan("open"),) * (terms.players - len(players))
         settings = GameSettings(
             clock=terms.clock, card_commitments=True, seats=plans, listed=listed, rated=terms.rated
@@ -96,18 +98,20 @@ class ClaimedSeats(HeldSeats):
             None,
             settings,
             writes_for=writes_for,
-            # The lobby claims these seats for its players at once (`seat`): an announcement
-            # would only start a second claim racing it.
+            # The seats are claimed in the creation: nothing is left to announce.
             announce=False,
+            seated=kinds,
         )
-        return OpenedGame(created.game_id, created.organiser_token)
+        tokens = created.seat_tokens[: len(players)]
+        return OpenedGame(created.game_id, created.organiser_token, tokens)
 
-    async def seat(self, game_id: str, seat: int, player: str) -> str:
-        # The account says what the player is (person or bot), for the seat's public claim.
-        known: Player | str = player
+    async def _kind(self, player: str) -> str:
+        """The player's kind from its account; ``""`` (not said) for a name without one."""
         with contextlib.suppress(RefereeError):
             known = await self.players.get(player)
-        return (await self.seating.claim_for(game_id, seat, known)).token
+            if isinstance(known, Player):
+                return known.kind
+        return ""
 
 
 __all__ = ["HOLDING", "ClaimedSeats", "HeldSeats"]

@@ -18,9 +18,10 @@ on the lobby's sweep. The guarantees, and why they hold:
   other's expected revision no longer matches and it writes nothing. A group that loses
   makes no game, and its other tickets wait on.
 
-The tickets are written PAIRED in the game's creation transaction, so a paired ticket always
-names its game and a lost race leaves no game behind; seats are then claimed for the players
-in a random order (who moves first is not decided by who asked first).
+The tickets are written PAIRED in the game's creation transaction, with the players' seats'
+claims (in a random order: who moves first is not decided by who asked first), so a paired
+ticket always names its game, its players hold their seats as soon as anyone can read it
+paired, and a lost race leaves no game behind.
 """
 
 from __future__ import annotations
@@ -312,8 +313,6 @@ class Pairing:
         except RefereeError as error:  # e.g. the server's games limit: the tickets wait on
             log.warning("pairing_game_refused", reason=error.reason)
             return ""
-        for seat, player in enumerate(players):
-            await self.host.seat(game.game_id, seat, player)
         log.info("pairing_paired", game_id=game.game_id, tickets=[t.ticket_id for t, _ in group])
         return game.game_id
 

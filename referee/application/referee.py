@@ -88,7 +88,7 @@ class Referee:
             self.repository,
             self.players,
             self.players.ratings,
-            ClaimedSeats(self.repository, self.seating, self.players),
+            ClaimedSeats(self.repository, self.players),
         )
         self.repository.on_finished.append(self.players.ratings.record)
         # A game that ended unfilled announces its reserved seats no more.

@@ -49,8 +49,9 @@ class Made:
 
 
 class TokenHost:
-    """A host that makes games in today's flow (every token to the host), so the lobby's
-    rooms are tested on their own; it records the games it made and who it seated."""
+    """A host that makes games in today's flow (every token to the host, handed to the
+    players as their seats'), so the lobby's rooms are tested on their own; it records the
+    games it made, each seated at once."""
 
     def __init__(self, referee: Referee) -> None:
         self.referee = referee
@@ -70,15 +71,11 @@ class TokenHost:
             settings,
             writes_for=writes_for,
         )
-        game = OpenedGame(created.game_id, created.organiser_token)
-        self.made[game.game_id] = Made(game, tuple(players), created.seat_tokens)
+        tokens = created.seat_tokens
+        game = OpenedGame(created.game_id, created.organiser_token, tokens[: len(players)])
+        seated = dict(enumerate(players))
+        self.made[game.game_id] = Made(game, tuple(players), tokens, seated)
         return game
-
-    async def seat(self, game_id: str, seat: int, player: str) -> str:
-        made = self.made[game_id]
-        assert made.players[seat] == player and seat not in made.seated
-        made.seated[seat] = player
-        return made.tokens[seat]
 
     async def check_room(self, player: str, limit: int) -> None:
         held = [m for m in self.made.values() if player in m.seated.values()]

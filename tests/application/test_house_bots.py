@@ -147,8 +147,6 @@ def test_a_challenge_to_a_house_bot_is_accepted_and_played() -> None:
         async with asyncio.timeout(WAIT):
             await accepted()
         game_id = found[0].game_id
-        # The challenge names its game in the game's creation; the seats are claimed next.
-        await until(lambda: referee.games[game_id].table.started)
         await play_as(referee, game_id, ann, 0, seed=3)
         assert (await referee.summary(game_id)).game_over
 
@@ -185,9 +183,10 @@ def test_pairing_with_a_house_bot_on_request() -> None:
         async with asyncio.timeout(WAIT):
             await wait()
         game_id, seat = paired[0].game_id, paired[0].seat
-        # The ticket names its game in the game's creation; the seats are claimed next.
-        await until(lambda: referee.games[game_id].table.started)
-        holders = {(h.player, h.state) for h in referee.games[game_id].holders()}
+        # Seated in the creation that wrote the ticket paired: held, and dealt, already.
+        summary = await referee.summary(game_id)
+        assert summary.started
+        holders = {(h.player, h.state) for h in summary.seat_holders}
         assert holders == {("ann", "held"), ("house-easy", "held")}
         await play_as(referee, game_id, ann, seat, seed=5)
         assert (await referee.summary(game_id)).game_over

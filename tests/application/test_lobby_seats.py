@@ -94,7 +94,7 @@ def test_a_pairing_seats_every_paired_player() -> None:
 
 def test_games_at_once_counts_the_seats_a_player_holds() -> None:
     async def scenario(referee: Referee) -> None:
-        host = ClaimedSeats(referee.repository, referee.seating, referee.players)
+        host = ClaimedSeats(referee.repository, referee.players)
         challenge = await referee.lobby.challenges.create("ann", "bob", DV)
         await referee.lobby.challenges.answer(challenge.challenge_id, "bob", True)
         await host.check_room("cy", 1)  # holds nothing

@@ -99,6 +99,37 @@ class ClaimsAndDocumentsContract:
         with pytest.raises(GameNotFound):
             store.version("g2")
 
+    def test_a_new_game_is_heard_of_with_its_claims_held(self, store: EventStore) -> None:
+        """The lobby's games (issue 20): the players' claims, their holdings and the document
+        naming the game (a challenge accepted) in one transaction, so a listener told of the
+        document reads the claims; a creation refused by a document writes no claim."""
+        store.write_documents([put("challenge", "ch1", {"state": "open"})])
+        at_commit: list[dict[int, SeatClaim]] = []
+
+        def listener(kind: str, key: str, revision: int) -> None:
+            if kind == "challenge" and revision == 2:
+                at_commit.append(store.seat_claims("g1"))
+
+        store.add_document_listener(listener)
+        seated = [claim(0, "ann", "c" * 64), claim(1, "bo", "d" * 64)]
+        documents = [
+            put("challenge", "ch1", {"state": "accepted", "game_id": "g1"}, 1),
+            put("holding", "ann/g1/0", {"seat": 0}),
+            put("holding", "bo/g1/1", {"seat": 1}),
+        ]
+        store.create_game(_record(), [b"opening", b"dealt"], documents, seated)
+        assert at_commit == [{0: seated[0], 1: seated[1]}]
+        assert [d.key for d in store.documents("holding")] == ["ann/g1/0", "bo/g1/1"]
+        with pytest.raises(SeatTaken):
+            store.claim_seat("g1", 2, [b"x"], claim(1, "cy"))
+        with pytest.raises(RevisionConflict):  # the challenge was accepted already
+            stale = [put("challenge", "ch1", {"game_id": "g2"}, 1), put("holding", "cy/g2/0", {})]
+            store.create_game(_record("g2"), [b"opening"], stale, [claim(0, "cy")])
+        with pytest.raises(GameNotFound):
+            store.seat_claims("g2")
+        assert store.read_document("holding", "cy/g2/0") is None
+        assert len(at_commit) == 1
+
     def test_a_taken_seat_is_refused_before_the_version(self, store: EventStore) -> None:
         store.create_game(_record(), [])
         store.claim_seat("g1", 0, [b"e1"], claim(1))
