@@ -24,8 +24,8 @@ FOUND = [
     pytest.param("mau-mau-vampires", 2934748484, 253, 5, False, 4, id="mmv-pot-seen"),
     # MM-22 g: the two cards of (g) drawn across a reshuffle (MM-15), in two events
     pytest.param("mau-mau-vampires", 3076763151, 272, 6, False, 0, id="mmv-share-reshuffle"),
-    # MM-11/MM-16: a missed Mau's penalty reshuffled the pile before the replaced werewolf
-    # was buried: that werewolf is not in the new deck
+    # MM-11/MM-16: a missed Mau's penalty reshuffles the pile (MM-15) right after a werewolf
+    # replaced one: the replaced werewolf is in the new deck
     pytest.param("mau-mau-vampires", 3496329447, 188, 4, False, 2, id="mmv-werewolf-penalty"),
     # MM-15 ruling and MM-22 b: narrowed hands a late matching could not fill (was slow)
     pytest.param("mau-mau-vampires", 1740544408, 318, 6, False, 5, id="mmv-narrowed-hands"),

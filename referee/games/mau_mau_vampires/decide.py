@@ -153,13 +153,15 @@ def _play(state: MauMauVampiresState, seat: int, command: PlayCard, code: int) -
     said = announced(state, command.announce, owed, rule)
     d.emit(CardPlayed(seat, CARDS[code], said, owed, target, replaced))
     d.sizes[seat] = left
+    if replaced:
+        # MM-11: never more than one werewolf: the old one is discarded (MM-13: under the
+        # top card) as soon as the new one is placed, so before a missed Mau's penalty card
+        # (MM-16), whose reshuffle (MM-15) takes it; apply buries it at CardPlayed too.
+        d.bury(WEREWOLF)
     penalty(d, seat, owed, said)
     wish_reason = WishReason.UNSPECIFIED
-    if code == WEREWOLF and replaced:
-        # MM-11: never more than one werewolf: the old one is discarded (MM-13: under the
-        # top card) and the player may wish.
-        d.bury(WEREWOLF)
-        wish_reason = WishReason.WEREWOLF_REPLACED
+    if replaced:
+        wish_reason = WishReason.WEREWOLF_REPLACED  # MM-11, MM-14: the player may wish
     elif code == CLOCK and state.clocks + 1 == len(state.playing):
         # MM-12: as many clocks as players: turn Day/Night and every character; discard
         # the werewolf and the clocks; the player may wish.

@@ -124,11 +124,8 @@ class Walk:
         under: list[int] = []
         top, clocks, wolf, colour, wish = -1, 0, False, 0, 0
         drawn: dict[int, int] = {}  # seat -> the token it drew this turn (MM-8)
-        buried = False  # a replaced werewolf not in the pile of the engine's draws yet
         for index, e in enumerate(events):
             kind = type(e)
-            if buried and kind is not CardsDrawn and kind is not DeckShuffled:
-                buried = False
             if kind is HandStarted:
                 self.steps.append([])
                 pot, pair, turned, under, top, clocks, wolf = [], [], [], [], -1, 0, False
@@ -150,11 +147,6 @@ class Walk:
                     deck, turned = places, []
                 else:
                     reshuffle = e.reason is ShuffleReason.PILE_RESHUFFLED
-                    if reshuffle and buried:
-                        # The engine draws a missed Mau's penalty (MM-16) before it buries
-                        # the werewolf a new one replaced (MM-11), so that werewolf is not
-                        # in this shuffle; its fold then empties the pile, werewolf too.
-                        under.remove(WEREWOLF)
                     self.pools.append(list(under) if reshuffle else list(FULL_DECK))
                     self.segment.append(len(self.steps) - 1)
                     if reshuffle:
@@ -202,8 +194,7 @@ class Walk:
                     clocks += 1
                 else:
                     if wolf:
-                        under.append(WEREWOLF)
-                        buried = True
+                        under.append(WEREWOLF)  # MM-11: before a penalty's reshuffle
                         wish = 0  # MM-14: special cards discarded close the wish
                     wolf = True
             elif kind is DayNightTurned:
