@@ -36,7 +36,9 @@ CHILD = textwrap.dedent(
             outcome = CommandOutcome(f"{game_id}-{version}", 0, "fp", version + 1, version + 1)
             future = store.append_soon(game_id, version, [b"x"], outcome)
             version = await asyncio.wrap_future(future)
-            print(game_id, version, flush=True)
+            # One write per acknowledgement, so the kill cannot split a line between writes.
+            sys.stdout.write(f"{game_id} {version}\\n")
+            sys.stdout.flush()
 
     async def main():
         await asyncio.gather(*(play(game_id) for game_id in games))
@@ -63,6 +65,8 @@ def _kill_mid_run(url: str) -> dict[str, int]:
             acknowledged[game_id] = int(version)
         os.kill(child.pid, signal.SIGKILL)  # while its writer commits the next groups
         for line in child.stdout:  # answered before the kill, read after it
+            if not line.endswith("\n"):
+                break  # cut off by the kill mid-write: that acknowledgement never arrived
             game_id, version = line.split()
             acknowledged[game_id] = max(acknowledged[game_id], int(version))
     finally:
