@@ -62,10 +62,9 @@ from typing import Any
 
 from referee.engine.bot import Bot, game_bot
 from referee.engine.game import Command, Rejection, Seat
-from referee.engine.pimc import MAX_PLAYOUT, reward, settings_for, standing_reward
+from referee.engine.pimc import reward, rollout, settings_for, view_for
 from referee.engine.registry import BOT, game_module, get_game
 from referee.engine.search import SearchTable
-from referee.engine.table import View
 from referee.engine.worlds import Chance, Knowledge, World, sample_world
 
 
@@ -290,52 +289,6 @@ def select(
     return best
 
 
-def view_for(table: SearchTable[Any], mover: Seat, legal: list[Command]) -> View:
-    """The mover's view of the world (what a bot reads: its game view and legal commands)."""
-    config = table.config
-    return View(
-        config.game_type, mover, 0, table.pending(), (), tuple(legal), table.game_view(mover), None
-    )
-
-
-def rollout(
-    table: SearchTable[Any],
-    bot: Bot | None,
-    rng: Chance,
-    epsilon: float,
-    players: int,
-    rounds: bool,
-    start: Any,
-) -> list[float]:
-    """Every seat's reward after playing on with the heuristic (module docstring, step 4);
-    0.5 each for a playout that cannot go on or runs past :data:`MAX_PLAYOUT`."""
-    game = table.game
-    draw = [0.5] * players
-    for _ in range(MAX_PLAYOUT):
-        results = table.results()
-        if results is not None:
-            return [reward(results, seat, players) for seat in range(players)]
-        if rounds:
-            now = game.limit_results(table.state, players)
-            if [r.score for r in now] != [r.score for r in start]:
-                return [standing_reward(start, now, seat, players) for seat in range(players)]
-        pending = table.pending()
-        if not pending:
-            return draw
-        mover = pending[0]
-        legal = table.legal_commands(mover)
-        if not legal:
-            return draw
-        if len(legal) == 1:
-            command = legal[0]
-        elif bot is None or (epsilon > 0.0 and rng.random() < epsilon):
-            command = legal[rng.below(len(legal))]
-        else:
-            command = bot.choose(view_for(table, mover, legal), players)
-        table.step(mover, command)
-    return draw
-
-
 __all__ = [
     "Child",
     "Node",
@@ -344,6 +297,5 @@ __all__ = [
     "grow",
     "ismcts_settings_for",
     "iterate",
-    "rollout",
     "search",
 ]

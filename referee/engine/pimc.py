@@ -190,33 +190,54 @@ def playout(
     ``epsilon``, every time without a bot); the seat's reward in [0, 1]. With ``rounds``, stop
     when the standing first changes and score that (:func:`standing_reward`)."""
     players = table.config.players
-    game_type = table.config.game_type
+    start = table.game.limit_results(table.state, players) if rounds else ()
+    return rollout(table, bot, rng, epsilon, players, rounds, start)[seat]
+
+
+def view_for(table: SearchTable[Any], mover: Seat, legal: list[Command]) -> View:
+    """The mover's view of the world (what a bot reads: its game view and legal commands)."""
+    config = table.config
+    return View(
+        config.game_type, mover, 0, table.pending(), (), tuple(legal), table.game_view(mover), None
+    )
+
+
+def rollout(
+    table: SearchTable[Any],
+    bot: Bot | None,
+    rng: Chance,
+    epsilon: float,
+    players: int,
+    rounds: bool,
+    start: Any,
+) -> list[float]:
+    """Every seat's reward after playing on with the heuristic (ISMCTS's step 4, PIMC's playouts);
+    0.5 each for a playout that cannot go on or runs past :data:`MAX_PLAYOUT`."""
     game = table.game
-    start = game.limit_results(table.state, players) if rounds else ()
+    draw = [0.5] * players
     for _ in range(MAX_PLAYOUT):
         results = table.results()
         if results is not None:
-            return reward(results, seat, players)
+            return [reward(results, seat, players) for seat in range(players)]
         if rounds:
             now = game.limit_results(table.state, players)
             if [r.score for r in now] != [r.score for r in start]:
-                return standing_reward(start, now, seat, players)
+                return [standing_reward(start, now, seat, players) for seat in range(players)]
         pending = table.pending()
         if not pending:
-            return 0.5
+            return draw
         mover = pending[0]
         legal = table.legal_commands(mover)
         if not legal:
-            return 0.5
-        if bot is None or len(legal) == 1 or rng.random() < epsilon:
-            command = legal[rng.below(len(legal))] if len(legal) > 1 else legal[0]
+            return draw
+        if len(legal) == 1:
+            command = legal[0]
+        elif bot is None or (epsilon > 0.0 and rng.random() < epsilon):
+            command = legal[rng.below(len(legal))]
         else:
-            view = View(
-                game_type, mover, 0, pending, (), tuple(legal), table.game_view(mover), None
-            )
-            command = bot.choose(view, players)
+            command = bot.choose(view_for(table, mover, legal), players)
         table.step(mover, command)
-    return 0.5
+    return draw
 
 
 def standing_reward(start: Any, now: Any, seat: Seat, players: int) -> float:
@@ -251,8 +272,10 @@ __all__ = [
     "best",
     "playout",
     "reward",
+    "rollout",
     "search",
     "search_arms",
     "settings_for",
     "standing_reward",
+    "view_for",
 ]
