@@ -25,6 +25,7 @@ import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,32 +139,52 @@ class _Program:
         )
 
 
-async def _player_load(
-    address: str, spec: GameSpec, concurrency: int, load: Load, seed: int
+async def play_games(
+    addresses: list[str],
+    place: Callable[[int, int], int],
+    spec: GameSpec,
+    concurrency: int,
+    load: Load,
+    seed: int,
 ) -> None:
+    """``concurrency`` games at once on the servers at ``addresses`` until ``load`` stops: each
+    seat a bot program of its own (a registered player on a channel of its own, one per
+    server), seat ``s`` of a game created at server ``home`` played from server
+    ``place(home, s)``; every game's seats reserved for their players at creation."""
+    count = len(addresses)
     channels = [
-        grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) for _ in range(spec.players)
+        grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+        for address in addresses
+        for _ in range(spec.players)
     ]
     try:
-        stubs = [pb_grpc.RefereeServiceStub(c) for c in channels]
-        names = [f"bench-{uuid.uuid4().hex[:12]}-{s}" for s in range(spec.players)]
-        tokens = [
-            (
-                await stubs[s].Register(
-                    pb.RegisterRequest(name=names[s], kind=pb.PLAYER_KIND_BOT),
-                    timeout=RPC_TIMEOUT,
-                )
-            ).token
-            for s in range(spec.players)
-        ]
-        programs = [_Program(stubs[s], s, load, seed + s, tokens[s]) for s in range(spec.players)]
-        readers = [asyncio.ensure_future(p.run()) for p in programs]
-        coordinator = stubs[0]
+        # programs[r][s]: seat s's program at server r, on a channel of its own.
+        programs: list[list[_Program]] = []
+        names: list[list[str]] = []
+        for replica in range(count):
+            row, named = [], []
+            for seat in range(spec.players):
+                stub = pb_grpc.RefereeServiceStub(channels[replica * spec.players + seat])
+                name = f"bench-{uuid.uuid4().hex[:12]}-{replica}-{seat}"
+                token = (
+                    await stub.Register(
+                        pb.RegisterRequest(name=name, kind=pb.PLAYER_KIND_BOT),
+                        timeout=RPC_TIMEOUT,
+                    )
+                ).token
+                row.append(_Program(stub, seat, load, seed + 10 * replica + seat, token))
+                named.append(name)
+            programs.append(row)
+            names.append(named)
+        readers = [asyncio.ensure_future(p.run()) for row in programs for p in row]
+        coordinators = [row[0].stub for row in programs]
 
         async def slot(index: int) -> None:
+            home = index % count
             game_seed = seed + 100 * index
+            seats = [place(home, seat) for seat in range(spec.players)]
             while not load.stopping():
-                created = await coordinator.CreateGame(
+                created = await coordinators[home].CreateGame(
                     pb.CreateGameRequest(
                         game_type=spec.game_type,
                         players=spec.players,
@@ -171,14 +192,14 @@ async def _player_load(
                         seed=str(game_seed),
                         public_reproducible_seed=True,  # reproducible, nothing secret
                         seat_requests=[
-                            pb.SeatRequest(mode=pb.SEAT_MODE_RESERVED, player=name)
-                            for name in names
+                            pb.SeatRequest(mode=pb.SEAT_MODE_RESERVED, player=names[r][s])
+                            for s, r in enumerate(seats)
                         ],
                     ),
                     timeout=RPC_TIMEOUT,
                 )
                 game = _Game(created.game_id, spec.players)
-                await asyncio.gather(*(program.claim(game) for program in programs))
+                await asyncio.gather(*(programs[r][s].claim(game) for s, r in enumerate(seats)))
                 remaining = max(0.01, load.end - time.perf_counter())
                 try:
                     await asyncio.wait_for(game.over.wait(), remaining)
@@ -192,8 +213,9 @@ async def _player_load(
                 load.warmup + load.seconds + RPC_TIMEOUT,
             )
         finally:
-            for program in programs:
-                program.call.cancel()
+            for row in programs:
+                for program in row:
+                    program.call.cancel()
             await asyncio.gather(*readers, return_exceptions=True)
     finally:
         for channel in channels:
@@ -207,7 +229,7 @@ async def player_window(
     command."""
     server_before, client_before = server.cpu_seconds(), time.process_time()
     started = time.perf_counter()
-    await _player_load(server.address, spec, concurrency, load, seed)
+    await play_games([server.address], lambda home, seat: 0, spec, concurrency, load, seed)
     wall = time.perf_counter() - started
     total = max(load.total, 1)
     server_cpu = server.cpu_seconds() - server_before

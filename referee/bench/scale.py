@@ -36,27 +36,20 @@ import os
 import statistics
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 from referee.bench.load import (
-    CHANNEL_OPTIONS,
-    RPC_TIMEOUT,
     GameSpec,
     Load,
     ServerProcess,
     referee_argv,
 )
-from referee.bench.players import _Game, _Program
+from referee.bench.players import play_games
 from referee.bench.replicas import admin_url
-from referee.v1 import referee_pb2 as pb
-from referee.v1 import referee_pb2_grpc as pb_grpc
 
 #: The replicas of the scaled windows.
 REPLICAS = 3
@@ -113,88 +106,9 @@ async def _load(
             taken.append(sample())
 
     sampling = asyncio.ensure_future(sampler())
-    await _play(addresses, place, spec, concurrency, load, seed)
+    await play_games(addresses, place, spec, concurrency, load, seed)
     await sampling
     return taken[0], taken[1]
-
-
-async def _play(
-    addresses: list[str],
-    place: Callable[[int, int], int],
-    spec: GameSpec,
-    concurrency: int,
-    load: Load,
-    seed: int,
-) -> None:
-    count = len(addresses)
-    channels = [
-        grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
-        for address in addresses
-        for _ in range(spec.players)
-    ]
-    try:
-        # programs[r][s]: seat s's program at replica r, on a channel of its own.
-        programs: list[list[_Program]] = []
-        names: list[list[str]] = []
-        for replica in range(count):
-            row, named = [], []
-            for seat in range(spec.players):
-                stub = pb_grpc.RefereeServiceStub(channels[replica * spec.players + seat])
-                name = f"bench-{uuid.uuid4().hex[:12]}-{replica}-{seat}"
-                token = (
-                    await stub.Register(
-                        pb.RegisterRequest(name=name, kind=pb.PLAYER_KIND_BOT),
-                        timeout=RPC_TIMEOUT,
-                    )
-                ).token
-                row.append(_Program(stub, seat, load, seed + 10 * replica + seat, token))
-                named.append(name)
-            programs.append(row)
-            names.append(named)
-        readers = [asyncio.ensure_future(p.run()) for row in programs for p in row]
-        coordinators = [row[0].stub for row in programs]
-
-        async def slot(index: int) -> None:
-            home = index % count
-            game_seed = seed + 100 * index
-            seats = [place(home, seat) for seat in range(spec.players)]
-            while not load.stopping():
-                created = await coordinators[home].CreateGame(
-                    pb.CreateGameRequest(
-                        game_type=spec.game_type,
-                        players=spec.players,
-                        options=spec.options,
-                        seed=str(game_seed),
-                        public_reproducible_seed=True,  # reproducible, nothing secret
-                        seat_requests=[
-                            pb.SeatRequest(mode=pb.SEAT_MODE_RESERVED, player=names[r][s])
-                            for s, r in enumerate(seats)
-                        ],
-                    ),
-                    timeout=RPC_TIMEOUT,
-                )
-                game = _Game(created.game_id, spec.players)
-                await asyncio.gather(*(programs[r][s].claim(game) for s, r in enumerate(seats)))
-                remaining = max(0.01, load.end - time.perf_counter())
-                try:
-                    await asyncio.wait_for(game.over.wait(), remaining)
-                except TimeoutError:
-                    return
-                game_seed += 1_000_003
-
-        try:
-            await asyncio.wait_for(
-                asyncio.gather(*(slot(i) for i in range(concurrency))),
-                load.warmup + load.seconds + RPC_TIMEOUT,
-            )
-        finally:
-            for row in programs:
-                for program in row:
-                    program.call.cancel()
-            await asyncio.gather(*readers, return_exceptions=True)
-    finally:
-        for channel in channels:
-            await channel.close()
 
 
 def window(
