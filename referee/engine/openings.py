@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
 from referee.engine.table_events import TableEvent
@@ -114,18 +115,48 @@ class DeckCommitted(TableEvent):
 @dataclass(frozen=True, slots=True)
 class CardOpening:
     """Position ``position`` of shuffle ``shuffle`` holds ``card``: its ``salt`` and Merkle
-    ``path`` prove it against the shuffle's root. For ``seats`` only, or everyone (``public``)."""
+    ``path`` prove it against the shuffle's root. For ``seats`` only, or everyone (``public``).
+
+    An opening the referee makes (:class:`DeckTracker`) holds its deck's :class:`DeckTree`
+    instead of its proof, and ``salt`` and ``path`` are made from the tree when read (the
+    store's and each audience's encoding): a deal's openings were most of a live game's
+    memory, kept in its log for the game's whole life (issue 25 §4). One read from the store
+    holds the proof itself. Both forms are equal and encode alike; the hash leaves the proof
+    out (it follows from the other fields in a game), so hashing one makes no proof."""
 
     shuffle: int
     position: int
     card: str
-    salt: bytes
-    path: tuple[bytes, ...]
+    salt: bytes = field(hash=False)
+    path: tuple[bytes, ...] = field(hash=False)
     seats: tuple[int, ...] = ()
     public: bool = False
 
     def for_viewer(self, viewer: Viewer) -> bool:
         return self.public or (viewer is not None and viewer in self.seats)
+
+
+def _proof_from_tree() -> None:
+    """Make ``CardOpening.salt`` and ``.path`` read the deck's tree when the opening holds
+    one (its ``path`` slot holds the tree, its ``salt`` slot ``None``)."""
+    salt_slot, path_slot = CardOpening.__dict__["salt"], CardOpening.__dict__["path"]
+
+    def salt(self: CardOpening) -> bytes:
+        held = salt_slot.__get__(self, CardOpening)
+        if held is None:
+            tree: DeckTree = path_slot.__get__(self, CardOpening)
+            return card_salt(tree.key, self.shuffle, self.position)
+        return held  # type: ignore[no-any-return]
+
+    def path(self: CardOpening) -> tuple[bytes, ...]:
+        held = path_slot.__get__(self, CardOpening)
+        if isinstance(held, DeckTree):
+            return held.path(self.position)
+        return held  # type: ignore[no-any-return]
+
+    # __init__ (frozen: object.__setattr__) and unpickling store through the slots.
+    for slot, read in ((salt_slot, salt), (path_slot, path)):
+        setattr(CardOpening, read.__name__, property(read, slot.__set__))
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,8 +295,7 @@ class DeckTracker:
         else:
             at = deck.taken if step.position is None else step.position
             positions = range(at, at + 1) if at < len(deck.cards) else range(0)
-        made: dict[int, bytes] | None = {} if opening else None
-        return None, [o for p in positions if (o := self._open(index, deck, p, step.to, made))]
+        return None, [o for p in positions if (o := self._open(index, deck, p, step.to, opening))]
 
     def _open(
         self,
@@ -273,11 +303,11 @@ class DeckTracker:
         deck: _Deck,
         position: int,
         to: tuple[int, ...] | None,
-        made: dict[int, bytes] | None,
+        opening: bool,
     ) -> CardOpening | None:
         """The opening of ``position`` for the seats of ``to`` (everyone: ``None``) that were
-        not shown it yet, recorded as shown; ``made`` lends the step's second-level nodes, and
-        is ``None`` when only the record is wanted (no opening made)."""
+        not shown it yet, recorded as shown; none is made without ``opening`` (only the record
+        is wanted)."""
         given = self._given((index, position))
         if "*" in given:
             return None
@@ -291,17 +321,15 @@ class DeckTracker:
             if len(seats) == 1 and seats[0] < len(_ONE_SEAT):
                 seats = _ONE_SEAT[seats[0]]
             given.update(seats)
-        if made is None:
+        if not opening:
             return None
-        return CardOpening(
-            index,
-            position,
-            deck.cards[position],
-            card_salt(self.key, index, position),
-            deck.tree.path(position, made),
-            seats,
-            to is None,
-        )
+        # The proof is the tree's, made when read (see CardOpening).
+        unmade: Any = None
+        tree: Any = deck.tree
+        return CardOpening(index, position, deck.cards[position], unmade, tree, seats, to is None)
+
+
+_proof_from_tree()
 
 
 __all__ = [
