@@ -179,12 +179,29 @@ _NONE_OPENED = CardsOpened()
 # --- following a game's decks -----------------------------------------------------------------
 
 
+class _Nodes:
+    """One level of a tree's nodes, 32 bytes each, in one bytes object (a bytes object each
+    took twice their size)."""
+
+    __slots__ = ("packed",)
+
+    def __init__(self, nodes: Sequence[bytes]) -> None:
+        self.packed = b"".join(nodes)
+
+    def __len__(self) -> int:
+        return len(self.packed) // 32
+
+    def __getitem__(self, index: int) -> bytes:
+        return self.packed[32 * index : 32 * index + 32]
+
+
 class DeckTree:
     """The Merkle tree of one shuffle, held small: only its levels from the third up (a
-    quarter of the nodes). The two bottom levels of a path, the sibling leaf and the sibling
-    pair's node, are made again from the cards and the key when a card is opened (at most
-    three leaves and one node, a few microseconds); a live game keeps its decks' trees for
-    its whole life, and the full levels were most of a game's memory (issue 25 §4).
+    quarter of the nodes), each level packed in one bytes object. The two bottom levels of a
+    path, the sibling leaf and the sibling pair's node, are made again from the cards and the
+    key when a card is opened (at most three leaves and one node, a few microseconds); a live
+    game keeps its decks' trees for its whole life, and the full levels were most of a game's
+    memory (issue 25 §4).
 
     Same root and same paths as :class:`MerkleTree` over the same leaves."""
 
@@ -194,7 +211,7 @@ class DeckTree:
         self.key, self.shuffle, self.cards = key, shuffle, cards
         tree = MerkleTree([self._leaf(i) for i in range(len(cards))])
         self.root = tree.root
-        self.upper = [tuple(level) for level in tree.levels[2:]]
+        self.upper = tuple(_Nodes(level) for level in tree.levels[2:])
 
     def _leaf(self, position: int) -> bytes:
         shuffle, key = self.shuffle, self.key
