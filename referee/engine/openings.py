@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
 from referee.engine.table_events import TableEvent
@@ -136,9 +136,9 @@ class CardOpening:
         return self.public or (viewer is not None and viewer in self.seats)
 
 
-def _proof_from_tree() -> None:
+def _proof_from_tree() -> Any:
     """Make ``CardOpening.salt`` and ``.path`` read the deck's tree when the opening holds
-    one (its ``path`` slot holds the tree, its ``salt`` slot ``None``)."""
+    one (its ``path`` slot holds the tree, its ``salt`` slot ``None``); the ``path`` slot."""
     salt_slot, path_slot = CardOpening.__dict__["salt"], CardOpening.__dict__["path"]
 
     def salt(self: CardOpening) -> bytes:
@@ -157,20 +157,110 @@ def _proof_from_tree() -> None:
     # __init__ (frozen: object.__setattr__) and unpickling store through the slots.
     for slot, read in ((salt_slot, salt), (path_slot, path)):
         setattr(CardOpening, read.__name__, property(read, slot.__set__))
+    return path_slot
 
 
-@dataclass(frozen=True, slots=True)
+_HELD_PATH = _proof_from_tree()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class CardsOpened(TableEvent):
-    """The openings of the cards this batch made visible; each viewer sees its own only."""
+    """The openings of the cards this batch made visible; each viewer sees its own only.
+
+    The referee's own (:func:`cards_opened`) are held as runs, a deck's positions opened to one
+    audience together (a deal: a run a seat), and made into openings when read; a viewer's
+    redaction keeps its runs. Equal, hashed and encoded as the same openings held one by one
+    (as read from the store)."""
 
     openings: tuple[CardOpening, ...] = field(default=())
 
     def redacted(self, viewer: Viewer) -> TableEvent:
+        held = _HELD_OPENINGS.__get__(self, CardsOpened)
+        if isinstance(held, _Runs):
+            runs = held.for_viewer(viewer)
+            if runs is held:
+                return self
+            held_runs: Any = runs
+            return CardsOpened(held_runs) if runs is not None else _NONE_OPENED
         kept = tuple(o for o in self.openings if o.for_viewer(viewer))
         if len(kept) == len(self.openings):
             return self
         # One object for every viewer that sees none: the server encodes it once for all.
         return CardsOpened(kept) if kept else _NONE_OPENED
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not CardsOpened:
+            return NotImplemented
+        assert isinstance(other, CardsOpened)
+        mine = _HELD_OPENINGS.__get__(self, CardsOpened)
+        theirs = _HELD_OPENINGS.__get__(other, CardsOpened)
+        if isinstance(mine, _Runs) and isinstance(theirs, _Runs) and mine.runs == theirs.runs:
+            return True  # the same trees' positions to the same audiences: no opening made
+        return self.openings == other.openings
+
+    def __hash__(self) -> int:
+        return hash(self.openings)
+
+
+#: One run of openings: a deck tree, positions ``start`` to ``stop`` and their audience.
+_Run = tuple["DeckTree", int, int, tuple[int, ...], bool]
+
+
+class _Runs:
+    """The openings the referee made for one batch, as runs (see :class:`CardsOpened`)."""
+
+    __slots__ = ("runs",)
+
+    def __init__(self, runs: tuple[_Run, ...]) -> None:
+        self.runs = runs
+
+    def openings(self) -> tuple[CardOpening, ...]:
+        unmade: Any = None
+        out: list[CardOpening] = []
+        for tree, start, stop, seats, public in self.runs:
+            shuffle, cards, proof = tree.shuffle, tree.cards, cast(Any, tree)
+            for p in range(start, stop):
+                out.append(CardOpening(shuffle, p, cards[p], unmade, proof, seats, public))
+        return tuple(out)
+
+    def for_viewer(self, viewer: Viewer) -> _Runs | None:
+        """The runs ``viewer`` sees (this object when all, ``None`` when none)."""
+        kept = tuple(r for r in self.runs if r[4] or (viewer is not None and viewer in r[3]))
+        if len(kept) == len(self.runs):
+            return self
+        return _Runs(kept) if kept else None
+
+
+def _held_openings() -> Any:
+    """Make ``CardsOpened.openings`` read runs when the event holds them; the slot itself."""
+    slot = CardsOpened.__dict__["openings"]
+
+    def openings(self: CardsOpened) -> tuple[CardOpening, ...]:
+        held = slot.__get__(self, CardsOpened)
+        return held.openings() if isinstance(held, _Runs) else held
+
+    setattr(CardsOpened, openings.__name__, property(openings, slot.__set__))
+    return slot
+
+
+_HELD_OPENINGS = _held_openings()
+
+
+def cards_opened(openings: Sequence[CardOpening]) -> CardsOpened:
+    """The event of a batch's (non-empty) ``openings``: the referee's own, made by a
+    :class:`DeckTracker` and holding their deck's tree, as runs; others as they are."""
+    runs: list[_Run] = []
+    for o in openings:
+        tree = _HELD_PATH.__get__(o, CardOpening)
+        if not isinstance(tree, DeckTree):
+            return CardsOpened(tuple(openings))
+        last = runs[-1] if runs else None
+        if last is not None and last[0] is tree and last[2:] == (o.position, o.seats, o.public):
+            runs[-1] = (tree, last[1], o.position + 1, o.seats, o.public)
+            continue
+        runs.append((tree, o.position, o.position + 1, o.seats, o.public))
+    held: Any = _Runs(tuple(runs))
+    return CardsOpened(held)
 
 
 _NONE_OPENED = CardsOpened()
@@ -346,9 +436,6 @@ class DeckTracker:
         return CardOpening(index, position, deck.cards[position], unmade, tree, seats, to is None)
 
 
-_proof_from_tree()
-
-
 __all__ = [
     "CardOpening",
     "CardsOpened",
@@ -358,6 +445,7 @@ __all__ = [
     "MerkleTree",
     "card_key",
     "card_salt",
+    "cards_opened",
     "leaf",
     "root_of",
 ]

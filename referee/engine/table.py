@@ -43,7 +43,7 @@ from referee.engine.game import (
     StateT,
     Viewer,
 )
-from referee.engine.openings import CardOpening, CardsOpened, DeckTracker, card_key
+from referee.engine.openings import CardOpening, DeckTracker, card_key, cards_opened
 from referee.engine.registry import get_game
 from referee.engine.search import SearchTable
 from referee.engine.table_events import (
@@ -304,7 +304,7 @@ class Table(Generic[StateT]):
                 openings.extend(opened)
         if not roots and not openings:
             return events
-        return [*roots, *events, *([CardsOpened(tuple(openings))] if openings else [])]
+        return [*roots, *events, *([cards_opened(openings)] if openings else [])]
 
     def deck_tracker(self) -> DeckTracker:
         """The shuffled decks as of the whole log (followed from the game's own events).
