@@ -24,9 +24,9 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
 from referee.engine.table_events import TableEvent
@@ -199,7 +199,8 @@ class CardsOpened(TableEvent):
         return self.openings == other.openings
 
     def __hash__(self) -> int:
-        return hash(self.openings)
+        held = _HELD_OPENINGS.__get__(self, CardsOpened)
+        return hash(held)  # a tuple's, or the runs' (the same for the same openings)
 
 
 #: One run of openings: a deck tree, positions ``start`` to ``stop`` and their audience.
@@ -215,13 +216,24 @@ class _Runs:
         self.runs = runs
 
     def openings(self) -> tuple[CardOpening, ...]:
-        unmade: Any = None
+        """The openings, their proofs made run by run (:meth:`DeckTree.proofs`)."""
         out: list[CardOpening] = []
         for tree, start, stop, seats, public in self.runs:
-            shuffle, cards, proof = tree.shuffle, tree.cards, cast(Any, tree)
-            for p in range(start, stop):
-                out.append(CardOpening(shuffle, p, cards[p], unmade, proof, seats, public))
+            shuffle, cards = tree.shuffle, tree.cards
+            for p, (salt, path) in zip(range(start, stop), tree.proofs(start, stop), strict=True):
+                out.append(CardOpening(shuffle, p, cards[p], salt, path, seats, public))
         return tuple(out)
+
+    def __hash__(self) -> int:
+        """The hash of the openings (a :class:`CardOpening`'s leaves its proof out), without
+        making them."""
+        return hash(
+            tuple(
+                (tree.shuffle, p, tree.cards[p], seats, public)  # hashed as a CardOpening
+                for tree, start, stop, seats, public in self.runs
+                for p in range(start, stop)
+            )
+        )
 
     def for_viewer(self, viewer: Viewer) -> _Runs | None:
         """The runs ``viewer`` sees (this object when all, ``None`` when none)."""
@@ -315,30 +327,83 @@ class DeckTree:
         return self._leaf(left)
 
     def path(self, position: int, pairs_made: dict[int, bytes] | None = None) -> tuple[bytes, ...]:
-        """The path of ``position``. ``pairs_made``, the caller's for one step, lends the
-        second-level nodes made for earlier positions of that step: neighbouring cards dealt
-        together then share them, as they did when the tree kept every level."""
+        """The path of ``position``. ``pairs_made``, the caller's, lends the second-level
+        nodes made for earlier positions: neighbouring cards then share them."""
+        if pairs_made is None:
+            return self._path(position, self._leaf, self._pair)
+
+        def pair(index: int) -> bytes:
+            node = pairs_made.get(index)
+            if node is None:
+                node = pairs_made[index] = self._pair(index)
+            return node
+
+        return self._path(position, self._leaf, pair)
+
+    def proofs(self, start: int, stop: int) -> list[tuple[bytes, tuple[bytes, ...]]]:
+        """The salt and path of each position from ``start`` to ``stop``, made together:
+        each salt, leaf and second-level node they need once (a seat's hand: about a third
+        of the hashes of its cards made one by one)."""
+        made = _Made(self)
+        return [(made.salt(p), self._path(p, made.leaf, made.pair)) for p in range(start, stop)]
+
+    def _path(
+        self, position: int, leaf_of: Callable[[int], bytes], pair_of: Callable[[int], bytes]
+    ) -> tuple[bytes, ...]:
         size = len(self.cards)
         out = []
         if size > 1:
             if position ^ 1 < size:
-                out.append(self._leaf(position ^ 1))
+                out.append(leaf_of(position ^ 1))
             pairs, index = (size + 1) // 2, position // 2
             if pairs > 1:
                 if index ^ 1 < pairs:
-                    if pairs_made is None:
-                        out.append(self._pair(index ^ 1))
-                    else:
-                        node = pairs_made.get(index ^ 1)
-                        if node is None:
-                            node = pairs_made[index ^ 1] = self._pair(index ^ 1)
-                        out.append(node)
+                    out.append(pair_of(index ^ 1))
                 index //= 2
                 for level in self.upper[:-1]:
                     if index ^ 1 < len(level):
                         out.append(level[index ^ 1])
                     index //= 2
         return tuple(out)
+
+
+class _Made:
+    """The salts, leaves and second-level nodes of one :meth:`DeckTree.proofs` call, lent
+    between its positions; the call's own, dropped with it."""
+
+    __slots__ = ("leaves", "pairs", "salts", "tree")
+
+    def __init__(self, tree: DeckTree) -> None:
+        self.tree = tree
+        self.salts: dict[int, bytes] = {}
+        self.leaves: dict[int, bytes] = {}
+        self.pairs: dict[int, bytes] = {}
+
+    def salt(self, position: int) -> bytes:
+        made = self.salts.get(position)
+        if made is None:
+            tree = self.tree
+            made = self.salts[position] = card_salt(tree.key, tree.shuffle, position)
+        return made
+
+    def leaf(self, position: int) -> bytes:
+        made = self.leaves.get(position)
+        if made is None:
+            tree = self.tree
+            card = tree.cards[position]
+            made = self.leaves[position] = leaf(tree.shuffle, position, self.salt(position), card)
+        return made
+
+    def pair(self, index: int) -> bytes:
+        made = self.pairs.get(index)
+        if made is None:
+            left = 2 * index
+            if left + 1 < len(self.tree.cards):
+                made = _node(self.leaf(left), self.leaf(left + 1))
+            else:
+                made = self.leaf(left)
+            self.pairs[index] = made
+        return made
 
 
 #: Single-seat audiences, shared by every opening addressed to one seat.
