@@ -121,7 +121,11 @@ def test_quick_p11_reports_every_game_and_its_peers() -> None:
             assert row[f"{op}_per_second"] > 0
     # OpenSpiel is either measured (both games) or skipped with a note, never an error.
     assert len(p11["peers"]) == len(search.SPIEL_GAMES) or p11["notes"]
-    assert "## P11 search" in "\n".join(search.markdown(p11))
+    assert {row["game"] for row in p11["environments"]} == {game for game, _ in games}
+    for row in p11["environments"]:
+        assert row["env_copy_step_us"] > 0 and row["env_deepcopy_step_us"] > 0
+    text = "\n".join(search.markdown(p11))
+    assert "## P11 search" in text and "| env copy + step µs |" in text
 
 
 def test_the_memory_breakdown_names_the_line_that_holds_the_bytes(tmp_path: Path) -> None:

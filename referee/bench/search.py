@@ -14,6 +14,12 @@ position in turn, in alternating rounds:
   fields (what ``copy.deepcopy(table)`` did before tables defined their copy: state, log,
   status and all) and ``submit`` on the copy.
 
+And per game at its fewest players, the PettingZoo environment (``referee.rl.env``) at
+positions of the docs' loop, with an action chosen up front: ``env copy + step``
+(``env.copy()``, which ``copy.deepcopy(env)`` is) and ``env deepcopy + step``, a
+``copy.deepcopy`` of the environment's fields as ``copy.deepcopy(env)`` did before
+environments defined their copy.
+
 Next to them, in the same rounds: OpenSpiel (``pyspiel``, from the ``bench`` extra)
 ``state.clone()`` and ``clone()`` then ``apply_action`` on positions of random play, for its
 C++ ``crazy_eights`` and its Python ``python_block_dominoes`` (a hidden-hand tile game; its
@@ -31,9 +37,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from referee import rl
 from referee.bench import engine, peers
 from referee.engine.search import SearchTable
 from referee.engine.table import Table
+from referee.rl.aec import RefereeAECEnv
 
 #: OpenSpiel games measured: its C++ crazy_eights (the target's peer) and one Python game.
 SPIEL_GAMES = ("crazy_eights", "python_block_dominoes")
@@ -100,6 +110,46 @@ OPERATIONS: dict[str, Callable[[Position], None]] = {
 }
 
 
+def env_positions(game_type: str, count: int, seed: int) -> list[tuple[RefereeAECEnv, int]]:
+    """``count`` copies of a PettingZoo env at positions of the docs' loop (``rng.choice``
+    over the mask), each with the action then chosen."""
+    aec = rl.env(game_type, seed=seed)
+    aec.reset()
+    rng = np.random.default_rng(seed)
+    found: list[tuple[RefereeAECEnv, int]] = []
+    while len(found) < count:
+        if not aec.agents:
+            aec.reset()
+            continue
+        observation, _, terminated, truncated, _ = aec.last()
+        if terminated or truncated:
+            aec.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        if rng.random() < 0.2:
+            found.append((aec.copy(), action))
+        aec.step(action)
+    return found
+
+
+def _env_copy_step(item: tuple[RefereeAECEnv, int]) -> None:
+    aec, action = item
+    aec.copy().step(action)
+
+
+def _env_deepcopy_step(item: tuple[RefereeAECEnv, int]) -> None:
+    aec, action = item
+    twin = object.__new__(RefereeAECEnv)
+    twin.__dict__ = copy.deepcopy(aec.__dict__)
+    twin.step(action)
+
+
+ENV_OPERATIONS: dict[str, Callable[[tuple[RefereeAECEnv, int]], None]] = {
+    "env_copy_step": _env_copy_step,
+    "env_deepcopy_step": _env_deepcopy_step,
+}
+
+
 def rate(operation: Callable[[Any], None], items: Sequence[Any], seconds: float) -> float:
     """Operations per CPU second: ``operation`` on every item in turn for about ``seconds``."""
     done = 0
@@ -156,6 +206,8 @@ def run(quick: bool) -> dict[str, Any]:
     else:
         peers._module("open_spiel.python.games")  # registers OpenSpiel's Python games
         theirs = {name: spiel_positions(pyspiel, name, count, seed=11) for name in SPIEL_GAMES}
+    env_games = sorted({game_type for game_type, _ in configs})
+    envs = {game_type: env_positions(game_type, count // 4, seed=11) for game_type in env_games}
     measured: dict[tuple[str, str], list[float]] = {}
     for _ in range(rounds):
         for name, nodes in theirs.items():
@@ -167,6 +219,12 @@ def run(quick: bool) -> dict[str, Any]:
                 chosen = items[: max(4, len(items) // 10)] if op == "deepcopy_submit" else items
                 key = (f"{game_type}/{players}", op)
                 measured.setdefault(key, []).append(rate(function, chosen, seconds))
+        for game_type, places in envs.items():
+            for op, env_function in ENV_OPERATIONS.items():
+                # Likewise: a tenth of the positions for the milliseconds of a deepcopy.
+                few = places[: max(4, len(places) // 10)] if "deepcopy" in op else places
+                key = (f"env {game_type}", op)
+                measured.setdefault(key, []).append(rate(env_function, few, seconds))
 
     def median(key: tuple[str, str]) -> float:
         return float(statistics.median(measured[key]))
@@ -193,10 +251,18 @@ def run(quick: bool) -> dict[str, Any]:
             peer_row[f"{op}_per_second"] = median((name, op))
             peer_row[f"{op}_us"] = 1e6 / median((name, op))
         peer_rows.append(peer_row)
+    env_rows = []
+    for game_type in envs:
+        env_row: dict[str, Any] = {"game": game_type}
+        for op in ENV_OPERATIONS:
+            env_row[f"{op}_us"] = 1e6 / median((f"env {game_type}", op))
+        env_row["deepcopy_to_copy"] = env_row["env_deepcopy_step_us"] / env_row["env_copy_step_us"]
+        env_rows.append(env_row)
     ratios = [row["to_crazy_eights"] for row in rows if row["to_crazy_eights"] is not None]
     return {
         "games": rows,
         "peers": peer_rows,
+        "environments": env_rows,
         "peer_versions": peers.versions(),
         "notes": notes,
         "positions": count,
@@ -232,5 +298,16 @@ def markdown(p11: dict[str, Any]) -> list[str]:
     out += ["", "| OpenSpiel game | clone µs | clone + apply µs |", "|---|---:|---:|"]
     for row in p11["peers"]:
         out.append(f"| {row['game']} | {row['clone_us']:.2f} | {row['clone_apply_us']:.2f} |")
+    out += [
+        "",
+        "| environment (fewest players) | env copy + step µs | env deepcopy + step µs "
+        "| deepcopy ÷ copy |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in p11.get("environments", []):
+        out.append(
+            f"| {row['game']} | {row['env_copy_step_us']:.1f} "
+            f"| {row['env_deepcopy_step_us']:,.0f} | {row['deepcopy_to_copy']:.0f} |"
+        )
     out += [f"- note: {note}" for note in p11["notes"]]
     return out

@@ -21,7 +21,6 @@ seed and reveals the seed when the game ends (``docs/fairness.md``):
 
 from __future__ import annotations
 
-import copy
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -514,8 +513,7 @@ class Table(Generic[StateT]):
         twin.__dict__.update(self.__dict__)
         twin.state = self.game.copy_state(self.state)
         twin.log = self.log.copy()
-        # The status is small and grows new fields; deepcopy follows them.
-        twin.status = copy.deepcopy(self.status)
+        twin.status = self.status.copy()
         twin._tracker = None
         twin._tracked = 0
         return twin

@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from referee.engine import endings
@@ -266,6 +266,19 @@ class TableStatus:
     def __post_init__(self) -> None:
         if not self.timeouts:
             self.timeouts = [0] * self.players
+
+    def copy(self) -> TableStatus:
+        """An independent status: every list, set and dict field copied (what folding changes
+        in place), the frozen events in them shared. A field added later is covered as long
+        as it holds immutable values or such containers of them (it is checked by
+        ``tests/engine/test_search.py``)."""
+        twin = TableStatus.__new__(TableStatus)
+        for spec in fields(self):
+            value = getattr(self, spec.name)
+            if isinstance(value, list | set | dict):
+                value = value.copy()
+            setattr(twin, spec.name, value)
+        return twin
 
     def fold(self, event: TableEvent) -> None:
         self.count += 1

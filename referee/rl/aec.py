@@ -40,6 +40,7 @@ from pettingzoo import AECEnv
 
 from referee.engine import Table, View
 from referee.engine.worlds import World
+from referee.rl.copies import copy_episode, copy_spaces
 from referee.rl.core import Mask, Observation
 from referee.rl.games import GameSpec, default_players, spec
 from referee.rl.infostate import HistoryKeeper
@@ -116,6 +117,36 @@ class RefereeAECEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type i
 
     def __str__(self) -> str:
         return str(self.metadata["name"])
+
+    def copy(self) -> RefereeAECEnv:
+        """An independent environment in the same position, for search: in microseconds,
+        where ``copy.deepcopy`` took milliseconds (``copy.copy`` and ``copy.deepcopy`` are
+        this). What play changes is copied (the table by
+        :meth:`~referee.engine.table.Table.copy`, the histories, the per-agent dicts, the
+        spaces' generators: :mod:`referee.rl.copies`); the game's spec and the encoded
+        records (never changed in place) are shared. For a search over one seat's
+        information, copy a world (:meth:`sample_world`), not this: the copy holds the true
+        state."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        episode = copy_episode(self.privileged_table, self._histories)
+        twin.privileged_table, twin._histories = episode
+        twin._seen = self._seen.copy()
+        twin.observation_spaces = copy_spaces(self.observation_spaces)
+        twin.action_spaces = copy_spaces(self.action_spaces)
+        twin.agents = self.agents.copy()
+        for name in ("rewards", "_cumulative_rewards", "terminations", "truncations"):
+            if name in self.__dict__:
+                setattr(twin, name, getattr(self, name).copy())
+        if "infos" in self.__dict__:
+            twin.infos = {agent: dict(info) for agent, info in self.infos.items()}
+        return twin
+
+    def __copy__(self) -> RefereeAECEnv:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RefereeAECEnv:
+        return self.copy()
 
     @property
     def table(self) -> Table[Any] | None:

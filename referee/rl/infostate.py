@@ -71,6 +71,15 @@ class SeatHistory:
             row[-1] = 1.0
         self.rows.append(row)
 
+    def copy(self) -> SeatHistory:
+        """An independent history with the same lines and rows (rows are never changed in
+        place: :meth:`tensor` stacks new arrays)."""
+        twin = object.__new__(SeatHistory)
+        twin.__dict__.update(self.__dict__)
+        twin.lines = self.lines.copy()
+        twin.rows = self.rows.copy()
+        return twin
+
     def string(self) -> str:
         return "\n".join(self.lines)
 
@@ -95,6 +104,18 @@ class HistoryKeeper:
         #: (seat, action, log length after the command), in the order played.
         self.commands: list[tuple[int, int, int]] = []
         self._seats: dict[int, tuple[Table[Any], SeatHistory, list[int]]] = {}
+
+    def copy(self, table: Table[Any]) -> HistoryKeeper:
+        """An independent keeper for ``table``, a copy of this keeper's table (an environment's
+        :meth:`copy`): the commands and the seats' replicas and histories copied."""
+        twin = object.__new__(HistoryKeeper)
+        twin.game, twin.table, twin.opening = self.game, table, self.opening
+        twin.commands = self.commands.copy()
+        twin._seats = {
+            seat: (replica.copy(), history.copy(), done.copy())
+            for seat, (replica, history, done) in self._seats.items()
+        }
+        return twin
 
     def played(self, seat: int, action: int) -> None:
         self.commands.append((seat, action, len(self.table.log)))

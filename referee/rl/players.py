@@ -27,6 +27,9 @@ class Player(Protocol):
     def choose(self, table: Table[Any], seat: int) -> Any:
         """The command ``seat`` sends now (one of its legal commands)."""
 
+    def copy(self) -> Player:
+        """A player that goes on as this one would, for a copied environment."""
+
 
 class StrategyPlayer:
     """A built-in strategy (:mod:`referee.bots`) with its own random generator."""
@@ -45,6 +48,15 @@ class StrategyPlayer:
             return self.rng.choice(table.legal_commands(seat))
         return self.strategy.choose(table.view(seat), self.game.players, self.rng)
 
+    def copy(self) -> StrategyPlayer:
+        """The same strategy (the built-in ones keep no state between moves) with a copy of
+        the generator: the copy makes the choices this player would make."""
+        twin = object.__new__(StrategyPlayer)
+        twin.__dict__.update(self.__dict__)
+        twin.rng = random.Random()
+        twin.rng.setstate(self.rng.getstate())
+        return twin
+
 
 class PolicyPlayer:
     """A policy over the seat's observation."""
@@ -59,6 +71,10 @@ class PolicyPlayer:
         if command not in table.legal_commands(seat):
             raise ValueError(f"the policy of seat {seat} chose illegal action {action}")
         return command
+
+    def copy(self) -> PolicyPlayer:
+        """The same policy: it is the caller's object (a network, a function), not copied."""
+        return PolicyPlayer(self.policy, self.game)
 
 
 def make_player(player: PlayerSpec, game: GameSpec, rng: random.Random) -> Player:

@@ -33,6 +33,7 @@ for evaluation and debugging, never the learner's input (``table`` warns).
 
 from __future__ import annotations
 
+import copy
 import random
 import secrets
 import warnings
@@ -46,6 +47,7 @@ from gymnasium import spaces
 from referee.engine import Table
 from referee.engine.worlds import World
 from referee.rl.aec import ObsDict, PrivilegedAccessWarning, observation_space, observe
+from referee.rl.copies import copy_episode, copy_space
 from referee.rl.core import Observation
 from referee.rl.games import default_players, spec
 from referee.rl.infostate import HistoryKeeper
@@ -95,6 +97,32 @@ class SingleAgentEnv(gymnasium.Env[ObsDict, np.int64]):
         self.privileged_table: Table[Any] | None = None
         self.players: dict[int, Player] = {}
         self._histories: HistoryKeeper | None = None
+
+    def copy(self) -> SingleAgentEnv:
+        """An independent environment in the same position, for search: in microseconds,
+        where ``copy.deepcopy`` took milliseconds (``copy.copy`` and ``copy.deepcopy`` are
+        this). The table, histories, spaces' and env's generators and the opponents'
+        generators are copied (a built-in opponent then makes the same choices in both);
+        the game's spec and a policy opponent (the caller's object) are shared. The copy
+        holds the true state: for search over the learner's information, copy a world
+        (:meth:`sample_world`).
+        """
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        episode = copy_episode(self.privileged_table, self._histories)
+        twin.privileged_table, twin._histories = episode
+        twin.players = {seat: player.copy() for seat, player in self.players.items()}
+        twin.observation_space = copy_space(self.observation_space)
+        twin.action_space = copy_space(self.action_space)
+        if self._np_random is not None:
+            twin._np_random = copy.deepcopy(self._np_random)
+        return twin
+
+    def __copy__(self) -> SingleAgentEnv:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SingleAgentEnv:
+        return self.copy()
 
     @property
     def table(self) -> Table[Any] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import random
+from dataclasses import fields
 from typing import Any
 
 import pytest
@@ -20,7 +21,15 @@ from referee.engine.game import Rejection
 from referee.engine.registry import all_games
 from referee.engine.search import SearchTable
 from referee.engine.table import Table
-from referee.engine.table_events import TableSettings
+from referee.engine.table_events import (
+    SeatClaimed,
+    SeatForfeited,
+    SeatResigned,
+    TableEvent,
+    TableSettings,
+    TableStatus,
+    TimedOut,
+)
 
 CASES = [
     pytest.param(game.info.type_id, players, id=f"{game.info.type_id}-{players}p")
@@ -213,3 +222,32 @@ def test_copy_state_shares_no_mutable_container(game_type: str, players: int) ->
             originals = [container for _, container in _containers(value, name)]
             for path, container in _containers(vars(copied)[name], name):
                 assert all(container is not o for o in originals), f"copy_state shares {path}"
+
+
+def test_a_copied_status_is_folded_on_alone() -> None:
+    """``TableStatus.copy`` (what ``Table.copy`` uses instead of a deepcopy) shares no field
+    that folding changes, and every field holds immutable values or containers of them, which
+    is what a field-by-field container copy relies on."""
+    status = TableStatus(players=3)
+    for event in (TimedOut(1, "play", "T-1", None, 1), SeatClaimed(0, "ann")):
+        status.fold(event)
+    twin = status.copy()
+    assert twin == status
+    for event in (
+        TimedOut(2, "play", "T-1", None, 1),
+        SeatForfeited(2, 1),
+        SeatClaimed(1, "bob"),
+        SeatResigned(0),
+    ):
+        twin.fold(event)
+    assert status == TableStatus(
+        players=3, timeouts=[0, 1, 0], claims={0: SeatClaimed(0, "ann")}, count=2
+    )
+    assert twin.timeouts == [0, 1, 1] and twin.forfeited == {0, 2} and twin.resigned == {0}
+    for spec in fields(twin):
+        value = getattr(twin, spec.name)
+        items = value.values() if isinstance(value, dict) else value
+        for item in items if isinstance(value, list | set | dict) else [value]:
+            assert isinstance(item, int | str | None | TableEvent), spec.name
+            if isinstance(item, TableEvent):
+                assert type(item).__dataclass_params__.frozen, spec.name  # type: ignore[attr-defined]
