@@ -258,6 +258,14 @@ def _held_openings() -> Any:
 _HELD_OPENINGS = _held_openings()
 
 
+def held_one_by_one(event: object) -> bool:
+    """True for a :class:`CardsOpened` that holds its openings one by one (as read from the
+    store), not as the referee's runs."""
+    return type(event) is CardsOpened and not isinstance(
+        _HELD_OPENINGS.__get__(event, CardsOpened), _Runs
+    )
+
+
 def cards_opened(openings: Sequence[CardOpening]) -> CardsOpened:
     """The event of a batch's (non-empty) ``openings``: the referee's own, made by a
     :class:`DeckTracker` and holding their deck's tree, as runs; others as they are."""
@@ -406,6 +414,9 @@ class _Made:
         return made
 
 
+#: The seat mask of a position opened to everyone.
+_EVERYONE = -1
+
 #: Single-seat audiences, shared by every opening addressed to one seat.
 _ONE_SEAT = tuple((seat,) for seat in range(64))
 
@@ -420,7 +431,9 @@ class _Deck:
 @dataclass(slots=True)
 class DeckTracker:
     """Every shuffle of a game so far, how many cards of each left the deck, and which
-    positions were opened to whom (``"*"`` for everyone).
+    positions were opened to whom: a list a shuffle, one seat mask a position (bit ``s``:
+    seat ``s``; ``-1``: everyone). A set a position, keyed by a tuple, took 16 KiB of a game
+    in play (issue 25 §4); masks below 256 are shared small ints.
 
     :meth:`trial` gives a cheap copy for a batch not yet committed: it shares the trees and
     reads what this one opened, changing nothing here."""
@@ -428,18 +441,37 @@ class DeckTracker:
     key: bytes
     decks: dict[int, _Deck] = field(default_factory=dict)
     pile: int | None = None
-    opened: dict[tuple[int, int], set[int | str]] = field(default_factory=dict)
+    opened: dict[int, list[int]] = field(default_factory=dict)
     parent: DeckTracker | None = None
     trees: dict[tuple[int, tuple[str, ...]], DeckTree] = field(default_factory=dict)
+
+    def as_runs(self, event: CardsOpened) -> CardsOpened:
+        """``event`` held as runs when it holds, one by one (read from the store), exactly
+        the openings these decks make, proofs included (checked); else ``event`` itself.
+        Needs the decks followed past the event's batch."""
+        held = _HELD_OPENINGS.__get__(event, CardsOpened)
+        if not held or isinstance(held, _Runs):
+            return event
+        made: list[CardOpening] = []
+        unmade: Any = None
+        for o in held:
+            deck = self.decks.get(o.shuffle)
+            if deck is None or not o.position < len(deck.cards) or deck.cards[o.position] != o.card:
+                return event
+            tree: Any = deck.tree
+            made.append(CardOpening(o.shuffle, o.position, o.card, unmade, tree, o.seats, o.public))
+        runs = cards_opened(made)
+        return runs if runs.openings == held else event
 
     def trial(self) -> DeckTracker:
         return DeckTracker(self.key, dict(self.decks), self.pile, {}, self, self.trees)
 
-    def _given(self, place: tuple[int, int]) -> set[int | str]:
-        given = self.opened.get(place)
+    def _given(self, index: int, size: int) -> list[int]:
+        """The masks of shuffle ``index`` (``size`` cards), this tracker's own to change."""
+        given = self.opened.get(index)
         if given is None:
-            inherited = self.parent.opened.get(place) if self.parent is not None else None
-            given = self.opened[place] = set(inherited or ())
+            inherited = self.parent.opened.get(index) if self.parent is not None else None
+            given = self.opened[index] = [0] * size if inherited is None else inherited.copy()
         return given
 
     def step(
@@ -480,19 +512,22 @@ class DeckTracker:
         """The opening of ``position`` for the seats of ``to`` (everyone: ``None``) that were
         not shown it yet, recorded as shown; none is made without ``opening`` (only the record
         is wanted)."""
-        given = self._given((index, position))
-        if "*" in given:
+        masks = self._given(index, len(deck.cards))
+        given = masks[position]
+        if given == _EVERYONE:
             return None
         if to is None:
-            given.add("*")
+            masks[position] = _EVERYONE
             seats: tuple[int, ...] = ()
         else:
-            seats = tuple(s for s in to if s not in given)
+            seats = tuple(s for s in to if not given >> s & 1)
             if not seats:
                 return None
             if len(seats) == 1 and seats[0] < len(_ONE_SEAT):
                 seats = _ONE_SEAT[seats[0]]
-            given.update(seats)
+            for seat in seats:
+                given |= 1 << seat
+            masks[position] = given
         if not opening:
             return None
         # The proof is the tree's, made when read (see CardOpening).
@@ -511,6 +546,7 @@ __all__ = [
     "card_key",
     "card_salt",
     "cards_opened",
+    "held_one_by_one",
     "leaf",
     "root_of",
 ]

@@ -250,3 +250,45 @@ def test_the_referees_openings_hold_no_proof_and_equal_the_stored_ones() -> None
     opened = next(e for e in tables[0].log if isinstance(e, CardsOpened))
     assert len(opened.openings) == 52
     assert all(isinstance(o.salt, bytes) and len(o.salt) == 32 for o in opened.openings)
+
+
+def test_a_table_replayed_from_the_store_holds_its_openings_as_runs() -> None:
+    """A game read from the store (after eviction, a restart, on a replica) holds its
+    openings as the referee made them, not with the store's salts and paths (issue 25 §4):
+    a refereed Vampire Queen table of 4 read from its stored events (decoded and replayed)
+    took 40.8 KiB traced on main, 9.4 KiB as runs. Its log is equal to the stored events; a
+    stored opening that differs from what the decks make stays as stored."""
+    import gc
+    import tracemalloc
+
+    from referee import codec
+    from referee.v1 import referee_pb2 as pb
+
+    settings = TableSettings(card_commitments=True)
+
+    def stored(table: Table[Any]) -> list[bytes]:
+        return [codec.event_bytes("vampire-queen", e, i + 1) for i, e in enumerate(table.log)]
+
+    def read(config: Any, wires: list[bytes]) -> Table[Any]:
+        events = [codec.event_from_proto(pb.Event.FromString(w)) for w in wires]
+        return Table.replay(config, events, settings)
+
+    made = [Table.create("vampire-queen", 4, seed=bytes([s]), settings=settings) for s in range(41)]
+    configs, wires = [t.config for t in made], [stored(t) for t in made]
+    read(configs[0], wires[0])
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tables = [read(c, w) for c, w in zip(configs[1:], wires[1:], strict=True)]
+        gc.collect()
+        each = (tracemalloc.get_traced_memory()[0] - before) / len(tables)
+    finally:
+        tracemalloc.stop()
+    assert each < 12 * 1024, f"{each / 1024:.1f} KiB per table read from the store"
+    assert all(t.log == m.log for t, m in zip(tables, made[1:], strict=True))
+
+    log = list(made[0].log)
+    at = next(i for i, e in enumerate(log) if isinstance(e, CardsOpened))
+    first = log[at].openings[0]
+    log[at] = CardsOpened((dataclasses.replace(first, salt=bytes(32)), *log[at].openings[1:]))
+    assert Table.replay(configs[0], log, settings).log[at] is log[at]
