@@ -24,7 +24,7 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -269,18 +269,24 @@ def held_one_by_one(event: object) -> bool:
 def cards_opened(openings: Sequence[CardOpening]) -> CardsOpened:
     """The event of a batch's (non-empty) ``openings``: the referee's own, made by a
     :class:`DeckTracker` and holding their deck's tree, as runs; others as they are."""
+    trees = [_HELD_PATH.__get__(o, CardOpening) for o in openings]
+    if not all(isinstance(tree, DeckTree) for tree in trees):
+        return CardsOpened(tuple(openings))
+    held: Any = _Runs(_as_runs(zip(trees, openings, strict=True)))
+    return CardsOpened(held)
+
+
+def _as_runs(openings: Iterable[tuple[DeckTree, CardOpening]]) -> tuple[_Run, ...]:
+    """Openings, each with its deck's tree, as runs (consecutive positions of one tree to one
+    audience)."""
     runs: list[_Run] = []
-    for o in openings:
-        tree = _HELD_PATH.__get__(o, CardOpening)
-        if not isinstance(tree, DeckTree):
-            return CardsOpened(tuple(openings))
+    for tree, o in openings:
         last = runs[-1] if runs else None
         if last is not None and last[0] is tree and last[2:] == (o.position, o.seats, o.public):
             runs[-1] = (tree, last[1], o.position + 1, o.seats, o.public)
             continue
         runs.append((tree, o.position, o.position + 1, o.seats, o.public))
-    held: Any = _Runs(tuple(runs))
-    return CardsOpened(held)
+    return tuple(runs)
 
 
 _NONE_OPENED = CardsOpened()
@@ -369,8 +375,9 @@ class DeckTree:
                     out.append(pair_of(index ^ 1))
                 index //= 2
                 for level in self.upper[:-1]:
-                    if index ^ 1 < len(level):
-                        out.append(level[index ^ 1])
+                    packed, at = level.packed, 32 * (index ^ 1)  # _Nodes, read inline
+                    if at < len(packed):
+                        out.append(packed[at : at + 32])
                     index //= 2
         return tuple(out)
 
@@ -452,16 +459,21 @@ class DeckTracker:
         held = _HELD_OPENINGS.__get__(event, CardsOpened)
         if not held or isinstance(held, _Runs):
             return event
-        made: list[CardOpening] = []
-        unmade: Any = None
+        trees = []
         for o in held:
             deck = self.decks.get(o.shuffle)
             if deck is None or not o.position < len(deck.cards) or deck.cards[o.position] != o.card:
                 return event
-            tree: Any = deck.tree
-            made.append(CardOpening(o.shuffle, o.position, o.card, unmade, tree, o.seats, o.public))
-        runs = cards_opened(made)
-        return runs if runs.openings == held else event
+            trees.append(deck.tree)
+        runs = _as_runs(zip(trees, held, strict=True))
+        stored = iter(held)
+        for tree, start, stop, _, _ in runs:
+            for salt, path in tree.proofs(start, stop):
+                o = next(stored)
+                if o.salt != salt or o.path != path:
+                    return event
+        kept: Any = _Runs(runs)
+        return CardsOpened(kept)
 
     def trial(self) -> DeckTracker:
         return DeckTracker(self.key, dict(self.decks), self.pile, {}, self, self.trees)
