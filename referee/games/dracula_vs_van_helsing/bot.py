@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any
 
-from referee.engine import View
+from referee.engine import View, ismcts
 from referee.engine.bot import argmax, seat_of
 from referee.games.dracula_vs_van_helsing.model import (
     CallEnd,
@@ -302,3 +302,8 @@ def _known_slots(view: View, seat: int) -> set[int]:
 
 #: The bot the registry finds (referee.bots).
 BOT = DraculaHeuristic()
+
+#: The tree search: the defaults, with the heuristic's command kept unless another leads by a
+#: standard error at the root (guard 1.0; unguarded it lost to the heuristic over the same
+#: deals at 100 ms: docs/performance.md "ISMCTS: score beside points, budgets and the guard").
+TREE_SEARCH = ismcts.Settings(guard=1.0)
