@@ -45,9 +45,11 @@ class Ahead:
         self.walk = walk
         self.steps = walk.steps[segment]
         self.at: dict[int, list[int]] = {}  # seat -> the indexes of its steps
-        #: card -> the seats that play it in this hand (a card laid elsewhere is one less
-        #: copy for them)
-        self.players: dict[int, set[int]] = {}
+        #: card -> (step, seat) of each play of it (a card laid elsewhere is one less copy
+        #: for them)
+        self.players: dict[int, list[tuple[int, int]]] = {}
+        #: ("v", hidden choice) or ("s", share) -> the seats that take it in
+        self.takers: dict[Item, set[int]] = {}
         #: group -> the first step that names one of its tokens (a shuffle's cards can serve
         #: no play before it)
         self.first: dict[int, int] = {}
@@ -61,12 +63,26 @@ class Ahead:
                 continue
             self.at.setdefault(seat, []).append(index)
             if what == "out" and thing[0] == "c":
-                self.players.setdefault(thing[1], set()).add(seat)
+                self.players.setdefault(thing[1], []).append((index, seat))
             elif what == "out" and thing[0] == "v":
                 self.giver[thing[1]] = seat
+            elif what == "in" and thing[0] in ("v", "s"):
+                key = ("v", thing[1]) if thing[0] == "v" else ("s", thing[1] // 2)
+                self.takers.setdefault(key, set()).add(seat)
 
-    def seats_playing(self, code: int) -> set[int]:
-        return self.players.get(code, set())
+    def seats_playing(self, code: int, at: int) -> set[int]:
+        """The seats that play ``code`` from step ``at`` on."""
+        return {seat for index, seat in self.players.get(code, ()) if index >= at}
+
+    def touched(self, option: Any, seat: int, thing: Item) -> set[int]:
+        """The seats whose plays a choice other than a card laid or a token narrowed may
+        change (:meth:`holds`): a hidden gift's giver and taker, a share's takers, the seat
+        whose card set aside into a pot is now known."""
+        if option[0] == "item":
+            return {seat, *self.takers.get(("v", thing[1]), ())}
+        if option[0] == "perm":
+            return set(self.takers.get(("s", option[1]), ()))
+        return {seat}
 
     def holds(self, state: Any, seat: int, at: int, room: Room) -> bool:
         """Whether every play of ``seat`` from step ``at`` on can still get an item of its
@@ -96,6 +112,9 @@ class Ahead:
             return True
         code_of = state.code
         allow = state.allow
+        left = state.left
+        spare = state.spare
+        group = self.walk.group
         options: list[list[int]] = []
         for when, code, since in plays:
             fits = []
@@ -112,8 +131,10 @@ class Ahead:
                 elif x in code_of:
                     if code_of[x] == code:
                         fits.append(number)
-                elif code in allow.get(x, EVERY_CARD) and room(state, x, code):
-                    fits.append(number)
+                elif code in allow.get(x, EVERY_CARD):
+                    g = group[x]  # no new order in the group (MM-6): room is a copy left
+                    if (left[g][code] > 0) if g not in spare else room(state, x, code):
+                        fits.append(number)
             if not fits:
                 return False
             options.append(fits)

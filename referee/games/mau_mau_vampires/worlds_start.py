@@ -148,27 +148,27 @@ def _solve(
             lay(root, token, walk.pin[token])
     steps = walk.steps[segment]
     ahead = Ahead(walk, segment)
-    everyone = set(ahead.at)
 
     def branch(state: _Partial, at: int, option: Any) -> tuple[int, bool]:
         """Take a branch's option at step ``at``: the step to read next, and whether the
         deal can no longer be completed (:func:`_feasible`, :meth:`Ahead.holds`)."""
-        _, seat, thing = steps[at]
-        at += _take(state, state.hands.setdefault(seat, []), option, thing, lay)
-        seats = everyone
-        if option[0] in ("lay", "narrow"):
-            groups = {walk.group[option[1]]}
-            if option[0] == "lay":  # the card's copies elsewhere may now be all it has left
-                groups |= {g for g, left in state.left.items() if left[option[2]] > 0}
-            if not _feasible(walk, state, groups, fresh, ahead, at):
-                return at, True
-            seats = {seat}
-            if option[0] == "lay":  # one copy less of the card for whoever plays it
-                seats |= ahead.seats_playing(option[2])
         if budget is not None:
             budget[0] -= 1
             if budget[0] < 0:
                 raise ValueError("the start's search took more branches than its budget")
+        _, seat, thing = steps[at]
+        at += _take(state, state.hands.setdefault(seat, []), option, thing, lay)
+        seats = ahead.touched(option, seat, thing)
+        if option[0] in ("lay", "narrow"):
+            groups = {walk.group[option[1]]}
+            if option[0] == "lay":  # the one shuffle left with copies of the card
+                others = [g for g, left in state.left.items() if left[option[2]] > 0]
+                groups |= set(others) if len(others) == 1 else set()
+            if not _feasible(walk, state, groups, fresh, ahead, at):
+                return at, True
+            seats = {seat}
+            if option[0] == "lay":  # one copy less of the card for whoever plays it
+                seats |= ahead.seats_playing(option[2], at)
         return at, not all(ahead.holds(state, s, at, room) for s in seats)
 
     # a branch: (step index, the state before it, the option taken there)
