@@ -1,21 +1,31 @@
 """In-process duplicate-deal duel of the search strategy with the game's heuristic.
 
     python tournaments/duel.py GAME DEALS [MILLIS] [--bias B] [--start N]
-        [--opponents heuristic|tree]
+        [--opponents heuristic|tree] [--set FIELD=VALUE ...]
+    python tournaments/duel.py --combine FILE [FILE ...]
 
 The same comparison as a ``format: duplicate`` tournament read by ``tournaments/paired.py``
 (every deal played with the search in every seat, the heuristic in the others; per deal the
-search's mean points, its rank scaled to [0, 1], minus the heuristic seats' mean; the mean of
-those over the deals with a 95% normal interval), without the server and the wire: on this
-shared machine the tournament runner's gRPC and referee cost as much CPU as the bots. The
-search's budget is its thread's CPU time (``time.thread_time``), as in every caller. Prints
-each deal's difference as it ends, then the summary and the mean iterations per move.
+search's mean minus the heuristic seats' mean; the mean of those over the deals with a 95%
+normal interval), without the server and the wire: on this shared machine the tournament
+runner's gRPC and referee cost as much CPU as the bots. Two measures per deal:
+
+* **points**: the rank scaled to [0, 1] (1 first, 0 last; in a two-seat game the win);
+* **score**: ``SeatResult.score`` as the game counts it (:data:`SCORE`): Mau Mau Vampires'
+  points (higher is better), Vampire Queen's penalty points (lower is better), and in
+  Dracula vs Van Helsing and Sleeping Queens 1 for the winner, 0 otherwise (the win again).
+
+The search's budget is its thread's CPU time (``time.thread_time``), as in every caller.
+Prints one JSON line per deal as it ends (``--combine`` pools such lines from several runs,
+e.g. deal ranges split with ``--start`` over two processes), then the summary and the mean
+iterations per move.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import random
 import time
@@ -34,6 +44,14 @@ GAMES = {
     "vampire-queen": (3, {"rounds": "1"}),
 }
 
+#: Which way each game's score is better (its rules' ``score_meaning``).
+SCORE = {
+    "dracula-vs-van-helsing": "1 for the winner, 0 for the loser: higher is better",
+    "sleeping-queens": "1 for a winner, 0 otherwise: higher is better",
+    "mau-mau-vampires": "points: higher is better",
+    "vampire-queen": "penalty points: lower is better",
+}
+
 
 @dataclasses.dataclass
 class Tally:
@@ -45,8 +63,8 @@ class Tally:
 
 def play(
     game: str, seed: bytes, seat: int, search: SearchStrategy, rng: random.Random, tally: Tally
-) -> dict[int, float]:
-    """One game with the search at ``seat``: every seat's points."""
+) -> dict[int, tuple[float, int]]:
+    """One game with the search at ``seat``: every seat's points and score."""
     players, options = GAMES[game]
     table = Table.create(game, players, options, seed=seed)
     bot = game_bot(game)
@@ -60,48 +78,110 @@ def play(
         else:
             command = bot.choose(table.view(mover), players)
         table.submit(mover, command)
-    return {r.seat: (players - r.rank) / (players - 1) for r in table.results() or ()}
+    return {r.seat: ((players - r.rank) / (players - 1), r.score) for r in table.results() or ()}
+
+
+def deal_line(
+    game: str, deal: int, search: SearchStrategy, settings: ismcts.Settings, millis: float
+) -> dict[str, object]:
+    """Play one deal with the search in every seat: its machine-readable line."""
+    players = GAMES[game][0]
+    tally = Tally()
+    seed = f"duel-{game}-{deal}".encode()
+    mine: list[tuple[float, int]] = []
+    others: list[tuple[float, int]] = []
+    for seat in range(players):
+        outcome = play(game, seed, seat, search, random.Random(deal * 10 + seat), tally)
+        mine.append(outcome[seat])
+        others.extend(v for s, v in outcome.items() if s != seat)
+    return {
+        "game": game,
+        "millis": millis,
+        "settings": repr(settings),
+        "deal": deal,
+        "points": mean([p for p, _ in mine]) - mean([p for p, _ in others]),
+        "score": mean([s for _, s in mine]) - mean([s for _, s in others]),
+        "moves": tally.moves,
+        "iterations": tally.iterations,
+    }
+
+
+def mean(values: list[float] | list[int]) -> float:
+    return sum(values) / len(values)
+
+
+def interval(values: list[float]) -> str:
+    """The mean and its 95% normal interval."""
+    n = len(values)
+    centre = mean(values)
+    sd = math.sqrt(sum((v - centre) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n)
+    return f"{centre:+.3f} [{centre - half:+.3f}, {centre + half:+.3f}]"
+
+
+def summary(lines: list[dict[str, object]]) -> str:
+    """Both measures over the deals of ``lines`` (one game and budget)."""
+    first = lines[0]
+    game = str(first["game"])
+    deals = sorted(int(str(line["deal"])) for line in lines)
+    moves = sum(int(str(line["moves"])) for line in lines)
+    iterations = sum(int(str(line["iterations"])) for line in lines)
+    points = [float(str(line["points"])) for line in lines]
+    scores = [float(str(line["score"])) for line in lines]
+    return (
+        f"{game} {first['millis']:g} ms, {first['settings']}: {len(lines)} deals "
+        f"({deals[0]}-{deals[-1]}); search - heuristic: points {interval(points)}, "
+        f"score {interval(scores)} ({SCORE[game]}); "
+        f"{iterations / max(moves, 1):.1f} iterations per searched move ({moves} moves)"
+    )
+
+
+def combine(paths: list[str]) -> None:
+    """Pool the per-deal lines of several runs, one summary per game, budget and settings."""
+    groups: dict[tuple[str, str, str], dict[int, dict[str, object]]] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as lines:
+            for text in lines:
+                if text.startswith("{"):
+                    line = json.loads(text)
+                    key = (line["game"], str(line["millis"]), line["settings"])
+                    groups.setdefault(key, {})[line["deal"]] = line
+    for deals in groups.values():
+        print(summary(list(deals.values())))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("game", choices=sorted(GAMES))
-    parser.add_argument("deals", type=int)
+    parser.add_argument("game", nargs="?", choices=sorted(GAMES))
+    parser.add_argument("deals", nargs="?", type=int)
     parser.add_argument("millis", type=float, nargs="?", default=100.0)
     parser.add_argument("--bias", type=float, default=None)
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--opponents", choices=("heuristic", "tree"), default=None)
+    parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
+    parser.add_argument("--combine", nargs="+", metavar="FILE")
     args = parser.parse_args()
+    if args.combine:
+        combine(args.combine)
+        return
+    if args.game is None or args.deals is None:
+        parser.error("GAME and DEALS are required without --combine")
     settings = ismcts.ismcts_settings_for(args.game)
     if args.bias is not None:
         settings = dataclasses.replace(settings, bias=args.bias)
     if args.opponents is not None:
         settings = dataclasses.replace(settings, opponents=args.opponents)
+    for assignment in args.set:
+        name, _, value = assignment.partition("=")
+        kind = type(getattr(settings, name))
+        settings = dataclasses.replace(settings, **{name: kind(value)})
     search = SearchStrategy(args.game, millis=args.millis, settings=settings)
-    tally = Tally()
-    players = GAMES[args.game][0]
-    diffs = []
     started = time.process_time()
+    lines = []
     for deal in range(args.start, args.start + args.deals):
-        seed = f"duel-{args.game}-{deal}".encode()
-        mine: list[float] = []
-        others: list[float] = []
-        for seat in range(players):
-            points = play(args.game, seed, seat, search, random.Random(deal * 10 + seat), tally)
-            mine.append(points[seat])
-            others.extend(v for s, v in points.items() if s != seat)
-        diffs.append(sum(mine) / len(mine) - sum(others) / len(others))
-        print(deal, f"{diffs[-1]:+.3f}", flush=True)
-    n = len(diffs)
-    mean = sum(diffs) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1)) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n)
-    print(
-        f"{args.game} {args.millis:g} ms, {settings}: {n} deals, points search - heuristic "
-        f"{mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}]; "
-        f"{tally.iterations / max(tally.moves, 1):.1f} iterations per searched move "
-        f"({tally.moves} moves, {time.process_time() - started:.0f} s CPU)"
-    )
+        lines.append(deal_line(args.game, deal, search, settings, args.millis))
+        print(json.dumps(lines[-1]), flush=True)
+    print(f"{summary(lines)}; {time.process_time() - started:.0f} s CPU")
 
 
 if __name__ == "__main__":

@@ -74,6 +74,10 @@ class Terminal:
         return None if line == "" else line.strip()
 
 
+#: How often a reader waiting for the next message wakes to let a pending Ctrl-C through.
+_WAKE_SECONDS = 0.2
+
+
 class _Reader:
     """Feeds a GameStream into a queue from a background thread."""
 
@@ -93,6 +97,18 @@ class _Reader:
             self.items.put(error)
         self.items.put(self.END)
 
+    def _get(self, timeout: float | None) -> object:
+        if timeout is not None:
+            return self.items.get(timeout=timeout)
+        # A wait without end is many short ones: the kernel may hand a Ctrl-C to any thread
+        # (the reader's, gRPC's), and Python runs its handler in the main thread only when that
+        # thread wakes; one long wait on the queue would not wake before the next message.
+        while True:
+            try:
+                return self.items.get(timeout=_WAKE_SECONDS)
+            except queue.Empty:
+                continue
+
     def next_batch(
         self, timeout: float | None = None
     ) -> tuple[list[referee_pb2.StreamGameResponse], bool]:
@@ -100,7 +116,7 @@ class _Reader:
         With a ``timeout``, an empty batch when nothing came in that many seconds."""
         batch: list[referee_pb2.StreamGameResponse] = []
         try:
-            item = self.items.get(timeout=timeout)
+            item = self._get(timeout)
         except queue.Empty:
             return batch, False
         while True:

@@ -32,7 +32,12 @@ both the tree's prior and its rollout. Each iteration
    :func:`~referee.engine.pimc.standing_reward`) to the nodes that seat chose.
 
 The command played is the root's most visited child; the heuristic's own is preferred among
-equals, and a budget that ended before any iteration gets the heuristic's command.
+equals, and a budget that ended before any iteration gets the heuristic's command. With
+``Settings.guard`` above 0 the most visited child replaces the heuristic's only when its mean
+reward beats the heuristic's child's by that many standard errors of the difference (the
+decision rule PIMC uses, :func:`~referee.engine.pimc.best`): with a few dozen iterations of
+binary rewards a deviation is mostly noise, and every noisy deviation from a good heuristic
+is more likely to lose than to win.
 
 **The budget** is a callable ``stop(iterations)`` the caller supplies (the engine is
 sans-I/O): :class:`referee.bots.SearchStrategy` gives it the bot thread's own CPU time
@@ -93,6 +98,9 @@ class Settings:
     worlds: int = 24
     #: ``"game"`` or ``"round"`` (:class:`referee.engine.pimc.Settings`).
     horizon: str = "game"
+    #: Standard errors by which the played command's mean must beat the heuristic's own at
+    #: the root (:func:`decision`); 0: the most visited child is played.
+    guard: float = 0.0
 
 
 def ismcts_settings_for(type_id: str) -> Settings:
@@ -122,10 +130,20 @@ class Child:
     visits: int = 0
     total: float = 0.0
     available: int = 0
+    #: The sum of the squared rewards (for the decision's guard).
+    squares: float = 0.0
 
     @property
     def mean(self) -> float:
         return self.total / self.visits if self.visits else 0.0
+
+    @property
+    def variance(self) -> float:
+        """The rewards' sample variance (0 with fewer than two)."""
+        if self.visits < 2:
+            return 0.0
+        spread = self.squares - self.total * self.total / self.visits
+        return max(spread, 0.0) / (self.visits - 1)
 
 
 def search(
@@ -142,13 +160,16 @@ def search(
         return legal[0]
     bot = game_bot(knowledge.game_type)
     first = bot.choose(knowledge.view, knowledge.players) if bot is not None else legal[0]
-    root = grow(knowledge, rng, stop, settings or ismcts_settings_for(knowledge.game_type))
-    return decision(root, legal, first)
+    settings = settings or ismcts_settings_for(knowledge.game_type)
+    root = grow(knowledge, rng, stop, settings)
+    return decision(root, legal, first, settings.guard)
 
 
-def decision(root: Node, legal: tuple[Command, ...], first: Command) -> Command:
+def decision(root: Node, legal: tuple[Command, ...], first: Command, guard: float = 0.0) -> Command:
     """The most visited of the root's legal children (then the higher mean); ``first`` (the
-    heuristic's) among equals and when nothing was visited."""
+    heuristic's) among equals and when nothing was visited. With ``guard`` above 0, ``first``
+    unless the most visited child's mean beats ``first``'s by ``guard`` standard errors of
+    the difference (each over at least two visits)."""
     best, key = first, (-1, -1.0)
     for command in (first, *legal):
         child = root.children.get(command)
@@ -157,7 +178,13 @@ def decision(root: Node, legal: tuple[Command, ...], first: Command) -> Command:
         mine = (child.visits, child.mean)
         if mine[0] > key[0] or (mine[0] == key[0] and mine[1] > key[1] + 1e-9):
             best, key = command, mine
-    return best
+    if guard <= 0.0 or best == first:
+        return best
+    chosen, heuristic = root.children[best], root.children.get(first)
+    if heuristic is None or heuristic.visits < 2 or chosen.visits < 2:
+        return first
+    error = math.sqrt(chosen.variance / chosen.visits + heuristic.variance / heuristic.visits)
+    return best if chosen.mean - heuristic.mean > guard * error + 1e-9 else first
 
 
 def grow(
@@ -260,7 +287,9 @@ def iterate(
         rewards = rollout(table, bot, rng, settings.epsilon, players, rounds, start)
     for child in path:
         child.visits += 1
-        child.total += rewards[child.mover]
+        value = rewards[child.mover]
+        child.total += value
+        child.squares += value * value
 
 
 def select(

@@ -24,8 +24,9 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
 from referee.engine.table_events import TableEvent
@@ -114,13 +115,20 @@ class DeckCommitted(TableEvent):
 @dataclass(frozen=True, slots=True)
 class CardOpening:
     """Position ``position`` of shuffle ``shuffle`` holds ``card``: its ``salt`` and Merkle
-    ``path`` prove it against the shuffle's root. For ``seats`` only, or everyone (``public``)."""
+    ``path`` prove it against the shuffle's root. For ``seats`` only, or everyone (``public``).
+
+    An opening the referee makes (:class:`DeckTracker`) holds its deck's :class:`DeckTree`
+    instead of its proof, and ``salt`` and ``path`` are made from the tree when read (the
+    store's and each audience's encoding): a deal's openings were most of a live game's
+    memory, kept in its log for the game's whole life (issue 25 §4). One read from the store
+    holds the proof itself. Both forms are equal and encode alike; the hash leaves the proof
+    out (it follows from the other fields in a game), so hashing one makes no proof."""
 
     shuffle: int
     position: int
     card: str
-    salt: bytes
-    path: tuple[bytes, ...]
+    salt: bytes = field(hash=False)
+    path: tuple[bytes, ...] = field(hash=False)
     seats: tuple[int, ...] = ()
     public: bool = False
 
@@ -128,18 +136,157 @@ class CardOpening:
         return self.public or (viewer is not None and viewer in self.seats)
 
 
-@dataclass(frozen=True, slots=True)
+def _proof_from_tree() -> Any:
+    """Make ``CardOpening.salt`` and ``.path`` read the deck's tree when the opening holds
+    one (its ``path`` slot holds the tree, its ``salt`` slot ``None``); the ``path`` slot."""
+    salt_slot, path_slot = CardOpening.__dict__["salt"], CardOpening.__dict__["path"]
+
+    def salt(self: CardOpening) -> bytes:
+        held = salt_slot.__get__(self, CardOpening)
+        if held is None:
+            tree: DeckTree = path_slot.__get__(self, CardOpening)
+            return card_salt(tree.key, self.shuffle, self.position)
+        return held  # type: ignore[no-any-return]
+
+    def path(self: CardOpening) -> tuple[bytes, ...]:
+        held = path_slot.__get__(self, CardOpening)
+        if isinstance(held, DeckTree):
+            return held.path(self.position)
+        return held  # type: ignore[no-any-return]
+
+    # __init__ (frozen: object.__setattr__) and unpickling store through the slots.
+    for slot, read in ((salt_slot, salt), (path_slot, path)):
+        setattr(CardOpening, read.__name__, property(read, slot.__set__))
+    return path_slot
+
+
+_HELD_PATH = _proof_from_tree()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class CardsOpened(TableEvent):
-    """The openings of the cards this batch made visible; each viewer sees its own only."""
+    """The openings of the cards this batch made visible; each viewer sees its own only.
+
+    The referee's own (:func:`cards_opened`) are held as runs, a deck's positions opened to one
+    audience together (a deal: a run a seat), and made into openings when read; a viewer's
+    redaction keeps its runs. Equal, hashed and encoded as the same openings held one by one
+    (as read from the store)."""
 
     openings: tuple[CardOpening, ...] = field(default=())
 
     def redacted(self, viewer: Viewer) -> TableEvent:
+        held = _HELD_OPENINGS.__get__(self, CardsOpened)
+        if isinstance(held, _Runs):
+            runs = held.for_viewer(viewer)
+            if runs is held:
+                return self
+            held_runs: Any = runs
+            return CardsOpened(held_runs) if runs is not None else _NONE_OPENED
         kept = tuple(o for o in self.openings if o.for_viewer(viewer))
         if len(kept) == len(self.openings):
             return self
         # One object for every viewer that sees none: the server encodes it once for all.
         return CardsOpened(kept) if kept else _NONE_OPENED
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not CardsOpened:
+            return NotImplemented
+        assert isinstance(other, CardsOpened)
+        mine = _HELD_OPENINGS.__get__(self, CardsOpened)
+        theirs = _HELD_OPENINGS.__get__(other, CardsOpened)
+        if isinstance(mine, _Runs) and isinstance(theirs, _Runs) and mine.runs == theirs.runs:
+            return True  # the same trees' positions to the same audiences: no opening made
+        return self.openings == other.openings
+
+    def __hash__(self) -> int:
+        held = _HELD_OPENINGS.__get__(self, CardsOpened)
+        return hash(held)  # a tuple's, or the runs' (the same for the same openings)
+
+
+#: One run of openings: a deck tree, positions ``start`` to ``stop`` and their audience.
+_Run = tuple["DeckTree", int, int, tuple[int, ...], bool]
+
+
+class _Runs:
+    """The openings the referee made for one batch, as runs (see :class:`CardsOpened`)."""
+
+    __slots__ = ("runs",)
+
+    def __init__(self, runs: tuple[_Run, ...]) -> None:
+        self.runs = runs
+
+    def openings(self) -> tuple[CardOpening, ...]:
+        """The openings, their proofs made run by run (:meth:`DeckTree.proofs`)."""
+        out: list[CardOpening] = []
+        for tree, start, stop, seats, public in self.runs:
+            shuffle, cards = tree.shuffle, tree.cards
+            for p, (salt, path) in zip(range(start, stop), tree.proofs(start, stop), strict=True):
+                out.append(CardOpening(shuffle, p, cards[p], salt, path, seats, public))
+        return tuple(out)
+
+    def __hash__(self) -> int:
+        """The hash of the openings (a :class:`CardOpening`'s leaves its proof out), without
+        making them."""
+        return hash(
+            tuple(
+                (tree.shuffle, p, tree.cards[p], seats, public)  # hashed as a CardOpening
+                for tree, start, stop, seats, public in self.runs
+                for p in range(start, stop)
+            )
+        )
+
+    def for_viewer(self, viewer: Viewer) -> _Runs | None:
+        """The runs ``viewer`` sees (this object when all, ``None`` when none)."""
+        kept = tuple(r for r in self.runs if r[4] or (viewer is not None and viewer in r[3]))
+        if len(kept) == len(self.runs):
+            return self
+        return _Runs(kept) if kept else None
+
+
+def _held_openings() -> Any:
+    """Make ``CardsOpened.openings`` read runs when the event holds them; the slot itself."""
+    slot = CardsOpened.__dict__["openings"]
+
+    def openings(self: CardsOpened) -> tuple[CardOpening, ...]:
+        held = slot.__get__(self, CardsOpened)
+        return held.openings() if isinstance(held, _Runs) else held
+
+    setattr(CardsOpened, openings.__name__, property(openings, slot.__set__))
+    return slot
+
+
+_HELD_OPENINGS = _held_openings()
+
+
+def held_one_by_one(event: object) -> bool:
+    """True for a :class:`CardsOpened` that holds its openings one by one (as read from the
+    store), not as the referee's runs."""
+    return type(event) is CardsOpened and not isinstance(
+        _HELD_OPENINGS.__get__(event, CardsOpened), _Runs
+    )
+
+
+def cards_opened(openings: Sequence[CardOpening]) -> CardsOpened:
+    """The event of a batch's (non-empty) ``openings``: the referee's own, made by a
+    :class:`DeckTracker` and holding their deck's tree, as runs; others as they are."""
+    trees = [_HELD_PATH.__get__(o, CardOpening) for o in openings]
+    if not all(isinstance(tree, DeckTree) for tree in trees):
+        return CardsOpened(tuple(openings))
+    held: Any = _Runs(_as_runs(zip(trees, openings, strict=True)))
+    return CardsOpened(held)
+
+
+def _as_runs(openings: Iterable[tuple[DeckTree, CardOpening]]) -> tuple[_Run, ...]:
+    """Openings, each with its deck's tree, as runs (consecutive positions of one tree to one
+    audience)."""
+    runs: list[_Run] = []
+    for tree, o in openings:
+        last = runs[-1] if runs else None
+        if last is not None and last[0] is tree and last[2:] == (o.position, o.seats, o.public):
+            runs[-1] = (tree, last[1], o.position + 1, o.seats, o.public)
+            continue
+        runs.append((tree, o.position, o.position + 1, o.seats, o.public))
+    return tuple(runs)
 
 
 _NONE_OPENED = CardsOpened()
@@ -148,12 +295,29 @@ _NONE_OPENED = CardsOpened()
 # --- following a game's decks -----------------------------------------------------------------
 
 
+class _Nodes:
+    """One level of a tree's nodes, 32 bytes each, in one bytes object (a bytes object each
+    took twice their size)."""
+
+    __slots__ = ("packed",)
+
+    def __init__(self, nodes: Sequence[bytes]) -> None:
+        self.packed = b"".join(nodes)
+
+    def __len__(self) -> int:
+        return len(self.packed) // 32
+
+    def __getitem__(self, index: int) -> bytes:
+        return self.packed[32 * index : 32 * index + 32]
+
+
 class DeckTree:
     """The Merkle tree of one shuffle, held small: only its levels from the third up (a
-    quarter of the nodes). The two bottom levels of a path, the sibling leaf and the sibling
-    pair's node, are made again from the cards and the key when a card is opened (at most
-    three leaves and one node, a few microseconds); a live game keeps its decks' trees for
-    its whole life, and the full levels were most of a game's memory (issue 25 §4).
+    quarter of the nodes), each level packed in one bytes object. The two bottom levels of a
+    path, the sibling leaf and the sibling pair's node, are made again from the cards and the
+    key when a card is opened (at most three leaves and one node, a few microseconds); a live
+    game keeps its decks' trees for its whole life, and the full levels were most of a game's
+    memory (issue 25 §4).
 
     Same root and same paths as :class:`MerkleTree` over the same leaves."""
 
@@ -163,7 +327,7 @@ class DeckTree:
         self.key, self.shuffle, self.cards = key, shuffle, cards
         tree = MerkleTree([self._leaf(i) for i in range(len(cards))])
         self.root = tree.root
-        self.upper = [tuple(level) for level in tree.levels[2:]]
+        self.upper = tuple(_Nodes(level) for level in tree.levels[2:])
 
     def _leaf(self, position: int) -> bytes:
         shuffle, key = self.shuffle, self.key
@@ -177,31 +341,88 @@ class DeckTree:
         return self._leaf(left)
 
     def path(self, position: int, pairs_made: dict[int, bytes] | None = None) -> tuple[bytes, ...]:
-        """The path of ``position``. ``pairs_made``, the caller's for one step, lends the
-        second-level nodes made for earlier positions of that step: neighbouring cards dealt
-        together then share them, as they did when the tree kept every level."""
+        """The path of ``position``. ``pairs_made``, the caller's, lends the second-level
+        nodes made for earlier positions: neighbouring cards then share them."""
+        if pairs_made is None:
+            return self._path(position, self._leaf, self._pair)
+
+        def pair(index: int) -> bytes:
+            node = pairs_made.get(index)
+            if node is None:
+                node = pairs_made[index] = self._pair(index)
+            return node
+
+        return self._path(position, self._leaf, pair)
+
+    def proofs(self, start: int, stop: int) -> list[tuple[bytes, tuple[bytes, ...]]]:
+        """The salt and path of each position from ``start`` to ``stop``, made together:
+        each salt, leaf and second-level node they need once (a seat's hand: about a third
+        of the hashes of its cards made one by one)."""
+        made = _Made(self)
+        return [(made.salt(p), self._path(p, made.leaf, made.pair)) for p in range(start, stop)]
+
+    def _path(
+        self, position: int, leaf_of: Callable[[int], bytes], pair_of: Callable[[int], bytes]
+    ) -> tuple[bytes, ...]:
         size = len(self.cards)
         out = []
         if size > 1:
             if position ^ 1 < size:
-                out.append(self._leaf(position ^ 1))
+                out.append(leaf_of(position ^ 1))
             pairs, index = (size + 1) // 2, position // 2
             if pairs > 1:
                 if index ^ 1 < pairs:
-                    if pairs_made is None:
-                        out.append(self._pair(index ^ 1))
-                    else:
-                        node = pairs_made.get(index ^ 1)
-                        if node is None:
-                            node = pairs_made[index ^ 1] = self._pair(index ^ 1)
-                        out.append(node)
+                    out.append(pair_of(index ^ 1))
                 index //= 2
                 for level in self.upper[:-1]:
-                    if index ^ 1 < len(level):
-                        out.append(level[index ^ 1])
+                    packed, at = level.packed, 32 * (index ^ 1)  # _Nodes, read inline
+                    if at < len(packed):
+                        out.append(packed[at : at + 32])
                     index //= 2
         return tuple(out)
 
+
+class _Made:
+    """The salts, leaves and second-level nodes of one :meth:`DeckTree.proofs` call, lent
+    between its positions; the call's own, dropped with it."""
+
+    __slots__ = ("leaves", "pairs", "salts", "tree")
+
+    def __init__(self, tree: DeckTree) -> None:
+        self.tree = tree
+        self.salts: dict[int, bytes] = {}
+        self.leaves: dict[int, bytes] = {}
+        self.pairs: dict[int, bytes] = {}
+
+    def salt(self, position: int) -> bytes:
+        made = self.salts.get(position)
+        if made is None:
+            tree = self.tree
+            made = self.salts[position] = card_salt(tree.key, tree.shuffle, position)
+        return made
+
+    def leaf(self, position: int) -> bytes:
+        made = self.leaves.get(position)
+        if made is None:
+            tree = self.tree
+            card = tree.cards[position]
+            made = self.leaves[position] = leaf(tree.shuffle, position, self.salt(position), card)
+        return made
+
+    def pair(self, index: int) -> bytes:
+        made = self.pairs.get(index)
+        if made is None:
+            left = 2 * index
+            if left + 1 < len(self.tree.cards):
+                made = _node(self.leaf(left), self.leaf(left + 1))
+            else:
+                made = self.leaf(left)
+            self.pairs[index] = made
+        return made
+
+
+#: The seat mask of a position opened to everyone.
+_EVERYONE = -1
 
 #: Single-seat audiences, shared by every opening addressed to one seat.
 _ONE_SEAT = tuple((seat,) for seat in range(64))
@@ -217,7 +438,9 @@ class _Deck:
 @dataclass(slots=True)
 class DeckTracker:
     """Every shuffle of a game so far, how many cards of each left the deck, and which
-    positions were opened to whom (``"*"`` for everyone).
+    positions were opened to whom: a list a shuffle, one seat mask a position (bit ``s``:
+    seat ``s``; ``-1``: everyone). A set a position, keyed by a tuple, took 16 KiB of a game
+    in play (issue 25 §4); masks below 256 are shared small ints.
 
     :meth:`trial` gives a cheap copy for a batch not yet committed: it shares the trees and
     reads what this one opened, changing nothing here."""
@@ -225,18 +448,42 @@ class DeckTracker:
     key: bytes
     decks: dict[int, _Deck] = field(default_factory=dict)
     pile: int | None = None
-    opened: dict[tuple[int, int], set[int | str]] = field(default_factory=dict)
+    opened: dict[int, list[int]] = field(default_factory=dict)
     parent: DeckTracker | None = None
     trees: dict[tuple[int, tuple[str, ...]], DeckTree] = field(default_factory=dict)
+
+    def as_runs(self, event: CardsOpened) -> CardsOpened:
+        """``event`` held as runs when it holds, one by one (read from the store), exactly
+        the openings these decks make, proofs included (checked); else ``event`` itself.
+        Needs the decks followed past the event's batch."""
+        held = _HELD_OPENINGS.__get__(event, CardsOpened)
+        if not held or isinstance(held, _Runs):
+            return event
+        trees = []
+        for o in held:
+            deck = self.decks.get(o.shuffle)
+            if deck is None or not o.position < len(deck.cards) or deck.cards[o.position] != o.card:
+                return event
+            trees.append(deck.tree)
+        runs = _as_runs(zip(trees, held, strict=True))
+        stored = iter(held)
+        for tree, start, stop, _, _ in runs:
+            for salt, path in tree.proofs(start, stop):
+                o = next(stored)
+                if o.salt != salt or o.path != path:
+                    return event
+        kept: Any = _Runs(runs)
+        return CardsOpened(kept)
 
     def trial(self) -> DeckTracker:
         return DeckTracker(self.key, dict(self.decks), self.pile, {}, self, self.trees)
 
-    def _given(self, place: tuple[int, int]) -> set[int | str]:
-        given = self.opened.get(place)
+    def _given(self, index: int, size: int) -> list[int]:
+        """The masks of shuffle ``index`` (``size`` cards), this tracker's own to change."""
+        given = self.opened.get(index)
         if given is None:
-            inherited = self.parent.opened.get(place) if self.parent is not None else None
-            given = self.opened[place] = set(inherited or ())
+            inherited = self.parent.opened.get(index) if self.parent is not None else None
+            given = self.opened[index] = [0] * size if inherited is None else inherited.copy()
         return given
 
     def step(
@@ -264,8 +511,7 @@ class DeckTracker:
         else:
             at = deck.taken if step.position is None else step.position
             positions = range(at, at + 1) if at < len(deck.cards) else range(0)
-        made: dict[int, bytes] | None = {} if opening else None
-        return None, [o for p in positions if (o := self._open(index, deck, p, step.to, made))]
+        return None, [o for p in positions if (o := self._open(index, deck, p, step.to, opening))]
 
     def _open(
         self,
@@ -273,35 +519,33 @@ class DeckTracker:
         deck: _Deck,
         position: int,
         to: tuple[int, ...] | None,
-        made: dict[int, bytes] | None,
+        opening: bool,
     ) -> CardOpening | None:
         """The opening of ``position`` for the seats of ``to`` (everyone: ``None``) that were
-        not shown it yet, recorded as shown; ``made`` lends the step's second-level nodes, and
-        is ``None`` when only the record is wanted (no opening made)."""
-        given = self._given((index, position))
-        if "*" in given:
+        not shown it yet, recorded as shown; none is made without ``opening`` (only the record
+        is wanted)."""
+        masks = self._given(index, len(deck.cards))
+        given = masks[position]
+        if given == _EVERYONE:
             return None
         if to is None:
-            given.add("*")
+            masks[position] = _EVERYONE
             seats: tuple[int, ...] = ()
         else:
-            seats = tuple(s for s in to if s not in given)
+            seats = tuple(s for s in to if not given >> s & 1)
             if not seats:
                 return None
             if len(seats) == 1 and seats[0] < len(_ONE_SEAT):
                 seats = _ONE_SEAT[seats[0]]
-            given.update(seats)
-        if made is None:
+            for seat in seats:
+                given |= 1 << seat
+            masks[position] = given
+        if not opening:
             return None
-        return CardOpening(
-            index,
-            position,
-            deck.cards[position],
-            card_salt(self.key, index, position),
-            deck.tree.path(position, made),
-            seats,
-            to is None,
-        )
+        # The proof is the tree's, made when read (see CardOpening).
+        unmade: Any = None
+        tree: Any = deck.tree
+        return CardOpening(index, position, deck.cards[position], unmade, tree, seats, to is None)
 
 
 __all__ = [
@@ -313,6 +557,8 @@ __all__ = [
     "MerkleTree",
     "card_key",
     "card_salt",
+    "cards_opened",
+    "held_one_by_one",
     "leaf",
     "root_of",
 ]

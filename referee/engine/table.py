@@ -42,7 +42,13 @@ from referee.engine.game import (
     StateT,
     Viewer,
 )
-from referee.engine.openings import CardOpening, CardsOpened, DeckTracker, card_key
+from referee.engine.openings import (
+    CardOpening,
+    DeckTracker,
+    card_key,
+    cards_opened,
+    held_one_by_one,
+)
 from referee.engine.registry import get_game
 from referee.engine.search import SearchTable
 from referee.engine.table_events import (
@@ -303,7 +309,7 @@ class Table(Generic[StateT]):
                 openings.extend(opened)
         if not roots and not openings:
             return events
-        return [*roots, *events, *([CardsOpened(tuple(openings))] if openings else [])]
+        return [*roots, *events, *([cards_opened(openings)] if openings else [])]
 
     def deck_tracker(self) -> DeckTracker:
         """The shuffled decks as of the whole log (followed from the game's own events).
@@ -450,13 +456,23 @@ class Table(Generic[StateT]):
         """Fold ``events`` in: table events into :attr:`status`, the game's into its state."""
         apply = self.game.apply
         state = self.state
+        stored = False
         for event in events:
             if isinstance(event, TableEvent):
                 self.status.fold(event)
+                stored = stored or held_one_by_one(event)
             else:
                 state = apply(state, event)
         self.state = state
+        start = len(self.log)
         self.log.extend(events)
+        if stored and self.settings is not None and self.settings.card_commitments:
+            # Openings read from the store, as the referee holds its own (issue 25 §4).
+            tracker, log = self.deck_tracker(), self.log
+            for index in range(start, len(log)):
+                event = log[index]
+                if held_one_by_one(event):
+                    log[index] = tracker.as_runs(event)
 
     def view(self, viewer: Viewer) -> View:
         status = self.status

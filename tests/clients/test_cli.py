@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import os
 import random
 import re
+import subprocess
+import sys
 import threading
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
@@ -190,3 +193,39 @@ def test_rules_prints_the_page_the_server_sends(address: str) -> None:
     assert "vampire-queen            Vampire Queen: docs/rules/vampire-queen.md" in out
     code, out = cli(["rules", "--server", address, "chess"])
     assert code == 2 and "no game 'chess'" in out and "docs/rules/sleeping-queens.md" in out
+
+
+_CTRL_C_ON_ANOTHER_THREAD = """
+import signal, sys, threading, time
+from referee_cli.app import _Reader
+
+release = threading.Event()
+
+def stream():
+    release.wait()  # a stream on which nothing comes
+    yield from ()
+
+reader = _Reader(stream())
+def interrupt():
+    time.sleep(0.3)
+    signal.pthread_kill(reader.thread.ident, signal.SIGINT)  # the kernel's choice, made here
+threading.Thread(target=interrupt, daemon=True).start()
+try:
+    reader.next_batch()
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+def test_a_ctrl_c_delivered_to_another_thread_interrupts_the_wait() -> None:
+    """While the CLI waits for other seats it blocks on its reader's queue; a SIGINT the kernel
+    hands to another thread (the reader's, gRPC's) must still end the wait (the full suite
+    once saw ``test_says_whom_it_waits_for`` wait 90 s for the rejoin line after Ctrl-C)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_ON_ANOTHER_THREAD],
+        capture_output=True,
+        text=True,
+        timeout=60,  # a guard against the hang itself, not a timing assertion
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.stdout.strip() == "interrupted", done.stderr

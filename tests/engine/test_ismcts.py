@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Iterable
 
 import pytest
 
@@ -169,3 +170,51 @@ def test_the_other_seats_stay_out_of_the_tree_unless_told() -> None:
     assert movers(alone) == {seat}
     everyone = dataclasses.replace(base, opponents="tree")
     assert movers(ismcts.grow(known, Chance(b"m"), lambda done: done >= 40, everyone)) > {seat}
+
+
+def rewarded(values: Iterable[float]) -> ismcts.Child:
+    """A root child backed up with ``values``."""
+    child = ismcts.Child(ismcts.Node(), 0)
+    for value in values:
+        child.visits += 1
+        child.total += value
+        child.squares += value * value
+    return child
+
+
+def test_the_guard_keeps_the_heuristics_command_unless_another_is_clearly_better() -> None:
+    root = ismcts.Node()
+    # "b" is visited most and leads by 0.1 on binary rewards: well inside the noise.
+    root.children = {"a": rewarded([1, 0] * 5), "b": rewarded([1, 0] * 6 + [1, 1])}
+    # 8 ones in 14: the sample variance of a Bernoulli mean 4/7.
+    assert root.children["b"].variance == pytest.approx(8 * (1 - 8 / 14) / 13)
+    assert ismcts.decision(root, ("a", "b"), "a") == "b"
+    assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "a"
+    # A lead of many standard errors is played.
+    root.children["b"] = rewarded([1.0] * 12)
+    root.children["a"] = rewarded([0, 1, 0, 0, 0, 0, 1, 0, 0, 0])
+    assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "b"
+    # Too few visits to judge keeps the heuristic's.
+    root.children["a"] = rewarded([0.0])
+    assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "a"
+
+
+def test_the_search_with_a_guard_plays_the_heuristic_where_its_evidence_is_thin() -> None:
+    """Through ``search``: a guard no lead can pass (rewards are in [0, 1]) gives the
+    heuristic's command even where the unguarded search deviates."""
+    deviated = 0
+    for salt in range(6):
+        table = Table.create("sleeping-queens", 2, seed=f"guard{salt}".encode())
+        advance(table, 3 + salt)
+        seat = table.pending()[0]
+        known = knowledge_of(table, seat)
+        bot = game_bot("sleeping-queens")
+        assert bot is not None
+        favourite = bot.choose(known.view, 2)
+        base = dataclasses.replace(ismcts.ismcts_settings_for("sleeping-queens"), guard=0.0)
+        stop = lambda done: done >= 24  # noqa: E731
+        free = ismcts.search(known, Chance(b"g"), stop, base)
+        deviated += free != favourite
+        guarded = dataclasses.replace(base, guard=1e9)
+        assert ismcts.search(known, Chance(b"g"), stop, guarded) == favourite
+    assert deviated, "the unguarded search never deviated: the test is blind"

@@ -206,3 +206,89 @@ def test_deck_tree_keeps_the_full_trees_root_and_paths(size: int) -> None:
     made: dict[int, bytes] = {}  # one step's second-level nodes, lent to its later positions
     assert [small.path(i, made) for i in range(size)] == [full.path(i) for i in range(size)]
     assert sum(len(level) for level in small.upper) < max(size, 2)  # no leaf, no pair kept
+
+
+def test_the_referees_openings_hold_no_proof_and_equal_the_stored_ones() -> None:
+    """A live game keeps its deal's openings in its log for its whole life; the referee's
+    hold their deck's tree, not their salts and paths, and a batch's are held as runs (a
+    seat's hand: one), not one object each (issue 25 §4, memory): a refereed Vampire Queen
+    table of 4 held about 28 KiB traced with the proofs made at the deal, 8.6 KiB as runs.
+    Read back from the store (concrete proofs), the events are equal, hash alike and encode
+    to the same bytes, and so does every viewer's redaction of them."""
+    import gc
+    import tracemalloc
+
+    from referee import codec
+    from referee.v1 import referee_pb2 as pb
+
+    def table(seed: int) -> Table[Any]:
+        settings = TableSettings(card_commitments=True)
+        return Table.create("vampire-queen", 4, seed=seed.to_bytes(8, "big"), settings=settings)
+
+    table(0)  # imports and first-use tables outside the count
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tables = [table(seed) for seed in range(1, 41)]
+        gc.collect()
+        each = (tracemalloc.get_traced_memory()[0] - before) / len(tables)
+    finally:
+        tracemalloc.stop()
+    assert each < 10 * 1024, f"{each / 1024:.1f} KiB per refereed table"
+
+    for event in tables[0].log:
+        wire = codec.event_bytes("vampire-queen", event, 1)
+        stored = codec.event_from_proto(pb.Event.FromString(wire))
+        assert stored == event and hash(stored) == hash(event)
+        assert codec.event_bytes("vampire-queen", stored, 1) == wire
+        for viewer in (None, 0, 1, 2, 3):
+            mine, theirs = tables[0].redact(event, viewer), tables[0].redact(stored, viewer)
+            assert mine == theirs and hash(mine) == hash(theirs)
+            assert codec.event_bytes("vampire-queen", mine, 1) == codec.event_bytes(
+                "vampire-queen", theirs, 1
+            )
+    opened = next(e for e in tables[0].log if isinstance(e, CardsOpened))
+    assert len(opened.openings) == 52
+    assert all(isinstance(o.salt, bytes) and len(o.salt) == 32 for o in opened.openings)
+
+
+def test_a_table_replayed_from_the_store_holds_its_openings_as_runs() -> None:
+    """A game read from the store (after eviction, a restart, on a replica) holds its
+    openings as the referee made them, not with the store's salts and paths (issue 25 §4):
+    a refereed Vampire Queen table of 4 read from its stored events (decoded and replayed)
+    took 40.8 KiB traced on main, 9.4 KiB as runs. Its log is equal to the stored events; a
+    stored opening that differs from what the decks make stays as stored."""
+    import gc
+    import tracemalloc
+
+    from referee import codec
+    from referee.v1 import referee_pb2 as pb
+
+    settings = TableSettings(card_commitments=True)
+
+    def stored(table: Table[Any]) -> list[bytes]:
+        return [codec.event_bytes("vampire-queen", e, i + 1) for i, e in enumerate(table.log)]
+
+    def read(config: Any, wires: list[bytes]) -> Table[Any]:
+        events = [codec.event_from_proto(pb.Event.FromString(w)) for w in wires]
+        return Table.replay(config, events, settings)
+
+    made = [Table.create("vampire-queen", 4, seed=bytes([s]), settings=settings) for s in range(41)]
+    configs, wires = [t.config for t in made], [stored(t) for t in made]
+    read(configs[0], wires[0])
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tables = [read(c, w) for c, w in zip(configs[1:], wires[1:], strict=True)]
+        gc.collect()
+        each = (tracemalloc.get_traced_memory()[0] - before) / len(tables)
+    finally:
+        tracemalloc.stop()
+    assert each < 12 * 1024, f"{each / 1024:.1f} KiB per table read from the store"
+    assert all(t.log == m.log for t, m in zip(tables, made[1:], strict=True))
+
+    log = list(made[0].log)
+    at = next(i for i, e in enumerate(log) if isinstance(e, CardsOpened))
+    first = log[at].openings[0]
+    log[at] = CardsOpened((dataclasses.replace(first, salt=bytes(32)), *log[at].openings[1:]))
+    assert Table.replay(configs[0], log, settings).log[at] is log[at]
