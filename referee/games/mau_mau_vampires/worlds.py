@@ -26,7 +26,8 @@ What the observations rule out:
 Where the code is: the event walk into tokens, hidden choices and each hand's steps, and the
 check that a hand's history holds (:mod:`referee.games.mau_mau_vampires.worlds_walk`); the
 start, a consistent deal found by a search that cannot miss one
-(:mod:`referee.games.mau_mau_vampires.worlds_start`); the chain that mixes it, so the law is
+(:mod:`referee.games.mau_mau_vampires.worlds_start`) and its forward checks
+(:mod:`referee.games.mau_mau_vampires.worlds_ahead`); the chain that mixes it, so the law is
 uniform among the consistent shuffles and choices
 (:mod:`referee.games.mau_mau_vampires.worlds_chain`); here, the world written into the events.
 """
@@ -109,11 +110,15 @@ def _passes_hold(
     return True
 
 
-def sample(knowledge: Knowledge, config: GameConfig, rng: Chance) -> list[Any]:
-    """The seat's events with every shuffle, the other hands and the hidden gifts filled in."""
+def sample(
+    knowledge: Knowledge, config: GameConfig, rng: Chance, *, budget: int | None = None
+) -> list[Any]:
+    """The seat's events with every shuffle, the other hands and the hidden gifts filled in
+    (``budget``: at most that many branches of the start's search, else :class:`ValueError`;
+    a test's bound on the search, not a time)."""
     events = list(knowledge.game_events)
     walk = Walk(knowledge, events, rng)
-    deal, chosen = start(walk, rng)
+    deal, chosen = start(walk, rng, budget)
     mix(walk, rng, deal, chosen)
     world = _write(walk, rng, deal, chosen, events)
     if walk.passes and not _passes_hold(knowledge, config, world, walk.passes):

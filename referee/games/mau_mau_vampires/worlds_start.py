@@ -5,7 +5,9 @@ The start is a consistent deal found by a depth-first search over each hand's hi
 it, a colour call or a pass narrows the cards a held token may be, a choice (which token held
 the card played, which item a hidden gift moved, which pot card was which) is a branch, and
 the blank tokens left are dealt by a bipartite matching; it cannot miss a deal when one
-exists, and the true one does. The chain (:mod:`referee.games.mau_mau_vampires.worlds_chain`)
+exists, and the true one does. Forward checks after each choice
+(:mod:`referee.games.mau_mau_vampires.worlds_ahead`) fail a partial deal as soon as a later
+play can no longer be made. The chain (:mod:`referee.games.mau_mau_vampires.worlds_chain`)
 then mixes it.
 """
 
@@ -15,6 +17,7 @@ from typing import Any
 
 from referee.engine.worlds import Chance
 from referee.games.mau_mau_vampires.model import CODES
+from referee.games.mau_mau_vampires.worlds_ahead import Ahead
 from referee.games.mau_mau_vampires.worlds_walk import (
     COLOUR_CODES,
     EVERY_CARD,
@@ -71,7 +74,9 @@ class _Partial:
         return other
 
 
-def _solve(walk: Walk, segment: int, rng: Chance) -> tuple[dict[int, int], dict[int, int]]:
+def _solve(
+    walk: Walk, segment: int, rng: Chance, budget: list[int] | None = None
+) -> tuple[dict[int, int], dict[int, int]]:
     """A consistent deal of one hand (its tokens' cards, its hidden choices' cards), found by
     a depth-first search over the history that never fails when one exists (the true deal
     is one). Blank tokens keep the set of cards they may still be (a colour call answered
@@ -80,8 +85,9 @@ def _solve(walk: Walk, segment: int, rng: Chance) -> tuple[dict[int, int], dict[
     by a bipartite matching of tokens to the cards left. A choice (which blank token held
     the card played, which item a hidden gift moved, which token answers a call) is a branch,
     tried in a random order; equivalent options (same shuffle, same set of cards allowed)
-    are one branch. The start need not be uniform: the chain mixes it
-    (:func:`referee.games.mau_mau_vampires.worlds_chain.mix`)."""
+    are one branch, and a branch is given up as soon as the forward checks fail
+    (:class:`Ahead`; ``budget``: the branches left to take, across hands). The start need not
+    be uniform: the chain mixes it (:func:`referee.games.mau_mau_vampires.worlds_chain.mix`)."""
     tokens = [
         t for t, g in enumerate(walk.group) if walk.segment[g] == segment and t not in walk.retired
     ]
@@ -141,15 +147,37 @@ def _solve(walk: Walk, segment: int, rng: Chance) -> tuple[dict[int, int], dict[
                 raise ValueError("the seat's own cards do not fit the shuffles (a bug)")
             lay(root, token, walk.pin[token])
     steps = walk.steps[segment]
+    ahead = Ahead(walk, segment)
+
+    def branch(state: _Partial, at: int, option: Any) -> tuple[int, bool]:
+        """Take a branch's option at step ``at``: the step to read next, and whether the
+        deal can no longer be completed (:func:`_feasible`, :meth:`Ahead.holds`)."""
+        if budget is not None:
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise ValueError("the start's search took more branches than its budget")
+        _, seat, thing = steps[at]
+        at += _take(state, state.hands.setdefault(seat, []), option, thing, lay)
+        seats = ahead.touched(option, seat, thing)
+        if option[0] in ("lay", "narrow"):
+            groups = {walk.group[option[1]]}
+            if option[0] == "lay":  # the one shuffle left with copies of the card
+                others = [g for g, left in state.left.items() if left[option[2]] > 0]
+                groups |= set(others) if len(others) == 1 else set()
+            if not _feasible(walk, state, groups, fresh, ahead, at):
+                return at, True
+            seats = {seat}
+            if option[0] == "lay":  # one copy less of the card for whoever plays it
+                seats |= ahead.seats_playing(option[2], at)
+        return at, not all(ahead.holds(state, s, at, room) for s in seats)
+
     # a branch: (step index, the state before it, the option taken there)
     stack: list[tuple[int, _Partial, Any]] = []
     state, at, option = root, 0, None
     while True:
         failed = False
         if option is not None:  # a branch taken up again
-            at += _take(state, state.hands.setdefault(steps[at][1], []), option, steps[at][2], lay)
-            if option[0] in ("lay", "narrow"):
-                failed = not _feasible(walk, state, {walk.group[option[1]]}, rng, fresh)
+            at, failed = branch(state, at, option)
             option = None
         while at < len(steps) and not failed:
             what, seat, thing = steps[at]
@@ -169,7 +197,9 @@ def _solve(walk: Walk, segment: int, rng: Chance) -> tuple[dict[int, int], dict[
                     if code >= 0 and token not in state.code:  # the seat got it and saw it
                         if code in state.allow.get(token, EVERY_CARD) and room(state, token, code):
                             lay(state, token, code)
-                            failed = not _feasible(walk, state, {walk.group[token]}, rng, fresh)
+                            failed = not _feasible(
+                                walk, state, {walk.group[token]}, fresh, ahead, at
+                            )
                         else:
                             failed = True
                     elif code >= 0:
@@ -240,7 +270,8 @@ def _solve(walk: Walk, segment: int, rng: Chance) -> tuple[dict[int, int], dict[
                         narrowed.add(walk.group[x])
                     if failed:
                         break
-                failed = failed or not _feasible(walk, state, narrowed, rng, fresh)
+                failed = failed or not _feasible(walk, state, narrowed, fresh, ahead, at)
+                failed = failed or not ahead.holds(state, seat, at + 1, room)
             if failed:
                 break
             if options is None:
@@ -252,12 +283,9 @@ def _solve(walk: Walk, segment: int, rng: Chance) -> tuple[dict[int, int], dict[
             options = _ordered(options, rng)
             for other in options[1:]:
                 stack.append((at, state.copy(), other))
-            at += _take(state, hand, options[0], thing, lay)
-            if options[0][0] in ("lay", "narrow"):
-                group = walk.group[options[0][1]]
-                if not _feasible(walk, state, {group}, rng, fresh):
-                    failed = True
-                    break
+            at, failed = branch(state, at, options[0])
+            if failed:
+                break
         if not failed:
             dealt = _fill(walk, state, tokens, rng, fresh)
             if dealt is not None:
@@ -322,11 +350,19 @@ def _take(state: _Partial, hand: list[Item], option: Any, thing: Any, lay: Any) 
 
 
 def _match(
-    walk: Walk, state: _Partial, group: int, blank: list[int], rng: Chance | None, fresh: Any
+    walk: Walk,
+    state: _Partial,
+    group: int,
+    blank: list[int],
+    rng: Chance | None,
+    fresh: Any,
+    reserved: tuple[int, ...] = (),
 ) -> dict[int, int] | None:
     """Cards left in ``group`` for the ``blank`` tokens, each within the cards it may get
     and a turned special's copy on a place of its new order, by augmenting paths (Kuhn;
-    in a random order, or none for a mere check); ``None`` when there is no such deal."""
+    in a random order, or none for a mere check); ``None`` when there is no such deal.
+    A copy of each ``reserved`` card is kept back (:meth:`Ahead.reserved`): tokens -1,
+    -2, ... stand for the places that will hold them."""
     left = state.left[group]
     spare = state.spare.get(group, [0] * CODES)
     caps: dict[tuple[int, bool], int] = {}
@@ -338,8 +374,11 @@ def _match(
     taken: dict[tuple[int, bool], list[int]] = {kind: [] for kind in caps}
 
     def place(token: int, tried: set[tuple[int, bool]]) -> bool:
-        allowed = state.allow.get(token, EVERY_CARD)
-        kinds = [k for k in caps if k[0] in allowed and (fresh(token) or not k[1])]
+        if token < 0:  # a reserved copy, on a place of the new order or not
+            kinds = [k for k in caps if k[0] == reserved[-1 - token]]
+        else:
+            allowed = state.allow.get(token, EVERY_CARD)
+            kinds = [k for k in caps if k[0] in allowed and (fresh(token) or not k[1])]
         for kind in kinds if rng is None else rng.shuffled(kinds):
             if kind in tried:
                 continue
@@ -354,22 +393,28 @@ def _match(
                     return True
         return False
 
-    for token in blank if rng is None else rng.shuffled(blank):
+    extra = [-1 - i for i in range(len(reserved))]
+    for token in [*extra, *blank] if rng is None else rng.shuffled(blank):
         if not place(token, set()):
             return None
-    return {token: c for (c, _), placed in taken.items() for token in placed}
+    return {token: c for (c, _), placed in taken.items() for token in placed if token >= 0}
 
 
-def _feasible(walk: Walk, state: _Partial, groups: set[int], rng: Chance, fresh: Any) -> bool:
-    """Whether the blank tokens narrowed so far in ``groups`` can still all get a card (a
-    check after each card laid or token narrowed, so a search fails where it went wrong,
-    not many choices later)."""
+def _feasible(
+    walk: Walk, state: _Partial, groups: set[int], fresh: Any, ahead: Ahead, at: int
+) -> bool:
+    """Whether the blank tokens narrowed so far in ``groups`` can still all get a card, a
+    copy kept back for each play from step ``at`` on that only the group's cards and no
+    narrowed token can serve (:meth:`Ahead.reserved`): a check after each card laid or
+    token narrowed, so a search fails where it went wrong, not many choices later."""
     narrowed: dict[int, list[int]] = {g: [] for g in groups}
     for token in state.allow:
         if walk.group[token] in narrowed:
             narrowed[walk.group[token]].append(token)
     return all(
-        _match(walk, state, g, tokens, None, fresh) is not None for g, tokens in narrowed.items()
+        _match(walk, state, g, tokens, None, fresh, ahead.reserved(state, g, tokens, at))
+        is not None
+        for g, tokens in narrowed.items()
     )
 
 
@@ -401,12 +446,14 @@ def _fill(
     return {t: code[t] for t in tokens}, chosen
 
 
-def start(walk: Walk, rng: Chance) -> tuple[dict[int, int], list[int]]:
-    """A consistent deal and hidden choices, hand by hand (:func:`_solve`)."""
+def start(walk: Walk, rng: Chance, budget: int | None = None) -> tuple[dict[int, int], list[int]]:
+    """A consistent deal and hidden choices, hand by hand (:func:`_solve`); with a
+    ``budget``, :class:`ValueError` once the search has taken more branches than that."""
+    left = None if budget is None else [budget]
     deal: dict[int, int] = {}
     chosen = [-1] * len(walk.choices)
     for segment in range(len(walk.steps)):
-        cards, picks = _solve(walk, segment, rng)
+        cards, picks = _solve(walk, segment, rng, left)
         deal.update(cards)
         for x, code in picks.items():
             chosen[x] = code

@@ -1,0 +1,227 @@
+"""Mau Mau Vampires worlds: the start's forward checks (:class:`Ahead`), so that its search
+fails at the choice that went wrong, not many choices later.
+
+The start (:mod:`referee.games.mau_mau_vampires.worlds_start`) lays a card played on a token
+the player held; which token is a choice, and a poor one shows only much later: the only
+token of a shuffle that could hold a card the seat plays later spent on an earlier play, or a
+card shown in answer to a call laid on another token than the one the answer narrowed, whose
+colour then runs out under the other seats' plays. Chronological backtracking then tries every
+choice in between again first (minutes, in a few positions of six seats). Two checks see it
+at once:
+
+* **each seat's own plays** (:meth:`Ahead.holds`): each card a seat will play (MM-8 ...
+  MM-12; a known card given or set aside too) needs an item of its own, held from before the
+  play, that may be that card, and held through no pass or "none" call ruling the card out
+  in between (MM-15 ruling, MM-22 b); a bipartite matching of the plays to the items says
+  whether that can still be;
+* **a shuffle's cards kept back** (:meth:`Ahead.reserved`): a play that only one shuffle's
+  copies can serve and no narrowed token can keeps a copy back from the narrowed tokens'
+  matching (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`).
+
+Both are relaxations (an unseen gift or set-aside takes an item they leave out, an item that
+comes in unseen may be any item its giver could hold, a call's answer and a card shown are
+not counted), so neither rejects a partial deal that has a completion: the search stays
+complete (any deal it could find, it still can) and only fails sooner. The law of the
+sampled worlds is the chain's (:mod:`referee.games.mau_mau_vampires.worlds_chain`), which
+the start only begins.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from typing import Any
+
+from referee.games.mau_mau_vampires.worlds_walk import EVERY_CARD, Item, Walk, slot_token
+
+#: room(state, token, code): whether ``code`` may still be laid on the blank ``token``.
+Room = Callable[[Any, int, int], bool]
+
+
+class Ahead:
+    """One hand's steps by seat, read once, for :meth:`holds` and :meth:`reserved`."""
+
+    def __init__(self, walk: Walk, segment: int) -> None:
+        self.walk = walk
+        self.steps = walk.steps[segment]
+        self.at: dict[int, list[int]] = {}  # seat -> the indexes of its steps
+        #: card -> (step, seat) of each play of it (a card laid elsewhere is one less copy
+        #: for them)
+        self.players: dict[int, list[tuple[int, int]]] = {}
+        #: ("v", hidden choice) or ("s", share) -> the seats that take it in
+        self.takers: dict[Item, set[int]] = {}
+        #: group -> the first step that names one of its tokens (a shuffle's cards can serve
+        #: no play before it)
+        self.first: dict[int, int] = {}
+        self.giver: dict[int, int] = {}  # hidden choice -> the seat it left (MM-19, MM-22 a)
+        for index, (what, seat, thing) in enumerate(self.steps):
+            if isinstance(thing, tuple) and thing[0] in ("t", "s"):
+                kind, x = thing
+                for token in [x] if kind == "t" else walk.shares[x // 2][0]:
+                    self.first.setdefault(walk.group[token], index)
+            if seat < 0:
+                continue
+            self.at.setdefault(seat, []).append(index)
+            if what == "out" and thing[0] == "c":
+                self.players.setdefault(thing[1], []).append((index, seat))
+            elif what == "out" and thing[0] == "v":
+                self.giver[thing[1]] = seat
+            elif what == "in" and thing[0] in ("v", "s"):
+                key = ("v", thing[1]) if thing[0] == "v" else ("s", thing[1] // 2)
+                self.takers.setdefault(key, set()).add(seat)
+
+    def seats_playing(self, code: int, at: int) -> set[int]:
+        """The seats that play ``code`` from step ``at`` on."""
+        return {seat for index, seat in self.players.get(code, ()) if index >= at}
+
+    def touched(self, option: Any, seat: int, thing: Item) -> set[int]:
+        """The seats whose plays a choice other than a card laid or a token narrowed may
+        change (:meth:`holds`): a hidden gift's giver and taker, a share's takers, the seat
+        whose card set aside into a pot is now known."""
+        if option[0] == "item":
+            return {seat, *self.takers.get(("v", thing[1]), ())}
+        if option[0] == "perm":
+            return set(self.takers.get(("s", option[1]), ()))
+        return {seat}
+
+    def holds(self, state: Any, seat: int, at: int, room: Room) -> bool:
+        """Whether every play of ``seat`` from step ``at`` on can still get an item of its
+        own (the relaxation of the module's docstring)."""
+        indexes = self.at.get(seat)
+        if not indexes:
+            return True
+        steps = self.steps
+        first = bisect_left(indexes, at)
+        # an item: (the step it comes in at, -1 if held now; the item, None if unknown)
+        items: list[tuple[int, Item | None]] = [(-1, item) for item in state.hands.get(seat, ())]
+        plays: list[tuple[int, int, int]] = []  # (step, card, the last step ruling it out)
+        nones: list[tuple[int, frozenset[int]]] = []
+        for index in indexes[first:]:
+            what, _, thing = steps[index]
+            if what == "in":
+                items.append((index, self._coming(state, thing)))
+            elif what == "out":
+                kind, x = thing
+                code = x if kind == "c" else state.picked.get(x, -1) if kind == "v" else -1
+                if code >= 0:
+                    since = max((q for q, cards in nones if code in cards), default=-1)
+                    plays.append((index, code, since))
+            elif what == "none":
+                nones.append((index, thing))
+        if not plays:
+            return True
+        code_of = state.code
+        allow = state.allow
+        left = state.left
+        spare = state.spare
+        group = self.walk.group
+        options: list[list[int]] = []
+        for when, code, since in plays:
+            fits = []
+            for number, (entry, item) in enumerate(items):
+                if entry >= when or entry < since:
+                    continue
+                if item is None:
+                    fits.append(number)
+                    continue
+                kind, x = item
+                if kind == "c":
+                    if x == code:
+                        fits.append(number)
+                elif x in code_of:
+                    if code_of[x] == code:
+                        fits.append(number)
+                elif code in allow.get(x, EVERY_CARD):
+                    g = group[x]  # no new order in the group (MM-6): room is a copy left
+                    if (left[g][code] > 0) if g not in spare else room(state, x, code):
+                        fits.append(number)
+            if not fits:
+                return False
+            options.append(fits)
+        return _matched(options)
+
+    def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> tuple[int, ...]:
+        """The cards of the plays from step ``at`` on that must take a copy of ``group``'s
+        that none of its ``narrowed`` tokens may have: the card is left in no other group out
+        before the play, and its player can hold neither a known copy of it nor a narrowed
+        token that may be it before the play (held now or coming in, an item coming in
+        unseen being any item its giver could hold then). The place the play takes it from
+        is then a blank token not narrowed: one copy each to keep back."""
+        left = state.left
+        elsewhere = [g for g in left if g != group]
+        codes = state.code
+        allow = state.allow
+        pool = set(narrowed)
+        held: dict[int, set[int]] = {}  # seat -> the narrowed tokens it may hold by now
+        known: dict[int, set[int]] = {}  # seat -> the cards of known value it may hold
+
+        def take(seat: int, item: Item) -> None:
+            kind, x = item
+            if kind == "c" or x in codes:
+                known.setdefault(seat, set()).add(x if kind == "c" else codes[x])
+            elif x in pool:
+                held.setdefault(seat, set()).add(x)
+
+        for seat, hand in state.hands.items():
+            for item in hand:
+                take(seat, item)
+        cards: list[int] = []
+        steps = self.steps
+        for index in range(at, len(steps)):
+            what, seat, thing = steps[index]
+            if what == "in":
+                item = self._coming(state, thing)
+                if item is not None:
+                    take(seat, item)
+                elif thing[0] == "s":  # either place of the share
+                    for token in self.walk.shares[thing[1] // 2][0]:
+                        take(seat, ("t", token))
+                else:  # a hidden gift or set-aside: whatever its giver may hold
+                    giver = self.giver.get(thing[1])
+                    held.setdefault(seat, set()).update(
+                        pool if giver is None else held.get(giver, ())
+                    )
+                    known.setdefault(seat, set()).update(
+                        EVERY_CARD if giver is None else known.get(giver, ())
+                    )
+            elif what == "out" and thing[0] == "c":
+                code = thing[1]
+                if (
+                    left[group][code] > 0
+                    and code not in known.get(seat, ())
+                    and not any(
+                        left[g][code] > 0 and self.first.get(g, 0) < index for g in elsewhere
+                    )
+                    and not any(code in allow[t] for t in held.get(seat, ()))
+                ):
+                    cards.append(code)
+        return tuple(cards)
+
+    def _coming(self, state: Any, thing: Item) -> Item | None:
+        """The item a step brings in, or None where a choice not made yet decides it."""
+        kind, x = thing
+        if kind == "v":
+            return state.links.get(x)  # type: ignore[no-any-return]
+        if kind == "s":
+            perm = state.perm.get(x // 2)
+            return None if perm is None else ("t", slot_token(self.walk, x, perm))
+        return thing
+
+
+def _matched(options: list[list[int]]) -> bool:
+    """Whether each row gets one of its items, no item twice (augmenting paths, Kuhn; the
+    rows with the fewest items first)."""
+    owner: dict[int, int] = {}
+
+    def place(row: int, seen: set[int]) -> bool:
+        for item in options[row]:
+            if item in seen:
+                continue
+            seen.add(item)
+            if item not in owner or place(owner[item], seen):
+                owner[item] = row
+                return True
+        return False
+
+    order = sorted(range(len(options)), key=lambda row: len(options[row]))
+    return all(place(row, set()) for row in order)
