@@ -21,6 +21,13 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 GUARD_SECONDS = 90.0
 
 
+def default_interrupt() -> None:
+    """In the child: Ctrl-C as a terminal's program has it. A suite started in the background
+    by a shell without job control (``pytest &``) ignores SIGINT, children inherit that, and
+    Python then installs no KeyboardInterrupt handler: a test that presses Ctrl-C would wait."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class PtySession:
     """``command`` on a fresh 80x24 pseudo-terminal; ``text`` is everything it printed
     (ANSI codes removed, ``\\r\\n`` as ``\\n``)."""
@@ -38,6 +45,7 @@ class PtySession:
             env=env,
             start_new_session=True,  # the pty is its controlling terminal, as in a shell
             close_fds=True,
+            preexec_fn=default_interrupt,
         )
         os.close(slave)
         self.master = master

@@ -199,6 +199,9 @@ _CTRL_C_ON_ANOTHER_THREAD = """
 import signal, sys, threading, time
 from referee_cli.app import _Reader
 
+# Ctrl-C raises KeyboardInterrupt even when the suite runs where SIGINT is ignored (pytest &).
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
 release = threading.Event()
 
 def stream():
@@ -219,8 +222,8 @@ except KeyboardInterrupt:
 
 def test_a_ctrl_c_delivered_to_another_thread_interrupts_the_wait() -> None:
     """While the CLI waits for other seats it blocks on its reader's queue; a SIGINT the kernel
-    hands to another thread (the reader's, gRPC's) must still end the wait (the full suite
-    once saw ``test_says_whom_it_waits_for`` wait 90 s for the rejoin line after Ctrl-C)."""
+    hands to another thread (the reader's, gRPC's) must still end the wait. Here the signal
+    goes to the reader thread itself (``signal.pthread_kill``): the old code's wait hung."""
     done = subprocess.run(
         [sys.executable, "-c", _CTRL_C_ON_ANOTHER_THREAD],
         capture_output=True,
