@@ -34,6 +34,8 @@ from typing import Any, Literal
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
+from referee.engine.matching import unmatched
+
 #: Operators on lists (repeated fields and event lists).
 LIST_OPS = ("contains", "excludes", "any_order", "set", "subsequence", "length")
 #: Operators allowed at any position.
@@ -405,19 +407,7 @@ def _assign(wanted: Sequence[Any], have: Sequence[Any], kind: Type) -> list[int]
     """Indexes of ``wanted`` items left without a distinct matching item of ``have``
     (a maximum bipartite matching, so the order of the items does not matter)."""
     edges = [[j for j, item in enumerate(have) if _matches(w, item, kind)] for w in wanted]
-    owner: dict[int, int] = {}
-
-    def take(i: int, seen: set[int]) -> bool:
-        for j in edges[i]:
-            if j in seen:
-                continue
-            seen.add(j)
-            if j not in owner or take(owner[j], seen):
-                owner[j] = i
-                return True
-        return False
-
-    return [i for i in range(len(wanted)) if not take(i, set())]
+    return list(unmatched(edges))
 
 
 def _match_ops(expected: dict[str, Any], actual: Any, kind: Type, path: str) -> str | None:

@@ -32,6 +32,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 
+from referee.engine.matching import unmatched
 from referee.games.mau_mau_vampires.worlds_walk import EVERY_CARD, Item, Walk, slot_token
 
 #: room(state, token, code): whether ``code`` may still be laid on the blank ``token``.
@@ -138,7 +139,9 @@ class Ahead:
             if not fits:
                 return False
             options.append(fits)
-        return _matched(options)
+        # The rows with the fewest items first: a dead end is found sooner.
+        order = sorted(range(len(options)), key=lambda row: len(options[row]))
+        return next(unmatched(options, order), None) is None
 
     def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> tuple[int, ...]:
         """The cards of the plays from step ``at`` on that must take a copy of ``group``'s
@@ -206,22 +209,3 @@ class Ahead:
             perm = state.perm.get(x // 2)
             return None if perm is None else ("t", slot_token(self.walk, x, perm))
         return thing
-
-
-def _matched(options: list[list[int]]) -> bool:
-    """Whether each row gets one of its items, no item twice (augmenting paths, Kuhn; the
-    rows with the fewest items first)."""
-    owner: dict[int, int] = {}
-
-    def place(row: int, seen: set[int]) -> bool:
-        for item in options[row]:
-            if item in seen:
-                continue
-            seen.add(item)
-            if item not in owner or place(owner[item], seen):
-                owner[item] = row
-                return True
-        return False
-
-    order = sorted(range(len(options)), key=lambda row: len(options[row]))
-    return all(place(row, set()) for row in order)
