@@ -40,7 +40,7 @@ from google.protobuf.message import Message
 from referee import rulebook
 from referee.engine import labels
 from referee.engine.endings import Ending
-from referee.engine.fields import FieldType, Kind, field_plan
+from referee.engine.fields import FieldType, Kind, field_plan, wire_maker
 from referee.engine.game import Decision, FixedDeal, GameInfo, SeatResult, Viewer
 from referee.engine.openings import CardsOpened, DeckCommitted
 from referee.engine.registry import all_games, get_game
@@ -105,11 +105,14 @@ class _Field:
 
 class Plan:
     """How dataclass ``cls`` is written as, and read from, message ``descriptor``: one
-    :class:`_Field` per dataclass field, in field-number order (protobuf's own)."""
+    :class:`_Field` per wire field of its field plan (its dataclass fields, or those it
+    declares: :mod:`referee.engine.fields`), in field-number order (protobuf's own); a value
+    read back is made by :func:`~referee.engine.fields.wire_maker`."""
 
     def __init__(self, cls: Any, descriptor: Any) -> None:
         self.cls = cls
         self.descriptor = descriptor
+        self._make = wire_maker(cls)
         fields = []
         for each in field_plan(cls):
             field = descriptor.fields_by_name.get(each.name)
@@ -137,7 +140,7 @@ class Plan:
 
     def decode(self, message: Message) -> Any:
         """The value ``message`` holds."""
-        return self.cls(**{f.name: f.read(message) for f in self.fields})
+        return self._make(**{f.name: f.read(message) for f in self.fields})
 
 
 @cache

@@ -8,6 +8,19 @@ nested dataclass or a union of dataclasses). :func:`field_plan` turns them into 
 every reader: :func:`check_shape`, which ``Game.decide`` runs on every command so that no game
 checks well-formedness itself, and the protobuf codec, which walks the same plan.
 
+A plan is of a class's *wire fields*: its dataclass fields, unless the class holds its values
+in another form than the one they are written in (the referee's card openings hold their
+deck's tree, not each card's salt and path: issue 25 §4). Such a class declares the one hook
+this module knows, two class attributes:
+
+* ``WIRE_FIELDS: ClassVar[tuple[str, ...]]``, the names of its wire fields in order, each one
+  of its dataclass fields or a property whose getter's return annotation is the field's type;
+* a classmethod ``from_wire``, which makes a value from the wire fields given by name (what
+  :func:`wire_maker` gives the codec to read a value back).
+
+Both are declared on the class itself (a subclass declares its own); a class with one and not
+the other, or a wire field that is neither kind, is refused when its plan is made.
+
 >>> from dataclasses import dataclass, field
 >>> @dataclass(frozen=True)
 ... class Play:
@@ -188,12 +201,63 @@ def _known(cls: type) -> tuple[tuple[Field, ...], _Checker]:
     return known
 
 
+def wire_maker(cls: type) -> Callable[..., Any]:
+    """What makes a value of dataclass ``cls`` from its plan's fields, given by name: its
+    ``from_wire`` when it declares its wire fields (see the module's doc), else the class.
+
+    >>> from referee.engine.game import Decision
+    >>> wire_maker(Decision)(seat=1, kind="lead", rule_id="VQ-6")
+    Decision(seat=1, kind='lead', rule_id='VQ-6')
+    """
+    _known(cls)  # refuses a class whose hook is incomplete
+    if not _declares_wire(cls):
+        return cls
+    declaring: Any = cls
+    maker: Callable[..., Any] = declaring.from_wire
+    return maker
+
+
+def wire_repr(value: object) -> str:
+    """``Class(name=value, ...)`` of ``value``'s wire fields: the ``__repr__`` of a class that
+    declares them (what the dataclass's own would print for a class held as it is written)."""
+    cls = type(value)
+    inner = ", ".join(f"{f.name}={getattr(value, f.name)!r}" for f in field_plan(cls))
+    return f"{cls.__qualname__}({inner})"
+
+
+def _declares_wire(cls: type) -> bool:
+    own = vars(cls)
+    declared = "WIRE_FIELDS" in own
+    if declared != ("from_wire" in own):
+        raise TypeError(f"{cls.__name__} declares one of WIRE_FIELDS and from_wire, not both")
+    return declared
+
+
 def _plan(cls: type) -> tuple[tuple[Field, ...], _Checker]:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
     hints = typing.get_type_hints(cls)
-    plan = tuple(Field(f.name, field_type(hints[f.name])) for f in dataclasses.fields(cls))
+    names = [f.name for f in dataclasses.fields(cls)]
+    if _declares_wire(cls):
+        own = {name: hints[name] for name in names}
+        names = list(vars(cls)["WIRE_FIELDS"])
+        hints = {name: own[name] if name in own else _property_type(cls, name) for name in names}
+    plan = tuple(Field(name, field_type(hints[name])) for name in names)
     return plan, _checker(cls, plan)
+
+
+def _property_type(cls: type, name: str) -> Any:
+    """The type of wire field ``name`` of ``cls`` that is not a dataclass field: the return
+    annotation of its property's getter."""
+    read = vars(cls).get(name)
+    getter = read.fget if isinstance(read, property) else None
+    hint = typing.get_type_hints(getter).get("return") if getter is not None else None
+    if hint is None:
+        raise TypeError(
+            f"{cls.__name__}.{name}: a wire field is a dataclass field or a property whose"
+            " getter has a return annotation"
+        )
+    return hint
 
 
 def _checker(cls: type, plan: tuple[Field, ...]) -> _Checker:

@@ -26,8 +26,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar, NamedTuple
 
+from referee.engine.fields import wire_repr
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
 from referee.engine.table_events import TableEvent
 
@@ -112,78 +113,140 @@ class DeckCommitted(TableEvent):
     root: str
 
 
-@dataclass(frozen=True, slots=True)
+class Proof(NamedTuple):
+    """The salt and Merkle path of an opening, held as they are (an opening read from the
+    store)."""
+
+    salt: bytes
+    path: tuple[bytes, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class CardOpening:
     """Position ``position`` of shuffle ``shuffle`` holds ``card``: its ``salt`` and Merkle
     ``path`` prove it against the shuffle's root. For ``seats`` only, or everyone (``public``).
 
-    An opening the referee makes (:class:`DeckTracker`) holds its deck's :class:`DeckTree`
-    instead of its proof, and ``salt`` and ``path`` are made from the tree when read (the
-    store's and each audience's encoding): a deal's openings were most of a live game's
-    memory, kept in its log for the game's whole life (issue 25 §4). One read from the store
-    holds the proof itself. Both forms are equal and encode alike; the hash leaves the proof
-    out (it follows from the other fields in a game), so hashing one makes no proof."""
+    Its stored form (``WIRE_FIELDS``, :mod:`referee.engine.fields`) is those seven fields; it
+    holds ``proof`` in place of the salt and path, which the two properties read from it. An
+    opening read from the store (:meth:`from_wire`) holds them as they are (:class:`Proof`);
+    one the referee makes (:class:`DeckTracker`) holds its deck's :class:`DeckTree`, and the
+    salt and path are made from the tree when read (the store's and each audience's
+    encoding): a deal's openings were most of a live game's memory, kept in its log for the
+    game's whole life (issue 25 §4).
+
+    Equal by the stored form, so both kinds compare alike; the hash leaves the proof out (it
+    follows from the other fields in a game), so hashing one makes no proof.
+
+    >>> CardOpening.from_wire(0, 3, "Q", b"s", (b"p",), (1,))
+    CardOpening(shuffle=0, position=3, card='Q', salt=b's', path=(b'p',), seats=(1,), public=False)
+    """
+
+    WIRE_FIELDS: ClassVar[tuple[str, ...]] = (
+        "shuffle",
+        "position",
+        "card",
+        "salt",
+        "path",
+        "seats",
+        "public",
+    )
 
     shuffle: int
     position: int
     card: str
-    salt: bytes = field(hash=False)
-    path: tuple[bytes, ...] = field(hash=False)
+    proof: Proof | DeckTree
     seats: tuple[int, ...] = ()
     public: bool = False
+
+    @classmethod
+    def from_wire(
+        cls,
+        shuffle: int,
+        position: int,
+        card: str,
+        salt: bytes,
+        path: tuple[bytes, ...],
+        seats: tuple[int, ...] = (),
+        public: bool = False,
+    ) -> CardOpening:
+        """The opening of its stored form, holding its salt and path as given."""
+        return cls(shuffle, position, card, Proof(salt, path), seats, public)
+
+    @property
+    def salt(self) -> bytes:
+        proof = self.proof
+        if isinstance(proof, DeckTree):
+            return card_salt(proof.key, self.shuffle, self.position)
+        return proof.salt
+
+    @property
+    def path(self) -> tuple[bytes, ...]:
+        proof = self.proof
+        if isinstance(proof, DeckTree):
+            return proof.path(self.position)
+        return proof.path
 
     def for_viewer(self, viewer: Viewer) -> bool:
         return self.public or (viewer is not None and viewer in self.seats)
 
+    def _stored(self) -> tuple[int, int, str, bytes, tuple[bytes, ...], tuple[int, ...], bool]:
+        return (
+            self.shuffle,
+            self.position,
+            self.card,
+            self.salt,
+            self.path,
+            self.seats,
+            self.public,
+        )
 
-def _proof_from_tree() -> Any:
-    """Make ``CardOpening.salt`` and ``.path`` read the deck's tree when the opening holds
-    one (its ``path`` slot holds the tree, its ``salt`` slot ``None``); the ``path`` slot."""
-    salt_slot, path_slot = CardOpening.__dict__["salt"], CardOpening.__dict__["path"]
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not CardOpening:
+            return NotImplemented
+        assert isinstance(other, CardOpening)
+        return self._stored() == other._stored()
 
-    def salt(self: CardOpening) -> bytes:
-        held = salt_slot.__get__(self, CardOpening)
-        if held is None:
-            tree: DeckTree = path_slot.__get__(self, CardOpening)
-            return card_salt(tree.key, self.shuffle, self.position)
-        return held  # type: ignore[no-any-return]
+    def __hash__(self) -> int:
+        # The stored form's hash without the salt and path; an opening's hash is also
+        # computed, without making the opening, by OpeningRuns.__hash__.
+        return hash((self.shuffle, self.position, self.card, self.seats, self.public))
 
-    def path(self: CardOpening) -> tuple[bytes, ...]:
-        held = path_slot.__get__(self, CardOpening)
-        if isinstance(held, DeckTree):
-            return held.path(self.position)
-        return held  # type: ignore[no-any-return]
-
-    # __init__ (frozen: object.__setattr__) and unpickling store through the slots.
-    for slot, read in ((salt_slot, salt), (path_slot, path)):
-        setattr(CardOpening, read.__name__, property(read, slot.__set__))
-    return path_slot
-
-
-_HELD_PATH = _proof_from_tree()
+    def __repr__(self) -> str:
+        return wire_repr(self)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class CardsOpened(TableEvent):
     """The openings of the cards this batch made visible; each viewer sees its own only.
 
-    The referee's own (:func:`cards_opened`) are held as runs, a deck's positions opened to one
-    audience together (a deal: a run a seat), and made into openings when read; a viewer's
-    redaction keeps its runs. Equal, hashed and encoded as the same openings held one by one
-    (as read from the store)."""
+    Its stored form (``WIRE_FIELDS``) is ``openings``, read from ``held``: the openings one
+    by one (as read from the store), or the referee's own (:func:`cards_opened`) as
+    :class:`OpeningRuns`, made into openings when read. A viewer's redaction keeps its runs.
+    Equal and hashed by its openings, however held."""
 
-    openings: tuple[CardOpening, ...] = field(default=())
+    WIRE_FIELDS: ClassVar[tuple[str, ...]] = ("openings",)
+
+    held: tuple[CardOpening, ...] | OpeningRuns = ()
+
+    @classmethod
+    def from_wire(cls, openings: tuple[CardOpening, ...] = ()) -> CardsOpened:
+        """The event of its stored form, holding the openings one by one."""
+        return cls(openings)
+
+    @property
+    def openings(self) -> tuple[CardOpening, ...]:
+        held = self.held
+        return held.openings() if isinstance(held, OpeningRuns) else held
 
     def redacted(self, viewer: Viewer) -> TableEvent:
-        held = _HELD_OPENINGS.__get__(self, CardsOpened)
-        if isinstance(held, _Runs):
+        held = self.held
+        if isinstance(held, OpeningRuns):
             runs = held.for_viewer(viewer)
             if runs is held:
                 return self
-            held_runs: Any = runs
-            return CardsOpened(held_runs) if runs is not None else _NONE_OPENED
-        kept = tuple(o for o in self.openings if o.for_viewer(viewer))
-        if len(kept) == len(self.openings):
+            return CardsOpened(runs) if runs is not None else _NONE_OPENED
+        kept = tuple(o for o in held if o.for_viewer(viewer))
+        if len(kept) == len(held):
             return self
         # One object for every viewer that sees none: the server encodes it once for all.
         return CardsOpened(kept) if kept else _NONE_OPENED
@@ -192,36 +255,61 @@ class CardsOpened(TableEvent):
         if other.__class__ is not CardsOpened:
             return NotImplemented
         assert isinstance(other, CardsOpened)
-        mine = _HELD_OPENINGS.__get__(self, CardsOpened)
-        theirs = _HELD_OPENINGS.__get__(other, CardsOpened)
-        if isinstance(mine, _Runs) and isinstance(theirs, _Runs) and mine.runs == theirs.runs:
+        mine, theirs = self.held, other.held
+        if (
+            isinstance(mine, OpeningRuns)
+            and isinstance(theirs, OpeningRuns)
+            and mine.runs == theirs.runs
+        ):
             return True  # the same trees' positions to the same audiences: no opening made
         return self.openings == other.openings
 
     def __hash__(self) -> int:
-        held = _HELD_OPENINGS.__get__(self, CardsOpened)
-        return hash(held)  # a tuple's, or the runs' (the same for the same openings)
+        return hash(self.held)  # a tuple's, or the runs' (the same for the same openings)
+
+    def __repr__(self) -> str:
+        return wire_repr(self)
 
 
-#: One run of openings: a deck tree, positions ``start`` to ``stop`` and their audience.
-_Run = tuple["DeckTree", int, int, tuple[int, ...], bool]
+@dataclass(frozen=True, slots=True)
+class OpeningRun:
+    """Positions ``start`` to ``stop`` of ``tree``'s shuffle, opened to one audience
+    (``seats``, or everyone: ``public``). A slotted class, not a named tuple: 72 bytes, where
+    a 5-tuple takes 80 and a named tuple's 88 (a tuple subclass's items are allocated with
+    room for one more)."""
+
+    tree: DeckTree
+    start: int
+    stop: int
+    seats: tuple[int, ...]
+    public: bool
+
+    def for_viewer(self, viewer: Viewer) -> bool:
+        return self.public or (viewer is not None and viewer in self.seats)
 
 
-class _Runs:
-    """The openings the referee made for one batch, as runs (see :class:`CardsOpened`)."""
+class OpeningRuns:
+    """The openings the referee made for one batch, as :class:`OpeningRun` s: a deck's
+    consecutive positions opened to one audience together (a deal: a run a seat), in the
+    order of the openings. What a :class:`CardsOpened` of the referee's holds (see there):
+    one object a run, not one a card, and no salt or path until read.
+
+    Hashed as the openings it makes (without making them); compared by its
+    :class:`CardsOpened`."""
 
     __slots__ = ("runs",)
 
-    def __init__(self, runs: tuple[_Run, ...]) -> None:
+    def __init__(self, runs: tuple[OpeningRun, ...]) -> None:
         self.runs = runs
 
     def openings(self) -> tuple[CardOpening, ...]:
         """The openings, their proofs made run by run (:meth:`DeckTree.proofs`)."""
         out: list[CardOpening] = []
-        for tree, start, stop, seats, public in self.runs:
+        for run in self.runs:
+            tree, start, stop, seats, public = run.tree, run.start, run.stop, run.seats, run.public
             shuffle, cards = tree.shuffle, tree.cards
-            for p, (salt, path) in zip(range(start, stop), tree.proofs(start, stop), strict=True):
-                out.append(CardOpening(shuffle, p, cards[p], salt, path, seats, public))
+            for p, proof in zip(range(start, stop), tree.proofs(start, stop), strict=True):
+                out.append(CardOpening(shuffle, p, cards[p], proof, seats, public))
         return tuple(out)
 
     def __hash__(self) -> int:
@@ -229,63 +317,51 @@ class _Runs:
         making them."""
         return hash(
             tuple(
-                (tree.shuffle, p, tree.cards[p], seats, public)  # hashed as a CardOpening
-                for tree, start, stop, seats, public in self.runs
-                for p in range(start, stop)
+                (run.tree.shuffle, p, run.tree.cards[p], run.seats, run.public)  # as a CardOpening
+                for run in self.runs
+                for p in range(run.start, run.stop)
             )
         )
 
-    def for_viewer(self, viewer: Viewer) -> _Runs | None:
+    def for_viewer(self, viewer: Viewer) -> OpeningRuns | None:
         """The runs ``viewer`` sees (this object when all, ``None`` when none)."""
-        kept = tuple(r for r in self.runs if r[4] or (viewer is not None and viewer in r[3]))
+        kept = tuple(run for run in self.runs if run.for_viewer(viewer))
         if len(kept) == len(self.runs):
             return self
-        return _Runs(kept) if kept else None
-
-
-def _held_openings() -> Any:
-    """Make ``CardsOpened.openings`` read runs when the event holds them; the slot itself."""
-    slot = CardsOpened.__dict__["openings"]
-
-    def openings(self: CardsOpened) -> tuple[CardOpening, ...]:
-        held = slot.__get__(self, CardsOpened)
-        return held.openings() if isinstance(held, _Runs) else held
-
-    setattr(CardsOpened, openings.__name__, property(openings, slot.__set__))
-    return slot
-
-
-_HELD_OPENINGS = _held_openings()
+        return OpeningRuns(kept) if kept else None
 
 
 def held_one_by_one(event: object) -> bool:
     """True for a :class:`CardsOpened` that holds its openings one by one (as read from the
     store), not as the referee's runs."""
-    return type(event) is CardsOpened and not isinstance(
-        _HELD_OPENINGS.__get__(event, CardsOpened), _Runs
-    )
+    return isinstance(event, CardsOpened) and not isinstance(event.held, OpeningRuns)
 
 
 def cards_opened(openings: Sequence[CardOpening]) -> CardsOpened:
     """The event of a batch's (non-empty) ``openings``: the referee's own, made by a
     :class:`DeckTracker` and holding their deck's tree, as runs; others as they are."""
-    trees = [_HELD_PATH.__get__(o, CardOpening) for o in openings]
-    if not all(isinstance(tree, DeckTree) for tree in trees):
-        return CardsOpened(tuple(openings))
-    held: Any = _Runs(_as_runs(zip(trees, openings, strict=True)))
-    return CardsOpened(held)
+    trees: list[DeckTree] = []
+    for o in openings:
+        if not isinstance(o.proof, DeckTree):
+            return CardsOpened(tuple(openings))
+        trees.append(o.proof)
+    return CardsOpened(OpeningRuns(_as_runs(zip(trees, openings, strict=True))))
 
 
-def _as_runs(openings: Iterable[tuple[DeckTree, CardOpening]]) -> tuple[_Run, ...]:
+def _as_runs(openings: Iterable[tuple[DeckTree, CardOpening]]) -> tuple[OpeningRun, ...]:
     """Openings, each with its deck's tree, as runs (consecutive positions of one tree to one
     audience)."""
-    runs: list[_Run] = []
+    runs: list[OpeningRun] = []
     for tree, o in openings:
         last = runs[-1] if runs else None
-        if last is not None and last[0] is tree and last[2:] == (o.position, o.seats, o.public):
-            runs[-1] = (tree, last[1], o.position + 1, o.seats, o.public)
+        if (
+            last is not None
+            and last.tree is tree
+            and (last.stop, last.seats, last.public) == (o.position, o.seats, o.public)
+        ):
+            runs[-1] = OpeningRun(tree, last.start, o.position + 1, o.seats, o.public)
             continue
-        runs.append((tree, o.position, o.position + 1, o.seats, o.public))
+        runs.append(OpeningRun(tree, o.position, o.position + 1, o.seats, o.public))
     return tuple(runs)
 
 
@@ -354,12 +430,14 @@ class DeckTree:
 
         return self._path(position, self._leaf, pair)
 
-    def proofs(self, start: int, stop: int) -> list[tuple[bytes, tuple[bytes, ...]]]:
+    def proofs(self, start: int, stop: int) -> list[Proof]:
         """The salt and path of each position from ``start`` to ``stop``, made together:
         each salt, leaf and second-level node they need once (a seat's hand: about a third
         of the hashes of its cards made one by one)."""
         made = _Made(self)
-        return [(made.salt(p), self._path(p, made.leaf, made.pair)) for p in range(start, stop)]
+        return [
+            Proof(made.salt(p), self._path(p, made.leaf, made.pair)) for p in range(start, stop)
+        ]
 
     def _path(
         self, position: int, leaf_of: Callable[[int], bytes], pair_of: Callable[[int], bytes]
@@ -456,8 +534,8 @@ class DeckTracker:
         """``event`` held as runs when it holds, one by one (read from the store), exactly
         the openings these decks make, proofs included (checked); else ``event`` itself.
         Needs the decks followed past the event's batch."""
-        held = _HELD_OPENINGS.__get__(event, CardsOpened)
-        if not held or isinstance(held, _Runs):
+        held = event.held
+        if not held or isinstance(held, OpeningRuns):
             return event
         trees = []
         for o in held:
@@ -467,13 +545,12 @@ class DeckTracker:
             trees.append(deck.tree)
         runs = _as_runs(zip(trees, held, strict=True))
         stored = iter(held)
-        for tree, start, stop, _, _ in runs:
-            for salt, path in tree.proofs(start, stop):
+        for run in runs:
+            for salt, path in run.tree.proofs(run.start, run.stop):
                 o = next(stored)
                 if o.salt != salt or o.path != path:
                     return event
-        kept: Any = _Runs(runs)
-        return CardsOpened(kept)
+        return CardsOpened(OpeningRuns(runs))
 
     def trial(self) -> DeckTracker:
         return DeckTracker(self.key, dict(self.decks), self.pile, {}, self, self.trees)
@@ -543,9 +620,7 @@ class DeckTracker:
         if not opening:
             return None
         # The proof is the tree's, made when read (see CardOpening).
-        unmade: Any = None
-        tree: Any = deck.tree
-        return CardOpening(index, position, deck.cards[position], unmade, tree, seats, to is None)
+        return CardOpening(index, position, deck.cards[position], deck.tree, seats, to is None)
 
 
 __all__ = [
@@ -555,6 +630,9 @@ __all__ = [
     "DeckTracker",
     "DeckTree",
     "MerkleTree",
+    "OpeningRun",
+    "OpeningRuns",
+    "Proof",
     "card_key",
     "card_salt",
     "cards_opened",
