@@ -32,20 +32,20 @@ def fill(message: Message, value: Any, game_type: str = "") -> Message:
     """Copy dataclass ``value`` into ``message`` field by field (a nested value that is not
     ``None`` is present, even when empty); ``game_type`` names the game of nested commands."""
     message.SetInParent()
-    for each in dataclasses.fields(value):
-        item = getattr(value, each.name)
+    for name in written_fields(value):
+        item = getattr(value, name)
         if item is None:
             continue
-        field = message.DESCRIPTOR.fields_by_name[each.name]
+        field = message.DESCRIPTOR.fields_by_name[name]
         if field.type != FieldDescriptor.TYPE_MESSAGE:
             if field.is_repeated:
-                getattr(message, each.name).extend(item)
+                getattr(message, name).extend(item)
             else:
-                setattr(message, each.name, item)
+                setattr(message, name, item)
         elif field.message_type is pb.Command.DESCRIPTOR:
-            getattr(message, each.name).CopyFrom(command(game_type, item))
+            getattr(message, name).CopyFrom(command(game_type, item))
         elif field.is_repeated:
-            target = getattr(message, each.name)
+            target = getattr(message, name)
             for element in item:
                 if dataclasses.is_dataclass(element):
                     fill(target.add(), element, game_type)
@@ -53,8 +53,16 @@ def fill(message: Message, value: Any, game_type: str = "") -> Message:
                     (only,) = field.message_type.fields
                     getattr(target.add(), only.name).extend(element)
         else:
-            fill(getattr(message, each.name), item, game_type)
+            fill(getattr(message, name), item, game_type)
     return message
+
+
+def written_fields(value: Any) -> tuple[str, ...]:
+    """The names of the fields ``value`` is written as: those its class declares
+    (``WIRE_FIELDS``, e.g. ``CardOpening``'s salt and path in place of its proof), else its
+    dataclass fields."""
+    declared: tuple[str, ...] | None = vars(type(value)).get("WIRE_FIELDS")
+    return declared if declared is not None else tuple(f.name for f in dataclasses.fields(value))
 
 
 def command(game_type: str, value: Any) -> pb.Command:

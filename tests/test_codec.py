@@ -229,8 +229,10 @@ class _Referee:
         _Referee(_Opened(()), None),  # an empty repeated field: present, empty
         _Referee(None, _Aborted(None)),  # every field None: present, empty
         _Referee(None, _Aborted("")),  # a default string: present, empty
-        _Referee(_Opened((CardOpening(1, 2, "Q", b"s", (b"p", b""), (0, 3), True),)), None),
-        _Referee(_Opened((CardOpening(0, 0, "", b"", ()),)), None),  # an empty item: written
+        _Referee(
+            _Opened((CardOpening.from_wire(1, 2, "Q", b"s", (b"p", b""), (0, 3), True),)), None
+        ),
+        _Referee(_Opened((CardOpening.from_wire(0, 0, "", b"", ()),)), None),  # an empty item
         _Referee(None, _Aborted("why")),
     ],
 )

@@ -7,12 +7,19 @@ import dataclasses
 import random
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from referee.engine import all_games, openings, table_events
-from referee.engine.fields import Kind, MalformedValue, check_shape, field_plan, field_type
+from referee.engine.fields import (
+    Kind,
+    MalformedValue,
+    check_shape,
+    field_plan,
+    field_type,
+    wire_maker,
+)
 from referee.engine.table import Table, View
 
 
@@ -64,8 +71,81 @@ def engine_value_classes() -> list[type]:
 @pytest.mark.parametrize("cls", engine_value_classes(), ids=lambda cls: cls.__qualname__)
 def test_every_value_class_has_a_plan_in_field_order(cls: type) -> None:
     plan = field_plan(cls)
-    assert [f.name for f in plan] == [f.name for f in dataclasses.fields(cls)]
+    declared = vars(cls).get("WIRE_FIELDS")
+    names = [f.name for f in dataclasses.fields(cls)] if declared is None else list(declared)
+    assert [f.name for f in plan] == names
     assert field_plan(cls) is plan, "a plan is computed once per class"
+    declaring: Any = cls
+    assert wire_maker(cls) == (cls if declared is None else declaring.from_wire)
+
+
+@dataclass(frozen=True)
+class Packed:
+    """Written as ``low`` and ``high``, held as one integer (the hook of fields.py)."""
+
+    WIRE_FIELDS: ClassVar[tuple[str, ...]] = ("low", "high", "name")
+
+    both: int
+    name: str = ""
+
+    @classmethod
+    def from_wire(cls, low: int, high: int, name: str = "") -> Packed:
+        return cls(low | high << 8, name)
+
+    @property
+    def low(self) -> int:
+        return self.both & 0xFF
+
+    @property
+    def high(self) -> int:
+        return self.both >> 8
+
+
+def test_a_class_that_declares_its_wire_fields_has_a_plan_of_them() -> None:
+    """Its properties' return annotations type them, its dataclass fields keep theirs, and
+    its from_wire makes a value from them by name; check_shape reads the same fields."""
+    kinds = [(f.name, f.type.kind) for f in field_plan(Packed)]
+    assert kinds == [("low", Kind.INT), ("high", Kind.INT), ("name", Kind.STR)]
+    assert wire_maker(Packed)(low=2, high=1, name="x") == Packed(258, "x")
+    check_shape(Packed(258))
+    with pytest.raises(MalformedValue, match=r"Packed\.name must be a string, got 3"):
+        check_shape(Packed(258, 3))  # type: ignore[arg-type]
+
+
+def test_an_incomplete_wire_declaration_is_refused_when_the_plan_is_made() -> None:
+    @dataclass(frozen=True)
+    class Untyped:
+        WIRE_FIELDS: ClassVar[tuple[str, ...]] = ("low",)
+        both: int
+
+        @classmethod
+        def from_wire(cls, low: int) -> Untyped:
+            return cls(low)
+
+        @property
+        def low(self):  # type: ignore[no-untyped-def]
+            return self.both
+
+    @dataclass(frozen=True)
+    class Unmade:
+        WIRE_FIELDS: ClassVar[tuple[str, ...]] = ("both",)
+        both: int
+
+    @dataclass(frozen=True)
+    class Missing:
+        WIRE_FIELDS: ClassVar[tuple[str, ...]] = ("other",)
+        both: int
+
+        @classmethod
+        def from_wire(cls, other: int) -> Missing:
+            return cls(other)
+
+    with pytest.raises(TypeError, match=r"Untyped\.low: a wire field is a dataclass field or"):
+        field_plan(Untyped)
+    with pytest.raises(TypeError, match="Unmade declares one of WIRE_FIELDS and from_wire"):
+        wire_maker(Unmade)
+    with pytest.raises(TypeError, match=r"Missing\.other: a wire field"):
+        field_plan(Missing)
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda game: game.info.type_id)

@@ -24,7 +24,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.engine import FixedDeal, Game, Table, TableSettings, all_games
-from referee.engine.openings import CardOpening, CardsOpened, DeckCommitted, leaf, root_of
+from referee.engine.openings import (
+    CardOpening,
+    CardsOpened,
+    DeckCommitted,
+    DeckTree,
+    OpeningRuns,
+    Proof,
+    leaf,
+    root_of,
+)
 from referee.engine.table_events import SeedCommitted, TableEvent
 from referee.games.dracula_vs_van_helsing.model import CARDS as DV_CARDS
 from referee.games.dracula_vs_van_helsing.model import notation_codes
@@ -131,7 +140,9 @@ def blank(event: Any) -> Any:
     if isinstance(event, DeckCommitted):
         return dataclasses.replace(event, root="<root>")
     if isinstance(event, CardsOpened):
-        return CardsOpened(tuple(dataclasses.replace(o, path=()) for o in event.openings))
+        return CardsOpened(
+            tuple(dataclasses.replace(o, proof=Proof(o.salt, ())) for o in event.openings)
+        )
     return event
 
 
@@ -195,7 +206,7 @@ def test_a_viewer_learns_nothing_of_the_cards_it_may_not_see(
 def test_deck_tree_keeps_the_full_trees_root_and_paths(size: int) -> None:
     """A live game's deck tree keeps only the upper levels (issue 25 §4, memory) and makes the
     two bottom levels of a path again: the same root and every path as the full tree."""
-    from referee.engine.openings import DeckTree, MerkleTree, card_salt
+    from referee.engine.openings import MerkleTree, card_salt
 
     key = bytes(range(32))
     cards = tuple(f"c{i % 13}" for i in range(size))
@@ -250,6 +261,12 @@ def test_the_referees_openings_hold_no_proof_and_equal_the_stored_ones() -> None
     opened = next(e for e in tables[0].log if isinstance(e, CardsOpened))
     assert len(opened.openings) == 52
     assert all(isinstance(o.salt, bytes) and len(o.salt) == 32 for o in opened.openings)
+    assert isinstance(opened.held, OpeningRuns) and len(opened.held.runs) == 4  # a run a seat
+    stored = codec.event_from_proto(
+        pb.Event.FromString(codec.event_bytes("vampire-queen", opened, 1))
+    )
+    assert isinstance(stored, CardsOpened) and isinstance(stored.held, tuple)
+    assert all(type(o.proof) is Proof for o in stored.openings)
 
 
 def test_a_table_replayed_from_the_store_holds_its_openings_as_runs() -> None:
@@ -290,5 +307,6 @@ def test_a_table_replayed_from_the_store_holds_its_openings_as_runs() -> None:
     log = list(made[0].log)
     at = next(i for i, e in enumerate(log) if isinstance(e, CardsOpened))
     first = log[at].openings[0]
-    log[at] = CardsOpened((dataclasses.replace(first, salt=bytes(32)), *log[at].openings[1:]))
+    forged = dataclasses.replace(first, proof=Proof(bytes(32), first.path))
+    log[at] = CardsOpened((forged, *log[at].openings[1:]))
     assert Table.replay(configs[0], log, settings).log[at] is log[at]
