@@ -24,16 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.engine import FixedDeal, Game, Table, TableSettings, all_games
-from referee.engine.openings import (
-    CardOpening,
-    CardsOpened,
-    DeckCommitted,
-    DeckTree,
-    OpeningRuns,
-    Proof,
-    leaf,
-    root_of,
-)
+from referee.engine.merkle import DeckTree, MerkleTree, Proof, card_salt, leaf, root_of
+from referee.engine.openings import CardOpening, CardsOpened, DeckCommitted, OpeningRuns
 from referee.engine.table_events import SeedCommitted, TableEvent
 from referee.games.dracula_vs_van_helsing.model import CARDS as DV_CARDS
 from referee.games.dracula_vs_van_helsing.model import notation_codes
@@ -206,8 +198,6 @@ def test_a_viewer_learns_nothing_of_the_cards_it_may_not_see(
 def test_deck_tree_keeps_the_full_trees_root_and_paths(size: int) -> None:
     """A live game's deck tree keeps only the upper levels (issue 25 §4, memory) and makes the
     two bottom levels of a path again: the same root and every path as the full tree."""
-    from referee.engine.openings import MerkleTree, card_salt
-
     key = bytes(range(32))
     cards = tuple(f"c{i % 13}" for i in range(size))
     full = MerkleTree([leaf(3, i, card_salt(key, 3, i), c) for i, c in enumerate(cards)])
