@@ -37,6 +37,12 @@ from referee.games.mau_mau_vampires.worlds_walk import EVERY_CARD, Item, Walk, s
 
 #: room(state, token, code): whether ``code`` may still be laid on the blank ``token``.
 Room = Callable[[Any, int, int], bool]
+#: a play a shuffle's blank tokens must serve: (step, card, the tokens that may serve it)
+Play = tuple[int, int, tuple[int, ...]]
+#: an item a seat holds: (the step it comes in at, -1 if held now; the items it may be)
+Held = tuple[int, tuple[Item | None, ...]]
+#: a play of a seat's: (step, card, the last step ruling the card out of its hand, or -1)
+Ruled = tuple[int, int, int]
 
 
 class Ahead:
@@ -55,6 +61,7 @@ class Ahead:
         #: no play before it)
         self.first: dict[int, int] = {}
         self.giver: dict[int, int] = {}  # hidden choice -> the seat it left (MM-19, MM-22 a)
+        self.given: dict[int, int] = {}  # hidden choice -> the step it left at
         for index, (what, seat, thing) in enumerate(self.steps):
             if isinstance(thing, tuple) and thing[0] in ("t", "s"):
                 kind, x = thing
@@ -67,6 +74,7 @@ class Ahead:
                 self.players.setdefault(thing[1], []).append((index, seat))
             elif what == "out" and thing[0] == "v":
                 self.giver[thing[1]] = seat
+                self.given[thing[1]] = index
             elif what == "in" and thing[0] in ("v", "s"):
                 key = ("v", thing[1]) if thing[0] == "v" else ("s", thing[1] // 2)
                 self.takers.setdefault(key, set()).add(seat)
@@ -88,19 +96,57 @@ class Ahead:
     def holds(self, state: Any, seat: int, at: int, room: Room) -> bool:
         """Whether every play of ``seat`` from step ``at`` on can still get an item of its
         own (the relaxation of the module's docstring)."""
+        items, plays = self._history(state, seat, at)
+        if not plays:
+            return True
+        options = self._fits(state, items, plays, room)
+        if not all(options):
+            return False
+        # The rows with the fewest items first: a dead end is found sooner.
+        order = sorted(range(len(options)), key=lambda row: len(options[row]))
+        return next(unmatched(options, order), None) is None
+
+    def forced(self, state: Any, groups: set[int], at: int, room: Room) -> dict[int, list[Play]]:
+        """For each of ``groups``, the plays from step ``at`` on that only its blank tokens can
+        serve: every item the player may play the card from (:meth:`holds`'s relaxation) is
+        such a token. Each play takes one of the group's copies of its card, on one of them."""
+        group_of = self.walk.group
+        found: dict[int, list[Play]] = {g: [] for g in groups}
+        for seat in self.at:
+            items, plays = self._history(state, seat, at)
+            options = self._fits(state, items, plays, room)
+            for (when, code, _), fits in zip(plays, options, strict=True):
+                tokens = set()
+                for number in fits:
+                    for item in items[number][1]:
+                        if item is None or item[0] != "t" or item[1] in state.code:
+                            break
+                        tokens.add(item[1])
+                    else:
+                        continue
+                    break
+                else:
+                    if tokens and len({group_of[t] for t in tokens}) == 1:
+                        g = group_of[next(iter(tokens))]
+                        if g in found:
+                            found[g].append((when, code, tuple(sorted(tokens))))
+        return found
+
+    def _history(self, state: Any, seat: int, at: int) -> tuple[list[Held], list[Ruled]]:
+        """``seat``'s items from step ``at`` on, each (the step it comes in at, -1 if held
+        now; the items it may be, :meth:`_maybe`), and its plays, (step, card, the last step
+        ruling the card out)."""
         indexes = self.at.get(seat)
         if not indexes:
-            return True
+            return [], []
         steps = self.steps
-        first = bisect_left(indexes, at)
-        # an item: (the step it comes in at, -1 if held now; the item, None if unknown)
-        items: list[tuple[int, Item | None]] = [(-1, item) for item in state.hands.get(seat, ())]
-        plays: list[tuple[int, int, int]] = []  # (step, card, the last step ruling it out)
+        items: list[Held] = [(-1, (item,)) for item in state.hands.get(seat, ())]
+        plays: list[Ruled] = []
         nones: list[tuple[int, frozenset[int]]] = []
-        for index in indexes[first:]:
+        for index in indexes[bisect_left(indexes, at) :]:
             what, _, thing = steps[index]
             if what == "in":
-                items.append((index, self._coming(state, thing)))
+                items.append((index, self._maybe(state, thing, at)))
             elif what == "out":
                 kind, x = thing
                 code = x if kind == "c" else state.picked.get(x, -1) if kind == "v" else -1
@@ -109,47 +155,73 @@ class Ahead:
                     plays.append((index, code, since))
             elif what == "none":
                 nones.append((index, thing))
-        if not plays:
-            return True
+        return items, plays
+
+    def _maybe(self, state: Any, thing: Item, at: int) -> tuple[Item | None, ...]:
+        """The items a step from ``at`` on may bring in: the one it brings, where known; either
+        place of a share not dealt yet; an item the giver may hold by then, for a hidden gift
+        not chosen yet (None: any item, where that is not known either)."""
+        item = self._coming(state, thing)
+        if item is not None:
+            return (item,)
+        kind, x = thing
+        if kind == "s":
+            return tuple(("t", token) for token in self.walk.shares[x // 2][0])
+        giver = self.giver.get(x)
+        if giver is None:
+            return (None,)
+        given = self.given[x]
+        held: list[Item | None] = list(state.hands.get(giver, ()))
+        for index in self.at[giver][bisect_left(self.at[giver], at) :]:
+            if index >= given:
+                break
+            what, _, other = self.steps[index]
+            if what == "in":
+                held.append(self._coming(state, other))  # one level only: None if unknown
+        return tuple(held)
+
+    def _fits(
+        self, state: Any, items: list[Held], plays: list[Ruled], room: Room
+    ) -> list[list[int]]:
+        """For each play, the items (by number) it may be played from: held before it and
+        through no "none" call or pass ruling its card out, and that may be its card."""
         code_of = state.code
         allow = state.allow
         left = state.left
         spare = state.spare
         group = self.walk.group
+
+        def may_be(item: Item | None, code: int) -> bool:
+            if item is None:
+                return True
+            kind, x = item
+            if kind == "c":
+                return x == code
+            if x in code_of:
+                return code_of[x] == code  # type: ignore[no-any-return]
+            if code not in allow.get(x, EVERY_CARD):
+                return False
+            g = group[x]  # no new order in the group (MM-6): room is a copy left
+            return (left[g][code] > 0) if g not in spare else room(state, x, code)
+
         options: list[list[int]] = []
         for when, code, since in plays:
-            fits = []
-            for number, (entry, item) in enumerate(items):
-                if entry >= when or entry < since:
-                    continue
-                if item is None:
-                    fits.append(number)
-                    continue
-                kind, x = item
-                if kind == "c":
-                    if x == code:
-                        fits.append(number)
-                elif x in code_of:
-                    if code_of[x] == code:
-                        fits.append(number)
-                elif code in allow.get(x, EVERY_CARD):
-                    g = group[x]  # no new order in the group (MM-6): room is a copy left
-                    if (left[g][code] > 0) if g not in spare else room(state, x, code):
-                        fits.append(number)
-            if not fits:
-                return False
-            options.append(fits)
-        # The rows with the fewest items first: a dead end is found sooner.
-        order = sorted(range(len(options)), key=lambda row: len(options[row]))
-        return next(unmatched(options, order), None) is None
+            options.append(
+                [
+                    number
+                    for number, (entry, maybe) in enumerate(items)
+                    if since <= entry < when and any(may_be(item, code) for item in maybe)
+                ]
+            )
+        return options
 
-    def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> tuple[int, ...]:
-        """The cards of the plays from step ``at`` on that must take a copy of ``group``'s
+    def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> list[Play]:
+        """The plays from step ``at`` on that must take a copy of ``group``'s
         that none of its ``narrowed`` tokens may have: the card is left in no other group out
         before the play, and its player can hold neither a known copy of it nor a narrowed
         token that may be it before the play (held now or coming in, an item coming in
         unseen being any item its giver could hold then). The place the play takes it from
-        is then a blank token not narrowed: one copy each to keep back."""
+        is then a blank token not narrowed: one copy each to keep back (no token named)."""
         left = state.left
         elsewhere = [g for g in left if g != group]
         codes = state.code
@@ -168,7 +240,7 @@ class Ahead:
         for seat, hand in state.hands.items():
             for item in hand:
                 take(seat, item)
-        cards: list[int] = []
+        cards: list[Play] = []
         steps = self.steps
         for index in range(at, len(steps)):
             what, seat, thing = steps[index]
@@ -197,8 +269,8 @@ class Ahead:
                     )
                     and not any(code in allow[t] for t in held.get(seat, ()))
                 ):
-                    cards.append(code)
-        return tuple(cards)
+                    cards.append((index, code, ()))
+        return cards
 
     def _coming(self, state: Any, thing: Item) -> Item | None:
         """The item a step brings in, or None where a choice not made yet decides it."""
