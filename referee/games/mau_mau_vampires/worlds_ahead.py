@@ -119,6 +119,8 @@ class Ahead:
                 tokens = set()
                 for number in fits:
                     for item in items[number][1]:
+                        if not self._may_be(state, item, code, room):
+                            continue
                         if item is None or item[0] != "t" or item[1] in state.code:
                             break
                         tokens.add(item[1])
@@ -185,35 +187,29 @@ class Ahead:
     ) -> list[list[int]]:
         """For each play, the items (by number) it may be played from: held before it and
         through no "none" call or pass ruling its card out, and that may be its card."""
-        code_of = state.code
-        allow = state.allow
-        left = state.left
-        spare = state.spare
-        group = self.walk.group
+        may_be = self._may_be
+        return [
+            [
+                number
+                for number, (entry, maybe) in enumerate(items)
+                if since <= entry < when and any(may_be(state, i, code, room) for i in maybe)
+            ]
+            for when, code, since in plays
+        ]
 
-        def may_be(item: Item | None, code: int) -> bool:
-            if item is None:
-                return True
-            kind, x = item
-            if kind == "c":
-                return x == code
-            if x in code_of:
-                return code_of[x] == code  # type: ignore[no-any-return]
-            if code not in allow.get(x, EVERY_CARD):
-                return False
-            g = group[x]  # no new order in the group (MM-6): room is a copy left
-            return (left[g][code] > 0) if g not in spare else room(state, x, code)
-
-        options: list[list[int]] = []
-        for when, code, since in plays:
-            options.append(
-                [
-                    number
-                    for number, (entry, maybe) in enumerate(items)
-                    if since <= entry < when and any(may_be(item, code) for item in maybe)
-                ]
-            )
-        return options
+    def _may_be(self, state: Any, item: Item | None, code: int, room: Room) -> bool:
+        """Whether ``item`` (None: not known) may still be the card ``code``."""
+        if item is None:
+            return True
+        kind, x = item
+        if kind == "c":
+            return x == code
+        if x in state.code:
+            return state.code[x] == code  # type: ignore[no-any-return]
+        if code not in state.allow.get(x, EVERY_CARD):
+            return False
+        g = self.walk.group[x]  # no new order in the group (MM-6): room is a copy left
+        return (state.left[g][code] > 0) if g not in state.spare else room(state, x, code)
 
     def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> list[Play]:
         """The plays from step ``at`` on that must take a copy of ``group``'s
