@@ -62,6 +62,10 @@ class Ahead:
         self.first: dict[int, int] = {}
         self.giver: dict[int, int] = {}  # hidden choice -> the seat it left (MM-19, MM-22 a)
         self.given: dict[int, int] = {}  # hidden choice -> the step it left at
+        self.gives: dict[int, list[int]] = {}  # seat -> the hidden choices it gives
+        #: hidden choice -> (seat, step) of each taking it in
+        self.taken: dict[int, list[tuple[int, int]]] = {}
+        self.takes: dict[int, list[int]] = {}  # seat -> the hidden choices it takes in
         for index, (what, seat, thing) in enumerate(self.steps):
             if isinstance(thing, tuple) and thing[0] in ("t", "s"):
                 kind, x = thing
@@ -75,7 +79,11 @@ class Ahead:
             elif what == "out" and thing[0] == "v":
                 self.giver[thing[1]] = seat
                 self.given[thing[1]] = index
+                self.gives.setdefault(seat, []).append(thing[1])
             elif what == "in" and thing[0] in ("v", "s"):
+                if thing[0] == "v":
+                    self.taken.setdefault(thing[1], []).append((seat, index))
+                    self.takes.setdefault(seat, []).append(thing[1])
                 key = ("v", thing[1]) if thing[0] == "v" else ("s", thing[1] // 2)
                 self.takers.setdefault(key, set()).add(seat)
 
@@ -93,18 +101,74 @@ class Ahead:
             return set(self.takers.get(("s", option[1]), ()))
         return {seat}
 
+    def with_givers(self, state: Any, seats: set[int], at: int) -> set[int]:
+        """``seats`` and the givers of the hidden gifts they take in from step ``at`` on, not
+        chosen yet, and theirs in turn: a giver's gift may have to carry a card the taker
+        plays (:meth:`_gifts`), so what changes the taker's plays changes the giver's."""
+        found = set(seats)
+        todo = list(seats)
+        while todo:
+            seat = todo.pop()
+            for choice in self.takes.get(seat, ()):
+                giver = self.giver.get(choice)
+                if (
+                    giver is not None
+                    and giver not in found
+                    and choice not in state.links
+                    and self.given[choice] >= at
+                ):
+                    found.add(giver)
+                    todo.append(giver)
+        return found
+
     def holds(self, state: Any, seat: int, at: int, room: Room) -> bool:
         """Whether every play of ``seat`` from step ``at`` on can still get an item of its
         own (the relaxation of the module's docstring)."""
         items, plays = self._history(state, seat, at)
-        if not plays:
-            return True
         options = self._fits(state, items, plays, room)
+        options += self._gifts(state, seat, at, items, room)
+        if not options:
+            return True
         if not all(options):
             return False
         # The rows with the fewest items first: a dead end is found sooner.
         order = sorted(range(len(options)), key=lambda row: len(options[row]))
         return next(unmatched(options, order), None) is None
+
+    def _gifts(
+        self, state: Any, seat: int, at: int, items: list[Held], room: Room
+    ) -> list[list[int]]:
+        """For each hidden gift ``seat`` makes from step ``at`` on, not chosen yet, the items
+        (by number) it may move: held before it, and that may be the card of a play of the
+        taker's that only the gift can serve. The gift takes an item of the giver's that no
+        play of the giver's can then take (MM-19, MM-22 a)."""
+        rows: list[list[int]] = []
+        for choice in self.gives.get(seat, ()):
+            given = self.given[choice]
+            if given < at or choice in state.links:
+                continue
+            needed: set[int] = set()
+            for taker, entry in self.taken.get(choice, ()):
+                their, plays = self._history(state, taker, at)
+                number = next(n for n, (step, _) in enumerate(their) if step == entry)
+                fits = self._fits(state, their, plays, room)
+                needed.update(
+                    code for (_, code, _), f in zip(plays, fits, strict=True) if f == [number]
+                )
+            if len(needed) > 1:  # one item, two cards
+                return [[]]
+            rows.append(
+                [
+                    number
+                    for number, (entry, maybe) in enumerate(items)
+                    if entry < given
+                    and all(
+                        any(self._may_be(state, item, code, room) for item in maybe)
+                        for code in needed
+                    )
+                ]
+            )
+        return rows
 
     def forced(self, state: Any, groups: set[int], at: int, room: Room) -> dict[int, list[Play]]:
         """For each of ``groups``, the plays from step ``at`` on that only its blank tokens can

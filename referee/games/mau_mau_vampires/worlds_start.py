@@ -166,6 +166,7 @@ def _solve(
             seats = {seat}
             if option[0] == "lay":  # one copy less of the card for whoever plays it
                 seats |= ahead.seats_playing(option[2], at)
+        seats = ahead.with_givers(state, seats, at)
         return at, not all(ahead.holds(state, s, at, room) for s in seats)
 
     # a branch: (step index, the state before it, the option taken there)
