@@ -145,8 +145,8 @@ class Ahead:
         rows: list[list[int]] = []
         for choice in self.gives.get(seat, ()):
             given = self.given[choice]
-            if given < at or choice in state.links:
-                continue
+            if given < at or choice in state.links or choice in state.picked:
+                continue  # chosen, or a card set aside whose play row stands for it
             needed: set[int] = set()
             for taker, entry in self.taken.get(choice, ()):
                 their, plays = self._history(state, taker, at)
