@@ -251,15 +251,49 @@ class Ahead:
     ) -> list[list[int]]:
         """For each play, the items (by number) it may be played from: held before it and
         through no "none" call or pass ruling its card out, and that may be its card."""
-        may_be = self._may_be
+        # What each item may be, once for all the plays (blank tokens alike share one set).
+        alike: dict[Any, frozenset[int]] = {}
+        cards = [self._cards(state, maybe, room, alike) for _, maybe in items]
         return [
             [
                 number
-                for number, (entry, maybe) in enumerate(items)
-                if since <= entry < when and any(may_be(state, i, code, room) for i in maybe)
+                for number, (entry, _) in enumerate(items)
+                if since <= entry < when and code in cards[number]
             ]
             for when, code, since in plays
         ]
+
+    def _cards(
+        self,
+        state: Any,
+        maybe: tuple[Item | None, ...],
+        room: Room,
+        alike: dict[Any, frozenset[int]],
+    ) -> frozenset[int]:
+        """The cards an item that is one of ``maybe`` may still be (:meth:`_may_be`);
+        ``alike``: the sets found so far, by what decides them."""
+        found: set[int] = set()
+        for item in maybe:
+            if item is None:
+                return EVERY_CARD
+            kind, x = item
+            if kind == "c":
+                found.add(x)
+            elif x in state.code:
+                found.add(state.code[x])
+            else:
+                g = self.walk.group[x]
+                allowed = state.allow.get(x, EVERY_CARD)
+                key = (g, allowed, x if g in state.spare else -1)
+                if key not in alike:
+                    left = state.left[g]
+                    alike[key] = frozenset(
+                        c
+                        for c in allowed
+                        if ((left[c] > 0) if g not in state.spare else room(state, x, c))
+                    )
+                found |= alike[key]
+        return frozenset(found)
 
     def _may_be(self, state: Any, item: Item | None, code: int, room: Room) -> bool:
         """Whether ``item`` (None: not known) may still be the card ``code``."""

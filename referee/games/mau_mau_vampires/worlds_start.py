@@ -160,7 +160,13 @@ def _solve(
         _, seat, thing = steps[at]
         at += _take(state, state.hands.setdefault(seat, []), option, thing, lay)
         seats = ahead.touched(option, seat, thing)
-        if not _feasible(walk, state, set(state.left), fresh, ahead, at, room):
+        groups: set[int] = set()
+        if option[0] in ("lay", "narrow") or (option[0] == "item" and option[1][0] == "t"):
+            groups.add(walk.group[option[1] if option[0] != "item" else option[1][1]])
+        if option[0] == "lay":  # the one shuffle left with copies of the card
+            others = [g for g, left in state.left.items() if left[option[2]] > 0]
+            groups |= set(others) if len(others) == 1 else set()
+        if not _feasible(walk, state, groups, fresh, ahead, at, room):
             return at, True
         if option[0] in ("lay", "narrow"):
             seats = {seat}
