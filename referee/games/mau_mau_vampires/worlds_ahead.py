@@ -101,10 +101,11 @@ class Ahead:
             return set(self.takers.get(("s", option[1]), ()))
         return {seat}
 
-    def with_givers(self, state: Any, seats: set[int], at: int) -> set[int]:
+    def with_givers(self, look: Look, seats: set[int]) -> set[int]:
         """``seats`` and the givers of the hidden gifts they take in from step ``at`` on, not
         chosen yet, and theirs in turn: a giver's gift may have to carry a card the taker
         plays (:meth:`_gifts`), so what changes the taker's plays changes the giver's."""
+        links, at = look.state.links, look.at
         found = set(seats)
         todo = list(seats)
         while todo:
@@ -114,19 +115,22 @@ class Ahead:
                 if (
                     giver is not None
                     and giver not in found
-                    and choice not in state.links
+                    and choice not in links
                     and self.given[choice] >= at
                 ):
                     found.add(giver)
                     todo.append(giver)
         return found
 
-    def holds(self, state: Any, seat: int, at: int, room: Room) -> bool:
-        """Whether every play of ``seat`` from step ``at`` on can still get an item of its
+    def look(self, state: Any, at: int, room: Room) -> Look:
+        """A partial deal seen from step ``at`` on, for the checks made on it."""
+        return Look(self, state, at, room)
+
+    def holds(self, look: Look, seat: int) -> bool:
+        """Whether every play of ``seat`` from the look's step on can still get an item of its
         own (the relaxation of the module's docstring)."""
-        items, plays = self._history(state, seat, at)
-        options = self._fits(state, items, plays, room)
-        options += self._gifts(state, seat, at, items, room)
+        items, _, fits = look.seat(seat)
+        options = [*fits, *self._gifts(look, seat, items)]
         if not options:
             return True
         if not all(options):
@@ -135,13 +139,12 @@ class Ahead:
         order = sorted(range(len(options)), key=lambda row: len(options[row]))
         return next(unmatched(options, order), None) is None
 
-    def _gifts(
-        self, state: Any, seat: int, at: int, items: list[Held], room: Room
-    ) -> list[list[int]]:
+    def _gifts(self, look: Look, seat: int, items: list[Held]) -> list[list[int]]:
         """For each hidden gift ``seat`` makes from step ``at`` on, not chosen yet, the items
         (by number) it may move: held before it, and that may be the card of a play of the
         taker's that only the gift can serve. The gift takes an item of the giver's that no
         play of the giver's can then take (MM-19, MM-22 a)."""
+        state, at, room = look.state, look.at, look.room
         rows: list[list[int]] = []
         for choice in self.gives.get(seat, ()):
             given = self.given[choice]
@@ -149,9 +152,8 @@ class Ahead:
                 continue  # chosen, or a card set aside whose play row stands for it
             needed: set[int] = set()
             for taker, entry in self.taken.get(choice, ()):
-                their, plays = self._history(state, taker, at)
+                their, plays, fits = look.seat(taker)
                 number = next(n for n, (step, _) in enumerate(their) if step == entry)
-                fits = self._fits(state, their, plays, room)
                 needed.update(
                     code for (_, code, _), f in zip(plays, fits, strict=True) if f == [number]
                 )
@@ -170,15 +172,15 @@ class Ahead:
             )
         return rows
 
-    def forced(self, state: Any, groups: set[int], at: int, room: Room) -> dict[int, list[Play]]:
+    def forced(self, look: Look, groups: set[int]) -> dict[int, list[Play]]:
         """For each of ``groups``, the plays from step ``at`` on that only its blank tokens can
         serve: every item the player may play the card from (:meth:`holds`'s relaxation) is
         such a token. Each play takes one of the group's copies of its card, on one of them."""
+        state, room = look.state, look.room
         group_of = self.walk.group
         found: dict[int, list[Play]] = {g: [] for g in groups}
         for seat in self.at:
-            items, plays = self._history(state, seat, at)
-            options = self._fits(state, items, plays, room)
+            items, plays, options = look.seat(seat)
             for (when, code, _), fits in zip(plays, options, strict=True):
                 tokens = set()
                 for number in fits:
@@ -375,3 +377,27 @@ class Ahead:
             perm = state.perm.get(x // 2)
             return None if perm is None else ("t", slot_token(self.walk, x, perm))
         return thing
+
+
+class Look:
+    """One partial deal seen from step ``at`` on: each seat's items, plays and the items each
+    play may take (:meth:`Ahead._history`, :meth:`Ahead._fits`), read once for all the
+    checks of one branch (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`,
+    :meth:`Ahead.holds`), which ask for the same seats."""
+
+    __slots__ = ("ahead", "at", "room", "seats", "state")
+
+    def __init__(self, ahead: Ahead, state: Any, at: int, room: Room) -> None:
+        self.ahead = ahead
+        self.state = state
+        self.at = at
+        self.room = room
+        self.seats: dict[int, tuple[list[Held], list[Ruled], list[list[int]]]] = {}
+
+    def seat(self, seat: int) -> tuple[list[Held], list[Ruled], list[list[int]]]:
+        """``seat``'s items and plays from the step on, and the items each play may take."""
+        if seat not in self.seats:
+            ahead = self.ahead
+            items, plays = ahead._history(self.state, seat, self.at)
+            self.seats[seat] = (items, plays, ahead._fits(self.state, items, plays, self.room))
+        return self.seats[seat]

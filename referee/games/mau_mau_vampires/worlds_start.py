@@ -18,7 +18,7 @@ from typing import Any
 from referee.engine.matching import unmatched
 from referee.engine.worlds import Chance
 from referee.games.mau_mau_vampires.model import CODES
-from referee.games.mau_mau_vampires.worlds_ahead import Ahead, Play, Room
+from referee.games.mau_mau_vampires.worlds_ahead import Ahead, Look, Play
 from referee.games.mau_mau_vampires.worlds_walk import (
     COLOUR_CODES,
     EVERY_CARD,
@@ -166,14 +166,15 @@ def _solve(
         if option[0] == "lay":  # the one shuffle left with copies of the card
             others = [g for g, left in state.left.items() if left[option[2]] > 0]
             groups |= set(others) if len(others) == 1 else set()
-        if not _feasible(walk, state, groups, fresh, ahead, at, room):
+        look = ahead.look(state, at, room)
+        if not _feasible(walk, look, groups, fresh):
             return at, True
         if option[0] in ("lay", "narrow"):
             seats = {seat}
             if option[0] == "lay":  # one copy less of the card for whoever plays it
                 seats |= ahead.seats_playing(option[2], at)
-        seats = ahead.with_givers(state, seats, at)
-        return at, not all(ahead.holds(state, s, at, room) for s in seats)
+        seats = ahead.with_givers(look, seats)
+        return at, not all(ahead.holds(look, s) for s in seats)
 
     # a branch: (step index, the state before it, the option taken there)
     stack: list[tuple[int, _Partial, Any]] = []
@@ -201,9 +202,8 @@ def _solve(
                     if code >= 0 and token not in state.code:  # the seat got it and saw it
                         if code in state.allow.get(token, EVERY_CARD) and room(state, token, code):
                             lay(state, token, code)
-                            failed = not _feasible(
-                                walk, state, {walk.group[token]}, fresh, ahead, at, room
-                            )
+                            look = ahead.look(state, at, room)
+                            failed = not _feasible(walk, look, {walk.group[token]}, fresh)
                         else:
                             failed = True
                     elif code >= 0:
@@ -274,8 +274,9 @@ def _solve(
                         narrowed.add(walk.group[x])
                     if failed:
                         break
-                failed = failed or not _feasible(walk, state, narrowed, fresh, ahead, at, room)
-                failed = failed or not ahead.holds(state, seat, at + 1, room)
+                look = ahead.look(state, at, room)
+                failed = failed or not _feasible(walk, look, narrowed, fresh)
+                failed = failed or not ahead.holds(ahead.look(state, at + 1, room), seat)
             if failed:
                 break
             if options is None:
@@ -436,24 +437,23 @@ def _serve(state: _Partial, group: int, narrowed: list[int], fresh: Any, plays: 
     return next(unmatched(options, order), None) is None
 
 
-def _feasible(
-    walk: Walk, state: _Partial, groups: set[int], fresh: Any, ahead: Ahead, at: int, room: Room
-) -> bool:
+def _feasible(walk: Walk, look: Look, groups: set[int], fresh: Any) -> bool:
     """Whether the blank tokens narrowed so far in ``groups`` can still all get a card, with
-    a copy for each play from step ``at`` on that only the group's cards can serve: those
-    only its blank tokens can (:meth:`Ahead.forced`) and those no narrowed token and no
-    other group can (:meth:`Ahead.reserved`), in one matching (:func:`_serve`). A check
-    after each card laid or token narrowed, so a search fails where it went wrong, not many
-    choices later."""
+    a copy for each play from the look's step on that only the group's cards can serve:
+    those only its blank tokens can (:meth:`Ahead.forced`) and those no narrowed token and
+    no other group can (:meth:`Ahead.reserved`), in one matching (:func:`_serve`). A check
+    after each card laid, token narrowed or item given, so a search fails where it went
+    wrong, not many choices later."""
     if not groups:
         return True
+    ahead, state = look.ahead, look.state
     narrowed: dict[int, list[int]] = {g: [] for g in groups}
     for token in state.allow:
         if walk.group[token] in narrowed:
             narrowed[walk.group[token]].append(token)
-    forced = ahead.forced(state, groups, at, room)
+    forced = ahead.forced(look, groups)
     for g, tokens in narrowed.items():
-        plays = {play[0]: play for play in ahead.reserved(state, g, tokens, at)}
+        plays = {play[0]: play for play in ahead.reserved(state, g, tokens, look.at)}
         plays.update((play[0], play) for play in forced[g])
         if not _serve(state, g, tokens, fresh, list(plays.values())):
             return False
