@@ -3,27 +3,32 @@ fails at the choice that went wrong, not many choices later.
 
 The start (:mod:`referee.games.mau_mau_vampires.worlds_start`) lays a card played on a token
 the player held; which token is a choice, and a poor one shows only much later: the only
-token of a shuffle that could hold a card the seat plays later spent on an earlier play, or a
+token of a shuffle that could hold a card the seat plays later spent on an earlier play, a
 card shown in answer to a call laid on another token than the one the answer narrowed, whose
-colour then runs out under the other seats' plays. Chronological backtracking then tries every
-choice in between again first (minutes, in a few positions of six seats). Two checks see it
-at once:
+colour then runs out under the other seats' plays, or a hidden gift that had to carry the
+card its taker plays next. Chronological backtracking then tries every choice in between
+again first (minutes, in a few positions of six seats). Two checks see it at once:
 
 * **each seat's own plays** (:meth:`Ahead.holds`): each card a seat will play (MM-8 ...
   MM-12; a known card given or set aside too) needs an item of its own, held from before the
   play, that may be that card, and held through no pass or "none" call ruling the card out
   in between (MM-15 ruling, MM-22 b); a bipartite matching of the plays to the items says
-  whether that can still be;
-* **a shuffle's cards kept back** (:meth:`Ahead.reserved`): a play that only one shuffle's
-  copies can serve and no narrowed token can keeps a copy back from the narrowed tokens'
-  matching (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`).
+  whether that can still be. A hidden gift not chosen yet takes an item of the giver's too,
+  one that may be the card of a play of the taker's that only the gift can serve
+  (:meth:`Ahead._gifts`, MM-19);
+* **a shuffle's copies for all who need them** (:meth:`Ahead.forced`,
+  :meth:`Ahead.reserved`): the plays that only one shuffle's blank tokens can serve, and
+  those that only its copies and no narrowed token can, each take a copy of their card in
+  one matching with the narrowed tokens
+  (:func:`referee.games.mau_mau_vampires.worlds_start._serve`), where a narrowed token
+  that may serve a play stands for the play's copy.
 
-Both are relaxations (an unseen gift or set-aside takes an item they leave out, an item that
-comes in unseen may be any item its giver could hold, a call's answer and a card shown are
-not counted), so neither rejects a partial deal that has a completion: the search stays
-complete (any deal it could find, it still can) and only fails sooner. The law of the
-sampled worlds is the chain's (:mod:`referee.games.mau_mau_vampires.worlds_chain`), which
-the start only begins.
+Each seat's items and plays are read once per branch for all the checks (:class:`Look`).
+All are relaxations (an item that comes in unseen may be any item its giver could hold
+then, a call's answer and a card shown are not counted), so none rejects a partial deal
+that has a completion: the search stays complete (any deal it could find, it still can)
+and only fails sooner. The law of the sampled worlds is the chain's
+(:mod:`referee.games.mau_mau_vampires.worlds_chain`), which the start only begins.
 """
 
 from __future__ import annotations
