@@ -48,6 +48,8 @@ Play = tuple[int, int, tuple[int, ...]]
 Held = tuple[int, tuple[Item | None, ...]]
 #: a play of a seat's: (step, card, the last step ruling the card out of its hand, or -1)
 Ruled = tuple[int, int, int]
+#: what an item may be: the cards of the candidates not blank tokens, each blank token's
+Kind = tuple[frozenset[int], tuple[tuple[int, frozenset[int]], ...]]
 
 
 class Ahead:
@@ -65,6 +67,8 @@ class Ahead:
         #: group -> the first step that names one of its tokens (a shuffle's cards can serve
         #: no play before it)
         self.first: dict[int, int] = {}
+        #: the places of the specials' new orders (MM-6): room on them counts turned copies
+        self.renewed = frozenset().union(*(places for places, _ in walk.fresh.values()))
         self.giver: dict[int, int] = {}  # hidden choice -> the seat it left (MM-19, MM-22 a)
         self.given: dict[int, int] = {}  # hidden choice -> the step it left at
         self.gives: dict[int, list[int]] = {}  # seat -> the hidden choices it gives
@@ -149,7 +153,7 @@ class Ahead:
         (by number) it may move: held before it, and that may be the card of a play of the
         taker's that only the gift can serve. The gift takes an item of the giver's that no
         play of the giver's can then take (MM-19, MM-22 a)."""
-        state, at, room = look.state, look.at, look.room
+        state, at = look.state, look.at
         rows: list[list[int]] = []
         for choice in self.gives.get(seat, ()):
             given = self.given[choice]
@@ -164,13 +168,15 @@ class Ahead:
                 )
             if len(needed) > 1:  # one item, two cards
                 return [[]]
+            kinds = look.kinds[seat]
             rows.append(
                 [
                     number
-                    for number, (entry, maybe) in enumerate(items)
+                    for number, (entry, _) in enumerate(items)
                     if entry < given
                     and all(
-                        any(self._may_be(state, item, code, room) for item in maybe)
+                        code in kinds[number][0]
+                        or any(code in cards for _, cards in kinds[number][1])
                         for code in needed
                     )
                 ]
@@ -181,28 +187,21 @@ class Ahead:
         """For each of ``groups``, the plays from step ``at`` on that only its blank tokens can
         serve: every item the player may play the card from (:meth:`holds`'s relaxation) is
         such a token. Each play takes one of the group's copies of its card, on one of them."""
-        state, room = look.state, look.room
         group_of = self.walk.group
         found: dict[int, list[Play]] = {g: [] for g in groups}
         for seat in self.at:
-            items, plays, options = look.seat(seat)
+            _, plays, options = look.seat(seat)
+            kinds = look.kinds[seat]
             for (when, code, _), fits in zip(plays, options, strict=True):
-                tokens = set()
-                for number in fits:
-                    for item in items[number][1]:
-                        if not self._may_be(state, item, code, room):
-                            continue
-                        if item is None or item[0] != "t" or item[1] in state.code:
-                            break
-                        tokens.add(item[1])
-                    else:
-                        continue
-                    break
-                else:
-                    if tokens and len({group_of[t] for t in tokens}) == 1:
-                        g = group_of[next(iter(tokens))]
-                        if g in found:
-                            found[g].append((when, code, tuple(sorted(tokens))))
+                if any(code in kinds[number][0] for number in fits):
+                    continue  # an item not a blank token may be the card
+                tokens = {
+                    token for number in fits for token, cards in kinds[number][1] if code in cards
+                }
+                if tokens and len({group_of[t] for t in tokens}) == 1:
+                    g = group_of[next(iter(tokens))]
+                    if g in found:
+                        found[g].append((when, code, tuple(sorted(tokens))))
         return found
 
     def _history(self, state: Any, seat: int, at: int) -> tuple[list[Held], list[Ruled]]:
@@ -254,13 +253,12 @@ class Ahead:
         return tuple(held)
 
     def _fits(
-        self, state: Any, items: list[Held], plays: list[Ruled], room: Room
+        self, state: Any, items: list[Held], plays: list[Ruled], kinds: list[Kind]
     ) -> list[list[int]]:
         """For each play, the items (by number) it may be played from: held before it and
-        through no "none" call or pass ruling its card out, and that may be its card."""
-        # What each item may be, once for all the plays (blank tokens alike share one set).
-        alike: dict[Any, frozenset[int]] = {}
-        cards = [self._cards(state, maybe, room, alike) for _, maybe in items]
+        through no "none" call or pass ruling its card out, and that may be its card
+        (``kinds``: :meth:`_kind` of each item)."""
+        cards = [other.union(*(c for _, c in blank)) for other, blank in kinds]
         return [
             [
                 number
@@ -270,28 +268,30 @@ class Ahead:
             for when, code, since in plays
         ]
 
-    def _cards(
+    def _kind(
         self,
         state: Any,
         maybe: tuple[Item | None, ...],
         room: Room,
         alike: dict[Any, frozenset[int]],
-    ) -> frozenset[int]:
-        """The cards an item that is one of ``maybe`` may still be (:meth:`_may_be`);
-        ``alike``: the sets found so far, by what decides them."""
-        found: set[int] = set()
+    ) -> Kind:
+        """The cards an item that is one of ``maybe`` may still be: those
+        of its candidates not a blank token (all, for one not known), and each blank token's
+        (``alike``: the sets found so far, by what decides them)."""
+        other: set[int] = set()
+        blank: list[tuple[int, frozenset[int]]] = []
         for item in maybe:
             if item is None:
-                return EVERY_CARD
+                return EVERY_CARD, ()
             kind, x = item
             if kind == "c":
-                found.add(x)
+                other.add(x)
             elif x in state.code:
-                found.add(state.code[x])
+                other.add(state.code[x])
             else:
                 g = self.walk.group[x]
                 allowed = state.allow.get(x, EVERY_CARD)
-                key = (g, allowed, x if g in state.spare else -1)
+                key = (g, allowed, x in self.renewed)  # room differs on a new order's place
                 if key not in alike:
                     left = state.left[g]
                     alike[key] = frozenset(
@@ -299,22 +299,8 @@ class Ahead:
                         for c in allowed
                         if ((left[c] > 0) if g not in state.spare else room(state, x, c))
                     )
-                found |= alike[key]
-        return frozenset(found)
-
-    def _may_be(self, state: Any, item: Item | None, code: int, room: Room) -> bool:
-        """Whether ``item`` (None: not known) may still be the card ``code``."""
-        if item is None:
-            return True
-        kind, x = item
-        if kind == "c":
-            return x == code
-        if x in state.code:
-            return state.code[x] == code  # type: ignore[no-any-return]
-        if code not in state.allow.get(x, EVERY_CARD):
-            return False
-        g = self.walk.group[x]  # no new order in the group (MM-6): room is a copy left
-        return (state.left[g][code] > 0) if g not in state.spare else room(state, x, code)
+                blank.append((x, alike[key]))
+        return frozenset(other), tuple(blank)
 
     def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> list[Play]:
         """The plays from step ``at`` on that must take a copy of ``group``'s
@@ -390,7 +376,7 @@ class Look:
     checks of one branch (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`,
     :meth:`Ahead.holds`), which ask for the same seats."""
 
-    __slots__ = ("ahead", "at", "room", "seats", "state")
+    __slots__ = ("ahead", "alike", "at", "kinds", "room", "seats", "state")
 
     def __init__(self, ahead: Ahead, state: Any, at: int, room: Room) -> None:
         self.ahead = ahead
@@ -398,11 +384,16 @@ class Look:
         self.at = at
         self.room = room
         self.seats: dict[int, tuple[list[Held], list[Ruled], list[list[int]]]] = {}
+        #: the cards blank tokens alike may be (:meth:`Ahead._cards`), for every seat
+        self.alike: dict[Any, frozenset[int]] = {}
+        self.kinds: dict[int, list[Kind]] = {}  # seat -> what each of its items may be
 
     def seat(self, seat: int) -> tuple[list[Held], list[Ruled], list[list[int]]]:
         """``seat``'s items and plays from the step on, and the items each play may take."""
         if seat not in self.seats:
             ahead = self.ahead
             items, plays = ahead._history(self.state, seat, self.at)
-            self.seats[seat] = (items, plays, ahead._fits(self.state, items, plays, self.room))
+            kinds = [ahead._kind(self.state, m, self.room, self.alike) for _, m in items]
+            self.kinds[seat] = kinds
+            self.seats[seat] = (items, plays, ahead._fits(self.state, items, plays, kinds))
         return self.seats[seat]
