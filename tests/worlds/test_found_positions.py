@@ -57,6 +57,16 @@ SLOW = [
     # MM-22 b: a card shown in answer to a call laid on another token than the answer's;
     # the colour's copies left then ran out under the other seats' plays 50 steps on
     pytest.param(617124, 318, 6, True, 4, id="mmv-shown-answer"),
+    # MM-19, MM-22 b: seat 5 plays a card only a hidden gift from seat 4 can bring it; with
+    # the two cards seat 4 plays, two tokens narrowed to a colour and one copy less, the
+    # shuffle had one card too few (was 182 k branches: the gift counted as any card)
+    pytest.param(2488756680, 318, 6, False, 0, id="mmv-gift-carries-the-card"),
+    # MM-8 ... MM-12: plays that only one shuffle's blank tokens can serve, each seat's own
+    # matching fine, the shuffle's copies too few for all of them at once (was 130 k)
+    pytest.param(2569658347, 286, 6, False, 3, id="mmv-one-shuffle-for-many-plays"),
+    # MM-19: a refereed six-seat hand with hidden gifts, found by the same two checks
+    # (was 148 k branches)
+    pytest.param(779749362, 355, 6, True, 5, id="mmv-gift-and-shuffle"),
 ]
 BUDGET = 2_000
 

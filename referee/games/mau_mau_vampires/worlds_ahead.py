@@ -3,27 +3,32 @@ fails at the choice that went wrong, not many choices later.
 
 The start (:mod:`referee.games.mau_mau_vampires.worlds_start`) lays a card played on a token
 the player held; which token is a choice, and a poor one shows only much later: the only
-token of a shuffle that could hold a card the seat plays later spent on an earlier play, or a
+token of a shuffle that could hold a card the seat plays later spent on an earlier play, a
 card shown in answer to a call laid on another token than the one the answer narrowed, whose
-colour then runs out under the other seats' plays. Chronological backtracking then tries every
-choice in between again first (minutes, in a few positions of six seats). Two checks see it
-at once:
+colour then runs out under the other seats' plays, or a hidden gift that had to carry the
+card its taker plays next. Chronological backtracking then tries every choice in between
+again first (minutes, in a few positions of six seats). Two checks see it at once:
 
 * **each seat's own plays** (:meth:`Ahead.holds`): each card a seat will play (MM-8 ...
   MM-12; a known card given or set aside too) needs an item of its own, held from before the
   play, that may be that card, and held through no pass or "none" call ruling the card out
   in between (MM-15 ruling, MM-22 b); a bipartite matching of the plays to the items says
-  whether that can still be;
-* **a shuffle's cards kept back** (:meth:`Ahead.reserved`): a play that only one shuffle's
-  copies can serve and no narrowed token can keeps a copy back from the narrowed tokens'
-  matching (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`).
+  whether that can still be. A hidden gift not chosen yet takes an item of the giver's too,
+  one that may be the card of a play of the taker's that only the gift can serve
+  (:meth:`Ahead._gifts`, MM-19);
+* **a shuffle's copies for all who need them** (:meth:`Ahead.forced`,
+  :meth:`Ahead.reserved`): the plays that only one shuffle's blank tokens can serve, and
+  those that only its copies and no narrowed token can, each take a copy of their card in
+  one matching with the narrowed tokens
+  (:func:`referee.games.mau_mau_vampires.worlds_start._serve`), where a narrowed token
+  that may serve a play stands for the play's copy.
 
-Both are relaxations (an unseen gift or set-aside takes an item they leave out, an item that
-comes in unseen may be any item its giver could hold, a call's answer and a card shown are
-not counted), so neither rejects a partial deal that has a completion: the search stays
-complete (any deal it could find, it still can) and only fails sooner. The law of the
-sampled worlds is the chain's (:mod:`referee.games.mau_mau_vampires.worlds_chain`), which
-the start only begins.
+Each seat's items and plays are read once per branch for all the checks (:class:`Look`).
+All are relaxations (an item that comes in unseen may be any item its giver could hold
+then, a call's answer and a card shown are not counted), so none rejects a partial deal
+that has a completion: the search stays complete (any deal it could find, it still can)
+and only fails sooner. The law of the sampled worlds is the chain's
+(:mod:`referee.games.mau_mau_vampires.worlds_chain`), which the start only begins.
 """
 
 from __future__ import annotations
@@ -37,6 +42,14 @@ from referee.games.mau_mau_vampires.worlds_walk import EVERY_CARD, Item, Walk, s
 
 #: room(state, token, code): whether ``code`` may still be laid on the blank ``token``.
 Room = Callable[[Any, int, int], bool]
+#: a play a shuffle's blank tokens must serve: (step, card, the tokens that may serve it)
+Play = tuple[int, int, tuple[int, ...]]
+#: an item a seat holds: (the step it comes in at, -1 if held now; the items it may be)
+Held = tuple[int, tuple[Item | None, ...]]
+#: a play of a seat's: (step, card, the last step ruling the card out of its hand, or -1)
+Ruled = tuple[int, int, int]
+#: what an item may be: the cards of the candidates not blank tokens, each blank token's
+Kind = tuple[frozenset[int], tuple[tuple[int, frozenset[int]], ...]]
 
 
 class Ahead:
@@ -54,7 +67,14 @@ class Ahead:
         #: group -> the first step that names one of its tokens (a shuffle's cards can serve
         #: no play before it)
         self.first: dict[int, int] = {}
+        #: the places of the specials' new orders (MM-6): room on them counts turned copies
+        self.renewed = frozenset().union(*(places for places, _ in walk.fresh.values()))
         self.giver: dict[int, int] = {}  # hidden choice -> the seat it left (MM-19, MM-22 a)
+        self.given: dict[int, int] = {}  # hidden choice -> the step it left at
+        self.gives: dict[int, list[int]] = {}  # seat -> the hidden choices it gives
+        #: hidden choice -> (seat, step) of each taking it in
+        self.taken: dict[int, list[tuple[int, int]]] = {}
+        self.takes: dict[int, list[int]] = {}  # seat -> the hidden choices it takes in
         for index, (what, seat, thing) in enumerate(self.steps):
             if isinstance(thing, tuple) and thing[0] in ("t", "s"):
                 kind, x = thing
@@ -67,7 +87,12 @@ class Ahead:
                 self.players.setdefault(thing[1], []).append((index, seat))
             elif what == "out" and thing[0] == "v":
                 self.giver[thing[1]] = seat
+                self.given[thing[1]] = index
+                self.gives.setdefault(seat, []).append(thing[1])
             elif what == "in" and thing[0] in ("v", "s"):
+                if thing[0] == "v":
+                    self.taken.setdefault(thing[1], []).append((seat, index))
+                    self.takes.setdefault(seat, []).append(thing[1])
                 key = ("v", thing[1]) if thing[0] == "v" else ("s", thing[1] // 2)
                 self.takers.setdefault(key, set()).add(seat)
 
@@ -85,22 +110,115 @@ class Ahead:
             return set(self.takers.get(("s", option[1]), ()))
         return {seat}
 
-    def holds(self, state: Any, seat: int, at: int, room: Room) -> bool:
-        """Whether every play of ``seat`` from step ``at`` on can still get an item of its
+    def with_givers(self, look: Look, seats: set[int]) -> set[int]:
+        """``seats`` and the givers of the hidden gifts they take in from step ``at`` on, not
+        chosen yet, and theirs in turn: a giver's gift may have to carry a card the taker
+        plays (:meth:`_gifts`), so what changes the taker's plays changes the giver's."""
+        links, at = look.state.links, look.at
+        found = set(seats)
+        todo = list(seats)
+        while todo:
+            seat = todo.pop()
+            for choice in self.takes.get(seat, ()):
+                giver = self.giver.get(choice)
+                if (
+                    giver is not None
+                    and giver not in found
+                    and choice not in links
+                    and self.given[choice] >= at
+                ):
+                    found.add(giver)
+                    todo.append(giver)
+        return found
+
+    def look(self, state: Any, at: int, room: Room) -> Look:
+        """A partial deal seen from step ``at`` on, for the checks made on it."""
+        return Look(self, state, at, room)
+
+    def holds(self, look: Look, seat: int) -> bool:
+        """Whether every play of ``seat`` from the look's step on can still get an item of its
         own (the relaxation of the module's docstring)."""
+        items, _, fits = look.seat(seat)
+        options = [*fits, *self._gifts(look, seat, items)]
+        if not options:
+            return True
+        if not all(options):
+            return False
+        # The rows with the fewest items first: a dead end is found sooner.
+        order = sorted(range(len(options)), key=lambda row: len(options[row]))
+        return next(unmatched(options, order), None) is None
+
+    def _gifts(self, look: Look, seat: int, items: list[Held]) -> list[list[int]]:
+        """For each hidden gift ``seat`` makes from step ``at`` on, not chosen yet, the items
+        (by number) it may move: held before it, and that may be the card of a play of the
+        taker's that only the gift can serve. The gift takes an item of the giver's that no
+        play of the giver's can then take (MM-19, MM-22 a)."""
+        state, at = look.state, look.at
+        rows: list[list[int]] = []
+        for choice in self.gives.get(seat, ()):
+            given = self.given[choice]
+            if given < at or choice in state.links or choice in state.picked:
+                continue  # chosen, or a card set aside whose play row stands for it
+            needed: set[int] = set()
+            for taker, entry in self.taken.get(choice, ()):
+                their, plays, fits = look.seat(taker)
+                number = next(n for n, (step, _) in enumerate(their) if step == entry)
+                needed.update(
+                    code for (_, code, _), f in zip(plays, fits, strict=True) if f == [number]
+                )
+            if len(needed) > 1:  # one item, two cards
+                return [[]]
+            kinds = look.kinds[seat]
+            rows.append(
+                [
+                    number
+                    for number, (entry, _) in enumerate(items)
+                    if entry < given
+                    and all(
+                        code in kinds[number][0]
+                        or any(code in cards for _, cards in kinds[number][1])
+                        for code in needed
+                    )
+                ]
+            )
+        return rows
+
+    def forced(self, look: Look, groups: set[int]) -> dict[int, list[Play]]:
+        """For each of ``groups``, the plays from step ``at`` on that only its blank tokens can
+        serve: every item the player may play the card from (:meth:`holds`'s relaxation) is
+        such a token. Each play takes one of the group's copies of its card, on one of them."""
+        group_of = self.walk.group
+        found: dict[int, list[Play]] = {g: [] for g in groups}
+        for seat in self.at:
+            _, plays, options = look.seat(seat)
+            kinds = look.kinds[seat]
+            for (when, code, _), fits in zip(plays, options, strict=True):
+                if any(code in kinds[number][0] for number in fits):
+                    continue  # an item not a blank token may be the card
+                tokens = {
+                    token for number in fits for token, cards in kinds[number][1] if code in cards
+                }
+                if tokens and len({group_of[t] for t in tokens}) == 1:
+                    g = group_of[next(iter(tokens))]
+                    if g in found:
+                        found[g].append((when, code, tuple(sorted(tokens))))
+        return found
+
+    def _history(self, state: Any, seat: int, at: int) -> tuple[list[Held], list[Ruled]]:
+        """``seat``'s items from step ``at`` on, each (the step it comes in at, -1 if held
+        now; the items it may be, :meth:`_maybe`), and its plays, (step, card, the last step
+        ruling the card out)."""
         indexes = self.at.get(seat)
         if not indexes:
-            return True
+            return [], []
         steps = self.steps
-        first = bisect_left(indexes, at)
-        # an item: (the step it comes in at, -1 if held now; the item, None if unknown)
-        items: list[tuple[int, Item | None]] = [(-1, item) for item in state.hands.get(seat, ())]
-        plays: list[tuple[int, int, int]] = []  # (step, card, the last step ruling it out)
+        items: list[Held] = [(-1, (item,)) for item in state.hands.get(seat, ())]
+        plays: list[Ruled] = []
         nones: list[tuple[int, frozenset[int]]] = []
-        for index in indexes[first:]:
+        for index in indexes[bisect_left(indexes, at) :]:
             what, _, thing = steps[index]
             if what == "in":
-                items.append((index, self._coming(state, thing)))
+                items.append((index, self._maybe(state, thing, at)))
             elif what == "out":
                 kind, x = thing
                 code = x if kind == "c" else state.picked.get(x, -1) if kind == "v" else -1
@@ -109,47 +227,88 @@ class Ahead:
                     plays.append((index, code, since))
             elif what == "none":
                 nones.append((index, thing))
-        if not plays:
-            return True
-        code_of = state.code
-        allow = state.allow
-        left = state.left
-        spare = state.spare
-        group = self.walk.group
-        options: list[list[int]] = []
-        for when, code, since in plays:
-            fits = []
-            for number, (entry, item) in enumerate(items):
-                if entry >= when or entry < since:
-                    continue
-                if item is None:
-                    fits.append(number)
-                    continue
-                kind, x = item
-                if kind == "c":
-                    if x == code:
-                        fits.append(number)
-                elif x in code_of:
-                    if code_of[x] == code:
-                        fits.append(number)
-                elif code in allow.get(x, EVERY_CARD):
-                    g = group[x]  # no new order in the group (MM-6): room is a copy left
-                    if (left[g][code] > 0) if g not in spare else room(state, x, code):
-                        fits.append(number)
-            if not fits:
-                return False
-            options.append(fits)
-        # The rows with the fewest items first: a dead end is found sooner.
-        order = sorted(range(len(options)), key=lambda row: len(options[row]))
-        return next(unmatched(options, order), None) is None
+        return items, plays
 
-    def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> tuple[int, ...]:
-        """The cards of the plays from step ``at`` on that must take a copy of ``group``'s
+    def _maybe(self, state: Any, thing: Item, at: int) -> tuple[Item | None, ...]:
+        """The items a step from ``at`` on may bring in: the one it brings, where known; either
+        place of a share not dealt yet; an item the giver may hold by then, for a hidden gift
+        not chosen yet (None: any item, where that is not known either)."""
+        item = self._coming(state, thing)
+        if item is not None:
+            return (item,)
+        kind, x = thing
+        if kind == "s":
+            return tuple(("t", token) for token in self.walk.shares[x // 2][0])
+        giver = self.giver.get(x)
+        if giver is None:
+            return (None,)
+        given = self.given[x]
+        held: list[Item | None] = list(state.hands.get(giver, ()))
+        for index in self.at[giver][bisect_left(self.at[giver], at) :]:
+            if index >= given:
+                break
+            what, _, other = self.steps[index]
+            if what == "in":
+                held.append(self._coming(state, other))  # one level only: None if unknown
+        return tuple(held)
+
+    def _fits(
+        self, state: Any, items: list[Held], plays: list[Ruled], kinds: list[Kind]
+    ) -> list[list[int]]:
+        """For each play, the items (by number) it may be played from: held before it and
+        through no "none" call or pass ruling its card out, and that may be its card
+        (``kinds``: :meth:`_kind` of each item)."""
+        cards = [other.union(*(c for _, c in blank)) for other, blank in kinds]
+        return [
+            [
+                number
+                for number, (entry, _) in enumerate(items)
+                if since <= entry < when and code in cards[number]
+            ]
+            for when, code, since in plays
+        ]
+
+    def _kind(
+        self,
+        state: Any,
+        maybe: tuple[Item | None, ...],
+        room: Room,
+        alike: dict[Any, frozenset[int]],
+    ) -> Kind:
+        """The cards an item that is one of ``maybe`` may still be: those
+        of its candidates not a blank token (all, for one not known), and each blank token's
+        (``alike``: the sets found so far, by what decides them)."""
+        other: set[int] = set()
+        blank: list[tuple[int, frozenset[int]]] = []
+        for item in maybe:
+            if item is None:
+                return EVERY_CARD, ()
+            kind, x = item
+            if kind == "c":
+                other.add(x)
+            elif x in state.code:
+                other.add(state.code[x])
+            else:
+                g = self.walk.group[x]
+                allowed = state.allow.get(x, EVERY_CARD)
+                key = (g, allowed, x in self.renewed)  # room differs on a new order's place
+                if key not in alike:
+                    left = state.left[g]
+                    alike[key] = frozenset(
+                        c
+                        for c in allowed
+                        if ((left[c] > 0) if g not in state.spare else room(state, x, c))
+                    )
+                blank.append((x, alike[key]))
+        return frozenset(other), tuple(blank)
+
+    def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> list[Play]:
+        """The plays from step ``at`` on that must take a copy of ``group``'s
         that none of its ``narrowed`` tokens may have: the card is left in no other group out
         before the play, and its player can hold neither a known copy of it nor a narrowed
         token that may be it before the play (held now or coming in, an item coming in
         unseen being any item its giver could hold then). The place the play takes it from
-        is then a blank token not narrowed: one copy each to keep back."""
+        is then a blank token not narrowed: one copy each to keep back (no token named)."""
         left = state.left
         elsewhere = [g for g in left if g != group]
         codes = state.code
@@ -168,7 +327,7 @@ class Ahead:
         for seat, hand in state.hands.items():
             for item in hand:
                 take(seat, item)
-        cards: list[int] = []
+        cards: list[Play] = []
         steps = self.steps
         for index in range(at, len(steps)):
             what, seat, thing = steps[index]
@@ -197,8 +356,8 @@ class Ahead:
                     )
                     and not any(code in allow[t] for t in held.get(seat, ()))
                 ):
-                    cards.append(code)
-        return tuple(cards)
+                    cards.append((index, code, ()))
+        return cards
 
     def _coming(self, state: Any, thing: Item) -> Item | None:
         """The item a step brings in, or None where a choice not made yet decides it."""
@@ -209,3 +368,32 @@ class Ahead:
             perm = state.perm.get(x // 2)
             return None if perm is None else ("t", slot_token(self.walk, x, perm))
         return thing
+
+
+class Look:
+    """One partial deal seen from step ``at`` on: each seat's items, plays and the items each
+    play may take (:meth:`Ahead._history`, :meth:`Ahead._fits`), read once for all the
+    checks of one branch (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`,
+    :meth:`Ahead.holds`), which ask for the same seats."""
+
+    __slots__ = ("ahead", "alike", "at", "kinds", "room", "seats", "state")
+
+    def __init__(self, ahead: Ahead, state: Any, at: int, room: Room) -> None:
+        self.ahead = ahead
+        self.state = state
+        self.at = at
+        self.room = room
+        self.seats: dict[int, tuple[list[Held], list[Ruled], list[list[int]]]] = {}
+        #: the cards blank tokens alike may be (:meth:`Ahead._cards`), for every seat
+        self.alike: dict[Any, frozenset[int]] = {}
+        self.kinds: dict[int, list[Kind]] = {}  # seat -> what each of its items may be
+
+    def seat(self, seat: int) -> tuple[list[Held], list[Ruled], list[list[int]]]:
+        """``seat``'s items and plays from the step on, and the items each play may take."""
+        if seat not in self.seats:
+            ahead = self.ahead
+            items, plays = ahead._history(self.state, seat, self.at)
+            kinds = [ahead._kind(self.state, m, self.room, self.alike) for _, m in items]
+            self.kinds[seat] = kinds
+            self.seats[seat] = (items, plays, ahead._fits(self.state, items, plays, kinds))
+        return self.seats[seat]

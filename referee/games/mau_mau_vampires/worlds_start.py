@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.engine.matching import unmatched
 from referee.engine.worlds import Chance
 from referee.games.mau_mau_vampires.model import CODES
-from referee.games.mau_mau_vampires.worlds_ahead import Ahead
+from referee.games.mau_mau_vampires.worlds_ahead import Ahead, Look, Play
 from referee.games.mau_mau_vampires.worlds_walk import (
     COLOUR_CODES,
     EVERY_CARD,
@@ -159,17 +160,21 @@ def _solve(
         _, seat, thing = steps[at]
         at += _take(state, state.hands.setdefault(seat, []), option, thing, lay)
         seats = ahead.touched(option, seat, thing)
+        groups: set[int] = set()
+        if option[0] in ("lay", "narrow") or (option[0] == "item" and option[1][0] == "t"):
+            groups.add(walk.group[option[1] if option[0] != "item" else option[1][1]])
+        if option[0] == "lay":  # the one shuffle left with copies of the card
+            others = [g for g, left in state.left.items() if left[option[2]] > 0]
+            groups |= set(others) if len(others) == 1 else set()
+        look = ahead.look(state, at, room)
+        if not _feasible(walk, look, groups, fresh):
+            return at, True
         if option[0] in ("lay", "narrow"):
-            groups = {walk.group[option[1]]}
-            if option[0] == "lay":  # the one shuffle left with copies of the card
-                others = [g for g, left in state.left.items() if left[option[2]] > 0]
-                groups |= set(others) if len(others) == 1 else set()
-            if not _feasible(walk, state, groups, fresh, ahead, at):
-                return at, True
             seats = {seat}
             if option[0] == "lay":  # one copy less of the card for whoever plays it
                 seats |= ahead.seats_playing(option[2], at)
-        return at, not all(ahead.holds(state, s, at, room) for s in seats)
+        seats = ahead.with_givers(look, seats)
+        return at, not all(ahead.holds(look, s) for s in seats)
 
     # a branch: (step index, the state before it, the option taken there)
     stack: list[tuple[int, _Partial, Any]] = []
@@ -197,9 +202,8 @@ def _solve(
                     if code >= 0 and token not in state.code:  # the seat got it and saw it
                         if code in state.allow.get(token, EVERY_CARD) and room(state, token, code):
                             lay(state, token, code)
-                            failed = not _feasible(
-                                walk, state, {walk.group[token]}, fresh, ahead, at
-                            )
+                            look = ahead.look(state, at, room)
+                            failed = not _feasible(walk, look, {walk.group[token]}, fresh)
                         else:
                             failed = True
                     elif code >= 0:
@@ -270,8 +274,9 @@ def _solve(
                         narrowed.add(walk.group[x])
                     if failed:
                         break
-                failed = failed or not _feasible(walk, state, narrowed, fresh, ahead, at)
-                failed = failed or not ahead.holds(state, seat, at + 1, room)
+                look = ahead.look(state, at, room)
+                failed = failed or not _feasible(walk, look, narrowed, fresh)
+                failed = failed or not ahead.holds(ahead.look(state, at + 1, room), seat)
             if failed:
                 break
             if options is None:
@@ -356,13 +361,10 @@ def _match(
     blank: list[int],
     rng: Chance | None,
     fresh: Any,
-    reserved: tuple[int, ...] = (),
 ) -> dict[int, int] | None:
     """Cards left in ``group`` for the ``blank`` tokens, each within the cards it may get
     and a turned special's copy on a place of its new order, by augmenting paths (Kuhn;
-    in a random order, or none for a mere check); ``None`` when there is no such deal.
-    A copy of each ``reserved`` card is kept back (:meth:`Ahead.reserved`): tokens -1,
-    -2, ... stand for the places that will hold them."""
+    in a random order, or none for a mere check); ``None`` when there is no such deal."""
     left = state.left[group]
     spare = state.spare.get(group, [0] * CODES)
     caps: dict[tuple[int, bool], int] = {}
@@ -374,11 +376,8 @@ def _match(
     taken: dict[tuple[int, bool], list[int]] = {kind: [] for kind in caps}
 
     def place(token: int, tried: set[tuple[int, bool]]) -> bool:
-        if token < 0:  # a reserved copy, on a place of the new order or not
-            kinds = [k for k in caps if k[0] == reserved[-1 - token]]
-        else:
-            allowed = state.allow.get(token, EVERY_CARD)
-            kinds = [k for k in caps if k[0] in allowed and (fresh(token) or not k[1])]
+        allowed = state.allow.get(token, EVERY_CARD)
+        kinds = [k for k in caps if k[0] in allowed and (fresh(token) or not k[1])]
         for kind in kinds if rng is None else rng.shuffled(kinds):
             if kind in tried:
                 continue
@@ -393,29 +392,72 @@ def _match(
                     return True
         return False
 
-    extra = [-1 - i for i in range(len(reserved))]
-    for token in [*extra, *blank] if rng is None else rng.shuffled(blank):
+    for token in blank if rng is None else rng.shuffled(blank):
         if not place(token, set()):
             return None
-    return {token: c for (c, _), placed in taken.items() for token in placed if token >= 0}
+    return {token: c for (c, _), placed in taken.items() for token in placed}
 
 
-def _feasible(
-    walk: Walk, state: _Partial, groups: set[int], fresh: Any, ahead: Ahead, at: int
-) -> bool:
-    """Whether the blank tokens narrowed so far in ``groups`` can still all get a card, a
-    copy kept back for each play from step ``at`` on that only the group's cards and no
-    narrowed token can serve (:meth:`Ahead.reserved`): a check after each card laid or
-    token narrowed, so a search fails where it went wrong, not many choices later."""
+def _serve(state: _Partial, group: int, narrowed: list[int], fresh: Any, plays: list[Play]) -> bool:
+    """Whether ``group``'s copies left can go to its ``narrowed`` tokens, each within the
+    cards it may get, and to the ``plays`` only its blank tokens can serve, each a copy of
+    its card, at once: one bipartite matching. A play has a place of its own too, which a
+    narrowed token among those that may serve it takes to stand for the play's copy (the
+    token is then the one played). A relaxation (the true deal is such a matching): a play's
+    copy is on a place of the new order only if one of its tokens is, no more."""
+    left = state.left[group]
+    spare = state.spare.get(group, [0] * CODES)
+    copies: dict[tuple[int, bool], range] = {}  # (card, turned special) -> its places
+    places = 0
+    for c in range(CODES):
+        for kind, count in (((c, True), spare[c]), ((c, False), left[c] - spare[c])):
+            if count:
+                copies[kind] = range(places, places + count)
+                places += count
+    options: list[list[int]] = []
+    serves: dict[int, list[int]] = {}  # narrowed token -> the places of the plays it may be
+    for _, code, tokens in plays:
+        turned = not tokens or any(fresh(t) for t in tokens)
+        options.append([*copies.get((code, False), ()), *copies.get((code, turned), ())])
+        for token in tokens:
+            if code in state.allow.get(token, ()):
+                serves.setdefault(token, []).append(places)
+        places += 1
+    for token in narrowed:
+        allowed = state.allow[token]
+        row = [
+            p
+            for (c, t), run in copies.items()
+            if c in allowed and (fresh(token) or not t)
+            for p in run
+        ]
+        options.append(row + serves.get(token, []))
+    # The rows with the fewest places first: a dead end is found sooner.
+    order = sorted(range(len(options)), key=lambda row: len(options[row]))
+    return next(unmatched(options, order), None) is None
+
+
+def _feasible(walk: Walk, look: Look, groups: set[int], fresh: Any) -> bool:
+    """Whether the blank tokens narrowed so far in ``groups`` can still all get a card, with
+    a copy for each play from the look's step on that only the group's cards can serve:
+    those only its blank tokens can (:meth:`Ahead.forced`) and those no narrowed token and
+    no other group can (:meth:`Ahead.reserved`), in one matching (:func:`_serve`). A check
+    after each card laid, token narrowed or item given, so a search fails where it went
+    wrong, not many choices later."""
+    if not groups:
+        return True
+    ahead, state = look.ahead, look.state
     narrowed: dict[int, list[int]] = {g: [] for g in groups}
     for token in state.allow:
         if walk.group[token] in narrowed:
             narrowed[walk.group[token]].append(token)
-    return all(
-        _match(walk, state, g, tokens, None, fresh, ahead.reserved(state, g, tokens, at))
-        is not None
-        for g, tokens in narrowed.items()
-    )
+    forced = ahead.forced(look, groups)
+    for g, tokens in narrowed.items():
+        plays = {play[0]: play for play in ahead.reserved(state, g, tokens, look.at)}
+        plays.update((play[0], play) for play in forced[g])
+        if not _serve(state, g, tokens, fresh, list(plays.values())):
+            return False
+    return True
 
 
 def _fill(
