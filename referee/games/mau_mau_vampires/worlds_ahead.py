@@ -50,6 +50,9 @@ Held = tuple[int, tuple[Item | None, ...]]
 Ruled = tuple[int, int, int]
 #: what an item may be: the cards of the candidates not blank tokens, each blank token's
 Kind = tuple[frozenset[int], tuple[tuple[int, frozenset[int]], ...]]
+#: a seat seen by a :class:`Look`: its items, its plays, the items each play may take, what
+#: each item may be
+Seen = tuple[list[Held], list[Ruled], list[list[int]], list[Kind]]
 
 
 class Ahead:
@@ -131,15 +134,11 @@ class Ahead:
                     todo.append(giver)
         return found
 
-    def look(self, state: Any, at: int, room: Room) -> Look:
-        """A partial deal seen from step ``at`` on, for the checks made on it."""
-        return Look(self, state, at, room)
-
     def holds(self, look: Look, seat: int) -> bool:
         """Whether every play of ``seat`` from the look's step on can still get an item of its
         own (the relaxation of the module's docstring)."""
-        items, _, fits = look.seat(seat)
-        options = [*fits, *self._gifts(look, seat, items)]
+        items, _, fits, kinds = look.seat(seat)
+        options = [*fits, *self._gifts(look, seat, items, kinds)]
         if not options:
             return True
         if not all(options):
@@ -148,7 +147,9 @@ class Ahead:
         order = sorted(range(len(options)), key=lambda row: len(options[row]))
         return next(unmatched(options, order), None) is None
 
-    def _gifts(self, look: Look, seat: int, items: list[Held]) -> list[list[int]]:
+    def _gifts(
+        self, look: Look, seat: int, items: list[Held], kinds: list[Kind]
+    ) -> list[list[int]]:
         """For each hidden gift ``seat`` makes from step ``at`` on, not chosen yet, the items
         (by number) it may move: held before it, and that may be the card of a play of the
         taker's that only the gift can serve. The gift takes an item of the giver's that no
@@ -161,14 +162,13 @@ class Ahead:
                 continue  # chosen, or a card set aside whose play row stands for it
             needed: set[int] = set()
             for taker, entry in self.taken.get(choice, ()):
-                their, plays, fits = look.seat(taker)
+                their, plays, fits, _ = look.seat(taker)
                 number = next(n for n, (step, _) in enumerate(their) if step == entry)
                 needed.update(
                     code for (_, code, _), f in zip(plays, fits, strict=True) if f == [number]
                 )
             if len(needed) > 1:  # one item, two cards
                 return [[]]
-            kinds = look.kinds[seat]
             rows.append(
                 [
                     number
@@ -190,8 +190,7 @@ class Ahead:
         group_of = self.walk.group
         found: dict[int, list[Play]] = {g: [] for g in groups}
         for seat in self.at:
-            _, plays, options = look.seat(seat)
-            kinds = look.kinds[seat]
+            _, plays, options, kinds = look.seat(seat)
             for (when, code, _), fits in zip(plays, options, strict=True):
                 if any(code in kinds[number][0] for number in fits):
                     continue  # an item not a blank token may be the card
@@ -275,9 +274,9 @@ class Ahead:
         room: Room,
         alike: dict[Any, frozenset[int]],
     ) -> Kind:
-        """The cards an item that is one of ``maybe`` may still be: those
-        of its candidates not a blank token (all, for one not known), and each blank token's
-        (``alike``: the sets found so far, by what decides them)."""
+        """The cards an item that is one of ``maybe`` may still be: those of its candidates
+        not a blank token (all, for one not known), and each blank token's (``alike``: the
+        sets found so far, by what decides them)."""
         other: set[int] = set()
         blank: list[tuple[int, frozenset[int]]] = []
         for item in maybe:
@@ -303,12 +302,12 @@ class Ahead:
         return frozenset(other), tuple(blank)
 
     def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> list[Play]:
-        """The plays from step ``at`` on that must take a copy of ``group``'s
-        that none of its ``narrowed`` tokens may have: the card is left in no other group out
-        before the play, and its player can hold neither a known copy of it nor a narrowed
-        token that may be it before the play (held now or coming in, an item coming in
-        unseen being any item its giver could hold then). The place the play takes it from
-        is then a blank token not narrowed: one copy each to keep back (no token named)."""
+        """The plays from step ``at`` on that must take a copy of ``group``'s that none of its
+        ``narrowed`` tokens may have: the card is left in no other group out before the play,
+        and its player can hold neither a known copy of it nor a narrowed token that may be it
+        before the play (held now or coming in, an item coming in unseen being any item its
+        giver could hold then). The place the play takes it from is then a blank token not
+        narrowed: one copy each to keep back (no token named)."""
         left = state.left
         elsewhere = [g for g in left if g != group]
         codes = state.code
@@ -371,29 +370,29 @@ class Ahead:
 
 
 class Look:
-    """One partial deal seen from step ``at`` on: each seat's items, plays and the items each
-    play may take (:meth:`Ahead._history`, :meth:`Ahead._fits`), read once for all the
-    checks of one branch (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`,
-    :meth:`Ahead.holds`), which ask for the same seats."""
+    """One partial deal seen from step ``at`` on: each seat's items, plays, the items each
+    play may take and what each item may be (:meth:`Ahead._history`, :meth:`Ahead._fits`,
+    :meth:`Ahead._kind`), read once for all the checks of one branch
+    (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`, :meth:`Ahead.holds`),
+    which ask for the same seats."""
 
-    __slots__ = ("ahead", "alike", "at", "kinds", "room", "seats", "state")
+    __slots__ = ("ahead", "alike", "at", "room", "seats", "state")
 
     def __init__(self, ahead: Ahead, state: Any, at: int, room: Room) -> None:
         self.ahead = ahead
         self.state = state
         self.at = at
         self.room = room
-        self.seats: dict[int, tuple[list[Held], list[Ruled], list[list[int]]]] = {}
-        #: the cards blank tokens alike may be (:meth:`Ahead._cards`), for every seat
+        self.seats: dict[int, Seen] = {}
+        #: the cards blank tokens alike may be (:meth:`Ahead._kind`), for every seat
         self.alike: dict[Any, frozenset[int]] = {}
-        self.kinds: dict[int, list[Kind]] = {}  # seat -> what each of its items may be
 
-    def seat(self, seat: int) -> tuple[list[Held], list[Ruled], list[list[int]]]:
-        """``seat``'s items and plays from the step on, and the items each play may take."""
+    def seat(self, seat: int) -> Seen:
+        """``seat``'s items and plays from the step on, the items each play may take and
+        what each item may be."""
         if seat not in self.seats:
             ahead = self.ahead
             items, plays = ahead._history(self.state, seat, self.at)
             kinds = [ahead._kind(self.state, m, self.room, self.alike) for _, m in items]
-            self.kinds[seat] = kinds
-            self.seats[seat] = (items, plays, ahead._fits(self.state, items, plays, kinds))
+            self.seats[seat] = (items, plays, ahead._fits(self.state, items, plays, kinds), kinds)
         return self.seats[seat]

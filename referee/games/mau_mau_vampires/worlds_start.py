@@ -166,7 +166,7 @@ def _solve(
         if option[0] == "lay":  # the one shuffle left with copies of the card
             others = [g for g, left in state.left.items() if left[option[2]] > 0]
             groups |= set(others) if len(others) == 1 else set()
-        look = ahead.look(state, at, room)
+        look = Look(ahead, state, at, room)
         if not _feasible(walk, look, groups, fresh):
             return at, True
         if option[0] in ("lay", "narrow"):
@@ -202,7 +202,7 @@ def _solve(
                     if code >= 0 and token not in state.code:  # the seat got it and saw it
                         if code in state.allow.get(token, EVERY_CARD) and room(state, token, code):
                             lay(state, token, code)
-                            look = ahead.look(state, at, room)
+                            look = Look(ahead, state, at, room)
                             failed = not _feasible(walk, look, {walk.group[token]}, fresh)
                         else:
                             failed = True
@@ -274,9 +274,9 @@ def _solve(
                         narrowed.add(walk.group[x])
                     if failed:
                         break
-                look = ahead.look(state, at, room)
+                look = Look(ahead, state, at, room)
                 failed = failed or not _feasible(walk, look, narrowed, fresh)
-                failed = failed or not ahead.holds(ahead.look(state, at + 1, room), seat)
+                failed = failed or not ahead.holds(Look(ahead, state, at + 1, room), seat)
             if failed:
                 break
             if options is None:
@@ -359,12 +359,12 @@ def _match(
     state: _Partial,
     group: int,
     blank: list[int],
-    rng: Chance | None,
+    rng: Chance,
     fresh: Any,
 ) -> dict[int, int] | None:
     """Cards left in ``group`` for the ``blank`` tokens, each within the cards it may get
-    and a turned special's copy on a place of its new order, by augmenting paths (Kuhn;
-    in a random order, or none for a mere check); ``None`` when there is no such deal."""
+    and a turned special's copy on a place of its new order, by augmenting paths (Kuhn, in
+    a random order); ``None`` when there is no such deal."""
     left = state.left[group]
     spare = state.spare.get(group, [0] * CODES)
     caps: dict[tuple[int, bool], int] = {}
@@ -378,7 +378,7 @@ def _match(
     def place(token: int, tried: set[tuple[int, bool]]) -> bool:
         allowed = state.allow.get(token, EVERY_CARD)
         kinds = [k for k in caps if k[0] in allowed and (fresh(token) or not k[1])]
-        for kind in kinds if rng is None else rng.shuffled(kinds):
+        for kind in rng.shuffled(kinds):
             if kind in tried:
                 continue
             tried.add(kind)
@@ -392,7 +392,7 @@ def _match(
                     return True
         return False
 
-    for token in blank if rng is None else rng.shuffled(blank):
+    for token in rng.shuffled(blank):
         if not place(token, set()):
             return None
     return {token: c for (c, _), placed in taken.items() for token in placed}
@@ -417,8 +417,8 @@ def _serve(state: _Partial, group: int, narrowed: list[int], fresh: Any, plays: 
     options: list[list[int]] = []
     serves: dict[int, list[int]] = {}  # narrowed token -> the places of the plays it may be
     for _, code, tokens in plays:
-        turned = not tokens or any(fresh(t) for t in tokens)
-        options.append([*copies.get((code, False), ()), *copies.get((code, turned), ())])
+        turned = copies.get((code, True), ()) if not tokens or any(map(fresh, tokens)) else ()
+        options.append([*copies.get((code, False), ()), *turned])
         for token in tokens:
             if code in state.allow.get(token, ()):
                 serves.setdefault(token, []).append(places)
