@@ -143,7 +143,7 @@ class Commands:
                     violation = errors.rule_violation(rejection, seat)
                     live.rejected[command_id] = (fingerprint, violation)
                     while len(live.rejected) > REJECTED_MEMORY:
-                        live.rejected.popitem(last=False)
+                        del live.rejected[next(iter(live.rejected))]  # the oldest
                     repository.count(live, seat, REJECTED)
                     raise violation from None
                 version = table.version

@@ -165,7 +165,9 @@ async def create(
         game_id=game_id,
         game_type=config.game_type,
         players=config.players,
-        options=dict(config.options),
+        # The config's own dict (normalised, a new one): neither the record nor the config
+        # changes its options, and a live game then holds one dict of them, not two.
+        options=config.options if isinstance(config.options, dict) else dict(config.options),
         seed=config.seed,
         deal=encode_deal(deal),
         # A seated reserved seat's token is known by its claim (as a claim's after creation).

@@ -146,7 +146,7 @@ class FanOut:
             raise errors.bad_request("after_sequence", f"the game has only {opened} events")
         seat = None if watcher.organiser else viewer
         sub = Subscriber(seat=seat, opened=opened)
-        live.subscribers.add(sub)
+        live.subscribers[sub] = None
         self.streams += 1
         self.metrics.streams_open.set(self.streams)
         table = live.table
@@ -209,7 +209,7 @@ class FanOut:
                 on_hang_up()  # the seat's client hung up mid-game
             raise
         finally:
-            live.subscribers.discard(sub)
+            live.subscribers.pop(sub, None)
             self.streams -= 1
             self.metrics.streams_open.set(self.streams)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,15 +68,24 @@ class LatestBatch:
     updates: dict[Viewer, Update] = field(default_factory=dict)
 
 
+#: No seat (shared: every game without gated seats has this one; an empty frozenset is
+#: 216 bytes).
+_NO_SEATS: frozenset[int] = frozenset()
+
+
 @dataclass(eq=False, slots=True)
 class LiveGame:
     game_id: str
     record: GameRecord
     table: Table[Any]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    subscribers: set[Subscriber] = field(default_factory=set)
+    #: The open streams, in the order they opened (a dict as an ordered set: an empty one
+    #: takes 64 bytes, an empty set 216; every idle game holds one).
+    subscribers: dict[Subscriber, None] = field(default_factory=dict)
     accepted: dict[str, CommandOutcome] = field(default_factory=dict)
-    rejected: OrderedDict[str, tuple[str, RefereeError]] = field(default_factory=OrderedDict)
+    #: Recently refused command ids, oldest first (a plain dict keeps the order; an empty
+    #: OrderedDict takes twice its bytes).
+    rejected: dict[str, tuple[str, RefereeError]] = field(default_factory=dict)
     #: batch_ends[i] = sequence of the last event appended together with event i + 1.
     batch_ends: list[int] = field(default_factory=list)
     #: The version our append in flight reaches (0 if none): the store's notice of it is ours.
@@ -96,8 +104,9 @@ class LiveGame:
     ended: bool = False
     #: When a call last used the game (monotonic seconds): idle games leave memory.
     touched: float = field(default_factory=time.monotonic)
-    #: What the viewers of the latest batch receive (replaced by every new batch).
-    latest: LatestBatch = field(default_factory=LatestBatch)
+    #: What the viewers of the latest batch receive (dropped by every new batch; made when
+    #: a viewer first asks: an idle game holds none). Read through :attr:`latest`.
+    made_for_latest: LatestBatch | None = None
     #: The store's claims of seats (their token hashes), by seat; refreshed from the store
     #: when the log names a claim made elsewhere.
     claims: dict[int, SeatClaim] = field(default_factory=dict)
@@ -105,7 +114,7 @@ class LiveGame:
     def __post_init__(self) -> None:
         if self.clocks is None:
             settings = self.settings
-            gated: frozenset[int] = frozenset()
+            gated = _NO_SEATS
             if settings.clock.enabled:  # token seats start their clocks when they show up
                 gated = frozenset(
                     seat
@@ -122,6 +131,14 @@ class LiveGame:
         for seat, counters in self.stats.items():
             if counters.get(PRESENT):
                 clocks.present_after[seat] = counters[PRESENT]
+
+    @property
+    def latest(self) -> LatestBatch:
+        """What the viewers of the latest batch receive, made at the first ask."""
+        latest = self.made_for_latest
+        if latest is None:
+            latest = self.made_for_latest = LatestBatch()
+        return latest
 
     @property
     def seat_clocks(self) -> SeatClocks:
@@ -142,7 +159,7 @@ class LiveGame:
         """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
         table = self.table
         first = table.version + 1
-        self.latest = LatestBatch()
+        self.made_for_latest = None
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)

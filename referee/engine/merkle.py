@@ -13,7 +13,7 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 _LEAF, _NODE = b"\x00", b"\x01"
@@ -90,14 +90,58 @@ class Proof(NamedTuple):
 # --- a live game's deck trees ----------------------------------------------------------------
 
 
+class PackedCards:
+    """A shuffle's cards held small: each distinct card once (``kinds``, in order of first
+    appearance) and the deck as one byte a position, the index of its card in ``kinds``. A
+    tuple of the cards takes 8 bytes a position (108 cards: 904 bytes, where this takes about
+    350); a live game keeps every deck it shuffled (issue 25 §4). A read-only sequence of the
+    cards, equal to another of the same cards in the same order.
+
+    >>> deck = PackedCards(("Q", "3", "Q"))
+    >>> deck[2], len(deck), tuple(deck)
+    ('Q', 3, ('Q', '3', 'Q'))
+    """
+
+    __slots__ = ("kinds", "order")
+
+    def __init__(self, cards: Sequence[str]) -> None:
+        kinds = tuple(dict.fromkeys(cards))
+        index = {card: i for i, card in enumerate(kinds)}
+        order = [index[card] for card in cards]
+        self.kinds = kinds
+        # More than 256 distinct cards (no game has them): one small int a position.
+        self.order: bytes | tuple[int, ...] = bytes(order) if len(kinds) <= 256 else tuple(order)
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def __getitem__(self, position: int) -> str:
+        return self.kinds[self.order[position]]
+
+    def __iter__(self) -> Iterator[str]:
+        kinds = self.kinds
+        return (kinds[i] for i in self.order)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PackedCards):
+            return NotImplemented
+        return self.order == other.order and self.kinds == other.kinds
+
+    def __hash__(self) -> int:
+        return hash((self.kinds, self.order))
+
+    def __repr__(self) -> str:
+        return f"PackedCards({tuple(self)!r})"
+
+
 class _Nodes:
-    """One level of a tree's nodes, 32 bytes each, in one bytes object (a bytes object each
-    took twice their size)."""
+    """One kept level of a :class:`DeckTree`, read from its packed levels (what
+    :attr:`DeckTree.upper` gives: made when read, not held)."""
 
     __slots__ = ("packed",)
 
-    def __init__(self, nodes: Sequence[bytes]) -> None:
-        self.packed = b"".join(nodes)
+    def __init__(self, packed: bytes) -> None:
+        self.packed = packed
 
     def __len__(self) -> int:
         return len(self.packed) // 32
@@ -106,121 +150,115 @@ class _Nodes:
         return self.packed[32 * index : 32 * index + 32]
 
 
+#: The bottom levels of a :class:`DeckTree` made again when a path is read, not kept: the
+#: leaves, their pairs and the pairs' pairs. A path's three bottom nodes all come from the
+#: block of eight leaves around its position (:meth:`DeckTree._block`).
+MADE_LEVELS = 3
+
+#: A block's salts and its made levels, bottom first (:meth:`DeckTree._block`).
+Block = tuple[list[bytes], list[list[bytes]]]
+
+
+def _width(size: int, level: int) -> int:
+    """How many nodes level ``level`` of a tree of ``size`` leaves has."""
+    return (size + (1 << level) - 1) >> level
+
+
 class DeckTree:
-    """The Merkle tree of one shuffle, held small: only its levels from the third up (a
-    quarter of the nodes), each level packed in one bytes object. The two bottom levels of a
-    path, the sibling leaf and the sibling pair's node, are made again from the cards and the
-    key when a card is opened (at most three leaves and one node, a few microseconds); a live
-    game keeps its decks' trees for its whole life, and the full levels were most of a game's
-    memory (issue 25 §4).
+    """The Merkle tree of one shuffle, held small: its cards packed (:class:`PackedCards`)
+    and only its levels from the fourth up (an eighth of the nodes), all of them in one bytes
+    object, bottom level first (a bytes object a node took twice its 32 bytes, and one a
+    level about 80 bytes more). The three bottom levels of a path (the sibling leaf, the
+    sibling pair's node and the node above) are made again from the cards and the key when a
+    card is opened: the eight leaves of its block, 22 hashes; a live game keeps its decks'
+    trees for its whole life, and the full levels were most of a game's memory (issue 25 §4).
 
     Same root and same paths as :class:`MerkleTree` over the same leaves."""
 
-    __slots__ = ("cards", "key", "root", "shuffle", "upper")
+    __slots__ = ("cards", "key", "packed", "root", "shuffle")
 
-    def __init__(self, key: bytes, shuffle: int, cards: tuple[str, ...]) -> None:
-        self.key, self.shuffle, self.cards = key, shuffle, cards
-        tree = MerkleTree([self._leaf(i) for i in range(len(cards))])
+    def __init__(self, key: bytes, shuffle: int, cards: Sequence[str] | PackedCards) -> None:
+        self.key, self.shuffle = key, shuffle
+        self.cards = cards if isinstance(cards, PackedCards) else PackedCards(cards)
+        salts = [card_salt(key, shuffle, p) for p in range(len(cards))]
+        tree = MerkleTree([leaf(shuffle, p, salt, cards[p]) for p, salt in enumerate(salts)])
         self.root = tree.root
-        self.upper = tuple(_Nodes(level) for level in tree.levels[2:])
+        self.packed = b"".join(node for level in tree.levels[MADE_LEVELS:] for node in level)
 
-    def _leaf(self, position: int) -> bytes:
-        shuffle, key = self.shuffle, self.key
-        return leaf(shuffle, position, card_salt(key, shuffle, position), self.cards[position])
+    @property
+    def upper(self) -> tuple[_Nodes, ...]:
+        """The kept levels, bottom first (root included), each a sequence of its nodes."""
+        out, at, level, size = [], 0, MADE_LEVELS, len(self.cards)
+        while at < len(self.packed):
+            width = _width(size, level)
+            out.append(_Nodes(self.packed[at : at + 32 * width]))
+            at, level = at + 32 * width, level + 1
+        return tuple(out)
 
-    def _pair(self, index: int) -> bytes:
-        """Node ``index`` of the second level: its two leaves hashed, or a lone last leaf."""
-        left = 2 * index
-        if left + 1 < len(self.cards):
-            return _node(self._leaf(left), self._leaf(left + 1))
-        return self._leaf(left)
+    def _block(self, block: int) -> Block:
+        """The salts of block ``block`` (its ``2 ** MADE_LEVELS`` positions) and its levels
+        below the kept ones: its leaves, their pairs, ... (a lone last node moves up, as in
+        the whole tree: a block starts at a multiple of its size)."""
+        shuffle, key, kinds, order = self.shuffle, self.key, self.cards.kinds, self.cards.order
+        start = block << MADE_LEVELS
+        positions = range(start, min(start + (1 << MADE_LEVELS), len(order)))
+        salts = [card_salt(key, shuffle, p) for p in positions]
+        level = [leaf(shuffle, p, salts[p - start], kinds[order[p]]) for p in positions]
+        levels = [level]
+        for _ in range(MADE_LEVELS - 1):
+            last = len(level) - 1
+            level = [
+                _node(level[j], level[j + 1]) if j < last else level[j]
+                for j in range(0, len(level), 2)
+            ]
+            levels.append(level)
+        return salts, levels
 
-    def path(self, position: int, pairs_made: dict[int, bytes] | None = None) -> tuple[bytes, ...]:
-        """The path of ``position``. ``pairs_made``, the caller's, lends the second-level
-        nodes made for earlier positions: neighbouring cards then share them."""
-        if pairs_made is None:
-            return self._path(position, self._leaf, self._pair)
+    def _made(self, block: int, made: dict[int, Block]) -> Block:
+        got = made.get(block)
+        if got is None:
+            got = made[block] = self._block(block)
+        return got
 
-        def pair(index: int) -> bytes:
-            node = pairs_made.get(index)
-            if node is None:
-                node = pairs_made[index] = self._pair(index)
-            return node
-
-        return self._path(position, self._leaf, pair)
+    def path(self, position: int, made: dict[int, Block] | None = None) -> tuple[bytes, ...]:
+        """The path of ``position``. ``made``, the caller's, lends the blocks made for earlier
+        positions: neighbouring cards then share them."""
+        return self._path(position, {} if made is None else made)
 
     def proofs(self, start: int, stop: int) -> list[Proof]:
         """The salt and path of each position from ``start`` to ``stop``, made together:
-        each salt, leaf and second-level node they need once (a seat's hand: about a third
-        of the hashes of its cards made one by one)."""
-        made = _Made(self)
+        each block they need once (a seat's hand: two or three blocks)."""
+        made: dict[int, Block] = {}
+        mask = (1 << MADE_LEVELS) - 1
         return [
-            Proof(made.salt(p), self._path(p, made.leaf, made.pair)) for p in range(start, stop)
+            Proof(self._made(p >> MADE_LEVELS, made)[0][p & mask], self._path(p, made))
+            for p in range(start, stop)
         ]
 
-    def _path(
-        self, position: int, leaf_of: Callable[[int], bytes], pair_of: Callable[[int], bytes]
-    ) -> tuple[bytes, ...]:
-        size = len(self.cards)
+    def _path(self, position: int, made: dict[int, Block]) -> tuple[bytes, ...]:
+        width, index, level = len(self.cards), position, 0
+        packed, at = self.packed, 0
         out = []
-        if size > 1:
-            if position ^ 1 < size:
-                out.append(leaf_of(position ^ 1))
-            pairs, index = (size + 1) // 2, position // 2
-            if pairs > 1:
-                if index ^ 1 < pairs:
-                    out.append(pair_of(index ^ 1))
-                index //= 2
-                for level in self.upper[:-1]:
-                    packed, at = level.packed, 32 * (index ^ 1)  # _Nodes, read inline
-                    if at < len(packed):
-                        out.append(packed[at : at + 32])
-                    index //= 2
+        while width > 1:
+            sibling = index ^ 1
+            if level < MADE_LEVELS:  # in the position's block: its level's nodes, local
+                if sibling < width:
+                    nodes = self._made(position >> MADE_LEVELS, made)[1][level]
+                    out.append(nodes[sibling & ((1 << (MADE_LEVELS - level)) - 1)])
+            else:
+                if sibling < width:
+                    start = at + 32 * sibling
+                    out.append(packed[start : start + 32])
+                at += 32 * width
+            index, width, level = index >> 1, (width + 1) >> 1, level + 1
         return tuple(out)
 
 
-class _Made:
-    """The salts, leaves and second-level nodes of one :meth:`DeckTree.proofs` call, lent
-    between its positions; the call's own, dropped with it."""
-
-    __slots__ = ("leaves", "pairs", "salts", "tree")
-
-    def __init__(self, tree: DeckTree) -> None:
-        self.tree = tree
-        self.salts: dict[int, bytes] = {}
-        self.leaves: dict[int, bytes] = {}
-        self.pairs: dict[int, bytes] = {}
-
-    def salt(self, position: int) -> bytes:
-        made = self.salts.get(position)
-        if made is None:
-            tree = self.tree
-            made = self.salts[position] = card_salt(tree.key, tree.shuffle, position)
-        return made
-
-    def leaf(self, position: int) -> bytes:
-        made = self.leaves.get(position)
-        if made is None:
-            tree = self.tree
-            card = tree.cards[position]
-            made = self.leaves[position] = leaf(tree.shuffle, position, self.salt(position), card)
-        return made
-
-    def pair(self, index: int) -> bytes:
-        made = self.pairs.get(index)
-        if made is None:
-            left = 2 * index
-            if left + 1 < len(self.tree.cards):
-                made = _node(self.leaf(left), self.leaf(left + 1))
-            else:
-                made = self.leaf(left)
-            self.pairs[index] = made
-        return made
-
-
 __all__ = [
+    "MADE_LEVELS",
     "DeckTree",
     "MerkleTree",
+    "PackedCards",
     "Proof",
     "card_salt",
     "leaf",

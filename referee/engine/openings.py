@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from referee.engine.fields import wire_repr
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
-from referee.engine.merkle import DeckTree, Proof, card_salt
+from referee.engine.merkle import DeckTree, PackedCards, Proof, card_salt
 from referee.engine.table_events import TableEvent
 
 
@@ -306,9 +306,12 @@ _ONE_SEAT = tuple((seat,) for seat in range(64))
 
 @dataclass(slots=True)
 class _Deck:
-    cards: tuple[str, ...]
     tree: DeckTree
     taken: int = 0
+
+    @property
+    def cards(self) -> PackedCards:
+        return self.tree.cards
 
 
 @dataclass(slots=True)
@@ -326,7 +329,7 @@ class DeckTracker:
     pile: int | None = None
     opened: dict[int, list[int]] = field(default_factory=dict)
     parent: DeckTracker | None = None
-    trees: dict[tuple[int, tuple[str, ...]], DeckTree] = field(default_factory=dict)
+    trees: dict[tuple[int, PackedCards], DeckTree] = field(default_factory=dict)
 
     def as_runs(self, event: CardsOpened) -> CardsOpened:
         """``event`` held as runs when it holds, one by one (read from the store), exactly
@@ -368,11 +371,11 @@ class DeckTracker:
         (unless ``opening`` is false: then only who was shown what is followed, as for a
         batch whose openings its trial made already)."""
         if isinstance(step, DeckOrder):
-            cards = tuple(step.cards)
+            cards = PackedCards(step.cards)
             tree = self.trees.get((step.shuffle, cards))
             if tree is None:
                 tree = self.trees[step.shuffle, cards] = DeckTree(self.key, step.shuffle, cards)
-            self.decks[step.shuffle] = _Deck(cards, tree)
+            self.decks[step.shuffle] = _Deck(tree)
             if step.pile:
                 self.pile = step.shuffle
             return DeckCommitted(step.shuffle, len(step.cards), tree.root.hex()), []
@@ -382,7 +385,7 @@ class DeckTracker:
             return None, []
         if isinstance(step, CardsTaken):
             positions = range(deck.taken, min(deck.taken + step.count, len(deck.cards)))
-            self.decks[index] = _Deck(deck.cards, deck.tree, positions.stop)  # copy on write
+            self.decks[index] = _Deck(deck.tree, positions.stop)  # copy on write
         else:
             at = deck.taken if step.position is None else step.position
             positions = range(at, at + 1) if at < len(deck.cards) else range(0)

@@ -44,7 +44,7 @@ def _apply_round_started(state: VampireQueenState, e: RoundStarted) -> None:
     state.hunter_holder = {HUNTER_15: e.hunter_15_holder, HUNTER_20: e.hunter_20_holder}
     state.hunter_on_table = 0
     state.leader = state.turn = e.leader
-    state.hands = [[0] * 15 for _ in range(state.players)]
+    state.hands = [bytearray(15) for _ in range(state.players)]
     state.barred = [0] * state.players  # VQ-15 ruling: no carry-over into a new round
     _clear_trick(state)
     state.shuffles += 1
@@ -53,7 +53,7 @@ def _apply_round_started(state: VampireQueenState, e: RoundStarted) -> None:
 
 
 def _apply_hand_dealt(state: VampireQueenState, e: HandDealt) -> None:
-    counts = [0] * 15
+    counts = bytearray(15)  # state.py: one byte a count
     for value in e.cards:
         counts[value] += 1
     state.hands[e.seat] = counts

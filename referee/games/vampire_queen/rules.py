@@ -115,7 +115,7 @@ class VampireQueen(Game[VampireQueenState]):
             hunter_tie_last=config.options["hunter_tie"] == "last",
             hunter_queen=int(config.options["hunter_queen"]),
             hand_size=hand_size_for(n),
-            hands=[[0] * 15 for _ in range(n)],
+            hands=[bytearray(15) for _ in range(n)],
             barred=[0] * n,
             totals=[0] * n,
         )

@@ -51,8 +51,10 @@ class VampireQueenState:
     hunter_queen: int
     hand_size: int
     round: int = 0
-    #: hands[seat][v] = how many cards of value v (1-13; 14 = queens) the seat holds.
-    hands: list[list[int]] = field(default_factory=list)
+    #: hands[seat][v] = how many cards of value v (1-13; 14 = queens) the seat holds: one
+    #: byte a count (a bytearray of 15 takes 72 bytes, a list of 15 ints 176; a live game
+    #: holds a hand a seat for its whole life, issue 25 §4).
+    hands: list[bytearray] = field(default_factory=list)
     hunter_holder: dict[int, int] = field(default_factory=dict)
     hunter_on_table: int = 0
     leader: int = 0
@@ -109,7 +111,7 @@ def copy_state(state: VampireQueenState) -> VampireQueenState:
     """A deep, independent copy: the immutable values shared, every mutable container copied
     (a search table copies the state at every step, so this is kept to C-level copies)."""
     new = shallow_copy(state)
-    new.hands = list(map(list.copy, state.hands))
+    new.hands = list(map(bytearray.copy, state.hands))
     new.hunter_holder = state.hunter_holder.copy()
     new.trick = state.trick.copy()
     new.pile = state.pile.copy()

@@ -73,7 +73,7 @@ def hidden_variant(state: VampireQueenState, viewer: Viewer, salt: int) -> Vampi
     pool = hidden_permutation(pool, [None] * len(pool), salt)  # hands are unordered
     for s in hidden:
         size = sum(state.hands[s])
-        counts = [0] * 15
+        counts = bytearray(15)
         for v in pool[:size]:
             counts[v] += 1
         pool = pool[size:]
