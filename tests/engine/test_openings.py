@@ -209,6 +209,49 @@ def test_deck_tree_keeps_the_full_trees_root_and_paths(size: int) -> None:
     assert sum(len(level) for level in small.upper) < max(size, 2)  # no leaf, no pair kept
 
 
+def test_a_deck_tree_holds_its_cards_packed_and_an_eighth_of_its_nodes() -> None:
+    """A live game keeps every deck tree for its whole life (issue 25 §4, memory): the cards
+    as one byte a position and each distinct card once (a tuple of 108 took 904 bytes), the
+    levels from the fourth up in one bytes object. The cards read back as they were dealt."""
+    import sys
+
+    key = bytes(range(32))
+    cards = tuple(random.Random(7).sample([str(v) for v in range(1, 14)] * 8 + ["Q"] * 4, 108))
+    tree = DeckTree(key, 0, cards)
+    assert tuple(tree.cards) == cards and len(tree.cards) == 108
+    assert [tree.cards[p] for p in range(108)] == list(cards)
+    held = sys.getsizeof(tree.cards.order) + sys.getsizeof(tree.cards.kinds)
+    assert held < 400 < sys.getsizeof(cards)
+    # Levels of 108 leaves: 108, 54, 27, 14, 7, 4, 2, 1; kept from the fourth (14) up.
+    assert [len(level) for level in tree.upper] == [14, 7, 4, 2, 1]
+    assert len(tree.packed) == 32 * 28
+
+
+def test_a_refereed_table_holds_its_decks_and_hands_small() -> None:
+    """A refereed Vampire Queen table of 4 just dealt (its state, log and deck trees), under
+    tracemalloc: 8.1 KiB with the cards as tuples, the tree's levels from the third up a
+    bytes object each and the hands as lists of 15 ints; about 6 KiB with the cards packed,
+    the levels from the fourth up in one bytes object and the hands as bytearrays (issue 25
+    §4)."""
+    import gc
+    import tracemalloc
+
+    def table(seed: int) -> Table[Any]:
+        settings = TableSettings(card_commitments=True)
+        return Table.create("vampire-queen", 4, seed=seed.to_bytes(8, "big"), settings=settings)
+
+    table(0)  # imports and first-use tables outside the count
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tables = [table(seed) for seed in range(1, 41)]
+        gc.collect()
+        each = (tracemalloc.get_traced_memory()[0] - before) / len(tables)
+    finally:
+        tracemalloc.stop()
+    assert each < 7 * 1024, f"{each / 1024:.1f} KiB per refereed table"
+
+
 def test_the_referees_openings_hold_no_proof_and_equal_the_stored_ones() -> None:
     """A live game keeps its deal's openings in its log for its whole life; the referee's
     hold their deck's tree, not their salts and paths, and a batch's are held as runs (a
