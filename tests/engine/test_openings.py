@@ -229,7 +229,7 @@ def test_a_deck_tree_holds_its_cards_packed_and_an_eighth_of_its_nodes() -> None
 
 def test_a_refereed_table_holds_its_decks_and_hands_small() -> None:
     """A refereed Vampire Queen table of 4 just dealt (its state, log and deck trees), under
-    tracemalloc: 8.1 KiB with the cards as tuples, the tree's levels from the third up a
+    tracemalloc: 8.2 KiB with the cards as tuples, the tree's levels from the third up a
     bytes object each and the hands as lists of 15 ints; about 6 KiB with the cards packed,
     the levels from the fourth up in one bytes object and the hands as bytearrays (issue 25
     §4)."""
