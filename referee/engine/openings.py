@@ -19,9 +19,10 @@ The hashing (salts, leaves, Merkle trees and paths) is :mod:`referee.engine.merk
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, TypeAlias
 
 from referee.engine.fields import wire_repr
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
@@ -300,6 +301,11 @@ _NONE_OPENED = CardsOpened()
 #: The seat mask of a position opened to everyone.
 _EVERYONE = -1
 
+#: A shuffle's seat masks: two bytes a position (an int16 holds seats 0 to 14 and -1; a list
+#: took 8 bytes a position, 920 bytes for a deck of 108), or a list of ints once a seat past
+#: 14 is shown one of its cards (:meth:`DeckTracker._open`).
+Masks: TypeAlias = "array[int] | list[int]"
+
 #: Single-seat audiences, shared by every opening addressed to one seat.
 _ONE_SEAT = tuple((seat,) for seat in range(64))
 
@@ -317,9 +323,9 @@ class _Deck:
 @dataclass(slots=True)
 class DeckTracker:
     """Every shuffle of a game so far, how many cards of each left the deck, and which
-    positions were opened to whom: a list a shuffle, one seat mask a position (bit ``s``:
-    seat ``s``; ``-1``: everyone). A set a position, keyed by a tuple, took 16 KiB of a game
-    in play (issue 25 §4); masks below 256 are shared small ints.
+    positions were opened to whom: :data:`Masks` a shuffle, one seat mask a position (bit
+    ``s``: seat ``s``; ``-1``: everyone). A set a position, keyed by a tuple, took 16 KiB of a
+    game in play (issue 25 §4).
 
     :meth:`trial` gives a cheap copy for a batch not yet committed: it shares the trees and
     reads what this one opened, changing nothing here."""
@@ -327,7 +333,7 @@ class DeckTracker:
     key: bytes
     decks: dict[int, _Deck] = field(default_factory=dict)
     pile: int | None = None
-    opened: dict[int, list[int]] = field(default_factory=dict)
+    opened: dict[int, Masks] = field(default_factory=dict)
     parent: DeckTracker | None = None
     trees: dict[tuple[int, PackedCards], DeckTree] = field(default_factory=dict)
 
@@ -356,12 +362,14 @@ class DeckTracker:
     def trial(self) -> DeckTracker:
         return DeckTracker(self.key, dict(self.decks), self.pile, {}, self, self.trees)
 
-    def _given(self, index: int, size: int) -> list[int]:
+    def _given(self, index: int, size: int) -> Masks:
         """The masks of shuffle ``index`` (``size`` cards), this tracker's own to change."""
         given = self.opened.get(index)
         if given is None:
             inherited = self.parent.opened.get(index) if self.parent is not None else None
-            given = self.opened[index] = [0] * size if inherited is None else inherited.copy()
+            given = self.opened[index] = (
+                array("h", bytes(2 * size)) if inherited is None else inherited[:]
+            )
         return given
 
     def step(
@@ -417,7 +425,11 @@ class DeckTracker:
                 seats = _ONE_SEAT[seats[0]]
             for seat in seats:
                 given |= 1 << seat
-            masks[position] = given
+            try:
+                masks[position] = given
+            except OverflowError:  # a seat past 14: this shuffle's masks as ints from now on
+                masks = self.opened[index] = list(masks)
+                masks[position] = given
         if not opening:
             return None
         # The proof is the tree's, made when read (see CardOpening).

@@ -227,6 +227,29 @@ def test_a_deck_tree_holds_its_cards_packed_and_an_eighth_of_its_nodes() -> None
     assert len(tree.packed) == 32 * 28
 
 
+def test_a_deck_trackers_seat_masks_take_two_bytes_a_card_and_any_seat() -> None:
+    """Who saw which position is one seat mask a position, two bytes each (a list of ints
+    took eight: issue 25 §4, a game in play or read from the store holds one a shuffle); a
+    seat past the 15 bits an int16 holds turns that shuffle's masks into ints, and every
+    seat is still opened each card once."""
+    from array import array
+
+    from referee.engine.game import CardShown, CardsTaken, DeckOrder
+    from referee.engine.openings import DeckTracker
+
+    tracker = DeckTracker(bytes(32))
+    tracker.step(DeckOrder(0, tuple(f"c{i}" for i in range(10))))
+    _, dealt = tracker.step(CardsTaken(3, (2,)))
+    assert [o.position for o in dealt] == [0, 1, 2] and isinstance(tracker.opened[0], array)
+    assert tracker.opened[0].itemsize == 2
+    _, shown = tracker.step(CardShown((2, 20, 40), position=1))
+    assert [o.seats for o in shown] == [(20, 40)]  # seat 2 saw it already
+    assert isinstance(tracker.opened[0], list)
+    assert tracker.step(CardShown((20, 40), position=1))[1] == []  # each seat once
+    _, again = tracker.step(CardShown((2, 40, 41), position=0))
+    assert [o.seats for o in again] == [(40, 41)]
+
+
 def test_a_refereed_table_holds_its_decks_and_hands_small() -> None:
     """A refereed Vampire Queen table of 4 just dealt (its state, log and deck trees), under
     tracemalloc: 8.2 KiB with the cards as tuples, the tree's levels from the third up a
