@@ -37,7 +37,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 
-from referee.engine.matching import unmatched
+from referee.engine.matching import owners, unmatched
 from referee.games.mau_mau_vampires.worlds_walk import EVERY_CARD, Item, Walk, slot_token
 
 #: room(state, token, code): whether ``code`` may still be laid on the blank ``token``.
@@ -78,6 +78,7 @@ class Ahead:
         #: hidden choice -> (seat, step) of each taking it in
         self.taken: dict[int, list[tuple[int, int]]] = {}
         self.takes: dict[int, list[int]] = {}  # seat -> the hidden choices it takes in
+        self.last_out: dict[int, int] = {}  # seat -> its last step giving an item out
         for index, (what, seat, thing) in enumerate(self.steps):
             if isinstance(thing, tuple) and thing[0] in ("t", "s"):
                 kind, x = thing
@@ -86,6 +87,8 @@ class Ahead:
             if seat < 0:
                 continue
             self.at.setdefault(seat, []).append(index)
+            if what == "out":
+                self.last_out[seat] = index
             if what == "out" and thing[0] == "c":
                 self.players.setdefault(thing[1], []).append((index, seat))
             elif what == "out" and thing[0] == "v":
@@ -222,18 +225,29 @@ class Ahead:
         such a token. Each play takes one of the group's copies of its card, on one of them."""
         group_of = self.walk.group
         found: dict[int, list[Play]] = {g: [] for g in groups}
-        for seat in self.at:
+        for seat, last in self.last_out.items():
+            if last < look.at:
+                continue  # no play of the seat's is left to read
             _, plays, options, kinds = look.seat(seat)
             for (when, code, _), fits in zip(plays, options, strict=True):
-                if any(code in kinds[number][0] for number in fits):
-                    continue  # an item not a blank token may be the card
-                tokens = {
-                    token for number in fits for token, cards in kinds[number][1] if code in cards
-                }
-                if tokens and len({group_of[t] for t in tokens}) == 1:
-                    g = group_of[next(iter(tokens))]
-                    if g in found:
-                        found[g].append((when, code, tuple(sorted(tokens))))
+                tokens: set[int] = set()
+                group = -1
+                for number in fits:
+                    other, blank = kinds[number]
+                    if code in other:
+                        break  # an item not a blank token may be the card
+                    for token, cards in blank:
+                        if code in cards:
+                            if group >= 0 and group != group_of[token]:
+                                break
+                            group = group_of[token]
+                            tokens.add(token)
+                    else:
+                        continue
+                    break  # blank tokens of two groups may serve it
+                else:
+                    if group in found:
+                        found[group].append((when, code, tuple(sorted(tokens))))
         return found
 
     def _history(self, look: Look, seat: int) -> tuple[list[Held], list[Ruled]]:
@@ -296,15 +310,15 @@ class Ahead:
         """For each play, the items (by number) it may be played from: held before it and
         through no "none" call or pass ruling its card out, and that may be its card
         (``kinds``: :meth:`_kind` of each item)."""
-        cards = [other.union(*(c for _, c in blank)) for other, blank in kinds]
-        return [
-            [
-                number
-                for number, (entry, _) in enumerate(items)
-                if since <= entry < when and code in cards[number]
-            ]
-            for when, code, since in plays
-        ]
+        cards = [other.union(*[c for _, c in blank]) if blank else other for other, blank in kinds]
+        entries = [entry for entry, _ in items]  # in order: held now, then by step
+        fits = []
+        for when, code, since in plays:
+            low = bisect_left(entries, since)
+            fits.append(
+                [n for n in range(low, bisect_left(entries, when, low)) if code in cards[n]]
+            )
+        return fits
 
     def _kind(
         self,
@@ -419,21 +433,32 @@ def _carried(
 ) -> frozenset[int] | None:
     """The cards ``item`` may be, where each of ``rows`` (of the cards ``cards``, None: any)
     needs an item of its own: None if the rows can do without it; else the cards of the
-    rows that can take it with the others served (none: the rows cannot all be served)."""
-    if not all(rows):
+    rows that can take it with the others served (none: the rows cannot all be served).
+    One matching, then the items the row holding ``item`` reaches by alternating paths
+    without it: a free one means the rows can do without it; a row can take it in some
+    matching exactly when the item it holds is reached (the path shifts to free it)."""
+    owner = owners(rows, sorted(range(len(rows)), key=lambda row: len(rows[row])))
+    if owner is None:
         return frozenset()
-    without = [[i for i in row if i != item] for row in rows]
-    if _saturated(without):
+    first = owner.get(item)
+    if first is None:
         return None
+    reached: set[int] = {item}
+    todo = [first]
+    while todo:
+        for other in rows[todo.pop()]:
+            if other not in reached:
+                if other not in owner:
+                    return None  # the holder can move to a free item
+                reached.add(other)
+                todo.append(owner[other])
     found: set[int] = set()
-    for r, row in enumerate(rows):
-        if item in row:
-            trial = list(without)
-            trial[r] = [item]
-            if _saturated(trial):
-                if cards[r] is None:
-                    return None
-                found |= cards[r]  # type: ignore[operator]
+    for row in {first, *(owner[other] for other in reached if other != item)}:
+        if item in rows[row]:
+            these = cards[row]
+            if these is None:
+                return None
+            found |= these
     return frozenset(found)
 
 
