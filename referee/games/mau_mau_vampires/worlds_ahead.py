@@ -78,7 +78,8 @@ class Ahead:
         #: hidden choice -> (seat, step) of each taking it in
         self.taken: dict[int, list[tuple[int, int]]] = {}
         self.takes: dict[int, list[int]] = {}  # seat -> the hidden choices it takes in
-        self.last_out: dict[int, int] = {}  # seat -> its last step giving an item out
+        #: seat -> (step, card) of each card it plays, -1 for a hidden one (:meth:`forced`)
+        self.outs: dict[int, list[tuple[int, int]]] = {}
         for index, (what, seat, thing) in enumerate(self.steps):
             if isinstance(thing, tuple) and thing[0] in ("t", "s"):
                 kind, x = thing
@@ -88,7 +89,7 @@ class Ahead:
                 continue
             self.at.setdefault(seat, []).append(index)
             if what == "out":
-                self.last_out[seat] = index
+                self.outs.setdefault(seat, []).append((index, thing[1] if thing[0] == "c" else -1))
             if what == "out" and thing[0] == "c":
                 self.players.setdefault(thing[1], []).append((index, seat))
             elif what == "out" and thing[0] == "v":
@@ -225,9 +226,16 @@ class Ahead:
         such a token. Each play takes one of the group's copies of its card, on one of them."""
         group_of = self.walk.group
         found: dict[int, list[Play]] = {g: [] for g in groups}
-        for seat, last in self.last_out.items():
-            if last < look.at:
-                continue  # no play of the seat's is left to read
+        left = [look.state.left[g] for g in groups]
+        for seat, outs in self.outs.items():
+            # Only a card with copies left in the group can be its blank tokens' (:meth:`_kind`),
+            # so a seat with no such play left needs no look (a hidden card may be any).
+            if not any(
+                code < 0 or any(copies[code] > 0 for copies in left)
+                for index, code in outs
+                if index >= look.at
+            ):
+                continue
             _, plays, options, kinds = look.seat(seat)
             for (when, code, _), fits in zip(plays, options, strict=True):
                 tokens: set[int] = set()
