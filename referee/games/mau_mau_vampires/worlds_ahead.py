@@ -14,8 +14,8 @@ again first (minutes, in a few positions of six seats). Two checks see it at onc
   play, that may be that card, and held through no pass or "none" call ruling the card out
   in between (MM-15 ruling, MM-22 b); a bipartite matching of the plays to the items says
   whether that can still be. A hidden gift not chosen yet takes an item of the giver's too,
-  one that may be the card of a play of the taker's that only the gift can serve
-  (:meth:`Ahead._gifts`, MM-19);
+  one that may be a card the taker's own matching leaves it to carry, along chains of gifts
+  (:meth:`Ahead._gifts`, :meth:`Ahead._needs`, MM-19);
 * **a shuffle's copies for all who need them** (:meth:`Ahead.forced`,
   :meth:`Ahead.reserved`): the plays that only one shuffle's blank tokens can serve, and
   those that only its copies and no narrowed token can, each take a copy of their card in
@@ -25,10 +25,11 @@ again first (minutes, in a few positions of six seats). Two checks see it at onc
 
 Each seat's items and plays are read once per branch for all the checks (:class:`Look`).
 All are relaxations (an item that comes in unseen may be any item its giver could hold
-then, a call's answer and a card shown are not counted), so none rejects a partial deal
-that has a completion: the search stays complete (any deal it could find, it still can)
-and only fails sooner. The law of the sampled worlds is the chain's
-(:mod:`referee.games.mau_mau_vampires.worlds_chain`), which the start only begins.
+then, through the gifts it took in before; a call's answer and a card shown are not
+counted), so none rejects a partial deal that has a completion: the search stays complete
+(any deal it could find, it still can) and only fails sooner. The law of the sampled
+worlds is the chain's (:mod:`referee.games.mau_mau_vampires.worlds_chain`), which the start
+only begins.
 """
 
 from __future__ import annotations
