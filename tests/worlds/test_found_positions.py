@@ -67,6 +67,15 @@ SLOW = [
     # MM-19: a refereed six-seat hand with hidden gifts, found by the same two checks
     # (was 148 k branches)
     pytest.param(779749362, 355, 6, True, 5, id="mmv-gift-and-shuffle"),
+    # MM-19: a chain of two hidden gifts (seat 4 to seat 1, then seat 1 back to seat 4) must
+    # carry the card seat 4 plays next: seat 1's other items are spent on its own plays, so
+    # only the first gift can have brought what the second takes (was over 120 s: the
+    # gift's item was read one level deep, any card past it)
+    pytest.param(2391990712, 287, 6, False, 3, id="mmv-chain-of-gifts"),
+    # MM-19: hidden gifts into and out of seat 4; what one must carry follows from its
+    # taker's matching (its other items all spoken for), not only from a play that no
+    # other item can serve (was 16 k branches)
+    pytest.param(691162646, 300, 6, False, 0, id="mmv-gift-spoken-for"),
 ]
 BUDGET = 2_000
 

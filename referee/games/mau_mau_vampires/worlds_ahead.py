@@ -14,8 +14,8 @@ again first (minutes, in a few positions of six seats). Two checks see it at onc
   play, that may be that card, and held through no pass or "none" call ruling the card out
   in between (MM-15 ruling, MM-22 b); a bipartite matching of the plays to the items says
   whether that can still be. A hidden gift not chosen yet takes an item of the giver's too,
-  one that may be the card of a play of the taker's that only the gift can serve
-  (:meth:`Ahead._gifts`, MM-19);
+  one that may be a card the taker's own matching leaves it to carry, along chains of gifts
+  (:meth:`Ahead._gifts`, :meth:`Ahead._needs`, MM-19);
 * **a shuffle's copies for all who need them** (:meth:`Ahead.forced`,
   :meth:`Ahead.reserved`): the plays that only one shuffle's blank tokens can serve, and
   those that only its copies and no narrowed token can, each take a copy of their card in
@@ -25,10 +25,11 @@ again first (minutes, in a few positions of six seats). Two checks see it at onc
 
 Each seat's items and plays are read once per branch for all the checks (:class:`Look`).
 All are relaxations (an item that comes in unseen may be any item its giver could hold
-then, a call's answer and a card shown are not counted), so none rejects a partial deal
-that has a completion: the search stays complete (any deal it could find, it still can)
-and only fails sooner. The law of the sampled worlds is the chain's
-(:mod:`referee.games.mau_mau_vampires.worlds_chain`), which the start only begins.
+then, through the gifts it took in before; a call's answer and a card shown are not
+counted), so none rejects a partial deal that has a completion: the search stays complete
+(any deal it could find, it still can) and only fails sooner. The law of the sampled
+worlds is the chain's (:mod:`referee.games.mau_mau_vampires.worlds_chain`), which the start
+only begins.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from typing import Any
 
-from referee.engine.matching import unmatched
+from referee.engine.matching import owners, unmatched
 from referee.games.mau_mau_vampires.worlds_walk import EVERY_CARD, Item, Walk, slot_token
 
 #: room(state, token, code): whether ``code`` may still be laid on the blank ``token``.
@@ -78,6 +79,8 @@ class Ahead:
         #: hidden choice -> (seat, step) of each taking it in
         self.taken: dict[int, list[tuple[int, int]]] = {}
         self.takes: dict[int, list[int]] = {}  # seat -> the hidden choices it takes in
+        #: seat -> (step, card) of each card it plays, -1 for a hidden one (:meth:`forced`)
+        self.outs: dict[int, list[tuple[int, int]]] = {}
         for index, (what, seat, thing) in enumerate(self.steps):
             if isinstance(thing, tuple) and thing[0] in ("t", "s"):
                 kind, x = thing
@@ -86,6 +89,8 @@ class Ahead:
             if seat < 0:
                 continue
             self.at.setdefault(seat, []).append(index)
+            if what == "out":
+                self.outs.setdefault(seat, []).append((index, thing[1] if thing[0] == "c" else -1))
             if what == "out" and thing[0] == "c":
                 self.players.setdefault(thing[1], []).append((index, seat))
             elif what == "out" and thing[0] == "v":
@@ -144,44 +149,77 @@ class Ahead:
         if not all(options):
             return False
         # The rows with the fewest items first: a dead end is found sooner.
-        order = sorted(range(len(options)), key=lambda row: len(options[row]))
-        return next(unmatched(options, order), None) is None
+        return _saturated(options)
 
     def _gifts(
         self, look: Look, seat: int, items: list[Held], kinds: list[Kind]
     ) -> list[list[int]]:
         """For each hidden gift ``seat`` makes from step ``at`` on, not chosen yet, the items
-        (by number) it may move: held before it, and that may be the card of a play of the
-        taker's that only the gift can serve. The gift takes an item of the giver's that no
-        play of the giver's can then take (MM-19, MM-22 a)."""
-        state, at = look.state, look.at
+        (by number) it may move (:meth:`_row`). The gift takes an item of the giver's that
+        no play of the giver's can then take (MM-19, MM-22 a)."""
         rows: list[list[int]] = []
         for choice in self.gives.get(seat, ()):
-            given = self.given[choice]
-            if given < at or choice in state.links or choice in state.picked:
-                continue  # chosen, or a card set aside whose play row stands for it
-            needed: set[int] = set()
-            for taker, entry in self.taken.get(choice, ()):
-                their, plays, fits, _ = look.seat(taker)
-                number = next(n for n, (step, _) in enumerate(their) if step == entry)
-                needed.update(
-                    code for (_, code, _), f in zip(plays, fits, strict=True) if f == [number]
-                )
-            if len(needed) > 1:  # one item, two cards
-                return [[]]
-            rows.append(
-                [
-                    number
-                    for number, (entry, _) in enumerate(items)
-                    if entry < given
-                    and all(
-                        code in kinds[number][0]
-                        or any(code in cards for _, cards in kinds[number][1])
-                        for code in needed
-                    )
-                ]
-            )
+            if self._open(look, choice):
+                row = self._row(look, choice)
+                if not row:
+                    return [[]]
+                rows.append(row)
         return rows
+
+    def _open(self, look: Look, choice: int) -> bool:
+        """Whether a hidden gift is from the look's step on and not chosen yet (a card set
+        aside into a pot the seat took has its play row instead)."""
+        state = look.state
+        return (
+            self.given[choice] >= look.at
+            and choice not in state.links
+            and choice not in state.picked
+        )
+
+    def _row(self, look: Look, choice: int) -> list[int]:
+        """The items (by number) of the giver's that a hidden gift not chosen yet may move:
+        held before it, and that may be one of the cards it may carry (:meth:`_needs`)."""
+        if choice not in look.rows:
+            needed = self._needs(look, choice)
+            items, _, _, kinds = look.seat(self.giver[choice])
+            given = self.given[choice]
+            look.rows[choice] = [
+                number
+                for number, (entry, _) in enumerate(items)
+                if entry < given
+                and (
+                    needed is None
+                    or not needed.isdisjoint(kinds[number][0])
+                    or any(not needed.isdisjoint(cards) for _, cards in kinds[number][1])
+                )
+            ]
+        return look.rows[choice]
+
+    def _needs(self, look: Look, choice: int) -> frozenset[int] | None:
+        """The cards a hidden gift not chosen yet may carry (None: any), from what its taker
+        does with it: where the taker's plays and later gifts can each get an item of their
+        own only if one of them takes this one (a matching, as :meth:`holds`), the item is
+        the card of a play, or one a gift may carry, that can take it in such a matching.
+        So a chain of gifts is followed (MM-19: seat A gives to B, B gives back to A, who
+        plays it). Only the taker's gifts after this one's are rows: each is later, so the
+        chain ends, and leaving rows out is a relaxation."""
+        if choice in look.needs:
+            return look.needs[choice]
+        needed: frozenset[int] | None = None
+        for taker, entry in self.taken.get(choice, ()):
+            their, plays, fits, _ = look.seat(taker)
+            number = next(n for n, (step, _) in enumerate(their) if step == entry)
+            rows: list[list[int]] = list(fits)
+            cards: list[frozenset[int] | None] = [frozenset((code,)) for _, code, _ in plays]
+            for later in self.gives.get(taker, ()):
+                if self.given[later] > entry and self._open(look, later):
+                    rows.append(self._row(look, later))
+                    cards.append(self._needs(look, later))
+            found = _carried(rows, cards, number)
+            if found is not None:
+                needed = found if needed is None else needed & found
+        look.needs[choice] = needed
+        return needed
 
     def forced(self, look: Look, groups: set[int]) -> dict[int, list[Play]]:
         """For each of ``groups``, the plays from step ``at`` on that only its blank tokens can
@@ -189,24 +227,43 @@ class Ahead:
         such a token. Each play takes one of the group's copies of its card, on one of them."""
         group_of = self.walk.group
         found: dict[int, list[Play]] = {g: [] for g in groups}
-        for seat in self.at:
+        left = [look.state.left[g] for g in groups]
+        for seat, outs in self.outs.items():
+            # Only a card with copies left in the group can be its blank tokens' (:meth:`_kind`),
+            # so a seat with no such play left needs no look (a hidden card may be any).
+            if not any(
+                code < 0 or any(copies[code] > 0 for copies in left)
+                for index, code in outs
+                if index >= look.at
+            ):
+                continue
             _, plays, options, kinds = look.seat(seat)
             for (when, code, _), fits in zip(plays, options, strict=True):
-                if any(code in kinds[number][0] for number in fits):
-                    continue  # an item not a blank token may be the card
-                tokens = {
-                    token for number in fits for token, cards in kinds[number][1] if code in cards
-                }
-                if tokens and len({group_of[t] for t in tokens}) == 1:
-                    g = group_of[next(iter(tokens))]
-                    if g in found:
-                        found[g].append((when, code, tuple(sorted(tokens))))
+                tokens: set[int] = set()
+                group = -1
+                for number in fits:
+                    other, blank = kinds[number]
+                    if code in other:
+                        break  # an item not a blank token may be the card
+                    for token, cards in blank:
+                        if code in cards:
+                            if group >= 0 and group != group_of[token]:
+                                break
+                            group = group_of[token]
+                            tokens.add(token)
+                    else:
+                        continue
+                    break  # blank tokens of two groups may serve it
+                else:
+                    if group in found:
+                        found[group].append((when, code, tuple(sorted(tokens))))
         return found
 
-    def _history(self, state: Any, seat: int, at: int) -> tuple[list[Held], list[Ruled]]:
-        """``seat``'s items from step ``at`` on, each (the step it comes in at, -1 if held
-        now; the items it may be, :meth:`_maybe`), and its plays, (step, card, the last step
-        ruling the card out)."""
+    def _history(self, look: Look, seat: int) -> tuple[list[Held], list[Ruled]]:
+        """``seat``'s items from the look's step on, each (the step it comes in at, -1 if
+        held now; the items it may be, :meth:`_maybe`), and its plays, (step, card, the last
+        step ruling the card out)."""
+        state, at = look.state, look.at
         indexes = self.at.get(seat)
         if not indexes:
             return [], []
@@ -217,7 +274,7 @@ class Ahead:
         for index in indexes[bisect_left(indexes, at) :]:
             what, _, thing = steps[index]
             if what == "in":
-                items.append((index, self._maybe(state, thing, at)))
+                items.append((index, self._maybe(look, thing)))
             elif what == "out":
                 kind, x = thing
                 code = x if kind == "c" else state.picked.get(x, -1) if kind == "v" else -1
@@ -228,10 +285,12 @@ class Ahead:
                 nones.append((index, thing))
         return items, plays
 
-    def _maybe(self, state: Any, thing: Item, at: int) -> tuple[Item | None, ...]:
-        """The items a step from ``at`` on may bring in: the one it brings, where known; either
-        place of a share not dealt yet; an item the giver may hold by then, for a hidden gift
-        not chosen yet (None: any item, where that is not known either)."""
+    def _maybe(self, look: Look, thing: Item) -> tuple[Item | None, ...]:
+        """The items a step from the look's step on may bring in: the one it brings, where
+        known; either place of a share not dealt yet; for a hidden gift not chosen yet, an
+        item the giver may hold by then, following a chain of such gifts back (None: any
+        item, where that is not known either)."""
+        state = look.state
         item = self._coming(state, thing)
         if item is not None:
             return (item,)
@@ -241,15 +300,18 @@ class Ahead:
         giver = self.giver.get(x)
         if giver is None:
             return (None,)
-        given = self.given[x]
-        held: list[Item | None] = list(state.hands.get(giver, ()))
-        for index in self.at[giver][bisect_left(self.at[giver], at) :]:
-            if index >= given:
-                break
-            what, _, other = self.steps[index]
-            if what == "in":
-                held.append(self._coming(state, other))  # one level only: None if unknown
-        return tuple(held)
+        if x not in look.maybe:
+            given = self.given[x]
+            held: dict[Item | None, None] = dict.fromkeys(state.hands.get(giver, ()))
+            steps, at = self.at[giver], look.at
+            for index in steps[bisect_left(steps, at) :]:
+                if index >= given:
+                    break
+                what, _, other = self.steps[index]
+                if what == "in":  # an earlier step, so the chain ends
+                    held.update(dict.fromkeys(self._maybe(look, other)))
+            look.maybe[x] = tuple(held)
+        return look.maybe[x]
 
     def _fits(
         self, state: Any, items: list[Held], plays: list[Ruled], kinds: list[Kind]
@@ -257,15 +319,15 @@ class Ahead:
         """For each play, the items (by number) it may be played from: held before it and
         through no "none" call or pass ruling its card out, and that may be its card
         (``kinds``: :meth:`_kind` of each item)."""
-        cards = [other.union(*(c for _, c in blank)) for other, blank in kinds]
-        return [
-            [
-                number
-                for number, (entry, _) in enumerate(items)
-                if since <= entry < when and code in cards[number]
-            ]
-            for when, code, since in plays
-        ]
+        cards = [other.union(*[c for _, c in blank]) if blank else other for other, blank in kinds]
+        entries = [entry for entry, _ in items]  # in order: held now, then by step
+        fits = []
+        for when, code, since in plays:
+            low = bisect_left(entries, since)
+            fits.append(
+                [n for n in range(low, bisect_left(entries, when, low)) if code in cards[n]]
+            )
+        return fits
 
     def _kind(
         self,
@@ -369,6 +431,46 @@ class Ahead:
         return thing
 
 
+def _saturated(options: list[list[int]]) -> bool:
+    """Whether every row of ``options`` gets an item of its own (the fewest items first)."""
+    order = sorted(range(len(options)), key=lambda row: len(options[row]))
+    return next(unmatched(options, order), None) is None
+
+
+def _carried(
+    rows: list[list[int]], cards: list[frozenset[int] | None], item: int
+) -> frozenset[int] | None:
+    """The cards ``item`` may be, where each of ``rows`` (of the cards ``cards``, None: any)
+    needs an item of its own: None if the rows can do without it; else the cards of the
+    rows that can take it with the others served (none: the rows cannot all be served).
+    One matching, then the items the row holding ``item`` reaches by alternating paths
+    without it: a free one means the rows can do without it; a row can take it in some
+    matching exactly when the item it holds is reached (the path shifts to free it)."""
+    owner = owners(rows, sorted(range(len(rows)), key=lambda row: len(rows[row])))
+    if owner is None:
+        return frozenset()
+    first = owner.get(item)
+    if first is None:
+        return None
+    reached: set[int] = {item}
+    todo = [first]
+    while todo:
+        for other in rows[todo.pop()]:
+            if other not in reached:
+                if other not in owner:
+                    return None  # the holder can move to a free item
+                reached.add(other)
+                todo.append(owner[other])
+    found: set[int] = set()
+    for row in {first, *(owner[other] for other in reached if other != item)}:
+        if item in rows[row]:
+            these = cards[row]
+            if these is None:
+                return None
+            found |= these
+    return frozenset(found)
+
+
 class Look:
     """One partial deal seen from step ``at`` on: each seat's items, plays, the items each
     play may take and what each item may be (:meth:`Ahead._history`, :meth:`Ahead._fits`,
@@ -376,7 +478,7 @@ class Look:
     (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`, :meth:`Ahead.holds`),
     which ask for the same seats."""
 
-    __slots__ = ("ahead", "alike", "at", "room", "seats", "state")
+    __slots__ = ("ahead", "alike", "at", "maybe", "needs", "room", "rows", "seats", "state")
 
     def __init__(self, ahead: Ahead, state: Any, at: int, room: Room) -> None:
         self.ahead = ahead
@@ -386,13 +488,19 @@ class Look:
         self.seats: dict[int, Seen] = {}
         #: the cards blank tokens alike may be (:meth:`Ahead._kind`), for every seat
         self.alike: dict[Any, frozenset[int]] = {}
+        #: hidden choice not made yet -> the items it may move (:meth:`Ahead._maybe`)
+        self.maybe: dict[int, tuple[Item | None, ...]] = {}
+        #: hidden gift not chosen yet -> its giver's items it may move (:meth:`Ahead._row`)
+        self.rows: dict[int, list[int]] = {}
+        #: hidden gift not chosen yet -> the cards it may carry (:meth:`Ahead._needs`)
+        self.needs: dict[int, frozenset[int] | None] = {}
 
     def seat(self, seat: int) -> Seen:
         """``seat``'s items and plays from the step on, the items each play may take and
         what each item may be."""
         if seat not in self.seats:
             ahead = self.ahead
-            items, plays = ahead._history(self.state, seat, self.at)
+            items, plays = ahead._history(self, seat)
             kinds = [ahead._kind(self.state, m, self.room, self.alike) for _, m in items]
             self.seats[seat] = (items, plays, ahead._fits(self.state, items, plays, kinds), kinds)
         return self.seats[seat]
