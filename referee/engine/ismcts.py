@@ -200,8 +200,34 @@ def decision(root: Node, legal: tuple[Command, ...], first: Command, guard: floa
     chosen, heuristic = root.children[best], root.children.get(first)
     if heuristic is None or heuristic.visits < 2 or chosen.visits < 2:
         return first
-    error = math.sqrt(chosen.variance / chosen.visits + heuristic.variance / heuristic.visits)
+    # Each child's variance is at least that of all the root's rewards together: two or
+    # three equal rewards are no evidence of a steady command (their sample variance is 0,
+    # and any lead would pass), and the root's children share one scale of reward.
+    floor = pooled_variance(root)
+    error = math.sqrt(
+        max(chosen.variance, floor) / chosen.visits
+        + max(heuristic.variance, floor) / heuristic.visits
+    )
     return best if chosen.mean - heuristic.mean > guard * error + 1e-9 else first
+
+
+def pooled_variance(node: Node) -> float:
+    """The sample variance of every reward backed up through ``node``'s children together.
+
+    >>> node = Node()
+    >>> node.children = {"a": Child(Node(), 0, visits=2, total=2.0, squares=2.0),
+    ...                  "b": Child(Node(), 0, visits=2, total=0.0, squares=0.0)}
+    >>> round(pooled_variance(node), 3)
+    0.333
+    """
+    visits = total = squares = 0.0
+    for child in node.children.values():
+        visits += child.visits
+        total += child.total
+        squares += child.squares
+    if visits < 2:
+        return 0.0
+    return max(squares - total * total / visits, 0.0) / (visits - 1)
 
 
 def grow(
@@ -369,6 +395,7 @@ __all__ = [
     "grow",
     "ismcts_settings_for",
     "iterate",
+    "pooled_variance",
     "search",
     "weighed",
 ]

@@ -260,3 +260,16 @@ def test_the_search_with_a_guard_plays_the_heuristic_where_its_evidence_is_thin(
         guarded = dataclasses.replace(base, guard=1e9)
         assert ismcts.search(known, Chance(b"g"), stop, guarded) == favourite
     assert deviated, "the unguarded search never deviated: the test is blind"
+
+
+def test_the_guard_reads_few_equal_rewards_as_no_evidence_of_a_steady_command() -> None:
+    root = ismcts.Node()
+    # Three equal rewards each: every child's own sample variance is 0, so without a floor
+    # any lead passes any guard.
+    root.children = {"a": rewarded([0.5] * 3), "b": rewarded([0.75] * 3)}
+    assert root.children["b"].variance == 0.0 == root.children["a"].variance
+    # The floor: the variance of the six rewards together (0.01875), a standard error of the
+    # difference of about 0.112 against a lead of 0.25.
+    assert ismcts.pooled_variance(root) == pytest.approx(0.01875)
+    assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "b"
+    assert ismcts.decision(root, ("a", "b"), "a", guard=3.0) == "a"
