@@ -3,6 +3,7 @@
     python tournaments/duel.py GAME DEALS [MILLIS] [--bias B] [--start N]
         [--opponents heuristic|tree] [--set FIELD=VALUE ...]
     python tournaments/duel.py --combine FILE [FILE ...]
+    python tournaments/duel.py --paired A.out [...] vs B.out [...]
 
 The same comparison as a ``format: duplicate`` tournament read by ``tournaments/paired.py``
 (every deal played with the search in every seat, the heuristic in the others; per deal the
@@ -18,7 +19,8 @@ runner's gRPC and referee cost as much CPU as the bots. Two measures per deal:
 The search's budget is its thread's CPU time (``time.thread_time``), as in every caller.
 Prints one JSON line per deal as it ends (``--combine`` pools such lines from several runs,
 e.g. deal ranges split with ``--start`` over two processes), then the summary and the mean
-iterations per move.
+iterations per move. ``--paired`` compares two settings over the deals both played: B's
+per-deal value minus A's, with a 95% interval (the same deals, so the deal's luck cancels).
 """
 
 from __future__ import annotations
@@ -136,8 +138,8 @@ def summary(lines: list[dict[str, object]]) -> str:
     )
 
 
-def combine(paths: list[str]) -> None:
-    """Pool the per-deal lines of several runs, one summary per game, budget and settings."""
+def read(paths: list[str]) -> dict[tuple[str, str, str], dict[int, dict[str, object]]]:
+    """The per-deal lines of several runs by game, budget and settings, then by deal."""
     groups: dict[tuple[str, str, str], dict[int, dict[str, object]]] = {}
     for path in paths:
         with open(path, encoding="utf-8") as lines:
@@ -146,8 +148,36 @@ def combine(paths: list[str]) -> None:
                     line = json.loads(text)
                     key = (line["game"], str(line["millis"]), line["settings"])
                     groups.setdefault(key, {})[line["deal"]] = line
-    for deals in groups.values():
+    return groups
+
+
+def combine(paths: list[str]) -> None:
+    """Pool the per-deal lines of several runs, one summary per game, budget and settings."""
+    for deals in read(paths).values():
         print(summary(list(deals.values())))
+
+
+def paired(paths: list[str]) -> None:
+    """``A... vs B...``: B's per-deal values minus A's over the deals both played (one game,
+    budget and settings on each side), the mean of the differences with its 95% interval."""
+    if "vs" not in paths:
+        raise SystemExit("--paired A.out [A2.out ...] vs B.out [B2.out ...]")
+    cut = paths.index("vs")
+    sides = []
+    for side in (paths[:cut], paths[cut + 1 :]):
+        groups = list(read(side).values())
+        if len(groups) != 1:
+            raise SystemExit(f"{side}: {len(groups)} kinds of run, one expected per side")
+        sides.append(groups[0])
+    before, after = sides
+    deals = sorted(set(before) & set(after))
+    if len(deals) < 2:
+        raise SystemExit("fewer than two deals in common")
+    for measure in ("points", "score"):
+        differences = [
+            float(str(after[deal][measure])) - float(str(before[deal][measure])) for deal in deals
+        ]
+        print(f"{measure}: B - A over {len(deals)} deals: {interval(differences)}")
 
 
 def main() -> None:
@@ -160,9 +190,13 @@ def main() -> None:
     parser.add_argument("--opponents", choices=("heuristic", "tree"), default=None)
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--combine", nargs="+", metavar="FILE")
+    parser.add_argument("--paired", nargs="+", metavar="FILE")
     args = parser.parse_args()
     if args.combine:
         combine(args.combine)
+        return
+    if args.paired:
+        paired(args.paired)
         return
     if args.game is None or args.deals is None:
         parser.error("GAME and DEALS are required without --combine")

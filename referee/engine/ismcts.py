@@ -9,7 +9,10 @@ both the tree's prior and its rollout. Each iteration
    :class:`~referee.engine.search.SearchTable`; the first ``Settings.worlds`` iterations each
    sample a new one, later ones reuse them in turn (a sample costs about as much as a
    playout, and a world is only a starting point: the tree's statistics are over all of
-   them);
+   them). With ``Settings.infer`` above 0 each iteration instead draws among the worlds
+   sampled so far in proportion to how well each explains the other seats' recent moves as
+   the heuristic's (:mod:`referee.engine.beliefs`): the sampler treats them as able to play
+   anything legal, and they are not;
 2. **selects** down one tree for every seat's decisions, keyed by the commands played. A
    node's children are those commands that were ever legal in a world that reached it; each
    counts how often it was *available* (legal in the iteration's world), and UCB1 is taken
@@ -65,6 +68,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from referee.engine.beliefs import surprises
 from referee.engine.bot import Bot, game_bot
 from referee.engine.game import Command, Rejection, Seat
 from referee.engine.pimc import reward, rollout, settings_for, view_for
@@ -101,6 +105,19 @@ class Settings:
     #: Standard errors by which the played command's mean must beat the heuristic's own at
     #: the root (:func:`decision`); 0: the most visited child is played.
     guard: float = 0.0
+    #: How many of the other seats' last decisions weigh a world (:mod:`referee.engine.beliefs`):
+    #: each iteration draws its world among those sampled with weight ``tremble ** n``, ``n``
+    #: the decisions the heuristic would have made otherwise there. 0: the worlds in turn,
+    #: unweighed (every seat treated as able to play anything legal).
+    infer: int = 0
+    #: The chance given to each such surprise, in (0, 1] (1: no weighing).
+    tremble: float = 0.1
+
+    def __post_init__(self) -> None:
+        if self.infer < 0:
+            raise ValueError(f"infer must be at least 0, not {self.infer}")
+        if not 0.0 < self.tremble <= 1.0:
+            raise ValueError(f"tremble must be in (0, 1], not {self.tremble}")
 
 
 def ismcts_settings_for(type_id: str) -> Settings:
@@ -183,8 +200,34 @@ def decision(root: Node, legal: tuple[Command, ...], first: Command, guard: floa
     chosen, heuristic = root.children[best], root.children.get(first)
     if heuristic is None or heuristic.visits < 2 or chosen.visits < 2:
         return first
-    error = math.sqrt(chosen.variance / chosen.visits + heuristic.variance / heuristic.visits)
+    # Each child's variance is at least that of all the root's rewards together: two or
+    # three equal rewards are no evidence of a steady command (their sample variance is 0,
+    # and any lead would pass), and the root's children share one scale of reward.
+    floor = pooled_variance(root)
+    error = math.sqrt(
+        max(chosen.variance, floor) / chosen.visits
+        + max(heuristic.variance, floor) / heuristic.visits
+    )
     return best if chosen.mean - heuristic.mean > guard * error + 1e-9 else first
+
+
+def pooled_variance(node: Node) -> float:
+    """The sample variance of every reward backed up through ``node``'s children together.
+
+    >>> node = Node()
+    >>> node.children = {"a": Child(Node(), 0, visits=2, total=2.0, squares=2.0),
+    ...                  "b": Child(Node(), 0, visits=2, total=0.0, squares=0.0)}
+    >>> round(pooled_variance(node), 3)
+    0.333
+    """
+    visits = total = squares = 0.0
+    for child in node.children.values():
+        visits += child.visits
+        total += child.total
+        squares += child.squares
+    if visits < 2:
+        return 0.0
+    return max(squares - total * total / visits, 0.0) / (visits - 1)
 
 
 def grow(
@@ -196,19 +239,45 @@ def grow(
     players = knowledge.players
     rounds = settings.horizon == "round"
     worlds: list[World] = []
+    weights: list[float] = []
+    infer = settings.infer if bot is not None else 0
     root = Node()
     done = 0
     while not stop(done):
         if len(worlds) < settings.worlds:
             world = sample_world(knowledge, rng.seed(), check=False)
             worlds.append(world)
+            if infer:
+                assert bot is not None
+                weights.append(settings.tremble ** surprises(world, knowledge.seat, bot, infer))
         else:
             world = worlds[done % settings.worlds]
+        if infer:
+            # Among the worlds sampled so far, the new one included: an unlikely world is
+            # rarely searched even while the sample grows.
+            world = worlds[weighed(weights, rng)]
         # The world's state is never changed in place by a search table: reusing it is safe.
         table: SearchTable[Any] = SearchTable(game, world.config, world.state)
         iterate(table, root, bot, rng, settings, players, rounds, knowledge.seat)
         done += 1
     return root
+
+
+def weighed(weights: list[float], rng: Chance) -> int:
+    """An index of ``weights`` drawn in proportion to them (uniformly when all are 0).
+
+    >>> [weighed([0.0, 1.0, 0.0], Chance(b"w")) for _ in range(3)]
+    [1, 1, 1]
+    """
+    total = sum(weights)
+    if total <= 0.0:
+        return rng.below(len(weights))
+    point = rng.random() * total
+    for index, weight in enumerate(weights):
+        point -= weight
+        if point < 0.0:
+            return index
+    return max(index for index, weight in enumerate(weights) if weight > 0.0)
 
 
 def iterate(
@@ -326,5 +395,7 @@ __all__ = [
     "grow",
     "ismcts_settings_for",
     "iterate",
+    "pooled_variance",
     "search",
+    "weighed",
 ]

@@ -83,9 +83,50 @@ def test_the_same_seed_and_iterations_give_the_same_command_and_tree(
     assert decide(known, random.Random(3)) == decide(known, random.Random(3))
 
 
+def inferring(game: str) -> ismcts.Settings:
+    """The game's settings with the worlds weighed by the others' recent moves."""
+    return dataclasses.replace(ismcts.ismcts_settings_for(game), infer=4)
+
+
+@pytest.mark.parametrize(("game", "players", "options"), GAMES)
+def test_worlds_weighed_by_the_others_moves_give_the_same_tree_from_the_same_seed(
+    game: str, players: int, options: dict[str, str]
+) -> None:
+    table = Table.create(game, players, options, seed=b"again-infer")
+    advance(table, 7)
+    seat = table.pending()[0]
+    known = knowledge_of(table, seat)
+    settings = inferring(game)
+
+    def tree(seed: bytes) -> list[tuple[object, int, float]]:
+        root = ismcts.grow(known, Chance(seed), lambda done: done >= 30, settings)
+        return [(c, child.visits, child.total) for c, child in root.children.items()]
+
+    assert tree(b"one") == tree(b"one")
+    strategy = SearchStrategy(game, iterations=30, settings=settings)
+    command = strategy.choose_known(known, random.Random(3))
+    assert command in known.legal
+    assert command == strategy.choose_known(known, random.Random(3))
+
+
+def test_settings_refuse_a_tremble_outside_its_range_and_a_negative_infer() -> None:
+    for bad in ({"tremble": 0.0}, {"tremble": 1.5}, {"infer": -1}):
+        with pytest.raises(ValueError, match=r"^(tremble|infer) must"):
+            ismcts.Settings(**bad)  # type: ignore[arg-type]
+
+
+def test_a_weighed_pick_follows_the_weights() -> None:
+    rng = Chance(b"weights")
+    picks = [ismcts.weighed([1.0, 0.0, 3.0], rng) for _ in range(4000)]
+    assert picks.count(1) == 0
+    assert 0.2 < picks.count(0) / len(picks) < 0.3
+    assert {ismcts.weighed([0.0, 0.0], rng) for _ in range(50)} == {0, 1}
+
+
+@pytest.mark.parametrize("infer", [0, 4], ids=["unweighed", "weighed"])
 @pytest.mark.parametrize(("game", "players", "options"), GAMES)
 def test_the_decision_does_not_depend_on_what_the_seat_cannot_see(
-    game: str, players: int, options: dict[str, str]
+    game: str, players: int, options: dict[str, str], infer: int
 ) -> None:
     """The leak property: positions that differ only in what the seat may not see (the
     game's hidden variant of the state, the same history as the seat saw it) get the same
@@ -101,7 +142,8 @@ def test_the_decision_does_not_depend_on_what_the_seat_cannot_see(
         differing += other.state != table.state
         known_other = knowledge_of(other, seat)
         assert known_other.view == known.view and known_other.events == known.events
-        decide = SearchStrategy(game, iterations=16).choose_known
+        settings = dataclasses.replace(ismcts.ismcts_settings_for(game), infer=infer)
+        decide = SearchStrategy(game, iterations=16, settings=settings).choose_known
         assert decide(known, random.Random(salt)) == decide(known_other, random.Random(salt))
     assert differing, "hidden_variant changed nothing: the test is blind"
 
@@ -218,3 +260,16 @@ def test_the_search_with_a_guard_plays_the_heuristic_where_its_evidence_is_thin(
         guarded = dataclasses.replace(base, guard=1e9)
         assert ismcts.search(known, Chance(b"g"), stop, guarded) == favourite
     assert deviated, "the unguarded search never deviated: the test is blind"
+
+
+def test_the_guard_reads_few_equal_rewards_as_no_evidence_of_a_steady_command() -> None:
+    root = ismcts.Node()
+    # Three equal rewards each: every child's own sample variance is 0, so without a floor
+    # any lead passes any guard.
+    root.children = {"a": rewarded([0.5] * 3), "b": rewarded([0.75] * 3)}
+    assert root.children["b"].variance == 0.0 == root.children["a"].variance
+    # The floor: the variance of the six rewards together (0.01875), a standard error of the
+    # difference of about 0.112 against a lead of 0.25.
+    assert ismcts.pooled_variance(root) == pytest.approx(0.01875)
+    assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "b"
+    assert ismcts.decision(root, ("a", "b"), "a", guard=3.0) == "a"
