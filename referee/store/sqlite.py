@@ -303,8 +303,8 @@ class SqliteEventStore(GroupCommitStore):
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction, rolled back if the block (or the commit) raises.
 
-        The caller holds a turn (``self._turns``), except during ``__init__`` when no other thread can
-        see the store yet.
+        The caller holds a turn (``self._turns``), except during ``__init__`` when no other
+        thread can see the store yet.
         """
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
