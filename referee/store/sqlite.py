@@ -12,10 +12,17 @@ games, in one transaction (group commit, :mod:`referee.store.group`): one commit
 Writes run in ``BEGIN IMMEDIATE`` transactions that take the write lock up front, so the
 version check and the insert see the same state even when another process shares the file.
 
+Calls of this process take turns at the connection in the order they asked (:class:`Turns`):
+a call queued behind others waits while their turns pass, however long the queue, because
+that is the store working, not a fault (the server's store, loader and group-commit threads
+queue here together; under load a fixed wait for a turn failed calls of a healthy store,
+issue 25's P4). A call fails with :class:`StoreUnavailable` only when no turn at all has
+passed for ``wait`` seconds (a call holding the connection is stuck).
+
 Faults: a call waits at most ``wait`` seconds for the file's write lock (another process
-holding it) and for this store's own lock, then fails with :class:`StoreUnavailable`, as it
-does when the disk (or ``max_page_count``) is full or the file cannot be written. SQLite
-rolls such a transaction back whole, so nothing of it was written.
+holding it), then fails with :class:`StoreUnavailable`, as it does when the disk (or
+``max_page_count``) is full or the file cannot be written. SQLite rolls such a transaction
+back whole, so nothing of it was written.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ import json
 import os
 import sqlite3
 import threading
+import time
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -60,7 +69,7 @@ from referee.store.rows import (
 )
 from referee.store.sqlite_schema import MIGRATIONS, SCHEMA, SCHEMA_VERSION
 
-__all__ = ["FAILING_WAIT", "SCHEMA_VERSION", "SqliteEventStore"]
+__all__ = ["FAILING_WAIT", "SCHEMA_VERSION", "SqliteEventStore", "Turns"]
 
 _GAME_COLUMNS = (
     "game_id, game_type, players, options, seed, deal, token_hashes, created_at, version, finished,"
@@ -123,6 +132,68 @@ def _fault(error: sqlite3.Error) -> StoreUnavailable | None:
     )
 
 
+class Turns:
+    """The store's connection, one call at a time, in the order the calls asked.
+
+    :meth:`take` waits while turns pass, however many are queued ahead: a queue that moves
+    is the store working. It gives up (``False``) only after ``stall`` seconds in which no turn
+    began, the holder stuck; a call that gives up leaves the queue. ``turns`` counts the
+    turns begun and ``queued`` the calls waiting (tests)."""
+
+    def __init__(self, stall: float) -> None:
+        self.stall = stall
+        self._changed = threading.Condition(threading.Lock())
+        self._held = False
+        self._queue: deque[object] = deque()
+        self.turns = 0
+
+    @property
+    def queued(self) -> int:
+        with self._changed:
+            return len(self._queue)
+
+    def take(self) -> bool:
+        """This caller's turn (``True``), or ``False`` after ``stall`` seconds without one."""
+        with self._changed:
+            if not self._held and not self._queue:
+                return self._begin()
+            me = object()
+            self._queue.append(me)
+            seen, since = self.turns, time.monotonic()
+            while self._held or self._queue[0] is not me:
+                if self.turns != seen:  # the queue moved: a fresh ``stall`` from now
+                    seen, since = self.turns, time.monotonic()
+                left = since + self.stall - time.monotonic()
+                if left <= 0:
+                    self._queue.remove(me)
+                    self._changed.notify_all()  # the head may have changed
+                    return False
+                self._changed.wait(left)
+            self._queue.popleft()
+            return self._begin()
+
+    def _begin(self) -> bool:
+        self._held = True
+        self.turns += 1
+        return True
+
+    def give(self) -> None:
+        """End this caller's turn: the first one queued takes the next."""
+        with self._changed:
+            self._held = False
+            self._changed.notify_all()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """A turn, however long it takes (closing the store)."""
+        while not self.take():
+            pass
+        try:
+            yield
+        finally:
+            self.give()
+
+
 class SqliteEventStore(GroupCommitStore):
     """Event store in the SQLite database at ``path`` (created with its folders if missing).
 
@@ -144,8 +215,8 @@ class SqliteEventStore(GroupCommitStore):
         self.path = os.fspath(path)
         if self.path not in ("", ":memory:"):
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
         self.wait = wait
+        self._turns = Turns(wait)
         #: Set while another connection holds the write lock past our wait: calls then wait
         #: only :data:`FAILING_WAIT` for it, so calls queued one behind another (the server
         #: makes them one at a time) do not each wait the whole ``wait``.
@@ -195,10 +266,10 @@ class SqliteEventStore(GroupCommitStore):
     @contextmanager
     def _locked(self) -> Iterator[sqlite3.Connection]:
         """The connection under this store's lock; SQLite's passing faults (and a lock not
-        had within ``wait``) as :class:`StoreUnavailable`."""
-        if not self._lock.acquire(timeout=self.wait):
+        queue stalled for ``wait``, see :class:`Turns`) as :class:`StoreUnavailable`."""
+        if not self._turns.take():
             raise StoreUnavailable(
-                f"the SQLite event store is busy (no turn within {self.wait:g} s)",
+                f"the SQLite event store is stuck (no call's turn began within {self.wait:g} s)",
                 retry_after=1.0,
             )
         try:
@@ -211,7 +282,7 @@ class SqliteEventStore(GroupCommitStore):
                 self._busy_wait(self._connection(), failing=True)
             raise fault from None
         finally:
-            self._lock.release()
+            self._turns.give()
 
     def _busy_wait(self, conn: sqlite3.Connection, *, failing: bool) -> None:
         """Wait :data:`FAILING_WAIT` (``failing``) or ``wait`` for the write lock from now on."""
@@ -232,8 +303,8 @@ class SqliteEventStore(GroupCommitStore):
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction, rolled back if the block (or the commit) raises.
 
-        The caller holds ``self._lock``, except during ``__init__`` when no other thread can
-        see the store yet.
+        The caller holds a turn (``self._turns``), except during ``__init__`` when no other
+        thread can see the store yet.
         """
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
@@ -527,7 +598,7 @@ class SqliteEventStore(GroupCommitStore):
 
     def close(self) -> None:
         self._writer.close()  # commits what is queued first
-        with self._lock:
+        with self._turns.held():
             if self._conn is not None:
                 self._conn.close()  # the last connection to close also checkpoints the WAL
                 self._conn = None
