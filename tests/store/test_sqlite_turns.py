@@ -15,7 +15,7 @@ import pytest
 
 from referee.store import SqliteEventStore, StoreUnavailable, sqlite_documents
 from referee.store.base import DocumentWrite
-from referee.store.sqlite import Turns
+from referee.store.turns import Turns
 from tests.store.test_event_store import record
 
 #: The store's wait in the queue test, and how long each call there holds its turn: eight
