@@ -98,7 +98,11 @@ def configure_logging(level: int = logging.INFO) -> None:
         processors=[*stamped, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.stdlib.LoggerFactory(),
-        cache_logger_on_first_use=True,
+        # Not cached: a module-level logger (``structlog.get_logger`` at import) would keep the
+        # first configuration for good, so an embedding host's later ``structlog.configure``
+        # (or a test's ``capture_logs``) would never see the referee's lines. No line is logged
+        # per command at info level, so the lookup per call costs nothing that matters.
+        cache_logger_on_first_use=False,
     )
     _HANDLER.setFormatter(
         structlog.stdlib.ProcessorFormatter(
