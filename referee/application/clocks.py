@@ -256,8 +256,9 @@ class SeatClocks:
     grace_ms: int = DEFAULT_CONNECT_GRACE_MS
     #: When the game dealt (unix ms; None before).
     started_ms: int | None = None
-    #: seat -> milliseconds after the start it first called (at least 1), for gated seats.
-    present_after: dict[int, int] = field(default_factory=dict)
+    #: seat -> milliseconds after the start it first called (at least 1), for gated seats;
+    #: None until the first (most games have no gated seat: no empty dict each).
+    present_after: dict[int, int] | None = None
 
     def __post_init__(self) -> None:
         self.bank = [self.clock.bank_ms] * self.players
@@ -291,12 +292,24 @@ class SeatClocks:
         """Unix ms from which ``seat`` counts as present (0: always, as a claimed seat)."""
         if seat not in self.gated or self.started_ms is None:
             return 0
-        after = self.present_after.get(seat, self.grace_ms)
+        after = (
+            self.grace_ms
+            if self.present_after is None
+            else self.present_after.get(seat, self.grace_ms)
+        )
         return self.started_ms + min(after, self.grace_ms)
 
     def is_present(self, seat: int) -> bool:
         """True once the seat's first call was recorded (or its seat needs none)."""
-        return seat not in self.gated or seat in self.present_after
+        return seat not in self.gated or (
+            self.present_after is not None and seat in self.present_after
+        )
+
+    def mark_present(self, seat: int, after_ms: int) -> None:
+        """``seat`` first called ``after_ms`` after the start (at least 1)."""
+        if self.present_after is None:
+            self.present_after = {}
+        self.present_after[seat] = after_ms
 
     def _start(self, seat: int) -> int | None:
         """When the seat's pending decision started counting (None: no decision)."""

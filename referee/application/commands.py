@@ -96,7 +96,7 @@ class Commands:
         repository = self.repository
         command_id = sent.command_id
         async with live.lock:
-            first = live.accepted.get(command_id)
+            first = live.accepted_outcome(command_id)
             if first is not None:
                 if first.fingerprint != fingerprint:
                     raise _reused(command_id)
@@ -105,7 +105,7 @@ class Commands:
             # restart, or by another process). Such a retry is stale by now, so the store is
             # asked only when the command cannot be applied; one that can goes to the append,
             # which refuses a recorded id itself (DuplicateCommand): no extra store round trip.
-            refused = live.rejected.get(command_id)
+            refused = live.refusal(command_id)
             if refused is not None:
                 first = await self._recorded(live, command_id, fingerprint)
                 if first is not None:
@@ -141,9 +141,7 @@ class Commands:
                     if first is not None:
                         return self._accepted(live, seat, first, duplicate=True)
                     violation = errors.rule_violation(rejection, seat)
-                    live.rejected[command_id] = (fingerprint, violation)
-                    while len(live.rejected) > REJECTED_MEMORY:
-                        del live.rejected[next(iter(live.rejected))]  # the oldest
+                    live.refuse(command_id, fingerprint, violation, REJECTED_MEMORY)
                     repository.count(live, seat, REJECTED)
                     raise violation from None
                 version = table.version
@@ -171,7 +169,7 @@ class Commands:
                 break
             else:
                 raise errors.not_now("the game is busy; try again", "BUSY")
-            live.accepted[command_id] = outcome
+            live.accept(command_id, outcome)
             repository.metrics.decision_seconds_of(live.record.game_type).observe(
                 decision_ms / 1000
             )

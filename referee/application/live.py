@@ -78,14 +78,17 @@ class LiveGame:
     game_id: str
     record: GameRecord
     table: Table[Any]
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: The game's lock, made when a call first takes it (read through :attr:`lock`: an
+    #: asyncio.Lock takes 100 bytes, and an idle game need not hold one).
+    made_lock: asyncio.Lock | None = None
     #: The open streams, in the order they opened (a dict as an ordered set: an empty one
     #: takes 64 bytes, an empty set 216; every idle game holds one).
     subscribers: dict[Subscriber, None] = field(default_factory=dict)
-    accepted: dict[str, CommandOutcome] = field(default_factory=dict)
+    #: The commands accepted here, by id (None until the first: an idle game holds none).
+    accepted: dict[str, CommandOutcome] | None = None
     #: Recently refused command ids, oldest first (a plain dict keeps the order; an empty
-    #: OrderedDict takes twice its bytes).
-    rejected: dict[str, tuple[str, RefereeError]] = field(default_factory=dict)
+    #: OrderedDict takes twice its bytes; None until the first refusal).
+    rejected: dict[str, tuple[str, RefereeError]] | None = None
     #: batch_ends[i] = sequence of the last event appended together with event i + 1.
     batch_ends: list[int] = field(default_factory=list)
     #: The version our append in flight reaches (0 if none): the store's notice of it is ours.
@@ -93,8 +96,9 @@ class LiveGame:
     settings: GameSettings = field(default_factory=GameSettings)
     #: recorded_ms[i] = when the batch of event i + 1 was appended (unix ms).
     recorded_ms: list[int] = field(default_factory=list)
-    #: sequence -> the stamp of the first event of a batch a decision caused.
-    decided: dict[int, Decided] = field(default_factory=dict)
+    #: sequence -> the stamp of the first event of a batch a decision caused (None until
+    #: the first: a game just dealt has none).
+    decided: dict[int, Decided] | None = None
     clocks: SeatClocks | None = None
     #: Per-seat counters kept in the store: {seat: {"rejected": n, "disconnects": n}}.
     stats: dict[int, dict[str, int]] = field(default_factory=dict)
@@ -130,7 +134,42 @@ class LiveGame:
         clocks = self.clocks
         for seat, counters in self.stats.items():
             if counters.get(PRESENT):
-                clocks.present_after[seat] = counters[PRESENT]
+                clocks.mark_present(seat, counters[PRESENT])
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """The game's lock (made at the first call that takes it)."""
+        lock = self.made_lock
+        if lock is None:
+            lock = self.made_lock = asyncio.Lock()
+        return lock
+
+    @property
+    def locked(self) -> bool:
+        """A call holds the game's lock (asks without making one)."""
+        return self.made_lock is not None and self.made_lock.locked()
+
+    def accepted_outcome(self, command_id: str) -> CommandOutcome | None:
+        """The outcome of ``command_id`` if this process accepted it."""
+        return None if self.accepted is None else self.accepted.get(command_id)
+
+    def accept(self, command_id: str, outcome: CommandOutcome) -> None:
+        if self.accepted is None:
+            self.accepted = {}
+        self.accepted[command_id] = outcome
+
+    def refusal(self, command_id: str) -> tuple[str, RefereeError] | None:
+        """The fingerprint and refusal of ``command_id`` if it was refused recently here."""
+        return None if self.rejected is None else self.rejected.get(command_id)
+
+    def refuse(self, command_id: str, fingerprint: str, error: RefereeError, keep: int) -> None:
+        """Remember a refusal, the latest ``keep`` of them (the oldest leave first)."""
+        rejected = self.rejected
+        if rejected is None:
+            rejected = self.rejected = {}
+        rejected[command_id] = (fingerprint, error)
+        while len(rejected) > keep:
+            del rejected[next(iter(rejected))]  # the oldest
 
     @property
     def latest(self) -> LatestBatch:
@@ -165,6 +204,8 @@ class LiveGame:
         self.batch_ends.extend([table.version] * count)
         self.recorded_ms.extend([recorded] * count)
         if decided is not None and count:
+            if self.decided is None:
+                self.decided = {}
             self.decided[first] = decided
         clocks = self.seat_clocks
         if clocks.started_ms is None and table.started:
@@ -197,7 +238,7 @@ class LiveGame:
             event,
             self.batch_ends[index],
             self.recorded_ms[index],
-            self.decided.get(index + 1),
+            None if self.decided is None else self.decided.get(index + 1),
             game_type=self.record.game_type,
         )
         if recent:

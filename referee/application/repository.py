@@ -261,7 +261,7 @@ class Repository:
         """Nobody uses ``live``: no stream, no call holding it, no clock to run."""
         return (
             not live.subscribers
-            and not live.lock.locked()
+            and not live.locked
             and live.timer is None
             and live.game_id not in self._loading
             and now - live.touched >= idle
@@ -470,7 +470,7 @@ class Repository:
             return
         started = clocks.started_ms
         offset = max(1, now_ms() - started) if started is not None else 1
-        clocks.present_after[seat] = offset
+        clocks.mark_present(seat, offset)
         self.count(live, seat, PRESENT, offset)
         self._clock.arm(live)
 
@@ -531,7 +531,7 @@ class Repository:
             and not live.join_deadline_ms
             and not live.settings.clock.enabled
             and not live.subscribers
-            and not live.lock.locked()
+            and not live.locked
             and live.timer is None
             and self.games.get(game_id) is live
         ):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -244,6 +245,10 @@ TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
 )
 
 
+#: No seat: the seat sets of a status before any seat forfeits or resigns (shared).
+_NO_SEATS: frozenset[int] = frozenset()
+
+
 @dataclass(slots=True)
 class TableStatus:
     """What the table events built: commitment, reveal, timeouts, forfeits, abort, claims and
@@ -254,12 +259,15 @@ class TableStatus:
     deal_commitment: str = ""
     revealed: SeedRevealed | None = None
     timeouts: list[int] = field(default_factory=list)
-    forfeited: set[int] = field(default_factory=set)
+    #: The forfeited seats. Both seat sets start as one shared empty frozenset (every game
+    #: holds two, and an empty set takes 216 bytes: issue 25 §4) and become a new set when
+    #: a seat is added: :meth:`fold` never changes one in place.
+    forfeited: AbstractSet[int] = _NO_SEATS
     aborted: str | None = None
     limit_reached: EventLimitReached | None = None
     #: Who claimed each seat (seats whose token went to the creator have none).
     claims: dict[int, SeatClaimed] = field(default_factory=dict)
-    resigned: set[int] = field(default_factory=set)
+    resigned: AbstractSet[int] = _NO_SEATS
     #: How many table events were folded (the table started once a game event came after).
     count: int = 0
 
@@ -290,7 +298,7 @@ class TableStatus:
         elif isinstance(event, TimedOut):
             self.timeouts[event.seat] = event.timeouts
         elif isinstance(event, SeatForfeited):
-            self.forfeited.add(event.seat)
+            self.forfeited = {*self.forfeited, event.seat}
         elif isinstance(event, GameAborted):
             self.aborted = event.reason
         elif isinstance(event, EventLimitReached):
@@ -298,8 +306,8 @@ class TableStatus:
         elif isinstance(event, SeatClaimed):
             self.claims[event.seat] = event
         elif isinstance(event, SeatResigned):
-            self.resigned.add(event.seat)
-            self.forfeited.add(event.seat)
+            self.resigned = {*self.resigned, event.seat}
+            self.forfeited = {*self.forfeited, event.seat}
 
     @property
     def refereed(self) -> bool:

@@ -7,10 +7,12 @@ The same as tests/server/test_memory.py, without the transport: these drive
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from referee.application import Clock, GameSettings, Limits, Referee
-from tests.application.support import play_to_end, run, until
+from referee.games.vampire_queen.model import Pass
+from tests.application.support import play_to_end, refused, run, until
 
 GAME = "vampire-queen"
 
@@ -101,3 +103,66 @@ def test_a_finished_game_leaves_only_its_summary() -> None:
         assert await looks(referee, finished.game_id, finished.seat_tokens) == before
 
     run(scenario, Limits(evict_idle_seconds=3600))
+
+
+def test_an_idle_game_just_dealt_holds_little(tmp_path: Path) -> None:
+    """Issue 25 §4: what a refereed Vampire Queen game of 4 just created (dealt, nobody
+    watching) adds to the process, under tracemalloc, through the referee on a SQLite store
+    (whose rows are not Python objects): 9.8 KiB on main before 2026-12-04, 9.1 KiB with the
+    table's forfeited and resigned seats one shared empty frozenset until a seat is added,
+    the live game's lock, command memories and decision stamps and the clocks' presence made
+    at their first use. The game still takes commands and refuses a bad one (the parts made
+    later work)."""
+    import gc
+    import tracemalloc
+
+    from referee.store import open_store
+
+    count = 100
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 4)  # imports, first-use tables: not counted
+        gc.collect()
+        tracemalloc.start()
+        try:
+            before = tracemalloc.take_snapshot()
+            for _ in range(count):  # what each answers (its tokens, summary) is not kept
+                await referee.create(GAME, 4)
+            gc.collect()
+            after = tracemalloc.take_snapshot()
+        finally:
+            tracemalloc.stop()
+        # Not the log records the test run keeps (pytest captures every "game_created").
+        kept = [tracemalloc.Filter(False, f"*/{name}/*") for name in ("logging", "_pytest")]
+        sizes = [
+            sum(s.size for s in snapshot.filter_traces(kept).statistics("filename"))
+            for snapshot in (before, after)
+        ]
+        each = (sizes[1] - sizes[0]) / count
+        print(f"{each:.0f} bytes traced per idle game")
+        assert each < 9.4 * 1024, f"{each / 1024:.2f} KiB per idle game"
+        live = referee.games[created.game_id]
+        assert live.made_lock is None and live.accepted is None and live.rejected is None
+        assert not live.table.status.forfeited and not live.table.status.resigned
+        game_id, tokens = created.game_id, created.seat_tokens
+        seat = live.table.pending()[0]
+        # The leader may not pass (VQ-6): a rule violation, remembered by its id.
+        first = await refused(referee.submit(game_id, tokens[seat], "pass", Pass()))
+        again = await refused(referee.submit(game_id, tokens[seat], "pass", Pass()))
+        assert first.reason == again.reason == "RULE_VIOLATION" and live.rejected
+        assert first.metadata["rule_id"] == again.metadata["rule_id"] == "VQ-6"
+        command = live.table.view(seat).legal_commands[0]
+        done = await referee.submit(game_id, tokens[seat], "c1", command)
+        retry = await referee.submit(game_id, tokens[seat], "c1", command)
+        assert retry.duplicate and not done.duplicate
+        assert (retry.first_sequence, retry.last_sequence) == (
+            done.first_sequence,
+            done.last_sequence,
+        )
+        assert live.made_lock is not None and live.accepted
+
+    run(
+        scenario,
+        Limits(max_live_games=count + 10, evict_idle_seconds=3600),
+        open_store(f"sqlite:{tmp_path / 'referee.sqlite3'}"),
+    )
