@@ -83,18 +83,22 @@ class Chance:
         self._prefix = seed + b"worlds"
         self._counter = 0
         self._words: tuple[int, ...] = ()
-        self._index = 0
+        self._index = 4  # no word read yet: the first draw hashes block 0
 
     def _next(self) -> int:
         """The stream's next 8-byte word."""
         index = self._index
         if index >= len(self._words):
-            block = self._prefix + self._counter.to_bytes(8, "big")
-            self._words = _FOUR_WORDS.unpack(hashlib.sha256(block).digest())
-            self._counter += 1
+            self._refill()
             index = 0
         self._index = index + 1
         return self._words[index]
+
+    def _refill(self) -> None:
+        block = self._prefix + self._counter.to_bytes(8, "big")
+        self._words = _FOUR_WORDS.unpack(hashlib.sha256(block).digest())
+        self._counter += 1
+        self._index = 0
 
     def below(self, n: int) -> int:
         """An integer in ``range(n)``, uniformly (``chance._below``'s rejection rule)."""
@@ -102,7 +106,12 @@ class Chance:
             raise ValueError(f"cannot draw below {n}: n must be in 1..2**64")
         cutoff = _LIMIT - (_LIMIT % n)
         while True:
-            x = self._next()
+            index = self._index
+            if index >= 4:
+                self._refill()
+                index = 0
+            self._index = index + 1
+            x = self._words[index]
             if x < cutoff:
                 return x % n
 
@@ -116,10 +125,23 @@ class Chance:
     def shuffled(self, items: Any) -> list[Any]:
         """A uniformly shuffled copy (Fisher-Yates)."""
         deck = list(items)
-        below = self.below
+        # The draws of ``below(i + 1)`` inline (a sampler shuffles a hundred small lists
+        # per world): ``i + 1`` is far below 2**64, so its rejection bound is computed here.
+        words, index = self._words, self._index
         for i in range(len(deck) - 1, 0, -1):
-            j = below(i + 1)
+            n = i + 1
+            cutoff = _LIMIT - (_LIMIT % n)
+            while True:
+                if index >= 4:
+                    self._refill()
+                    words, index = self._words, 0
+                x = words[index]
+                index += 1
+                if x < cutoff:
+                    break
+            j = x % n
             deck[i], deck[j] = deck[j], deck[i]
+        self._index = index
         return deck
 
     def seed(self) -> bytes:
