@@ -72,11 +72,9 @@ from referee.engine.beliefs import surprises
 from referee.engine.bot import Bot, game_bot
 from referee.engine.game import Command, Rejection, Seat
 from referee.engine.pimc import (
-    MAX_PLAYOUT,
     reward,
     rollout,
     settings_for,
-    standing_reward,
     view_for,
 )
 from referee.engine.registry import BOT, game_module, get_game
@@ -120,8 +118,8 @@ class Settings:
     #: The chance given to each such surprise, in (0, 1] (1: no weighing).
     tremble: float = 0.1
     #: Rollout decisions after which a rollout stops and the standing is scored there
-    #: (:func:`evaluate`); 0: to the end (or the round's scoring). A cut rollout is
-    #: cheaper, so more iterations fit, and says who leads rather than who won.
+    #: (:func:`~referee.engine.pimc.leads`); 0: to the end (or the round's scoring). A cut
+    #: rollout is cheaper, so more iterations fit, and says who leads rather than who won.
     cutoff: int = 0
     #: Points of the game's standing (``Game.limit_results``: Sleeping Queens' queen points,
     #: Mau Mau Vampires' hand totals) that count as a whole win in a margin: above 0, half
@@ -376,81 +374,17 @@ def iterate(
         path.append(child)
         node = child.node
     if rewards is None:
-        if settings.cutoff or settings.margin:
-            rewards = scored_rollout(table, bot, rng, settings, players, rounds, origin)
-        else:
-            rewards = rollout(table, bot, rng, settings.epsilon, players, rounds, start)
-    elif settings.margin:
+        rewards = rollout(
+            table, bot, rng, settings.epsilon, players, rounds, start, settings.cutoff
+        )
+    if settings.margin:
+        # The table is where the playout stopped: the end, the round's scoring or the cut-off.
         rewards = evaluate(table, origin, rewards, settings.margin, players)
     for child in path:
         child.visits += 1
         value = rewards[child.mover]
         child.total += value
         child.squares += value * value
-
-
-def scored_rollout(
-    table: SearchTable[Any],
-    bot: Bot | None,
-    rng: Chance,
-    settings: Settings,
-    players: int,
-    rounds: bool,
-    origin: Any,
-) -> list[float]:
-    """Every seat's reward after playing on as :func:`~referee.engine.pimc.rollout` does, but
-    stopped after ``settings.cutoff`` decisions (when above 0) and scored by :func:`evaluate`:
-    at the game's end on its results, at the round's scoring or the cut-off on the standing."""
-    game = table.game
-    start = game.limit_results(table.state, players) if rounds else ()
-    limit = settings.cutoff or MAX_PLAYOUT
-    for _ in range(limit):
-        results = table.results()
-        if results is not None:
-            outcome = [reward(results, seat, players) for seat in range(players)]
-            return evaluate(table, origin, outcome, settings.margin, players)
-        if rounds:
-            now = game.limit_results(table.state, players)
-            if [r.score for r in now] != [r.score for r in start]:
-                outcome = [standing_reward(start, now, seat, players) for seat in range(players)]
-                return evaluate(table, origin, outcome, settings.margin, players)
-        pending = table.pending()
-        if not pending:
-            return [0.5] * players
-        mover = pending[0]
-        legal = table.legal_commands(mover)
-        if not legal:
-            return [0.5] * players
-        if len(legal) == 1:
-            command = legal[0]
-        elif bot is None or (settings.epsilon > 0.0 and rng.random() < settings.epsilon):
-            command = legal[rng.below(len(legal))]
-        else:
-            command = bot.choose(view_for(table, mover, legal), players)
-        table.step(mover, command)
-    if not settings.cutoff:
-        return [0.5] * players  # past MAX_PLAYOUT: a draw, as rollout scores it
-    now = game.limit_results(table.state, players)
-    outcome = [leads(now, seat) for seat in range(players)]
-    return evaluate(table, origin, outcome, settings.margin, players)
-
-
-def leads(standing: Any, seat: Seat) -> float:
-    """The share of the other seats ``seat`` ranks above in ``standing`` (ties count half):
-    the outcome of a rollout cut off before the end.
-
-    >>> from referee.engine.game import rank_by_score
-    >>> [leads(rank_by_score([12, 5], lower_wins=False), s) for s in (0, 1)]
-    [1.0, 0.0]
-    >>> [leads(rank_by_score([3, 3], lower_wins=False), s) for s in (0, 1)]
-    [0.5, 0.5]
-    """
-    ranks = {r.seat: r.rank for r in standing}
-    mine = ranks[seat]
-    others = [rank for other, rank in ranks.items() if other != seat]
-    if not others:
-        return 1.0
-    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
 
 
 def evaluate(
@@ -524,9 +458,7 @@ __all__ = [
     "grow",
     "ismcts_settings_for",
     "iterate",
-    "leads",
     "pooled_variance",
-    "scored_rollout",
     "search",
     "weighed",
 ]

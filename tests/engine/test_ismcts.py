@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from referee.bots import SearchStrategy, make_strategy
-from referee.engine import ismcts
+from referee.engine import ismcts, pimc
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
 from referee.engine.worlds import Chance, knowledge_of
@@ -138,11 +138,10 @@ def test_a_cut_rollout_stops_after_its_decisions_and_scores_who_leads() -> None:
     """``cutoff``: the rollout plays that many decisions, then rewards the standing's leader
     (Sleeping Queens' queen points, SQ-16's ranking) 1 and the other 0, a tie 0.5 each."""
     bot = game_bot("sleeping-queens")
-    settings = ismcts.Settings(cutoff=5)
     checked = 0
     for salt in range(6):
         search = sleeping_queens_search_table(b"cut%d" % salt, 2 + salt)
-        rewards = ismcts.scored_rollout(search, bot, Chance(b"c"), settings, 2, False, ())
+        rewards = pimc.rollout(search, bot, Chance(b"c"), 0.0, 2, False, (), cutoff=5)
         if search.results() is not None:
             continue  # ended within five decisions: scored on its results instead
         assert search.depth == 5
@@ -166,9 +165,8 @@ def test_a_margin_reward_says_by_how_much_a_seat_gained_on_the_other() -> None:
     search = sleeping_queens_search_table(b"margin", 4)
     origin = search.game.limit_results(search.state, 2)
     before = list(search.state.points)
-    rewards = ismcts.scored_rollout(
-        search, bot, Chance(b"m"), ismcts.Settings(margin=100.0), 2, False, origin
-    )
+    outcome = pimc.rollout(search, bot, Chance(b"m"), 0.0, 2, False, ())
+    rewards = ismcts.evaluate(search, origin, outcome, 100.0, 2)
     results = search.results()
     assert results is not None  # played to the end: no cut-off
     gains = [search.state.points[s] - before[s] for s in range(2)]
