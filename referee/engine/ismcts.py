@@ -71,7 +71,12 @@ from typing import Any
 from referee.engine.beliefs import surprises
 from referee.engine.bot import Bot, game_bot
 from referee.engine.game import Command, Rejection, Seat
-from referee.engine.pimc import reward, rollout, settings_for, view_for
+from referee.engine.pimc import (
+    reward,
+    rollout,
+    settings_for,
+    view_for,
+)
 from referee.engine.registry import BOT, game_module, get_game
 from referee.engine.search import SearchTable
 from referee.engine.worlds import Chance, Knowledge, World, sample_world
@@ -112,8 +117,22 @@ class Settings:
     infer: int = 0
     #: The chance given to each such surprise, in (0, 1] (1: no weighing).
     tremble: float = 0.1
+    #: Rollout decisions after which a rollout stops and the standing is scored there
+    #: (:func:`~referee.engine.pimc.leads`); 0: to the end (or the round's scoring). A cut
+    #: rollout is cheaper, so more iterations fit, and says who leads rather than who won.
+    cutoff: int = 0
+    #: Points of the game's standing (``Game.limit_results``: Sleeping Queens' queen points,
+    #: Mau Mau Vampires' hand totals) that count as a whole win in a margin: above 0, half
+    #: of each reward is ``0.5 + gain margin / (2 * margin)`` (clipped to [0, 1]), the gain
+    #: since the iteration's world over the best other seat's: a playout then says by how
+    #: much, not only whether (:func:`evaluate`). 0: the outcome alone.
+    margin: float = 0.0
 
     def __post_init__(self) -> None:
+        if self.cutoff < 0:
+            raise ValueError(f"cutoff must be at least 0, not {self.cutoff}")
+        if not (self.margin >= 0.0 and math.isfinite(self.margin)):
+            raise ValueError(f"margin must be a finite number at least 0, not {self.margin}")
         if self.infer < 0:
             raise ValueError(f"infer must be at least 0, not {self.infer}")
         if not 0.0 < self.tremble <= 1.0:
@@ -294,6 +313,8 @@ def iterate(
     roll out and back up."""
     game = table.game
     start = game.limit_results(table.state, players) if rounds else ()
+    # The standing the margin counts from (the world's, before the tree's moves).
+    origin = start or (game.limit_results(table.state, players) if settings.margin else ())
     outside = settings.opponents == "heuristic"
     path: list[Child] = []
     node = root
@@ -353,12 +374,53 @@ def iterate(
         path.append(child)
         node = child.node
     if rewards is None:
-        rewards = rollout(table, bot, rng, settings.epsilon, players, rounds, start)
+        rewards = rollout(
+            table, bot, rng, settings.epsilon, players, rounds, start, settings.cutoff
+        )
+    if settings.margin:
+        # The table is where the playout stopped: the end, the round's scoring or the cut-off.
+        rewards = evaluate(table, origin, rewards, settings.margin, players)
     for child in path:
         child.visits += 1
         value = rewards[child.mover]
         child.total += value
         child.squares += value * value
+
+
+def evaluate(
+    table: SearchTable[Any], origin: Any, outcome: list[float], margin: float, players: int
+) -> list[float]:
+    """``outcome`` (each seat's reward in [0, 1]), with ``margin`` above 0 half of it replaced
+    by the seat's standing margin: its gain since ``origin`` (the standing the iteration
+    started from) over the best other seat's, ``margin`` points counting as a whole win.
+    Which way is better is read off the standing, as :func:`~referee.engine.pimc.standing_reward`
+    does (the first-ranked seat's score).
+
+    >>> from referee.engine.game import rank_by_score
+    >>> class Stub:  # only the standing is read
+    ...     game, state = type("G", (), {"limit_results": lambda self, s, p: s})(), None
+    >>> stub = Stub()
+    >>> stub.state = rank_by_score([30, 10], lower_wins=False)
+    >>> evaluate(stub, rank_by_score([10, 10], lower_wins=False), [1.0, 0.0], 40.0, 2)
+    [0.875, 0.125]
+    """
+    if margin <= 0.0:
+        return outcome
+    now = table.game.limit_results(table.state, players)
+    scores = {r.seat: r.score for r in now}
+    first = min(now, key=lambda r: r.rank)
+    lower_wins = first.score == min(scores.values()) and first.score != max(scores.values())
+    before = {r.seat: r.score for r in origin} if origin else dict.fromkeys(scores, 0)
+    gains = {
+        seat: (scores[seat] - before.get(seat, 0)) * (-1 if lower_wins else 1) for seat in scores
+    }
+    rewards = []
+    for seat in range(players):
+        others = [gain for other, gain in gains.items() if other != seat]
+        lead = gains.get(seat, 0) - max(others) if others else 0.0
+        part = min(max(0.5 + lead / (2.0 * margin), 0.0), 1.0)
+        rewards.append(0.5 * outcome[seat] + 0.5 * part)
+    return rewards
 
 
 def select(
@@ -392,6 +454,7 @@ __all__ = [
     "Node",
     "Settings",
     "decision",
+    "evaluate",
     "grow",
     "ismcts_settings_for",
     "iterate",

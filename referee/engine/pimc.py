@@ -210,12 +210,15 @@ def rollout(
     players: int,
     rounds: bool,
     start: Any,
+    cutoff: int = 0,
 ) -> list[float]:
     """Every seat's reward after playing on with the heuristic (ISMCTS's step 4, PIMC's playouts);
-    0.5 each for a playout that cannot go on or runs past :data:`MAX_PLAYOUT`."""
+    0.5 each for a playout that cannot go on or runs past :data:`MAX_PLAYOUT`. With ``cutoff``
+    above 0 the playout stops after that many decisions and the standing there is scored
+    (:func:`leads`: a cheaper playout that says who leads rather than who won)."""
     game = table.game
     draw = [0.5] * players
-    for _ in range(MAX_PLAYOUT):
+    for _ in range(cutoff or MAX_PLAYOUT):
         results = table.results()
         if results is not None:
             return [reward(results, seat, players) for seat in range(players)]
@@ -237,7 +240,28 @@ def rollout(
         else:
             command = bot.choose(view_for(table, mover, legal), players)
         table.step(mover, command)
+    if cutoff:
+        now = game.limit_results(table.state, players)
+        return [leads(now, seat) for seat in range(players)]
     return draw
+
+
+def leads(standing: Any, seat: Seat) -> float:
+    """The share of the other seats ``seat`` ranks above in ``standing`` (ties count half):
+    the outcome of a rollout cut off before the end.
+
+    >>> from referee.engine.game import rank_by_score
+    >>> [leads(rank_by_score([12, 5], lower_wins=False), s) for s in (0, 1)]
+    [1.0, 0.0]
+    >>> [leads(rank_by_score([3, 3], lower_wins=False), s) for s in (0, 1)]
+    [0.5, 0.5]
+    """
+    ranks = {r.seat: r.rank for r in standing}
+    mine = ranks[seat]
+    others = [rank for other, rank in ranks.items() if other != seat]
+    if not others:
+        return 1.0
+    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
 
 
 def standing_reward(start: Any, now: Any, seat: Seat, players: int) -> float:
@@ -270,6 +294,7 @@ __all__ = [
     "Arm",
     "Settings",
     "best",
+    "leads",
     "playout",
     "reward",
     "rollout",

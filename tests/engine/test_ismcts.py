@@ -10,11 +10,12 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Iterable
+from typing import Any
 
 import pytest
 
 from referee.bots import SearchStrategy, make_strategy
-from referee.engine import ismcts
+from referee.engine import ismcts, pimc
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
 from referee.engine.worlds import Chance, knowledge_of
@@ -115,6 +116,94 @@ def test_settings_refuse_a_tremble_outside_its_range_and_a_negative_infer() -> N
             ismcts.Settings(**bad)  # type: ignore[arg-type]
 
 
+def test_settings_refuse_a_negative_cutoff_and_a_negative_or_infinite_margin() -> None:
+    for bad in (
+        {"cutoff": -1},
+        {"margin": -0.5},
+        {"margin": float("inf")},
+        {"margin": float("nan")},
+    ):
+        with pytest.raises(ValueError, match=r"^(cutoff|margin) must"):
+            ismcts.Settings(**bad)  # type: ignore[arg-type]
+    assert ismcts.Settings().cutoff == 0 and ismcts.Settings().margin == 0.0  # off by default
+
+
+def sleeping_queens_search_table(seed: bytes, moves: int) -> Any:
+    table = Table.create("sleeping-queens", 2, seed=seed)
+    advance(table, moves)
+    return table.fork()
+
+
+def test_a_cut_rollout_stops_after_its_decisions_and_scores_who_leads() -> None:
+    """``cutoff``: the rollout plays that many decisions, then rewards the standing's leader
+    (Sleeping Queens' queen points, SQ-16's ranking) 1 and the other 0, a tie 0.5 each."""
+    bot = game_bot("sleeping-queens")
+    checked = 0
+    for salt in range(6):
+        search = sleeping_queens_search_table(b"cut%d" % salt, 2 + salt)
+        rewards = pimc.rollout(search, bot, Chance(b"c"), 0.0, 2, False, (), cutoff=5)
+        if search.results() is not None:
+            continue  # ended within five decisions: scored on its results instead
+        assert search.depth == 5
+        points = search.state.points
+        expected = (
+            [1.0, 0.0]
+            if points[0] > points[1]
+            else [0.0, 1.0]
+            if points[1] > points[0]
+            else [0.5, 0.5]
+        )
+        assert rewards == expected
+        checked += 1
+    assert checked >= 3, "every rollout ended early: the test is blind"
+
+
+def test_a_margin_reward_says_by_how_much_a_seat_gained_on_the_other() -> None:
+    """``margin``: half the reward is the outcome, half the gain in queen points since the
+    iteration's world over the other seat's, ``margin`` points a whole win."""
+    bot = game_bot("sleeping-queens")
+    search = sleeping_queens_search_table(b"margin", 4)
+    origin = search.game.limit_results(search.state, 2)
+    before = list(search.state.points)
+    outcome = pimc.rollout(search, bot, Chance(b"m"), 0.0, 2, False, ())
+    rewards = ismcts.evaluate(search, origin, outcome, 100.0, 2)
+    results = search.results()
+    assert results is not None  # played to the end: no cut-off
+    gains = [search.state.points[s] - before[s] for s in range(2)]
+    for seat in range(2):
+        won = 1.0 if next(r for r in results if r.seat == seat).rank == 1 else 0.0
+        lead = gains[seat] - gains[1 - seat]
+        part = min(max(0.5 + lead / 200.0, 0.0), 1.0)
+        assert rewards[seat] == pytest.approx(0.5 * won + 0.5 * part)
+    assert rewards[0] != rewards[1]
+    assert min(rewards) > 0.0 and max(rewards) < 1.0  # denser than a bare win or loss
+
+
+def test_the_search_with_a_margin_and_a_cutoff_is_reproducible_and_legal() -> None:
+    table = Table.create("mau-mau-vampires", 2, {"hands": "1"}, seed=b"margin-mm")
+    advance(table, 5)
+    seat = table.pending()[0]
+    known = knowledge_of(table, seat)
+    settings = dataclasses.replace(
+        ismcts.ismcts_settings_for("mau-mau-vampires"), margin=8.0, cutoff=30
+    )
+
+    def tree(seed: bytes) -> list[tuple[object, int, float]]:
+        root = ismcts.grow(known, Chance(seed), lambda done: done >= 12, settings)
+        return [(c, child.visits, child.total) for c, child in root.children.items()]
+
+    assert tree(b"one") == tree(b"one")
+    totals = [total for _, _, total in tree(b"one")]
+    # A margin of a hand's points: some child's total is no longer a sum of 0, 0.5 and 1.
+    assert any(abs(t * 2 - round(t * 2)) > 1e-9 for t in totals)
+    assert (
+        SearchStrategy("mau-mau-vampires", iterations=12, settings=settings).choose_known(
+            known, random.Random(1)
+        )
+        in known.legal
+    )
+
+
 def test_a_weighed_pick_follows_the_weights() -> None:
     rng = Chance(b"weights")
     picks = [ismcts.weighed([1.0, 0.0, 3.0], rng) for _ in range(4000)]
@@ -123,10 +212,14 @@ def test_a_weighed_pick_follows_the_weights() -> None:
     assert {ismcts.weighed([0.0, 0.0], rng) for _ in range(50)} == {0, 1}
 
 
-@pytest.mark.parametrize("infer", [0, 4], ids=["unweighed", "weighed"])
+@pytest.mark.parametrize(
+    "extra",
+    [{}, {"infer": 4}, {"cutoff": 6, "margin": 20.0}],
+    ids=["unweighed", "weighed", "cut-with-margin"],
+)
 @pytest.mark.parametrize(("game", "players", "options"), GAMES)
 def test_the_decision_does_not_depend_on_what_the_seat_cannot_see(
-    game: str, players: int, options: dict[str, str], infer: int
+    game: str, players: int, options: dict[str, str], extra: dict[str, Any]
 ) -> None:
     """The leak property: positions that differ only in what the seat may not see (the
     game's hidden variant of the state, the same history as the seat saw it) get the same
@@ -142,7 +235,7 @@ def test_the_decision_does_not_depend_on_what_the_seat_cannot_see(
         differing += other.state != table.state
         known_other = knowledge_of(other, seat)
         assert known_other.view == known.view and known_other.events == known.events
-        settings = dataclasses.replace(ismcts.ismcts_settings_for(game), infer=infer)
+        settings = dataclasses.replace(ismcts.ismcts_settings_for(game), **extra)
         decide = SearchStrategy(game, iterations=16, settings=settings).choose_known
         assert decide(known, random.Random(salt)) == decide(known_other, random.Random(salt))
     assert differing, "hidden_variant changed nothing: the test is blind"

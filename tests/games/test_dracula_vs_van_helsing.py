@@ -958,3 +958,45 @@ def test_replay_rebuilds_every_state_without_randomness() -> None:
     config = replace(table.config, seed=b"another seed")
     replayed = Table.replay(config, table.log).state
     assert replace(replayed, config=table.config) == table.state
+
+
+def test_the_bots_strength_key_orders_cards_as_dv20_beats_them() -> None:
+    """DV-20: the heuristic counts the unseen cards a card beats by bisecting their sorted
+    strengths; that is right only if the key orders every pair as ``beats`` does, for every
+    trump and ladder."""
+    from itertools import permutations
+
+    from referee.games.dracula_vs_van_helsing.bot import ALL_CARDS, beats, strength
+
+    for track in permutations((1, 2, 3, 4)):
+        for a in ALL_CARDS:
+            for b in ALL_CARDS:
+                assert beats(a, b, track) == (strength(a, track) > strength(b, track))
+
+
+def test_the_bots_chance_of_winning_a_district_is_the_share_of_unseen_cards_beaten() -> None:
+    """P(win) against an unknown card, by bisection, equals the share of the pool counted
+    card by card with ``beats``, for either side known, over the heuristic's own positions."""
+    from referee.engine.bot import game_bot
+    from referee.games.dracula_vs_van_helsing.bot import beats, read_table
+
+    bot = game_bot("dracula-vs-van-helsing")
+    checked = 0
+    for deal in range(4):
+        table = Table.create("dracula-vs-van-helsing", 2, seed=b"p-win-%d" % deal)
+        while table.results() is None:
+            seat = table.pending()[0]
+            known = read_table(table.view(seat))
+            for tried in (known, known.with_trump(known.track[-1])):
+                for d in range(5):
+                    mine, theirs = tried.mine[d], tried.theirs[d]
+                    if tried.pool and (mine is None) != (theirs is None):
+                        if mine is not None:
+                            wins = sum(beats(mine, x, tried.track) for x in tried.pool)
+                        else:
+                            assert theirs is not None
+                            wins = sum(beats(x, theirs, tried.track) for x in tried.pool)
+                        assert tried.p_win(d) == wins / len(tried.pool)
+                        checked += 1
+            table.submit(seat, bot.choose(table.view(seat), 2))
+    assert checked > 100, "few districts with one card unknown: the test is blind"

@@ -162,3 +162,26 @@ def test_a_world_that_differs_is_caught(game_type: str) -> None:
 def test_every_game_has_a_sampler() -> None:
     """Issue 22 §1: every game of the repository samples the worlds a seat could be in."""
     assert [g.info.type_id for g in all_games()] == [p.values[0] for p in SAMPLED]
+
+
+def test_the_samplers_chance_reads_the_same_stream_as_the_engines_chance() -> None:
+    """``worlds.Chance`` reads ``chance._stream(seed, b"worlds")`` four words a digest: every
+    draw (below, random, seed, shuffled) is the word the stream gives next, rejections included
+    (a bound near 2**64 rejects often)."""
+    from referee.engine import chance
+    from referee.engine.worlds import Chance
+
+    rng = Chance(b"same-stream")
+    stream = chance._stream(b"same-stream", b"worlds")
+    for n in (7, 2**64, 3, 52, 2**63 + 1, 1, 5, 9) * 5:
+        assert rng.below(n) == chance._below(stream, n)
+    assert rng.random() == next(stream) / 2**64
+    assert rng.seed() == b"".join(next(stream).to_bytes(8, "big") for _ in range(4))
+    deck = list(range(30))
+    expected = list(deck)
+    for i in range(len(expected) - 1, 0, -1):
+        j = chance._below(stream, i + 1)
+        expected[i], expected[j] = expected[j], expected[i]
+    assert rng.shuffled(deck) == expected
+    with pytest.raises(ValueError, match="cannot draw below 0"):
+        rng.below(0)
