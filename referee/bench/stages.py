@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import random
 import statistics
@@ -177,8 +178,6 @@ async def _drive(
     from referee.store import MemoryEventStore
     from referee.v1 import referee_pb2 as pb
 
-    # Info-level logging as the server does it, written nowhere (a game's creation logs).
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=_devnull()))
     referee = Referee(MemoryEventStore())
     await referee.recover()
     rng = random.Random(seed)
@@ -258,14 +257,41 @@ def _engine_step(game_type: str, players: int, seconds: float) -> float:
     return 1e6 / float(found["steps_per_second"])
 
 
-def _round(game_type: str, players: int, games: int, commands: int, seed: int) -> dict[str, Any]:
-    plain = asyncio.run(_drive(game_type, players, games, commands, seed, None))
-    timers = Timers()
-    missing = timers.install()
+@contextmanager
+def _logging_nowhere() -> Iterator[None]:
+    """Info-level JSON log lines as the server writes them (a game's creation, its end),
+    written nowhere, then the process's own configuration back.
+
+    The whole chain is set, not only where lines go: a chain left by an earlier server in the
+    same process (``configure_logging``'s ends in the standard library's formatter) cannot
+    write to a print logger.
+    """
+    before = structlog.get_config()
+    kept = {**before, "processors": list(before["processors"])}
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        logger_factory=structlog.PrintLoggerFactory(file=_devnull()),
+    )
     try:
-        staged = asyncio.run(_drive(game_type, players, games, commands, seed, timers))
+        yield
     finally:
-        timers.remove()
+        structlog.configure(**kept)
+
+
+def _round(game_type: str, players: int, games: int, commands: int, seed: int) -> dict[str, Any]:
+    with _logging_nowhere():
+        plain = asyncio.run(_drive(game_type, players, games, commands, seed, None))
+        timers = Timers()
+        missing = timers.install()
+        try:
+            staged = asyncio.run(_drive(game_type, players, games, commands, seed, timers))
+        finally:
+            timers.remove()
     n = staged["commands"]
     per = {name: timers.own.get(name, 0.0) / n * 1e6 for name in STAGES}
     total = (staged["cpu"] - staged["bots"]) / n * 1e6
