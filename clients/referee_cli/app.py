@@ -164,7 +164,7 @@ def follow_game(
     replay_until = after_sequence  # the first view's version: print the history before asking
     seen = after_sequence  # the last event sequence printed
     prompted = -1
-    first = True
+    drawn = False  # the table is drawn once on joining, after any history replayed
     waiting_told: tuple[int, tuple[int, ...]] | None = None  # (version, seats) last announced
     batch_events = 0  # events of the current batch printed so far
     try:
@@ -198,10 +198,12 @@ def follow_game(
                 if not message.HasField("event"):  # a (re)connection's current view
                     replay_until = max(replay_until, view.version)
                     asked = view.seat in view.pending_seats and bool(view.legal_commands)
-                    current = first and not view.game_over and view.version == after_sequence
+                    # The first current view draws the table even when moves were replayed
+                    # before it: someone may move between the joining GetView and the stream.
+                    current = not drawn and not view.game_over
+                    drawn = True
                     if current and (spectator or not asked):  # a prompt draws its own screen
-                        term.say(render.render_view(view, info))  # nothing to replay: draw it
-                first = False
+                        term.say(render.render_view(view, info))
             if ended:  # the server ends the stream after the game's final event
                 if newest is not None and newest.game_over:
                     term.say(render.render_view(newest, info))
