@@ -71,12 +71,7 @@ from typing import Any
 from referee.engine.beliefs import surprises
 from referee.engine.bot import Bot, game_bot
 from referee.engine.game import Command, Rejection, Seat
-from referee.engine.pimc import (
-    reward,
-    rollout,
-    settings_for,
-    view_for,
-)
+from referee.engine.pimc import lower_scores_win, reward, rollout, settings_for, view_for
 from referee.engine.registry import BOT, game_module, get_game
 from referee.engine.search import SearchTable
 from referee.engine.worlds import Chance, Knowledge, World, sample_world
@@ -408,8 +403,7 @@ def evaluate(
         return outcome
     now = table.game.limit_results(table.state, players)
     scores = {r.seat: r.score for r in now}
-    first = min(now, key=lambda r: r.rank)
-    lower_wins = first.score == min(scores.values()) and first.score != max(scores.values())
+    lower_wins = lower_scores_win(now)
     before = {r.seat: r.score for r in origin} if origin else dict.fromkeys(scores, 0)
     gains = {
         seat: (scores[seat] - before.get(seat, 0)) * (-1 if lower_wins else 1) for seat in scores

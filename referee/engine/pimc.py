@@ -269,8 +269,7 @@ def standing_reward(start: Any, now: Any, seat: Seat, players: int) -> float:
     round just scored) compares with each other seat's (1 better, 0.5 equal), both in [0, 1].
     Which way is better is read off the standing (its first-ranked seat's score)."""
     scores = {r.seat: r.score for r in now}
-    first = min(now, key=lambda r: r.rank)
-    lower_wins = first.score == min(scores.values()) and first.score != max(scores.values())
+    lower_wins = lower_scores_win(now)
     gains = {r.seat: scores[r.seat] - r.score for r in start}
     mine = gains[seat]
     beaten = 0.0
@@ -279,6 +278,19 @@ def standing_reward(start: Any, now: Any, seat: Seat, players: int) -> float:
             better = gain > mine if lower_wins else gain < mine
             beaten += 1.0 if better else 0.5 if gain == mine else 0.0
     return 0.5 * reward(now, seat, players) + 0.5 * beaten / max(players - 1, 1)
+
+
+def lower_scores_win(standing: Any) -> bool:
+    """Whether the lower score is the better in ``standing``, read off its first-ranked seat
+    (a standing of equal scores says nothing: taken as higher wins).
+
+    >>> from referee.engine.game import rank_by_score
+    >>> [lower_scores_win(rank_by_score([3, 9], lower_wins=w)) for w in (True, False)]
+    [True, False]
+    """
+    scores = [r.score for r in standing]
+    first = min(standing, key=lambda r: r.rank)
+    return bool(first.score == min(scores) and first.score != max(scores))
 
 
 def reward(results: Any, seat: Seat, players: int) -> float:
@@ -295,6 +307,7 @@ __all__ = [
     "Settings",
     "best",
     "leads",
+    "lower_scores_win",
     "playout",
     "reward",
     "rollout",
