@@ -57,10 +57,11 @@ SCORE = {
 
 @dataclasses.dataclass
 class Tally:
-    """The searched moves and their iterations."""
+    """The searched moves, their iterations, and how many left the heuristic's command."""
 
     moves: int = 0
     iterations: int = 0
+    deviations: int = 0
 
 
 def play(
@@ -77,6 +78,7 @@ def play(
             command = search.choose_known(knowledge_of(table, mover), rng)
             tally.moves += 1
             tally.iterations += search.last_iterations
+            tally.deviations += command != bot.choose(table.view(mover), players)
         else:
             command = bot.choose(table.view(mover), players)
         table.submit(mover, command)
@@ -105,6 +107,7 @@ def deal_line(
         "score": mean([s for _, s in mine]) - mean([s for _, s in others]),
         "moves": tally.moves,
         "iterations": tally.iterations,
+        "deviations": tally.deviations,
     }
 
 
@@ -128,13 +131,15 @@ def summary(lines: list[dict[str, object]]) -> str:
     deals = sorted(int(str(line["deal"])) for line in lines)
     moves = sum(int(str(line["moves"])) for line in lines)
     iterations = sum(int(str(line["iterations"])) for line in lines)
+    deviations = sum(int(str(line.get("deviations", 0))) for line in lines)
     points = [float(str(line["points"])) for line in lines]
     scores = [float(str(line["score"])) for line in lines]
     return (
         f"{game} {first['millis']:g} ms, {first['settings']}: {len(lines)} deals "
         f"({deals[0]}-{deals[-1]}); search - heuristic: points {interval(points)}, "
         f"score {interval(scores)} ({SCORE[game]}); "
-        f"{iterations / max(moves, 1):.1f} iterations per searched move ({moves} moves)"
+        f"{iterations / max(moves, 1):.1f} iterations per searched move ({moves} moves, "
+        f"{deviations} off the heuristic's command)"
     )
 
 

@@ -122,6 +122,15 @@ class Settings:
     #: since the iteration's world over the best other seat's: a playout then says by how
     #: much, not only whether (:func:`evaluate`). 0: the outcome alone.
     margin: float = 0.0
+    #: The share of iterations, in [0, 1), that check the tree's choice instead of growing
+    #: the tree: a check takes a fresh world, plays there both the root's most visited
+    #: command and the heuristic's, each followed by the same rollout, and keeps the
+    #: difference of the seat's two rewards (:class:`Check`). Above 0, the decision leaves
+    #: the heuristic's command only when these paired differences, which the tree's own
+    #: statistics never saw, say the other is better by ``guard`` standard errors
+    #: (:func:`decision`). The tree's statistics chose that command because they favoured it,
+    #: so its lead there overstates its worth (the winner's curse); the checks do not.
+    check: float = 0.0
 
     def __post_init__(self) -> None:
         if self.cutoff < 0:
@@ -132,6 +141,8 @@ class Settings:
             raise ValueError(f"infer must be at least 0, not {self.infer}")
         if not 0.0 < self.tremble <= 1.0:
             raise ValueError(f"tremble must be in (0, 1], not {self.tremble}")
+        if not 0.0 <= self.check < 1.0:
+            raise ValueError(f"check must be in [0, 1), not {self.check}")
 
 
 def ismcts_settings_for(type_id: str) -> Settings:
@@ -150,6 +161,48 @@ class Node:
 
     children: dict[Command, Child] = field(default_factory=dict)
     visits: int = 0
+    #: At the root of a search with ``Settings.check``: the checks of each command against
+    #: the heuristic's (None elsewhere).
+    checks: dict[Command, Check] | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Check:
+    """Paired differences of one command's reward over the heuristic's command's, each from
+    one fresh world with the same rollout after either (``Settings.check``).
+
+    Read with one pseudo-difference of +1 and one of -1 beside them: a few equal differences
+    are then weak evidence, not a certainty (their own sample variance would be 0), and the
+    mean is pulled towards no difference.
+
+    >>> check = Check()
+    >>> for difference in (1.0, 1.0, 0.0):
+    ...     check.add(difference)
+    >>> round(check.mean, 3), round(check.error, 3)
+    (0.4, 0.4)
+    """
+
+    count: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+
+    def add(self, difference: float) -> None:
+        self.count += 1
+        self.total += difference
+        self.squares += difference * difference
+
+    @property
+    def mean(self) -> float:
+        """The mean difference, the two pseudo-differences included."""
+        return self.total / (self.count + 2)
+
+    @property
+    def error(self) -> float:
+        """The standard error of :attr:`mean`."""
+        count = self.count + 2
+        squares = self.squares + 2.0
+        variance = max(squares - self.total * self.total / count, 0.0) / (count - 1)
+        return math.sqrt(variance / count)
 
 
 @dataclass(slots=True, eq=False)
@@ -192,7 +245,7 @@ def search(
     bot = game_bot(knowledge.game_type)
     first = bot.choose(knowledge.view, knowledge.players) if bot is not None else legal[0]
     settings = settings or ismcts_settings_for(knowledge.game_type)
-    root = grow(knowledge, rng, stop, settings)
+    root = grow(knowledge, rng, stop, settings, first)
     return decision(root, legal, first, settings.guard)
 
 
@@ -200,16 +253,19 @@ def decision(root: Node, legal: tuple[Command, ...], first: Command, guard: floa
     """The most visited of the root's legal children (then the higher mean); ``first`` (the
     heuristic's) among equals and when nothing was visited. With ``guard`` above 0, ``first``
     unless the most visited child's mean beats ``first``'s by ``guard`` standard errors of
-    the difference (each over at least two visits)."""
-    best, key = first, (-1, -1.0)
-    for command in (first, *legal):
-        child = root.children.get(command)
-        if child is None:
-            continue
-        mine = (child.visits, child.mean)
-        if mine[0] > key[0] or (mine[0] == key[0] and mine[1] > key[1] + 1e-9):
-            best, key = command, mine
-    if guard <= 0.0 or best == first:
+    the difference (each over at least two visits). At a root with checks
+    (``Settings.check``) the lead is read from the most visited child's checks instead:
+    their mean difference must be ``guard`` of their standard errors above 0 (above 0 at
+    all when ``guard`` is 0)."""
+    best = leader(root, legal, first)
+    if best == first:
+        return best
+    if root.checks is not None:
+        check = root.checks.get(best)
+        if check is None or check.count == 0:
+            return first
+        return best if check.mean > guard * check.error + 1e-9 else first
+    if guard <= 0.0:
         return best
     chosen, heuristic = root.children[best], root.children.get(first)
     if heuristic is None or heuristic.visits < 2 or chosen.visits < 2:
@@ -223,6 +279,20 @@ def decision(root: Node, legal: tuple[Command, ...], first: Command, guard: floa
         + max(heuristic.variance, floor) / heuristic.visits
     )
     return best if chosen.mean - heuristic.mean > guard * error + 1e-9 else first
+
+
+def leader(root: Node, legal: tuple[Command, ...], first: Command) -> Command:
+    """The most visited of the root's legal children, then the higher mean; ``first`` among
+    equals and when nothing was visited."""
+    best, key = first, (-1, -1.0)
+    for command in (first, *legal):
+        child = root.children.get(command)
+        if child is None:
+            continue
+        mine = (child.visits, child.mean)
+        if mine[0] > key[0] or (mine[0] == key[0] and mine[1] > key[1] + 1e-9):
+            best, key = command, mine
+    return best
 
 
 def pooled_variance(node: Node) -> float:
@@ -245,9 +315,14 @@ def pooled_variance(node: Node) -> float:
 
 
 def grow(
-    knowledge: Knowledge, rng: Chance, stop: Callable[[int], bool], settings: Settings
+    knowledge: Knowledge,
+    rng: Chance,
+    stop: Callable[[int], bool],
+    settings: Settings,
+    first: Command | None = None,
 ) -> Node:
-    """The search tree after iterating until ``stop`` says so (module docstring)."""
+    """The search tree after iterating until ``stop`` says so (module docstring); with
+    ``Settings.check`` and the heuristic's command ``first``, its root holds the checks."""
     game = get_game(knowledge.game_type)
     bot = game_bot(knowledge.game_type)
     players = knowledge.players
@@ -256,8 +331,22 @@ def grow(
     weights: list[float] = []
     infer = settings.infer if bot is not None else 0
     root = Node()
-    done = 0
+    checking = settings.check > 0.0 and first is not None
+    if checking:
+        root.checks = {}
+    checked = done = 0
     while not stop(done):
+        if checking and checked < settings.check * done:
+            assert first is not None and root.checks is not None
+            challenger = leader(root, knowledge.legal, first)
+            if challenger != first:
+                # A fresh world, never one the tree's statistics came from.
+                world = sample_world(knowledge, rng.seed(), check=False)
+                difference = paired(world, challenger, first, knowledge.seat, bot, rng, settings)
+                root.checks.setdefault(challenger, Check()).add(difference)
+                checked += 1
+                done += 1
+                continue
         if len(worlds) < settings.worlds:
             world = sample_world(knowledge, rng.seed(), check=False)
             worlds.append(world)
@@ -275,6 +364,55 @@ def grow(
         iterate(table, root, bot, rng, settings, players, rounds, knowledge.seat)
         done += 1
     return root
+
+
+def paired(
+    world: World,
+    challenger: Command,
+    first: Command,
+    seat: Seat,
+    bot: Bot | None,
+    rng: Chance,
+    settings: Settings,
+) -> float:
+    """The seat's reward after ``challenger`` minus its reward after ``first``, both played
+    in ``world`` and followed by rollouts from one seed (common random numbers: what differs
+    between the two is the command, not the luck after it)."""
+    game = get_game(world.config.game_type)
+    seed = rng.seed()
+    values = []
+    for command in (challenger, first):
+        table: SearchTable[Any] = SearchTable(game, world.config, world.state)
+        values.append(outcome(table, seat, command, bot, Chance(seed), settings))
+    return values[0] - values[1]
+
+
+def outcome(
+    table: SearchTable[Any],
+    seat: Seat,
+    command: Command,
+    bot: Bot | None,
+    rng: Chance,
+    settings: Settings,
+) -> float:
+    """The seat's reward for playing ``command`` at ``table`` and rolling out from there, as
+    an iteration would score it (the round's standing, the margin, the cut-off alike)."""
+    game = table.game
+    players = table.config.players
+    rounds = settings.horizon == "round"
+    start = game.limit_results(table.state, players) if rounds else ()
+    origin = start or (game.limit_results(table.state, players) if settings.margin else ())
+    table.step(seat, command)
+    results = table.results()
+    if results is not None:
+        rewards = [reward(results, other, players) for other in range(players)]
+    else:
+        rewards = rollout(
+            table, bot, rng, settings.epsilon, players, rounds, start, settings.cutoff
+        )
+    if settings.margin:
+        rewards = evaluate(table, origin, rewards, settings.margin, players)
+    return rewards[seat]
 
 
 def weighed(weights: list[float], rng: Chance) -> int:

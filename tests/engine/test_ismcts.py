@@ -18,7 +18,7 @@ from referee.bots import SearchStrategy, make_strategy
 from referee.engine import ismcts, pimc
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import Chance, knowledge_of
+from referee.engine.worlds import Chance, knowledge_of, sample_world
 
 GAMES = [
     ("vampire-queen", 3, {"rounds": "1"}),
@@ -214,8 +214,8 @@ def test_a_weighed_pick_follows_the_weights() -> None:
 
 @pytest.mark.parametrize(
     "extra",
-    [{}, {"infer": 4}, {"cutoff": 6, "margin": 20.0}],
-    ids=["unweighed", "weighed", "cut-with-margin"],
+    [{}, {"infer": 4}, {"cutoff": 6, "margin": 20.0}, {"check": 0.5, "guard": 0.0}],
+    ids=["unweighed", "weighed", "cut-with-margin", "checked"],
 )
 @pytest.mark.parametrize(("game", "players", "options"), GAMES)
 def test_the_decision_does_not_depend_on_what_the_seat_cannot_see(
@@ -366,3 +366,89 @@ def test_the_guard_reads_few_equal_rewards_as_no_evidence_of_a_steady_command() 
     assert ismcts.pooled_variance(root) == pytest.approx(0.01875)
     assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "b"
     assert ismcts.decision(root, ("a", "b"), "a", guard=3.0) == "a"
+
+
+def test_settings_refuse_a_check_share_outside_zero_to_one() -> None:
+    for bad in (-0.1, 1.0, 2.0):
+        with pytest.raises(ValueError, match="check must be in"):
+            ismcts.Settings(check=bad)
+    assert ismcts.Settings().check == 0.0  # off by default
+
+
+def checked(differences: list[float]) -> ismcts.Check:
+    check = ismcts.Check()
+    for difference in differences:
+        check.add(difference)
+    return check
+
+
+def test_with_checks_the_decision_reads_the_checks_not_the_trees_lead() -> None:
+    root = ismcts.Node()
+    # The tree's statistics favour "b" by far: unchecked, any guard would let it through.
+    root.children = {"a": rewarded([0.0] * 10), "b": rewarded([1.0] * 20)}
+    assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "b"
+    root.checks = {}
+    # No check of "b" yet: the heuristic's command.
+    assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "a"
+    # Checks that say "b" is no better: the heuristic's command, whatever the tree says.
+    root.checks["b"] = checked([1.0, -1.0, 0.0, 0.0, -1.0, 1.0])
+    assert ismcts.decision(root, ("a", "b"), "a", guard=0.0) == "a"
+    # Two wins in two checks are not yet a steady lead (the pseudo-differences: mean 0.5,
+    # error 0.5), twelve in twelve are.
+    root.checks["b"] = checked([1.0, 1.0])
+    assert ismcts.decision(root, ("a", "b"), "a", guard=1.0) == "a"
+    assert ismcts.decision(root, ("a", "b"), "a", guard=0.5) == "b"
+    root.checks["b"] = checked([1.0] * 12)
+    assert ismcts.decision(root, ("a", "b"), "a", guard=2.0) == "b"
+    # A check of another command than the most visited one is not read for it.
+    root.checks = {"c": checked([1.0] * 12)}
+    assert ismcts.decision(root, ("a", "b", "c"), "a", guard=1.0) == "a"
+
+
+def test_a_check_plays_both_commands_in_one_world_with_the_same_luck_after() -> None:
+    """Common random numbers: a command checked against itself differs by exactly 0 in every
+    world, with random rollouts as with the heuristic's; two different commands do differ in
+    some world (else the test is blind)."""
+    table = Table.create("sleeping-queens", 2, seed=b"paired")
+    advance(table, 4)
+    seat = table.pending()[0]
+    known = knowledge_of(table, seat)
+    bot = game_bot("sleeping-queens")
+    first = bot.choose(known.view, 2)
+    other = next(command for command in known.legal if command != first)
+    rng = Chance(b"c")
+    differing = 0
+    for epsilon in (0.0, 0.5):
+        settings = ismcts.Settings(epsilon=epsilon)
+        for _ in range(12):
+            world = sample_world(known, rng.seed())
+            assert ismcts.paired(world, first, first, seat, bot, rng, settings) == 0.0
+            differing += ismcts.paired(world, other, first, seat, bot, rng, settings) != 0.0
+    assert differing
+
+
+def test_a_checked_search_checks_the_trees_choice_in_its_share_of_iterations() -> None:
+    """The share of iterations given to checks, all of them of the tree's leading command
+    when it was not the heuristic's; the same seed gives the same checks and command."""
+    for salt in range(6):
+        table = Table.create("sleeping-queens", 2, seed=f"checks{salt}".encode())
+        advance(table, 3 + salt)
+        seat = table.pending()[0]
+        known = knowledge_of(table, seat)
+        first = game_bot("sleeping-queens").choose(known.view, 2)
+        settings = dataclasses.replace(
+            ismcts.ismcts_settings_for("sleeping-queens"), check=0.5, guard=0.0
+        )
+        stop = lambda done: done >= 40  # noqa: E731
+        root = ismcts.grow(known, Chance(b"k"), stop, settings, first)
+        assert root.checks is not None and first not in root.checks
+        made = sum(check.count for check in root.checks.values())
+        assert made <= 20 and made + root.visits == 40
+        again = ismcts.grow(known, Chance(b"k"), stop, settings, first)
+        assert again.checks is not None
+        assert {c: (k.count, k.total) for c, k in again.checks.items()} == {
+            c: (k.count, k.total) for c, k in root.checks.items()
+        }
+        if made:
+            return
+    raise AssertionError("the tree's choice was the heuristic's in every position: blind")
