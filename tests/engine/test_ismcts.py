@@ -346,12 +346,17 @@ def test_the_search_with_a_guard_plays_the_heuristic_where_its_evidence_is_thin(
         bot = game_bot("sleeping-queens")
         assert bot is not None
         favourite = bot.choose(known.view, 2)
-        base = dataclasses.replace(ismcts.ismcts_settings_for("sleeping-queens"), guard=0.0)
+        base = dataclasses.replace(
+            ismcts.ismcts_settings_for("sleeping-queens"), guard=0.0, check=0.0
+        )
         stop = lambda done: done >= 24  # noqa: E731
         free = ismcts.search(known, Chance(b"g"), stop, base)
         deviated += free != favourite
         guarded = dataclasses.replace(base, guard=1e9)
         assert ismcts.search(known, Chance(b"g"), stop, guarded) == favourite
+        # The same with the checks deciding: no lead of theirs passes such a guard either.
+        checked = dataclasses.replace(guarded, check=0.5)
+        assert ismcts.search(known, Chance(b"g"), stop, checked) == favourite
     assert deviated, "the unguarded search never deviated: the test is blind"
 
 
