@@ -17,12 +17,11 @@ the count and mean by kind of departure (the two commands' types).
 from __future__ import annotations
 
 import dataclasses
-import math
 import sys
 from collections import defaultdict
 from typing import Any
 
-from duel import GAMES
+from duel import GAMES, interval
 
 from referee.engine import ismcts
 from referee.engine.bot import game_bot
@@ -76,20 +75,10 @@ def main() -> None:
             table.submit(mover, heuristic)
     every = [gain for gains in worth.values() for gain in gains]
     print(f"{game}, {iterations} iterations, {settings}")
-    print(f"{deals} deals, {decisions} decisions, {len(every)} departures: {interval(every)}")
+    worth_of = interval(every) if every else "none"
+    print(f"{deals} deals, {decisions} decisions, {len(every)} departures: {worth_of}")
     for kind, gains in sorted(worth.items(), key=lambda item: -len(item[1])):
         print(f"  {kind:36s} {len(gains):5d}  {interval(gains)}")
-
-
-def interval(values: list[float]) -> str:
-    """The mean and its 95% normal interval."""
-    if not values:
-        return "none"
-    n = len(values)
-    centre = sum(values) / n
-    sd = math.sqrt(sum((v - centre) ** 2 for v in values) / (n - 1)) if n > 1 else 0.0
-    half = 1.96 * sd / math.sqrt(n)
-    return f"{centre:+.3f} [{centre - half:+.3f}, {centre + half:+.3f}]"
 
 
 if __name__ == "__main__":
