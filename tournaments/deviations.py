@@ -16,12 +16,11 @@ the count and mean by kind of departure (the two commands' types).
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections import defaultdict
 from typing import Any
 
-from duel import GAMES, interval
+from duel import GAMES, assigned, interval
 
 from referee.engine import ismcts
 from referee.engine.bot import game_bot
@@ -39,16 +38,9 @@ def finish(table: Table[Any], players: int) -> dict[int, float]:
     return {r.seat: (players - r.rank) / (players - 1) for r in table.results() or ()}
 
 
-def field_value(settings: ismcts.Settings, text: str) -> tuple[str, Any]:
-    name, value = text.split("=", 1)
-    kind = type(getattr(settings, name))
-    return name, value if kind is str else kind(value)
-
-
 def main() -> None:
     game, deals, iterations = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    settings = ismcts.ismcts_settings_for(game)
-    settings = dataclasses.replace(settings, **dict(field_value(settings, a) for a in sys.argv[4:]))
+    settings = assigned(ismcts.ismcts_settings_for(game), sys.argv[4:])
     players, options = GAMES[game]
     bot = game_bot(game)
     assert bot is not None

@@ -185,6 +185,16 @@ def paired(paths: list[str]) -> None:
         print(f"{measure}: B - A over {len(deals)} deals: {interval(differences)}")
 
 
+def assigned(settings: ismcts.Settings, assignments: list[str]) -> ismcts.Settings:
+    """``settings`` with each ``FIELD=VALUE`` of ``assignments`` set, the value read as the
+    field's type."""
+    for assignment in assignments:
+        name, _, value = assignment.partition("=")
+        kind = type(getattr(settings, name))
+        settings = dataclasses.replace(settings, **{name: kind(value)})
+    return settings
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("game", nargs="?", choices=sorted(GAMES))
@@ -210,10 +220,7 @@ def main() -> None:
         settings = dataclasses.replace(settings, bias=args.bias)
     if args.opponents is not None:
         settings = dataclasses.replace(settings, opponents=args.opponents)
-    for assignment in args.set:
-        name, _, value = assignment.partition("=")
-        kind = type(getattr(settings, name))
-        settings = dataclasses.replace(settings, **{name: kind(value)})
+    settings = assigned(settings, args.set)
     search = SearchStrategy(args.game, millis=args.millis, settings=settings)
     started = time.process_time()
     lines = []

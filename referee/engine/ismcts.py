@@ -397,22 +397,25 @@ def outcome(
 ) -> float:
     """The seat's reward for playing ``command`` at ``table`` and rolling out from there, as
     an iteration would score it (the round's standing, the margin, the cut-off alike)."""
-    game = table.game
     players = table.config.players
-    rounds = settings.horizon == "round"
-    start = game.limit_results(table.state, players) if rounds else ()
-    origin = start or (game.limit_results(table.state, players) if settings.margin else ())
+    start, origin = standings(table, settings, players)
     table.step(seat, command)
-    results = table.results()
-    if results is not None:
-        rewards = [reward(results, other, players) for other in range(players)]
-    else:
-        rewards = rollout(
-            table, bot, rng, settings.epsilon, players, rounds, start, settings.cutoff
-        )
+    # A command that ends the game is scored by the rollout's first look at the results.
+    rounds = settings.horizon == "round"
+    rewards = rollout(table, bot, rng, settings.epsilon, players, rounds, start, settings.cutoff)
     if settings.margin:
         rewards = evaluate(table, origin, rewards, settings.margin, players)
     return rewards[seat]
+
+
+def standings(table: SearchTable[Any], settings: Settings, players: int) -> tuple[Any, Any]:
+    """What an iteration from ``table`` scores against: the standing a round's reward counts
+    from (``()`` unless the horizon is the round) and the one the margin counts from (``()``
+    without a margin); both the world's, before any move of the iteration."""
+    game = table.game
+    start = game.limit_results(table.state, players) if settings.horizon == "round" else ()
+    origin = start or (game.limit_results(table.state, players) if settings.margin else ())
+    return start, origin
 
 
 def weighed(weights: list[float], rng: Chance) -> int:
@@ -444,10 +447,7 @@ def iterate(
 ) -> None:
     """One iteration from ``table`` (a fresh determinisation) for ``seat``: select, expand,
     roll out and back up."""
-    game = table.game
-    start = game.limit_results(table.state, players) if rounds else ()
-    # The standing the margin counts from (the world's, before the tree's moves).
-    origin = start or (game.limit_results(table.state, players) if settings.margin else ())
+    start, origin = standings(table, settings, players)
     outside = settings.opponents == "heuristic"
     path: list[Child] = []
     node = root
@@ -592,5 +592,6 @@ __all__ = [
     "iterate",
     "pooled_variance",
     "search",
+    "standings",
     "weighed",
 ]
