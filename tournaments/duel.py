@@ -1,7 +1,7 @@
 """In-process duplicate-deal duel of the search strategy with the game's heuristic.
 
     python tournaments/duel.py GAME DEALS [MILLIS] [--bias B] [--start N]
-        [--opponents heuristic|tree] [--set FIELD=VALUE ...]
+        [--opponents heuristic|tree] [--set FIELD=VALUE ...] [--reveal hands|queens ...]
     python tournaments/duel.py --combine FILE [FILE ...]
     python tournaments/duel.py --paired A.out [...] vs B.out [...]
 
@@ -21,6 +21,11 @@ Prints one JSON line per deal as it ends (``--combine`` pools such lines from se
 e.g. deal ranges split with ``--start`` over two processes), then the summary and the mean
 iterations per move. ``--paired`` compares two settings over the deals both played: B's
 per-deal value minus A's, with a 95% interval (the same deals, so the deal's luck cancels).
+
+``--reveal`` (Sleeping Queens only) is an experiment, not a bot: the search is handed more
+than its seat knows, the other seat's draws (``hands``, so its whole hand) or the queens'
+positions (``queens``), to bound what knowing them would be worth (docs/performance.md
+"What a seat cannot know").
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from referee.bots import SearchStrategy
 from referee.engine import ismcts
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import knowledge_of
+from referee.engine.worlds import Knowledge, knowledge_of
 
 #: The tournaments' options (tournaments/search-*.yaml).
 GAMES = {
@@ -55,6 +60,25 @@ SCORE = {
 }
 
 
+#: What ``--reveal`` may hand the search, by game: the event classes it then sees unredacted.
+REVEALABLE = {
+    "sleeping-queens": {"hands": "CardsDrawn", "queens": "QueensLaid"},
+}
+
+
+def knowing(table: Table[object], seat: int, reveal: frozenset[str] = frozenset()) -> Knowledge:
+    """The seat's knowledge, with the events of each kind in ``reveal`` as they really were."""
+    knowledge = knowledge_of(table, seat)
+    if not reveal:
+        return knowledge
+    shown = {REVEALABLE[table.config.game_type][what] for what in reveal}
+    events = tuple(
+        true if type(true).__name__ in shown else seen
+        for true, seen in zip(table.log, knowledge.events, strict=True)
+    )
+    return dataclasses.replace(knowledge, events=events)
+
+
 @dataclasses.dataclass
 class Tally:
     """The searched moves, their iterations, and how many left the heuristic's command."""
@@ -65,7 +89,13 @@ class Tally:
 
 
 def play(
-    game: str, seed: bytes, seat: int, search: SearchStrategy, rng: random.Random, tally: Tally
+    game: str,
+    seed: bytes,
+    seat: int,
+    search: SearchStrategy,
+    rng: random.Random,
+    tally: Tally,
+    reveal: frozenset[str] = frozenset(),
 ) -> dict[int, tuple[float, int]]:
     """One game with the search at ``seat``: every seat's points and score."""
     players, options = GAMES[game]
@@ -75,7 +105,7 @@ def play(
     while table.results() is None:
         mover = table.pending()[0]
         if mover == seat and len(table.legal_commands(mover)) > 1:
-            command = search.choose_known(knowledge_of(table, mover), rng)
+            command = search.choose_known(knowing(table, mover, reveal), rng)
             tally.moves += 1
             tally.iterations += search.last_iterations
             tally.deviations += command != bot.choose(table.view(mover), players)
@@ -86,7 +116,12 @@ def play(
 
 
 def deal_line(
-    game: str, deal: int, search: SearchStrategy, settings: ismcts.Settings, millis: float
+    game: str,
+    deal: int,
+    search: SearchStrategy,
+    settings: ismcts.Settings,
+    millis: float,
+    reveal: frozenset[str] = frozenset(),
 ) -> dict[str, object]:
     """Play one deal with the search in every seat: its machine-readable line."""
     players = GAMES[game][0]
@@ -95,13 +130,13 @@ def deal_line(
     mine: list[tuple[float, int]] = []
     others: list[tuple[float, int]] = []
     for seat in range(players):
-        outcome = play(game, seed, seat, search, random.Random(deal * 10 + seat), tally)
+        outcome = play(game, seed, seat, search, random.Random(deal * 10 + seat), tally, reveal)
         mine.append(outcome[seat])
         others.extend(v for s, v in outcome.items() if s != seat)
     return {
         "game": game,
         "millis": millis,
-        "settings": repr(settings),
+        "settings": repr(settings) + "".join(f" +{what}" for what in sorted(reveal)),
         "deal": deal,
         "points": mean([p for p, _ in mine]) - mean([p for p, _ in others]),
         "score": mean([s for _, s in mine]) - mean([s for _, s in others]),
@@ -206,6 +241,7 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--combine", nargs="+", metavar="FILE")
     parser.add_argument("--paired", nargs="+", metavar="FILE")
+    parser.add_argument("--reveal", action="append", default=[], choices=("hands", "queens"))
     args = parser.parse_args()
     if args.combine:
         combine(args.combine)
@@ -221,11 +257,14 @@ def main() -> None:
     if args.opponents is not None:
         settings = dataclasses.replace(settings, opponents=args.opponents)
     settings = assigned(settings, args.set)
+    reveal = frozenset(args.reveal)
+    if reveal and args.game not in REVEALABLE:
+        parser.error(f"--reveal is for {', '.join(REVEALABLE)} only")
     search = SearchStrategy(args.game, millis=args.millis, settings=settings)
     started = time.process_time()
     lines = []
     for deal in range(args.start, args.start + args.deals):
-        lines.append(deal_line(args.game, deal, search, settings, args.millis))
+        lines.append(deal_line(args.game, deal, search, settings, args.millis, reveal))
         print(json.dumps(lines[-1]), flush=True)
     print(f"{summary(lines)}; {time.process_time() - started:.0f} s CPU")
 

@@ -13,6 +13,7 @@ exact law of seat 1's hand given what seat 0 saw; the sampled worlds must fit it
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -33,6 +34,7 @@ from referee.games.sleeping_queens.model import (
     KingPlayed,
     KnightPlayed,
     PotionPlayed,
+    QueensLaid,
 )
 from tests.worlds.support import assert_matches, random_position, worlds
 
@@ -116,3 +118,28 @@ def test_another_hand_fits_the_exact_law(seed: int, steps: int) -> None:
         for w in sampled
     )
     assert_matches(deals, exact_hand_law(unseen, line, kind, dealt=True))
+
+
+@pytest.mark.parametrize("seed,steps", [(3, 10), (7, 30)])
+def test_a_knowledge_showing_more_is_honoured(seed: int, steps: int) -> None:
+    """SQ-17/SQ-18: handed the other seat's draws and the queens' positions as they were (an
+    experiment's knowledge, ``tournaments/duel.py --reveal``), every world holds that hand and
+    those queens; the draw pile's order stays the sampler's own."""
+    table = random_position("sleeping-queens", 2, seed, steps)
+    known = knowledge_of(table, 0)
+    shown = (CardsDrawn, QueensLaid)
+    told = replace(
+        known,
+        events=tuple(
+            true if isinstance(true, shown) else seen
+            for true, seen in zip(table.log, known.events, strict=True)
+        ),
+    )
+    sampled = worlds(told, 20, seed)
+    piles = {tuple(world.state.draw) for world in sampled}
+    for world in sampled:
+        assert world.state.hands[1] == table.state.hands[1]
+        assert world.state.positions == table.state.positions
+    assert len(piles) > 1  # the pile is still dealt at random
+    plain = worlds(known, 20, seed)
+    assert any(world.state.hands[1] != table.state.hands[1] for world in plain)

@@ -17,6 +17,11 @@ saw it. What that rules out:
 * **the queens**: a queen is seen when she is woken or bounced (SQ-12) or put back to sleep
   (SQ-18, public); the queens never seen lie uniformly in the first positions never seen.
 
+A draw counts as seen when the knowledge shows its cards, and the queens as laid when it
+shows them: for a seat's own knowledge that is its own draws only and never the queens, but
+an experiment may hand the search more than its seat knows, to bound what knowing it would
+be worth (``tournaments/duel.py --reveal``).
+
 The deal starts from a greedy one that gives each played card to a position its player drew
 before playing it, and is then mixed by swapping two positions of one shuffle whenever the
 swap keeps every player's hand whole (a symmetric chain, so uniform within the bounds;
@@ -96,6 +101,8 @@ class _Follow:
                 self.taken.append(0)
             elif kind is QueensLaid:
                 self.laid = index
+                for position, queen in enumerate(event.queens):  # none: SQ-18 hides them all
+                    self.original[position] = queen
             elif kind is CardsDrawn:
                 self._draw(index, event)
             elif kind is JesterTurned:
@@ -132,9 +139,11 @@ class _Follow:
         slots = [(k, self.taken[k] + i) for i in range(event.count)]
         self.taken[k] += event.count
         self.drawn[index] = slots
-        if event.seat == self.seat:
+        if event.cards:  # a draw the seat saw: only its own (SQ-17), unless told more
             for (_, position), card in zip(slots, event.cards, strict=True):
                 self.known[k][position] = card  # in sorted order: placed at random below
+                if event.seat != self.seat:
+                    self._line(event.seat, ("card", card))
         else:
             for slot in slots:
                 self.owner[slot] = event.seat
