@@ -42,6 +42,7 @@ from referee.engine import ismcts
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
 from referee.engine.worlds import Knowledge, knowledge_of
+from referee.games.sleeping_queens.model import CardsDrawn, QueensLaid
 
 #: The tournaments' options (tournaments/search-*.yaml).
 GAMES = {
@@ -60,9 +61,9 @@ SCORE = {
 }
 
 
-#: What ``--reveal`` may hand the search, by game: the event classes it then sees unredacted.
-REVEALABLE = {
-    "sleeping-queens": {"hands": "CardsDrawn", "queens": "QueensLaid"},
+#: What ``--reveal`` may hand the search, by game: the event class it then sees unredacted.
+REVEALABLE: dict[str, dict[str, type]] = {
+    "sleeping-queens": {"hands": CardsDrawn, "queens": QueensLaid},
 }
 
 
@@ -71,9 +72,9 @@ def knowing(table: Table[object], seat: int, reveal: frozenset[str] = frozenset(
     knowledge = knowledge_of(table, seat)
     if not reveal:
         return knowledge
-    shown = {REVEALABLE[table.config.game_type][what] for what in reveal}
+    shown = tuple(REVEALABLE[table.config.game_type][what] for what in reveal)
     events = tuple(
-        true if type(true).__name__ in shown else seen
+        true if isinstance(true, shown) else seen
         for true, seen in zip(table.log, knowledge.events, strict=True)
     )
     return dataclasses.replace(knowledge, events=events)
