@@ -11,9 +11,9 @@ from typing import Any
 
 from referee import cli_help
 from referee.application import Limits
-from referee.application.house_levels import DEFAULT_BUDGET_MS, parse_levels
-from referee.application.limits import DEFAULT_PER_MINUTE
-from referee.application.players import DEFAULT_REGISTRATIONS_PER_MINUTE, PlayerSettings
+from referee.application.house.levels import DEFAULT_BUDGET_MS, parse_levels
+from referee.application.players.accounts import DEFAULT_REGISTRATIONS_PER_MINUTE, PlayerSettings
+from referee.application.tables.limits import DEFAULT_PER_MINUTE
 from referee.store import DEFAULT_WAIT
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -471,7 +471,7 @@ def _env_flag(parser: argparse.ArgumentParser, flag: str, **options: Any) -> Non
 def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
     """The players' flags of ``serve``; None (after saying why) when a key file cannot
     serve, so a misconfigured server never starts accepting nobody or anybody."""
-    from referee.application.platform import PlatformKeys
+    from referee.application.players.platform import PlatformKeys
 
     try:
         platform = PlatformKeys.from_files(

@@ -16,7 +16,8 @@ written straight to wire bytes, in field-number order as protobuf writes them, s
 are protobuf's own serialization (tests/test_codec.py compares them over random play of every
 game); messages are parsed from those bytes (``FromString``, in C). Reading goes the other
 way through the same plan. Nothing is remembered between calls: the application encodes each
-event once per distinct redaction and each view once per viewer (:mod:`referee.application.live`).
+event once per distinct redaction and each view once per viewer
+(:mod:`referee.application.tables.live`).
 
 >>> from referee.games.vampire_queen.model import PlaySet
 >>> message = command_to_proto("vampire-queen", PlaySet(value=8, count=3, queens=1))

@@ -331,7 +331,7 @@ def _same(
 
 def verify_store(store: Any, game_id: str) -> Report:
     """Check a game in an event store (``referee verify --store``)."""
-    from referee.application.clocks import GameSettings
+    from referee.application.tables.clocks import GameSettings
 
     record = store.get_game(game_id)
     settings = GameSettings.from_json(record.settings)

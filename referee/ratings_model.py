@@ -4,7 +4,7 @@ Ratings are openskill's Plackett-Luce model with its defaults (``mu`` 25, ``sigm
 Bayesian rating for games of any number of players, TrueSkill-like. The **ordinal**
 ``mu - 3 sigma`` is what standings and leaderboards sort by: a player ranks high only once
 the rating is sure of it. The referee's persisted ratings
-(:mod:`referee.application.ratings`) and ``referee-tournament``'s standings
+(:mod:`referee.application.players.ratings`) and ``referee-tournament``'s standings
 (``referee_tournament.ratings``) both build the model here: change it here, and both change.
 
 >>> model = plackett_luce()

@@ -12,7 +12,7 @@ import pytest
 
 from referee import cli
 from referee.application import Referee
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
 from referee.store import open_store
 from tests.application.players_support import Platform, jwks
 

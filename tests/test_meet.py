@@ -24,7 +24,7 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc

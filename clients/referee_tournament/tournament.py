@@ -100,7 +100,7 @@ def embedded_server(*, registration: bool = False) -> Iterator[str]:
     ``registration``: anyone may Register (for the remote bots the runner launches)."""
     import logging
 
-    from referee.application.players import PlayerSettings
+    from referee.application.players.accounts import PlayerSettings
     from referee.server.app import configure_logging, running_server
 
     players = PlayerSettings(open_registration=registration)

@@ -23,13 +23,13 @@ stored form), :mod:`referee.server` (gRPC and HTTP adapters).
 
 from __future__ import annotations
 
-from referee.application.access import PlayerSeat
-from referee.application.clocks import Clock, GameSettings, SeatClock, SeatPlan
-from referee.application.errors import Kind, RefereeError
-from referee.application.fanout import StreamEnded
-from referee.application.players import Player, Players, Principal
+from referee.application.players.accounts import Player, Players, Principal
 from referee.application.referee import Limits, Referee
-from referee.application.values import (
+from referee.application.tables.access import PlayerSeat
+from referee.application.tables.clocks import Clock, GameSettings, SeatClock, SeatPlan
+from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.fanout import StreamEnded
+from referee.application.tables.values import (
     Claimed,
     Created,
     Decided,

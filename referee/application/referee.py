@@ -2,21 +2,22 @@
 
 :class:`Referee` is the application layer (the role ``eventsourcing``'s Application plays): it
 takes ids, tokens and engine values, returns the frozen values of
-:mod:`referee.application.values`, and refuses with
-:class:`~referee.application.errors.RefereeError`. It imports no transport: the gRPC and HTTP
+:mod:`referee.application.tables.values`, and refuses with
+:class:`~referee.application.tables.errors.RefereeError`. It imports no transport: the gRPC and HTTP
 adapters (:mod:`referee.server`) and an embedding platform (docs/embedding.md) call it alike.
 
 It is the one entry point; the work is done by rooms of one concern each, which it composes:
 
-- :mod:`~referee.application.repository`: the loaded games (loading, eviction, the preload of
+- :mod:`~referee.application.tables.repository`: the loaded games (loading, eviction, the preload of
   clocked games, following the store's other writers), the store's threads, background tasks;
-- :mod:`~referee.application.creation`: new games;
-- :mod:`~referee.application.commands`: seats' commands (idempotent ids, expected versions);
-- :mod:`~referee.application.hand`: the referee's own moves (clocks, timeouts, forfeits,
-  default plays, the seed reveal, the end of a game);
-- :mod:`~referee.application.organiser`: abort, reveal, export, abandoned games;
-- :mod:`~referee.application.streams` (over :mod:`~referee.application.fanout`): streams;
-- :mod:`~referee.application.access`: who is asking (seat, spectator, organiser).
+- :mod:`~referee.application.tables.creation`: new games;
+- :mod:`~referee.application.tables.commands`: seats' commands (idempotent ids, expected versions);
+- :mod:`~referee.application.tables.timekeeper`: the referee's own moves (clocks, timeouts,
+  forfeits, default plays, the seed reveal, the end of a game);
+- :mod:`~referee.application.tables.organiser`: abort, reveal, export, abandoned games;
+- :mod:`~referee.application.tables.streams` (over
+  :mod:`~referee.application.tables.fanout`): streams;
+- :mod:`~referee.application.tables.access`: who is asking (seat, spectator, organiser).
 
 Store calls run on one writer thread so nothing blocks the event loop; a live game changes
 only after the store has committed. The stored form is :mod:`referee.stored`'s.
@@ -30,24 +31,33 @@ from typing import Any
 
 import structlog
 
-from referee.application import access, creation, errors, house_fill
-from referee.application.access import PlayerSeat, SeatKey, hash_token
-from referee.application.clocks import GameSettings
-from referee.application.commands import Commands
-from referee.application.errors import RefereeError
-from referee.application.fanout import FanOut, Send, StreamEnded
-from referee.application.hand import RefereeHand
-from referee.application.house_bots import HouseBots
-from referee.application.live import LiveGame, now_ms
-from referee.application.lobby import Lobby
-from referee.application.lobby_seats import ClaimedSeats
-from referee.application.organiser import Organiser
-from referee.application.players import Players, Principal
-from referee.application.repository import Limits, Repository
-from referee.application.seating import Seating
-from referee.application.sessions import Sessions
-from referee.application.streams import Streams
-from referee.application.values import Created, Exported, Page, SeatView, Submitted, Summary, Update
+from referee.application.house import fill
+from referee.application.house.bots import HouseBots
+from referee.application.lobby.room import Lobby
+from referee.application.lobby.seats import ClaimedSeats
+from referee.application.players.accounts import Players, Principal
+from referee.application.players.seating import Seating
+from referee.application.players.sessions import Sessions
+from referee.application.tables import access, creation, errors
+from referee.application.tables.access import PlayerSeat, SeatKey, hash_token
+from referee.application.tables.clocks import GameSettings
+from referee.application.tables.commands import Commands
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.fanout import FanOut, Send, StreamEnded
+from referee.application.tables.live import LiveGame, now_ms
+from referee.application.tables.organiser import Organiser
+from referee.application.tables.repository import Limits, Repository
+from referee.application.tables.streams import Streams
+from referee.application.tables.timekeeper import Timekeeper
+from referee.application.tables.values import (
+    Created,
+    Exported,
+    Page,
+    SeatView,
+    Submitted,
+    Summary,
+    Update,
+)
 from referee.engine.game import FixedDeal
 from referee.metrics import Metrics
 from referee.store import EventStore
@@ -77,13 +87,13 @@ class Referee:
             self.limits.stream_stall_seconds,
         )
         self.repository = Repository(store, self.metrics, self.limits, self.fanout)
-        self.hand = RefereeHand(self.repository)
-        self.repository.timekeeper = self.hand
-        self.commands = Commands(self.repository, self.hand)
-        self.organiser = Organiser(self.repository, self.hand)
+        self.timekeeper = Timekeeper(self.repository)
+        self.repository.timekeeper = self.timekeeper
+        self.commands = Commands(self.repository, self.timekeeper)
+        self.organiser = Organiser(self.repository, self.timekeeper)
         self.players = Players(self.repository)
         self._streams = Streams(self.repository)
-        self.seating = Seating(self.repository, self.hand, self.commands)
+        self.seating = Seating(self.repository, self.timekeeper, self.commands)
         self.lobby = Lobby(
             self.repository,
             self.players,
@@ -266,8 +276,8 @@ class Referee:
 
     async def fill_with_bots(self, game_id: str, organiser_token: str, level: str = "") -> Summary:
         """Start a waiting game by filling its empty seats with house bots (of ``level``,
-        when named); :mod:`referee.application.house_fill` has the refusals."""
-        return await house_fill.fill_with_bots(self.house_bots, game_id, organiser_token, level)
+        when named); :mod:`referee.application.house.fill` has the refusals."""
+        return await fill.fill_with_bots(self.house_bots, game_id, organiser_token, level)
 
     async def reveal(self, game_id: str, organiser_token: str) -> Summary:
         """Reveal the seed of a game that is over (one created with ``defer_seed_reveal``);

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.application import Limits, Referee
-from referee.application.access import hash_token
+from referee.application.tables.access import hash_token
 from referee.engine.table import Table
 from referee.metrics import Metrics
 from referee.store import CommandOutcome, EventStore, GameRecord, SqliteEventStore

@@ -22,8 +22,8 @@ from google.protobuf import json_format
 
 from referee import codec
 from referee.application import GameSettings, Referee, RefereeError, Unreadable
-from referee.application.errors import clip
-from referee.application.live import LiveGame
+from referee.application.tables.errors import clip
+from referee.application.tables.live import LiveGame
 from referee.engine.game import FixedDeal, Viewer
 from referee.engine.registry import get_game
 from referee.engine.table import Table

@@ -21,9 +21,9 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from referee.application import Limits, Referee
-from referee.application.errors import stopping as shutting_down
-from referee.application.house_levels import parse_levels
-from referee.application.players import PlayerSettings
+from referee.application.house.levels import parse_levels
+from referee.application.players.accounts import PlayerSettings
+from referee.application.tables.errors import stopping as shutting_down
 from referee.metrics import SERVICE, Metrics
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.service import RefereeCore

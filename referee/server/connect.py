@@ -40,7 +40,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
 
-from referee.application.errors import Kind, RefereeError, bad_request, exhausted
+from referee.application.tables.errors import Kind, RefereeError, bad_request, exhausted
 from referee.metrics import SERVICE
 from referee.server import errors
 from referee.server.service import METHODS, Caller, Method, RefereeCore, Refused, decode

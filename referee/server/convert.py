@@ -2,7 +2,7 @@
 
 The referee application (:mod:`referee.application`) speaks engine values; a seat's view and
 a stamped event also carry their ``referee.v1`` bytes, encoded once by the live game for each
-batch (:mod:`referee.application.live`). A stream message is put together from those bytes (a
+batch (:mod:`referee.application.tables.live`). A stream message is put together from those bytes (a
 protobuf message is the concatenation of its encoded fields), so the events of a batch that
 several seats see alike are encoded once for all of them, and each view once per viewer.
 """
@@ -10,15 +10,15 @@ several seats see alike are encoded once for all of them, and each view once per
 from __future__ import annotations
 
 from referee import codec
-from referee.application.clocks import (
+from referee.application.tables.clocks import (
     DEFAULT_CONNECT_GRACE_MS,
     DEFAULT_JOIN_DEADLINE_MS,
     Clock,
     GameSettings,
     SeatPlan,
 )
-from referee.application.errors import bad_request
-from referee.application.values import (
+from referee.application.tables.errors import bad_request
+from referee.application.tables.values import (
     Claimed,
     Created,
     Exported,

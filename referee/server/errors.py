@@ -1,13 +1,13 @@
 """Domain errors as ``google.rpc.Status`` messages, as the contract lists them.
 
-The application raises :class:`~referee.application.errors.RefereeError`; this module alone
-decides which status code each :class:`~referee.application.errors.Kind` gets and how its
+The application raises :class:`~referee.application.tables.errors.RefereeError`; this module alone
+decides which status code each :class:`~referee.application.tables.errors.Kind` gets and how its
 details travel (``ErrorInfo`` always; ``BadRequest`` and ``PreconditionFailure`` when the
 error names fields or a state; ``RetryInfo`` when it says when to retry). The status is a
 plain message, the same for every transport: the gRPC adapter sends it as the call's status,
 the HTTP adapter as a Connect error or as gRPC-Web trailers.
 
->>> from referee.application.errors import not_found
+>>> from referee.application.tables.errors import not_found
 >>> code_name(status_code(not_found("f00d")))
 'NOT_FOUND'
 """
@@ -18,7 +18,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
-from referee.application.errors import (
+from referee.application.tables.errors import (
     Kind,
     RefereeError,
     bad_request,

@@ -2,7 +2,7 @@
 pairing calls).
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
-Each turns the request into the values of :mod:`referee.application.lobby` and the answer
+Each turns the request into the values of :mod:`referee.application.lobby.room` and the answer
 back; the challenge and pairing calls need the player's credential (``authorization``),
 the lobby list and its watch do not (what they show is public).
 """
@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from referee.application import Referee
-from referee.application.challenges import Challenge, ChallengeState
-from referee.application.clocks import Clock
-from referee.application.errors import Kind, RefereeError
-from referee.application.lobby import ClockFilter, LobbyChange, LobbyFilter, LobbyTable
-from referee.application.pairing import PairingState, PairingTicket
-from referee.application.players import Principal
-from referee.application.terms import Terms
+from referee.application.lobby.challenges import Challenge, ChallengeState
+from referee.application.lobby.pairing import PairingState, PairingTicket
+from referee.application.lobby.room import ClockFilter, LobbyChange, LobbyFilter, LobbyTable
+from referee.application.lobby.terms import Terms
+from referee.application.tables.access import Principal
+from referee.application.tables.clocks import Clock
+from referee.application.tables.errors import Kind, RefereeError
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert
 from referee.v1 import referee_pb2 as pb

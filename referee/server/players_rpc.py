@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from referee.application import Referee
-from referee.application.errors import bad_request
-from referee.application.players import NAME, Player
-from referee.application.ratings import Rating
+from referee.application.players.accounts import NAME, Player
+from referee.application.players.ratings import Rating
+from referee.application.tables.errors import bad_request
 from referee.metrics import Metrics
 from referee.v1 import referee_pb2 as pb
 

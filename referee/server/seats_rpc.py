@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from referee.application import PlayerSeat, Referee
-from referee.application.access import SeatKey
+from referee.application.tables.access import SeatKey
 from referee.metrics import Metrics
 from referee.server import convert
 from referee.v1 import referee_pb2 as pb

@@ -7,7 +7,7 @@ request into the application's values and its answer back into a response
 gets) and command logs. It knows no transport: a unary call takes a request message and
 returns the response message; a stream writes ready bytes (one serialized
 ``StreamGameResponse`` each) with the transport's ``write``, paced and bounded by the fan-out.
-Every refusal is a :class:`~referee.application.errors.RefereeError`, which each adapter
+Every refusal is a :class:`~referee.application.tables.errors.RefereeError`, which each adapter
 sends as the ``google.rpc.Status`` of :mod:`referee.server.errors`.
 
 The adapters, both built from the service descriptor (:data:`METHODS`): gRPC
@@ -30,8 +30,8 @@ from google.rpc import code_pb2
 
 from referee import codec
 from referee.application import PlayerSeat, Referee, RefereeError, Unreadable, Update
-from referee.application.access import SeatKey
-from referee.application.errors import Kind, bad_request, clip
+from referee.application.tables.access import SeatKey
+from referee.application.tables.errors import Kind, bad_request, clip
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors

@@ -1,7 +1,7 @@
 """The RPCs of one stream per player: PlayerSession (bidirectional), WatchPlayer.
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
-Both run a :class:`~referee.application.sessions.Session` into the transport's ``write``;
+Both run a :class:`~referee.application.players.sessions.Session` into the transport's ``write``;
 PlayerSession also reads the client's resumes and commands from its request stream. A game's
 message is put together from the bytes its view and events carry (as StreamGame's are), so a
 batch the player's seats see alike is encoded once for every session.
@@ -22,12 +22,10 @@ from google.protobuf.message import Message
 
 from referee import codec
 from referee.application import Referee, RefereeError, Unreadable
-from referee.application import errors as app_errors
-from referee.application.challenges import Challenge
-from referee.application.pairing import PairingTicket
-from referee.application.player_seats import Reserved
-from referee.application.players import Principal
-from referee.application.sessions import (
+from referee.application.lobby.challenges import Challenge
+from referee.application.lobby.pairing import PairingTicket
+from referee.application.players.seat_documents import Reserved
+from referee.application.players.sessions import (
     GameMessage,
     Granted,
     Notice,
@@ -37,6 +35,8 @@ from referee.application.sessions import (
     SessionCommand,
     SessionMessage,
 )
+from referee.application.tables import errors as app_errors
+from referee.application.tables.access import Principal
 from referee.metrics import SERVICE, Children, Metrics
 from referee.protowire import delimited, tag, varint
 from referee.server import convert, errors, lobby_rpc

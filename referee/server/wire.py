@@ -22,7 +22,7 @@ import grpc
 from google.protobuf.message import Message
 from grpc_status import rpc_status
 
-from referee.application.errors import RefereeError
+from referee.application.tables.errors import RefereeError
 from referee.server import errors
 from referee.server.service import METHODS, Caller, Method, RefereeCore, Refused, decode
 from referee.v1 import referee_pb2

@@ -8,11 +8,12 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.application import GameSettings, Referee, creation
-from referee.application.errors import Kind, RefereeError
-from referee.application.lobby import Lobby
-from referee.application.lobby_host import LobbyLimits, OpenedGame, WritesFor, limit_reached
-from referee.application.terms import Terms
+from referee.application import GameSettings, Referee
+from referee.application.lobby.host import LobbyLimits, OpenedGame, WritesFor, limit_reached
+from referee.application.lobby.room import Lobby
+from referee.application.lobby.terms import Terms
+from referee.application.tables import creation
+from referee.application.tables.errors import Kind, RefereeError
 from referee.store import EventStore, MemoryEventStore
 
 NAMES = ("ann", "bob", "cy", "dee", "eve", "fay", "gus", "hal")

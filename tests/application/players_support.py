@@ -11,7 +11,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
 
-from referee.application.platform import PlatformKeys
+from referee.application.players.platform import PlatformKeys
 
 
 @dataclass

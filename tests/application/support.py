@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from referee.application import Created, Limits, Referee, RefereeError, Submitted
-from referee.application.live import LiveGame
+from referee.application.tables.live import LiveGame
 from referee.store import EventStore, MemoryEventStore
 
 #: Seconds a test waits for the referee's own moves (a hang guard, not a speed check).

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.application import Referee
-from referee.application.challenges import (
+from referee.application.lobby.challenges import (
     REFUSED_IN,
     TRANSITIONS,
     Challenge,
@@ -22,9 +22,9 @@ from referee.application.challenges import (
     Move,
     next_state,
 )
-from referee.application.errors import Kind, RefereeError
-from referee.application.lobby_host import LobbyLimits
-from referee.application.terms import Terms
+from referee.application.lobby.host import LobbyLimits
+from referee.application.lobby.terms import Terms
+from referee.application.tables.errors import Kind, RefereeError
 from referee.store import RevisionConflict, SqliteEventStore
 from tests.application.lobby_support import World, lobby_on, run_lobby, snapshot
 from tests.application.support import refused

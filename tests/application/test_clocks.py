@@ -20,10 +20,8 @@ from referee.application import (
     Limits,
     Referee,
     Unreadable,
-    commands,
-    hand,
-    repository,
 )
+from referee.application.tables import commands, repository, timekeeper
 from referee.engine.table_events import DefaultPlayed, SeatForfeited, SeedRevealed, TimedOut
 from referee.games.vampire_queen.model import Pass
 from referee.store import SqliteEventStore
@@ -48,13 +46,13 @@ def test_a_command_after_its_deadline_finds_the_decision_timed_out(
         live = referee.games[created.game_id]
         seat = live.table.pending()[0]
         command = live.table.view(seat).legal_commands[0]
-        real = hand.now_ms
+        real = timekeeper.now_ms
 
         def later() -> int:
             return real() + 61_000  # a minute later
 
         # The command's arrival, the clock's reading and the stamps of what is appended.
-        for module in (commands, hand, repository):
+        for module in (commands, timekeeper, repository):
             monkeypatch.setattr(module, "now_ms", later)
         error = await refused(
             referee.submit(created.game_id, created.seat_tokens[seat], "late", command)
@@ -297,7 +295,7 @@ def test_a_stream_ended_by_a_finished_game_is_no_disconnect() -> None:
 def test_seat_clocks_follow_decisions_across_batches() -> None:
     """A decision keeps its start while other seats act; it restarts after the seat's own
     decision or when the game asks it something else; overruns drain the bank."""
-    from referee.application.clocks import Clock, SeatClocks
+    from referee.application.tables.clocks import Clock, SeatClocks
     from referee.engine.game import Decision
     from referee.stored import Decided
 

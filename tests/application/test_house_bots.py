@@ -12,18 +12,17 @@ from typing import Any
 import pytest
 
 from referee.application import Referee
-from referee.application.access import PlayerSeat
-from referee.application.challenges import ChallengeState
-from referee.application.house_levels import (
+from referee.application.house.levels import (
     LEVELS,
     Level,
     account_names,
     max_accounts,
     parse_levels,
 )
-from referee.application.pairing import PairingState
-from referee.application.players import Principal
-from referee.application.terms import Terms
+from referee.application.lobby.challenges import ChallengeState
+from referee.application.lobby.pairing import PairingState
+from referee.application.lobby.terms import Terms
+from referee.application.tables.access import PlayerSeat, Principal
 from referee.engine import all_games
 from tests.application.seating_support import account, seats
 from tests.application.support import WAIT, run, until
@@ -197,7 +196,7 @@ def test_pairing_with_a_house_bot_on_request() -> None:
 def test_a_failing_level_is_replaced_by_random_and_counted(monkeypatch: Any) -> None:
     """A level that raises, and one slower than its budget: each move is the random
     strategy's instead, counted by reason, and the game still ends."""
-    import referee.application.house_levels as levels
+    import referee.application.house.levels as levels
 
     real = levels.choose
 

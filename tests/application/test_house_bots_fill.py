@@ -10,7 +10,7 @@ import threading
 from typing import Any
 
 from referee.application import Kind, Referee
-from referee.application.house_levels import parse_levels
+from referee.application.house.levels import parse_levels
 from referee.store import MemoryEventStore
 from tests.application.seating_support import seats, unchanged
 from tests.application.support import WAIT, run, until

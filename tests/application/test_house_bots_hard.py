@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from referee.application import Referee, house_levels
-from referee.application.house_levels import LEVELS, Level
+from referee.application import Referee
+from referee.application.house import levels
+from referee.application.house.levels import LEVELS, Level
 from referee.engine import Table, all_games
 from referee.engine.worlds import Knowledge
 from tests.application.seating_support import account, seats
@@ -36,7 +37,7 @@ def fallbacks(referee: Referee, level: str, game_type: str, reason: str) -> floa
 
 
 def test_hard_is_a_level_that_searches_in_a_worker_process_from_knowledge() -> None:
-    hard = house_levels.parse_levels("hard:2")[0]
+    hard = levels.parse_levels("hard:2")[0]
     assert (hard.name, hard.strategy, hard.accounts) == ("hard", "search", 2)
     assert hard.process and hard.knows and hard.iterations is None
     assert list(LEVELS) == ["easy", "normal", "hard"]  # weakest first
@@ -48,7 +49,7 @@ def test_a_game_against_hard_house_bots_plays_to_the_end_on_the_seats_knowledge(
 ) -> None:
     """Every decision is handed the seat's knowledge: the events the table's log holds for
     that seat, redacted for it, up to the view decided on, and the game's options."""
-    real = house_levels.decide
+    real = levels.decide
     seen: list[Knowledge] = []
 
     async def recording(level: Level, view: Any, *args: Any, **kwargs: Any) -> Any:
@@ -57,7 +58,7 @@ def test_a_game_against_hard_house_bots_plays_to_the_end_on_the_seats_knowledge(
         seen.append(known)
         return await real(level, view, *args, **kwargs)
 
-    monkeypatch.setattr(house_levels, "decide", recording)
+    monkeypatch.setattr(levels, "decide", recording)
 
     async def scenario(referee: Referee) -> None:
         bots = await referee.house_bots.start((QUICK,), seed=3)
@@ -98,7 +99,7 @@ def test_a_hard_bot_failing_or_overrunning_in_its_worker_is_replaced_and_counted
     time never exceeds the wall clock, so the overrun is certain). Each move is then the
     random strategy's, and the game still ends."""
     # The search's share of the budget, passed to the worker: four budgets of CPU time.
-    monkeypatch.setattr(house_levels, "SEARCH_SHARE", 4.0)
+    monkeypatch.setattr(levels, "SEARCH_SHARE", 4.0)
 
     async def scenario(referee: Referee) -> None:
         broken = Level("broken", "heuristic", process=True, knows=True)
@@ -131,10 +132,8 @@ def test_a_knowing_level_without_the_seats_knowledge_is_replaced() -> None:
     )
     stale = dataclasses.replace(stale, view=dataclasses.replace(view, version=view.version - 1))
     for known in (None, stale):
-        made = asyncio.run(
-            house_levels.decide(QUICK, view, 3, random.Random(1), 10**6, None, known)
-        )
+        made = asyncio.run(levels.decide(QUICK, view, 3, random.Random(1), 10**6, None, known))
         assert made.fallback == "error" and made.command in view.legal_commands
     known = dataclasses.replace(stale, events=tuple(table.redacted_log(seat)), view=view)
-    made = asyncio.run(house_levels.decide(QUICK, view, 3, random.Random(1), 10**6, None, known))
+    made = asyncio.run(levels.decide(QUICK, view, 3, random.Random(1), 10**6, None, known))
     assert not made.fallback and made.command in view.legal_commands

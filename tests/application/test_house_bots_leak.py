@@ -1,6 +1,6 @@
 """A house bot decides from its seat's view only, exactly as a remote bot would: two states
 that differ only in what its seat may not see give every level the same decision (the
-views' indistinguishability property, through :func:`house_levels.decide`). A level that
+views' indistinguishability property, through :func:`levels.decide`). A level that
 searches (``hard``) decides from the seat's redacted events and view, its knowledge: a
 whole other history the seat cannot tell from the real one (a sampled world) gives it the
 same decision too. Also: the module where a house bot decides reads views only, never a
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.application import house_levels
+from referee.application.house import levels
 from referee.engine import Table, all_games, get_game
 from referee.engine.worlds import Knowledge, sample_world
 
@@ -36,7 +36,7 @@ SEARCHED = 2
 #: a function of what the seat knows and the generator only (not of the machine's speed).
 TESTED = [
     dataclasses.replace(level, iterations=6) if level.knows else level
-    for level in house_levels.LEVELS.values()
+    for level in levels.LEVELS.values()
 ]
 
 
@@ -49,7 +49,7 @@ def seat_knowledge(table: Table[Any], seat: int) -> Knowledge:
     )
 
 
-def decision(table: Table[Any], state: Any, seat: int, level: house_levels.Level) -> Any:
+def decision(table: Table[Any], state: Any, seat: int, level: levels.Level) -> Any:
     """``level``'s command for ``seat`` on a copy of ``table`` holding ``state``, with a
     generator seeded alike every time (so only what the seat sees can make a difference)."""
     clone = copy.copy(table)
@@ -57,13 +57,11 @@ def decision(table: Table[Any], state: Any, seat: int, level: house_levels.Level
     return decided(clone, seat, level)
 
 
-def decided(table: Table[Any], seat: int, level: house_levels.Level) -> Any:
+def decided(table: Table[Any], seat: int, level: levels.Level) -> Any:
     known = seat_knowledge(table, seat) if level.knows else None
     view = table.view(seat)
     made = asyncio.run(
-        house_levels.decide(
-            level, view, table.config.players, random.Random(9), 10**6, knowledge=known
-        )
+        levels.decide(level, view, table.config.players, random.Random(9), 10**6, knowledge=known)
     )
     assert not made.fallback, made
     return made.command
@@ -117,7 +115,7 @@ def test_hidden_information_never_changes_a_house_bots_decision(game_type: str, 
 
 
 def test_the_deciding_module_reads_views_not_tables_or_states() -> None:
-    source = Path(house_levels.__file__).read_text()
+    source = Path(levels.__file__).read_text()
     tree = ast.parse(source)
     touched = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     assert not touched & {"state", "table", "games", "repository", "log"}

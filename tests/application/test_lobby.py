@@ -13,12 +13,12 @@ from typing import Any, TypeVar
 import pytest
 
 from referee.application import GameSettings, SeatPlan
-from referee.application.challenges import Challenge, ChallengeState
-from referee.application.clocks import Clock
-from referee.application.errors import RefereeError, stopping
-from referee.application.lobby import ClockFilter, LobbyChange, LobbyFilter
-from referee.application.pairing import PairingState, PairingTicket
-from referee.application.terms import Terms
+from referee.application.lobby.challenges import Challenge, ChallengeState
+from referee.application.lobby.pairing import PairingState, PairingTicket
+from referee.application.lobby.room import ClockFilter, LobbyChange, LobbyFilter
+from referee.application.lobby.terms import Terms
+from referee.application.tables.clocks import Clock
+from referee.application.tables.errors import RefereeError, stopping
 from referee.store import DocumentWrite
 from tests.application.lobby_support import World, run_lobby
 

@@ -18,12 +18,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from referee.application import Referee
-from referee.application.access import PlayerSeat
-from referee.application.challenges import Challenge, ChallengeState
-from referee.application.pairing import PairingState, PairingTicket
-from referee.application.players import Player, Principal
-from referee.application.sessions import Notice
-from referee.application.terms import Terms
+from referee.application.lobby.challenges import Challenge, ChallengeState
+from referee.application.lobby.pairing import PairingState, PairingTicket
+from referee.application.lobby.terms import Terms
+from referee.application.players.sessions import Notice
+from referee.application.tables.access import Player, PlayerSeat, Principal
 from referee.store import EventStore
 from tests.application.test_lobby_replicas import on_two_replicas
 from tests.application.test_lobby_seats import run

@@ -8,11 +8,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 
 from referee.application import GameSettings, Referee, SeatPlan
-from referee.application.errors import RefereeError
-from referee.application.lobby import LobbyChange
-from referee.application.pairing import PairingState
-from referee.application.players import Player, Principal
-from referee.application.terms import Terms
+from referee.application.lobby.pairing import PairingState
+from referee.application.lobby.room import LobbyChange
+from referee.application.lobby.terms import Terms
+from referee.application.tables.access import Player, Principal
+from referee.application.tables.errors import RefereeError
 from tests.store.pg import temporary_database
 
 DV = Terms("dracula-vs-van-helsing", 2)

@@ -10,13 +10,12 @@ import random
 from collections.abc import Awaitable, Callable
 
 from referee.application import Referee
-from referee.application.access import PlayerSeat
-from referee.application.errors import Kind
-from referee.application.lobby import LobbyFilter
-from referee.application.lobby_seats import ClaimedSeats
-from referee.application.pairing import PairingState
-from referee.application.players import Player, Principal
-from referee.application.terms import Terms
+from referee.application.lobby.pairing import PairingState
+from referee.application.lobby.room import LobbyFilter
+from referee.application.lobby.seats import ClaimedSeats
+from referee.application.lobby.terms import Terms
+from referee.application.tables.access import Player, PlayerSeat, Principal
+from referee.application.tables.errors import Kind
 from referee.store import MemoryEventStore
 from tests.application.lobby_support import snapshot
 from tests.application.support import refused

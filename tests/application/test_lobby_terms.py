@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee.application.clocks import Clock
-from referee.application.errors import Kind, RefereeError
-from referee.application.terms import Terms, check_terms
+from referee.application.lobby.terms import Terms, check_terms
+from referee.application.tables.clocks import Clock
+from referee.application.tables.errors import Kind, RefereeError
 
 
 def refusal(terms: Terms) -> RefereeError:

@@ -86,7 +86,7 @@ def test_a_finished_game_leaves_only_its_summary() -> None:
     """Issue 25 §4: a finished game nobody uses leaves memory within FINISHED_IDLE_SECONDS,
     long before the idle limit of running games; its summary stays for ListGames, and it
     loads again unchanged when asked for more."""
-    from referee.application.repository import FINISHED_IDLE_SECONDS
+    from referee.application.tables.repository import FINISHED_IDLE_SECONDS
 
     async def scenario(referee: Referee) -> None:
         finished = await referee.create(GAME, 3, {"rounds": "1"})

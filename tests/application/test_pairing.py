@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.application import pairing as pairing_module
-from referee.application.errors import Kind
-from referee.application.lobby_host import LobbyLimits
-from referee.application.pairing import PairingState, PairingTicket
-from referee.application.terms import Terms
+from referee.application.lobby import pairing as pairing_module
+from referee.application.lobby.host import LobbyLimits
+from referee.application.lobby.pairing import PairingState, PairingTicket
+from referee.application.lobby.terms import Terms
+from referee.application.tables.errors import Kind
 from tests.application.lobby_support import NAMES, World, lobby_on, run_lobby, snapshot
 from tests.application.support import refused
 

@@ -1,4 +1,4 @@
-"""The pairing rule (referee.application.matching): nearest rating first, the allowed gap
+"""The pairing rule (referee.application.lobby.pairing_rule): nearest rating first, the allowed gap
 widening with the wait; no ticket and no player in two groups; the result is maximal."""
 
 from __future__ import annotations
@@ -6,7 +6,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.application.matching import BASE_GAP, GAP_PER_SECOND, Waiting, allowed_gap, pair
+from referee.application.lobby.pairing_rule import (
+    BASE_GAP,
+    GAP_PER_SECOND,
+    Waiting,
+    allowed_gap,
+    pair,
+)
 
 NOW = 1_000_000
 

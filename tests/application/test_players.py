@@ -11,7 +11,12 @@ import pytest
 from structlog.testing import capture_logs
 
 from referee.application import Kind, Player, Principal, Referee
-from referee.application.players import ACCOUNT, ACCOUNT_NAME, ACCOUNT_TOKEN, PlayerSettings
+from referee.application.players.accounts import (
+    ACCOUNT,
+    ACCOUNT_NAME,
+    ACCOUNT_TOKEN,
+    PlayerSettings,
+)
 from referee.store import EventStore, MemoryEventStore
 from tests.application.support import refused, run
 

@@ -7,8 +7,8 @@ import pytest
 from google.rpc import code_pb2, error_details_pb2
 
 from referee.application import Kind, Referee, RefereeError
-from referee.application.limits import CallLimiter
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
+from referee.application.tables.limits import CallLimiter
 from referee.server.errors import to_status
 from tests.application.support import refused, run
 
@@ -48,7 +48,7 @@ def test_zero_means_unlimited() -> None:
 
 
 def test_idle_buckets_are_forgotten_without_losing_a_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    from referee.application import limits
+    from referee.application.tables import limits
 
     monkeypatch.setattr(limits, "MAX_BUCKETS", 10)
     clock = Clock()

@@ -12,8 +12,8 @@ import jwt
 import pytest
 
 from referee.application import Kind, Player, Principal, Referee
-from referee.application.platform import PlatformKeys
-from referee.application.players import ACCOUNT, PlayerSettings, check_scope
+from referee.application.players.accounts import ACCOUNT, PlayerSettings, check_scope
+from referee.application.players.platform import PlatformKeys
 from referee.store import MemoryEventStore
 from tests.application.players_support import Platform, jwks
 from tests.application.support import refused, run
@@ -281,7 +281,7 @@ def test_a_key_set_file_is_read_again_for_a_new_kid(
 ) -> None:
     """Rotation without a restart: the platform adds its new key to the file, then signs
     with it; a file edited into something unreadable keeps the keys it had."""
-    from referee.application import platform as platform_module
+    from referee.application.players import platform as platform_module
 
     monkeypatch.setattr(platform_module, "RELOAD_SECONDS", 0.0)
     old, new = Platform.new("EdDSA", kid="2026-01"), Platform.new("ES256", kid="2026-02")

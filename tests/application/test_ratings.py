@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from referee.application import Kind, Referee
-from referee.application.ratings import RATED_GAME, RATING, Rating
+from referee.application.players.ratings import RATED_GAME, RATING, Rating
 from referee.ratings_model import ordinal, plackett_luce
 from referee.store import MemoryEventStore
 from referee_tournament.ratings import standings

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 from referee.application import Referee
-from referee.application.ratings import RATED_GAME, RATING
+from referee.application.players.ratings import RATED_GAME, RATING
 from referee.ratings_model import plackett_luce
 from referee.store import DocumentWrite, open_store
 from tests.application.seating_support import DV, account, seats

@@ -25,7 +25,7 @@ from referee.application import (
     StreamEnded,
     Unreadable,
 )
-from referee.application.errors import stopping
+from referee.application.tables.errors import stopping
 from referee.engine.table_events import SeatForfeited, TimedOut, commitment
 from referee.games.sleeping_queens.model import Discard as SleepingQueensDiscard
 from referee.games.vampire_queen.model import Pass

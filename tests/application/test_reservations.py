@@ -11,10 +11,10 @@ import contextlib
 from collections.abc import AsyncGenerator
 
 from referee.application import Referee
-from referee.application.player_seats import Reserved
-from referee.application.seating import RESERVATION
-from referee.application.sessions import SessionMessage
-from referee.application.terms import Terms
+from referee.application.lobby.terms import Terms
+from referee.application.players.seat_documents import Reserved
+from referee.application.players.sessions import SessionMessage
+from referee.application.tables.seats import RESERVATION
 from tests.application.seating_support import account, assert_no_secret, seats
 from tests.application.support import WAIT, run
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.application import Clock, Kind, PlayerSeat, Principal, Referee
-from referee.application.hand import JOIN_DEADLINE_REASON
+from referee.application.tables.timekeeper import JOIN_DEADLINE_REASON
 from referee.engine.table_events import (
     DefaultPlayed,
     GameAborted,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.application import Clock, GameSettings, Referee
-from referee.application.live import PRESENT
+from referee.application.tables.live import PRESENT
 from referee.engine.table_events import TimedOut
 from referee.store import SqliteEventStore
 from tests.application.seating_support import DV, OPEN, seats

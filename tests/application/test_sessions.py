@@ -17,8 +17,7 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 from referee.application import Referee
-from referee.application.players import Player, Principal
-from referee.application.sessions import (
+from referee.application.players.sessions import (
     HOLDING,
     GameMessage,
     Granted,
@@ -29,6 +28,7 @@ from referee.application.sessions import (
     SessionMessage,
     parse_holding,
 )
+from referee.application.tables.access import Player, Principal
 from referee.store import DocumentWrite, MemoryEventStore
 from tests.application.support import WAIT, run
 
@@ -148,8 +148,8 @@ def test_token_seats_play_a_game_to_its_end_and_the_seat_is_dropped() -> None:
 
 def test_the_lobby_inbox_comes_on_the_session() -> None:
     """A challenge to the player reaches its session as a Notice (the lobby room's value)."""
-    from referee.application.challenges import Challenge
-    from referee.application.terms import Terms
+    from referee.application.lobby.challenges import Challenge
+    from referee.application.lobby.terms import Terms
 
     async def scenario(referee: Referee) -> None:
         await referee.players.create_account("alice", "bot")
@@ -266,7 +266,7 @@ def test_a_seat_held_at_creation_is_followed_on_the_game_the_referee_keeps() -> 
     creation keeps its live game: the session must follow that game, not a second copy
     loaded meanwhile (that one would never move)."""
     from referee.application import GameSettings
-    from referee.application.clocks import SeatPlan
+    from referee.application.tables.clocks import SeatPlan
 
     async def scenario(referee: Referee) -> None:
         await referee.players.create_account("alice", "bot")

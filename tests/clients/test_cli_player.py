@@ -17,7 +17,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
 from referee.server.app import running_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from referee.application import GameSettings, Referee, SeatPlan
-from referee.application.access import PlayerSeat
-from referee.application.players import Player, Principal
+from referee.application.tables.access import Player, PlayerSeat, Principal
 from tests.store.pg import temporary_database
 
 #: Seconds a test waits for something another replica does (a hang guard, not a speed check).

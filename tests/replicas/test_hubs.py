@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from referee.application import Created, Limits, Referee, Submitted
-from referee.application.clocks import Clock, GameSettings
-from referee.application.live import LiveGame
+from referee.application.tables.clocks import Clock, GameSettings
+from referee.application.tables.live import LiveGame
 from referee.engine.table_events import TimedOut
 from referee.metrics import Metrics
 from tests.store.pg import temporary_database

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
 from referee.engine import all_games
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb

@@ -18,7 +18,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
 from tests.application.players_support import Platform

@@ -14,14 +14,14 @@ import logging
 
 from structlog.testing import capture_logs
 
-from referee.application import players
+from referee.application.players import accounts
 from referee.server.app import configure_logging
 
 
 def test_a_later_configuration_sees_a_module_logger() -> None:
     configure_logging(logging.INFO)
-    players.log.info("before_capture")  # the first line: the one a cache would bind to
+    accounts.log.info("before_capture")  # the first line: the one a cache would bind to
     configure_logging(logging.INFO)  # a second server in the process: a new processor chain
     with capture_logs() as logs:
-        players.log.info("during_capture", games=1)
+        accounts.log.info("during_capture", games=1)
     assert [line["event"] for line in logs] == ["during_capture"]

@@ -11,8 +11,8 @@ from typing import Any
 import grpc
 import pytest
 
-from referee.application.player_seats import Reserved
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
+from referee.application.players.seat_documents import Reserved
 from referee.server.app import RefereeServer, running_server
 from referee.server.session_rpc import message_bytes, player_message
 from referee.v1 import referee_pb2 as pb

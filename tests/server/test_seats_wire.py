@@ -19,7 +19,7 @@ import pytest
 from google.protobuf.message import Message
 from grpc_status import rpc_status
 
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
 from tests.server.transports import OUTPUT, SERVICE, WireError, _connect_failure

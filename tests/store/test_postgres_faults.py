@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import grpc
 import pytest
 
-from referee.application.hand import FAULT_RETRY_SECONDS
+from referee.application.tables.timekeeper import FAULT_RETRY_SECONDS
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.test_ops import Served, log_records

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.application.players import PlayerSettings
+from referee.application.players.accounts import PlayerSettings
 from referee.server.app import RefereeServer, running_server
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -37,16 +37,17 @@ from typing import Any, Protocol
 
 import structlog
 
-from referee.application import access, errors, player_seats
-from referee.application.commands import Commands
-from referee.application.errors import RefereeError
-from referee.application.fanout import StreamEnded
-from referee.application.player_seats import Reserved
-from referee.application.players import Principal
-from referee.application.repository import Repository
-from referee.application.seating import RESERVATION
-from referee.application.streams import Streams
-from referee.application.values import Submitted, Summary, Update, Watcher
+from referee.application.players import seat_documents
+from referee.application.players.seat_documents import Reserved
+from referee.application.tables import access, errors
+from referee.application.tables.access import Principal
+from referee.application.tables.commands import Commands
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.fanout import StreamEnded
+from referee.application.tables.repository import Repository
+from referee.application.tables.seats import RESERVATION
+from referee.application.tables.streams import Streams
+from referee.application.tables.values import Submitted, Summary, Update, Watcher
 
 log = structlog.get_logger("referee")
 
@@ -226,7 +227,7 @@ class Sessions:
 
 
 #: ``player/game_id/seat`` as its parts.
-parse_holding = player_seats.parse_key
+parse_holding = seat_documents.parse_key
 
 
 # --- one session -----------------------------------------------------------------------------
@@ -411,11 +412,11 @@ class Session:
     async def _follow_holdings(self, player: str) -> None:
         repository = self.sessions.repository
         try:
-            held = await player_seats.held(repository, player)
+            held = await seat_documents.held(repository, player)
             # A game over before this session is not replayed unless the client asks.
             over = set()
             if any(key not in self._after for key in held):
-                over = await player_seats.finished(repository)
+                over = await seat_documents.finished(repository)
         except RefereeError as error:
             await self._end(error)
             return
@@ -427,7 +428,7 @@ class Session:
     async def _follow_reservations(self, player: str) -> None:
         """The seats reserved for the player before the session opened (unfinished games)."""
         try:
-            for game_id, seat in await player_seats.waiting(self.sessions.repository, player):
+            for game_id, seat in await seat_documents.waiting(self.sessions.repository, player):
                 self.reserved(game_id, seat)
         except RefereeError as error:
             await self._end(error)
@@ -435,7 +436,7 @@ class Session:
     async def _announce(self, game_id: str, seat: int) -> None:
         repository = self.sessions.repository
         try:
-            found = await player_seats.read(repository, self.player or "", game_id, seat)
+            found = await seat_documents.read(repository, self.player or "", game_id, seat)
         except RefereeError as error:
             await self._end(error)
             return
@@ -444,7 +445,9 @@ class Session:
             await self._put(None, found)
 
     async def _resume_held(self, game_id: str, seat: int) -> None:
-        if (game_id, seat) in await player_seats.held(self.sessions.repository, self.player or ""):
+        if (game_id, seat) in await seat_documents.held(
+            self.sessions.repository, self.player or ""
+        ):
             self.hold(game_id, seat)
 
     def _follow(self, game_id: str, seat: int, after: int, token: str) -> None:

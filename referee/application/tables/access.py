@@ -12,12 +12,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
-from typing import Protocol
 
-from referee.application import errors
-from referee.application.errors import Kind, RefereeError
-from referee.application.live import LiveGame
-from referee.application.values import Watcher
+from referee.application.tables import errors
+from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.live import LiveGame
+from referee.application.tables.values import Watcher
 from referee.engine.game import Viewer
 
 
@@ -25,23 +24,27 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class _Named(Protocol):
-    @property
-    def name(self) -> str: ...
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A player as the referee knows it: an account, or a platform token's subject."""
+
+    name: str
+    kind: str  # "person" | "bot" | "" (a platform token that does not say)
+    created_ms: int = 0
+    platform: bool = False
 
 
-class Principal(Protocol):
-    """What access reads of a :class:`referee.application.players.Principal` (the players'
-    room imports this module, so it is named by its shape here)."""
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """Who a credential says is calling, and what it allows."""
 
-    @property
-    def player(self) -> _Named: ...
-    @property
-    def scope_game(self) -> str: ...
-    @property
-    def scope_seat(self) -> int | None: ...
-    @property
-    def spectator_only(self) -> bool: ...
+    player: Player
+    #: A platform token scoped to one game: its id ("" when not scoped).
+    scope_game: str = ""
+    #: ... and to one seat of it.
+    scope_seat: int | None = None
+    #: A platform token with the spectator role: it may watch, never play.
+    spectator_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)

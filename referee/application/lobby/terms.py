@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.application import errors
-from referee.application.clocks import Clock
+from referee.application.tables import errors
+from referee.application.tables.clocks import Clock
 from referee.engine.game import SetupRefused
 from referee.engine.registry import get_game
 

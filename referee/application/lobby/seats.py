@@ -1,5 +1,5 @@
 """How the lobby seats the players who met in it: the
-:class:`~referee.application.lobby_host.Host` the facade gives the lobby.
+:class:`~referee.application.lobby.host.Host` the facade gives the lobby.
 
 :class:`ClaimedSeats` (the facade's): a game whose first seats are reserved for the players
 and claimed for them in the game's creation transaction, the others open.
@@ -15,19 +15,19 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 
-from referee.application import creation
-from referee.application.clocks import GameSettings, SeatPlan
-from referee.application.errors import RefereeError
-from referee.application.lobby_host import (
+from referee.application.lobby.host import (
     Documents,
     OpenedGame,
     PlayerBook,
     WritesFor,
     limit_reached,
 )
-from referee.application.players import Player
-from referee.application.repository import Repository
-from referee.application.terms import Terms
+from referee.application.lobby.terms import Terms
+from referee.application.players.accounts import Player
+from referee.application.tables import creation
+from referee.application.tables.clocks import GameSettings, SeatPlan
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.repository import Repository
 
 HOLDING = "holding"
 #: When a player at its games-at-once limit may try again (seconds): a hint, games end when

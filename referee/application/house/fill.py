@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import structlog
 
-from referee.application import access, errors
-from referee.application.errors import Kind, RefereeError
-from referee.application.house_bots import HouseBots
-from referee.application.players import Player
-from referee.application.values import Summary
+from referee.application.house.bots import HouseBots
+from referee.application.players.accounts import Player
+from referee.application.tables import access, errors
+from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.values import Summary
 
 log = structlog.get_logger("referee")
 

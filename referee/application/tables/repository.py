@@ -8,8 +8,9 @@ application layer (:meth:`Repository.unit` keeps a change to a game whole whatev
 its caller).
 
 What the referee does by itself once a game changed (set the clock's timer, finish what was
-left to do after a load) is another room's (:mod:`referee.application.hand`); it is given to
-the repository as a :class:`Timekeeper` by :class:`~referee.application.referee.Referee`.
+left to do after a load) is the timekeeper's (:mod:`referee.application.tables.timekeeper`);
+it is given to the repository as a :class:`Timekeeper` by
+:class:`~referee.application.referee.Referee`.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from typing import Any, Protocol, TypeVar
 
 import structlog
 
-from referee.application import errors, seeds
-from referee.application.clocks import GameSettings
-from referee.application.errors import RefereeError
-from referee.application.fanout import FanOut
-from referee.application.live import DISCONNECTS, PRESENT, REJECTED, LiveGame, now_ms
-from referee.application.values import Summary
+from referee.application.tables import errors, seeds
+from referee.application.tables.clocks import GameSettings
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.fanout import FanOut
+from referee.application.tables.live import DISCONNECTS, PRESENT, REJECTED, LiveGame, now_ms
+from referee.application.tables.values import Summary
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.metrics import Metrics
@@ -89,7 +90,7 @@ class Limits:
 
 
 class Timekeeper(Protocol):
-    """What the repository asks of the referee's own hand (:mod:`referee.application.hand`)."""
+    """What the repository asks of the timekeeper (:mod:`referee.application.tables.timekeeper`)."""
 
     def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
         """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
@@ -463,7 +464,7 @@ class Repository:
 
     def present(self, live: LiveGame, seat: int) -> None:
         """The seat made a call: a token seat whose clock waited for it starts it now (see
-        :mod:`referee.application.clocks`); recorded in the store for restarts and
+        :mod:`referee.application.tables.clocks`); recorded in the store for restarts and
         replicas, and the game's timer set from the new deadline."""
         clocks = live.seat_clocks
         if clocks.is_present(seat) or live.table.over:

@@ -1,12 +1,12 @@
-"""The referee's own hand at the table: clocks, timeouts, forfeits, default plays, the reveal.
+"""The referee's timekeeper at the table: clocks, timeouts, forfeits, default plays, the reveal.
 
-:class:`RefereeHand` does what nobody asks for: it times out decisions whose clock ran out,
+:class:`Timekeeper` does what nobody asks for: it times out decisions whose clock ran out,
 plays the default commands of forfeited (and resigned) seats, reveals the seed when a game
 ends, aborts a game whose table did not fill before its join deadline (never a timeout or a
 forfeit: nobody held those seats), records the end of a game (and tells the repository's
 ``on_finished`` hooks, e.g. the ratings), and keeps one timer per game for its next deadline.
 Each of its moves is a batch of its own, committed through the
-:class:`~referee.application.repository.Repository`.
+:class:`~referee.application.tables.repository.Repository`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import time
 
 import structlog
 
-from referee.application.errors import RefereeError
-from referee.application.live import LiveGame, now_ms
-from referee.application.repository import Repository
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.live import LiveGame, now_ms
+from referee.application.tables.repository import Repository
+from referee.application.tables.seats import LOBBY
 from referee.engine.game import Rejection
 from referee.engine.table_events import SeatForfeited, TimedOut
 from referee.store import DocumentWrite, StoreError, VersionConflict
@@ -35,13 +36,11 @@ AUTO_PLAY_LIMIT = 2000
 #: overdue clock lands at most this much later than the store's recovery plus one wait for
 #: it (docs/operations.md, "Store faults").
 FAULT_RETRY_SECONDS = 0.1
-#: The document kind of a listed game waiting for players (the seats' room writes it).
-LOBBY = "lobby"
 #: The public reason of the abort of a game that never filled.
 JOIN_DEADLINE_REASON = "the table did not fill before its join deadline"
 
 
-class RefereeHand:
+class Timekeeper:
     """The referee's own moves on the games of ``repository`` (its timekeeper)."""
 
     def __init__(self, repository: Repository) -> None:
@@ -195,5 +194,5 @@ __all__ = [
     "FAULT_RETRY_SECONDS",
     "JOIN_DEADLINE_REASON",
     "LOBBY",
-    "RefereeHand",
+    "Timekeeper",
 ]

@@ -1,7 +1,7 @@
 """One open stream's wake-up flag and state, as the live game and the fan-out both see it.
 
-Its own module so that :mod:`referee.application.live` (which holds a game's subscribers) and
-:mod:`referee.application.fanout` (which serves them) need not import each other.
+Its own module so that :mod:`referee.application.tables.live` (which holds a game's subscribers) and
+:mod:`referee.application.tables.fanout` (which serves them) need not import each other.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from referee.application.errors import RefereeError
+from referee.application.tables.errors import RefereeError
 
 
 class Flag:

@@ -11,7 +11,7 @@ claim code (only its hash is stored) and a ``reserved`` one waits for its named 
 ``reservation`` document, written with the game, is what that player's stream announces),
 unless the caller claims it for that player at creation (``seated``: the lobby's players, who
 met already). A game with seats still waiting opens without its deal
-(:mod:`referee.application.seating` deals with the claim that fills it).
+(:mod:`referee.application.players.seating` deals with the claim that fills it).
 """
 
 from __future__ import annotations
@@ -23,14 +23,13 @@ from typing import Any
 
 import structlog
 
-from referee.application import errors, seeds
-from referee.application.access import check_scope, hash_token
-from referee.application.clocks import GameSettings
-from referee.application.errors import Kind, RefereeError
-from referee.application.live import LiveGame
-from referee.application.players import Principal
-from referee.application.repository import MAX_ID_LENGTH, Repository
-from referee.application.seating import (
+from referee.application.tables import errors, seeds
+from referee.application.tables.access import Principal, check_scope, hash_token
+from referee.application.tables.clocks import GameSettings
+from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.live import LiveGame
+from referee.application.tables.repository import MAX_ID_LENGTH, Repository
+from referee.application.tables.seats import (
     ANNOUNCED,
     CLAIM_CODES,
     LOBBY,
@@ -40,7 +39,7 @@ from referee.application.seating import (
     new_seat_token,
     reservation_write,
 )
-from referee.application.values import Created
+from referee.application.tables.values import Created
 from referee.engine.game import FixedDeal, SetupRefused
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config

@@ -1,7 +1,7 @@
 """Viewers' streams: who is watching, checked, then the fan-out's stream of the game.
 
 The streams themselves (redaction, batching, resumption, their limits) are
-:mod:`referee.application.fanout`'s; this room checks the viewer, catches up with the store
+:mod:`referee.application.tables.fanout`'s; this room checks the viewer, catches up with the store
 when a client resumes past what this replica has seen, and counts a seat's hang-up as a
 disconnect only if the seat does not come back: a client that resumes by sequence as
 docs/clients.md says (here or on another replica, within ``reconnect_window_seconds``) has
@@ -14,12 +14,12 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Callable
 
-from referee.application import access
-from referee.application.errors import RefereeError
-from referee.application.fanout import Send, Updates
-from referee.application.live import DISCONNECTS, OPENS, LiveGame
-from referee.application.repository import Repository
-from referee.application.values import Update, Watcher
+from referee.application.tables import access
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.fanout import Send, Updates
+from referee.application.tables.live import DISCONNECTS, OPENS, LiveGame
+from referee.application.tables.repository import Repository
+from referee.application.tables.values import Update, Watcher
 from referee.store import StoreError
 
 
@@ -93,8 +93,9 @@ class Streams:
         return self.fanout.follow(live, watcher, after, batched, hung_up)
 
     def follow_seat(self, live: LiveGame, watcher: Watcher, after: int) -> Updates:
-        """A seat's batched stream for a player session (:mod:`referee.application.sessions`),
-        whose seat was checked already: counted and forgiven on a resume as StreamGame's."""
+        """A seat's batched stream for a player session
+        (:mod:`referee.application.players.sessions`), whose seat was checked already: counted and
+        forgiven on a resume as StreamGame's."""
         self.fanout.check_room()
         assert watcher.viewer is not None
         self.repository.present(live, watcher.viewer)  # a token seat's clock starts now

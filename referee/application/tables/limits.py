@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from referee.application import errors
+from referee.application.tables import errors
 
 #: Calls per minute per player unless configured.
 DEFAULT_PER_MINUTE = 600

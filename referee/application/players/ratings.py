@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import structlog
 
-from referee.application import errors
-from referee.application.live import LiveGame, now_ms
-from referee.application.repository import Repository
+from referee.application.tables import errors
+from referee.application.tables.live import LiveGame, now_ms
+from referee.application.tables.repository import Repository
 from referee.engine.registry import all_games
 from referee.ratings_model import ordinal, plackett_luce
 from referee.store import Document, DocumentWrite, EventStore, RevisionConflict

@@ -5,7 +5,7 @@ an embedding platform reads them as they are. A seat's view and a stamped event,
 streams send, also carry their ``referee.v1`` bytes (``data``), encoded once when the value
 is made (by the stored-form mapper, :mod:`referee.stored`): the live game makes one view per
 viewer and one stamped event per distinct redaction for each batch
-(:class:`~referee.application.live.LiveGame`), so every stream that sends them sends the same
+(:class:`~referee.application.tables.live.LiveGame`), so every stream that sends them sends the same
 bytes. ``data`` never takes part in equality.
 """
 
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.application.clocks import Clock, SeatClock
+from referee.application.tables.clocks import Clock, SeatClock
 from referee.engine.game import Decision, SeatResult, Viewer
 from referee.engine.table import View
 from referee.stored import Decided, DecidedBy, event_bytes, view_bytes

@@ -5,8 +5,8 @@
   keeps for listed games while they have open seats (created, claimed, started, aborted):
   every replica lists the same tables, and a watcher hears another replica's claims through
   the store's document listener. Unlisted games have no such document, so they never appear.
-- :attr:`Lobby.challenges` (:mod:`~referee.application.challenges`) and
-  :attr:`Lobby.pairing` (:mod:`~referee.application.pairing`).
+- :attr:`Lobby.challenges` (:mod:`~referee.application.lobby.challenges`) and
+  :attr:`Lobby.pairing` (:mod:`~referee.application.lobby.pairing`).
 - :meth:`Lobby.inbox`: the changes of challenges and pairing tickets that concern a player,
   which the player's stream delivers.
 
@@ -28,14 +28,14 @@ from typing import Any
 
 import structlog
 
-from referee.application.challenges import KIND as CHALLENGE
-from referee.application.challenges import Challenge, Challenges, ChallengeState
-from referee.application.errors import Kind, RefereeError
-from referee.application.lobby_host import Documents, Host, LobbyLimits, PlayerBook, RatingBook
-from referee.application.pairing import KIND as PAIRING
-from referee.application.pairing import Pairing, PairingState, PairingTicket
-from referee.application.repository import Repository
-from referee.application.values import Summary
+from referee.application.lobby.challenges import KIND as CHALLENGE
+from referee.application.lobby.challenges import Challenge, Challenges, ChallengeState
+from referee.application.lobby.host import Documents, Host, LobbyLimits, PlayerBook, RatingBook
+from referee.application.lobby.pairing import KIND as PAIRING
+from referee.application.lobby.pairing import Pairing, PairingState, PairingTicket
+from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.repository import Repository
+from referee.application.tables.values import Summary
 
 log = structlog.get_logger("referee")
 

@@ -4,7 +4,7 @@
 
 A game created with a seat reserved for a named player (``SeatPlan("reserved", player)``:
 CreateGame's ``SEAT_MODE_RESERVED``, a tournament runner's games) writes that seat's
-``reservation`` document in its creation transaction (:mod:`~referee.application.seating`
+``reservation`` document in its creation transaction (:mod:`~referee.application.players.seating`
 deletes it with the seat's claim, or when the game ends unfilled). A player's sessions
 announce each one (:class:`Reserved`), those of unfinished games when the session opens and
 then each new one as it is written, so a program claims its seat at once rather than looking
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from referee.application.repository import Repository
-from referee.application.seating import HOLDING, RESERVATION
+from referee.application.tables.repository import Repository
+from referee.application.tables.seats import HOLDING, RESERVATION
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Seats that are claimed, not handed out: claims, the lobby's claims for players, resigning.
 
-A game created with open or reserved seats (:class:`~referee.application.clocks.SeatPlan`)
+A game created with open or reserved seats (:class:`~referee.application.tables.clocks.SeatPlan`)
 stores only its commitment (and its creator's claims) and waits. Each claim is one store
 transaction (:meth:`EventStore.claim_seat`): the claim's row (of two racing claimants exactly
 one wins), its public :class:`SeatClaimed` event, and the documents that follow it: the
@@ -9,7 +9,7 @@ game's ``lobby`` entry, updated, or deleted by the claim that fills the table, w
 also deals. The claimant alone gets the seat's token; the store keeps its hash.
 
 A seat may resign (:meth:`Seating.resign`): the referee then plays for it as for a forfeited
-seat (:mod:`referee.application.hand`).
+seat (:mod:`referee.application.tables.timekeeper`).
 
 No refusal names a token or a claim code; the log line of a claim names the seat and the
 player only.
@@ -18,22 +18,29 @@ player only.
 from __future__ import annotations
 
 import hmac
-import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
-from referee.application import access, errors
-from referee.application.access import PlayerSeat, SeatKey, hash_token
-from referee.application.commands import Commands
-from referee.application.errors import Kind, RefereeError
-from referee.application.hand import LOBBY, RefereeHand
-from referee.application.live import LiveGame, now_ms
-from referee.application.players import Player, Principal
-from referee.application.repository import CONFLICT_RETRIES, Repository
-from referee.application.values import Claimed, Submitted, Summary
+from referee.application.tables import access, errors
+from referee.application.tables.access import Player, PlayerSeat, Principal, SeatKey, hash_token
+from referee.application.tables.commands import Commands
+from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.live import LiveGame, now_ms
+from referee.application.tables.repository import CONFLICT_RETRIES, Repository
+from referee.application.tables.seats import (
+    ANNOUNCED,
+    CLAIM_CODES,
+    LOBBY,
+    RESERVATION,
+    holding_write,
+    lobby_body,
+    new_seat_token,
+)
+from referee.application.tables.timekeeper import Timekeeper
+from referee.application.tables.values import Claimed, Submitted, Summary
 from referee.engine.game import Rejection
 from referee.engine.table_events import PlayerKind, SeatClaimed
 from referee.store import (
@@ -47,59 +54,6 @@ from referee.store import (
 from referee.stored import encode_batch
 
 log = structlog.get_logger("referee")
-
-#: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
-CLAIM_CODES = "claim_codes"
-#: The record's settings entry set (true) when the game's reserved seats have ``reservation``
-#: documents: only then does a claim look for one to delete (the lobby's games have none, and
-#: their claims follow the creation at once: a paired player asks for its seat right away).
-ANNOUNCED = "announced"
-#: The document kind of the seats a player holds (key ``player/game_id/seat``).
-HOLDING = "holding"
-#: The document kind of the seats reserved for a player and not claimed yet (same key): what
-#: the player stream announces (``sessions.Reserved``). Nothing secret is in it.
-RESERVATION = "reservation"
-
-
-def new_seat_token() -> str:
-    # A prefix keeps tokens from starting with "-" (command lines would take it for a flag).
-    return f"seat-{secrets.token_urlsafe(24)}"
-
-
-def new_claim_code() -> str:
-    return f"claim-{secrets.token_urlsafe(18)}"
-
-
-def holding_write(player: str, game_id: str, seat: int, game_type: str) -> DocumentWrite:
-    """The ``holding`` document of a seat a named player took (written once, never before)."""
-    body = {"game_id": game_id, "seat": seat, "game_type": game_type, "claimed_ms": now_ms()}
-    return DocumentWrite(HOLDING, f"{player}/{game_id}/{seat}", body, 0, time.time())
-
-
-def reservation_write(player: str, game_id: str, seat: int, game_type: str) -> DocumentWrite:
-    """The ``reservation`` document of a seat reserved for ``player`` (at the game's creation)."""
-    body = {"game_id": game_id, "seat": seat, "game_type": game_type, "reserved_ms": now_ms()}
-    return DocumentWrite(RESERVATION, f"{player}/{game_id}/{seat}", body, 0, time.time())
-
-
-def lobby_body(live: LiveGame, open_seats: list[int]) -> dict[str, Any]:
-    """The ``lobby`` document of a listed game waiting for players."""
-    settings, record = live.settings, live.record
-    clock = settings.clock
-    return {
-        "game_type": record.game_type,
-        "players": record.players,
-        "options": dict(record.options),
-        "clock": {
-            "decision_ms": clock.decision_ms,
-            "bank_ms": clock.bank_ms,
-            "forfeit_after_timeouts": clock.forfeit_after_timeouts,
-        },
-        "rated": settings.rated,
-        "open_seats": open_seats,
-        "created_ms": int(record.created_at * 1000),
-        "join_deadline_ms": int(record.created_at * 1000) + settings.join_deadline_ms,
-    }
 
 
 def _refused(kind: Kind, reason: str, message: str, live: LiveGame, **more: str) -> RefereeError:
@@ -123,12 +77,12 @@ class _Claim:
 
 
 class Seating:
-    """Claims and resignations on the games of ``repository``; ``hand`` acts after them,
+    """Claims and resignations on the games of ``repository``; ``timekeeper`` acts after them,
     ``commands`` takes a held seat's commands."""
 
-    def __init__(self, repository: Repository, hand: RefereeHand, commands: Commands) -> None:
+    def __init__(self, repository: Repository, timekeeper: Timekeeper, commands: Commands) -> None:
         self.repository = repository
-        self.hand = hand
+        self.timekeeper = timekeeper
         self.commands = commands
 
     async def submit_held(self, player: str, command: Any) -> Submitted:
@@ -214,7 +168,7 @@ class Seating:
                 player=chosen.player,
                 started=live.table.started,
             )
-            await self.hand.act(live)
+            await self.timekeeper.act(live)
         repository.fanout.publish(live)
         return Claimed(live.summary(), chosen.seat, chosen.token)
 
@@ -439,21 +393,8 @@ class Seating:
                     await repository.follow_store(live)
             else:
                 raise errors.not_now("the game is busy; try again", "BUSY")
-            await self.hand.act(live)
+            await self.timekeeper.act(live)
         repository.fanout.publish(live)
 
 
-__all__ = [
-    "ANNOUNCED",
-    "CLAIM_CODES",
-    "HOLDING",
-    "LOBBY",
-    "RESERVATION",
-    "PlayerSeat",
-    "Seating",
-    "holding_write",
-    "lobby_body",
-    "new_claim_code",
-    "new_seat_token",
-    "reservation_write",
-]
+__all__ = ["PlayerSeat", "Seating"]

@@ -6,7 +6,7 @@ A request is a ``pairing`` document (its key is the ticket id) and, beside it, a
 compare-and-set with the ticket (expected absent), it is what keeps a player to **one waiting
 ticket** across replicas (a second request: FAILED_PRECONDITION ``ALREADY_PAIRING``).
 
-Who is paired with whom is :mod:`referee.application.matching`'s rule (same terms, nearest
+Who is paired with whom is :mod:`referee.application.lobby.pairing_rule`'s rule (same terms, nearest
 rating first, the allowed gap widening with the wait). Pairing runs after each request and
 on the lobby's sweep. The guarantees, and why they hold:
 
@@ -35,9 +35,7 @@ from typing import Any
 
 import structlog
 
-from referee.application import errors
-from referee.application.errors import Kind, RefereeError
-from referee.application.lobby_host import (
+from referee.application.lobby.host import (
     Documents,
     Host,
     LobbyLimits,
@@ -45,8 +43,10 @@ from referee.application.lobby_host import (
     limit_reached,
     now_ms,
 )
-from referee.application.matching import Waiting, pair
-from referee.application.terms import Terms, check_terms
+from referee.application.lobby.pairing_rule import Waiting, pair
+from referee.application.lobby.terms import Terms, check_terms
+from referee.application.tables import errors
+from referee.application.tables.errors import Kind, RefereeError
 from referee.store import DocumentWrite, RevisionConflict
 
 log = structlog.get_logger("referee")

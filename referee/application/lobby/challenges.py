@@ -6,7 +6,7 @@ the same challenge at once, the store lets one write and the other re-reads and 
 (``CHALLENGE_ANSWERED``). Where a challenge may go is :data:`TRANSITIONS`, a small explicit
 table; every way out of it has its own refusal (:data:`REFUSED_IN`).
 
-Accepting creates the game (the lobby's :class:`~referee.application.lobby_host.Host`):
+Accepting creates the game (the lobby's :class:`~referee.application.lobby.host.Host`):
 the challenger's seat 0 and the accepter's seat 1 are reserved and claimed for them; seats
 beyond two are open and the game is listed, so others join from the lobby. The challenge is
 marked accepted *in the game's creation transaction* (at the revision the accepter read),
@@ -26,9 +26,7 @@ from typing import Any
 
 import structlog
 
-from referee.application import errors
-from referee.application.errors import Kind, RefereeError
-from referee.application.lobby_host import (
+from referee.application.lobby.host import (
     Documents,
     Host,
     LobbyLimits,
@@ -36,7 +34,9 @@ from referee.application.lobby_host import (
     limit_reached,
     now_ms,
 )
-from referee.application.terms import Terms, check_terms
+from referee.application.lobby.terms import Terms, check_terms
+from referee.application.tables import errors
+from referee.application.tables.errors import Kind, RefereeError
 from referee.store import DocumentWrite, RevisionConflict
 
 log = structlog.get_logger("referee")

@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from referee.application.errors import Kind, RefereeError
-from referee.application.live import now_ms
-from referee.application.repository import Repository
-from referee.application.terms import Terms
+from referee.application.lobby.terms import Terms
+from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.live import now_ms
+from referee.application.tables.repository import Repository
 from referee.store import Document, DocumentWrite
 
 

@@ -20,10 +20,10 @@ Both end the stream with ``RESOURCE_EXHAUSTED`` and ``last_sequence``, the last 
 updates; :meth:`FanOut.serve` runs them into a transport's ``send`` (both adapters, so both
 get these limits).
 
-Batched streams of one viewer that keep up share one :class:`~referee.application.values.Update`
-per batch (:meth:`LiveGame.batch_update`); the events inside it are shared by every viewer who
-sees them alike. The plain form follows the log on a private replica so each event comes with
-the view right after it.
+Batched streams of one viewer that keep up share one
+:class:`~referee.application.tables.values.Update` per batch (:meth:`LiveGame.batch_update`);
+the events inside it are shared by every viewer who sees them alike. The plain form follows
+the log on a private replica so each event comes with the view right after it.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ import contextlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from typing import Any
 
-from referee.application import errors
-from referee.application.errors import RefereeError
-from referee.application.live import LiveGame, now_ms
-from referee.application.subscriber import Subscriber
-from referee.application.values import SeatView, Update, Watcher
+from referee.application.tables import errors
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.live import LiveGame, now_ms
+from referee.application.tables.subscriber import Subscriber
+from referee.application.tables.values import SeatView, Update, Watcher
 from referee.engine.table import Table
 from referee.metrics import Metrics
 

@@ -32,8 +32,8 @@ import structlog
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, rsa
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from referee.application import errors
-from referee.application.errors import RefereeError
+from referee.application.tables import errors
+from referee.application.tables.errors import RefereeError
 
 log = structlog.get_logger("referee")
 
@@ -125,7 +125,7 @@ class PlatformKeys:
     def claims(self, token: str) -> dict[str, Any]:
         """The claims of a token this platform signed, still valid and for this server;
         raises UNAUTHENTICATED with the reason. What the claims mean is
-        :mod:`referee.application.players`' business."""
+        :mod:`referee.application.players.accounts`' business."""
         algorithm, key = self._key_for(token)
         try:
             claims: dict[str, Any] = jwt.decode(

@@ -14,12 +14,12 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from referee.application import access, errors
-from referee.application.errors import RefereeError
-from referee.application.hand import RefereeHand
-from referee.application.live import REJECTED, LiveGame, now_ms
-from referee.application.repository import CONFLICT_RETRIES, MAX_ID_LENGTH, Repository
-from referee.application.values import Submitted, Unreadable
+from referee.application.tables import access, errors
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.live import REJECTED, LiveGame, now_ms
+from referee.application.tables.repository import CONFLICT_RETRIES, MAX_ID_LENGTH, Repository
+from referee.application.tables.timekeeper import Timekeeper
+from referee.application.tables.values import Submitted, Unreadable
 from referee.engine.game import Rejection
 from referee.engine.registry import all_games
 from referee.store import CommandOutcome, DuplicateCommand, VersionConflict
@@ -41,11 +41,12 @@ class _Submission:
 
 
 class Commands:
-    """Seats' commands on the games of ``repository``; ``hand`` does what follows them."""
+    """Seats' commands on the games of ``repository``; ``timekeeper`` does what follows them
+    (timeouts, forfeits, the end)."""
 
-    def __init__(self, repository: Repository, hand: RefereeHand) -> None:
+    def __init__(self, repository: Repository, timekeeper: Timekeeper) -> None:
         self.repository = repository
-        self.hand = hand
+        self.timekeeper = timekeeper
 
     async def submit(
         self,
@@ -57,7 +58,7 @@ class Commands:
     ) -> Submitted:
         """See :meth:`referee.application.referee.Referee.submit`; ``terms`` are its
         ``(expected_version, client_decision_ms)``; ``token`` a seat token or a
-        :class:`~referee.application.access.PlayerSeat`."""
+        :class:`~referee.application.tables.access.PlayerSeat`."""
         expected_version, client_decision_ms = terms
         arrival = now_ms()
         live = await self.repository.get(game_id)
@@ -116,7 +117,7 @@ class Commands:
             if live.settings.clock.enabled:
                 # A decision whose time ran out before this command arrived times out first
                 # (however late the timer task runs on a busy server).
-                await self.hand.act(live, arrival)
+                await self.timekeeper.act(live, arrival)
             table = live.table
             expected = sent.expected_version
             # Another writer (a second process on a shared store) may have appended since we
@@ -174,7 +175,7 @@ class Commands:
                 decision_ms / 1000
             )
             answer = self._accepted(live, seat, outcome, duplicate=False)  # right after it
-            await self.hand.act(live)
+            await self.timekeeper.act(live)
         repository.fanout.publish(live)
         return answer
 

@@ -1,5 +1,5 @@
 """Who is paired with whom: the pairing rule, with no I/O (the room is
-:mod:`referee.application.pairing`).
+:mod:`referee.application.lobby.pairing`).
 
 Waiting tickets are paired only with tickets of the same :attr:`Terms.key` (game type, seats,
 options, clock, rated), one ticket per seat, never two tickets of one player in a group.

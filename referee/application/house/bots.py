@@ -1,29 +1,30 @@
 """House bots: bot players the server runs itself (``Referee.house_bots``; docs/lobby.md).
 
-Each configured level (:mod:`~referee.application.house_levels`) is played by one or more
+Each configured level (:mod:`~referee.application.house.levels`) is played by one or more
 player accounts of kind ``bot`` (``house-normal``, ``house-normal-2``, ...: a player holds
 one seat of a game, so a table of bots needs one account per seat), created at start when
 missing, each of which:
 
 - **takes the seats reserved for it**: its session announces each seat reserved for it
-  (:class:`~referee.application.sessions.Reserved`: those waiting when it opens, then each
+  (:class:`~referee.application.players.sessions.Reserved`: those waiting when it opens, then each
   new one), and it claims the seat (:meth:`Seating.claim_for`, the lobby's own path);
 - **accepts the challenges addressed to it** (not challenges to anyone: a house bot would
   then take every open challenge before a person could);
 - **joins pairing when asked**: a person's pairing request that has waited
   ``pair_after_seconds`` (0: never) gets a house bot's request of the same terms, and a bot's
   request whose person has gone is cancelled;
-- **plays its seats over a player session** (:class:`~referee.application.sessions.Session`),
-  the very stream a remote program's PlayerSession follows: it sees its seats' redacted
-  views, and nothing else, and decides from the latest view by its level's strategy within
-  the per-move budget (the replacement rule is :mod:`house_levels`'s). A level that
+- **plays its seats over a player session**
+  (:class:`~referee.application.players.sessions.Session`), the very stream a remote
+  program's PlayerSession follows: it sees its seats' redacted views, and nothing else, and
+  decides from the latest view by its level's strategy within the per-move budget (the
+  replacement rule is :mod:`~referee.application.house.levels`'s). A level that
   ``knows`` (``hard``) also keeps, per seat it holds, the redacted events the session
   delivered and the options of the game's summary (a remote bot's ``SeatKnowledge``), and
   decides from that :class:`~referee.engine.worlds.Knowledge`.
 
 Which seat each house bot takes in a game is decided in one place: :meth:`HouseBots.deciding`
 holds a game while a bot claims its reserved seat, and while an organiser's fill
-(:mod:`~referee.application.house_fill`) reads the game and claims its seats, so each reads
+(:mod:`~referee.application.house.fill`) reads the game and claims its seats, so each reads
 the game after the other's claims and they never pick the same seat for one bot.
 
 Why in-process and not supervised ``referee-bot`` processes: a house bot needs no token, no
@@ -52,18 +53,15 @@ from typing import Any
 import structlog
 from prometheus_client import Counter, Histogram
 
-from referee.application import house_levels
-from referee.application.challenges import Challenge, ChallengeState
-from referee.application.errors import Kind, RefereeError
-from referee.application.house_levels import Deciders, Decision, Level
-from referee.application.live import now_ms as clock
-from referee.application.lobby import Lobby
-from referee.application.pairing import KIND as PAIRING
-from referee.application.pairing import PairingState, PairingTicket
-from referee.application.players import Player, Players, Principal
-from referee.application.repository import Repository
-from referee.application.seating import Seating
-from referee.application.sessions import (
+from referee.application.house import levels as house_levels
+from referee.application.house.levels import Deciders, Decision, Level
+from referee.application.lobby.challenges import Challenge, ChallengeState
+from referee.application.lobby.pairing import KIND as PAIRING
+from referee.application.lobby.pairing import PairingState, PairingTicket
+from referee.application.lobby.room import Lobby
+from referee.application.players.accounts import Player, Players, Principal
+from referee.application.players.seating import Seating
+from referee.application.players.sessions import (
     GameMessage,
     Granted,
     Notice,
@@ -72,7 +70,10 @@ from referee.application.sessions import (
     SessionCommand,
     Sessions,
 )
-from referee.application.values import SeatView
+from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.live import now_ms as clock
+from referee.application.tables.repository import Repository
+from referee.application.tables.values import SeatView
 from referee.bots import RandomStrategy
 from referee.engine.worlds import Knowledge
 from referee.metrics import Metrics

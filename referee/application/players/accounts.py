@@ -9,13 +9,13 @@ A **player** is a unique name and a kind (person or bot). It proves who it is wi
   an ``account_token`` document per hash, written together), and a presented token is
   compared with the stored hash in constant time;
 - a **platform token**: a JWT signed by a platform that has its own users
-  (:mod:`referee.application.platform`, docs/embedding.md). No account is needed; the token
+  (:mod:`referee.application.players.platform`, docs/embedding.md). No account is needed; the token
   may be scoped to one game, one seat, or to watching only.
 
 :class:`Players` (``Referee.players``) resolves a credential to a :class:`Principal` (who is
 calling, and what the credential allows), counts the call against the player's per-minute
-limit (:mod:`referee.application.limits`), and keeps the accounts and ratings
-(:mod:`referee.application.ratings`, ``Referee.players.ratings``). A refusal never quotes a
+limit (:mod:`referee.application.tables.limits`), and keeps the accounts and ratings
+(:mod:`referee.application.players.ratings`, ``Referee.players.ratings``). A refusal never quotes a
 credential.
 """
 
@@ -32,13 +32,13 @@ from typing import Any
 
 import structlog
 
-from referee.application import errors
-from referee.application.access import hash_token
-from referee.application.limits import DEFAULT_PER_MINUTE, CallLimiter
-from referee.application.live import now_ms
-from referee.application.platform import LEEWAY, MAX_LIFETIME, PlatformKeys, invalid_claim
-from referee.application.ratings import Ratings
-from referee.application.repository import Repository
+from referee.application.players.platform import LEEWAY, MAX_LIFETIME, PlatformKeys, invalid_claim
+from referee.application.players.ratings import Ratings
+from referee.application.tables import errors
+from referee.application.tables.access import Player, Principal, hash_token
+from referee.application.tables.limits import DEFAULT_PER_MINUTE, CallLimiter
+from referee.application.tables.live import now_ms
+from referee.application.tables.repository import Repository
 from referee.store import DocumentWrite, RevisionConflict
 
 log = structlog.get_logger("referee")
@@ -63,27 +63,6 @@ MAX_TRUSTED = 10_000
 DEFAULT_REGISTRATIONS_PER_MINUTE = 60
 
 
-@dataclass(frozen=True, slots=True)
-class Player:
-    name: str
-    kind: str  # "person" | "bot" | "" (a platform token that does not say)
-    created_ms: int = 0
-    platform: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    """Who a credential says is calling, and what it allows."""
-
-    player: Player
-    #: A platform token scoped to one game: its id ("" when not scoped).
-    scope_game: str = ""
-    #: ... and to one seat of it.
-    scope_seat: int | None = None
-    #: A platform token with the spectator role: it may watch, never play.
-    spectator_only: bool = False
-
-
 @dataclass(frozen=True)
 class PlayerSettings:
     """How a server treats players (``referee serve``'s flags)."""
@@ -106,7 +85,7 @@ def check_name(name: str) -> None:
     >>> check_name("-ada")
     Traceback (most recent call last):
     ...
-    referee.application.errors.RefereeError: invalid: name: must be 1-32 letters, digits, '-', '_' or '.', starting with a letter or digit
+    referee.application.tables.errors.RefereeError: invalid: name: must be 1-32 letters, digits, '-', '_' or '.', starting with a letter or digit
     """  # noqa: E501
     if not NAME.fullmatch(name):
         raise errors.bad_request(

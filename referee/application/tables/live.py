@@ -2,7 +2,7 @@
 values built from them that many callers share (each viewer's view, the latest batch).
 
 A :class:`LiveGame` changes only through :meth:`LiveGame.absorb`, one committed batch at a
-time; everything it hands out is a frozen value (:mod:`referee.application.values`).
+time; everything it hands out is a frozen value (:mod:`referee.application.tables.values`).
 
 This is where the referee's one cache lives, :class:`LatestBatch`: what the viewers of the
 latest committed batch receive, made once and dropped when the next batch is absorbed. A view
@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.application.clocks import GameSettings, SeatClocks
-from referee.application.errors import RefereeError
-from referee.application.subscriber import Subscriber
-from referee.application.values import (
+from referee.application.tables.clocks import GameSettings, SeatClocks
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.subscriber import Subscriber
+from referee.application.tables.values import (
     SeatHolder,
     SeatStats,
     SeatView,

@@ -2,7 +2,7 @@
 abort of abandoned games, which the referee makes on the organiser's behalf.
 
 Each change is a batch of its own (:meth:`Organiser._batch`), decided again after another
-writer's append, then handed to the referee's own hand for what follows (the reveal after an
+writer's append, then handed to the timekeeper for what follows (the reveal after an
 abort, the end of the game).
 """
 
@@ -14,12 +14,12 @@ from typing import Any
 
 import structlog
 
-from referee.application import access, errors
-from referee.application.errors import RefereeError
-from referee.application.hand import RefereeHand
-from referee.application.live import LiveGame, now_ms
-from referee.application.repository import CONFLICT_RETRIES, Repository
-from referee.application.values import Exported, RecordedCommand, Summary
+from referee.application.tables import access, errors
+from referee.application.tables.errors import RefereeError
+from referee.application.tables.live import LiveGame, now_ms
+from referee.application.tables.repository import CONFLICT_RETRIES, Repository
+from referee.application.tables.timekeeper import Timekeeper
+from referee.application.tables.values import Exported, RecordedCommand, Summary
 from referee.engine.game import Rejection
 from referee.store import VersionConflict
 from referee.stored import read_command
@@ -33,9 +33,9 @@ MAX_REASON_LENGTH = 300
 class Organiser:
     """The organiser's calls on the games of ``repository``."""
 
-    def __init__(self, repository: Repository, hand: RefereeHand) -> None:
+    def __init__(self, repository: Repository, timekeeper: Timekeeper) -> None:
         self.repository = repository
-        self.hand = hand
+        self.timekeeper = timekeeper
 
     async def abort(self, game_id: str, organiser_token: str, reason: str = "") -> Summary:
         """End the game now, with a public ``reason``."""
@@ -51,7 +51,7 @@ class Organiser:
     async def _abort_unit(self, live: LiveGame, reason: str) -> None:
         async with live.lock:
             await self._batch(live, lambda: live.table.abort(reason), "GAME_OVER")
-            await self.hand.act(live)
+            await self.timekeeper.act(live)
         self.repository.fanout.publish(live)
 
     async def _batch(self, live: LiveGame, events: Callable[[], list[Any]], refused: str) -> None:

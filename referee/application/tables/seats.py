@@ -1,0 +1,71 @@
+"""A table's seats as stored beside its log: seat tokens and claim codes, the documents of the
+seats a named player holds (``holding``) or waits for (``reservation``), keyed
+``player/game_id/seat``, and the ``lobby`` entry of a listed game waiting for players.
+
+Creation writes them with a new game; the players' seating room with each claim; the
+timekeeper deletes what a game that ended unfilled leaves behind.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+from referee.application.tables.live import LiveGame, now_ms
+from referee.store import DocumentWrite
+
+#: The document kind of a listed game waiting for players.
+LOBBY = "lobby"
+#: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
+CLAIM_CODES = "claim_codes"
+#: The record's settings entry set (true) when the game's reserved seats have ``reservation``
+#: documents: only then does a claim look for one to delete (the lobby's games have none, and
+#: their claims follow the creation at once: a paired player asks for its seat right away).
+ANNOUNCED = "announced"
+#: The document kind of the seats a player holds (key ``player/game_id/seat``).
+HOLDING = "holding"
+#: The document kind of the seats reserved for a player and not claimed yet (same key): what
+#: the player stream announces (``sessions.Reserved``). Nothing secret is in it.
+RESERVATION = "reservation"
+
+
+def new_seat_token() -> str:
+    # A prefix keeps tokens from starting with "-" (command lines would take it for a flag).
+    return f"seat-{secrets.token_urlsafe(24)}"
+
+
+def new_claim_code() -> str:
+    return f"claim-{secrets.token_urlsafe(18)}"
+
+
+def holding_write(player: str, game_id: str, seat: int, game_type: str) -> DocumentWrite:
+    """The ``holding`` document of a seat a named player took (written once, never before)."""
+    body = {"game_id": game_id, "seat": seat, "game_type": game_type, "claimed_ms": now_ms()}
+    return DocumentWrite(HOLDING, f"{player}/{game_id}/{seat}", body, 0, time.time())
+
+
+def reservation_write(player: str, game_id: str, seat: int, game_type: str) -> DocumentWrite:
+    """The ``reservation`` document of a seat reserved for ``player`` (at the game's creation)."""
+    body = {"game_id": game_id, "seat": seat, "game_type": game_type, "reserved_ms": now_ms()}
+    return DocumentWrite(RESERVATION, f"{player}/{game_id}/{seat}", body, 0, time.time())
+
+
+def lobby_body(live: LiveGame, open_seats: list[int]) -> dict[str, Any]:
+    """The ``lobby`` document of a listed game waiting for players."""
+    settings, record = live.settings, live.record
+    clock = settings.clock
+    return {
+        "game_type": record.game_type,
+        "players": record.players,
+        "options": dict(record.options),
+        "clock": {
+            "decision_ms": clock.decision_ms,
+            "bank_ms": clock.bank_ms,
+            "forfeit_after_timeouts": clock.forfeit_after_timeouts,
+        },
+        "rated": settings.rated,
+        "open_seats": open_seats,
+        "created_ms": int(record.created_at * 1000),
+        "join_deadline_ms": int(record.created_at * 1000) + settings.join_deadline_ms,
+    }
