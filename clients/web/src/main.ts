@@ -15,6 +15,9 @@ import { h, type Child } from "./dom";
 import { endBanner, resultsTable, seatName, you } from "./ending";
 import { draw, type GameInfo } from "./games";
 import { felt } from "./table";
+import { choicesOf, Picker, type Choice } from "./act";
+import { GameLog } from "./gamelog";
+import { named, playerName } from "./names";
 import {
   SeatMode, SeatState, type CreateGameRequestSchema, type GameType, type HouseBot, type StreamGameResponse, type View,
 } from "./gen/referee/v1/referee_pb";
@@ -24,7 +27,7 @@ import "./style.css";
 
 const app = document.getElementById("app")!;
 /** What the browser tests read: sequences received this page load, duplicates dropped. */
-const probe = { received: [] as number[], duplicates: 0, ready: false };
+const probe = { received: [] as number[], duplicates: 0, ready: false, choices: [] as Choice[], sent: 0 };
 (window as unknown as { __referee: typeof probe }).__referee = probe;
 let leave: AbortController | null = null;
 
@@ -349,7 +352,18 @@ function clockText(view: View, seat: number): string {
   return clock.pending ? `${Math.ceil(left / 1000)} s left (bank ${Math.ceil(bank / 1000)} s)` : `bank ${Math.ceil(Number(clock.bankMs) / 1000)} s`;
 }
 
-function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
+/** The table drawn (table.ts), with the final standings above it once the game is over. */
+function renderTable(view: View, info: GameInfo | undefined): { table: HTMLElement; felt: HTMLElement; hand: string[] | null } {
+  const drawn = felt(view, (seat) => seatName(view, seat), (seat) => clockText(view, seat), draw(view, info));
+  const table = h("div", { class: "table", "data-version": String(view.version) },
+    view.gameOver ? resultsTable(view) : null,
+    drawn.root);
+  return { table, felt: drawn.root, hand: drawn.hand };
+}
+
+/** The same table in words, folded below it: the game's own lines, the viewer's hand by card
+ * names (the words of the cards' aria-labels), the seat table and every fact of the view. */
+function tableInWords(view: View, info: GameInfo | undefined, handWords: string[] | null): HTMLElement {
   const drawn = draw(view, info);
   const asked = new Map(view.decisions.map((d) => [d.seat, d]));
   const seats = Array.from({ length: view.players }, (_, seat) => {
@@ -366,31 +380,25 @@ function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
       view.clocks.length ? h("th", {}, "Clock") : null)),
     h("tbody", {}, ...seats));
   const facts = h("dl", { class: "facts" }, ...drawn.facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
-  // The game's own words for this view (the hand by card names), as the server wrote them.
   const lines = view.viewLines.length
-    ? h("ul", { class: "view-lines", "data-view-lines": "" }, ...view.viewLines.map((line) => h("li", {}, line)))
+    ? h("ul", { class: "view-lines", "data-view-lines": "" }, ...view.viewLines.map((line) => h("li", {}, named(view, line))))
     : null;
-  // The table drawn with cards (table.ts), then the same table in words: the game's own lines,
-  // the seats, and the viewer's hand by card names (the words of the cards' aria-labels).
-  const drawnTable = felt(view, (seat) => seatName(view, seat));
-  const hand = drawnTable?.hand && view.seat !== undefined
-    ? drawnTable.hand.map((label) => h("span", { class: "card" }, label))
-    : drawn.hand;
-  return h("div", { class: "table", "data-version": String(view.version) },
-    view.gameOver ? resultsTable(view) : null,
-    drawnTable?.root ?? null,
-    h("section", { class: "in-words", "aria-label": "The table in words" },
-      lines,
-      hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...(hand.length ? hand : ["no cards"]))) : null,
-      h("div", { class: "scroll" }, seatTable),
-      drawn.centre.length ? h("section", { class: "centre" }, ...drawn.centre) : null,
-      h("details", { class: "facts-box" }, h("summary", {}, "Every fact of the view"), facts)));
+  const hand = handWords && view.seat !== undefined ? handWords.map((label) => h("span", { class: "card" }, label)) : drawn.hand;
+  return h("section", { class: "in-words", "aria-label": "The table in words" },
+    lines,
+    hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...(hand.length ? hand : ["no cards"]))) : null,
+    h("div", { class: "scroll" }, seatTable),
+    drawn.centre.length ? h("section", { class: "centre" }, ...drawn.centre) : null,
+    h("details", { class: "facts-box" }, h("summary", {}, "Every fact of the view"), facts));
 }
 
-function waitingWords(view: View): string {
+/** Whose decision the table waits for, by name ("Waiting for bob…"). */
+function waitingWords(view: View, who = ""): string {
   const empty = view.seatHolders.filter((x) => x.state === SeatState.OPEN || x.state === SeatState.RESERVED);
   if (empty.length) return `Waiting for ${empty.map((x) => x.player || `seat ${x.seat}`).join(", ")} to take a seat…`;
-  return "Waiting for the others…";
+  const deciding = view.pendingSeats.map((seat) => playerName(view, seat));
+  const waiting = deciding.length ? `Waiting for ${deciding.join(", ")}…` : "Waiting for the others…";
+  return who === "watching" && deciding.length ? `${deciding.join(", ")} to decide` : waiting;
 }
 
 /** The live table of a seat (token) or a spectator: view, actions, log, live updates. */
@@ -404,12 +412,19 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   const log = new Log(`referee:log:${gameId}:${token ?? (byAccount ? `seat-${accountSeat}` : "spectator")}`);
   const saved = savedGame(gameId);
   const tableBox = h("div", { class: "table-box" }, h("p", {}, "Loading…"));
-  const actions = h("section", { class: "actions", "aria-label": "Your choices" });
-  const banner = h("div", { class: "banner-box" });
+  // Beside the table: whose turn it is, the newest event and the controls of the table
+  // (act.ts); below, folded, the same choices as a list (keys 1-9), the table in words, the log.
+  const turn = h("h2", { class: "turn" });
+  const gameLog = new GameLog(log);
+  const picker = new Picker((index) => void choose(index), (text) => named(current, text));
+  const choiceList = h("div", { class: "choices" });
+  const listBox = h("details", { class: "choice-list" }, h("summary", {}, "All choices as a list (keys 1-9)"), choiceList);
   const alert = h("p", { class: "alert", role: "alert" });
   const status = h("p", { class: "connection", role: "status" });
-  const lines = h("ol", { class: "log", "aria-label": "What happened", "aria-live": "polite" },
-    ...log.lines.map(([seq, text], i) => h("li", { "data-seq": seq, class: i === log.lines.length - 1 ? "newest" : undefined }, text)));
+  const actions = h("section", { class: "actions", "aria-label": "Your move" }, turn, gameLog.latest, picker.bar, alert, status,
+    playing ? listBox : null);
+  const wordsBox = h("details", { class: "words-box" }, h("summary", {}, "The table in words"));
+  const banner = h("div", { class: "banner-box" });
   // Names (and option names) from ListGameTypes; without them the page still plays.
   const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
   const bots = saved?.organiser ? await serverInfo().then((r) => r.houseBots, () => [] as HouseBot[]) : [];
@@ -417,11 +432,10 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   const rules = h("details", { class: "rules-box table-rules" }, h("summary", {}, "Rules of this game"));
   const linksBox = h("div", { class: "links-box" }, seatLinks(gameId, null));
   const manage = h("section", { class: "manage" });
-  page(playing ? title : `${title} (watching)`, banner, tableBox, playing ? actions : null, alert, status,
-    linksBox, manage, rules,
-    h("section", {}, h("h2", {}, "Game log"), lines),
+  page(playing ? title : `${title} (watching)`, banner, tableBox, actions,
+    wordsBox, gameLog.box, linksBox, manage, rules,
     h("p", {}, h("a", { href: `#/replay/${gameId}` }, "Replay"), " · ", h("a", { href: `#/watch/${gameId}` }, "Watch as a spectator")));
-  lines.scrollTop = lines.scrollHeight;
+  app.querySelector("main")!.classList.add("game-page");
   let shown = -1n;
   let busy = false;
   let current: View | null = null;
@@ -434,7 +448,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   // Running clocks: the pending seat's time left, counted down between views.
   const tick = setInterval(() => {
     if (!current?.clocks.length) return;
-    for (const cell of tableBox.querySelectorAll<HTMLElement>("[data-clock-seat]")) {
+    for (const cell of app.querySelectorAll<HTMLElement>("[data-clock-seat]")) {
       cell.textContent = clockText(current, Number(cell.dataset.clockSeat));
     }
   }, 250);
@@ -504,7 +518,11 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     shown = view.version;
     current = view;
     rulesType = view.gameType;
-    tableBox.replaceChildren(renderTable(view, infos.get(view.gameType)));
+    const info = infos.get(view.gameType);
+    const drawn = renderTable(view, info);
+    tableBox.replaceChildren(drawn.table);
+    wordsBox.replaceChildren(wordsBox.firstElementChild!, tableInWords(view, info, drawn.hand));
+    gameLog.names(view);
     const name = infos.get(view.gameType)?.name ?? title;
     const heading = app.querySelector("h1")!;
     heading.textContent = `${name} · ${view.seat === undefined ? "watching" : seatName(view, view.seat)}` + (view.gameOver ? " · game over" : "");
@@ -514,12 +532,14 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     banner.replaceChildren(view.gameOver ? endBanner(view, log.lines.length ? log.lines[log.lines.length - 1][1] : "") : "");
     linksBox.replaceChildren(seatLinks(gameId, view) ?? "");
     drawManage(view);
+    turn.textContent = view.gameOver ? "Game over" : !playing ? waitingWords(view, "watching") : yours ? "▶ Your turn" : waitingWords(view);
+    turn.classList.toggle("yours", yours);
+    picker.show(view, playing ? drawn.felt : null, busy);
+    probe.choices = playing && yours && !busy ? choicesOf(view, (text) => text).choices : [];
     if (playing) {
-      actions.replaceChildren(
-        h("h2", {}, view.gameOver ? "Game over" : yours ? "▶ Your turn: choose (or press 1-9)" : waitingWords(view)),
-        h("div", { class: "choices" }, ...view.legalCommands.map((_, i) =>
-          h("button", { type: "button", class: "choice", "data-index": i, disabled: busy, onclick: () => void choose(i) },
-            i < 9 ? h("kbd", {}, String(i + 1)) : null, " ", view.legalCommandLabels[i] ?? `choice ${i + 1}`))));
+      choiceList.replaceChildren(...view.legalCommands.map((_, i) =>
+        h("button", { type: "button", class: "choice", "data-index": i, disabled: busy, onclick: () => void choose(i) },
+          i < 9 ? h("kbd", {}, String(i + 1)) : null, " ", named(view, view.legalCommandLabels[i] ?? `choice ${i + 1}`))));
     }
     applyReach();
   };
@@ -528,7 +548,9 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     const view = current;
     if (!view || busy || !playing || index >= view.legalCommands.length) return;
     busy = true;
-    actions.querySelectorAll("button").forEach((b) => ((b as HTMLButtonElement).disabled = true));
+    probe.sent++;
+    choiceList.querySelectorAll("button").forEach((b) => ((b as HTMLButtonElement).disabled = true));
+    picker.show(view, tableBox.querySelector<HTMLElement>(".felt"), true);
     alert.textContent = "";
     alert.removeAttribute("data-rule-id");
     try {
@@ -574,12 +596,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
       probe.duplicates++;
       return;
     }
-    log.add(seq, event.description);
-    // Follow the newest entry, unless the reader has scrolled up to read older ones.
-    const atBottom = lines.scrollTop + lines.clientHeight >= lines.scrollHeight - 8;
-    lines.querySelector("li.newest")?.classList.remove("newest");
-    lines.append(h("li", { "data-seq": seq, class: "newest" }, event.description));
-    if (atBottom) lines.scrollTop = lines.scrollHeight;
+    gameLog.add(seq, event.description, event.bookkeeping);
   };
 
   // The table first (so it is usable even while the stream connects), then the stream from
@@ -656,7 +673,7 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
     slider.value = String(at);
     const step = steps[at];
     counter.textContent = `Event ${step.event!.sequence} of ${steps.length}: ${step.event!.description}`;
-    box.replaceChildren(step.view ? renderTable(step.view, infos.get(step.view.gameType)) : h("p", {}, ""));
+    box.replaceChildren(step.view ? renderTable(step.view, infos.get(step.view.gameType)).table : h("p", {}, ""));
   };
   slider.addEventListener("input", () => go(Number(slider.value)));
   const button = (text: string, label: string, to: () => number) =>

@@ -169,3 +169,101 @@ export async function endBanner(page) {
 
 /** A headline of the viewer's own outcome, then the server's reason: "You won: …". */
 export const OUTCOME = /^(You won|You tied for first|You came \d+(st|nd|rd|th)): \S/;
+
+/** Whether a box (a DOMRect's fields) and the viewport share some area. */
+function intersects(box, width, height) {
+  return box.width > 0 && box.height > 0 && box.x < width && box.x + box.width > 0 && box.y < height && box.y + box.height > 0;
+}
+
+/** What a player sees at a decision, checked: the drawn table, the deciding seat's clock and
+ * every enabled control (a card or a place to pick, a button beside the table) intersect the
+ * viewport, and the page does not scroll sideways. */
+export async function onScreen(page, { clock = true } = {}) {
+  const seen = await page.evaluate(() => {
+    const rect = (el) => {
+      const r = el.getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height, what: el.getAttribute("data-target") ?? el.getAttribute("data-hand-index") ?? el.textContent.slice(0, 40) };
+    };
+    const felt = document.querySelector(".felt");
+    const clocks = [...document.querySelectorAll(".felt .seat-box.deciding [data-clock-seat]")].map(rect);
+    const controls = [...document.querySelectorAll(".felt .pickable, .act-controls button:enabled")].map(rect);
+    return {
+      width: window.innerWidth, height: window.innerHeight, scrollWidth: document.documentElement.scrollWidth,
+      felt: felt ? rect(felt) : null, clocks, controls,
+    };
+  });
+  const { width, height } = seen;
+  if (!seen.felt || !intersects(seen.felt, width, height)) throw new Error(`the table is off screen: ${JSON.stringify(seen.felt)}`);
+  if (clock && !seen.clocks.some((c) => intersects(c, width, height))) throw new Error(`no deciding seat's clock on screen: ${JSON.stringify(seen.clocks)}`);
+  if (!seen.controls.length) {
+    const bar = await page.locator(".actions").innerHTML();
+    const choices = await page.evaluate(() => JSON.stringify(window.__referee.choices));
+    throw new Error(`no enabled control at a decision: ${bar}\n${choices}`);
+  }
+  const off = seen.controls.filter((c) => !intersects(c, width, height));
+  if (off.length) throw new Error(`controls off screen (${width}x${height}): ${JSON.stringify(off)}`);
+  if (seen.scrollWidth > width) throw new Error(`the page scrolls sideways: ${seen.scrollWidth} > ${width}`);
+  return seen;
+}
+
+/** The table's version now (a command applied changes it). */
+async function tableVersion(page) {
+  return page.locator(".table").getAttribute("data-version");
+}
+
+/** Makes one choice the way a player does on the drawn table: its cards in the hand, then
+ * each thing it aims at (on the table, or its button beside the table when the table draws no
+ * such thing), then its confirm when one is needed. Never the list of choices. */
+export async function playChoice(page, choice) {
+  const version = await tableVersion(page);
+  const sent = () => page.evaluate(() => window.__referee.sent);
+  const before = await sent();
+  const steps = [
+    ...choice.hand.map((i) => page.locator(`.felt [data-felt-hand] [data-hand-index="${i}"]`).first()),
+    ...choice.targets.map((key) => page.locator(`.felt [data-target="${key}"], .act-controls [data-target="${key}"]`).first()),
+  ];
+  for (const step of steps) {
+    if ((await sent()) !== before) break;
+    // Near a corner: a seat's box holds cards, and its name is where a player points.
+    await step.click({ position: { x: 6, y: 6 } });
+  }
+  if ((await sent()) === before) await page.locator(`.act-controls button[data-index="${choice.index}"]`).click();
+  await page.waitForFunction(
+    (v) => {
+      const t = document.querySelector(".table");
+      return !t || t.getAttribute("data-version") !== v || document.querySelector(".alert:not(:empty)");
+    },
+    version,
+    { timeout: 60000, polling: 50 },
+  );
+  const alert = await page.locator(".alert").innerText();
+  if (alert) throw new Error(`refused: ${alert} (${choice.label})`);
+}
+
+/** Plays the page's seat to the end on the drawn table only (playChoice), checking at every
+ * decision that the table, the deciding seat's clock and the controls are on screen
+ * (onScreen). `pick` chooses among the choices (random by default); `onDecision(page, n)`
+ * runs before each. Returns the number of choices made. */
+export async function playOnTable(page, { limit = 3000, clock = true, pick, onDecision } = {}) {
+  let made = 0;
+  for (;;) {
+    const state = await page.waitForFunction(
+      () => {
+        if (document.title.includes("game over") || document.querySelector("table.results")) return "over";
+        const r = window.__referee;
+        return r && r.choices && r.choices.length ? "choose" : false;
+      },
+      null,
+      { timeout: 90000, polling: 50 },
+    );
+    if ((await state.jsonValue()) === "over") return made;
+    const choices = await page.evaluate(() => window.__referee.choices);
+    if (!choices.length) continue;
+    await onScreen(page, { clock });
+    if (onDecision) await onDecision(page, made);
+    const choice = pick ? pick(choices) : choices[Math.floor(Math.random() * choices.length)];
+    await playChoice(page, choice);
+    made++;
+    if (made > limit) throw new Error("the game did not end");
+  }
+}
