@@ -59,40 +59,11 @@ export async function createFromHome(page, gameType, { players, roles, options =
   return { gameId, token };
 }
 
-/** Plays the page's seat to the end: clicks a choice (or presses its number key) whenever
- * the referee offers some; returns the number of choices made. */
+/** Plays the page's seat to the end: makes a choice on the drawn table (playChoice), or every
+ * `keyboardEvery`-th one by pressing its number key (1-9), whenever the referee offers some;
+ * returns the number of choices made. */
 export async function playToEnd(page, { keyboardEvery = 3, limit = 2000 } = {}) {
-  let made = 0;
-  for (;;) {
-    const state = await page.waitForFunction(
-      () => {
-        if (document.title.includes("game over") || document.querySelector("table.results")) return "over";
-        const buttons = [...document.querySelectorAll("button.choice")].filter((b) => !b.disabled);
-        return buttons.length ? "choose" : false;
-      },
-      null,
-      { timeout: 60000, polling: 50 },
-    );
-    if ((await state.jsonValue()) === "over") return made;
-    const choices = page.locator("button.choice:enabled");
-    const count = await choices.count();
-    if (!count) continue;
-    const pick = Math.floor(Math.random() * count);
-    const version = await page.locator(".table").getAttribute("data-version");
-    if (made % keyboardEvery === 0 && pick < 9) await page.keyboard.press(String(pick + 1));
-    else await choices.nth(pick).click();
-    made++;
-    if (made > limit) throw new Error("the game did not end");
-    // Wait for the table to move on (our command was applied) before looking again.
-    await page.waitForFunction(
-      (v) => {
-        const t = document.querySelector(".table");
-        return !t || t.getAttribute("data-version") !== v || document.querySelector(".alert:not(:empty)");
-      },
-      version,
-      { timeout: 60000, polling: 50 },
-    );
-  }
+  return playOnTable(page, { limit, keyboardEvery, check: false });
 }
 
 /** Sequence numbers in the page's log, in order. */
@@ -240,11 +211,25 @@ export async function playChoice(page, choice) {
   if (alert) throw new Error(`refused: ${alert} (${choice.label})`);
 }
 
+/** Makes a choice by its number key (the list of choices stays folded: keys 1-9 work). */
+export async function pressKey(page, index) {
+  const version = await tableVersion(page);
+  await page.keyboard.press(String(index + 1));
+  await page.waitForFunction(
+    (v) => {
+      const t = document.querySelector(".table");
+      return !t || t.getAttribute("data-version") !== v || document.querySelector(".alert:not(:empty)");
+    },
+    version,
+    { timeout: 60000, polling: 50 },
+  );
+}
+
 /** Plays the page's seat to the end on the drawn table only (playChoice), checking at every
  * decision that the table, the deciding seat's clock and the controls are on screen
  * (onScreen). `pick` chooses among the choices (random by default); `onDecision(page, n)`
  * runs before each. Returns the number of choices made. */
-export async function playOnTable(page, { limit = 3000, clock = true, pick, onDecision } = {}) {
+export async function playOnTable(page, { limit = 3000, clock = true, check = true, keyboardEvery = 0, pick, onDecision } = {}) {
   let made = 0;
   for (;;) {
     const state = await page.waitForFunction(
@@ -259,10 +244,11 @@ export async function playOnTable(page, { limit = 3000, clock = true, pick, onDe
     if ((await state.jsonValue()) === "over") return made;
     const choices = await page.evaluate(() => window.__referee.choices);
     if (!choices.length) continue;
-    await onScreen(page, { clock });
+    if (check) await onScreen(page, { clock });
     if (onDecision) await onDecision(page, made);
     const choice = pick ? pick(choices) : choices[Math.floor(Math.random() * choices.length)];
-    await playChoice(page, choice);
+    if (keyboardEvery && made % keyboardEvery === 0 && choice.index < 9) await pressKey(page, choice.index);
+    else await playChoice(page, choice);
     made++;
     if (made > limit) throw new Error("the game did not end");
   }
