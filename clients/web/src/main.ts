@@ -672,8 +672,15 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
     at = Math.max(0, Math.min(steps.length - 1, to));
     slider.value = String(at);
     const step = steps[at];
-    counter.textContent = `Event ${step.event!.sequence} of ${steps.length}: ${step.event!.description}`;
-    box.replaceChildren(step.view ? renderTable(step.view, infos.get(step.view.gameType)).table : h("p", {}, ""));
+    counter.textContent = `Event ${step.event!.sequence} of ${steps.length}: ${named(step.view ?? null, step.event!.description)}`;
+    if (!step.view) {
+      box.replaceChildren();
+      return;
+    }
+    const info = infos.get(step.view.gameType);
+    const drawn = renderTable(step.view, info);
+    box.replaceChildren(drawn.table, h("details", { class: "words-box" }, h("summary", {}, "The table in words"),
+      tableInWords(step.view, info, drawn.hand)));
   };
   slider.addEventListener("input", () => go(Number(slider.value)));
   const button = (text: string, label: string, to: () => number) =>
@@ -686,18 +693,26 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
   };
   document.addEventListener("keydown", keys);
   signal.addEventListener("abort", () => document.removeEventListener("keydown", keys));
+  const last = steps[steps.length - 1];
   const seats = saved?.organiser
     ? h("p", {}, "Watch as: ", h("a", { href: `#/replay/${gameId}` }, "spectator"),
-        ...Array.from({ length: steps[0]?.view?.players ?? 0 }, (_, s) => h("span", {}, " · ", h("a", { href: `#/replay/${gameId}?seat=${s}` }, `seat ${s}`))),
+        ...Array.from({ length: steps[0]?.view?.players ?? 0 }, (_, s) => h("span", {}, " · ",
+          h("a", { href: `#/replay/${gameId}?seat=${s}` }, `seat ${s}`, last?.view ? namedSeat(last.view, s) : ""))),
         " (the organiser's view, with this browser's organiser token)")
     : null;
-  page(`Replay · ${asSeat !== undefined ? `seat ${asSeat}` : "spectator"}`,
+  page(`Replay · ${asSeat !== undefined ? `seat ${asSeat}${last?.view ? namedSeat(last.view, asSeat) : ""}` : "spectator"}`,
     h("nav", { class: "controls", "aria-label": "Replay controls" },
       button("⏮", "first", () => 0), button("◀", "previous", () => at - 1),
       button("▶", "next", () => at + 1), button("⏭", "last", () => steps.length - 1), slider),
     counter, seats, box);
   go(0);
   probe.ready = true;
+}
+
+/** " (bob)" after "seat 1" where a named player holds the seat. */
+function namedSeat(view: View, seat: number): string {
+  const name = view.seatHolders.find((x) => x.seat === seat)?.player;
+  return name ? ` (${name})` : "";
 }
 
 // --- router -------------------------------------------------------------------------------------
