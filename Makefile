@@ -1,4 +1,5 @@
 # The two set-up commands are `make run` and `make test`; both create .venv when needed.
+# `make run` installs only what serving and playing need; `make test` adds the rest.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -10,6 +11,16 @@ HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
 .PHONY: run test lint proto proto-check bench format clean node-bot web
+
+# `make run` installs what serving and playing need (the `play` extra); `make test` the rest.
+RUN_STAMP := $(VENV)/.installed-run
+# The server's own bots for `make run` (an operator's `referee serve` runs none unless asked).
+HOUSE_BOTS ?= easy,normal,hard
+
+$(RUN_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[play]'
+	touch $(RUN_STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -36,7 +47,7 @@ WEB_SRC := $(shell find $(WEB)/src $(WEB)/scripts protos -type f -not -path '*/g
 $(WEB)/node_modules/.installed: $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
-$(WEB)/dist/index.html: $(STAMP) $(WEB)/node_modules/.installed $(WEB_SRC)
+$(WEB)/dist/index.html: $(RUN_STAMP) $(WEB)/node_modules/.installed $(WEB_SRC)
 	cd $(WEB) && npm run --silent build
 web:
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
@@ -45,11 +56,13 @@ web:
 	  echo "node/npm not found: the web client is not built (install Node.js, then make web)"; \
 	fi
 
-run: $(STAMP) web
+# A local server to play on: the house bots on and open registration (a name is taken from
+# the page or with referee-cli register).
+run: $(RUN_STAMP) web
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
-	  --http $(HTTP)
+	  --http $(HTTP) --house-bots $(HOUSE_BOTS) --open-registration
 
-test: $(STAMP) node-bot web
+test: $(RUN_STAMP) $(STAMP) node-bot web
 	$(BIN)/pytest
 
 lint: $(STAMP)
