@@ -10,7 +10,7 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench format clean node-bot web
+.PHONY: run test lint proto proto-check bench format clean node-bot web web-packages
 
 # `make run` installs what serving and playing need (the `play` extra); `make test` the rest.
 RUN_STAMP := $(VENV)/.installed-run
@@ -55,10 +55,17 @@ web:
 	else \
 	  echo "node/npm not found: the web client is not built (install Node.js, then make web)"; \
 	fi
+# The web client's npm packages alone (no venv needed): `make run` fetches them while pip runs.
+web-packages:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(WEB)/node_modules/.installed; \
+	fi
 
 # A local server to play on: the house bots on and open registration (a name is taken from
 # the page or with referee-cli register).
-run: $(RUN_STAMP) web
+run:
+	@$(MAKE) --no-print-directory -j2 $(RUN_STAMP) web-packages
+	@$(MAKE) --no-print-directory web
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
 	  --http $(HTTP) --house-bots $(HOUSE_BOTS) --open-registration
 
