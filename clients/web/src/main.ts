@@ -18,8 +18,9 @@ import { felt } from "./table";
 import { choicesOf, Picker, type Choice } from "./act";
 import { GameLog } from "./gamelog";
 import { named, playerName } from "./names";
+import { pickBots, quickPlay, seatRequestsFor } from "./quickplay";
 import {
-  SeatMode, SeatState, type CreateGameRequestSchema, type GameType, type HouseBot, type StreamGameResponse, type View,
+  SeatState, type CreateGameRequestSchema, type GameType, type HouseBot, type StreamGameResponse, type View,
 } from "./gen/referee/v1/referee_pb";
 import { botLevels, clockFields, clockFrom, clockWords, holdersText, lobby, signInBox } from "./lobby";
 import { holdSeat, Log, player, savedGame, savedGames, saveGame, type SavedGame } from "./store";
@@ -106,23 +107,6 @@ const ROLES: [string, string][] = [
   ["bot", "a random bot in this tab (stops when the tab closes)"],
 ];
 
-/** Reserves an account of the chosen strength for each server-bot seat: a level is played by
- * several accounts (an account holds one seat of a game), taken in the order the server lists
- * them, past those a seat names itself. Throws, in words, when a level has too few. */
-function pickBots(levels: (string | null)[], named: string[], bots: HouseBot[]): (string | null)[] {
-  const used = new Set(named);
-  return levels.map((level) => {
-    if (level === null) return null;
-    const free = bots.find((b) => b.level === level && !used.has(b.player));
-    if (!free) {
-      const count = bots.filter((b) => b.level === level).length;
-      throw new Error(`This server runs ${count} ${level} bot${count === 1 ? "" : "s"}: choose another strength for the other seats.`);
-    }
-    used.add(free.player);
-    return free.player;
-  });
-}
-
 /** Creates a game from a CreateGame request and the form's roles; returns where to go. */
 async function createGame(
   request: MessageInitShape<typeof CreateGameRequestSchema>, roles: string[],
@@ -163,7 +147,8 @@ function newGameForm(type: GameType, bots: HouseBot[]): HTMLElement {
     const chosen = new Map([...seats.querySelectorAll<HTMLSelectElement | HTMLInputElement>("select, input")].map((s) => [s.name, s.value]));
     seats.replaceChildren(h("legend", {}, "Who plays each seat"), botList, noBots ?? "");
     for (let seat = 0; seat < n; seat++) {
-      const role = chosen.get(`seat-${seat}`) ?? (seat === 0 ? "me" : "bot");
+      // The other seats are the server's bots where it runs some, else bots in this tab.
+      const role = chosen.get(`seat-${seat}`) ?? (seat === 0 ? "me" : levels.length ? "server-bot" : "bot");
       const id = `seat-${type.gameType}-${seat}`;
       const select = h("select", { name: `seat-${seat}`, id },
         ...roles.map(([value, text]) => h("option", { value, selected: role === value }, text))) as HTMLSelectElement;
@@ -207,21 +192,12 @@ function newGameForm(type: GameType, bots: HouseBot[]): HTMLElement {
       const options: Record<string, string> = {};
       for (const o of type.options) options[o.name] = String(data.get(o.name) ?? o.defaultValue);
       const roles = Array.from({ length: n }, (_, s) => String(data.get(`seat-${s}`)));
-      const signedIn = player() !== null;
-      // Today's flow (every token to the creator) only when no seat waits for anyone else.
-      const needsSeats = roles.some((r) => !["me", "bot"].includes(r));
       const named = roles.map((r, s) => (r === "player" ? String(data.get(`name-${s}`) ?? "").trim() : ""));
       const clock = clockFrom(form);
       try {
         const picked = pickBots(roles.map((r, s) => (r === "server-bot" ? String(data.get(`level-${s}`) ?? "") : null)),
           named.filter(Boolean), bots);
-        const seatRequests = needsSeats ? roles.map((r, s) => {
-          if (r === "me") return { mode: signedIn ? SeatMode.CREATOR : SeatMode.UNSPECIFIED };
-          if (r === "bot") return { mode: SeatMode.UNSPECIFIED };
-          if (r === "server-bot") return { mode: SeatMode.RESERVED, player: picked[s] ?? "" };
-          if (r === "player") return { mode: SeatMode.RESERVED, player: named[s] };
-          return { mode: SeatMode.OPEN };
-        }) : [];
+        const seatRequests = seatRequestsFor(roles, picked, named);
         const request: MessageInitShape<typeof CreateGameRequestSchema> = {
           gameType: type.gameType, players: n, options, seatRequests,
           listed: data.get("listed") !== null && roles.some((r) => r === "open" || r === "invite"),
@@ -273,6 +249,7 @@ async function home(signal: AbortSignal): Promise<void> {
     g.gameOver ? h("a", { href: `#/replay/${g.gameId}` }, "replay") : null)));
   const goPlay = (gameId: string, seat: number) => (location.hash = seatPath(gameId, seat));
   app.querySelector("main")!.append(
+    quickPlay(gameTypes, houseBots, createGame),
     signInBox(() => void route()),
     lobby(byId, houseBots, signal, goPlay),
     ...types, h("section", {}, h("h2", {}, "Join a game"), joinForm),

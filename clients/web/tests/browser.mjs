@@ -49,9 +49,12 @@ export async function createFromHome(page, gameType, { players, roles, options =
     if ((await field.evaluate((el) => el.tagName)) === "SELECT") await field.selectOption(value);
     else await field.fill(value);
   }
-  for (const [seat, role] of Object.entries(roles ?? {})) {
-    await form.locator(`select[name="seat-${seat}"]`).selectOption(role);
+  // Seats not given a role are bots in this tab (the form offers the server's bots first).
+  const seats = await form.locator('select[name^="seat-"]').count();
+  for (let seat = 1; seat < seats; seat++) {
+    await form.locator(`select[name="seat-${seat}"]`).selectOption(roles?.[seat] ?? "bot");
   }
+  if (roles?.[0]) await form.locator('select[name="seat-0"]').selectOption(roles[0]);
   await form.locator('button[type="submit"]').click();
   await page.waitForURL(/#\/(play|seat|watch)\//, { timeout: 30000 });
   await ready(page);
