@@ -37,7 +37,7 @@ class SeatCalls:
         principal = await self.referee.players.optional(caller.credential)
         seat = request.seat if request.HasField("seat") else None
         claimed = await self.referee.seating.claim(
-            request.game_id, principal, seat, request.claim_code
+            request.game_id, principal, seat, request.claim_code, check_only=request.check_only
         )
         return convert.claimed_to_proto(claimed)
 

@@ -2912,6 +2912,7 @@ class ClaimSeatRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     CLAIM_CODE_FIELD_NUMBER: _builtins.int
+    CHECK_ONLY_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat: _builtins.int
@@ -2922,16 +2923,22 @@ class ClaimSeatRequest(_message.Message):
     """The seat's claim code (from CreateGameResponse.invitations); not needed for a seat
     reserved for the caller or an open seat of a listed game.
     """
+    check_only: _builtins.bool
+    """Only check: the answer the claim would get (the seat it would take, or the same
+    refusal: CLAIM_CODE_USED, CLAIM_CODE_INVALID, GAME_STARTED ...), with nothing taken and
+    no token sent. A join page says whether its link still works before it is used.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         claim_code: _builtins.str = ...,
+        check_only: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "claim_code", b"claim_code", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "check_only", b"check_only", "claim_code", b"claim_code", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

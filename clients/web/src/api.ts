@@ -26,6 +26,8 @@ export interface Problem {
   code: string;
   message: string;
   ruleId?: string;
+  /** ErrorInfo.reason: what was refused, as a word ("CLAIM_CODE_USED"). */
+  reason?: string;
 }
 
 /** A failed call in words: the referee's message (it starts with the rule id of a refused
@@ -37,6 +39,7 @@ export function problem(error: unknown): Problem {
     code: String(e.code),
     message: e.rawMessage,
     ruleId: info?.metadata["rule_id"],
+    reason: info?.reason,
   };
 }
 

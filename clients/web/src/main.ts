@@ -9,6 +9,7 @@
 //   #/replay/GAME             a game step by step from its log
 // Everything drawn comes from the referee's views, labels and event descriptions.
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
 import { api, apiBase, auth, backoff, checkReach, gameTypes as knownGameTypes, problem, serverInfo, reach, resumable, sleep, submit, unreachable } from "./api";
 import { startBots } from "./bots";
 import { h, type Child } from "./dom";
@@ -261,6 +262,15 @@ async function home(signal: AbortSignal): Promise<void> {
 
 // --- join links ---------------------------------------------------------------------------------
 
+/** A join link that no longer works, in words, by the refusal its claim would get. */
+const LINK_WORDS: Record<string, string> = {
+  CLAIM_CODE_USED: "This join link was used already: its seat is taken. Ask for a new link.",
+  CLAIM_CODE_INVALID: "This join link is not one of this game's: check that it was copied whole.",
+  GAME_STARTED: "This game has started: every seat is taken, so this join link no longer works.",
+  GAME_OVER: "This game is over: its join links no longer work.",
+  ALREADY_SEATED: "You hold a seat of this game already.",
+};
+
 /** A join link: the seat is claimed with its claim code, so its token is made for this
  * browser only; signed in, the seat takes the player's name. */
 async function joinPage(gameId: string, seat: number, code: string): Promise<void> {
@@ -270,6 +280,16 @@ async function joinPage(gameId: string, seat: number, code: string): Promise<voi
   const held = savedGame(gameId)?.tokens[seat];
   if (held) {
     location.replace(seatPath(gameId, seat));
+    return;
+  }
+  // Whether the link still works, before its button is pressed: the claim checked only.
+  const refusal = await api.claimSeat({ gameId, seat, claimCode: code, checkOnly: true }, auth())
+    .then(() => null, (error: unknown) => problem(error));
+  if (refusal && refusal.code !== String(Code.Unauthenticated)) {
+    page(`Join ${name}`, h("p", { role: "alert", class: "bad-link", "data-reason": refusal.reason ?? "" },
+      LINK_WORDS[refusal.reason ?? ""] ?? `This join link does not work: ${refusal.message}.`),
+    h("p", {}, h("a", { href: `#/watch/${gameId}` }, "Watch the game"), " · ", h("a", { href: "#/" }, "Play another game")));
+    probe.ready = true;
     return;
   }
   const me = player();
@@ -582,7 +602,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     const first = await api.getView({ gameId, ...viewer }, options(signal));
     if (first.view) show(first.view);
   } catch (error) {
-    alert.textContent = problem(error).message;
+    trouble(error, gameId);
     return;
   }
   probe.ready = true;
@@ -716,8 +736,20 @@ async function route(): Promise<void> {
     else if (where === "replay" && gameId) await replay(gameId, leave.signal);
     else await home(leave.signal);
   } catch (error) {
-    if (!leave.signal.aborted) page("Error", h("p", { role: "alert" }, problem(error).message, ` (server ${apiBase})`));
+    if (!leave.signal.aborted) trouble(error, gameId);
   }
+}
+
+/** A page that failed: an unknown game says so plainly, anything else with the server's words. */
+function trouble(error: unknown, gameId: string | undefined): void {
+  const p = problem(error);
+  if (p.code === String(Code.NotFound) && gameId) {
+    page("No such game", h("p", { role: "alert", class: "no-game" }, `There is no game "${gameId}" on this server: the link may be mistyped, or the game was removed.`),
+      h("p", {}, h("a", { href: "#/" }, "Play a game"), " or see the server's games on the home page."));
+    probe.ready = true;
+    return;
+  }
+  page("Error", h("p", { role: "alert" }, p.message, ` (server ${apiBase})`));
 }
 
 window.addEventListener("hashchange", () => void route());
