@@ -346,7 +346,10 @@ function clockText(view: View, seat: number): string {
   const left = clock.pending && clock.deadlineUnixMs ? Math.max(0, Number(clock.deadlineUnixMs) - Date.now()) : Number(clock.remainingMs);
   const bank = clock.pending && clock.deadlineUnixMs
     ? Math.min(Number(clock.bankMs), left) : Number(clock.bankMs);
-  return clock.pending ? `${Math.ceil(left / 1000)} s left (bank ${Math.ceil(bank / 1000)} s)` : `bank ${Math.ceil(Number(clock.bankMs) / 1000)} s`;
+  // A bank of nothing is not shown: "bank 0 s" tells a player nothing.
+  const banked = Math.ceil(bank / 1000);
+  if (clock.pending) return `${Math.ceil(left / 1000)} s left` + (banked ? ` (bank ${banked} s)` : "");
+  return Number(clock.bankMs) > 0 ? `bank ${Math.ceil(Number(clock.bankMs) / 1000)} s` : "";
 }
 
 /** The table drawn (table.ts), with the final standings above it once the game is over. */
@@ -418,8 +421,9 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   const listBox = h("details", { class: "choice-list" }, h("summary", {}, "All choices as a list (keys 1-9)"), choiceList);
   const alert = h("p", { class: "alert", role: "alert" });
   const status = h("p", { class: "connection", role: "status" });
+  const manage = h("section", { class: "manage" });
   const actions = h("section", { class: "actions", "aria-label": "Your move" }, turn, gameLog.latest, picker.bar, alert, status,
-    playing ? listBox : null);
+    playing ? listBox : null, manage);
   const wordsBox = h("details", { class: "words-box" }, h("summary", {}, "The table in words"));
   const banner = h("div", { class: "banner-box" });
   // Names (and option names) from ListGameTypes; without them the page still plays.
@@ -428,9 +432,8 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   const title = infos.get(saved?.gameType ?? "")?.name ?? "Game";
   const rules = h("details", { class: "rules-box table-rules" }, h("summary", {}, "Rules of this game"));
   const linksBox = h("div", { class: "links-box" }, seatLinks(gameId, null));
-  const manage = h("section", { class: "manage" });
   page(playing ? title : `${title} (watching)`, banner, tableBox, actions,
-    wordsBox, gameLog.box, linksBox, manage, rules,
+    wordsBox, gameLog.box, linksBox, rules,
     h("p", {}, h("a", { href: `#/replay/${gameId}` }, "Replay"), " · ", h("a", { href: `#/watch/${gameId}` }, "Watch as a spectator")));
   app.querySelector("main")!.classList.add("game-page");
   let shown = -1n;
@@ -533,6 +536,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     turn.classList.toggle("yours", yours);
     picker.show(view, playing ? drawn.felt : null, busy);
     probe.choices = playing && yours && !busy ? choicesOf(view, (text) => text).choices : [];
+    listBox.hidden = !yours;
     if (playing) {
       choiceList.replaceChildren(...view.legalCommands.map((_, i) =>
         h("button", { type: "button", class: "choice", "data-index": i, disabled: busy, onclick: () => void choose(i) },
