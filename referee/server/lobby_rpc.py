@@ -9,9 +9,6 @@ the lobby list and its watch do not (what they show is public).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Protocol
-
 from referee.application import Referee
 from referee.application.lobby.challenges import Challenge, ChallengeState
 from referee.application.lobby.pairing import PairingState, PairingTicket
@@ -22,19 +19,8 @@ from referee.application.tables.clocks import Clock
 from referee.application.tables.errors import Kind, RefereeError
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert
+from referee.server.calls import Caller, Write
 from referee.v1 import referee_pb2 as pb
-
-#: The transport's writer of one stream message (as :data:`referee.server.service.Write`,
-#: which cannot be imported here: the service imports this module).
-Write = Callable[[bytes], Awaitable[None]]
-
-
-class Caller(Protocol):
-    """What these calls read of :class:`referee.server.service.Caller` (which imports this
-    module, so it is not imported here)."""
-
-    @property
-    def credential(self) -> str: ...
 
 
 class LobbyCalls:

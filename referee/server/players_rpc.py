@@ -3,29 +3,19 @@ GetLeaderboard.
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
 The caller's credential comes from the ``authorization`` metadata or header
-(:class:`~referee.server.service.Caller`), never from a request field, so it cannot end up
+(:class:`~referee.server.calls.Caller`), never from a request field, so it cannot end up
 in a request log.
 """
 
 from __future__ import annotations
-
-from typing import Protocol
 
 from referee.application import Referee
 from referee.application.players.accounts import NAME, Player
 from referee.application.players.ratings import Rating
 from referee.application.tables.errors import bad_request
 from referee.metrics import Metrics
+from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
-
-
-class Caller(Protocol):
-    """What these calls read of :class:`referee.server.service.Caller` (which imports this
-    module, so it is not imported here)."""
-
-    @property
-    def credential(self) -> str: ...
-
 
 #: A player's kind on the wire and in the application.
 KIND_TO_PROTO = {"person": pb.PLAYER_KIND_PERSON, "bot": pb.PLAYER_KIND_BOT}

@@ -8,21 +8,12 @@ seat's token for the claimant only.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from referee.application import PlayerSeat, Referee
 from referee.application.tables.access import SeatKey
 from referee.metrics import Metrics
 from referee.server import convert
+from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
-
-
-class Caller(Protocol):
-    """What these calls read of :class:`referee.server.service.Caller` (which imports this
-    module, so it is not imported here)."""
-
-    @property
-    def credential(self) -> str: ...
 
 
 class SeatCalls:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from referee.application.tables.errors import Kind, bad_request, clip
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors
+from referee.server.calls import ANONYMOUS, Caller, Refused, Write
 from referee.server.lobby_rpc import LobbyCalls
 from referee.server.players_rpc import PlayerCalls
 from referee.server.seats_rpc import SeatCalls
@@ -48,33 +49,6 @@ MAX_PAGE_TOKEN = 12
 #: ``caught_up: true`` as a field of ``StreamGameResponse``, appended to a message's bytes (a
 #: protobuf message is the concatenation of its fields).
 CAUGHT_UP = bytes((pb.StreamGameResponse.DESCRIPTOR.fields_by_name["caught_up"].number << 3, 1))
-
-#: A transport's writer of one stream message (its serialized bytes).
-Write = Callable[[bytes], Awaitable[None]]
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who sent a call, as its transport says: the player's credential from the
-    ``authorization: Bearer <token>`` metadata (gRPC) or header (HTTP); ``""`` when none
-    (seat and organiser tokens travel in the request itself). The core resolves it to a
-    player only for the calls that need one, so a bad credential never fails a seat-token
-    call that does not use it."""
-
-    credential: str = ""
-
-    @classmethod
-    def from_authorization(cls, value: str) -> Caller:
-        """From an ``authorization`` value: the token after ``Bearer`` (any case); a value
-        without that scheme is kept whole, so the core refuses it with a reason."""
-        scheme, _, token = value.strip().partition(" ")
-        if scheme.lower() == "bearer":
-            return cls(token.strip())
-        return cls(value.strip())
-
-
-#: A call without a credential.
-ANONYMOUS = Caller()
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,16 +80,6 @@ def _methods() -> dict[str, Method]:
 
 #: Every RPC of ``referee.v1.RefereeService``, by name.
 METHODS = _methods()
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """A request a transport could not read (bytes that are not the request message, a bad
-    envelope or encoding): the service answers it with ``error`` and counts it."""
-
-    error: RefereeError
-    #: What was wrong, in a word, for the log (never the request's content).
-    what: str
 
 
 def decode(method: Method, data: bytes, json: bool = False) -> Message | Refused:
@@ -457,13 +421,9 @@ def _command_type_of(request: pb.SubmitCommandRequest) -> str | None:
 
 
 __all__ = [
-    "ANONYMOUS",
     "CAUGHT_UP",
     "METHODS",
-    "Caller",
     "Method",
     "RefereeCore",
-    "Refused",
-    "Write",
     "decode",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from google.protobuf.message import Message
@@ -40,10 +40,8 @@ from referee.application.tables.access import Principal
 from referee.metrics import SERVICE, Children, Metrics
 from referee.protowire import delimited, tag, varint
 from referee.server import convert, errors, lobby_rpc
+from referee.server.calls import Caller, Refused, Write
 from referee.v1 import referee_pb2 as pb
-
-#: A transport's writer of one stream message (its serialized bytes).
-Write = Callable[[bytes], Awaitable[None]]
 
 _UPDATE = pb.GameUpdate.DESCRIPTOR.fields_by_name
 _GAME_ID = tag(_UPDATE["game_id"].number, 2)
@@ -170,7 +168,7 @@ class SessionCalls:
     metrics: Metrics
 
     async def PlayerSession(
-        self, requests: AsyncIterator[Message | Any], write: Write, caller: Any
+        self, requests: AsyncIterator[Message | Refused], write: Write, caller: Caller
     ) -> None:
         session = self.referee.sessions.open(await self._session_player(caller))
         reading = asyncio.ensure_future(self._read_session(requests, session))
@@ -181,7 +179,9 @@ class SessionCalls:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reading
 
-    async def WatchPlayer(self, request: pb.WatchPlayerRequest, write: Write, caller: Any) -> None:
+    async def WatchPlayer(
+        self, request: pb.WatchPlayerRequest, write: Write, caller: Caller
+    ) -> None:
         player = await self._session_player(caller)
         resumes = [_resume(r) for r in request.resume]
         if player is None and not any(r.seat_token for r in resumes):
@@ -192,21 +192,24 @@ class SessionCalls:
         session = self.referee.sessions.open(player, resumes)
         await self._serve_session(session, write, "WatchPlayer")
 
-    async def _session_player(self, caller: Any) -> Principal | None:
+    async def _session_player(self, caller: Caller) -> Principal | None:
         """Who the call's credential names (counted once against the player's calls per
         minute: the commands on the stream are not calls); ``None`` without one (a session
         that follows seats by token only)."""
         return await self.referee.players.optional(caller.credential)
 
-    async def _read_session(self, requests: AsyncIterator[Any], session: Session) -> None:
+    async def _read_session(
+        self, requests: AsyncIterator[Message | Refused], session: Session
+    ) -> None:
         """The client's messages: resumes and commands (each command answered on the
         stream, a request that cannot be read too)."""
         async for request in requests:
-            if not isinstance(request, pb.PlayerSessionRequest):
-                # A Refused: bytes that are not a request. The client is out of step with the
-                # protocol: the stream ends INVALID_ARGUMENT, as every RPC answers such bytes.
+            if isinstance(request, Refused):
+                # Bytes that are not a request. The client is out of step with the protocol:
+                # the stream ends INVALID_ARGUMENT, as every RPC answers such bytes.
                 session.end(request.error)
                 return
+            assert isinstance(request, pb.PlayerSessionRequest)  # decoded as this method's
             kind = request.WhichOneof("kind")
             if kind == "command":
                 await session.command(_command(request.command))

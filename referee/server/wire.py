@@ -2,7 +2,7 @@
 method of the service descriptor, each handing its request to :class:`RefereeCore`.
 
 Requests are decoded by :func:`~referee.server.service.decode`: bytes that are not a request
-become a :class:`~referee.server.service.Refused` the service answers with
+become a :class:`~referee.server.calls.Refused` the service answers with
 ``INVALID_ARGUMENT`` and a ``BadRequest`` detail (gRPC itself would answer ``UNKNOWN`` before
 any code of ours runs, issue 10). A refusal goes out as the call's status, with the
 ``google.rpc.Status`` of :mod:`referee.server.errors` in ``grpc-status-details-bin``. Stream
@@ -24,7 +24,8 @@ from grpc_status import rpc_status
 
 from referee.application.tables.errors import RefereeError
 from referee.server import errors
-from referee.server.service import METHODS, Caller, Method, RefereeCore, Refused, decode
+from referee.server.calls import Caller, Refused
+from referee.server.service import METHODS, Method, RefereeCore, decode
 from referee.v1 import referee_pb2
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
