@@ -265,8 +265,14 @@ class Referee:
         ``expected_version``: refuse (CONFLICT) unless the game is at that version.
         A command a transport could not read is passed as :class:`Unreadable`: it is refused
         and counts against the seat."""
-        terms = (expected_version, client_decision_ms)
-        return await self.commands.submit(game_id, seat_token, command_id, command, terms)
+        return await self.commands.submit(
+            game_id,
+            seat_token,
+            command_id,
+            command,
+            expected_version=expected_version,
+            client_decision_ms=client_decision_ms,
+        )
 
     # --- organiser --------------------------------------------------------------------------
 

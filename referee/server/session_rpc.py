@@ -157,7 +157,8 @@ def _command(request: pb.SessionCommand) -> SessionCommand:
         request.seat,
         request.command_id,
         command,
-        (expected, request.client_decision_ms),
+        expected_version=expected,
+        client_decision_ms=request.client_decision_ms,
     )
 
 

@@ -118,13 +118,15 @@ class Resume:
 
 @dataclass(frozen=True, slots=True)
 class SessionCommand:
-    """A command for a followed seat; ``terms`` as :meth:`Commands.submit`'s."""
+    """A command for a followed seat; ``expected_version`` and ``client_decision_ms`` as
+    :meth:`Commands.submit`'s."""
 
     game_id: str
     seat: int
     command_id: str
     command: Any
-    terms: tuple[int | None, int] = (None, 0)
+    expected_version: int | None = None
+    client_decision_ms: int = 0
 
 
 class Inboxes(Protocol):
@@ -532,7 +534,8 @@ class Session:
                     followed.token,
                     command.command_id,
                     command.command,
-                    command.terms,
+                    expected_version=command.expected_version,
+                    client_decision_ms=command.client_decision_ms,
                 )
             elif self.player is not None and (submit := self.sessions.submit_held) is not None:
                 # A held seat (followed or not: the seats room checks that the player holds
