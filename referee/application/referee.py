@@ -103,7 +103,9 @@ class Referee:
         self.repository.on_finished.append(self.players.ratings.record)
         # A game that ended unfilled announces its reserved seats no more.
         self.repository.on_finished.append(self.seating.unreserve)
-        self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
+        self.sessions = Sessions(
+            self.repository, self.commands, self._streams, self.seating.submit_held, self.lobby
+        )
         #: Bot players the server runs (idle until ``house_bots.start``; docs/lobby.md).
         self.house_bots = HouseBots(
             self.repository, self.sessions, self.lobby, self.seating, self.players, self.metrics

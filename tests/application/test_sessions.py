@@ -203,7 +203,7 @@ def test_a_held_seats_command_goes_the_seats_way_and_a_spectator_may_not_play() 
                 client_decision_ms=command.client_decision_ms,
             )
 
-        referee.sessions.held_commands = submit_held
+        referee.sessions.submit_held = submit_held
         legal = live.table.view(seat).legal_commands[0]
         for principal, refused in ((spectator(), "TOKEN_SCOPE"), (alice(), None)):
             session = referee.sessions.open(principal)

@@ -9,7 +9,9 @@ A :class:`Session` is what one connected player program sees (PlayerSession, Wat
   a claim, an accepted challenge, a pairing) and any seat the client names with its token in
   a :class:`Resume` (today's flow: a program handed seat tokens, as the tournament runner
   hands them, multiplexes them on one stream with no account);
-- the player's **lobby inbox** (challenges, pairing tickets), when the lobby room has one;
+- the player's **lobby inbox** (challenges, pairing tickets): the lobby room is above this
+  one, so the session asks it through the port :class:`Inboxes`, which the facade fills with
+  the lobby;
 - the seats **reserved for the player** and not claimed yet (:class:`Reserved`: its
   ``reservation`` documents, those of unfinished games when the session opens, then each new
   one as it is written), so a program claims a seat a tournament runner or any creator
@@ -97,9 +99,10 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A change in the player's lobby inbox: the lobby room's challenge or pairing ticket."""
+    """A change in the player's lobby inbox: the lobby room's challenge or pairing ticket
+    (this room does not know their types: the lobby's is above it)."""
 
-    item: Any
+    item: object
 
 
 SessionMessage = GameMessage | Granted | Outcome | Notice | Reserved
@@ -130,9 +133,10 @@ class SessionCommand:
 
 
 class Inboxes(Protocol):
-    """The lobby room's side: a player's inbox as an async iterator of changes."""
+    """What a session needs of the lobby room (above this one, so named here as a port the
+    facade fills with the lobby): a player's inbox as an async iterator of changes."""
 
-    def inbox(self, player: str) -> AsyncGenerator[Any, None]: ...
+    def inbox(self, player: str) -> AsyncGenerator[object, None]: ...
 
 
 #: Submits a command for a seat a named player holds (the seats room's path, no token).
@@ -143,39 +147,29 @@ SubmitHeld = Callable[[str, SessionCommand], Awaitable[Submitted]]
 
 
 class Sessions:
-    """The open player sessions of one referee (``Referee.sessions``).
+    """The open player sessions of one referee (``Referee.sessions``): ``commands`` takes a
+    command for a seat followed by its token, ``submit_held`` one for a seat the player
+    holds (:meth:`Seating.submit_held`), ``inboxes`` has each player's lobby inbox.
 
     One document listener serves every session: a ``holding`` written for a player reaches
     that player's sessions, on the event loop."""
 
     def __init__(
-        self, repository: Repository, commands: Commands, streams: Streams, rooms: object = None
+        self,
+        repository: Repository,
+        commands: Commands,
+        streams: Streams,
+        submit_held: SubmitHeld,
+        inboxes: Inboxes,
     ) -> None:
         self.repository = repository
         self.commands = commands
         self.streams = streams
-        #: The facade, whose ``lobby`` room (when it has one) offers ``inbox(player)``: looked
-        #: up when a session opens, so the rooms may be built in any order.
-        self.rooms = rooms
-        #: How a held seat's command is submitted, when not the seats room's (tests).
-        self.held_commands: SubmitHeld | None = None
+        self.submit_held = submit_held
+        self.inboxes = inboxes
         self._by_player: dict[str, set[Session]] = {}
         self._listening: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def submit_held(self) -> SubmitHeld | None:
-        """The seats room's path for a held seat's command (no token), when it has one."""
-        if self.held_commands is not None:
-            return self.held_commands
-        seating = getattr(self.rooms, "seating", None)
-        found: SubmitHeld | None = getattr(seating, "submit_held", None)
-        return found
-
-    @property
-    def inboxes(self) -> Inboxes | None:
-        lobby = getattr(self.rooms, "lobby", None)
-        return lobby if lobby is not None and hasattr(lobby, "inbox") else None
 
     def open(self, principal: Principal | None, resumes: Iterable[Resume] = ()) -> Session:
         """A session of the player ``principal`` names (``None``: a client that follows only
@@ -398,9 +392,7 @@ class Session:
         if self.player is not None:
             self._spawn(self._follow_holdings(self.player))
             self._spawn(self._follow_reservations(self.player))
-            inboxes = self.sessions.inboxes
-            if inboxes is not None:
-                self._spawn(self._follow_inbox(inboxes.inbox(self.player)))
+            self._spawn(self._follow_inbox(self.sessions.inboxes.inbox(self.player)))
 
     def _spawn(self, coroutine: Awaitable[Any]) -> None:
         if self._closed:
@@ -516,7 +508,7 @@ class Session:
             del self._seats[key]
             self._done.add(key)
 
-    async def _follow_inbox(self, inbox: AsyncGenerator[Any, None]) -> None:
+    async def _follow_inbox(self, inbox: AsyncGenerator[object, None]) -> None:
         try:
             async with contextlib.aclosing(inbox):
                 async for item in inbox:
@@ -537,12 +529,12 @@ class Session:
                     expected_version=command.expected_version,
                     client_decision_ms=command.client_decision_ms,
                 )
-            elif self.player is not None and (submit := self.sessions.submit_held) is not None:
+            elif self.player is not None:
                 # A held seat (followed or not: the seats room checks that the player holds
                 # it, so a command may race its seat's grant).
                 if self.principal is not None:  # a platform token's scope, as unary calls
                     access.check_scope(self.principal, command.game_id, command.seat, play=True)
-                submitted = await submit(self.player, command)
+                submitted = await self.sessions.submit_held(self.player, command)
             else:
                 raise errors.forbidden(
                     "this session does not hold that seat: claim it, or resume it with its "
