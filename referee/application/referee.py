@@ -46,7 +46,7 @@ from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import FanOut, Send, StreamEnded
 from referee.application.tables.live import LiveGame, now_ms
 from referee.application.tables.organiser import Organiser
-from referee.application.tables.repository import Limits, Repository
+from referee.application.tables.repository import Limits
 from referee.application.tables.streams import Streams
 from referee.application.tables.timekeeper import Timekeeper
 from referee.application.tables.values import (
@@ -86,9 +86,10 @@ class Referee:
             self.limits.stream_buffer,
             self.limits.stream_stall_seconds,
         )
-        self.repository = Repository(store, self.metrics, self.limits, self.fanout)
-        self.timekeeper = Timekeeper(self.repository)
-        self.repository.timekeeper = self.timekeeper
+        # The timekeeper acts through the repository, which sets timers through it: the
+        # timekeeper opens the repository, handing itself in.
+        self.timekeeper = Timekeeper(store, self.metrics, self.limits, self.fanout)
+        self.repository = self.timekeeper.repository
         self.commands = Commands(self.repository, self.timekeeper)
         self.organiser = Organiser(self.repository, self.timekeeper)
         self.players = Players(self.repository)

@@ -8,9 +8,11 @@ application layer (:meth:`Repository.unit` keeps a change to a game whole whatev
 its caller).
 
 What the referee does by itself once a game changed (set the clock's timer, finish what was
-left to do after a load) is the timekeeper's (:mod:`referee.application.tables.timekeeper`);
-it is given to the repository as a :class:`Timekeeper` by
-:class:`~referee.application.referee.Referee`.
+left to do after a load) is the timekeeper's (:mod:`referee.application.tables.timekeeper`).
+The timekeeper acts through the repository, and the repository calls on it when a game loads
+or changes: the repository asks only what :class:`Timekeeping` names (a port, so this module
+does not import the timekeeper's), and the timekeeper opens its repository handing itself in
+(:class:`~referee.application.tables.timekeeper.Timekeeper`), so neither is set late.
 """
 
 from __future__ import annotations
@@ -89,8 +91,9 @@ class Limits:
     reconnect_window_seconds: float = 30.0
 
 
-class Timekeeper(Protocol):
-    """What the repository asks of the timekeeper (:mod:`referee.application.tables.timekeeper`)."""
+class Timekeeping(Protocol):
+    """What the repository asks of the timekeeper (the port the
+    :class:`~referee.application.tables.timekeeper.Timekeeper` that opens it fills)."""
 
     def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
         """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
@@ -100,16 +103,22 @@ class Timekeeper(Protocol):
 
 
 class Repository:
-    """The loaded games (``games``), the store's two thread pools and the background tasks.
+    """The loaded games (``games``), the store's two thread pools and the background tasks;
+    ``timekeeper`` sets each game's timer and finishes what a load left due."""
 
-    ``timekeeper`` must be set before the first game is loaded or changed."""
-
-    def __init__(self, store: EventStore, metrics: Metrics, limits: Limits, fanout: FanOut) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        metrics: Metrics,
+        limits: Limits,
+        fanout: FanOut,
+        timekeeper: Timekeeping,
+    ) -> None:
         self.store = store
         self.metrics = metrics
         self.limits = limits
         self.fanout = fanout
-        self.timekeeper: Timekeeper | None = None
+        self._clock = timekeeper
         self.games: dict[str, LiveGame] = {}
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -132,11 +141,6 @@ class Repository:
         self.activity: dict[str, int] = {}
         #: Called once per game that ends here (the facade adds e.g. the ratings' record).
         self.on_finished: list[Callable[[LiveGame], Awaitable[None]]] = []
-
-    @property
-    def _clock(self) -> Timekeeper:
-        assert self.timekeeper is not None, "Repository.timekeeper is not set"
-        return self.timekeeper
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on the store's writer thread (one at a time, in order); a store fault
@@ -598,4 +602,4 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-__all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeper"]
+__all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeping"]
