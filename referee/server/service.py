@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,12 +125,12 @@ def _seat_of(
     return request.seat if request.HasField("seat") else None
 
 
-class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
+class RefereeCore:
     """Every RPC of the service, transport-free. Methods are named as in the proto: the
-    games' here, the players' in the mixins of :mod:`referee.server.players_rpc`,
-    :mod:`~referee.server.seats_rpc`, :mod:`~referee.server.lobby_rpc` and
-    :mod:`~referee.server.session_rpc`. Each takes the request and the :class:`Caller`
-    (a stream also its ``write``)."""
+    games' here, the players' in the parts it is assembled from, each given the rooms it
+    calls (:mod:`referee.server.players_rpc`, :mod:`~referee.server.seats_rpc`,
+    :mod:`~referee.server.lobby_rpc`, :mod:`~referee.server.session_rpc`). Each takes the
+    request and the :class:`Caller` (a stream also its ``write``)."""
 
     def __init__(self, referee: Referee, metrics: Metrics) -> None:
         self.referee = referee
@@ -139,6 +139,15 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         #: Whether the per-command lines are written (``--log-level debug``), as logging was
         #: configured when the service was made: at info level a command builds none.
         self.log_commands = log.is_enabled_for(logging.DEBUG)
+        players = referee.players
+        #: Each RPC's handler, by its name in the proto.
+        self.rpcs = _handlers(
+            self,
+            PlayerCalls(players),
+            SeatCalls(players, referee.seating),
+            LobbyCalls(players, referee.lobby, metrics),
+            SessionCalls(players, referee.sessions, referee.fanout, metrics),
+        )
 
     # --- the two shapes of call ----------------------------------------------------------
 
@@ -147,7 +156,7 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
     ) -> Message:
         """Call the unary RPC ``name``; raises the :class:`RefereeError` it refuses with."""
         with _Measured(self, "unary", name, request):
-            response: Message = await getattr(self, name)(request, caller)
+            response: Message = await self.rpcs[name](request, caller)
         return response
 
     async def stream(
@@ -156,7 +165,7 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         """Run the streaming RPC ``name`` into ``write``; returns when it ends with OK,
         raises the :class:`RefereeError` it ends with otherwise."""
         with _Measured(self, "server_stream", name, request):
-            await getattr(self, name)(request, write, caller)
+            await self.rpcs[name](request, write, caller)
 
     async def duplex(
         self,
@@ -170,7 +179,7 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         ``write``; returns when it ends with OK, raises the :class:`RefereeError` it ends
         with otherwise."""
         with _Measured(self, "bidi_stream", name, None):
-            await getattr(self, name)(requests, write, caller)
+            await self.rpcs[name](requests, write, caller)
 
     # --- the RPCs ------------------------------------------------------------------------
 
@@ -363,6 +372,17 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
             after=request.after_sequence,
             batched=batched,
         )
+
+
+def _handlers(*parts: object) -> dict[str, Callable[..., Awaitable[Any]]]:
+    """Every RPC of :data:`METHODS`, found by its name on exactly one of ``parts``."""
+    handlers = {}
+    for name in METHODS:
+        found = [getattr(part, name) for part in parts if hasattr(part, name)]
+        if len(found) != 1:
+            raise TypeError(f"{name}: {len(found)} handlers among the service's parts")
+        handlers[name] = found[0]
+    return handlers
 
 
 class _Measured:

@@ -1,6 +1,7 @@
 """The RPCs of one stream per player: PlayerSession (bidirectional), WatchPlayer.
 
-Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
+each RPC by its name.
 Both run a :class:`~referee.application.players.sessions.Session` into the transport's ``write``;
 PlayerSession also reads the client's resumes and commands from its request stream. A game's
 message is put together from the bytes its view and events carry (as StreamGame's are), so a
@@ -21,9 +22,10 @@ from typing import Any
 from google.protobuf.message import Message
 
 from referee import codec
-from referee.application import Referee, RefereeError, Unreadable
+from referee.application import RefereeError, Unreadable
 from referee.application.lobby.challenges import Challenge
 from referee.application.lobby.pairing import PairingTicket
+from referee.application.players.accounts import Players
 from referee.application.players.seat_documents import Reserved
 from referee.application.players.sessions import (
     GameMessage,
@@ -34,9 +36,11 @@ from referee.application.players.sessions import (
     Session,
     SessionCommand,
     SessionMessage,
+    Sessions,
 )
 from referee.application.tables import errors as app_errors
 from referee.application.tables.access import Principal
+from referee.application.tables.fanout import FanOut
 from referee.metrics import SERVICE, Children, Metrics
 from referee.protowire import delimited, tag, varint
 from referee.server import convert, errors, lobby_rpc
@@ -163,15 +167,21 @@ def _command(request: pb.SessionCommand) -> SessionCommand:
 
 
 class SessionCalls:
-    """The RPCs of one stream per player."""
+    """The RPCs of one stream per player: ``sessions`` for the streams, ``players`` for the
+    caller's credential, ``fanout`` for the stall limit, ``metrics`` for what is sent."""
 
-    referee: Referee
-    metrics: Metrics
+    def __init__(
+        self, players: Players, sessions: Sessions, fanout: FanOut, metrics: Metrics
+    ) -> None:
+        self.players = players
+        self.sessions = sessions
+        self.fanout = fanout
+        self.metrics = metrics
 
     async def PlayerSession(
         self, requests: AsyncIterator[Message | Refused], write: Write, caller: Caller
     ) -> None:
-        session = self.referee.sessions.open(await self._session_player(caller))
+        session = self.sessions.open(await self._session_player(caller))
         reading = asyncio.ensure_future(self._read_session(requests, session))
         try:
             await self._serve_session(session, write, "PlayerSession")
@@ -190,14 +200,14 @@ class SessionCalls:
                 "WatchPlayer needs the player's credential (authorization: Bearer), or seats "
                 "named by token in resume"
             )
-        session = self.referee.sessions.open(player, resumes)
+        session = self.sessions.open(player, resumes)
         await self._serve_session(session, write, "WatchPlayer")
 
     async def _session_player(self, caller: Caller) -> Principal | None:
         """Who the call's credential names (counted once against the player's calls per
         minute: the commands on the stream are not calls); ``None`` without one (a session
         that follows seats by token only)."""
-        return await self.referee.players.optional(caller.credential)
+        return await self.players.optional(caller.credential)
 
     async def _read_session(
         self, requests: AsyncIterator[Message | Refused], session: Session
@@ -225,7 +235,7 @@ class SessionCalls:
         taken within the stall limit ends the stream. One watchdog task checks the write in
         progress, rather than a timer per message (a player stream carries every message of
         many games)."""
-        fanout = self.referee.fanout
+        fanout = self.fanout
         stall = fanout.stall_seconds
         sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
         commands = self.metrics.commands_of
