@@ -9,6 +9,8 @@ several seats see alike are encoded once for all of them, and each view once per
 
 from __future__ import annotations
 
+from typing import Any
+
 from referee import codec
 from referee.application.tables.clocks import (
     DEFAULT_CONNECT_GRACE_MS,
@@ -27,6 +29,7 @@ from referee.application.tables.values import (
     StampedEvent,
     Submitted,
     Summary,
+    Unreadable,
     Update,
 )
 from referee.protowire import delimited, tag
@@ -83,6 +86,23 @@ def settings_from_request(request: pb.CreateGameRequest) -> GameSettings:
         rated=request.rated,
         organiser_audit=request.organiser_audit,
     )
+
+
+def command_from_request(request: pb.SubmitCommandRequest | pb.SessionCommand) -> Any:
+    """The engine command a SubmitCommand (or a player stream's command) carries, or the
+    :class:`Unreadable` the application refuses (and counts against the seat) when the
+    request has none or one this server cannot read."""
+    if not request.HasField("command"):
+        return Unreadable("command", "required")
+    try:
+        return codec.command_from_proto(request.command)[1]
+    except codec.CodecError as error:
+        return Unreadable(error.field, error.description)
+
+
+def expected_version_of(request: pb.SubmitCommandRequest | pb.SessionCommand) -> int | None:
+    """The version the sender expects the game at (``None``: any)."""
+    return request.expected_version if request.HasField("expected_version") else None
 
 
 # --- values ------------------------------------------------------------------------------------
@@ -228,8 +248,10 @@ def exported_to_proto(exported: Exported) -> pb.ExportGameResponse:
 __all__ = [
     "SEAT_MODES",
     "claimed_to_proto",
+    "command_from_request",
     "created_to_proto",
     "event_to_proto",
+    "expected_version_of",
     "exported_to_proto",
     "page_to_proto",
     "seat_plans",

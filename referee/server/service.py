@@ -29,7 +29,7 @@ from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2
 
 from referee import codec
-from referee.application import PlayerSeat, Referee, RefereeError, Unreadable, Update
+from referee.application import PlayerSeat, Referee, RefereeError, Update
 from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import Kind, bad_request, clip
 from referee.engine.registry import all_games
@@ -298,14 +298,7 @@ class RefereeCore:
         self, request: pb.SubmitCommandRequest, caller: Caller
     ) -> pb.SubmitCommandResponse:
         started = time.perf_counter()
-        command: Any
-        if not request.HasField("command"):
-            command = Unreadable("command", "required")
-        else:
-            try:
-                command = codec.command_from_proto(request.command)[1]
-            except codec.CodecError as error:
-                command = Unreadable(error.field, error.description)
+        command = convert.command_from_request(request)
         try:
             seat = await self._seat_key(request.seat_token, _seat_of(request), caller)
             submitted = await self.referee.submit(
@@ -313,9 +306,7 @@ class RefereeCore:
                 seat,
                 request.command_id,
                 command,
-                expected_version=(
-                    request.expected_version if request.HasField("expected_version") else None
-                ),
+                expected_version=convert.expected_version_of(request),
                 client_decision_ms=request.client_decision_ms,
             )
         except RefereeError as error:

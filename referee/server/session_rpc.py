@@ -17,12 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any
 
 from google.protobuf.message import Message
 
-from referee import codec
-from referee.application import RefereeError, Unreadable
+from referee.application import RefereeError
 from referee.application.lobby.challenges import Challenge
 from referee.application.lobby.pairing import PairingTicket
 from referee.application.players.accounts import Players
@@ -147,21 +145,12 @@ def _resume(resume: pb.GameResume) -> Resume:
 
 
 def _command(request: pb.SessionCommand) -> SessionCommand:
-    command: Any
-    if not request.HasField("command"):
-        command = Unreadable("command", "required")
-    else:
-        try:
-            command = codec.command_from_proto(request.command)[1]
-        except codec.CodecError as error:
-            command = Unreadable(error.field, error.description)
-    expected = request.expected_version if request.HasField("expected_version") else None
     return SessionCommand(
         request.game_id,
         request.seat,
         request.command_id,
-        command,
-        expected_version=expected,
+        convert.command_from_request(request),
+        expected_version=convert.expected_version_of(request),
         client_decision_ms=request.client_decision_ms,
     )
 
