@@ -215,8 +215,7 @@ class Referee:
         the spectator's, or the organiser's of any seat (``as_seat``, ``None``: the
         spectator's), behind by the organiser delay."""
         live = await self.repository.get_current(game_id)
-        if isinstance(seat_token, str) and seat_token and access.unknown_claims(live):
-            await self.repository.known_claims(live)
+        await access.read_claims_for(self.repository, live, seat_token)
         watcher = access.watcher(live, seat_token, spectator, organiser_token, as_seat)
         if watcher.organiser:
             return live.view_at(watcher.viewer, live.visible_version(now_ms()))

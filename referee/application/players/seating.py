@@ -375,8 +375,7 @@ class Seating:
         to the end. FAILED_PRECONDITION ``GAME_OVER``, ``ALREADY_RESIGNED``,
         ``GAME_NOT_STARTED``."""
         live = await self.repository.get_current(game_id)
-        if isinstance(seat, str) and seat and access.unknown_claims(live):
-            await self.repository.known_claims(live)
+        await access.read_claims_for(self.repository, live, seat)
         resigning = access.seat_of(live, seat, spectator=False)
         assert resigning is not None
         await self.repository.unit(self._resign_unit(live, resigning))

@@ -463,8 +463,7 @@ class Session:
         try:
             live = await repository.get(followed.game_id)
             if followed.token:
-                if access.unknown_claims(live):  # a claim's token from another replica
-                    await repository.known_claims(live)
+                await access.read_claims_for(repository, live, followed.token)
                 seat = access.seat_of(live, followed.token, spectator=False)
                 if seat != followed.seat:
                     raise errors.forbidden(

@@ -63,8 +63,7 @@ class Commands:
         :class:`~referee.application.tables.access.PlayerSeat`."""
         arrival = now_ms()
         live = await self.repository.get(game_id)
-        if isinstance(token, str) and token and access.unknown_claims(live):
-            await self.repository.known_claims(live)
+        await access.read_claims_for(self.repository, live, token)
         seat = access.seat_of(live, token, spectator=False)
         assert seat is not None
         self.repository.present(live, seat)

@@ -461,11 +461,6 @@ class Repository:
         else:
             self.activity[live.game_id] = recorded
 
-    async def known_claims(self, live: LiveGame) -> None:
-        """Read the store's claims of the game (a claim made on another replica: its token
-        hash is there, not in the log)."""
-        live.claims = await self.call(self.store.seat_claims, live.game_id)
-
     def present(self, live: LiveGame, seat: int) -> None:
         """The seat made a call: a token seat whose clock waited for it starts it now (see
         :mod:`referee.application.tables.clocks`); recorded in the store for restarts and
