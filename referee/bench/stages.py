@@ -64,7 +64,7 @@ TARGETS = (
     ("referee.application.tables.values", "view_bytes", "encoding"),
     ("referee.application.tables.values", "event_bytes", "encoding"),
     ("referee.server.convert", "update_bytes", "encoding"),
-    ("referee.server.convert", "submitted_to_proto", "encoding"),
+    ("referee.server.convert", "submitted_bytes", "encoding"),
     ("referee.application.tables.fanout", "FanOut.publish", "fan-out"),
     ("referee.application.tables.timekeeper", "Timekeeper.arm", "clocks"),
     ("referee.application.tables.timekeeper", "Timekeeper._overdue", "clocks"),
@@ -207,7 +207,7 @@ async def _drive(
                 number += 1
                 answer = await referee.submit(game_id, token, f"{seat}-{number}", command)
                 with stage("encoding"):
-                    convert.submitted_to_proto(answer).SerializeToString()
+                    convert.submitted_bytes(answer)
                 counted["commands"] += 1
                 if counted["commands"] >= commands:
                     done.set()

@@ -153,10 +153,12 @@ class RefereeCore:
 
     async def unary(
         self, name: str, request: Message | Refused, caller: Caller = ANONYMOUS
-    ) -> Message:
-        """Call the unary RPC ``name``; raises the :class:`RefereeError` it refuses with."""
+    ) -> Message | bytes:
+        """Call the unary RPC ``name``: its response message, or its serialized bytes when
+        they exist already (SubmitCommand's view); raises the :class:`RefereeError` it refuses
+        with."""
         with _Measured(self, "unary", name, request):
-            response: Message = await self.rpcs[name](request, caller)
+            response: Message | bytes = await self.rpcs[name](request, caller)
         return response
 
     async def stream(
@@ -294,9 +296,9 @@ class RefereeCore:
         exported = await self.referee.export(request.game_id, request.organiser_token)
         return convert.exported_to_proto(exported)
 
-    async def SubmitCommand(
-        self, request: pb.SubmitCommandRequest, caller: Caller
-    ) -> pb.SubmitCommandResponse:
+    async def SubmitCommand(self, request: pb.SubmitCommandRequest, caller: Caller) -> bytes:
+        """The answer as a serialized ``SubmitCommandResponse``: the seat's view is sent as
+        the bytes the live game made with the batch."""
         started = time.perf_counter()
         command = convert.command_from_request(request)
         try:
@@ -338,7 +340,7 @@ class RefereeCore:
                 version=submitted.version,
                 latency_ms=round((time.perf_counter() - started) * 1000, 3),
             )
-        return convert.submitted_to_proto(submitted)
+        return convert.submitted_bytes(submitted)
 
     async def StreamGame(self, request: pb.StreamGameRequest, write: Write, caller: Caller) -> None:
         """The stream's messages as bytes: a batched message is shared by every stream of

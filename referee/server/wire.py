@@ -51,8 +51,8 @@ async def _abort(context: Context, error: RefereeError) -> None:
     await context.abort_with_status(rpc_status.to_status(errors.to_status(error)))
 
 
-def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message]]:
-    async def handle(request: Message | Refused, context: Context) -> Message:
+def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message | bytes]]:
+    async def handle(request: Message | Refused, context: Context) -> Message | bytes:
         try:
             return await core.unary(name, request, caller_of(context))
         except RefereeError as error:
