@@ -185,17 +185,8 @@ class Referee:
         ``settings`` are the table settings (clock, organiser delay, reveal policy, event
         limit, who takes each seat; per-card commitments are on for every new game);
         ``creator``: the signed-in creator (needed for ``creator`` seats)."""
-        return await creation.create(
-            self.repository,
-            game_type,
-            players,
-            options,
-            seed,
-            deal,
-            settings,
-            creator,
-            self.players.get,
-        )
+        setup = creation.Setup(game_type, players, options, seed, deal, settings)
+        return await creation.create(self.repository, setup, creator, self.players.get)
 
     async def summary(self, game_id: str) -> Summary:
         """The game's public description (GetGame): on a shared store, as of what the store

@@ -63,10 +63,11 @@ class HeldSeats:
 
 class ClaimedSeats(HeldSeats):
     """Games whose first seats are reserved for the players who met in the lobby and claimed
-    for them in the game's creation transaction (``creation.create(seated=...)``), with the
-    lobby's own documents (the challenge accepted, the tickets paired): the game never exists
-    with their seats unheld, so a player told of it asks for its view at once, on any replica.
-    The others are open (and the game listed, when asked); the game deals when its last seat
+    for them in the game's creation transaction (a
+    :class:`~referee.application.tables.creation.Meeting`), with the lobby's own documents
+    (the challenge accepted, the tickets paired): the game never exists with their seats
+    unheld, so a player told of it asks for its view at once, on any replica. The others are
+    open (and the game listed, when asked); the game deals when its last seat
     is held (in the opening, when the players fill it)."""
 
     def __init__(
@@ -89,19 +90,10 @@ class ClaimedSeats(HeldSeats):
         )
         # No lookup of the reserved names: the lobby's players are signed in already (a
         # platform's player has no account to look up).
-        created = await creation.create(
-            self.repository,
-            terms.game_type,
-            terms.players,
-            terms.options,
-            "",
-            None,
-            settings,
-            writes_for=writes_for,
-            # The seats are claimed in the creation: nothing is left to announce.
-            announce=False,
-            seated=kinds,
-        )
+        # The seats are claimed in the creation: nothing is left to announce.
+        setup = creation.Setup(terms.game_type, terms.players, terms.options, settings=settings)
+        meeting = creation.Meeting(kinds, writes_for)
+        created = await creation.create(self.repository, setup, meeting=meeting)
         tokens = created.seat_tokens[: len(players)]
         return OpenedGame(created.game_id, created.organiser_token, tokens)
 
