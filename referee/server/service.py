@@ -109,7 +109,7 @@ def decode(method: Method, data: bytes, json: bool = False) -> Message | Refused
 class Arrivals:
     """How many calls have reached the service: a stopping server keeps serving until no
     new call has arrived for a moment, so calls received just before the stop are served
-    rather than cancelled by gRPC before they start (issue 10)."""
+    rather than cancelled by gRPC before they start."""
 
     def __init__(self) -> None:
         self.count = 0

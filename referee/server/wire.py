@@ -4,7 +4,7 @@ method of the service descriptor, each handing its request to :class:`RefereeCor
 Requests are decoded by :func:`~referee.server.service.decode`: bytes that are not a request
 become a :class:`~referee.server.calls.Refused` the service answers with
 ``INVALID_ARGUMENT`` and a ``BadRequest`` detail (gRPC itself would answer ``UNKNOWN`` before
-any code of ours runs, issue 10). A refusal goes out as the call's status, with the
+any code of ours runs). A refusal goes out as the call's status, with the
 ``google.rpc.Status`` of :mod:`referee.server.errors` in ``grpc-status-details-bin``. Stream
 messages arrive as ready bytes and leave as they are.
 

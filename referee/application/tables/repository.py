@@ -133,7 +133,7 @@ class Repository:
         #: How many unfinished games the store holds (the ``games_active`` gauge).
         self.active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
-        # loop (a cold load of a long game stalled every other call, issue 10).
+        # loop (a cold load of a long game would stall every other call).
         self._loader = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="load")
         #: Summaries of finished games no longer in memory, least recently used first.
         self.summaries: OrderedDict[str, Summary] = OrderedDict()
@@ -176,7 +176,8 @@ class Repository:
 
         def appended(game_id: str, version: int) -> None:  # called on a store thread
             # Every replica hears every commit: notices _appended would ignore wake no loop
-            # (issue 25 §6). A loading game is in games or _loading at every instant.
+            # (with many replicas most notices are of games this one does not hold). A
+            # loading game is in games or _loading at every instant.
             if (
                 game_id in self.games
                 or game_id in self._loading
@@ -246,7 +247,7 @@ class Repository:
         A client whose deadline expires, or which hangs up, cancels its call's task. Work that
         changes a game (decide, append to the store, fold into the live table, publish) must
         happen as a unit or not at all: cancelled half-way, the store would hold events the
-        live game never saw, and every later command would conflict (issue 10). So such work
+        live game never saw, and every later command would conflict. So such work
         runs in a task of its own that the caller only waits for; its outcome is dropped if
         nobody is left to hear it.
         """
@@ -278,8 +279,8 @@ class Repository:
         ``max_live_games`` are held, the least recently used of those nobody uses."""
         now = time.monotonic()
         idle = self.limits.evict_idle_seconds
-        # A finished game nobody uses leaves sooner: only its summary stays (issue 25 §4); it
-        # loads again, unchanged, if anyone asks for more.
+        # A finished game nobody uses leaves sooner (its table is most of its memory): only
+        # its summary stays; it loads again, unchanged, if anyone asks for more.
         done = min(idle, FINISHED_IDLE_SECONDS)
         for live in list(self.games.values()):
             if self._evictable(live, now, done if live.finished else idle):
@@ -523,7 +524,8 @@ class Repository:
 
     def _release(self, live: LiveGame) -> None:
         """Drop an adopted game with nothing left to time (dealt, no clock, not over) rather
-        than follow a game nobody here watches (issue 25 §6); its activity goes too."""
+        than follow a game nobody here watches (a replica would hold every game of the store);
+        its activity goes too."""
         game_id = live.game_id
         if (
             game_id in self._adopted
