@@ -6,18 +6,32 @@ takes ids, tokens and engine values, returns the frozen values of
 :class:`~referee.application.tables.errors.RefereeError`. It imports no transport: the gRPC and HTTP
 adapters (:mod:`referee.server`) and an embedding platform (docs/embedding.md) call it alike.
 
-It is the one entry point; the work is done by rooms of one concern each, which it composes:
+It is the one entry point; the work is done by rooms, folders that import one way only
+(``tables`` <- ``players`` <- ``lobby`` <- ``house``, a test holds it), which it builds, each
+given its collaborators in its constructor:
 
-- :mod:`~referee.application.tables.repository`: the loaded games (loading, eviction, the preload of
-  clocked games, following the store's other writers), the store's threads, background tasks;
-- :mod:`~referee.application.tables.creation`: new games;
-- :mod:`~referee.application.tables.commands`: seats' commands (idempotent ids, expected versions);
-- :mod:`~referee.application.tables.timekeeper`: the referee's own moves (clocks, timeouts,
-  forfeits, default plays, the seed reveal, the end of a game);
-- :mod:`~referee.application.tables.organiser`: abort, reveal, export, abandoned games;
-- :mod:`~referee.application.tables.streams` (over
-  :mod:`~referee.application.tables.fanout`): streams;
-- :mod:`~referee.application.tables.access`: who is asking (seat, spectator, organiser).
+- ``tables`` (:mod:`referee.application.tables`), the live games:
+  :class:`~referee.application.tables.fanout.FanOut` (the streams' fan-out),
+  :class:`~referee.application.tables.timekeeper.Timekeeper` (the referee's own moves: clocks,
+  timeouts, forfeits, default plays, the seed reveal, the end of a game), which opens the
+  :class:`~referee.application.tables.repository.Repository` (the loaded games, the store's
+  threads, background tasks), :class:`~referee.application.tables.commands.Commands` (seats'
+  commands: idempotent ids, expected versions),
+  :class:`~referee.application.tables.organiser.Organiser` (abort, reveal, export, abandoned
+  games) and :class:`~referee.application.tables.streams.Streams` (viewers' streams); new
+  games are :mod:`~referee.application.tables.creation`'s, who is asking
+  :mod:`~referee.application.tables.access`'s;
+- ``players``: :class:`~referee.application.players.accounts.Players` (accounts, platform
+  identities, with their :class:`~referee.application.players.ratings.Ratings`),
+  :class:`~referee.application.players.seating.Seating` (claims, resigning) and
+  :class:`~referee.application.players.sessions.Sessions` (one stream per player, given the
+  lobby as its inbox port);
+- ``lobby``: :class:`~referee.application.lobby.room.Lobby` (listed tables, challenges,
+  pairing), seating the players who met through
+  :class:`~referee.application.lobby.seats.ClaimedSeats`;
+- ``house``: :class:`~referee.application.house.bots.HouseBots` (the referee's own bots,
+  seated through the lobby and playing through player sessions), and the organiser's fill
+  (:mod:`~referee.application.house.fill`).
 
 Store calls run on one writer thread so nothing blocks the event loop; a live game changes
 only after the store has committed. The stored form is :mod:`referee.stored`'s.
