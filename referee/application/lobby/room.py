@@ -35,11 +35,10 @@ from referee.application.lobby.pairing import KIND as PAIRING
 from referee.application.lobby.pairing import Pairing, PairingState, PairingTicket
 from referee.application.tables.errors import Kind, RefereeError
 from referee.application.tables.repository import Repository
+from referee.application.tables.seats import LOBBY as KIND
 from referee.application.tables.values import Summary
 
 log = structlog.get_logger("referee")
-
-KIND = "lobby"
 
 
 class ClockFilter(enum.Enum):

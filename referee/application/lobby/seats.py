@@ -28,8 +28,8 @@ from referee.application.tables import creation
 from referee.application.tables.clocks import GameSettings, SeatPlan
 from referee.application.tables.errors import RefereeError
 from referee.application.tables.repository import Repository
+from referee.application.tables.seats import HOLDING
 
-HOLDING = "holding"
 #: When a player at its games-at-once limit may try again (seconds): a hint, games end when
 #: they end.
 GAMES_RETRY_SECONDS = 30.0

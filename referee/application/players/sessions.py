@@ -47,7 +47,7 @@ from referee.application.tables.commands import Commands
 from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import StreamEnded
 from referee.application.tables.repository import Repository
-from referee.application.tables.seats import RESERVATION
+from referee.application.tables.seats import HOLDING, RESERVATION
 from referee.application.tables.streams import Streams
 from referee.application.tables.values import Submitted, Summary, Update, Watcher
 
@@ -57,8 +57,6 @@ log = structlog.get_logger("referee")
 QUEUE = 256
 #: Commands of one session being decided at once, at most.
 IN_FLIGHT = 256
-#: The document kind of the seats a player holds (key ``player/game_id/seat``).
-HOLDING = "holding"
 
 
 # --- what a session says ---------------------------------------------------------------------
