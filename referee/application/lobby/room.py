@@ -30,9 +30,12 @@ import structlog
 
 from referee.application.lobby.challenges import KIND as CHALLENGE
 from referee.application.lobby.challenges import Challenge, Challenges, ChallengeState
-from referee.application.lobby.host import Documents, Host, LobbyLimits, PlayerBook, RatingBook
+from referee.application.lobby.host import Documents, LobbyLimits
 from referee.application.lobby.pairing import KIND as PAIRING
 from referee.application.lobby.pairing import Pairing, PairingState, PairingTicket
+from referee.application.lobby.seats import ClaimedSeats
+from referee.application.players.accounts import Players
+from referee.application.players.ratings import Ratings
 from referee.application.tables.errors import Kind, RefereeError
 from referee.application.tables.repository import Repository
 from referee.application.tables.seats import LOBBY as KIND
@@ -133,9 +136,9 @@ class Lobby:
     def __init__(
         self,
         repository: Repository,
-        players: PlayerBook,
-        ratings: RatingBook,
-        host: Host,
+        players: Players,
+        ratings: Ratings,
+        host: ClaimedSeats,
         limits: LobbyLimits | None = None,
     ) -> None:
         self.repository = repository

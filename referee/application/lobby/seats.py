@@ -1,5 +1,5 @@
-"""How the lobby seats the players who met in it: the
-:class:`~referee.application.lobby.host.Host` the facade gives the lobby.
+"""How the lobby seats the players who met in it: the lobby's host, which the facade gives
+it.
 
 :class:`ClaimedSeats` (the facade's): a game whose first seats are reserved for the players
 and claimed for them in the game's creation transaction, the others open.
@@ -18,12 +18,11 @@ from collections.abc import Sequence
 from referee.application.lobby.host import (
     Documents,
     OpenedGame,
-    PlayerBook,
     WritesFor,
     limit_reached,
 )
 from referee.application.lobby.terms import Terms
-from referee.application.players.accounts import Player
+from referee.application.players.accounts import Players
 from referee.application.tables import creation
 from referee.application.tables.clocks import GameSettings, SeatPlan
 from referee.application.tables.errors import RefereeError
@@ -73,7 +72,7 @@ class ClaimedSeats(HeldSeats):
     def __init__(
         self,
         repository: Repository,
-        players: PlayerBook,
+        players: Players,
     ) -> None:
         super().__init__(repository)
         self.players = players
@@ -100,9 +99,7 @@ class ClaimedSeats(HeldSeats):
     async def _kind(self, player: str) -> str:
         """The player's kind from its account; ``""`` (not said) for a name without one."""
         with contextlib.suppress(RefereeError):
-            known = await self.players.get(player)
-            if isinstance(known, Player):
-                return known.kind
+            return (await self.players.get(player)).kind
         return ""
 
 
