@@ -212,7 +212,7 @@ class Lobby:
                 return None
             raise
         summary = live.summary()
-        if summary.game_over or not getattr(summary, "listed", True):
+        if summary.game_over or not summary.listed:
             return None
         open_seats = tuple(int(s) for s in body.get("open_seats", ()))
         return LobbyTable(summary, open_seats, int(body.get("created_ms", 0)))
