@@ -124,6 +124,7 @@ def refusal_to_proto(error: RefereeError) -> pb.Refusal:
     status = errors.to_status(error)
     return pb.Refusal(
         code=status.code,
+        code_name=status.code,
         message=status.message,
         reason=error.reason,
         metadata=dict(error.metadata),
