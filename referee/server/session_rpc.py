@@ -142,7 +142,9 @@ def notice_to_proto(notice: Notice) -> pb.PlayerMessage:
 
 
 def _resume(resume: pb.GameResume) -> Resume:
-    return Resume(resume.game_id, resume.seat, resume.after_sequence, resume.seat_token)
+    return Resume(
+        resume.game_id, resume.seat, resume.after_sequence, resume.seat_token, resume.only_new
+    )
 
 
 def _command(request: pb.SessionCommand) -> SessionCommand:

@@ -3602,6 +3602,7 @@ class GameResume(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    ONLY_NEW_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat: _builtins.int
@@ -3612,6 +3613,13 @@ class GameResume(_message.Message):
     """Follow this seat by its token (a seat handed out by its game's creator, today's flow),
     whether or not the player holds it; such a session needs no credential.
     """
+    only_new: _builtins.bool
+    """With after_sequence > 0: send only the batches after it, not this game's SeatGranted nor
+    its opening view (a reconnecting client has both), so a game with nothing new sends
+    nothing; the first message then is the next batch, or the rest of the one after_sequence
+    is in. Without it the game opens as a new one does (SeatGranted, the current view, then
+    the batches after after_sequence).
+    """
     def __init__(
         self,
         *,
@@ -3619,10 +3627,11 @@ class GameResume(_message.Message):
         seat: _builtins.int = ...,
         after_sequence: _builtins.int = ...,
         seat_token: _builtins.str = ...,
+        only_new: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "game_id", b"game_id", "only_new", b"only_new", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

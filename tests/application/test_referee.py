@@ -36,7 +36,15 @@ ROOT = Path(__file__).resolve().parents[2] / "referee"
 
 # --- no transport ------------------------------------------------------------------------------
 
-TRANSPORTS = {"grpc", "grpc_status", "grpc_health", "connectrpc", "uvicorn", "starlette"}
+TRANSPORTS = {
+    "grpc",
+    "grpc_status",
+    "grpc_health",
+    "connectrpc",
+    "hypercorn",
+    "uvicorn",
+    "starlette",
+}
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("application/*.py")), ids=lambda p: p.name)
