@@ -124,6 +124,7 @@ def refusal_to_proto(error: RefereeError) -> pb.Refusal:
     status = errors.to_status(error)
     return pb.Refusal(
         code=status.code,
+        code_name=status.code,
         message=status.message,
         reason=error.reason,
         metadata=dict(error.metadata),
@@ -141,7 +142,9 @@ def notice_to_proto(notice: Notice) -> pb.PlayerMessage:
 
 
 def _resume(resume: pb.GameResume) -> Resume:
-    return Resume(resume.game_id, resume.seat, resume.after_sequence, resume.seat_token)
+    return Resume(
+        resume.game_id, resume.seat, resume.after_sequence, resume.seat_token, resume.only_new
+    )
 
 
 def _command(request: pb.SessionCommand) -> SessionCommand:

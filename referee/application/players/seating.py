@@ -294,7 +294,7 @@ class Seating:
         try:
             events: list[Any] = [claimed, *(table.start() if fills else [])]
         except Rejection as rejection:
-            raise errors.not_now(rejection.message, rejection.rule_id) from None
+            raise errors.not_now(rejection.message, rejection.reason) from None
         documents: list[DocumentWrite] = []
         if chosen.player:
             documents.append(holding_write(chosen.player, game_id, seat, live.record.game_type))
@@ -389,7 +389,7 @@ class Seating:
                 try:
                     events = live.table.resign(seat)
                 except Rejection as rejection:
-                    reason, message = rejection.rule_id, rejection.message
+                    reason, message = rejection.reason, rejection.message
                     raise _not_now(reason, message, live, seat=str(seat)) from None
                 try:
                     await repository.commit(live, events, None)

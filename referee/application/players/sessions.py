@@ -109,12 +109,16 @@ SessionMessage = GameMessage | Granted | Outcome | Notice | Reserved
 @dataclass(frozen=True, slots=True)
 class Resume:
     """Where a seat's stream starts: after ``after`` (0: from the game's first event).
-    ``seat_token``: follow this seat by its token, not as a seat the player holds."""
+    ``seat_token``: follow this seat by its token, not as a seat the player holds.
+    ``only_new``: send only the batches after ``after``, not the seat's :class:`Granted` nor
+    its opening view (a reconnecting client has both): a game with nothing new sends
+    nothing."""
 
     game_id: str
     seat: int
     after: int = 0
     seat_token: str = ""
+    only_new: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +242,8 @@ class _Followed:
     task: asyncio.Future[None] | None = None
     #: The client resumed the seat elsewhere: what this one queued is not sent.
     replaced: bool = False
+    #: Send no grant and no opening view (:attr:`Resume.only_new`).
+    only_new: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,8 +266,9 @@ class Session:
     _seats: dict[tuple[str, int], _Followed] = field(default_factory=dict)
     #: Seats whose game is over and fully sent: a late ``holding`` notice does not restart.
     _done: set[tuple[str, int]] = field(default_factory=set)
-    #: Where a seat not followed yet starts (resumes that came before its holding).
-    _after: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: Where a seat not followed yet starts (resumes that came before its holding), and
+    #: whether only what is new is sent.
+    _after: dict[tuple[str, int], tuple[int, bool]] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     #: Reservations announced already (the listing at the start and a write may both tell).
     _announced: set[tuple[str, int]] = field(default_factory=set)
@@ -317,9 +324,9 @@ class Session:
         current = self._seats.get(key)
         if resume.seat_token or current is not None:
             token = resume.seat_token or (current.token if current is not None else "")
-            self._follow(resume.game_id, resume.seat, resume.after, token)
+            self._follow(resume.game_id, resume.seat, resume.after, token, resume.only_new)
         else:
-            self._after[key] = resume.after
+            self._after[key] = (resume.after, resume.only_new)
             if self._started and self.player is not None:
                 # Not held (yet): checked against the player's holdings in the task.
                 self._spawn(self._resume_held(resume.game_id, resume.seat))
@@ -331,7 +338,8 @@ class Session:
             return
         if not self._covers(game_id, seat):
             return  # a platform token scoped elsewhere: not this session's seat
-        self._follow(game_id, seat, self._after.pop(key, 0), "")
+        after, only_new = self._after.pop(key, (0, False))
+        self._follow(game_id, seat, after, "", only_new)
 
     def reserved(self, game_id: str, seat: int) -> None:
         """A seat is reserved for the player now (a ``reservation`` document): announce it,
@@ -442,14 +450,16 @@ class Session:
         ):
             self.hold(game_id, seat)
 
-    def _follow(self, game_id: str, seat: int, after: int, token: str) -> None:
+    def _follow(
+        self, game_id: str, seat: int, after: int, token: str, only_new: bool = False
+    ) -> None:
         key = (game_id, seat)
         old = self._seats.get(key)
         if old is not None:
             old.replaced = True
             if old.task is not None:
                 old.task.cancel()
-        followed = _Followed(game_id, seat, token)
+        followed = _Followed(game_id, seat, token, only_new=only_new and after > 0)
         self._seats[key] = followed
         if not self._closed:
             followed.task = asyncio.ensure_future(self._stream(followed, after))
@@ -469,13 +479,17 @@ class Session:
                     )
             if after > live.table.version and repository.store.shared:
                 await repository.catch_up(live)  # resuming here after another replica
-            await self._put(
-                followed, Granted(live.game_id, followed.seat, live.summary(), followed.token)
-            )
+            quiet = followed.only_new
+            if not quiet:
+                await self._put(
+                    followed, Granted(live.game_id, followed.seat, live.summary(), followed.token)
+                )
             updates = sessions.streams.follow_seat(live, Watcher(followed.seat), after)
             queue = self._queue
             async with contextlib.aclosing(updates):
                 async for update, caught_up in updates:
+                    if quiet and not update.events:
+                        continue  # the opening view: the client has it
                     item = (followed, GameMessage(live.game_id, followed.seat, update, caught_up))
                     if queue.full():  # the reader is behind: wait (the game's log keeps it)
                         await queue.put(item)

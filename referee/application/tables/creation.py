@@ -229,11 +229,7 @@ def _opened(
         table: Table[Any] = Table(game, config, settings.table())
         opening = table.opening(start=not waiting, claims=claimed)
     except SetupRefused as error:
-        refused = errors.bad_request(error.field, str(error))
-        if error.rule_id:  # named as a command's rejection names its rule
-            refused.reason = "RULE_VIOLATION"
-            refused.metadata["rule_id"] = error.rule_id
-        raise refused from None
+        raise errors.setup_refused(error.field, str(error), error.rule_id) from None
     except ValueError as error:
         raise errors.bad_request(_setup_field(str(error)), str(error)) from None
     return table, opening

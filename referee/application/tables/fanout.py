@@ -103,7 +103,7 @@ class FanOut:
             async with contextlib.aclosing(updates):
                 async for update, caught_up in updates:
                     # The timeout runs in the caller's task (the transport's handler), where
-                    # gRPC and uvicorn notice a client that hangs up.
+                    # gRPC and the HTTP server notice a client that hangs up.
                     try:
                         async with asyncio.timeout(stall):
                             await send(update, caught_up)
