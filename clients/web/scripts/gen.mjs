@@ -17,26 +17,29 @@ const out = join(web, "src/gen");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const protos = join(repo, "protos");
-// google/rpc/error_details.proto (ErrorInfo: the rule id of a refused command), as the Python
-// package googleapis-common-protos ships it.
-const site = execFileSync(python, [
+// google/rpc/error_details.proto (ErrorInfo: the rule id of a refused command): the copy in
+// protos/ where the repository has one (protoc refuses the same file from two paths), else
+// as the Python package googleapis-common-protos ships it.
+const site = existsSync(join(protos, "google/rpc/error_details.proto")) ? protos : execFileSync(python, [
   "-c",
   "import google.rpc.error_details_pb2 as m, os; print(os.path.dirname(os.path.dirname(os.path.dirname(m.__file__))))",
 ]).toString().trim();
-const files = readdirSync(join(protos, "referee/v1"))
+const protoFiles = (folder) => (existsSync(join(protos, folder)) ? readdirSync(join(protos, folder)) : [])
   .filter((name) => name.endsWith(".proto"))
-  .map((name) => join(protos, "referee/v1", name));
+  .map((name) => join(protos, folder, name));
+// referee.v1 and the google.rpc protos it imports (protos/google/rpc: code, status, details).
+const files = [...protoFiles("referee/v1"), ...protoFiles("google/rpc")];
 execFileSync(
   python,
   [
     "-m", "grpc_tools.protoc",
     `-I${protos}`,
-    `-I${site}`,
+    ...(site === protos ? [] : [`-I${site}`]),
     `--plugin=protoc-gen-es=${join(web, "node_modules/.bin/protoc-gen-es")}`,
     `--es_out=${out}`,
     "--es_opt=target=ts",
     ...files,
-    join(site, "google/rpc/error_details.proto"),
+    ...(site === protos ? [] : [join(site, "google/rpc/error_details.proto")]),
   ],
   { stdio: "inherit" },
 );
