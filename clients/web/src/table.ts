@@ -386,22 +386,25 @@ function lastMove(scene: Scene): Set<string> {
 function anyGame(scene: Scene, drawn: Drawn): HTMLElement {
   const view = scene.view;
   const columns = (seat: number) => h("div", { class: "badges" }, ...drawn.seatColumns.map(([title, value]) => {
-    const text = value(seat);
-    return text === "" || text === null ? null : badge(`${title}: ${typeof text === "object" ? (text as Node).textContent ?? "" : String(text)}`);
+    const text = words(value(seat));
+    return text ? badge(`${title}: ${text}`) : null;
   }));
   const around = others(view).map((seat) => seatBox(scene, seat, "", columns(seat)));
-  const facts = h("div", { class: "centre-facts" }, ...drawn.facts.map(([title, value]) =>
-    badge(`${title}: ${typeof value === "object" && value ? (value as Node).textContent ?? "" : String(value ?? "")}`)));
-  const cards = (drawn.hand ?? []).map((chip, i) => {
-    const el = h("span", { class: "word-card" }, chip);
-    return { el, label: el.textContent ?? "" };
-  });
-  scene.hand = cards.map((c) => c.label);
+  const facts = h("div", { class: "centre-facts" }, ...drawn.facts.map(([title, value]) => badge(`${title}: ${words(value)}`)));
+  const cards = (drawn.hand ?? []).map((chip) => h("span", { class: "word-card" }, chip));
+  scene.hand = cards.map((c) => c.textContent ?? "");
   const keys = handKeys(scene.hand);
   const hand = h("div", { class: "hand-fan words", "data-felt-hand": "", "aria-label": "Your hand" },
-    ...cards.map((c, i) => scene.mark(c.el, keys[i], "1", { hand: i })));
-  const mine = view.seat === undefined ? null : seatBox(scene, view.seat, "", columns(view.seat), cards.length ? hand : h("p", { class: "empty" }, "No cards in hand."));
+    ...cards.map((card, i) => scene.mark(card, keys[i], "1", { hand: i })));
+  const mine = view.seat === undefined ? null
+    : seatBox(scene, view.seat, "", columns(view.seat), cards.length ? hand : h("p", { class: "empty" }, "No cards in hand."));
   return layout(scene, around, [facts, ...drawn.centre], mine);
+}
+
+/** What the generic table shows as a value, in plain words. */
+function words(value: Child): string {
+  if (value === null || value === undefined || value === false) return "";
+  return typeof value === "object" ? value.textContent ?? "" : String(value);
 }
 
 /** The table of a view drawn with cards (a game drawn here) or from the generic reading of

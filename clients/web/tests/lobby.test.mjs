@@ -194,12 +194,13 @@ test("a join link carries a claim code: the guest's browser gets the seat, the h
   await guest.locator("[data-view-lines] li").first().waitFor({ state: "attached" });
   await host.page.locator(".felt .seat-box[data-seat='0']").waitFor();
   await assertNoLeak(host, { page: guest }, gameId);
-  // The same link a second time is refused: a claim code is single-use.
+  // The same link a second time is refused, and says so before anything is pressed: a claim
+  // code is single-use (and this table is full: its game has started).
   const other = await (await browser.newContext()).newPage();
   await other.goto(href);
   await ready(other);
-  await other.locator("button.claim").click();
-  await other.locator("p[role=status]", { hasText: "Could not take the seat" }).waitFor();
+  assert.equal(await other.locator(".bad-link").getAttribute("data-reason"), "GAME_STARTED");
+  assert.equal(await other.locator("button.claim").count(), 0);
   // The host resigns: the game goes on by the rules' forfeit, to its end.
   await host.page.locator("button.resign").click();
   await host.page.locator("button.resign").click();
