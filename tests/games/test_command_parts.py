@@ -65,12 +65,16 @@ def _check_view(game_type: str, players: int, view: Any, seen: Counter[str]) -> 
         labels.add(label)
 
 
-def _play(game_type: str, seed: int, seen: Counter[str]) -> None:
-    players = PLAYERS[game_type]
-    table = Table.create(
-        game_type, players=players, seed=f"parts-{seed}".encode(),
+def _table(game_type: str, seed: str) -> Table:
+    return Table.create(
+        game_type, players=PLAYERS[game_type], seed=seed.encode(),
         options=OPTIONS.get(game_type, {}),
     )  # fmt: skip
+
+
+def _play(game_type: str, seed: int, seen: Counter[str]) -> None:
+    players = PLAYERS[game_type]
+    table = _table(game_type, f"parts-{seed}")
     rng = random.Random(seed)
     while not table.over:
         seat = rng.choice(table.pending())
@@ -99,10 +103,7 @@ def test_parts_pick_every_legal_command_apart(game_type: str, seed: int) -> None
 def _view_with(game_type: str, wanted: str, seed_range: range = range(40)) -> Any:
     """A seat's view (engine values) in which some legal command is of type ``wanted``."""
     for seed in seed_range:
-        table = Table.create(
-            game_type, players=PLAYERS[game_type], seed=f"want-{seed}".encode(),
-            options=OPTIONS.get(game_type, {}),
-        )  # fmt: skip
+        table = _table(game_type, f"want-{seed}")
         rng = random.Random(seed)
         while not table.over:
             seat = rng.choice(table.pending())

@@ -202,14 +202,7 @@ export async function playChoice(page, choice) {
     await step.click({ position: { x: 6, y: 6 } });
   }
   if ((await sent()) === before) await page.locator(`.act-controls button[data-index="${choice.index}"]`).click();
-  await page.waitForFunction(
-    (v) => {
-      const t = document.querySelector(".table");
-      return !t || t.getAttribute("data-version") !== v || document.querySelector(".alert:not(:empty)");
-    },
-    version,
-    { timeout: 60000, polling: 50 },
-  );
+  await movedOn(page, version);
   const alert = await page.locator(".alert").innerText();
   if (alert) throw new Error(`refused: ${alert} (${choice.label})`);
 }
@@ -218,6 +211,11 @@ export async function playChoice(page, choice) {
 export async function pressKey(page, index) {
   const version = await tableVersion(page);
   await page.keyboard.press(String(index + 1));
+  await movedOn(page, version);
+}
+
+/** Waits until the table moved on from `version` (a command applied) or a refusal shows. */
+async function movedOn(page, version) {
   await page.waitForFunction(
     (v) => {
       const t = document.querySelector(".table");
