@@ -9,7 +9,7 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench format clean node-bot web
+.PHONY: run test lint proto proto-check bench bench-peer format clean node-bot web
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -78,7 +78,18 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,bench,postgres,rl]'
 	touch $(BENCH_STAMP)
 
-bench: $(BENCH_STAMP)
+# P14's peer: boardgame.io, exactly referee/bench/boardgameio/package-lock.json (npm ci); without
+# node/npm the bench skips P14 with a note.
+BENCH_PEER := referee/bench/boardgameio
+bench-peer:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  echo "npm ci in $(BENCH_PEER) (node $$(node --version))"; \
+	  cd $(BENCH_PEER) && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+	  echo "node/npm not found: P14 (boardgame.io) will be skipped"; \
+	fi
+
+bench: $(BENCH_STAMP) bench-peer
 	$(BIN)/referee bench --out $(BENCH_OUT)
 
 format: $(STAMP)
@@ -87,4 +98,4 @@ format: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
-	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
+	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen $(BENCH_PEER)/node_modules
