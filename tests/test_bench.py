@@ -189,11 +189,11 @@ def test_quick_p14_drives_both_servers_with_their_users_clients(tmp_path: Path) 
     assert p14["errors"] == 0 and p14["versions"]["boardgame.io"] == "0.50.2"
     for r in p14["rounds"]:
         assert "load average" in r["uptime_before"]
-        for side in ("referee", "boardgameio"):
+        for side in ("boardgameio", "referee", "referee_sqlite"):
             assert r[side]["moves"] > 0 and r[side]["server_cpu_seconds"] > 0
             assert 0 < r[side]["p50_ms"] <= r[side]["p99_ms"]
-    for side in ("referee", "boardgameio"):
+    for side in ("boardgameio", "referee", "referee_sqlite"):
         assert p14["memory"][side]["games"] == 40 and p14["memory"][side]["clients"] == 40
     for figure in p14["figures"].values():
-        assert figure["ratio"] is not None
+        assert figure["referee_ratio"] is not None and figure["referee_sqlite_ratio"] is not None
     assert "## P14 beside boardgame.io" in (out / "bench.md").read_text()

@@ -214,7 +214,7 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "P14" in results:
         p14 = results["P14"]
         found["P14"] = (
-            p14["figures"]["server_cpu_us_per_move"]["ratio"] if "figures" in p14 else None
+            p14["figures"]["server_cpu_us_per_move"]["referee_ratio"] if "figures" in p14 else None
         )
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]

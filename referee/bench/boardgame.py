@@ -1,17 +1,18 @@
 """P14: the referee beside boardgame.io, the server a user would otherwise pick.
 
-Two servers run side by side as child processes on 127.0.0.1: a boardgame.io server
+Servers run side by side as child processes on 127.0.0.1: a boardgame.io server
 (``referee/bench/boardgameio/server.js``, boardgame.io from npm at the version its
 ``package-lock.json`` pins, its own defaults: the in-memory store, socket.io) holding a game of
 Vampire Queen's shape written for it (``game.js``: 4 seats, hidden hands through
-``playerView``, tricks, hunters, 5 rounds), and ``referee serve`` on its memory store holding
-Vampire Queen itself. Each is driven by the client its user would write, in a child process of
-its own, at the same concurrency (32 games, 4 seats each, a random legal move on every turn,
-a new game when one ends): boardgame.io's ``Client`` over socket.io from Node
-(``driver.js``), and the referee's Python SDK (:mod:`referee.bench.sdk_driver`), every seat on
-a connection of its own.
+``playerView``, tricks, hunters, 5 rounds), and ``referee serve`` holding Vampire Queen
+itself, twice: on its memory store (like boardgame.io's) and on SQLite (its default). Each is
+driven by the client its user would write, in a child process of its own, at the same
+concurrency (32 games, 4 seats each, a random legal move on every turn, a new game when one
+ends): boardgame.io's ``Client`` over socket.io from Node (``driver.js``), and the referee's
+Python SDK (:mod:`referee.bench.sdk_driver`), every seat on a connection of its own. A window's
+warm-up starts once every game's seats are connected.
 
-The windows alternate in each round (which side goes first alternates too), with the load
+Each round runs every side's window in turn (the order turns by one each round), with the load
 average beside them. Per window: server CPU per move (``/proc/PID/stat`` of the server process
 only, from the end of the warm-up to the end of the window, divided by the moves whose update
 reached every seat in the window), p50 and p99 of the round trip from sending a move to its
@@ -19,7 +20,7 @@ update on all the game's seats. Then each server, fresh, holds games and clients
 warm-up, after ``memory_games`` more games (seats joined: boardgame.io's lobby ``join``, the
 referee's seat tokens), and after a client on every seat of ``client_games`` of them, each
 holding its first state; the differences give KiB per live game and per connected client.
-Every figure is reported with its ratio (referee ÷ boardgame.io).
+Every figure is reported with its ratios (each referee ÷ boardgame.io).
 
 boardgame.io is installed by ``make bench`` (``npm ci`` in ``referee/bench/boardgameio``);
 without node or the package the part is skipped with a note. Nothing here asserts a speed.
@@ -44,8 +45,17 @@ from referee.bench.load import ServerProcess, referee_argv
 
 #: The Node side: package.json, package-lock.json, game.js, server.js, driver.js.
 FOLDER = Path(__file__).with_name("boardgameio")
-#: The store both servers keep their games in: memory (boardgame.io's default InMemory).
-REFEREE_STORE = "memory:"
+BOARDGAMEIO = "boardgameio"
+#: The referee's sides, by store: its memory store is boardgame.io's (its default InMemory)
+#: like for like; SQLite is the referee's own default.
+REFEREES = {"referee": "memory:", "referee_sqlite": "sqlite"}
+SIDES = (BOARDGAMEIO, *REFEREES)
+#: How the report names each side.
+NAMES = {
+    BOARDGAMEIO: "boardgame.io",
+    "referee": "referee (memory)",
+    "referee_sqlite": "referee (SQLite)",
+}
 
 
 @dataclass(frozen=True)
@@ -204,8 +214,23 @@ def _boardgameio(folder: Path) -> ServerProcess:
     )
 
 
-def _referee(folder: Path) -> ServerProcess:
-    return ServerProcess.start(referee_argv(REFEREE_STORE, 10**6, 10**6), folder / "referee.log")
+def _referee(folder: Path, store: str) -> ServerProcess:
+    if store == "sqlite":
+        store = f"sqlite:{folder / 'referee.sqlite3'}"
+        (folder / "referee.sqlite3").unlink(missing_ok=True)
+    return ServerProcess.start(referee_argv(store, 10**6, 10**6), folder / "referee.log")
+
+
+def _server(side: str, folder: Path) -> ServerProcess:
+    if side == BOARDGAMEIO:
+        return _boardgameio(folder)
+    return _referee(folder, REFEREES[side])
+
+
+def _driver(side: str, server: ServerProcess, settings: dict[str, Any]) -> Driver:
+    if side == BOARDGAMEIO:
+        return _node_driver(settings | {"server": f"http://{server.address}"})
+    return _sdk_driver(settings | {"server": server.address})
 
 
 def _load_settings(settings: Settings, seed: int) -> dict[str, Any]:
@@ -230,54 +255,39 @@ def _memory_settings(settings: Settings) -> dict[str, Any]:
 
 
 def _rounds(folder: Path, settings: Settings) -> list[dict[str, Any]]:
-    bgio = _boardgameio(folder)
+    """Every side's window in each round, in an order that turns by one each round."""
+    servers: dict[str, ServerProcess] = {}
     try:
-        referee = _referee(folder)
-        try:
-            rounds = []
-            for index in range(settings.rounds):
-                before = _uptime()
-                measured: dict[str, dict[str, Any]] = {}
-                sides = ["boardgameio", "referee"]
-                for side in sides if index % 2 == 0 else sides[::-1]:
-                    load = _load_settings(settings, seed=index + 1)
-                    if side == "boardgameio":
-                        load["server"] = f"http://{bgio.address}"
-                        measured[side] = window(bgio, _node_driver(load), settings)
-                    else:
-                        load["server"] = referee.address
-                        measured[side] = window(referee, _sdk_driver(load), settings)
-                rounds.append(
-                    {"uptime_before": before, "uptime_after": _uptime(), "first": sides[index % 2]}
-                    | measured
-                )
-            return rounds
-        finally:
-            referee.stop()
+        for side in SIDES:
+            servers[side] = _server(side, folder)
+        rounds = []
+        for index in range(settings.rounds):
+            before = _uptime()
+            order = SIDES[index % len(SIDES) :] + SIDES[: index % len(SIDES)]
+            measured: dict[str, Any] = {}
+            for side in order:
+                driver = _driver(side, servers[side], _load_settings(settings, seed=index + 1))
+                measured[side] = window(servers[side], driver, settings)
+            rounds.append(
+                {"uptime_before": before, "uptime_after": _uptime(), "order": order} | measured
+            )
+        return rounds
     finally:
-        bgio.stop()
+        for server in servers.values():
+            server.stop()
 
 
 def _memories(folder: Path, settings: Settings) -> dict[str, Any]:
+    """Each side's server, fresh, one after the other."""
     found: dict[str, Any] = {"uptime_before": _uptime()}
-    bgio = _boardgameio(folder)
-    try:
-        found["boardgameio"] = memory(
-            bgio,
-            _node_driver(_memory_settings(settings) | {"server": f"http://{bgio.address}"}),
-            settings,
-        )
-    finally:
-        bgio.stop()
-    referee = _referee(folder)
-    try:
-        found["referee"] = memory(
-            referee,
-            _sdk_driver(_memory_settings(settings) | {"server": referee.address}),
-            settings,
-        )
-    finally:
-        referee.stop()
+    for side in SIDES:
+        server = _server(side, folder)
+        try:
+            found[side] = memory(
+                server, _driver(side, server, _memory_settings(settings)), settings
+            )
+        finally:
+            server.stop()
     found["uptime_after"] = _uptime()
     return found
 
@@ -286,6 +296,11 @@ def _ratio(ours: float | None, theirs: float | None) -> float | None:
     if ours is None or theirs is None or theirs == 0:
         return None
     return ours / theirs
+
+
+#: Figures of the windows and of the memory stage (the medians of the rounds for the first).
+WINDOW_FIGURES = ("server_cpu_us_per_move", "p50_ms", "p99_ms", "moves_per_second")
+MEMORY_FIGURES = ("kib_per_game", "kib_per_client")
 
 
 def run(quick: bool, concurrency: int | None = None) -> dict[str, Any]:
@@ -299,26 +314,27 @@ def run(quick: bool, concurrency: int | None = None) -> dict[str, Any]:
         rounds = _rounds(folder, settings)
         memories = _memories(folder, settings)
 
-    def side(name: str, key: str) -> float | None:
-        values = [r[name][key] for r in rounds if r[name][key] is not None]
+    def median(side: str, key: str) -> float | None:
+        values = [r[side][key] for r in rounds if r[side][key] is not None]
         return float(statistics.median(values)) if values else None
 
-    figures: dict[str, Any] = {}
-    for key in ("server_cpu_us_per_move", "p50_ms", "p99_ms", "moves_per_second"):
-        ours, theirs = side("referee", key), side("boardgameio", key)
-        figures[key] = {"referee": ours, "boardgameio": theirs, "ratio": _ratio(ours, theirs)}
-    for key in ("kib_per_game", "kib_per_client"):
-        ours, theirs = memories["referee"][key], memories["boardgameio"][key]
-        figures[key] = {"referee": ours, "boardgameio": theirs, "ratio": _ratio(ours, theirs)}
+    figures: dict[str, dict[str, Any]] = {}
+    for key in WINDOW_FIGURES + MEMORY_FIGURES:
+        found: dict[str, Any] = {}
+        for side in SIDES:
+            found[side] = median(side, key) if key in WINDOW_FIGURES else memories[side][key]
+        for side in REFEREES:
+            found[f"{side}_ratio"] = _ratio(found[side], found[BOARDGAMEIO])
+        figures[key] = found
     return {
         "versions": versions(),
-        "referee_store": REFEREE_STORE,
+        "sides": list(SIDES),
         "concurrent_games": settings.games,
         "players": settings.players,
         "warmup": settings.warmup,
         "seconds": settings.seconds,
         "figures": figures,
-        "errors": sum(r[name]["errors"] for r in rounds for name in ("referee", "boardgameio")),
+        "errors": sum(r[side]["errors"] for r in rounds for side in SIDES),
         "rounds": rounds,
         "memory": memories,
         "elapsed_seconds": time.perf_counter() - started,
@@ -339,13 +355,14 @@ def markdown(p14: dict[str, Any]) -> list[str]:
     figures = p14["figures"]
     out += [
         f"boardgame.io {versions_['boardgame.io']} (node {versions_['node']}, its in-memory "
-        f"store) and the referee (store `{p14['referee_store']}`), {p14['concurrent_games']} "
+        f"store) and the referee (its memory store, and SQLite), {p14['concurrent_games']} "
         f"games x {p14['players']} seats each, a random legal move on every turn, every seat "
-        f"on a connection of its own; medians of {len(p14['rounds'])} alternating rounds of "
-        f"{p14['seconds']:.0f} s.",
+        f"on a connection of its own; medians of {len(p14['rounds'])} rounds of "
+        f"{p14['seconds']:.0f} s, the sides' order turning each round. Ratios: referee ÷ "
+        "boardgame.io.",
         "",
-        "| figure | referee | boardgame.io | ratio |",
-        "|---|---:|---:|---:|",
+        "| figure | boardgame.io | referee (memory) | ratio | referee (SQLite) | ratio |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     rows = (
         ("server CPU per move (µs)", "server_cpu_us_per_move", 0),
@@ -358,30 +375,30 @@ def markdown(p14: dict[str, Any]) -> list[str]:
     for name, key, digits in rows:
         figure = figures[key]
         out.append(
-            f"| {name} | {_cell(figure['referee'], digits)} "
-            f"| {_cell(figure['boardgameio'], digits)} | **{_cell(figure['ratio'], 2)}** |"
+            f"| {name} | {_cell(figure[BOARDGAMEIO], digits)} "
+            f"| {_cell(figure['referee'], digits)} | **{_cell(figure['referee_ratio'], 2)}** "
+            f"| {_cell(figure['referee_sqlite'], digits)} "
+            f"| {_cell(figure['referee_sqlite_ratio'], 2)} |"
         )
     out += [
         "",
-        "| round | load before | load after | referee µs/move | boardgame.io µs/move | ratio |",
+        "| round | load before | load after | µs/move: boardgame.io | referee (memory) "
+        "| referee (SQLite) |",
         "|---:|---|---|---:|---:|---:|",
     ]
     for index, r in enumerate(p14["rounds"]):
-        ours = r["referee"]["server_cpu_us_per_move"]
-        theirs = r["boardgameio"]["server_cpu_us_per_move"]
-        out.append(
-            f"| {index} | {r['uptime_before']} | {r['uptime_after']} "
-            f"| {ours:,.0f} | {theirs:,.0f} | {_cell(_ratio(ours, theirs), 2)} |"
-        )
+        cells = " | ".join(f"{r[side]['server_cpu_us_per_move']:,.0f}" for side in SIDES)
+        out.append(f"| {index} | {r['uptime_before']} | {r['uptime_after']} | {cells} |")
     mem = p14["memory"]
+    stages = ", ".join(
+        f"{NAMES[side]} {mem[side]['rss_warm_mib']:.0f} -> {mem[side]['rss_games_mib']:.0f} -> "
+        f"{mem[side]['rss_clients_mib']:.0f} MiB"
+        for side in SIDES
+    )
     out += [
         "",
         f"Memory ({mem['uptime_before']}): each server fresh, RSS after a warm-up, after "
-        f"{mem['referee']['games']:,} more games and after {mem['referee']['clients']:,} "
-        f"clients: boardgame.io {mem['boardgameio']['rss_warm_mib']:.0f} -> "
-        f"{mem['boardgameio']['rss_games_mib']:.0f} -> "
-        f"{mem['boardgameio']['rss_clients_mib']:.0f} MiB, the referee "
-        f"{mem['referee']['rss_warm_mib']:.0f} -> {mem['referee']['rss_games_mib']:.0f} -> "
-        f"{mem['referee']['rss_clients_mib']:.0f} MiB.",
+        f"{mem[BOARDGAMEIO]['games']:,} more games and after {mem[BOARDGAMEIO]['clients']:,} "
+        f"clients: {stages}.",
     ]
     return out

@@ -72,6 +72,9 @@ class Match:
 
     players: int
     window: Window
+    #: Set once every seat has its first message.
+    started: threading.Event
+    seated: int = 0
     sent_at: dict[int, float] = field(default_factory=dict)
     arrivals: dict[int, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -79,6 +82,12 @@ class Match:
     def sent(self, version: int) -> None:
         with self.lock:
             self.sent_at[version] = time.perf_counter()
+
+    def seat_started(self) -> None:
+        with self.lock:
+            self.seated += 1
+            if self.seated == self.players:
+                self.started.set()
 
     def arrived(self, after_version: int) -> None:
         """A seat has the settled view that follows the one at ``after_version``."""
@@ -119,14 +128,23 @@ class SeatFollower:
         if not settled(message):
             return
         version = message.view.version
-        if self.version is not None and version > self.version:
+        if self.version is None:
+            self.match.seat_started()
+        elif version > self.version:
             self.match.arrived(self.version)
         if self.version is None or version > self.version:
             self.version = version
 
 
-def play_match(address: str, settings: dict[str, Any], window: Window, rng: random.Random) -> None:
-    """One game from creation to its end (or the end of the window), an SDK seat per seat."""
+def play_match(
+    address: str,
+    settings: dict[str, Any],
+    window: Window,
+    rng: random.Random,
+    started: threading.Event,
+) -> None:
+    """One game from creation to its end (or the end of the window), an SDK seat per seat;
+    ``started`` is set once every seat has its first message."""
     from referee_bot.runner import GameStream
     from referee_bot.sdk import play
 
@@ -135,7 +153,7 @@ def play_match(address: str, settings: dict[str, Any], window: Window, rng: rand
         created = pb_grpc.RefereeServiceStub(channel).CreateGame(
             pb.CreateGameRequest(game_type=GAME_TYPE, players=players), timeout=RPC_TIMEOUT
         )
-    match = Match(players, window)
+    match = Match(players, window, started)
     streams: list[GameStream] = []
     channels = [grpc.insecure_channel(address, options=OWN_CONNECTION) for _ in created.seats]
     threads = []
@@ -178,10 +196,12 @@ def run_load(settings: dict[str, Any]) -> None:
     window = Window()
     address = str(settings["server"])
 
+    starts = [threading.Event() for _ in range(int(settings["games"]))]
+
     def slot(index: int) -> None:
         rng = random.Random(int(settings["seed"]) * 7919 + index)
         while window.phase != "stopping":
-            play_match(address, settings, window, rng)
+            play_match(address, settings, window, rng, starts[index])
             if window.phase != "stopping":
                 with window.lock:
                     window.games += 1
@@ -192,6 +212,9 @@ def run_load(settings: dict[str, Any]) -> None:
     ]
     for thread in slots:
         thread.start()
+    deadline = time.monotonic() + 120  # the warm-up starts once every game is under way
+    for started in starts:
+        started.wait(max(0.0, deadline - time.monotonic()))
     time.sleep(float(settings["warmup"]))
     with window.lock:
         window.phase = "measure"

@@ -9,7 +9,8 @@
 // the stages it reports, so that the bench can sample the server's /proc between them.
 //
 // load:   {"games": 32, "players": 4, "warmup": 1.5, "seconds": 6, "seed": 1}
-//         prints {"event": "measuring"} when the warm-up ends, then after the window
+//         prints {"event": "measuring"} when the warm-up ends (it starts once every game's
+//         seats are connected), then after the window
 //         {"event": "done", "moves": N, "latencies_ms": [...], "games": G, "errors": E}.
 // memory: {"players": 4, "warm_games": 20, "games": 1000, "client_games": 500}
 //         prints {"event": "warm"}, {"event": "games"} (every match created and its seats
@@ -89,12 +90,14 @@ const load = {
   errors: 0,
 };
 
-// One match from creation to its end (or to the end of the window), a client per seat.
-async function playMatch(players, random) {
+// One match from creation to its end (or to the end of the window), a client per seat;
+// `started` is called once every seat holds its first state.
+async function playMatch(players, random, started) {
   const { matchID, credentials } = await newMatch(players);
   const sentAt = new Map();
   const arrivals = new Map();
   let ended = 0;
+  let seated = 0;
   return new Promise((resolve) => {
     const clients = [];
     const finish = () => {
@@ -108,6 +111,10 @@ async function playMatch(players, random) {
       let over = false;
       client.subscribe((state) => {
         if (state === null || state._stateID <= seen || over) return;
+        if (seen === -1) {
+          seated += 1;
+          if (seated === players) started();
+        }
         seen = state._stateID;
         const now = performance.now();
         const count = (arrivals.get(seen) || 0) + 1;
@@ -144,17 +151,24 @@ async function playMatch(players, random) {
   });
 }
 
-async function slot(index) {
+async function slot(index, started) {
   const random = generator(settings.seed * 7919 + index);
   while (load.phase !== 'stopping') {
-    await playMatch(settings.players, random);
+    await playMatch(settings.players, random, started);
     if (load.phase !== 'stopping') load.games += 1;
   }
 }
 
+// The warm-up starts once every slot's first match is under way (every seat connected).
 async function runLoad() {
   const slots = [];
-  for (let index = 0; index < settings.games; index += 1) slots.push(slot(index));
+  const starts = [];
+  for (let index = 0; index < settings.games; index += 1) {
+    let started;
+    starts.push(new Promise((resolve) => (started = resolve)));
+    slots.push(slot(index, started));
+  }
+  await Promise.all(starts);
   await new Promise((resolve) => setTimeout(resolve, settings.warmup * 1000));
   load.phase = 'measure';
   load.windowStart = performance.now();
