@@ -45,6 +45,8 @@ from referee.bench.load import ServerProcess, referee_argv
 
 #: The Node side: package.json, package-lock.json, game.js, server.js, driver.js.
 FOLDER = Path(__file__).with_name("boardgameio")
+#: How long a driver may take to connect every game's seats (a loaded machine is slow at it).
+SETUP_SECONDS = 300.0
 BOARDGAMEIO = "boardgameio"
 #: The referee's sides, by store: its memory store is boardgame.io's (its default InMemory)
 #: like for like; SQLite is the referee's own default.
@@ -158,9 +160,9 @@ def _percentile(ordered: list[float], share: float) -> float | None:
 def window(server: ServerProcess, driver: Driver, settings: Settings) -> dict[str, Any]:
     """One measured window of the driver's load on ``server``."""
     try:
-        driver.read("measuring", settings.warmup + 60)
+        driver.read("measuring", settings.warmup + SETUP_SECONDS)
         cpu_started = server.cpu_seconds()
-        done = driver.read("done", settings.seconds + 60)
+        done = driver.read("done", settings.seconds + SETUP_SECONDS)
         cpu = server.cpu_seconds() - cpu_started
     finally:
         driver.close()
