@@ -194,6 +194,8 @@ def test_quick_p14_drives_both_servers_with_their_users_clients(tmp_path: Path) 
             assert 0 < r[side]["p50_ms"] <= r[side]["p99_ms"]
     for side in ("boardgameio", "referee", "referee_sqlite"):
         assert p14["memory"][side]["games"] == 40 and p14["memory"][side]["clients"] == 40
+    assert p14["memory"]["grpc_floor"]["clients"] == 40
+    assert p14["figures"]["kib_per_client"]["grpc_floor_ratio"] is not None
     for figure in p14["figures"].values():
         assert figure["referee_ratio"] is not None and figure["referee_sqlite_ratio"] is not None
     assert "## P14 beside boardgame.io" in (out / "bench.md").read_text()

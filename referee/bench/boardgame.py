@@ -20,6 +20,8 @@ update on all the game's seats. Then each server, fresh, holds games and clients
 warm-up, after ``memory_games`` more games (seats joined: boardgame.io's lobby ``join``, the
 referee's seat tokens), and after a client on every seat of ``client_games`` of them, each
 holding its first state; the differences give KiB per live game and per connected client.
+Beside them, the floor of a gRPC client: as many bare grpc.aio server streams of the echo
+server, each on a connection of its own.
 Every figure is reported with its ratios (each referee ÷ boardgame.io).
 
 boardgame.io is installed by ``make bench`` (``npm ci`` in ``referee/bench/boardgameio``);
@@ -28,6 +30,7 @@ without node or the package the part is skipped with a note. Nothing here assert
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import select
@@ -41,7 +44,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.bench.load import ServerProcess, referee_argv
+import grpc
+
+from referee.bench import echo
+from referee.bench.load import ECHO_ARGV, ServerProcess, referee_argv
+from referee.bench.sdk_driver import OWN_CONNECTION
 
 #: The Node side: package.json, package-lock.json, game.js, server.js, driver.js.
 FOLDER = Path(__file__).with_name("boardgameio")
@@ -280,7 +287,7 @@ def _rounds(folder: Path, settings: Settings) -> list[dict[str, Any]]:
 
 
 def _memories(folder: Path, settings: Settings) -> dict[str, Any]:
-    """Each side's server, fresh, one after the other."""
+    """Each side's server, fresh, one after the other; then the floor of a gRPC client."""
     found: dict[str, Any] = {"uptime_before": _uptime()}
     for side in SIDES:
         server = _server(side, folder)
@@ -290,8 +297,44 @@ def _memories(folder: Path, settings: Settings) -> dict[str, Any]:
             )
         finally:
             server.stop()
+    echo_server = ServerProcess.start(ECHO_ARGV, folder / "echo.log")
+    try:
+        clients = settings.client_games * settings.players
+        found["grpc_floor"] = asyncio.run(_bare_clients(echo_server, settings.warm_games, clients))
+    finally:
+        echo_server.stop()
     found["uptime_after"] = _uptime()
     return found
+
+
+async def _bare_clients(server: ServerProcess, warm: int, count: int) -> dict[str, Any]:
+    """What a client on a connection of its own costs grpc.aio itself: streams of the bare
+    echo server's ``Watch`` (an async generator waiting on a queue, nothing of the
+    referee), each on its own channel and past its first message; RSS before and after
+    ``count`` of them, after ``warm`` first."""
+    held: list[tuple[grpc.aio.Channel, Any]] = []
+
+    async def watch(index: int) -> None:
+        channel = grpc.aio.insecure_channel(server.address, options=OWN_CONNECTION)
+        call = channel.unary_stream(echo.WATCH)(index.to_bytes(echo.ROOM_BYTES, "big"))
+        held.append((channel, call))
+        await asyncio.wait_for(call.read(), SETUP_SECONDS)
+
+    async def open_streams(first: int, how_many: int) -> None:
+        end = first + how_many
+        for start in range(first, end, 32):
+            await asyncio.gather(*(watch(i) for i in range(start, min(end, start + 32))))
+
+    try:
+        await open_streams(0, warm)
+        before = server.memory_kib()["VmRSS"]
+        await open_streams(warm, count)
+        after = server.memory_kib()["VmRSS"]
+    finally:
+        for channel, call in held:
+            call.cancel()
+            await channel.close()
+    return {"clients": count, "kib_per_client": (after - before) / count}
 
 
 def _ratio(ours: float | None, theirs: float | None) -> float | None:
@@ -328,6 +371,11 @@ def run(quick: bool, concurrency: int | None = None) -> dict[str, Any]:
         for side in REFEREES:
             found[f"{side}_ratio"] = _ratio(found[side], found[BOARDGAMEIO])
         figures[key] = found
+    floor = memories["grpc_floor"]["kib_per_client"]
+    figures["kib_per_client"] |= {
+        "grpc_floor": floor,
+        "grpc_floor_ratio": _ratio(floor, figures["kib_per_client"][BOARDGAMEIO]),
+    }
     return {
         "versions": versions(),
         "sides": list(SIDES),
@@ -392,6 +440,7 @@ def markdown(p14: dict[str, Any]) -> list[str]:
         cells = " | ".join(f"{r[side]['server_cpu_us_per_move']:,.0f}" for side in SIDES)
         out.append(f"| {index} | {r['uptime_before']} | {r['uptime_after']} | {cells} |")
     mem = p14["memory"]
+    floor = figures["kib_per_client"]
     stages = ", ".join(
         f"{NAMES[side]} {mem[side]['rss_warm_mib']:.0f} -> {mem[side]['rss_games_mib']:.0f} -> "
         f"{mem[side]['rss_clients_mib']:.0f} MiB"
@@ -401,6 +450,9 @@ def markdown(p14: dict[str, Any]) -> list[str]:
         "",
         f"Memory ({mem['uptime_before']}): each server fresh, RSS after a warm-up, after "
         f"{mem[BOARDGAMEIO]['games']:,} more games and after {mem[BOARDGAMEIO]['clients']:,} "
-        f"clients: {stages}.",
+        f"clients: {stages}. The floor of a gRPC client on a connection of its own (a bare "
+        "grpc.aio server stream of the echo server, nothing of the referee): "
+        f"{_cell(floor['grpc_floor'], 1)} KiB, **{_cell(floor['grpc_floor_ratio'], 2)}x** "
+        "boardgame.io's client.",
     ]
     return out
