@@ -185,6 +185,8 @@ def window(server: ServerProcess, driver: Driver, settings: Settings) -> dict[st
         "p99_ms": _percentile(ordered, 0.99),
         "games_finished": int(done["games"]),
         "errors": int(done["errors"]),
+        #: boardgame.io's lobby requests sent again after a failed connection (its driver).
+        "retries": int(done.get("retries", 0)),
     }
 
 
@@ -194,7 +196,8 @@ def memory(server: ServerProcess, driver: Driver, settings: Settings) -> dict[st
         driver.read("warm", 300)
         warm = server.memory_kib()["VmRSS"]
         driver.go_on()
-        games = int(driver.read("games", 600)["games"])
+        made = driver.read("games", 600)
+        games = int(made["games"])
         with_games = server.memory_kib()["VmRSS"]
         driver.go_on()
         clients = int(driver.read("clients", 600)["clients"])
@@ -204,6 +207,7 @@ def memory(server: ServerProcess, driver: Driver, settings: Settings) -> dict[st
         driver.close()
     return {
         "games": games,
+        "retries": int(made.get("retries", 0)),
         "clients": clients,
         "rss_warm_mib": warm / 1024,
         "rss_games_mib": with_games / 1024,

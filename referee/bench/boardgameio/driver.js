@@ -54,14 +54,28 @@ function generator(seed) {
   };
 }
 
+// A lobby request whose connection failed (a loaded machine: fetch gives up) is sent again,
+// as a user's script would; `retries` counts them.
+let retries = 0;
+async function again(request) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await request();
+    } catch (error) {
+      if (!(error instanceof TypeError) || attempt === 5) throw error;
+      retries += 1;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
 async function newMatch(players) {
-  const { matchID } = await lobby.createMatch(NAME, { numPlayers: players });
+  const { matchID } = await again(() => lobby.createMatch(NAME, { numPlayers: players }));
   const credentials = [];
   for (let seat = 0; seat < players; seat += 1) {
-    const joined = await lobby.joinMatch(NAME, matchID, {
-      playerID: String(seat),
-      playerName: `bot ${seat}`,
-    });
+    const joined = await again(() =>
+      lobby.joinMatch(NAME, matchID, { playerID: String(seat), playerName: `bot ${seat}` })
+    );
     credentials.push(joined.playerCredentials);
   }
   return { matchID, credentials };
@@ -178,7 +192,15 @@ async function runLoad() {
   const moves = load.moves;
   const latencies = load.latencies.slice();
   load.phase = 'stopping';
-  say({ event: 'done', moves, seconds, latencies_ms: latencies, games: load.games, errors: load.errors });
+  say({
+    event: 'done',
+    moves,
+    seconds,
+    latencies_ms: latencies,
+    games: load.games,
+    errors: load.errors,
+    retries,
+  });
   await Promise.race([Promise.all(slots), new Promise((r) => setTimeout(r, 5000))]);
 }
 
@@ -227,7 +249,7 @@ async function runMemory() {
   say({ event: 'warm' });
   await told();
   const matches = await inBatches(settings.games, 16, () => newMatch(players));
-  say({ event: 'games', games: matches.length });
+  say({ event: 'games', games: matches.length, retries });
   await told();
   const clients = await connectAll(matches.slice(0, settings.client_games), players);
   say({ event: 'clients', clients: clients.length });
