@@ -12,7 +12,11 @@ from typing import Any
 from referee import cli_help
 from referee.application import Limits
 from referee.application.house.levels import DEFAULT_BUDGET_MS, parse_levels
-from referee.application.players.accounts import DEFAULT_REGISTRATIONS_PER_MINUTE, PlayerSettings
+from referee.application.players.accounts import (
+    DEFAULT_PLATFORM_NAMESPACE,
+    DEFAULT_REGISTRATIONS_PER_MINUTE,
+    PlayerSettings,
+)
 from referee.application.tables.limits import DEFAULT_PER_MINUTE
 from referee.store import DEFAULT_WAIT
 
@@ -182,6 +186,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--platform-audience",
         default="",
         help="platform tokens must carry this 'aud' claim (needed when they carry one)",
+    )
+    _env_flag(
+        serving,
+        "--platform-namespace",
+        default=DEFAULT_PLATFORM_NAMESPACE,
+        help="a platform token's player is named NAMESPACE:SUB here, apart from every account "
+        "and house bot ('' keeps the subjects' names bare: a subject that names an account or "
+        "a house bot is then refused)",
     )
     _env_flag(
         serving,
@@ -480,12 +492,17 @@ def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
     except (OSError, ValueError) as error:
         print(f"referee serve: platform key: {error}", file=sys.stderr)
         return None
-    return PlayerSettings(
-        open_registration=args.open_registration,
-        platform=platform,
-        calls_per_minute=args.player_calls_per_minute,
-        registrations_per_minute=args.registrations_per_minute,
-    )
+    try:
+        return PlayerSettings(
+            open_registration=args.open_registration,
+            platform=platform,
+            calls_per_minute=args.player_calls_per_minute,
+            registrations_per_minute=args.registrations_per_minute,
+            platform_namespace=args.platform_namespace,
+        )
+    except ValueError as error:
+        print(f"referee serve: --platform-namespace: {error}", file=sys.stderr)
+        return None
 
 
 def _account(command: str, store_url: str, name: str, kind: str) -> int:

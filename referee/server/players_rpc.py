@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from referee.application import Referee
-from referee.application.players.accounts import NAME, Player
+from referee.application.players.accounts import Player, is_player_name
 from referee.application.players.ratings import Rating
 from referee.application.tables.errors import bad_request
 from referee.metrics import Metrics
@@ -90,7 +90,7 @@ class PlayerCalls:
         name = request.player
         if not name:
             name = (await players.authenticate(caller.credential)).player.name
-        elif not NAME.fullmatch(name):
+        elif not is_player_name(name):
             raise bad_request("player", "not a player name")
         ratings = await players.ratings.of(name)
         return pb.GetRatingsResponse(ratings=[rating_to_proto(r) for r in ratings])

@@ -131,7 +131,7 @@ def test_who_am_i_with_a_platform_token(wire: Wire) -> None:
     token = PLATFORM.token("cy", aud="referee", kind="person", game_id="g7", seat=1)
     me = wire.call("WhoAmI", pb.WhoAmIRequest(), token)
     assert (me.player.name, me.player.kind, me.player.platform) == (
-        "cy",
+        "platform:cy",
         pb.PLAYER_KIND_PERSON,
         True,
     )

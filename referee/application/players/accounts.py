@@ -10,7 +10,12 @@ A **player** is a unique name and a kind (person or bot). It proves who it is wi
   compared with the stored hash in constant time;
 - a **platform token**: a JWT signed by a platform that has its own users
   (:mod:`referee.application.players.platform`, docs/embedding.md). No account is needed; the token
-  may be scoped to one game, one seat, or to watching only.
+  may be scoped to one game, one seat, or to watching only. The platform's players live in a
+  name space of their own: the token's ``sub`` is the player ``<namespace>:<sub>`` here
+  (``--platform-namespace``, ``platform`` unless set), a name no account can have, so a token
+  can never act as an account or a house bot. A server may keep the subjects' names bare
+  (namespace ``""``): a subject that names a player of this server that is not the
+  platform's is then refused (PERMISSION_DENIED ``PLATFORM_NAME_TAKEN``).
 
 :class:`Players` (``Referee.players``) resolves a credential to a :class:`Principal` (who is
 calling, and what the credential allows), counts the call against the player's per-minute
@@ -21,7 +26,6 @@ credential.
 
 from __future__ import annotations
 
-import contextlib
 import hmac
 import re
 import secrets
@@ -39,12 +43,18 @@ from referee.application.tables.access import Player, Principal, hash_token
 from referee.application.tables.limits import DEFAULT_PER_MINUTE, CallLimiter
 from referee.application.tables.live import now_ms
 from referee.application.tables.repository import Repository
-from referee.store import DocumentWrite, RevisionConflict
+from referee.store import Document, DocumentWrite, RevisionConflict
 
 log = structlog.get_logger("referee")
 
-#: A player's name: 1-32 characters, letters, digits, "-", "_", "." (not first).
+#: An account's name: 1-32 characters, letters, digits, "-", "_", "." (not first).
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+#: A platform's name space: 1-16 characters, as names.
+NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,15}")
+#: A platform's player: its name space, ":", the token's ``sub`` (no account has a ":").
+PLATFORM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,15}:[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+#: The name space of a platform's players unless configured (``--platform-namespace``).
+DEFAULT_PLATFORM_NAMESPACE = "platform"
 #: What every account token starts with (so a platform token is never looked up as one).
 ACCOUNT_TOKEN_PREFIX = "acct-"
 #: The kinds of player an account is.
@@ -76,6 +86,26 @@ class PlayerSettings:
     #: Register calls per minute on one replica, whoever makes them (0: unlimited): open
     #: registration must not let one script fill the store with accounts.
     registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE
+    #: The platform's players are named ``<namespace>:<sub>`` (``--platform-namespace``);
+    #: ``""``: by their ``sub`` alone (a subject that names a player of this server that is
+    #: not the platform's is then refused).
+    platform_namespace: str = DEFAULT_PLATFORM_NAMESPACE
+
+    def __post_init__(self) -> None:
+        if self.platform_namespace and not NAMESPACE.fullmatch(self.platform_namespace):
+            raise ValueError(
+                "a platform namespace is 1-16 letters, digits, '-', '_' or '.', starting with "
+                "a letter or digit (or empty: the subjects' names as they are)"
+            )
+
+
+def is_player_name(name: str) -> bool:
+    """True for a name a player may have: an account's, or a platform's player's.
+
+    >>> is_player_name("ada"), is_player_name("platform:ada"), is_player_name(":ada")
+    (True, True, False)
+    """
+    return bool(NAME.fullmatch(name) or PLATFORM_NAME.fullmatch(name))
 
 
 def check_name(name: str) -> None:
@@ -86,7 +116,16 @@ def check_name(name: str) -> None:
     Traceback (most recent call last):
     ...
     referee.application.tables.errors.RefereeError: invalid: name: must be 1-32 letters, digits, '-', '_' or '.', starting with a letter or digit
+    >>> check_name("platform:ada")
+    Traceback (most recent call last):
+    ...
+    referee.application.tables.errors.RefereeError: invalid: name: ':' is kept for a platform's players (namespace:name); an account's name has none
     """  # noqa: E501
+    if ":" in name:
+        raise errors.bad_request(
+            "name",
+            "':' is kept for a platform's players (namespace:name); an account's name has none",
+        )
     if not NAME.fullmatch(name):
         raise errors.bad_request(
             "name", "must be 1-32 letters, digits, '-', '_' or '.', starting with a letter or digit"
@@ -123,9 +162,12 @@ def check_scope(
         )
 
 
-def principal_of(claims: dict[str, Any], now: float) -> Principal:
+def principal_of(
+    claims: dict[str, Any], now: float, namespace: str = DEFAULT_PLATFORM_NAMESPACE
+) -> Principal:
     """The :class:`Principal` a platform token's verified ``claims`` name (their shape is
-    checked here; UNAUTHENTICATED ``CREDENTIAL_INVALID`` naming the claim at fault)."""
+    checked here; UNAUTHENTICATED ``CREDENTIAL_INVALID`` naming the claim at fault): the
+    player ``<namespace>:<sub>`` (``sub`` alone when ``namespace`` is empty)."""
     exp = claims["exp"]
     iat = claims.get("iat")
     start = iat if isinstance(iat, int | float) and not isinstance(iat, bool) else now
@@ -150,7 +192,7 @@ def principal_of(claims: dict[str, Any], now: float) -> Principal:
     if role not in ("player", "spectator"):
         raise invalid_claim("role", "must be 'player' or 'spectator'")
     return Principal(
-        Player(name, str(kind), platform=True),
+        Player(f"{namespace}:{name}" if namespace else name, str(kind), platform=True),
         scope_game=game_id,
         scope_seat=seat,
         spectator_only=role == "spectator",
@@ -213,12 +255,13 @@ class Players:
         if credential.startswith(ACCOUNT_TOKEN_PREFIX):
             principal = Principal(await self._account(credential))
         elif self.settings.platform is not None:
-            principal = principal_of(self.settings.platform.claims(credential), time.time())
+            claims = self.settings.platform.claims(credential)
+            principal = principal_of(claims, time.time(), self.settings.platform_namespace)
         else:
             raise _not_ours()
         self.limiter.take(principal.player.name)
         if principal.player.platform:
-            await self._remember(principal.player)
+            await self._admit(principal.player)
         return principal
 
     async def optional(self, credential: str) -> Principal | None:
@@ -247,28 +290,51 @@ class Players:
         self._trusted.put(digest, player)
         return player
 
-    async def _remember(self, player: Player) -> None:
-        """Make a platform's player known by name (an ``account`` document with no token
-        hash, which no account token matches), the first time this process sees it: others
-        can then reserve it a seat or challenge it (:meth:`get`), and nobody can register
-        its name."""
+    async def _admit(self, player: Player) -> None:
+        """Let a platform's player in under its name, the first time this process sees it:
+        make it known by name (an ``account`` document with no token hash, which no account
+        token matches), so others can reserve it a seat or challenge it (:meth:`get`) and
+        nobody can register its name; PERMISSION_DENIED ``PLATFORM_NAME_TAKEN`` when the name
+        (in any case) is a player of this server that is not the platform's: an account or a
+        house bot (possible only when the platform's names are bare, without a namespace)."""
         if player.name in self._seen:
             return
         call, store = self.repository.call, self.repository.store
-        if await call(store.read_document, ACCOUNT, player.name) is None:
+        found = await call(store.read_document, ACCOUNT, player.name)
+        if found is None:
             created = now_ms()
             body = {"kind": player.kind, "token_hash": "", "created_ms": created, "platform": True}
             writes = [
                 DocumentWrite(ACCOUNT, player.name, body, 0),
                 DocumentWrite(ACCOUNT_NAME, player.name.lower(), {"name": player.name}, 0),
             ]
-            # Taken already: another replica wrote it first, or an account has the name in
-            # another case (the platform's player then stays unknown by name).
-            with contextlib.suppress(RevisionConflict):
+            try:
                 await call(store.write_documents, writes)
+            except RevisionConflict:
+                # Another replica wrote it first, or a player has the name in another case.
+                found = await self._namesake(player.name)
+        if found is not None and not found.body.get("platform", False):
+            raise errors.denied(
+                "PLATFORM_NAME_TAKEN",
+                f"the platform token's 'sub' names {found.key!r}, a player of this server that "
+                "is not the platform's (an account or a house bot): the platform must name its "
+                "players apart (referee serve --platform-namespace)",
+                claim="sub",
+            )
         self._seen.add(player.name)
         if len(self._seen) > MAX_TRUSTED:
             self._seen.clear()  # a bound on memory; forgetting costs one read each
+
+    async def _namesake(self, name: str) -> Document | None:
+        """The player whose name is ``name`` in any case (``None``: none, or its index points
+        nowhere): the account itself, else the one the lower-case index names."""
+        call, store = self.repository.call, self.repository.store
+        found = await call(store.read_document, ACCOUNT, name)
+        if found is not None:
+            return found
+        index = await call(store.read_document, ACCOUNT_NAME, name.lower())
+        other = index.body.get("name") if index is not None else None
+        return await call(store.read_document, ACCOUNT, other) if isinstance(other, str) else None
 
     # --- accounts ---------------------------------------------------------------------------
 
@@ -312,7 +378,7 @@ class Players:
     async def get(self, name: str) -> Player:
         """The player named ``name``: an account, or a platform's player this server has
         seen a token of; NOT_FOUND ``PLAYER_UNKNOWN``."""
-        if not NAME.fullmatch(name):
+        if not is_player_name(name):
             raise errors.player_unknown(name)
         store = self.repository.store
         found = await self.repository.call(store.read_document, ACCOUNT, name)
@@ -344,15 +410,19 @@ __all__ = [
     "ACCOUNT_NAME",
     "ACCOUNT_TOKEN",
     "ACCOUNT_TOKEN_PREFIX",
+    "DEFAULT_PLATFORM_NAMESPACE",
     "DEFAULT_REGISTRATIONS_PER_MINUTE",
     "KINDS",
     "NAME",
+    "NAMESPACE",
+    "PLATFORM_NAME",
     "Player",
     "PlayerSettings",
     "Players",
     "Principal",
     "check_name",
     "check_scope",
+    "is_player_name",
     "new_account_token",
     "principal_of",
 ]

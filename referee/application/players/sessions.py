@@ -481,7 +481,12 @@ class Session:
             await self._put(
                 followed, Granted(live.game_id, followed.seat, live.summary(), followed.token)
             )
-            updates = sessions.streams.follow_seat(live, Watcher(followed.seat), after)
+            # A credential that may only watch sees its player's seats as a spectator does.
+            watching = (
+                not followed.token and self.principal is not None and self.principal.spectator_only
+            )
+            viewer = None if watching else followed.seat
+            updates = sessions.streams.follow_seat(live, Watcher(viewer), after)
             queue = self._queue
             async with contextlib.aclosing(updates):
                 async for update, caught_up in updates:

@@ -65,9 +65,19 @@ def seat_of(live: LiveGame, token: SeatKey, spectator: bool, play: bool = True) 
     is to act, which a spectator's credential may not)."""
     if isinstance(token, PlayerSeat):
         principal = token.principal
-        if not play and principal.spectator_only and token.seat is None:
+        if principal.spectator_only and not play:
+            # A watching credential sees what a spectator sees, whatever seats its player
+            # holds: asking for one of them is refused, not answered with the public view.
             check_scope(principal, live.game_id, None, play=False)
-            return None  # a platform's spectator token watches as a spectator
+            if token.seat is not None:
+                raise RefereeError(
+                    Kind.FORBIDDEN,
+                    "this credential may only watch (spectator): it sees the public view, "
+                    "never a seat's",
+                    "TOKEN_SCOPE",
+                    metadata={"game_id": live.game_id, "seat": str(token.seat)},
+                )
+            return None
         return held_seat(live, principal, token.seat, play)
     if not token:
         if spectator:

@@ -95,11 +95,14 @@ class Streams:
     def follow_seat(self, live: LiveGame, watcher: Watcher, after: int) -> Updates:
         """A seat's batched stream for a player session
         (:mod:`referee.application.players.sessions`), whose seat was checked already: counted and
-        forgiven on a resume as StreamGame's."""
+        forgiven on a resume as StreamGame's. A spectator's (``watcher.viewer`` None: a
+        session whose credential may only watch) starts no clock and counts nothing."""
         self.fanout.check_room()
-        assert watcher.viewer is not None
-        self.repository.present(live, watcher.viewer)  # a token seat's clock starts now
-        return self.fanout.follow(live, watcher, after, True, self._opened(live, watcher.viewer))
+        seat = watcher.viewer
+        if seat is None:
+            return self.fanout.follow(live, watcher, after, True, _no_fault)
+        self.repository.present(live, seat)  # a token seat's clock starts now
+        return self.fanout.follow(live, watcher, after, True, self._opened(live, seat))
 
     def close_all(self, error: RefereeError) -> None:
         """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""
