@@ -1,4 +1,4 @@
-"""The RPCs of accounts, credentials and ratings: Register, WhoAmI, GetRatings,
+"""The RPCs of accounts, credentials and ratings: Register, WhoAmI, RotateToken, GetRatings,
 GetLeaderboard.
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
@@ -14,7 +14,7 @@ from typing import Protocol
 from referee.application import Referee
 from referee.application.players.accounts import Player, is_player_name
 from referee.application.players.ratings import Rating
-from referee.application.tables.errors import bad_request
+from referee.application.tables.errors import Kind, RefereeError, bad_request
 from referee.metrics import Metrics
 from referee.v1 import referee_pb2 as pb
 
@@ -80,6 +80,20 @@ class PlayerCalls:
         if principal.scope_seat is not None:
             response.scope_seat = principal.scope_seat
         return response
+
+    async def RotateToken(
+        self, request: pb.RotateTokenRequest, caller: Caller
+    ) -> pb.RotateTokenResponse:
+        players = self.referee.players
+        principal = await players.authenticate(caller.credential)
+        if not principal.credential:  # a platform's token: nothing of ours to replace
+            raise RefereeError(
+                Kind.NOT_NOW,
+                "a platform's token is the platform's: only an account's token is replaced here",
+                "NOT_AN_ACCOUNT",
+            )
+        player, token = await players.rotate(principal.player.name, principal.credential)
+        return pb.RotateTokenResponse(player=player_to_proto(player), token=token)
 
     async def GetRatings(
         self, request: pb.GetRatingsRequest, caller: Caller

@@ -1,12 +1,15 @@
-"""Players over the wire (issue 20, sections 1, 6, 7): Register, WhoAmI, GetRatings and
-GetLeaderboard over gRPC (``authorization`` metadata) and Connect (``Authorization`` header)
-on a real server; every refusal with its status code and ErrorInfo reason on both wires."""
+"""Players over the wire (issue 20, sections 1, 6, 7): Register, WhoAmI, RotateToken,
+GetRatings and GetLeaderboard over gRPC (``authorization`` metadata) and Connect
+(``Authorization`` header) on a real server; every refusal with its status code and ErrorInfo
+reason on both wires; a player stream opened with a token that is replaced ends
+UNAUTHENTICATED on both."""
 
 from __future__ import annotations
 
 import contextlib
 import http.client
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,8 +24,9 @@ from referee.application.players.accounts import PlayerSettings
 from referee.server.app import RefereeServer, running_server
 from referee.store import DocumentWrite
 from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.application.players_support import Platform
-from tests.server.transports import OUTPUT, SERVICE, WireError, _connect_failure
+from tests.server.transports import OUTPUT, SERVICE, HttpTransport, WireError, _connect_failure
 
 TIMEOUT = 20.0
 PLATFORM = Platform.new("EdDSA")
@@ -291,3 +295,104 @@ def test_registrations_past_the_servers_limit_are_exhausted_with_retry_info() ->
             assert error.metadata == {"limit": "registrations_per_minute", "value": "2"}
             assert error.detail(error_details_pb2.RetryInfo) is not None
         assert [d.key for d in served.referee.store.documents("account")] == ["ivy", "jo"]
+
+
+# --- revoking and replacing a token (issue 39) ----------------------------------------------
+
+
+def _held(server: RefereeServer, count: int) -> None:
+    """Wait until ``count`` distinct account tokens have streams open on the server."""
+    for _ in range(int(TIMEOUT / 0.01)):
+        if server.referee.players.credentials.held == count:
+            return
+        time.sleep(0.01)
+    raise AssertionError("the stream did not open")
+
+
+def _stream_until_end(wire: Wire, token: str, ended: list[WireError]) -> Callable[[], None]:
+    """A player stream opened with ``token`` on ``wire`` (WatchPlayer; on gRPC also
+    PlayerSession), read to its end in a thread: the refusals it ends with go in ``ended``."""
+    authorization = f"Bearer {token}"
+
+    def grpc_streams() -> None:
+        with grpc.insecure_channel(wire.server.address) as channel:
+            stub = pb_grpc.RefereeServiceStub(channel)
+            metadata = [("authorization", authorization)]
+            calls: list[Any] = [
+                stub.WatchPlayer(pb.WatchPlayerRequest(), timeout=TIMEOUT, metadata=metadata),
+                stub.PlayerSession(iter(()), timeout=TIMEOUT, metadata=metadata),
+            ]
+            readers = [threading.Thread(target=_read_grpc, args=(c, ended)) for c in calls]
+            for reader in readers:
+                reader.start()
+            for reader in readers:
+                reader.join(TIMEOUT)
+
+    def connect_stream() -> None:
+        assert wire.server.http is not None
+        http = HttpTransport(wire.server.http.address, "connect")
+        body = http._frame(pb.WatchPlayerRequest().SerializeToString())
+        try:
+            for _ in http._enveloped("WatchPlayer", body, {"Authorization": authorization}):
+                pass
+        except WireError as error:
+            ended.append(error)
+
+    thread = threading.Thread(target=grpc_streams if wire.name == "grpc" else connect_stream)
+    thread.start()
+    return lambda: thread.join(TIMEOUT)
+
+
+def _read_grpc(call: Any, ended: list[WireError]) -> None:
+    try:
+        for _ in call:
+            pass
+    except grpc.RpcError as error:
+        failure: Any = error
+        status = rpc_status.from_call(failure)
+        assert status is not None
+        ended.append(WireError(failure.code().name, failure.details() or "", status))
+
+
+def test_rotate_token_replaces_the_token_and_ends_the_streams_opened_with_it(
+    wire: Wire, server: RefereeServer
+) -> None:
+    registered = wire.call("Register", pb.RegisterRequest(name=_name(wire, "rotor")))
+    old = registered.token
+    ended: list[WireError] = []
+    join = _stream_until_end(wire, old, ended)
+    _held(server, 1)
+    rotated = wire.call("RotateToken", pb.RotateTokenRequest(), old)
+    assert rotated.player == registered.player
+    assert rotated.token.startswith("acct-") and rotated.token != old
+    join()
+    streams = 2 if wire.name == "grpc" else 1
+    assert len(ended) == streams, ended
+    for error in ended:
+        assert error.code == "UNAUTHENTICATED" and error.info is not None
+        assert error.info.reason == "CREDENTIAL_REVOKED"
+        assert old not in error.message and rotated.token not in error.message
+    error = refusal(wire, "WhoAmI", pb.WhoAmIRequest(), old)
+    assert (error.code, error.info and error.info.reason) == (
+        "UNAUTHENTICATED",
+        "CREDENTIAL_REVOKED",
+    )
+    assert wire.call("WhoAmI", pb.WhoAmIRequest(), rotated.token).player == registered.player
+    # The old token cannot rotate again (nor take the new one's place).
+    error = refusal(wire, "RotateToken", pb.RotateTokenRequest(), old)
+    assert error.code == "UNAUTHENTICATED"
+    _held(server, 0)
+
+
+def test_rotate_token_is_for_an_account_token(wire: Wire) -> None:
+    error = refusal(wire, "RotateToken", pb.RotateTokenRequest())
+    assert (error.code, error.info and error.info.reason) == (
+        "UNAUTHENTICATED",
+        "CREDENTIAL_MISSING",
+    )
+    platform = PLATFORM.token("pat", aud="referee")
+    error = refusal(wire, "RotateToken", pb.RotateTokenRequest(), platform)
+    assert (error.code, error.info and error.info.reason) == (
+        "FAILED_PRECONDITION",
+        "NOT_AN_ACCOUNT",
+    )

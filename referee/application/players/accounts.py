@@ -7,7 +7,10 @@ A **player** is a unique name and a kind (person or bot). It proves who it is wi
   ``referee account create NAME``, or by Register on a server with open registration). The
   token is shown once; the store keeps only its SHA-256 (an ``account`` document per name,
   an ``account_token`` document per hash, written together), and a presented token is
-  compared with the stored hash in constant time;
+  compared with the stored hash in constant time. The operator revokes it or replaces it
+  (``referee account revoke|rotate NAME``), the player replaces its own (RotateToken): on
+  every replica within a bound, streams opened with it included
+  (:mod:`referee.application.players.credentials`);
 - a **platform token**: a JWT signed by a platform that has its own users
   (:mod:`referee.application.players.platform`, docs/embedding.md). No account is needed; the token
   may be scoped to one game, one seat, or to watching only. The platform's players live in a
@@ -26,16 +29,22 @@ credential.
 
 from __future__ import annotations
 
-import hmac
 import re
 import secrets
 import time
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
 
+from referee.application.players.credentials import (
+    ACCOUNT,
+    ACCOUNT_TOKEN,
+    CHANGES,
+    Credentials,
+    changed,
+    revoked,
+)
 from referee.application.players.platform import LEEWAY, MAX_LIFETIME, PlatformKeys, invalid_claim
 from referee.application.players.ratings import Ratings
 from referee.application.tables import errors
@@ -59,16 +68,17 @@ DEFAULT_PLATFORM_NAMESPACE = "platform"
 ACCOUNT_TOKEN_PREFIX = "acct-"
 #: The kinds of player an account is.
 KINDS = ("person", "bot")
-#: Document kinds (DESIGN: "Documents"): an account by name, by its token's hash, and by
-#: its name in lower case (names are unique whatever their case: "Ada" cannot pass for "ada").
-ACCOUNT, ACCOUNT_TOKEN, ACCOUNT_NAME = "account", "account_token", "account_name"
+#: Document kind of an account by its name in lower case (names are unique whatever their
+#: case: "Ada" cannot pass for "ada"); the kinds by name and by token hash are
+#: :mod:`~referee.application.players.credentials`' ``ACCOUNT`` and ``ACCOUNT_TOKEN``.
+ACCOUNT_NAME = "account_name"
 #: Longest credential looked at: anything longer is no token of ours (and not parsed).
 MAX_CREDENTIAL = 8192
-#: How long a checked account token is trusted without reading the store again (accounts
-#: are never changed once made, so this only bounds memory and a removed account's life).
-TRUSTED_SECONDS = 60.0
-#: Account tokens remembered at most.
-MAX_TRUSTED = 10_000
+#: How many times a revocation or rotation is tried again after another writer changed the
+#: account (or revoked another token) at the same moment.
+TOKEN_CHANGE_RETRIES = 5
+#: Platform players remembered as let in, at most (forgetting one costs a read).
+MAX_SEEN = 10_000
 #: Register calls per minute per replica unless configured.
 DEFAULT_REGISTRATIONS_PER_MINUTE = 60
 
@@ -199,34 +209,16 @@ def principal_of(
     )
 
 
-@dataclass
-class _Trusted:
-    """Account tokens checked lately: ``{token hash: (player, monotonic time checked)}``."""
-
-    entries: OrderedDict[str, tuple[Player, float]] = field(default_factory=OrderedDict)
-
-    def get(self, digest: str) -> Player | None:
-        found = self.entries.get(digest)
-        if found is None or time.monotonic() - found[1] > TRUSTED_SECONDS:
-            return None
-        return found[0]
-
-    def put(self, digest: str, player: Player) -> None:
-        self.entries[digest] = (player, time.monotonic())
-        self.entries.move_to_end(digest)
-        while len(self.entries) > MAX_TRUSTED:
-            self.entries.popitem(last=False)
-
-
 class Players:
     """Accounts, credentials, per-player limits and ratings (``Referee.players``)."""
 
     def __init__(self, repository: Repository, settings: PlayerSettings | None = None) -> None:
         self.repository = repository
         self.ratings = Ratings(repository)
+        #: Account tokens: checked, trusted, revoked (and the streams opened with them).
+        self.credentials = Credentials(repository)
         self.configure(settings or PlayerSettings())
-        self._trusted = _Trusted()
-        #: Platform players known to have an ``account`` document (see :meth:`_remember`).
+        #: Platform players let in already (see :meth:`_admit`).
         self._seen: set[str] = set()
 
     def configure(self, settings: PlayerSettings) -> None:
@@ -253,7 +245,8 @@ class Players:
         if len(credential) > MAX_CREDENTIAL:
             raise _not_ours()
         if credential.startswith(ACCOUNT_TOKEN_PREFIX):
-            principal = Principal(await self._account(credential))
+            digest = hash_token(credential)
+            principal = Principal(await self.credentials.player(digest), credential=digest)
         elif self.settings.platform is not None:
             claims = self.settings.platform.claims(credential)
             principal = principal_of(claims, time.time(), self.settings.platform_namespace)
@@ -268,27 +261,6 @@ class Players:
         """:meth:`authenticate`, or ``None`` for a call without a credential (a bad one is
         still refused: a caller who meant to sign in learns that it did not)."""
         return await self.authenticate(credential) if credential else None
-
-    async def _account(self, token: str) -> Player:
-        digest = hash_token(token)
-        trusted = self._trusted.get(digest)
-        if trusted is not None:
-            return trusted
-        call, store = self.repository.call, self.repository.store
-        # The hash is looked up (it reveals nothing about the token); the account's own
-        # record of it is then compared in constant time, so a forged index entry cannot
-        # sign anyone in.
-        index = await call(store.read_document, ACCOUNT_TOKEN, digest)
-        name = index.body.get("name") if index is not None else None
-        account = await call(store.read_document, ACCOUNT, name) if isinstance(name, str) else None
-        expected = str(account.body.get("token_hash", "")) if account is not None else ""
-        if account is None or not hmac.compare_digest(expected.encode(), digest.encode()):
-            raise errors.unauthenticated(
-                "CREDENTIAL_INVALID", "the credential is not the token of an account here"
-            )
-        player = _player(account.key, account.body)
-        self._trusted.put(digest, player)
-        return player
 
     async def _admit(self, player: Player) -> None:
         """Let a platform's player in under its name, the first time this process sees it:
@@ -322,7 +294,7 @@ class Players:
                 claim="sub",
             )
         self._seen.add(player.name)
-        if len(self._seen) > MAX_TRUSTED:
+        if len(self._seen) > MAX_SEEN:
             self._seen.clear()  # a bound on memory; forgetting costs one read each
 
     async def _namesake(self, name: str) -> Document | None:
@@ -374,6 +346,67 @@ class Players:
             raise errors.name_taken(name) from None
         log.info("account_created", player=name, kind=kind)
         return Player(name, kind, created), token
+
+    async def revoke(self, name: str) -> Player:
+        """``referee account revoke NAME``: the account's token signs in no more, on every
+        replica within ``credentials.RECHECK_SECONDS``, and the streams opened with it end
+        (UNAUTHENTICATED ``CREDENTIAL_REVOKED``) within the same bound; :meth:`rotate` gives
+        the account a new one. NOT_FOUND ``PLAYER_UNKNOWN``; FAILED_PRECONDITION
+        ``NOT_AN_ACCOUNT`` for a platform's player (its tokens are the platform's)."""
+        player = await self._replace_token(name, "")
+        log.info("account_token_revoked", player=name)
+        return player
+
+    async def rotate(self, name: str, current: str = "") -> tuple[Player, str]:
+        """``referee account rotate NAME``: a new token for the account, shown only now; the
+        old one is revoked as by :meth:`revoke`. The same refusals. ``current``: the hash
+        of the token the account must have now (RotateToken: the caller's own), else
+        UNAUTHENTICATED ``CREDENTIAL_REVOKED`` (it was replaced meanwhile)."""
+        token = new_account_token()
+        player = await self._replace_token(name, hash_token(token), current)
+        log.info("account_token_rotated", player=name)
+        return player, token
+
+    async def _replace_token(self, name: str, digest: str, current: str = "") -> Player:
+        """One transaction: the account's token hash (``digest``; "" for none), its old
+        token's index entry marked revoked, the new one's added, and
+        ``credentials.CHANGES`` moved on, so every replica checks its trusted tokens again.
+        ``current``: the old token's hash must be this one."""
+        call, store = self.repository.call, self.repository.store
+        if not is_player_name(name):
+            raise errors.player_unknown(name)
+        for _attempt in range(TOKEN_CHANGE_RETRIES):
+            account = await call(store.read_document, ACCOUNT, name)
+            if account is None:
+                raise errors.player_unknown(name)
+            if account.body.get("platform", False):
+                raise errors.not_now(
+                    f"{name!r} is a platform's player, not an account of this server: its "
+                    "tokens are the platform's to stop signing",
+                    "NOT_AN_ACCOUNT",
+                )
+            now = time.time()
+            old = str(account.body.get("token_hash", ""))
+            if current and old != current:
+                raise revoked()
+            body = {**account.body, "token_hash": digest, "token_changed_ms": int(now * 1000)}
+            writes = [DocumentWrite(ACCOUNT, name, body, account.revision, now)]
+            if old:
+                entry = await call(store.read_document, ACCOUNT_TOKEN, old)
+                if entry is not None:
+                    gone = {"name": name, "revoked_ms": int(now * 1000)}
+                    writes.append(DocumentWrite(ACCOUNT_TOKEN, old, gone, entry.revision, now))
+            if digest:
+                writes.append(DocumentWrite(ACCOUNT_TOKEN, digest, {"name": name}, 0, now))
+            kind, key = CHANGES
+            writes.append(changed(await call(store.read_document, kind, key)))
+            try:
+                await call(store.write_documents, writes)
+            except RevisionConflict:
+                continue  # the account, or the changes' count, moved meanwhile: read again
+            self.credentials.moved()  # refused here at once, whatever the store announces
+            return _player(name, body)
+        raise errors.not_now("the account is being changed; try again", "BUSY")
 
     async def get(self, name: str) -> Player:
         """The player named ``name``: an account, or a platform's player this server has

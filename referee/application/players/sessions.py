@@ -38,6 +38,7 @@ from typing import Any, Protocol
 import structlog
 
 from referee.application.players import seat_documents
+from referee.application.players.credentials import Credentials
 from referee.application.players.seat_documents import Reserved
 from referee.application.tables import access, errors
 from referee.application.tables.access import Principal
@@ -147,11 +148,18 @@ class Sessions:
     that player's sessions, on the event loop."""
 
     def __init__(
-        self, repository: Repository, commands: Commands, streams: Streams, rooms: object = None
+        self,
+        repository: Repository,
+        commands: Commands,
+        streams: Streams,
+        rooms: object = None,
+        credentials: Credentials | None = None,
     ) -> None:
         self.repository = repository
         self.commands = commands
         self.streams = streams
+        #: The account tokens' watch: a session opened with one ends when it is revoked.
+        self.credentials = credentials
         #: The facade, whose ``lobby`` room (when it has one) offers ``inbox(player)``: looked
         #: up when a session opens, so the rooms may be built in any order.
         self.rooms = rooms
@@ -273,6 +281,8 @@ class Session:
     _announced: set[tuple[str, int]] = field(default_factory=set)
     _started: bool = False
     _closed: bool = False
+    #: Ends the hold on the account token the session was opened with (if any).
+    _release: Callable[[], None] | None = None
     _in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(IN_FLIGHT))
 
     # --- the client's side --------------------------------------------------------------
@@ -379,6 +389,8 @@ class Session:
             return []
         self._closed = True
         self.sessions._forget(self)
+        if self._release is not None:
+            self._release()
         tasks = [f.task for f in self._seats.values() if f.task is not None]
         tasks += self._tasks
         for task in tasks:
@@ -391,6 +403,10 @@ class Session:
         if self._started:
             return
         self._started = True
+        credentials, principal = self.sessions.credentials, self.principal
+        if credentials is not None and principal is not None and principal.credential:
+            # Revoked while open: the session ends UNAUTHENTICATED (the client signs in again).
+            self._release = credentials.hold(principal.credential, self.end)
         for resume in self.resumes:
             self.resume(resume)
         if self.player is not None:

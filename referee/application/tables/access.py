@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.application.tables import errors
 from referee.application.tables.errors import Kind, RefereeError
@@ -45,6 +45,9 @@ class Principal:
     scope_seat: int | None = None
     #: A platform token with the spectator role: it may watch, never play.
     spectator_only: bool = False
+    #: The SHA-256 of the account token the call was made with ("" for a platform token or
+    #: an in-process player): what a stream opened with it is ended by, if it is revoked.
+    credential: str = field(default="", compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
