@@ -9,9 +9,6 @@ first outcome (``duplicate``) without applying the command twice.
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import threading
 from collections.abc import Iterator
 
 import grpc
@@ -23,69 +20,15 @@ from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import failure_of
 from tests.store.faults import DEADLINE, fault_of
 from tests.store.pg import postgres_url, temporary_database
-
-
-class CuttingRelay:
-    """Relays TCP connections to ``upstream``; :meth:`arm` makes it cut the next connection
-    that asks for ``referee_append`` once the database has answered it."""
-
-    def __init__(self, upstream: tuple[str, int]) -> None:
-        self.upstream = upstream
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self.listener.getsockname()[1])
-        self._armed = threading.Event()
-        self.cut = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def arm(self) -> None:
-        self.cut.clear()
-        self._armed.set()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.upstream)
-            asked = threading.Event()  # this connection sent referee_append while armed
-            threading.Thread(target=self._up, args=(client, server, asked), daemon=True).start()
-            threading.Thread(target=self._down, args=(server, client, asked), daemon=True).start()
-
-    def _up(self, client: socket.socket, server: socket.socket, asked: threading.Event) -> None:
-        with contextlib.suppress(OSError):
-            while data := client.recv(65536):
-                if self._armed.is_set() and b"referee_append" in data:
-                    self._armed.clear()
-                    asked.set()
-                server.sendall(data)
-        with contextlib.suppress(OSError):
-            server.shutdown(socket.SHUT_WR)
-
-    def _down(self, server: socket.socket, client: socket.socket, asked: threading.Event) -> None:
-        with contextlib.suppress(OSError):
-            while data := server.recv(65536):
-                if asked.is_set():  # the answer to the append: drop it and the connection
-                    self.cut.set()
-                    break
-                client.sendall(data)
-        for end in (client, server):
-            with contextlib.suppress(OSError):
-                end.shutdown(socket.SHUT_RDWR)
-            end.close()
-
-    def close(self) -> None:
-        self.listener.close()
+from tests.store.relay import CuttingRelay, relayed_url, upstream_of
 
 
 @pytest.fixture
 def relayed() -> Iterator[tuple[CuttingRelay, pb_grpc.RefereeServiceStub]]:
     with temporary_database() as url:
         direct = postgres_url(url)
-        host_port = direct.split("@", 1)[1].split("/", 1)[0]
-        host, port = host_port.rsplit(":", 1)
-        relay = CuttingRelay((host, int(port)))
-        store = direct.replace(host_port, f"127.0.0.1:{relay.port}")
+        relay = CuttingRelay(upstream_of(direct))
+        store = relayed_url(direct, relay)
         try:
             with (
                 running_server(store, store_wait=1.0) as server,
