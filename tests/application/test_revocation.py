@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 
 from referee import cli
 from referee.application import Kind, PlayerSeat, Principal, Referee, RefereeError, StreamEnded
@@ -142,6 +143,18 @@ def test_only_an_account_has_a_token_to_revoke() -> None:
     run(scenario)
 
 
+@pytest.fixture
+def cli_logging() -> Iterator[None]:
+    """``referee account`` configures the process's logging for its run (warnings only):
+    the tests after this one keep theirs."""
+    saved = structlog.get_config()
+    try:
+        yield
+    finally:
+        structlog.configure(**saved)
+
+
+@pytest.mark.usefixtures("cli_logging")
 def test_the_operator_revokes_from_another_process_with_no_notification(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
