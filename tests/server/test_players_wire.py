@@ -300,47 +300,77 @@ def test_registrations_past_the_servers_limit_are_exhausted_with_retry_info() ->
 # --- revoking and replacing a token (issue 39) ----------------------------------------------
 
 
-def _held(server: RefereeServer, count: int) -> None:
-    """Wait until ``count`` distinct account tokens have streams open on the server."""
+def _opened(server: RefereeServer, count: int) -> None:
+    """Wait until ``count`` streams opened with an account token are open on the server."""
     for _ in range(int(TIMEOUT / 0.01)):
-        if server.referee.players.credentials.held == count:
+        if server.referee.players.credentials.streams == count:
             return
         time.sleep(0.01)
-    raise AssertionError("the stream did not open")
+    raise AssertionError(f"not {count} streams open")
 
 
-def _stream_until_end(wire: Wire, token: str, ended: list[WireError]) -> Callable[[], None]:
-    """A player stream opened with ``token`` on ``wire`` (WatchPlayer; on gRPC also
-    PlayerSession), read to its end in a thread: the refusals it ends with go in ``ended``."""
+def _seated(wire: Wire, token: str) -> str:
+    """A started game whose seat 0 the player of ``token`` holds (its creator seat)."""
+    request = pb.CreateGameRequest(
+        game_type="dracula-vs-van-helsing",
+        players=2,
+        seat_requests=[
+            pb.SeatRequest(mode=pb.SEAT_MODE_CREATOR),
+            pb.SeatRequest(mode=pb.SEAT_MODE_OPEN),
+        ],
+    )
+    created = wire.call("CreateGame", request, token)
+    code = created.invitations[0].claim_code
+    wire.call("ClaimSeat", pb.ClaimSeatRequest(game_id=created.game_id, claim_code=code))
+    return str(created.game_id)
+
+
+def _streams_until_end(
+    wire: Wire, token: str, game_id: str, ended: list[WireError]
+) -> Callable[[], None]:
+    """Streams opened with ``token`` on ``wire``: WatchPlayer and StreamGame of the seat the
+    player holds in ``game_id`` (on gRPC also PlayerSession), each read to its end in a
+    thread: the refusals they end with go in ``ended``."""
     authorization = f"Bearer {token}"
+    game = pb.StreamGameRequest(game_id=game_id, seat=0, batched=True)
 
-    def grpc_streams() -> None:
+    def grpc_stream(open_call: Callable[[pb_grpc.RefereeServiceStub, Any], Any]) -> None:
         with grpc.insecure_channel(wire.server.address) as channel:
             stub = pb_grpc.RefereeServiceStub(channel)
-            metadata = [("authorization", authorization)]
-            calls: list[Any] = [
-                stub.WatchPlayer(pb.WatchPlayerRequest(), timeout=TIMEOUT, metadata=metadata),
-                stub.PlayerSession(iter(()), timeout=TIMEOUT, metadata=metadata),
-            ]
-            readers = [threading.Thread(target=_read_grpc, args=(c, ended)) for c in calls]
-            for reader in readers:
-                reader.start()
-            for reader in readers:
-                reader.join(TIMEOUT)
+            _read_grpc(open_call(stub, [("authorization", authorization)]), ended)
 
-    def connect_stream() -> None:
+    def connect_stream(method: str, request: Message) -> None:
         assert wire.server.http is not None
         http = HttpTransport(wire.server.http.address, "connect")
-        body = http._frame(pb.WatchPlayerRequest().SerializeToString())
+        body = http._frame(request.SerializeToString())
         try:
-            for _ in http._enveloped("WatchPlayer", body, {"Authorization": authorization}):
+            for _ in http._enveloped(method, body, {"Authorization": authorization}):
                 pass
         except WireError as error:
             ended.append(error)
 
-    thread = threading.Thread(target=grpc_streams if wire.name == "grpc" else connect_stream)
-    thread.start()
-    return lambda: thread.join(TIMEOUT)
+    readers: list[threading.Thread]
+    if wire.name == "grpc":
+        opens: list[Callable[[pb_grpc.RefereeServiceStub, Any], Any]] = [
+            lambda stub, m: stub.WatchPlayer(pb.WatchPlayerRequest(), timeout=TIMEOUT, metadata=m),
+            lambda stub, m: stub.PlayerSession(iter(()), timeout=TIMEOUT, metadata=m),
+            lambda stub, m: stub.StreamGame(game, timeout=TIMEOUT, metadata=m),
+        ]
+        readers = [threading.Thread(target=grpc_stream, args=(o,)) for o in opens]
+    else:
+        calls: list[tuple[str, Message]] = [
+            ("WatchPlayer", pb.WatchPlayerRequest()),
+            ("StreamGame", game),
+        ]
+        readers = [threading.Thread(target=connect_stream, args=c) for c in calls]
+    for reader in readers:
+        reader.start()
+
+    def join() -> None:
+        for reader in readers:
+            reader.join(TIMEOUT)
+
+    return join
 
 
 def _read_grpc(call: Any, ended: list[WireError]) -> None:
@@ -359,14 +389,15 @@ def test_rotate_token_replaces_the_token_and_ends_the_streams_opened_with_it(
 ) -> None:
     registered = wire.call("Register", pb.RegisterRequest(name=_name(wire, "rotor")))
     old = registered.token
+    game_id = _seated(wire, old)
     ended: list[WireError] = []
-    join = _stream_until_end(wire, old, ended)
-    _held(server, 1)
+    join = _streams_until_end(wire, old, game_id, ended)
+    streams = 3 if wire.name == "grpc" else 2
+    _opened(server, streams)
     rotated = wire.call("RotateToken", pb.RotateTokenRequest(), old)
     assert rotated.player == registered.player
     assert rotated.token.startswith("acct-") and rotated.token != old
     join()
-    streams = 2 if wire.name == "grpc" else 1
     assert len(ended) == streams, ended
     for error in ended:
         assert error.code == "UNAUTHENTICATED" and error.info is not None
@@ -381,7 +412,7 @@ def test_rotate_token_replaces_the_token_and_ends_the_streams_opened_with_it(
     # The old token cannot rotate again (nor take the new one's place).
     error = refusal(wire, "RotateToken", pb.RotateTokenRequest(), old)
     assert error.code == "UNAUTHENTICATED"
-    _held(server, 0)
+    _opened(server, 0)
 
 
 def test_rotate_token_is_for_an_account_token(wire: Wire) -> None:

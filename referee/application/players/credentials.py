@@ -199,9 +199,9 @@ class Credentials:
             self._wake.set()
 
     @property
-    def held(self) -> int:
-        """How many distinct tokens have streams open."""
-        return len(self._held)
+    def streams(self) -> int:
+        """How many streams opened with an account token are open."""
+        return sum(len(ends) for ends in self._held.values())
 
     def start(self) -> None:
         """Watch :data:`CHANGES` (read every :data:`RECHECK_SECONDS`, and at once when the
