@@ -96,3 +96,56 @@ def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers
         ),
         timeout=DEADLINE,
     )
+
+
+def test_the_streams_open_when_an_append_is_cut_off_get_its_events_without_a_get_game(
+    relayed: tuple[CuttingRelay, pb_grpc.RefereeServiceStub],
+) -> None:
+    """The stall of issue 39 as a bot meets it: every seat's stream is open, the append of a
+    command commits and its answer is cut off, the retry answers ``duplicate``; nobody calls
+    GetGame, and each stream still reaches the store's last sequence."""
+    relay, stub = relayed
+    created = stub.CreateGame(
+        pb.CreateGameRequest(game_type="sleeping-queens", players=2), timeout=DEADLINE
+    )
+    game_id = created.game_id
+    tokens = [s.token for s in sorted(created.seats, key=lambda s: s.seat)]
+    seat = created.game.pending_seats[0]
+    view = stub.GetView(
+        pb.GetViewRequest(game_id=game_id, seat_token=tokens[seat]), timeout=DEADLINE
+    ).view
+    streams = [
+        stub.StreamGame(
+            pb.StreamGameRequest(game_id=game_id, seat_token=token, batched=True),
+            timeout=DEADLINE,
+        )
+        for token in tokens
+    ]
+    for stream in streams:
+        next(stream)  # the current view: the stream is open
+    request = pb.SubmitCommandRequest(
+        game_id=game_id,
+        seat_token=tokens[seat],
+        command_id="uncertain-streams",
+        command=view.legal_commands[0],
+    )
+    relay.arm()
+    with pytest.raises(grpc.RpcError):
+        stub.SubmitCommand(request, timeout=DEADLINE)
+    assert relay.cut.is_set(), "the relay did not cut the append's answer"
+    for _ in range(50):  # the store may take a moment to come back
+        try:
+            answer = stub.SubmitCommand(request, timeout=DEADLINE)
+            break
+        except grpc.RpcError as error:
+            assert error.code() is grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+    assert answer.duplicate
+    for stream in streams:
+        last = 0
+        for message in stream:  # a hang guard: the call's deadline
+            if message.events:
+                last = message.events[-1].sequence
+            if last >= answer.last_sequence:
+                break
+        assert last >= answer.last_sequence, "the stream stalled before the store's last event"
+        stream.cancel()
