@@ -92,6 +92,9 @@ class Credentials:
         self._revision: int | None = None
         self._read_at = 0.0
         self._reading: asyncio.Future[int] | None = None
+        #: How many writes of :data:`CHANGES` this process was told of (:meth:`moved`): a
+        #: read begun before one is not taken as fresh.
+        self._moves = 0
         #: Streams opened with each token: ``{hash: {hold id: end}}``.
         self._held: dict[str, dict[int, End]] = {}
         self._ids = itertools.count()
@@ -137,25 +140,21 @@ class Credentials:
 
     async def _current(self) -> int:
         """The revision of :data:`CHANGES`, read again when the last read is older than
-        :data:`RECHECK_SECONDS` (one read at a time, shared by every caller)."""
-        fresh = time.monotonic() - self._read_at < RECHECK_SECONDS
-        if self._revision is not None and fresh:
-            return self._revision
-        return await self._refresh()
+        :data:`RECHECK_SECONDS` or began before a write of it was announced (one read at a
+        time, shared by every caller)."""
+        while self._revision is None or time.monotonic() - self._read_at >= RECHECK_SECONDS:
+            await self._refresh()
+        return self._revision
 
     async def _refresh(self) -> int:
-        if self._reading is None:
-            self._reading = asyncio.ensure_future(self._read_revision())
-            self._reading.add_done_callback(self._read_done)
-        return await asyncio.shield(self._reading)
-
-    def _read_done(self, reading: asyncio.Future[int]) -> None:
-        self._reading = None
-        if not reading.cancelled():
-            reading.exception()  # seen: each caller got it
+        reading = self._reading
+        if reading is None or reading.done():
+            reading = self._reading = asyncio.ensure_future(self._read_revision())
+            reading.add_done_callback(_seen)
+        return await asyncio.shield(reading)
 
     async def _read_revision(self) -> int:
-        started = time.monotonic()
+        started, moves = time.monotonic(), self._moves
         kind, key = CHANGES
         found = await self.repository.call(self.repository.store.read_document, kind, key)
         revision = found.revision if found is not None else 0
@@ -165,7 +164,8 @@ class Credentials:
             if self._wake is not None:
                 self._wake.set()  # the watch checks the held tokens again
         self._revision = revision
-        self._read_at = started
+        if moves == self._moves:  # else a write may have come after this read: read again
+            self._read_at = started
         return revision
 
     # --- streams ------------------------------------------------------------------------------
@@ -194,6 +194,7 @@ class Credentials:
     def moved(self) -> None:
         """:data:`CHANGES` was written (here, or announced by the store): trust no token
         before reading it again, and check the held ones."""
+        self._moves += 1
         self._read_at = -RECHECK_SECONDS
         if self._wake is not None:
             self._wake.set()
@@ -255,6 +256,12 @@ class Credentials:
                 log.info("streams_ended_revoked", streams=len(ends))
                 for end in ends:
                     end(revoked())
+
+
+def _seen(reading: asyncio.Future[int]) -> None:
+    """A read's fault was each waiting caller's to see: not a lost task's."""
+    if not reading.cancelled():
+        reading.exception()
 
 
 __all__ = [
