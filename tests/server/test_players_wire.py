@@ -427,3 +427,33 @@ def test_rotate_token_is_for_an_account_token(wire: Wire) -> None:
         "FAILED_PRECONDITION",
         "NOT_AN_ACCOUNT",
     )
+
+
+def test_a_spectator_token_of_a_seated_player_sees_the_public_view_only(wire: Wire) -> None:
+    """Issue 39: the platform's spectator token of a player holding seat 0 is refused that
+    seat's view and stream (TOKEN_SCOPE) and gets the spectator's view without one."""
+    name = _name(wire, "seer")
+    game_id = _seated(wire, PLATFORM.token(name, aud="referee"))
+    watching = PLATFORM.token(name, aud="referee", role="spectator")
+    for request in (
+        pb.GetViewRequest(game_id=game_id, seat=0),
+        pb.GetViewRequest(game_id=game_id, seat=1),
+    ):
+        error = refusal(wire, "GetView", request, watching)
+        assert (error.code, error.info and error.info.reason) == (
+            "PERMISSION_DENIED",
+            "TOKEN_SCOPE",
+        )
+    view = wire.call("GetView", pb.GetViewRequest(game_id=game_id), watching).view
+    assert not view.HasField("seat") and not view.legal_commands
+    public = wire.call("GetView", pb.GetViewRequest(game_id=game_id, spectator=True)).view
+    assert view == public
+    with grpc.insecure_channel(wire.server.address) as channel:
+        stream = pb_grpc.RefereeServiceStub(channel).StreamGame(
+            pb.StreamGameRequest(game_id=game_id, seat=0),
+            metadata=[("authorization", f"Bearer {watching}")],
+            timeout=TIMEOUT,
+        )
+        with pytest.raises(grpc.RpcError) as caught:
+            next(stream)
+        assert caught.value.code() is grpc.StatusCode.PERMISSION_DENIED  # type: ignore[attr-defined]
