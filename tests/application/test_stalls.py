@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
@@ -213,10 +213,7 @@ def test_a_catch_up_that_fails_on_a_store_fault_is_tried_again() -> None:
     store = FailingReads()
 
     async def main() -> None:
-        first, second = Referee(store), Referee(store)
-        await first.recover()
-        await second.recover()
-        try:
+        async with _two_referees(store) as (first, second):
             created = await first.create(GAME, 2)
             await second.summary(created.game_id)  # loaded there: it follows the game
             streams = Streams(second, created)
@@ -226,11 +223,21 @@ def test_a_catch_up_that_fails_on_a_store_fault_is_tried_again() -> None:
             answer = await first.submit(created.game_id, token, "c-1", command)
             await streams.reach(answer.version)
             await streams.close()
-        finally:
-            first.close()
-            second.close()
 
     asyncio.run(main())
+
+
+@contextlib.asynccontextmanager
+async def _two_referees(store: EventStore) -> AsyncIterator[tuple[Referee, Referee]]:
+    """Two referees on one store (two replicas), recovered, closed after."""
+    first, second = Referee(store), Referee(store)
+    await first.recover()
+    await second.recover()
+    try:
+        yield first, second
+    finally:
+        first.close()
+        second.close()
 
 
 class LoadsBeforeTheLastAppend(MemoryEventStore):
@@ -254,20 +261,14 @@ def test_a_notice_heard_while_the_game_loads_is_caught_up() -> None:
     store = LoadsBeforeTheLastAppend()
 
     async def main() -> None:
-        first, second = Referee(store), Referee(store)
-        await first.recover()
-        await second.recover()
-        try:
+        async with _two_referees(store) as (first, second):
             created = await first.create(GAME, 2)
             token, command = await _first_command(first, created)
             answer = await first.submit(created.game_id, token, "c-1", command)
             store.early = (created.game_id, answer.first_sequence - 1)
-            await second.summary(created.game_id)  # loads it, one event short
+            await second.summary(created.game_id)  # loads it, one batch short
             streams = Streams(second, created)
             await streams.reach(answer.version)
             await streams.close()
-        finally:
-            first.close()
-            second.close()
 
     asyncio.run(main())

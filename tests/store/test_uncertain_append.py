@@ -39,10 +39,8 @@ def relayed() -> Iterator[tuple[CuttingRelay, pb_grpc.RefereeServiceStub]]:
             relay.close()
 
 
-def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers_it(
-    relayed: tuple[CuttingRelay, pb_grpc.RefereeServiceStub],
-) -> None:
-    relay, stub = relayed
+def _first_move(stub: pb_grpc.RefereeServiceStub) -> tuple[str, list[str], int, pb.View]:
+    """A new game: its id, seat tokens, the seat it waits for and that seat's view."""
     created = stub.CreateGame(
         pb.CreateGameRequest(game_type="sleeping-queens", players=2), timeout=DEADLINE
     )
@@ -52,6 +50,14 @@ def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers
     view = stub.GetView(
         pb.GetViewRequest(game_id=game_id, seat_token=tokens[seat]), timeout=DEADLINE
     ).view
+    return game_id, tokens, seat, view
+
+
+def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers_it(
+    relayed: tuple[CuttingRelay, pb_grpc.RefereeServiceStub],
+) -> None:
+    relay, stub = relayed
+    game_id, tokens, seat, view = _first_move(stub)
     request = pb.SubmitCommandRequest(
         game_id=game_id,
         seat_token=tokens[seat],
@@ -105,15 +111,7 @@ def test_the_streams_open_when_an_append_is_cut_off_get_its_events_without_a_get
     command commits and its answer is cut off, the retry answers ``duplicate``; nobody calls
     GetGame, and each stream still reaches the store's last sequence."""
     relay, stub = relayed
-    created = stub.CreateGame(
-        pb.CreateGameRequest(game_type="sleeping-queens", players=2), timeout=DEADLINE
-    )
-    game_id = created.game_id
-    tokens = [s.token for s in sorted(created.seats, key=lambda s: s.seat)]
-    seat = created.game.pending_seats[0]
-    view = stub.GetView(
-        pb.GetViewRequest(game_id=game_id, seat_token=tokens[seat]), timeout=DEADLINE
-    ).view
+    game_id, tokens, seat, view = _first_move(stub)
     streams = [
         stub.StreamGame(
             pb.StreamGameRequest(game_id=game_id, seat_token=token, batched=True),
