@@ -29,6 +29,7 @@ from typing import Any, Generic
 from referee.engine import endings
 from referee.engine.endings import Ending
 from referee.engine.game import (
+    GAME_OVER,
     Command,
     Decision,
     Event,
@@ -186,9 +187,11 @@ class Table(Generic[StateT]):
         """The game's start (the deal, with its card commitments) for a table that opened
         without it. Not applied. Raises Rejection once the game has started or ended."""
         if self.started:
-            raise Rejection("GAME_STARTED", "the game has started already", "precondition")
+            raise Rejection(
+                "GAME_STARTED", "the game has started already", "precondition", "GAME_STARTED"
+            )
         if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition")
+            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
         return self._deal()
 
     def _deal(self) -> list[Event]:
@@ -263,29 +266,37 @@ class Table(Generic[StateT]):
         pending decisions) and the command's shape (its field plan), and calls the game's
         handler for the phase and the command's type."""
         if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
         status = self.status
         if status.aborted is not None:
-            raise Rejection("ABORTED", "the game was aborted", "precondition")
+            raise Rejection("ABORTED", "the game was aborted", "precondition", GAME_OVER)
         if status.limit_reached is not None:
             raise Rejection(
                 EVENT_LIMIT,
                 f"the game ended at its event limit ({status.limit_reached.limit} events)",
                 "precondition",
+                GAME_OVER,
             )
         if not self.started:
             raise Rejection(
                 "GAME_NOT_STARTED",
                 "the game has not started: it deals once every seat is held",
                 "precondition",
+                "GAME_NOT_STARTED",
             )
         if seat in status.resigned:
             raise Rejection(
-                "RESIGNED", f"seat {seat} has resigned; the referee plays for it", "precondition"
+                "RESIGNED",
+                f"seat {seat} has resigned; the referee plays for it",
+                "precondition",
+                "SEAT_RESIGNED",
             )
         if seat in status.forfeited:
             raise Rejection(
-                "FORFEIT", f"seat {seat} has forfeited; the referee plays for it", "precondition"
+                "FORFEIT",
+                f"seat {seat} has forfeited; the referee plays for it",
+                "precondition",
+                "SEAT_FORFEITED",
             )
         return self._limited(self._committed(self.game.decide(self.state, seat, command)))
 
@@ -435,15 +446,23 @@ class Table(Generic[StateT]):
         default commands, as :meth:`forfeited_play` does for a forfeited seat). Raises
         Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``ALREADY_RESIGNED``)."""
         if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
         if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition")
+            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
         if not self.started:
             raise Rejection(
-                "GAME_NOT_STARTED", "the game has not started: nothing to resign", "precondition"
+                "GAME_NOT_STARTED",
+                "the game has not started: nothing to resign",
+                "precondition",
+                "GAME_NOT_STARTED",
             )
         if seat in self.status.resigned:
-            raise Rejection("ALREADY_RESIGNED", f"seat {seat} has resigned already", "precondition")
+            raise Rejection(
+                "ALREADY_RESIGNED",
+                f"seat {seat} has resigned already",
+                "precondition",
+                "ALREADY_RESIGNED",
+            )
         return [SeatResigned(seat)]
 
     def submit(self, seat: Seat, command: Command) -> list[Event]:

@@ -1,31 +1,20 @@
-"""The RPCs of accounts, credentials and ratings: Register, WhoAmI, GetRatings,
+"""The RPCs of accounts, credentials and ratings: Register, WhoAmI, RotateToken, GetRatings,
 GetLeaderboard.
 
-Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
+each RPC by its name.
 The caller's credential comes from the ``authorization`` metadata or header
-(:class:`~referee.server.service.Caller`), never from a request field, so it cannot end up
+(:class:`~referee.server.calls.Caller`), never from a request field, so it cannot end up
 in a request log.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from referee.application import Referee
-from referee.application.players.accounts import NAME, Player
+from referee.application.players.accounts import Player, Players, is_player_name
 from referee.application.players.ratings import Rating
-from referee.application.tables.errors import bad_request
-from referee.metrics import Metrics
+from referee.application.tables.errors import Kind, RefereeError, bad_request
+from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
-
-
-class Caller(Protocol):
-    """What these calls read of :class:`referee.server.service.Caller` (which imports this
-    module, so it is not imported here)."""
-
-    @property
-    def credential(self) -> str: ...
-
 
 #: A player's kind on the wire and in the application.
 KIND_TO_PROTO = {"person": pb.PLAYER_KIND_PERSON, "bot": pb.PLAYER_KIND_BOT}
@@ -58,20 +47,20 @@ def rating_to_proto(rating: Rating) -> pb.Rating:
 
 
 class PlayerCalls:
-    """The RPCs of accounts, credentials and ratings."""
+    """The RPCs of accounts, credentials and ratings, over ``players``."""
 
-    referee: Referee
-    metrics: Metrics
+    def __init__(self, players: Players) -> None:
+        self.players = players
 
     async def Register(self, request: pb.RegisterRequest, caller: Caller) -> pb.RegisterResponse:
         kind = KIND_FROM_PROTO.get(request.kind)
         if kind is None:
             raise bad_request("kind", "not a PlayerKind")
-        player, token = await self.referee.players.register(request.name, kind)
+        player, token = await self.players.register(request.name, kind)
         return pb.RegisterResponse(player=player_to_proto(player), token=token)
 
     async def WhoAmI(self, request: pb.WhoAmIRequest, caller: Caller) -> pb.WhoAmIResponse:
-        principal = await self.referee.players.authenticate(caller.credential)
+        principal = await self.players.authenticate(caller.credential)
         response = pb.WhoAmIResponse(
             player=player_to_proto(principal.player),
             scope_game_id=principal.scope_game,
@@ -81,16 +70,30 @@ class PlayerCalls:
             response.scope_seat = principal.scope_seat
         return response
 
+    async def RotateToken(
+        self, request: pb.RotateTokenRequest, caller: Caller
+    ) -> pb.RotateTokenResponse:
+        players = self.players
+        principal = await players.authenticate(caller.credential)
+        if not principal.credential:  # a platform's token: nothing of ours to replace
+            raise RefereeError(
+                Kind.NOT_NOW,
+                "a platform's token is the platform's: only an account's token is replaced here",
+                "NOT_AN_ACCOUNT",
+            )
+        player, token = await players.rotate(principal.player.name, principal.credential)
+        return pb.RotateTokenResponse(player=player_to_proto(player), token=token)
+
     async def GetRatings(
         self, request: pb.GetRatingsRequest, caller: Caller
     ) -> pb.GetRatingsResponse:
         """Ratings are public (leaderboards show them): a name needs no credential; without
         one the caller's own are asked for."""
-        players = self.referee.players
+        players = self.players
         name = request.player
         if not name:
             name = (await players.authenticate(caller.credential)).player.name
-        elif not NAME.fullmatch(name):
+        elif not is_player_name(name):
             raise bad_request("player", "not a player name")
         ratings = await players.ratings.of(name)
         return pb.GetRatingsResponse(ratings=[rating_to_proto(r) for r in ratings])
@@ -98,7 +101,7 @@ class PlayerCalls:
     async def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, caller: Caller
     ) -> pb.GetLeaderboardResponse:
-        board = await self.referee.players.ratings.leaderboard(request.game_type, request.limit)
+        board = await self.players.ratings.leaderboard(request.game_type, request.limit)
         return pb.GetLeaderboardResponse(ratings=[rating_to_proto(r) for r in board])
 
 

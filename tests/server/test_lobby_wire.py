@@ -198,7 +198,7 @@ def test_challenge_refusals_over_the_wire(wire: Wire) -> None:
             pb.CreateChallengeRequest(terms=pb.GameTerms(game_type="vampire-queen", players=2)),
             ann_token,
             "INVALID_ARGUMENT",
-            "RULE_VIOLATION",
+            "BAD_REQUEST",
         ),
         (
             "AnswerChallenge",
@@ -353,4 +353,4 @@ def test_a_scoped_platform_token_cannot_act_in_the_lobby(wire: Wire) -> None:
     name = f"pl{next(_names)}"
     unscoped = PLATFORM.token(name, aud="referee")
     made = wire.call("CreateChallenge", pb.CreateChallengeRequest(terms=DV), unscoped)
-    assert made.challenge.challenger == name
+    assert made.challenge.challenger == f"platform:{name}"

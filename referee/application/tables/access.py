@@ -2,7 +2,9 @@
 
 Tokens are kept only as SHA-256 hashes (:func:`hash_token`) and compared in constant time. A
 seat's token hash is in the game's record (seats whose token went to the creator) or in the
-store's claim of the seat (:attr:`LiveGame.claims`). A player signed in with a credential
+store's claim of the seat (:attr:`LiveGame.claims`), which :func:`read_claims_for` reads
+before a token is checked when the claim was made on another replica. A player signed in with a
+credential
 holds the seats the log's claims name it for (:class:`PlayerSeat`); a platform token scoped
 to a game or a seat, or to watching only, covers nothing else.
 """
@@ -11,11 +13,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.application.tables import errors
 from referee.application.tables.errors import Kind, RefereeError
 from referee.application.tables.live import LiveGame
+from referee.application.tables.repository import Repository
 from referee.application.tables.values import Watcher
 from referee.engine.game import Viewer
 
@@ -45,6 +48,9 @@ class Principal:
     scope_seat: int | None = None
     #: A platform token with the spectator role: it may watch, never play.
     spectator_only: bool = False
+    #: The SHA-256 of the account token the call was made with ("" for a platform token or
+    #: an in-process player): what a stream opened with it is ended by, if it is revoked.
+    credential: str = field(default="", compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,9 +71,19 @@ def seat_of(live: LiveGame, token: SeatKey, spectator: bool, play: bool = True) 
     is to act, which a spectator's credential may not)."""
     if isinstance(token, PlayerSeat):
         principal = token.principal
-        if not play and principal.spectator_only and token.seat is None:
+        if principal.spectator_only and not play:
+            # A watching credential sees what a spectator sees, whatever seats its player
+            # holds: asking for one of them is refused, not answered with the public view.
             check_scope(principal, live.game_id, None, play=False)
-            return None  # a platform's spectator token watches as a spectator
+            if token.seat is not None:
+                raise RefereeError(
+                    Kind.FORBIDDEN,
+                    "this credential may only watch (spectator): it sees the public view, "
+                    "never a seat's",
+                    "TOKEN_SCOPE",
+                    metadata={"game_id": live.game_id, "seat": str(token.seat)},
+                )
+            return None
         return held_seat(live, principal, token.seat, play)
     if not token:
         if spectator:
@@ -104,6 +120,14 @@ def unknown_claims(live: LiveGame) -> bool:
         seat not in live.claims and not (seat < len(hashes) and hashes[seat])
         for seat in live.table.status.claims
     )
+
+
+async def read_claims_for(repository: Repository, live: LiveGame, key: SeatKey) -> None:
+    """Before ``key`` is checked: when it is a seat token and the log names a claim whose
+    store record this process has not read (made on another replica), read the store's
+    claims of the game (the claim's token hash is there, not in the log)."""
+    if isinstance(key, str) and key and unknown_claims(live):
+        live.claims = await repository.call(repository.store.seat_claims, live.game_id)
 
 
 def check_scope(principal: Principal, game_id: str, seat: int | None, play: bool) -> None:
@@ -221,6 +245,7 @@ __all__ = [
     "check_scope",
     "hash_token",
     "held_seat",
+    "read_claims_for",
     "seat_of",
     "token_seat",
     "unknown_claims",

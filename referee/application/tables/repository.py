@@ -8,9 +8,11 @@ application layer (:meth:`Repository.unit` keeps a change to a game whole whatev
 its caller).
 
 What the referee does by itself once a game changed (set the clock's timer, finish what was
-left to do after a load) is the timekeeper's (:mod:`referee.application.tables.timekeeper`);
-it is given to the repository as a :class:`Timekeeper` by
-:class:`~referee.application.referee.Referee`.
+left to do after a load) is the timekeeper's (:mod:`referee.application.tables.timekeeper`).
+The timekeeper acts through the repository, and the repository calls on it when a game loads
+or changes: the repository asks only what :class:`Timekeeping` names (a port, so this module
+does not import the timekeeper's), and the timekeeper opens its repository handing itself in
+(:class:`~referee.application.tables.timekeeper.Timekeeper`), so neither is set late.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ CONFLICT_RETRIES = 5
 
 #: How long a finished game nobody uses stays in memory (a player's last look at it), at most.
 FINISHED_IDLE_SECONDS = 5.0
+#: After a store fault left a game's live copy possibly behind the store, the first read
+#: again waits this long, each next one twice as long up to :data:`SETTLE_MAX_SECONDS`: a
+#: game catches up within that of the store's recovery (docs/operations.md, "Store faults").
+SETTLE_RETRY_SECONDS = 0.05
+SETTLE_MAX_SECONDS = 1.0
 
 
 @dataclass
@@ -89,8 +96,9 @@ class Limits:
     reconnect_window_seconds: float = 30.0
 
 
-class Timekeeper(Protocol):
-    """What the repository asks of the timekeeper (:mod:`referee.application.tables.timekeeper`)."""
+class Timekeeping(Protocol):
+    """What the repository asks of the timekeeper (the port the
+    :class:`~referee.application.tables.timekeeper.Timekeeper` that opens it fills)."""
 
     def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
         """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
@@ -100,16 +108,22 @@ class Timekeeper(Protocol):
 
 
 class Repository:
-    """The loaded games (``games``), the store's two thread pools and the background tasks.
+    """The loaded games (``games``), the store's two thread pools and the background tasks;
+    ``timekeeper`` sets each game's timer and finishes what a load left due."""
 
-    ``timekeeper`` must be set before the first game is loaded or changed."""
-
-    def __init__(self, store: EventStore, metrics: Metrics, limits: Limits, fanout: FanOut) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        metrics: Metrics,
+        limits: Limits,
+        fanout: FanOut,
+        timekeeper: Timekeeping,
+    ) -> None:
         self.store = store
         self.metrics = metrics
         self.limits = limits
         self.fanout = fanout
-        self.timekeeper: Timekeeper | None = None
+        self._clock = timekeeper
         self.games: dict[str, LiveGame] = {}
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -119,12 +133,17 @@ class Repository:
         self._heard_of: set[str] = set()
         #: Games loaded here only for their timers (:meth:`_adopt`), unasked for since.
         self._adopted: set[str] = set()
-        #: Live games whose queued catch-up has not read yet (it covers later notices too).
-        self._catching: dict[str, LiveGame] = {}
+        #: Games whose live copy may be behind the store and whose catch-up (:meth:`settle`)
+        #: has not read yet (it covers later notices too): that live copy, and whether the
+        #: referee's own moves are to be made after it.
+        self._settling: dict[str, tuple[LiveGame, bool]] = {}
+        #: Games being loaded that the store announced appends of meanwhile: the load may
+        #: have read before them, so the game reads again once loaded.
+        self._noticed: set[str] = set()
         #: How many unfinished games the store holds (the ``games_active`` gauge).
         self.active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
-        # loop (a cold load of a long game stalled every other call, issue 10).
+        # loop (a cold load of a long game would stall every other call).
         self._loader = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="load")
         #: Summaries of finished games no longer in memory, least recently used first.
         self.summaries: OrderedDict[str, Summary] = OrderedDict()
@@ -132,11 +151,6 @@ class Repository:
         self.activity: dict[str, int] = {}
         #: Called once per game that ends here (the facade adds e.g. the ratings' record).
         self.on_finished: list[Callable[[LiveGame], Awaitable[None]]] = []
-
-    @property
-    def _clock(self) -> Timekeeper:
-        assert self.timekeeper is not None, "Repository.timekeeper is not set"
-        return self.timekeeper
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on the store's writer thread (one at a time, in order); a store fault
@@ -172,7 +186,8 @@ class Repository:
 
         def appended(game_id: str, version: int) -> None:  # called on a store thread
             # Every replica hears every commit: notices _appended would ignore wake no loop
-            # (issue 25 §6). A loading game is in games or _loading at every instant.
+            # (with many replicas most notices are of games this one does not hold). A
+            # loading game is in games or _loading at every instant.
             if (
                 game_id in self.games
                 or game_id in self._loading
@@ -242,7 +257,7 @@ class Repository:
         A client whose deadline expires, or which hangs up, cancels its call's task. Work that
         changes a game (decide, append to the store, fold into the live table, publish) must
         happen as a unit or not at all: cancelled half-way, the store would hold events the
-        live game never saw, and every later command would conflict (issue 10). So such work
+        live game never saw, and every later command would conflict. So such work
         runs in a task of its own that the caller only waits for; its outcome is dropped if
         nobody is left to hear it.
         """
@@ -274,8 +289,8 @@ class Repository:
         ``max_live_games`` are held, the least recently used of those nobody uses."""
         now = time.monotonic()
         idle = self.limits.evict_idle_seconds
-        # A finished game nobody uses leaves sooner: only its summary stays (issue 25 §4); it
-        # loads again, unchanged, if anyone asks for more.
+        # A finished game nobody uses leaves sooner (its table is most of its memory): only
+        # its summary stays; it loads again, unchanged, if anyone asks for more.
         done = min(idle, FINISHED_IDLE_SECONDS)
         for live in list(self.games.values()):
             if self._evictable(live, now, done if live.finished else idle):
@@ -348,9 +363,12 @@ class Repository:
             live = await self._load(game_id)
             self.keep(live)
             self.spawn(self._clock.resume(live))
+            if game_id in self._noticed:
+                self.settle(live, act=False)
             return live
         finally:
             del self._loading[game_id]
+            self._noticed.discard(game_id)
 
     async def _load(self, game_id: str) -> LiveGame:
         loop = asyncio.get_running_loop()
@@ -413,6 +431,7 @@ class Repository:
                 await self.call(store.create_game, live.record, payloads)
         except BaseException:
             del self._loading[live.game_id]
+            self._noticed.discard(live.game_id)
             creating.set_exception(errors.not_found(live.game_id))
             raise
         try:
@@ -420,6 +439,7 @@ class Repository:
             self.keep(live)
         finally:  # only once kept: see the listener in recover
             del self._loading[live.game_id]
+            self._noticed.discard(live.game_id)  # its own creation's notice
         creating.set_result(live)
         self.activity[live.game_id] = recorded
         self.started()
@@ -447,6 +467,8 @@ class Repository:
             try:
                 await asyncio.wrap_future(appended)
             except StoreUnavailable as fault:
+                if fault.uncertain:  # it may have committed: the store will tell
+                    self.settle(live)
                 raise _unavailable(fault) from None
         finally:
             live.writing = 0
@@ -457,10 +479,15 @@ class Repository:
         else:
             self.activity[live.game_id] = recorded
 
-    async def known_claims(self, live: LiveGame) -> None:
-        """Read the store's claims of the game (a claim made on another replica: its token
-        hash is there, not in the log)."""
-        live.claims = await self.call(self.store.seat_claims, live.game_id)
+    async def write(self, live: LiveGame, fn: Callable[..., T], *args: Any) -> T:
+        """:meth:`call` for a write of ``live``'s (a claim): when the store cannot say
+        whether it committed, the game catches up with the store (:meth:`settle`)."""
+        try:
+            return await self.call(fn, *args)
+        except RefereeError as error:
+            if error.metadata.get("uncertain") == "true":
+                self.settle(live)
+            raise
 
     def present(self, live: LiveGame, seat: int) -> None:
         """The seat made a call: a token seat whose clock waited for it starts it now (see
@@ -497,9 +524,9 @@ class Repository:
         may have appended, so a loaded game that is behind catches up from the store."""
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
-            if self._catching.get(game_id) is not live:  # else its queued catch-up reads it
-                self._catching[game_id] = live
-                self.spawn(self.catch_up(live))
+            self.settle(live, act=False)  # the other writer makes the moves that follow
+        elif live is None and game_id in self._loading:
+            self._noticed.add(game_id)  # its load may have read the log before this append
         elif live is None and self.store.shared and game_id not in self._heard_of:
             # A game another replica created: if it runs a clock, load it so its timeouts fire
             # here too when that replica dies (the store lets exactly one timeout land).
@@ -524,7 +551,8 @@ class Repository:
 
     def _release(self, live: LiveGame) -> None:
         """Drop an adopted game with nothing left to time (dealt, no clock, not over) rather
-        than follow a game nobody here watches (issue 25 §6); its activity goes too."""
+        than follow a game nobody here watches (a replica would hold every game of the store);
+        its activity goes too."""
         game_id = live.game_id
         if (
             game_id in self._adopted
@@ -540,18 +568,58 @@ class Repository:
             del self.games[game_id]
             self.activity.pop(game_id, None)
 
+    def settle(self, live: LiveGame, act: bool = True) -> None:
+        """The store may hold events of ``live`` that it has not applied: an append whose
+        outcome is unknown (a connection lost after the commit), another writer's append,
+        a referee's move that failed. Catch up in the background, reading again after a
+        store fault (:data:`SETTLE_RETRY_SECONDS`, doubling up to
+        :data:`SETTLE_MAX_SECONDS`) until the store answers, so every open stream gets the
+        events without anyone asking; then, with ``act``, make the referee's own moves that
+        were due after them (a reveal, a forfeited seat's play: the writer that appended them
+        did not get to). A catch-up queued and not yet read covers this one."""
+        queued = self._settling.get(live.game_id)
+        if queued is not None and queued[0] is live:
+            self._settling[live.game_id] = (live, act or queued[1])
+            return
+        self._settling[live.game_id] = (live, act)
+        self.spawn(self._settle(live))
+
+    async def _settle(self, live: LiveGame) -> None:
+        game_id = live.game_id
+        delay = SETTLE_RETRY_SECONDS
+        act = False
+        while True:
+            try:
+                async with live.lock:  # after any of our own appends in flight
+                    queued = self._settling.get(game_id)
+                    if queued is not None and queued[0] is live:
+                        del self._settling[game_id]  # later notices need a read of their own
+                        act = act or queued[1]
+                    await self.follow_store(live)
+                    if act and live.settings.seats:
+                        live.claims = await self.call(self.store.seat_claims, game_id)
+                break
+            except (StoreError, RefereeError) as error:  # RefereeError: a store fault (call)
+                if self.games.get(game_id) is not live:
+                    return  # dropped from memory: it loads anew from the store when asked
+                log.info("game_catch_up_failed", game_id=game_id, error=str(error))
+                await asyncio.sleep(delay)
+                delay = min(SETTLE_MAX_SECONDS, delay * 2)
+        if act:
+            await self._clock.resume(live)
+        self._release(live)
+
     async def catch_up(self, live: LiveGame) -> None:
+        """Fold in what the store holds beyond ``live`` now (raises a store fault)."""
         async with live.lock:  # after any of our own appends in flight has been applied
-            if self._catching.get(live.game_id) is live:
-                del self._catching[live.game_id]
             changed = await self.follow_store(live)
         if changed:
-            self.fanout.publish(live)
             self._release(live)
 
     async def follow_store(self, live: LiveGame) -> bool:
-        """Fold in whatever the store holds beyond the live table (another writer's appends);
-        True if there was any. Call with the game's lock held; the caller publishes."""
+        """Fold in whatever the store holds beyond the live table (another writer's appends,
+        or ours whose answer was lost) and wake the game's streams; True if there was any.
+        Call with the game's lock held."""
         stored = await self.call(self.store.read, live.game_id, live.table.version, None)
         if not stored:
             return False
@@ -562,6 +630,7 @@ class Repository:
             live.ended = True  # the other writer recorded the end
             self.finished()
         self._clock.arm(live)
+        self.fanout.publish(live)
         return True
 
 
@@ -598,4 +667,4 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-__all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeper"]
+__all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeping"]
