@@ -16,16 +16,22 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,postgres,rl]'
 	touch $(STAMP)
 
-# The Node.js sample bot's packages (exactly package-lock.json), when node and npm are here;
-# without them the tests that need the Node bot are skipped, with a message.
+# npm ci in folder $(1) (exactly its package-lock.json) when node and npm are here; else the
+# message $(2) says what is skipped.
+define npm_ci
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  echo "npm ci in $(1) (node $$(node --version))"; \
+	  cd $(1) && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+	  echo "node/npm not found: $(2)"; \
+	fi
+endef
+
+# The Node.js sample bot's packages, when node and npm are here; without them the tests that
+# need the Node bot are skipped, with a message.
 NODE_BOT := clients/node-bot
 node-bot:
-	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-	  echo "npm ci in $(NODE_BOT) (node $$(node --version))"; \
-	  cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error; \
-	else \
-	  echo "node/npm not found: skipping the Node.js sample bot (its tests will be skipped)"; \
-	fi
+	$(call npm_ci,$(NODE_BOT),skipping the Node.js sample bot (its tests will be skipped))
 
 # The web client (clients/web): npm ci from package-lock.json, TypeScript generated from
 # protos/, a Vite build into clients/web/dist, which `make run` serves at http://$(HTTP)/.
@@ -88,12 +94,7 @@ $(BENCH_STAMP): $(STAMP)
 # node/npm the bench skips P14 with a note.
 BENCH_PEER := referee/bench/boardgameio
 bench-peer:
-	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-	  echo "npm ci in $(BENCH_PEER) (node $$(node --version))"; \
-	  cd $(BENCH_PEER) && npm ci --no-audit --no-fund --loglevel=error; \
-	else \
-	  echo "node/npm not found: P14 (boardgame.io) will be skipped"; \
-	fi
+	$(call npm_ci,$(BENCH_PEER),P14 (boardgame.io) will be skipped)
 
 bench: $(BENCH_STAMP) bench-peer
 	$(BIN)/referee bench --out $(BENCH_OUT)
