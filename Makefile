@@ -9,23 +9,29 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench format clean node-bot web api-baseline
+.PHONY: run test lint proto proto-check bench bench-peer format clean node-bot web api-baseline
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,postgres,rl]'
 	touch $(STAMP)
 
-# The Node.js sample bot's packages (exactly package-lock.json), when node and npm are here;
-# without them the tests that need the Node bot are skipped, with a message.
+# npm ci in folder $(1) (exactly its package-lock.json) when node and npm are here; else the
+# message $(2) says what is skipped.
+define npm_ci
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  echo "npm ci in $(1) (node $$(node --version))"; \
+	  cd $(1) && npm ci --no-audit --no-fund --loglevel=error; \
+	else \
+	  echo "node/npm not found: $(2)"; \
+	fi
+endef
+
+# The Node.js sample bot's packages, when node and npm are here; without them the tests that
+# need the Node bot are skipped, with a message.
 NODE_BOT := clients/node-bot
 node-bot:
-	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-	  echo "npm ci in $(NODE_BOT) (node $$(node --version))"; \
-	  cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error; \
-	else \
-	  echo "node/npm not found: skipping the Node.js sample bot (its tests will be skipped)"; \
-	fi
+	$(call npm_ci,$(NODE_BOT),skipping the Node.js sample bot (its tests will be skipped))
 
 # The web client (clients/web): npm ci from package-lock.json, TypeScript generated from
 # protos/, a Vite build into clients/web/dist, which `make run` serves at http://$(HTTP)/.
@@ -84,7 +90,13 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,bench,postgres,rl]'
 	touch $(BENCH_STAMP)
 
-bench: $(BENCH_STAMP)
+# P14's peer: boardgame.io, exactly referee/bench/boardgameio/package-lock.json (npm ci); without
+# node/npm the bench skips P14 with a note.
+BENCH_PEER := referee/bench/boardgameio
+bench-peer:
+	$(call npm_ci,$(BENCH_PEER),P14 (boardgame.io) will be skipped)
+
+bench: $(BENCH_STAMP) bench-peer
 	$(BIN)/referee bench --out $(BENCH_OUT)
 
 format: $(STAMP)
@@ -93,4 +105,4 @@ format: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
-	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
+	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen $(BENCH_PEER)/node_modules
