@@ -9,7 +9,7 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench format clean node-bot web api-baseline
+.PHONY: run test lint proto proto-check bench format clean node-bot web api-baseline sdk
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,23 @@ node-bot:
 	  cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error; \
 	else \
 	  echo "node/npm not found: skipping the Node.js sample bot (its tests will be skipped)"; \
+	fi
+
+# The TypeScript SDK (clients/ts-sdk): npm ci from package-lock.json, its code generated
+# from protos/ by buf and protoc-gen-es (both from npm), compiled into clients/ts-sdk/dist.
+SDK := clients/ts-sdk
+SDK_SRC := $(shell find $(SDK)/src protos -type f -not -path '*/gen/*' 2>/dev/null) \
+  $(SDK)/buf.gen.yaml $(SDK)/tsconfig.json
+$(SDK)/node_modules/.installed: $(SDK)/package-lock.json
+	cd $(SDK) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+$(SDK)/dist/index.js: $(SDK)/node_modules/.installed $(SDK_SRC)
+	cd $(SDK) && npm run --silent build
+sdk:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(SDK)/dist/index.js; \
+	else \
+	  echo "node/npm not found: the TypeScript SDK is not built (its tests will be skipped)"; \
 	fi
 
 # The web client (clients/web): npm ci from package-lock.json, TypeScript generated from
@@ -49,7 +66,7 @@ run: $(STAMP) web
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
 	  --http $(HTTP)
 
-test: $(STAMP) node-bot web
+test: $(STAMP) sdk node-bot web
 	$(BIN)/pytest
 
 lint: $(STAMP)
@@ -93,4 +110,4 @@ format: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
-	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
+	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen $(SDK)/node_modules $(SDK)/dist $(SDK)/src/gen
