@@ -16,10 +16,10 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,postgres,rl]'
 	touch $(STAMP)
 
-# The Node.js sample bot's packages (exactly package-lock.json), when node and npm are here;
-# without them the tests that need the Node bot are skipped, with a message.
+# The Node.js sample bot's packages (exactly package-lock.json: the SDK, linked), when node
+# and npm are here; without them the tests that need the Node bot are skipped, with a message.
 NODE_BOT := clients/node-bot
-node-bot:
+node-bot: sdk
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 	  echo "npm ci in $(NODE_BOT) (node $$(node --version))"; \
 	  cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error; \

@@ -33,6 +33,8 @@ export class Seat {
   over = false;
   /** The view version the loop last decided on. */
   decided = -1n;
+  /** Commands of this seat the referee accepted. */
+  commands = 0;
 
   constructor(
     readonly gameId: string,
@@ -214,7 +216,7 @@ export class PlayerLoop {
   private async decideAndSubmit(seat: Seat, view: View): Promise<void> {
     const command = await this.options.decide?.(seat);
     if (!command || this.stopped) return;
-    await this.submit(seat, command, view.version);
+    if (await this.submit(seat, command, view.version)) seat.commands += 1;
   }
 
   /** Send ``command`` for ``seat`` (decided on the view at ``expectedVersion``), retrying
