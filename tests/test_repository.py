@@ -85,9 +85,10 @@ def test_buf_gen_yaml_is_a_v2_template_for_protos(tmp_path: Path) -> None:
     languages = {plugin["out"].split("/")[1] for plugin in plugins}
     assert {"go", "java", "csharp"} <= languages
     assert all(plugin["out"].startswith("gen/") for plugin in plugins)
+    assert not [plugin for plugin in plugins if "remote" in plugin], "no hosted plugin"
     assert "/gen/" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
-    # The hosted plugins need the network; the same template with a local plugin shows that
-    # buf reads it and finds the protos (protoc-gen-mypy is a dev dependency).
+    # The same template with one local plugin shows that buf reads it and finds the protos
+    # (protoc-gen-mypy is a dev dependency).
     buf, mypy_plugin = BIN / "buf", BIN / "protoc-gen-mypy"
     if not buf.exists() or not mypy_plugin.exists():
         pytest.skip("buf or protoc-gen-mypy not installed")
