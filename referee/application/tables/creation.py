@@ -33,10 +33,9 @@ from referee.application.tables.seats import (
     ANNOUNCED,
     CLAIM_CODES,
     LOBBY,
+    GameSecrets,
     holding_write,
     lobby_body,
-    new_claim_code,
-    new_seat_token,
     reservation_write,
 )
 from referee.application.tables.values import Created
@@ -47,6 +46,8 @@ from referee.engine.table_events import PlayerKind, SeatClaimed
 from referee.store import DocumentWrite, GameRecord, SeatClaim
 from referee.stored import encode_deal
 
+#: A game's secrets drawn at random (a CreateGame without a request id).
+RANDOM = GameSecrets()
 #: Looks a player up by name (``Players.get``: NOT_FOUND ``PLAYER_UNKNOWN`` if none).
 PlayerLookup = Callable[[str], Awaitable[Any]]
 
@@ -66,6 +67,7 @@ async def create(
     writes_for: Callable[[str], Sequence[DocumentWrite]] | None = None,
     announce: bool = True,
     seated: Mapping[int, str] | None = None,
+    minted: GameSecrets = RANDOM,
 ) -> Created:
     """See :meth:`referee.application.referee.Referee.create`.
 
@@ -78,7 +80,8 @@ async def create(
     ``{seat: the player's kind}`` (the lobby's games): the game never exists with those seats
     unheld, so a player told of it (its challenge accepted or ticket paired, written in the
     same transaction) finds its seat at once, on any replica. Each such seat's token is in
-    :attr:`Created.seat_tokens` (its hash in the claim, not the record)."""
+    :attr:`Created.seat_tokens` (its hash in the claim, not the record).
+    ``minted``: how the game's secrets are made (random; derived from a request id)."""
     if not game_type:
         raise errors.bad_request("game_type", "required (see ListGameTypes)")
     if len(game_type) > MAX_ID_LENGTH:
@@ -139,13 +142,9 @@ async def create(
         raise errors.setup_refused(error.field, str(error), error.rule_id) from None
     except ValueError as error:
         raise errors.bad_request(_setup_field(str(error)), str(error)) from None
-    tokens = tuple(
-        ""
-        if settings.plan(seat).mode in ("open", "reserved") and seat not in seated
-        else new_seat_token()
-        for seat in range(config.players)
-    )
-    codes = {seat: new_claim_code() for seat, p in enumerate(plans) if p.mode == "open"}
+    game_id = secrets.token_hex(8)
+    modes = [settings.plan(seat).mode for seat in range(config.players)]
+    tokens, codes, organiser = minted.handed_out(game_id, modes, seated)
     stored_settings: dict[str, Any] = {**settings.to_json(), seeds.SALT_KEY: config.salt.hex()}
     if codes:
         stored_settings[CLAIM_CODES] = {str(s): hash_token(c) for s, c in codes.items()}
@@ -154,8 +153,6 @@ async def create(
     )
     if announced:
         stored_settings[ANNOUNCED] = True
-    organiser = f"org-{secrets.token_urlsafe(24)}"
-    game_id = secrets.token_hex(8)
     record = GameRecord(
         game_id=game_id,
         game_type=config.game_type,
