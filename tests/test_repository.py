@@ -120,3 +120,27 @@ def test_buf_breaking_holds_v1_to_its_baseline(tmp_path: Path) -> None:
     broken = subprocess.run(command, cwd=copy, capture_output=True, text=True, timeout=120)
     assert broken.returncode != 0
     assert "game_type" in broken.stdout + broken.stderr
+
+
+def test_every_request_and_response_field_says_its_behaviour() -> None:
+    """google.api.field_behavior on every field of every call's request (REQUIRED or
+    OPTIONAL) and response (OUTPUT_ONLY): docs/versioning.md's promise that a field's
+    requiredness does not change rests on it being written down."""
+    from google.api import field_behavior_pb2
+
+    from referee.v1 import referee_pb2
+
+    service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+    required = []
+    for method in service.methods:
+        for message, allowed in (
+            (method.input_type, {field_behavior_pb2.REQUIRED, field_behavior_pb2.OPTIONAL}),
+            (method.output_type, {field_behavior_pb2.OUTPUT_ONLY}),
+        ):
+            for field in message.fields:
+                behaviour = list(field.GetOptions().Extensions[field_behavior_pb2.field_behavior])
+                assert len(behaviour) == 1 and behaviour[0] in allowed, field.full_name
+                if behaviour[0] == field_behavior_pb2.REQUIRED:
+                    required.append(field.full_name)
+    assert "referee.v1.SubmitCommandRequest.command_id" in required
+    assert "referee.v1.ListGamesRequest.page_size" not in required
