@@ -44,18 +44,19 @@ sdk:
 	  echo "node/npm not found: the TypeScript SDK is not built (its tests will be skipped)"; \
 	fi
 
-# The web client (clients/web): npm ci from package-lock.json, TypeScript generated from
-# protos/, a Vite build into clients/web/dist, which `make run` serves at http://$(HTTP)/.
+# The web client (clients/web): npm ci from package-lock.json, on the TypeScript SDK (its
+# sources and generated code), a Vite build into clients/web/dist, which `make run` serves
+# at http://$(HTTP)/.
 # Without node/npm the server still runs and its page at / says how to get the client.
 WEB := clients/web
-WEB_SRC := $(shell find $(WEB)/src $(WEB)/scripts protos -type f -not -path '*/gen/*' 2>/dev/null) \
+WEB_SRC := $(shell find $(WEB)/src $(WEB)/scripts -type f -not -path '*/gen/*' 2>/dev/null) \
   $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 $(WEB)/node_modules/.installed: $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
-$(WEB)/dist/index.html: $(STAMP) $(WEB)/node_modules/.installed $(WEB_SRC)
+$(WEB)/dist/index.html: $(SDK)/dist/index.js $(WEB)/node_modules/.installed $(WEB_SRC)
 	cd $(WEB) && npm run --silent build
-web:
+web: sdk
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory $(WEB)/dist/index.html; \
 	else \

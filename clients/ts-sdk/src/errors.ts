@@ -79,22 +79,48 @@ export function refusalFromMessage(refusal: RefusalMessage): RefusalDetails {
   };
 }
 
-/** Codes after which a stream is resumed (after the last sequence received) and a call is
- * retried as it was (a command with the same command_id: applied at most once). A refusal of
- * the request itself (INVALID_ARGUMENT, NOT_FOUND, PERMISSION_DENIED, UNAUTHENTICATED,
- * FAILED_PRECONDITION, UNIMPLEMENTED) is not retried. */
-export const RETRYABLE: ReadonlySet<Code> = new Set([
+/** Stream ends that are the server's answer to the request itself: resuming gets the same
+ * answer. Any other end (a transport error, a server going away, a proxy's reset, a slow
+ * reader cut off) is resumed after the last sequence received, which is always safe. */
+export const STREAM_REFUSED: ReadonlySet<Code> = new Set([
+  Code.InvalidArgument,
+  Code.NotFound,
+  Code.PermissionDenied,
+  Code.Unauthenticated,
+  Code.FailedPrecondition,
+  Code.Unimplemented,
+  Code.OutOfRange,
+  Code.AlreadyExists,
+]);
+
+/** Whether a stream that ended with ``error`` is resumed. */
+export function resumable(error: unknown): boolean {
+  return !(error instanceof ConnectError && STREAM_REFUSED.has(error.code));
+}
+
+/** Command errors after which nobody knows whether the referee applied it (a transport error,
+ * a timeout, a server going away; a limit, retried after its RetryInfo): the command is sent
+ * again with the same command id, which the referee applies at most once. */
+export const OUTCOME_UNKNOWN: ReadonlySet<Code> = new Set([
   Code.Unavailable,
   Code.DeadlineExceeded,
   Code.Internal,
   Code.Unknown,
   Code.Canceled,
   Code.ResourceExhausted,
-  Code.Aborted,
 ]);
 
-/** Whether to retry after ``error`` (a stream: resume; a command: the same id). */
-export function retryable(error: unknown): boolean {
-  if (!(error instanceof ConnectError)) return true; // a transport fault: a socket reset, ...
-  return RETRYABLE.has(error.code);
+/** Whether a call that failed with ``error`` is retried as it was (a command: same id). An
+ * error without the referee's ErrorInfo is the transport's (a reset connection): retried. */
+export function outcomeUnknown(error: unknown): boolean {
+  if (!(error instanceof ConnectError)) return true;
+  if (error.findDetails(ErrorInfoSchema).length === 0) return true;
+  return OUTCOME_UNKNOWN.has(error.code);
+}
+
+/** Milliseconds before retry ``attempt`` (0, 1, ...): doubling from ``first`` to ``most``,
+ * jittered (half to all of it). */
+export function backoff(attempt: number, first = 100, most = 5000): number {
+  const ceiling = Math.min(most, first * 2 ** Math.min(attempt, 20));
+  return ceiling * (0.5 + Math.random() / 2);
 }

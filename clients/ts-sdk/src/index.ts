@@ -14,6 +14,7 @@ export * from "./gen/google/rpc/error_details_pb.js";
 export * from "./gen/google/rpc/status_pb.js";
 export { Code as RpcCode, CodeSchema as RpcCodeSchema } from "./gen/google/rpc/code_pb.js";
 export * from "./errors.js";
+export * from "./commands.js";
 export * from "./player.js";
 
 /** A typed client of every call of referee.v1.RefereeService. */

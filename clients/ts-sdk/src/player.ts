@@ -15,7 +15,8 @@ import {
   type SubmitCommandResponse,
   type View,
 } from "./gen/referee/v1/referee_pb.js";
-import { refusalOf, retryable, type RefusalDetails } from "./errors.js";
+import { backoff, refusalOf, resumable, type RefusalDetails } from "./errors.js";
+import { newCommandId, submitCommand } from "./commands.js";
 
 /** One legal command of a seat, with the words to offer it by. */
 export interface Choice {
@@ -142,11 +143,11 @@ export class PlayerLoop {
       } catch (error) {
         if (this.stopped) break;
         const cut = controller.signal.aborted; // cut() on purpose: reconnect at once
-        if (!cut && !retryable(error)) throw error;
+        if (!cut && !resumable(error)) throw error;
         failures += 1;
         if (failures > maxAttempts) throw error;
         this.options.onReconnect?.(error, failures);
-        if (!cut) await sleep(jittered(Math.min(most, first * 2 ** (failures - 1))));
+        if (!cut) await sleep(backoff(failures - 1, first, most));
       }
     }
   }
@@ -214,55 +215,47 @@ export class PlayerLoop {
   }
 
   private async decideAndSubmit(seat: Seat, view: View): Promise<void> {
-    const command = await this.options.decide?.(seat);
-    if (!command || this.stopped) return;
-    if (await this.submit(seat, command, view.version)) seat.commands += 1;
+    try {
+      const command = await this.options.decide?.(seat);
+      if (!command || this.stopped) return;
+      if (await this.submit(seat, command, view.version)) seat.commands += 1;
+    } catch {
+      seat.decided = -1n; // gave up on this one: decide again on the next view
+    }
   }
 
-  /** Send ``command`` for ``seat`` (decided on the view at ``expectedVersion``), retrying
-   * with the same command id while its outcome is unknown. Undefined when it was refused:
-   * a stale view (someone moved first: the stream brings the newer one) or for good
-   * (onRefusal says why). */
+  /** Send ``command`` for ``seat`` (decided on the view at ``expectedVersion``), retried
+   * with the same command id while its outcome is unknown. Undefined when it was refused: a
+   * stale view (someone moved first, or the game ended: the stream brings the newer view) or
+   * for good (onRefusal says why). */
   async submit(seat: Seat, command: Command, expectedVersion?: bigint): Promise<SubmitCommandResponse | undefined> {
     const request = {
       gameId: seat.gameId,
       seatToken: seat.token,
       seat: seat.token ? undefined : seat.seat,
-      commandId: crypto.randomUUID(),
+      commandId: newCommandId(),
       expectedVersion,
       command,
     };
     const { first, most } = this.options.backoffMs ?? { first: 50, most: 2000 };
-    for (let attempt = 0; !this.stopped; attempt += 1) {
-      try {
-        return await this.options.client.submitCommand(request, { headers: this.headers, timeoutMs: 30_000 });
-      } catch (error) {
-        // The referee's refusals carry an ErrorInfo; an error without one is the transport's
-        // (a connection reset, a server gone): the outcome is unknown, so retry the same id.
-        const refusal = refusalOf(error);
-        const fromReferee = refusal !== undefined && refusal.reason !== "";
-        const code = fromReferee ? refusal.code : undefined;
-        if (code === Code.Aborted || code === Code.FailedPrecondition) {
-          if (refusal && refusal.reason !== "NOT_YOUR_TURN" && refusal.reason !== "VERSION_CONFLICT" && refusal.reason !== "GAME_OVER") {
-            this.options.onRefusal?.(seat, refusal);
-          }
-          return undefined; // the stream brings the newer view
-        }
-        if ((fromReferee && !retryable(error)) || attempt >= (this.options.maxAttempts ?? 30)) {
-          if (refusal) this.options.onRefusal?.(seat, refusal);
-          else throw error;
-          return undefined;
-        }
-        await sleep(refusal?.retryAfterMs ?? jittered(Math.min(most, first * 2 ** attempt)));
-      }
+    try {
+      return await submitCommand(
+        this.options.client,
+        request,
+        { headers: this.headers, timeoutMs: 30_000 },
+        { retries: this.options.maxAttempts ?? 30, first, most },
+      );
+    } catch (error) {
+      const refusal = refusalOf(error);
+      if (!refusal) throw error;
+      if (!STALE.has(refusal.reason)) this.options.onRefusal?.(seat, refusal);
+      return undefined;
     }
-    return undefined;
   }
 }
 
-function jittered(ms: number): number {
-  return ms / 2 + Math.random() * (ms / 2);
-}
+/** Refusals that only say the view was stale: the stream brings the newer one. */
+const STALE = new Set(["VERSION_CONFLICT", "NOT_YOUR_TURN", "GAME_OVER", "BUSY"]);
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
