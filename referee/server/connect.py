@@ -43,7 +43,8 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from referee.application.tables.errors import Kind, RefereeError, bad_request, exhausted
 from referee.metrics import SERVICE
 from referee.server import errors
-from referee.server.service import METHODS, Caller, Method, RefereeCore, Refused, decode
+from referee.server.calls import Caller, Refused
+from referee.server.service import METHODS, Method, RefereeCore, decode
 
 log = structlog.get_logger("referee")
 

@@ -8,7 +8,7 @@ import asyncio
 import uuid
 
 from referee.application import Kind, Referee
-from referee.application.tables.create_requests import CREATE_REQUEST
+from referee.application.tables.seats import CREATE_REQUEST
 from referee.store import MemoryEventStore
 from tests.application.support import refused
 

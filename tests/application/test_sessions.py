@@ -175,9 +175,7 @@ def test_token_seats_play_a_game_to_its_end_and_the_seat_is_dropped() -> None:
                         acted[seat] = view.version
                         command = rng.choice(view.legal_commands)
                         await session.command(
-                            SessionCommand(
-                                created.game_id, seat, str(uuid.uuid4()), command, (None, 0)
-                            )
+                            SessionCommand(created.game_id, seat, str(uuid.uuid4()), command)
                         )
                 if live.finished and not session._seats:
                     break
@@ -243,10 +241,11 @@ def test_a_held_seats_command_goes_the_seats_way_and_a_spectator_may_not_play() 
                 created.seat_tokens[command.seat],
                 command.command_id,
                 command.command,
-                command.terms,
+                expected_version=command.expected_version,
+                client_decision_ms=command.client_decision_ms,
             )
 
-        referee.sessions.held_commands = submit_held
+        referee.sessions.submit_held = submit_held
         legal = live.table.view(seat).legal_commands[0]
         for principal, refused in ((spectator(), "TOKEN_SCOPE"), (alice(), None)):
             session = referee.sessions.open(principal)
@@ -254,7 +253,7 @@ def test_a_held_seats_command_goes_the_seats_way_and_a_spectator_may_not_play() 
             try:
                 await next_of(messages, GameMessage)
                 await session.command(
-                    SessionCommand(created.game_id, seat, str(uuid.uuid4()), legal, (None, 0))
+                    SessionCommand(created.game_id, seat, str(uuid.uuid4()), legal)
                 )
                 outcome = await next_of(messages, Outcome)
                 if refused is None:

@@ -9,7 +9,9 @@ A :class:`Session` is what one connected player program sees (PlayerSession, Wat
   a claim, an accepted challenge, a pairing) and any seat the client names with its token in
   a :class:`Resume` (today's flow: a program handed seat tokens, as the tournament runner
   hands them, multiplexes them on one stream with no account);
-- the player's **lobby inbox** (challenges, pairing tickets), when the lobby room has one;
+- the player's **lobby inbox** (challenges, pairing tickets): the lobby room is above this
+  one, so the session asks it through the port :class:`Inboxes`, which the facade fills with
+  the lobby;
 - the seats **reserved for the player** and not claimed yet (:class:`Reserved`: its
   ``reservation`` documents, those of unfinished games when the session opens, then each new
   one as it is written), so a program claims a seat a tournament runner or any creator
@@ -45,7 +47,7 @@ from referee.application.tables.commands import Commands
 from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import StreamEnded
 from referee.application.tables.repository import Repository
-from referee.application.tables.seats import RESERVATION
+from referee.application.tables.seats import HOLDING, RESERVATION
 from referee.application.tables.streams import Streams
 from referee.application.tables.values import Submitted, Summary, Update, Watcher
 
@@ -55,8 +57,6 @@ log = structlog.get_logger("referee")
 QUEUE = 256
 #: Commands of one session being decided at once, at most.
 IN_FLIGHT = 256
-#: The document kind of the seats a player holds (key ``player/game_id/seat``).
-HOLDING = "holding"
 
 
 # --- what a session says ---------------------------------------------------------------------
@@ -97,9 +97,10 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A change in the player's lobby inbox: the lobby room's challenge or pairing ticket."""
+    """A change in the player's lobby inbox: the lobby room's challenge or pairing ticket
+    (this room does not know their types: the lobby's is above it)."""
 
-    item: Any
+    item: object
 
 
 SessionMessage = GameMessage | Granted | Outcome | Notice | Reserved
@@ -122,19 +123,22 @@ class Resume:
 
 @dataclass(frozen=True, slots=True)
 class SessionCommand:
-    """A command for a followed seat; ``terms`` as :meth:`Commands.submit`'s."""
+    """A command for a followed seat; ``expected_version`` and ``client_decision_ms`` as
+    :meth:`Commands.submit`'s."""
 
     game_id: str
     seat: int
     command_id: str
     command: Any
-    terms: tuple[int | None, int] = (None, 0)
+    expected_version: int | None = None
+    client_decision_ms: int = 0
 
 
 class Inboxes(Protocol):
-    """The lobby room's side: a player's inbox as an async iterator of changes."""
+    """What a session needs of the lobby room (above this one, so named here as a port the
+    facade fills with the lobby): a player's inbox as an async iterator of changes."""
 
-    def inbox(self, player: str) -> AsyncGenerator[Any, None]: ...
+    def inbox(self, player: str) -> AsyncGenerator[object, None]: ...
 
 
 #: Submits a command for a seat a named player holds (the seats room's path, no token).
@@ -145,39 +149,29 @@ SubmitHeld = Callable[[str, SessionCommand], Awaitable[Submitted]]
 
 
 class Sessions:
-    """The open player sessions of one referee (``Referee.sessions``).
+    """The open player sessions of one referee (``Referee.sessions``): ``commands`` takes a
+    command for a seat followed by its token, ``submit_held`` one for a seat the player
+    holds (:meth:`Seating.submit_held`), ``inboxes`` has each player's lobby inbox.
 
     One document listener serves every session: a ``holding`` written for a player reaches
     that player's sessions, on the event loop."""
 
     def __init__(
-        self, repository: Repository, commands: Commands, streams: Streams, rooms: object = None
+        self,
+        repository: Repository,
+        commands: Commands,
+        streams: Streams,
+        submit_held: SubmitHeld,
+        inboxes: Inboxes,
     ) -> None:
         self.repository = repository
         self.commands = commands
         self.streams = streams
-        #: The facade, whose ``lobby`` room (when it has one) offers ``inbox(player)``: looked
-        #: up when a session opens, so the rooms may be built in any order.
-        self.rooms = rooms
-        #: How a held seat's command is submitted, when not the seats room's (tests).
-        self.held_commands: SubmitHeld | None = None
+        self.submit_held = submit_held
+        self.inboxes = inboxes
         self._by_player: dict[str, set[Session]] = {}
         self._listening: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def submit_held(self) -> SubmitHeld | None:
-        """The seats room's path for a held seat's command (no token), when it has one."""
-        if self.held_commands is not None:
-            return self.held_commands
-        seating = getattr(self.rooms, "seating", None)
-        found: SubmitHeld | None = getattr(seating, "submit_held", None)
-        return found
-
-    @property
-    def inboxes(self) -> Inboxes | None:
-        lobby = getattr(self.rooms, "lobby", None)
-        return lobby if lobby is not None and hasattr(lobby, "inbox") else None
 
     def open(self, principal: Principal | None, resumes: Iterable[Resume] = ()) -> Session:
         """A session of the player ``principal`` names (``None``: a client that follows only
@@ -404,9 +398,7 @@ class Session:
         if self.player is not None:
             self._spawn(self._follow_holdings(self.player))
             self._spawn(self._follow_reservations(self.player))
-            inboxes = self.sessions.inboxes
-            if inboxes is not None:
-                self._spawn(self._follow_inbox(inboxes.inbox(self.player)))
+            self._spawn(self._follow_inbox(self.sessions.inboxes.inbox(self.player)))
 
     def _spawn(self, coroutine: Awaitable[Any]) -> None:
         if self._closed:
@@ -479,8 +471,7 @@ class Session:
         try:
             live = await repository.get(followed.game_id)
             if followed.token:
-                if access.unknown_claims(live):  # a claim's token from another replica
-                    await repository.known_claims(live)
+                await access.read_claims_for(repository, live, followed.token)
                 seat = access.seat_of(live, followed.token, spectator=False)
                 if seat != followed.seat:
                     raise errors.forbidden(
@@ -528,7 +519,7 @@ class Session:
             del self._seats[key]
             self._done.add(key)
 
-    async def _follow_inbox(self, inbox: AsyncGenerator[Any, None]) -> None:
+    async def _follow_inbox(self, inbox: AsyncGenerator[object, None]) -> None:
         try:
             async with contextlib.aclosing(inbox):
                 async for item in inbox:
@@ -546,14 +537,15 @@ class Session:
                     followed.token,
                     command.command_id,
                     command.command,
-                    command.terms,
+                    expected_version=command.expected_version,
+                    client_decision_ms=command.client_decision_ms,
                 )
-            elif self.player is not None and (submit := self.sessions.submit_held) is not None:
+            elif self.player is not None:
                 # A held seat (followed or not: the seats room checks that the player holds
                 # it, so a command may race its seat's grant).
                 if self.principal is not None:  # a platform token's scope, as unary calls
                     access.check_scope(self.principal, command.game_id, command.seat, play=True)
-                submitted = await submit(self.player, command)
+                submitted = await self.sessions.submit_held(self.player, command)
             else:
                 raise errors.forbidden(
                     "this session does not hold that seat: claim it, or resume it with its "

@@ -19,37 +19,25 @@ from typing import Any
 
 from referee.application.tables import creation, errors
 from referee.application.tables.access import Principal, hash_token
-from referee.application.tables.clocks import GameSettings
 from referee.application.tables.repository import Repository
-from referee.application.tables.seats import GameSecrets
+from referee.application.tables.seats import CREATE_REQUEST, GameSecrets
 from referee.application.tables.values import Created
-from referee.engine.game import FixedDeal
-from referee.store import DocumentWrite, RevisionConflict
+from referee.store import RevisionConflict
 from referee.stored import encode_deal
 
-#: The document kind of a CreateGame request id (key: the id's hash).
-CREATE_REQUEST = "create_request"
 #: A request id derives the game's tokens: it needs as much entropy as they have.
 MIN_REQUEST_ID, MAX_REQUEST_ID = 22, 200
 
 
-def fingerprint(
-    game_type: str,
-    players: int,
-    options: Mapping[str, str] | None,
-    seed: str,
-    deal: FixedDeal | None,
-    settings: GameSettings | None,
-    creator: Principal | None,
-) -> str:
+def fingerprint(setup: creation.Setup, creator: Principal | None) -> str:
     """What a request asks for, as a digest: a retry must ask for the same."""
     asked: dict[str, Any] = {
-        "game_type": game_type,
-        "players": players,
-        "options": dict(sorted((options or {}).items())),
-        "seed": hashlib.sha256(seed.encode()).hexdigest(),
-        "deal": hashlib.sha256(encode_deal(deal)).hexdigest(),
-        "settings": settings.to_json() if settings is not None else None,
+        "game_type": setup.game_type,
+        "players": setup.players,
+        "options": dict(sorted((setup.options or {}).items())),
+        "seed": hashlib.sha256(setup.seed.encode()).hexdigest(),
+        "deal": hashlib.sha256(encode_deal(setup.deal)).hexdigest(),
+        "settings": setup.settings.to_json() if setup.settings is not None else None,
         "creator": creator.player.name if creator is not None else "",
     }
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
@@ -67,54 +55,29 @@ def check_request_id(request_id: str) -> None:
 async def create_once(
     repository: Repository,
     request_id: str,
-    game_type: str,
-    players: int,
-    options: Mapping[str, str] | None,
-    seed: str,
-    deal: FixedDeal | None,
-    settings: GameSettings | None,
+    setup: creation.Setup,
     creator: Principal | None,
     lookup: creation.PlayerLookup | None,
 ) -> Created:
     """:func:`creation.create`, once per ``request_id`` (see the module's docstring)."""
     check_request_id(request_id)
+    minted = GameSecrets(request_id, fingerprint(setup, creator))
     key = hash_token(request_id)
-    asked = fingerprint(game_type, players, options, seed, deal, settings, creator)
-    minted = GameSecrets(request_id)
     store = repository.store
     found = await repository.call(store.read_document, CREATE_REQUEST, key)
-    if found is not None:
-        return await _again(repository, minted, found.body, asked)
-
-    def request_document(game_id: str) -> list[DocumentWrite]:
-        return [DocumentWrite(CREATE_REQUEST, key, {"game_id": game_id, "asked": asked}, 0)]
-
-    try:
-        return await creation.create(
-            repository,
-            game_type,
-            players,
-            options,
-            seed,
-            deal,
-            settings,
-            creator,
-            lookup,
-            writes_for=request_document,
-            minted=minted,
-        )
-    except RevisionConflict:  # the same request, created meanwhile (here or elsewhere)
-        found = await repository.call(store.read_document, CREATE_REQUEST, key)
-        if found is None:
-            raise
-        return await _again(repository, minted, found.body, asked)
+    if found is None:
+        try:
+            return await creation.create(repository, setup, creator, lookup, minted=minted)
+        except RevisionConflict:  # the same request, created meanwhile (here or elsewhere)
+            found = await repository.call(store.read_document, CREATE_REQUEST, key)
+            if found is None:
+                raise
+    return await _again(repository, minted, found.body)
 
 
-async def _again(
-    repository: Repository, minted: GameSecrets, body: Mapping[str, Any], asked: str
-) -> Created:
+async def _again(repository: Repository, minted: GameSecrets, body: Mapping[str, Any]) -> Created:
     """The answer of the creation a request id made: the game now, its secrets again."""
-    if body["asked"] != asked:
+    if body["asked"] != minted.asked:
         raise errors.bad_request("request_id", "already used for another CreateGame request")
     live = await repository.get(str(body["game_id"]))
     modes = [live.settings.plan(seat).mode for seat in range(live.record.players)]
@@ -122,4 +85,4 @@ async def _again(
     return Created(live.summary(), tokens, organiser, tuple(codes.items()))
 
 
-__all__ = ["CREATE_REQUEST", "check_request_id", "create_once", "fingerprint"]
+__all__ = ["check_request_id", "create_once", "fingerprint"]

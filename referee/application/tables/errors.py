@@ -215,7 +215,7 @@ def store_unavailable(message: str, retry_after: float, uncertain: bool) -> Refe
     )
 
 
-# --- players and credentials (issue 20) ------------------------------------------------------
+# --- players and credentials ------------------------------------------------------------------
 # A refusal of a credential never quotes it: the messages name the claim or the rule at fault.
 
 

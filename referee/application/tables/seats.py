@@ -17,9 +17,12 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from referee.application.tables.access import hash_token
 from referee.application.tables.live import LiveGame, now_ms
 from referee.store import DocumentWrite
 
+#: The document kind of a CreateGame request id (key: the id's hash): the game it made.
+CREATE_REQUEST = "create_request"
 #: The document kind of a listed game waiting for players.
 LOBBY = "lobby"
 #: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
@@ -53,6 +56,8 @@ class GameSecrets:
     any game. A request id is then as secret as the tokens: a fresh random one (a UUID)."""
 
     request_id: str = ""
+    #: What the request asked for (its fingerprint), kept with the id: a retry must match.
+    asked: str = ""
 
     def _part(self, game_id: str, label: str, size: int) -> str:
         if not self.request_id:
@@ -80,6 +85,15 @@ class GameSecrets:
             if mode == "open"
         }
         return tokens, codes, f"org-{self._part(game_id, 'organiser', 24)}"
+
+    def documents(self, game_id: str, at: float) -> list[DocumentWrite]:
+        """Written with the game: the request id's document (keyed by the id's hash), which
+        a retry finds; none without a request id. Two creations with one id write it once
+        (a :class:`~referee.store.RevisionConflict` for the second)."""
+        if not self.request_id:
+            return []
+        body = {"game_id": game_id, "asked": self.asked}
+        return [DocumentWrite(CREATE_REQUEST, hash_token(self.request_id), body, 0, at)]
 
 
 def holding_write(player: str, game_id: str, seat: int, game_type: str) -> DocumentWrite:
