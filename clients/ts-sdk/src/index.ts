@@ -3,7 +3,7 @@
 // client for every call, and the player's loop (player.ts). Transports come from
 // @connectrpc/connect-web in a browser and from "@game-referee/sdk/node" in Node.js.
 import { createClient, type Client, type Transport } from "@connectrpc/connect";
-import { RefereeService } from "./gen/referee/v1/referee_pb.js";
+import { PlayerKind, RefereeService, type Player } from "./gen/referee/v1/referee_pb.js";
 
 export * from "./gen/referee/v1/referee_pb.js";
 export * from "./gen/referee/v1/vampire_queen_pb.js";
@@ -29,4 +29,24 @@ export function createRefereeClient(transport: Transport): RefereeClient {
  * platform's signed token). */
 export function asPlayer(credential: string): { headers: Record<string, string> } {
   return { headers: credential ? { authorization: `Bearer ${credential}` } : {} };
+}
+
+/** A signed-in player: who the credential names, and the credential to send. */
+export interface SignedIn {
+  player: Player;
+  credential: string;
+}
+
+/** Sign in with a credential (an account's API token or a platform's signed token): who it
+ * names (WhoAmI). Throws UNAUTHENTICATED (CREDENTIAL_INVALID, TOKEN_EXPIRED, ...) if nobody. */
+export async function signIn(client: RefereeClient, credential: string): Promise<SignedIn> {
+  const { player } = await client.whoAmI({}, asPlayer(credential));
+  return { player: player!, credential };
+}
+
+/** Create an account (on a server started with --open-registration) and sign in with its
+ * token, which the server shows only now: keep it. */
+export async function register(client: RefereeClient, name: string, kind = PlayerKind.BOT): Promise<SignedIn> {
+  const { player, token } = await client.register({ name, kind });
+  return { player: player!, credential: token };
 }

@@ -4,7 +4,7 @@
 // twice mid-game. Every seat sees every event exactly once, and the game ends.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { PlayerLoop, PlayerKind, SeatMode, asPlayer, createRefereeClient } from "../dist/index.js";
+import { PlayerLoop, SeatMode, asPlayer, createRefereeClient, register, signIn } from "../dist/index.js";
 import { nodeTransport } from "../dist/node.js";
 import { Referee } from "./referee.mjs";
 
@@ -14,7 +14,8 @@ for (const wire of ["connect", "grpc"]) {
     try {
       const url = wire === "grpc" ? referee.grpcUrl : referee.httpUrl;
       const client = createRefereeClient(nodeTransport(url, wire));
-      const { token } = await client.register({ name: `sdk-${wire}`, kind: PlayerKind.BOT });
+      const { credential: token } = await register(client, `sdk-${wire}`);
+      assert.equal((await signIn(client, token)).player.name, `sdk-${wire}`);
       const created = await client.createGame(
         {
           gameType: "vampire-queen",
