@@ -23,9 +23,10 @@ export async function freePort() {
 }
 
 export class Referee {
-  constructor(args = []) {
+  /** ``store``: a --store URL (replicas share one PostgreSQL store); default a new SQLite. */
+  constructor(args = [], store = undefined) {
     this.args = args;
-    this.store = join(mkdtempSync(join(tmpdir(), "referee-sdk-")), "referee.sqlite3");
+    this.storeUrl = store ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "referee-sdk-")), "referee.sqlite3")}`;
   }
 
   get grpcUrl() {
@@ -45,7 +46,7 @@ export class Referee {
         "serve",
         "--listen", `127.0.0.1:${this.grpcPort}`,
         "--http", `127.0.0.1:${this.httpPort}`,
-        "--store", `sqlite:${this.store}`,
+        "--store", this.storeUrl,
         "--metrics", "",
         "--grace-seconds", "1",
         ...this.args,
@@ -69,7 +70,7 @@ export class Referee {
   /** Kill it as a crash would (SIGKILL): no graceful end of any stream. */
   async kill() {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return; // gone already
     const exited = new Promise((done) => child.once("exit", done));
     child.kill("SIGKILL");
     await exited;
