@@ -8,6 +8,19 @@ import { PlayerLoop, SeatMode, asPlayer, createRefereeClient, register, signIn }
 import { nodeTransport } from "../dist/node.js";
 import { Referee } from "./referee.mjs";
 
+/** A game whose seat 0 the player holds (a creator seat) and whose seats 1 and 2 the loop
+ * follows by their tokens, on the same stream. */
+async function newGame(client, token) {
+  const created = await client.createGame(
+    { gameType: "vampire-queen", players: 3, options: { rounds: "1" }, seatRequests: [{ mode: SeatMode.CREATOR }, {}, {}] },
+    asPlayer(token),
+  );
+  const seats = created.seats
+    .filter((s) => s.seat !== 0)
+    .map((s) => ({ gameId: created.gameId, seat: s.seat, seatToken: s.token }));
+  return { created, seats };
+}
+
 for (const wire of ["connect", "grpc"]) {
   test(`a full game over ${wire}, through two stream cuts and two server restarts`, { timeout: 240_000 }, async () => {
     const referee = await new Referee(["--open-registration"]).start();
@@ -16,16 +29,7 @@ for (const wire of ["connect", "grpc"]) {
       const client = createRefereeClient(nodeTransport(url, wire));
       const { credential: token } = await register(client, `sdk-${wire}`);
       assert.equal((await signIn(client, token)).player.name, `sdk-${wire}`);
-      const created = await client.createGame(
-        {
-          gameType: "vampire-queen",
-          players: 3,
-          options: { rounds: "1" },
-          seatRequests: [{ mode: SeatMode.CREATOR }, {}, {}],
-        },
-        asPlayer(token),
-      );
-      const tokens = new Map(created.seats.map((s) => [s.seat, s.token]));
+      const { created, seats } = await newGame(client, token);
       // Every event as the stream delivered it (before the loop's own bookkeeping), by seat;
       // and the updates that carried no event (a game's opening view).
       const delivered = new Map([0, 1, 2].map((seat) => [seat, []]));
@@ -35,7 +39,7 @@ for (const wire of ["connect", "grpc"]) {
       const loop = new PlayerLoop({
         client,
         credential: token,
-        seats: [1, 2].map((seat) => ({ gameId: created.gameId, seat, seatToken: tokens.get(seat) })),
+        seats,
         decide: (seat) => {
           const choices = seat.choices();
           assert.ok(choices.every((c) => c.label), "every legal command has a label");
@@ -101,18 +105,14 @@ test("a full game across two replicas, each killed once mid-game", { skip: !shar
     };
     const client = createRefereeClient(balanced);
     const { credential: token } = await register(client, "sdk-replicas");
-    const created = await client.createGame(
-      { gameType: "vampire-queen", players: 3, options: { rounds: "1" }, seatRequests: [{ mode: SeatMode.CREATOR }, {}, {}] },
-      asPlayer(token),
-    );
-    const tokens = new Map(created.seats.map((s) => [s.seat, s.token]));
+    const { seats } = await newGame(client, token);
     const delivered = new Map([0, 1, 2].map((seat) => [seat, []]));
     const steps = [];
     let pending = Promise.resolve();
     const loop = new PlayerLoop({
       client,
       credential: token,
-      seats: [1, 2].map((seat) => ({ gameId: created.gameId, seat, seatToken: tokens.get(seat) })),
+      seats,
       decide: (seat) => seat.choices()[0].command,
       onMessage: (message) => {
         if (message.kind.case !== "update") return;
