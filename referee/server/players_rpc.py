@@ -1,4 +1,4 @@
-"""The RPCs of accounts, credentials and ratings: Register, WhoAmI, GetRatings,
+"""The RPCs of accounts, credentials and ratings: Register, WhoAmI, RotateToken, GetRatings,
 GetLeaderboard.
 
 One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
@@ -10,9 +10,10 @@ in a request log.
 
 from __future__ import annotations
 
-from referee.application.players.accounts import NAME, Player, Players
-from referee.application.players.ratings import Rating
-from referee.application.tables.errors import bad_request
+from referee.application.players.accounts import Player, Players, is_player_name
+from referee.application.players.ratings import MAX_LEADERBOARD, Rating
+from referee.application.tables.errors import Kind, RefereeError, bad_request
+from referee.server import pages
 from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
 
@@ -70,6 +71,20 @@ class PlayerCalls:
             response.scope_seat = principal.scope_seat
         return response
 
+    async def RotateToken(
+        self, request: pb.RotateTokenRequest, caller: Caller
+    ) -> pb.RotateTokenResponse:
+        players = self.players
+        principal = await players.authenticate(caller.credential)
+        if not principal.credential:  # a platform's token: nothing of ours to replace
+            raise RefereeError(
+                Kind.NOT_NOW,
+                "a platform's token is the platform's: only an account's token is replaced here",
+                "NOT_AN_ACCOUNT",
+            )
+        player, token = await players.rotate(principal.player.name, principal.credential)
+        return pb.RotateTokenResponse(player=player_to_proto(player), token=token)
+
     async def GetRatings(
         self, request: pb.GetRatingsRequest, caller: Caller
     ) -> pb.GetRatingsResponse:
@@ -79,7 +94,7 @@ class PlayerCalls:
         name = request.player
         if not name:
             name = (await players.authenticate(caller.credential)).player.name
-        elif not NAME.fullmatch(name):
+        elif not is_player_name(name):
             raise bad_request("player", "not a player name")
         ratings = await players.ratings.of(name)
         return pb.GetRatingsResponse(ratings=[rating_to_proto(r) for r in ratings])
@@ -87,8 +102,15 @@ class PlayerCalls:
     async def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, caller: Caller
     ) -> pb.GetLeaderboardResponse:
-        board = await self.players.ratings.leaderboard(request.game_type, request.limit)
-        return pb.GetLeaderboardResponse(ratings=[rating_to_proto(r) for r in board])
+        ratings = self.players.ratings
+        if not (request.page_size or request.page_token):
+            board = await ratings.leaderboard(request.game_type, request.limit)
+            return pb.GetLeaderboardResponse(ratings=[rating_to_proto(r) for r in board])
+        best = await ratings.leaderboard(request.game_type, MAX_LEADERBOARD)
+        shown, next_token = pages.page(best, request.page_size, request.page_token)
+        return pb.GetLeaderboardResponse(
+            ratings=[rating_to_proto(r) for r in shown], next_page_token=next_token
+        )
 
 
 __all__ = ["KIND_FROM_PROTO", "KIND_TO_PROTO", "PlayerCalls", "player_to_proto", "rating_to_proto"]

@@ -561,6 +561,7 @@ class CreateGameRequest(_message.Message):
     CONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     RATED_FIELD_NUMBER: _builtins.int
     ORGANISER_AUDIT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A game type id from ListGameTypes."""
     players: _builtins.int
@@ -625,6 +626,13 @@ class CreateGameRequest(_message.Message):
     (e.g. a tournament whose organiser checks every deal). Watching a claimed seat while the
     game runs stays refused.
     """
+    request_id: _builtins.str
+    """An id for this request, so that a retry (the answer was lost: a timeout, a dropped
+    connection) returns the same game, with the same tokens, on any replica, instead of a
+    second game: a fresh random id per game (a UUID; 22 to 200 characters, at least 8
+    different), as secret as the tokens it stands for. The same id with another request is
+    INVALID_ARGUMENT on request_id. Empty: every call creates a game.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name; missing options take their default."""
@@ -665,10 +673,11 @@ class CreateGameRequest(_message.Message):
         connect_grace_ms: _builtins.int = ...,
         rated: _builtins.bool = ...,
         organiser_audit: _builtins.bool = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "max_events", b"max_events"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_audit", b"organiser_audit", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_audit", b"organiser_audit", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "request_id", b"request_id", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_events: _TypeAlias = _typing.Literal["max_events"]  # noqa: Y015
     _WhichOneofArgType__max_events: _TypeAlias = _typing.Literal["_max_events", b"_max_events"]  # noqa: Y015
@@ -2906,6 +2915,51 @@ class WhoAmIResponse(_message.Message):
 Global___WhoAmIResponse: _TypeAlias = WhoAmIResponse  # noqa: Y015
 
 @_typing.final
+class RotateTokenRequest(_message.Message):
+    """Request of RotateToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateTokenRequest: _TypeAlias = RotateTokenRequest  # noqa: Y015
+
+@_typing.final
+class RotateTokenResponse(_message.Message):
+    """Response of RotateToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """The account's new API token, shown only now: send it as `authorization: Bearer <token>`."""
+    @_builtins.property
+    def player(self) -> Global___Player:
+        """The player."""
+
+    def __init__(
+        self,
+        *,
+        player: Global___Player | None = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateTokenResponse: _TypeAlias = RotateTokenResponse  # noqa: Y015
+
+@_typing.final
 class ClaimSeatRequest(_message.Message):
     """Request of ClaimSeat."""
 
@@ -3123,6 +3177,12 @@ class ListLobbyRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     FILTER_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most tables to return (default 100, at most 1000)."""
+    page_token: _builtins.str
+    """next_page_token of a previous response."""
     @_builtins.property
     def filter(self) -> Global___LobbyFilter:
         """Which tables."""
@@ -3131,10 +3191,12 @@ class ListLobbyRequest(_message.Message):
         self,
         *,
         filter: Global___LobbyFilter | None = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3147,6 +3209,9 @@ class ListLobbyResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass as page_token for the next page; empty on the last page."""
     @_builtins.property
     def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___LobbyTable]:
         """The tables, newest first."""
@@ -3155,10 +3220,11 @@ class ListLobbyResponse(_message.Message):
         self,
         *,
         tables: _abc.Iterable[Global___LobbyTable] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3512,12 +3578,21 @@ class ListChallengesRequest(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most challenges to return (default 100, at most 1000)."""
+    page_token: _builtins.str
+    """next_page_token of a previous response."""
     def __init__(
         self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3530,6 +3605,9 @@ class ListChallengesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CHALLENGES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass as page_token for the next page; empty on the last page."""
     @_builtins.property
     def challenges(self) -> _containers.RepeatedCompositeFieldContainer[Global___Challenge]:
         """Open challenges by or to the caller, and open ones to anyone, oldest first."""
@@ -3538,10 +3616,11 @@ class ListChallengesResponse(_message.Message):
         self,
         *,
         challenges: _abc.Iterable[Global___Challenge] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenges", b"challenges"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenges", b"challenges", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4273,19 +4352,27 @@ class GetLeaderboardRequest(_message.Message):
 
     GAME_TYPE_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """The game type."""
     limit: _builtins.int
-    """Most entries (0: 50; at most 1000)."""
+    """Most entries (0: 50; at most 1000), when neither page_size nor page_token is set."""
+    page_size: _builtins.int
+    """Pages over the best 1000: most entries to return (default 100, at most 1000)."""
+    page_token: _builtins.str
+    """next_page_token of a previous response."""
     def __init__(
         self,
         *,
         game_type: _builtins.str = ...,
         limit: _builtins.int = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "limit", b"limit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "limit", b"limit", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4298,6 +4385,9 @@ class GetLeaderboardResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RATINGS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass as page_token for the next page; empty on the last page."""
     @_builtins.property
     def ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Rating]:
         """Best ordinal first."""
@@ -4306,10 +4396,11 @@ class GetLeaderboardResponse(_message.Message):
         self,
         *,
         ratings: _abc.Iterable[Global___Rating] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ratings", b"ratings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "ratings", b"ratings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -2,8 +2,8 @@
 Chromium the home page's first game, one click, against one of the server's own bots, played
 on the drawn table to the end.
 
-``make run`` installs only what serving and playing need (the ``play`` extra): none of the
-test, tournament, learning or PostgreSQL extras' packages are in the clone's venv. How long
+``make run`` installs only what serving and playing need (the dependencies, no extra): none
+of the test, tournament, learning or PostgreSQL extras' packages are in the clone's venv. How long
 it takes and how big the venv is are measured, not asserted (README, "Set up").
 
 Without git, node or chromium the test is skipped with a message, except in CI (``CI=true``),
