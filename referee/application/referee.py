@@ -92,7 +92,7 @@ class Referee:
         self.commands = Commands(self.repository, self.timekeeper)
         self.organiser = Organiser(self.repository, self.timekeeper)
         self.players = Players(self.repository)
-        self._streams = Streams(self.repository)
+        self._streams = Streams(self.repository, self.timekeeper)
         self.seating = Seating(self.repository, self.timekeeper, self.commands)
         self.lobby = Lobby(
             self.repository,
@@ -273,6 +273,13 @@ class Referee:
     async def abort(self, game_id: str, organiser_token: str, reason: str = "") -> Summary:
         """End the game now, with a public ``reason``."""
         return await self.organiser.abort(game_id, organiser_token, reason)
+
+    async def remove_seat(
+        self, game_id: str, organiser_token: str, seat: int, reason: str = ""
+    ) -> Summary:
+        """Remove ``seat`` from the running game (a bot that crashed or stopped answering): it
+        is abandoned, with a public ``reason``, and the referee plays for it to the end."""
+        return await self.organiser.remove_seat(game_id, organiser_token, seat, reason)
 
     async def fill_with_bots(self, game_id: str, organiser_token: str, level: str = "") -> Summary:
         """Start a waiting game by filling its empty seats with house bots (of ``level``,

@@ -49,21 +49,25 @@ from referee.engine.openings import (
     cards_opened,
     held_one_by_one,
 )
+from referee.engine.outcomes import Ranking, SeatLeft, SeatOutcome, rank_outcomes
 from referee.engine.registry import get_game
 from referee.engine.search import SearchTable
 from referee.engine.table_events import (
     DefaultPlayed,
     EventLimitReached,
     GameAborted,
+    SeatAbandoned,
     SeatClaimed,
     SeatForfeited,
     SeatResigned,
+    SeatsAbsent,
     SeedCommitted,
     SeedRevealed,
     TableEvent,
     TableSettings,
     TableStatus,
     TimedOut,
+    absent_results,
     commitment,
     deal_commitment,
 )
@@ -81,9 +85,12 @@ class View:
     """Everything ``viewer`` may know now, plus its legal commands.
 
     ``version`` is the sequence number of the last event folded in (0 before any event).
-    ``pending`` lists every seat whose decision the game waits for. ``commitment`` is the seed
-    commitment of a refereed table (``""`` otherwise); ``aborted`` is true once the organiser
-    ended the game (it is then over, with no results).
+    ``pending`` lists every seat whose decision the game waits for, never a seat that left
+    (the referee plays for it: ``referee_to_move``). ``commitment`` is the seed commitment of
+    a refereed table (``""`` otherwise); ``aborted`` is true once the organiser ended the
+    game (it is then over, with no results). ``results`` are each seat's outcome by the
+    ``ranking`` that applies (:mod:`referee.engine.outcomes`); ``left`` the seats that left
+    before the end.
     """
 
     game_type: str
@@ -93,11 +100,15 @@ class View:
     decisions: tuple[Decision, ...]
     legal_commands: tuple[Command, ...]
     game: Any
-    results: tuple[SeatResult, ...] | None
+    results: tuple[SeatOutcome, ...] | None
     commitment: str = ""
     aborted: bool = False
     #: Why the game ended (the rule and the reason in words); ``None`` while playing.
     ending: Ending | None = None
+    ranking: Ranking = Ranking.RULES
+    left: tuple[SeatLeft, ...] = ()
+    #: The game waits for the referee's default command for a seat that left.
+    referee_to_move: bool = False
 
     @property
     def over(self) -> bool:
@@ -219,11 +230,25 @@ class Table(Generic[StateT]):
         return (
             status.aborted is not None
             or status.limit_reached is not None
+            or status.absent is not None
             or len(self.log) == status.count
         )
 
     def pending(self) -> tuple[Seat, ...]:
-        return () if self._idle else self.game.pending(self.state)
+        """The seats whose decision the game waits for, except the seats that left (the
+        referee decides for them: :attr:`referee_to_move`)."""
+        if self._idle:
+            return ()
+        pending = self.game.pending(self.state)
+        left = self.status.left
+        return tuple(seat for seat in pending if seat not in left) if left else pending
+
+    @property
+    def referee_to_move(self) -> bool:
+        """True when the game waits for a seat that left: the referee plays its default
+        command next (no seat is asked)."""
+        left = self.status.left
+        return bool(left) and not self._idle and any(d.seat in left for d in self.decisions())
 
     def legal_commands(self, seat: Seat) -> list[Command]:
         if self._idle or seat in self.status.forfeited:
@@ -231,9 +256,28 @@ class Table(Generic[StateT]):
         return self.game.legal_commands(self.state, seat)
 
     def results(self) -> tuple[SeatResult, ...] | None:
-        """The game's results, or those it had when it reached its event limit."""
-        limit = self.status.limit_reached
-        return limit.results if limit is not None else self.game.results(self.state)
+        """The game's results by its rules, or those it had when it reached its event limit,
+        or those of a no-show (:class:`SeatsAbsent`). What counts is :meth:`outcomes`."""
+        status = self.status
+        if status.limit_reached is not None:
+            return status.limit_reached.results
+        if status.absent is not None:
+            return status.absent.results
+        return self.game.results(self.state)
+
+    @property
+    def ranking(self) -> Ranking:
+        """The ranking the results follow (a table's settings; the rules' without)."""
+        return self.settings.ranking if self.settings is not None else Ranking.RULES
+
+    def outcomes(self) -> tuple[SeatOutcome, ...] | None:
+        """Every seat's result by the one rule (:func:`~referee.engine.outcomes.rank_outcomes`):
+        how it ended and the rank of the ranking that applies; ``None`` before the end and
+        after an abort."""
+        results = self.results()
+        if results is None or self.status.aborted is not None:
+            return None
+        return rank_outcomes(results, self.status.left, self.ranking)
 
     def ending(self) -> Ending | None:
         """Why the game ended: an abort, the event limit, or the game's own end by its rules
@@ -243,6 +287,8 @@ class Table(Generic[StateT]):
             return endings.aborted(status.aborted)
         if status.limit_reached is not None:
             return endings.limit_reached(status.limit_reached.limit)
+        if status.absent is not None:
+            return Ending(status.absent.end_rule_id, status.absent.end_reason)
         if self.game.results(self.state) is None:
             return None
         return self.game.ending(self.state)
@@ -253,6 +299,8 @@ class Table(Generic[StateT]):
         return self.status.aborted is not None or self.results() is not None
 
     def decisions(self) -> tuple[Decision, ...]:
+        """Every decision the game waits for, the seats that left included (the referee's
+        timekeeper plays theirs)."""
         return () if self._idle else self.game.decisions(self.state)
 
     def decide(self, seat: Seat, command: Command) -> list[Event]:
@@ -273,6 +321,8 @@ class Table(Generic[StateT]):
                 f"the game ended at its event limit ({status.limit_reached.limit} events)",
                 "precondition",
             )
+        if status.absent is not None:
+            raise Rejection(status.absent.end_rule_id, status.absent.end_reason, "precondition")
         if not self.started:
             raise Rejection(
                 "GAME_NOT_STARTED",
@@ -282,6 +332,11 @@ class Table(Generic[StateT]):
         if seat in status.resigned:
             raise Rejection(
                 "RESIGNED", f"seat {seat} has resigned; the referee plays for it", "precondition"
+            )
+        gone = status.left.get(seat)
+        if gone is not None:
+            raise Rejection(
+                gone.rule_id, f"{gone.reason}; the referee plays for it", "precondition"
             )
         if seat in status.forfeited:
             raise Rejection(
@@ -446,6 +501,38 @@ class Table(Generic[StateT]):
             raise Rejection("ALREADY_RESIGNED", f"seat {seat} has resigned already", "precondition")
         return [SeatResigned(seat)]
 
+    def abandon(self, seat: Seat, reason: str) -> list[Event]:
+        """The events of ``seat`` being abandoned (:class:`SeatAbandoned`: its player went
+        away, or the organiser removed it, as ``reason`` says); the referee then plays its
+        default commands. Raises Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``LEFT``
+        for a seat that left already)."""
+        self._check_leaving(seat)
+        return [SeatAbandoned(seat, reason)]
+
+    def no_show(self, absent: Sequence[Seat]) -> list[Event]:
+        """The end of a table that never started because ``absent`` never claimed their
+        reserved seats (:class:`SeatsAbsent`; the reveal follows when due). Raises Rejection
+        once the game started or ended."""
+        if self.started or self.over:
+            raise Rejection("NO-SHOW", "only a game that never started ends so", "precondition")
+        seats = tuple(sorted(set(absent)))
+        if not seats or not all(0 <= seat < self.config.players for seat in seats):
+            raise Rejection("SEAT", f"no such absent seats: {seats}", "precondition")
+        return [SeatsAbsent(seats, absent_results(self.config.players, seats))]
+
+    def _check_leaving(self, seat: Seat) -> None:
+        if not 0 <= seat < self.config.players:
+            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+        if self.over:
+            raise Rejection("GAME_OVER", "the game is over", "precondition")
+        if not self.started:
+            raise Rejection(
+                "GAME_NOT_STARTED", "the game has not started: no seat can leave", "precondition"
+            )
+        gone = self.status.left.get(seat)
+        if gone is not None:
+            raise Rejection("LEFT", f"{gone.reason} already", "precondition")
+
     def submit(self, seat: Seat, command: Command) -> list[Event]:
         """Decide and apply ``command``; returns the new events. Raises Rejection."""
         events = self.decide(seat, command)
@@ -457,14 +544,14 @@ class Table(Generic[StateT]):
         apply = self.game.apply
         state = self.state
         stored = False
-        for event in events:
+        start = len(self.log)
+        for index, event in enumerate(events):
             if isinstance(event, TableEvent):
-                self.status.fold(event)
+                self.status.fold(event, start + index + 1)
                 stored = stored or held_one_by_one(event)
             else:
                 state = apply(state, event)
         self.state = state
-        start = len(self.log)
         self.log.extend(events)
         if stored and self.settings is not None and self.settings.card_commitments:
             # Openings read from the store, as the referee holds its own (issue 25 §4).
@@ -474,9 +561,22 @@ class Table(Generic[StateT]):
                 if held_one_by_one(event):
                     log[index] = tracker.as_runs(event)
 
+    def asked(self) -> tuple[Decision, ...]:
+        """The decisions the game waits for from seats that play: :meth:`decisions` without
+        the seats that left (the referee decides for them)."""
+        decisions = self.decisions()
+        left = self.status.left
+        return tuple(d for d in decisions if d.seat not in left) if left else decisions
+
     def view(self, viewer: Viewer) -> View:
         status = self.status
         decisions = self.decisions()
+        left = status.left
+        referee_to_move = False
+        if left:
+            every = len(decisions)
+            decisions = tuple(d for d in decisions if d.seat not in left)
+            referee_to_move = len(decisions) != every
         # Positional: the server builds every seat's view after every command.
         return View(
             self.game.info.type_id,
@@ -486,10 +586,13 @@ class Table(Generic[StateT]):
             decisions,
             tuple(self.legal_commands(viewer)) if viewer is not None else (),
             self.game.view(self.state, viewer),
-            self.results(),
+            self.outcomes(),
             status.commitment,
             status.aborted is not None,
             self.ending(),
+            self.ranking,
+            tuple(left.values()),
+            referee_to_move,
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:

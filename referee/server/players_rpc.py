@@ -54,6 +54,8 @@ def rating_to_proto(rating: Rating) -> pb.Rating:
         ordinal=rating.ordinal,
         games=rating.games,
         updated_unix_ms=rating.updated_ms,
+        absences=rating.absences,
+        left_early=rating.left_early,
     )
 
 

@@ -1,4 +1,5 @@
-"""The RPCs of seats that are claimed, not handed out: ClaimSeat, Resign.
+"""The RPCs of seats that are claimed, not handed out: ClaimSeat, Resign (a seat's own, or the
+organiser's removal of a seat, which abandons it).
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
 The player's credential comes from the ``authorization`` metadata or header; a claim with a
@@ -12,6 +13,7 @@ from typing import Protocol
 
 from referee.application import PlayerSeat, Referee
 from referee.application.tables.access import SeatKey
+from referee.application.tables.errors import bad_request
 from referee.metrics import Metrics
 from referee.server import convert
 from referee.v1 import referee_pb2 as pb
@@ -42,6 +44,15 @@ class SeatCalls:
         return convert.claimed_to_proto(claimed)
 
     async def Resign(self, request: pb.ResignRequest, caller: Caller) -> pb.ResignResponse:
+        if request.organiser_token:
+            if not request.HasField("seat"):
+                raise bad_request("seat", "required with organiser_token: the seat to remove")
+            summary = await self.referee.remove_seat(
+                request.game_id, request.organiser_token, request.seat, request.reason
+            )
+            return pb.ResignResponse(game=convert.summary_to_proto(summary))
+        if request.reason:
+            raise bad_request("reason", "only the organiser gives a reason (organiser_token)")
         seat: SeatKey = request.seat_token
         if not request.seat_token and caller.credential:
             principal = await self.referee.players.authenticate(caller.credential)

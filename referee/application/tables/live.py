@@ -31,6 +31,7 @@ from referee.application.tables.values import (
     Update,
 )
 from referee.engine.game import Viewer
+from referee.engine.outcomes import SeatEnd
 from referee.engine.table import Table
 from referee.store import CommandOutcome, GameRecord, SeatClaim
 from referee.stored import Decided, read_batches
@@ -305,19 +306,21 @@ class LiveGame:
         status = self.table.status
         claims = status.claims
         out = []
+        left = status.left
         for seat in range(self.record.players):
             claimed = claims.get(seat)
             resigned = seat in status.resigned
+            gone = left[seat].end if seat in left else SeatEnd.UNSPECIFIED
             if claimed is not None:
-                holder = SeatHolder(seat, "held", claimed.player, claimed.kind.word, resigned)
+                holder = SeatHolder(seat, "held", claimed.player, claimed.kind.word, resigned, gone)
             else:
                 plan = self.settings.plan(seat)
                 if plan.mode == "open":
-                    holder = SeatHolder(seat, "open", resigned=resigned)
+                    holder = SeatHolder(seat, "open", resigned=resigned, left=gone)
                 elif plan.mode == "reserved":
-                    holder = SeatHolder(seat, "reserved", plan.player, resigned=resigned)
+                    holder = SeatHolder(seat, "reserved", plan.player, resigned=resigned, left=gone)
                 else:
-                    holder = SeatHolder(seat, "held", resigned=resigned)
+                    holder = SeatHolder(seat, "held", resigned=resigned, left=gone)
             out.append(holder)
         return tuple(out)
 
@@ -354,9 +357,9 @@ class LiveGame:
             options=dict(self.record.options),
             version=table.version,
             pending_seats=tuple(table.pending()),
-            decisions=tuple(table.decisions()),
+            decisions=table.asked(),
             game_over=self.over,
-            results=table.results(),
+            results=table.outcomes(),
             created_unix_ms=int(self.record.created_at * 1000),
             seed_commitment=status.commitment,
             deal_commitment=status.deal_commitment,
@@ -379,6 +382,11 @@ class LiveGame:
             listed=settings.listed,
             rated=settings.rated,
             organiser_audit=settings.organiser_audit,
+            ranking=table.ranking,
+            seats_left=tuple(status.left.values()),
+            referee_to_move=table.referee_to_move,
+            no_show_loses=settings.no_show_loses,
+            hide_reservations=settings.hides_reservations,
         )
 
     def view(self, viewer: Viewer) -> SeatView:
