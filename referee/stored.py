@@ -203,6 +203,7 @@ def holder_to_proto(holder: Any) -> pb.SeatHolder:
         resigned=holder.resigned,
         left=holder.left,
         hidden=holder.hidden,
+        online=holder.online,
     )
 
 

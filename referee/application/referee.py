@@ -36,6 +36,7 @@ from referee.application.house.bots import HouseBots
 from referee.application.lobby.room import Lobby
 from referee.application.lobby.seats import ClaimedSeats
 from referee.application.players.accounts import Players, Principal
+from referee.application.players.presence import Presence
 from referee.application.players.seating import Seating
 from referee.application.players.sessions import Sessions
 from referee.application.tables import access, creation, errors
@@ -94,16 +95,21 @@ class Referee:
         self.players = Players(self.repository)
         self._streams = Streams(self.repository, self.timekeeper)
         self.seating = Seating(self.repository, self.timekeeper, self.commands)
+        #: Who is online (a player stream open on any replica): the lobby shows it.
+        self.presence = Presence(self.repository)
         self.lobby = Lobby(
             self.repository,
             self.players,
             self.players.ratings,
             ClaimedSeats(self.repository, self.players),
+            presence=self.presence,
         )
         self.repository.on_finished.append(self.players.ratings.record)
         # A game that ended unfilled announces its reserved seats no more.
         self.repository.on_finished.append(self.seating.unreserve)
-        self.sessions = Sessions(self.repository, self.commands, self._streams, rooms=self)
+        self.sessions = Sessions(
+            self.repository, self.commands, self._streams, rooms=self, presence=self.presence
+        )
         #: Bot players the server runs (idle until ``house_bots.start``; docs/lobby.md).
         self.house_bots = HouseBots(
             self.repository, self.sessions, self.lobby, self.seating, self.players, self.metrics
@@ -140,6 +146,7 @@ class Referee:
         if self._sweeper is not None:
             self._sweeper.cancel()
         self.house_bots.close()
+        self.presence.close()
         self.lobby.close()
         self._streams.close()
         self.repository.close()

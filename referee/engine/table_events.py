@@ -223,11 +223,22 @@ class SeatClaimed(TableEvent):
     """A player took ``seat`` (a claim, an accepted challenge, a pairing or the creator's
     own seat). Public: who sits where is part of the game's record, so replays and spectators
     see it. ``player`` is empty for a seat claimed anonymously (a claim code, no account).
-    The claim that fills the table is in the batch that deals."""
+    The claim that fills the table is in the batch that deals.
+
+    ``hidden``: a claim of a game that keeps its players from each other until it starts (a
+    rated game's reserved seats, so nobody can dodge an opponent): every viewer but the
+    seat itself sees it without the player (the full log keeps it; the views show who sits
+    where once the game has started)."""
 
     seat: Seat
     player: str
     kind: PlayerKind = PlayerKind.UNSPECIFIED
+    hidden: bool = False
+
+    def redacted(self, viewer: Viewer) -> TableEvent:
+        if not self.hidden or viewer == self.seat:
+            return self
+        return SeatClaimed(self.seat, "", PlayerKind.UNSPECIFIED, True)
 
 
 @dataclass(frozen=True, slots=True)

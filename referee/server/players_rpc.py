@@ -1,5 +1,5 @@
-"""The RPCs of accounts, credentials and ratings: Register, WhoAmI, GetRatings,
-GetLeaderboard.
+"""The RPCs of accounts, credentials, ratings and presence: Register, WhoAmI, GetRatings,
+GetLeaderboard, GetPresence.
 
 Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
 The caller's credential comes from the ``authorization`` metadata or header
@@ -102,6 +102,21 @@ class PlayerCalls:
     ) -> pb.GetLeaderboardResponse:
         board = await self.referee.players.ratings.leaderboard(request.game_type, request.limit)
         return pb.GetLeaderboardResponse(ratings=[rating_to_proto(r) for r in board])
+
+    async def GetPresence(
+        self, request: pb.GetPresenceRequest, caller: Caller
+    ) -> pb.GetPresenceResponse:
+        """Presence is public (the lobby shows it): no credential needed."""
+        names = list(request.players)
+        if not names:
+            raise bad_request("players", "name at least one player")
+        for index, name in enumerate(names):
+            if not NAME.fullmatch(name):
+                raise bad_request(f"players[{index}]", "not a player name")
+        online = await self.referee.presence.online(names)
+        return pb.GetPresenceResponse(
+            players=[pb.PlayerPresence(player=n, online=o) for n, o in online.items()]
+        )
 
 
 __all__ = ["KIND_FROM_PROTO", "KIND_TO_PROTO", "PlayerCalls", "player_to_proto", "rating_to_proto"]

@@ -1978,6 +1978,7 @@ class RefereeEvent(_message.Message):
         SEAT_FIELD_NUMBER: _builtins.int
         PLAYER_FIELD_NUMBER: _builtins.int
         KIND_FIELD_NUMBER: _builtins.int
+        HIDDEN_FIELD_NUMBER: _builtins.int
         seat: _builtins.int
         """The seat."""
         player: _builtins.str
@@ -1986,16 +1987,22 @@ class RefereeEvent(_message.Message):
         """
         kind: Global___PlayerKind.ValueType
         """What the player is."""
+        hidden: _builtins.bool
+        """The game keeps its players from each other until it starts
+        (GameSummary.hide_reservations): every viewer but the seat itself receives this event
+        with player empty and kind unspecified.
+        """
         def __init__(
             self,
             *,
             seat: _builtins.int = ...,
             player: _builtins.str = ...,
             kind: Global___PlayerKind.ValueType = ...,
+            hidden: _builtins.bool = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "player", b"player", "seat", b"seat"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["hidden", b"hidden", "kind", b"kind", "player", b"player", "seat", b"seat"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3000,6 +3007,7 @@ class SeatHolder(_message.Message):
     RESIGNED_FIELD_NUMBER: _builtins.int
     LEFT_FIELD_NUMBER: _builtins.int
     HIDDEN_FIELD_NUMBER: _builtins.int
+    ONLINE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat."""
     state: Global___SeatState.ValueType
@@ -3017,8 +3025,12 @@ class SeatHolder(_message.Message):
     finished): as View.seats_left.
     """
     hidden: _builtins.bool
-    """Reserved for a player this caller may not know yet (CreateGameRequest.hide_reservations):
-    state is SEAT_STATE_RESERVED and player is empty.
+    """The player is not shown before the game starts (CreateGameRequest.hide_reservations):
+    player is empty and kind unspecified, whether the seat is still reserved or held.
+    """
+    online: _builtins.bool
+    """In the lobby's tables (ListLobby, WatchLobby): the seat's player has a player stream
+    (PlayerSession, WatchPlayer) open, on any replica.
     """
     def __init__(
         self,
@@ -3030,10 +3042,11 @@ class SeatHolder(_message.Message):
         resigned: _builtins.bool = ...,
         left: Global___SeatEnd.ValueType = ...,
         hidden: _builtins.bool = ...,
+        online: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["hidden", b"hidden", "kind", b"kind", "left", b"left", "player", b"player", "resigned", b"resigned", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hidden", b"hidden", "kind", b"kind", "left", b"left", "online", b"online", "player", b"player", "resigned", b"resigned", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4558,3 +4571,79 @@ class GetLeaderboardResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetLeaderboardResponse: _TypeAlias = GetLeaderboardResponse  # noqa: Y015
+
+@_typing.final
+class GetPresenceRequest(_message.Message):
+    """Request of GetPresence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The players (1 to 100 names)."""
+
+    def __init__(
+        self,
+        *,
+        players: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["players", b"players"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetPresenceRequest: _TypeAlias = GetPresenceRequest  # noqa: Y015
+
+@_typing.final
+class PlayerPresence(_message.Message):
+    """Whether one player is online."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    ONLINE_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    """The player."""
+    online: _builtins.bool
+    """True while the player has a player stream open on any replica (a replica that stopped
+    leaves it true for at most 15 seconds: docs/lobby.md, "Presence").
+    """
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        online: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["online", b"online", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerPresence: _TypeAlias = PlayerPresence  # noqa: Y015
+
+@_typing.final
+class GetPresenceResponse(_message.Message):
+    """Response of GetPresence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerPresence]:
+        """One per player asked, in the order asked (each name once)."""
+
+    def __init__(
+        self,
+        *,
+        players: _abc.Iterable[Global___PlayerPresence] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["players", b"players"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetPresenceResponse: _TypeAlias = GetPresenceResponse  # noqa: Y015

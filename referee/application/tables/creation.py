@@ -126,11 +126,14 @@ async def create(
         for seat, plan in enumerate(plans)
         if plan.mode == "creator" or seat in seated
     }
-    claimed = [
-        SeatClaimed(seat, who, PlayerKind.named(what)) for seat, (who, what) in holders.items()
-    ]
-    # Dealt in the opening unless a seat still waits for its claim.
+    # Dealt in the opening unless a seat still waits for its claim; until then a game that
+    # keeps its players from each other names nobody.
     waiting = [s for s, plan in enumerate(plans) if plan.waits and s not in seated]
+    hidden = settings.hides_reservations and bool(waiting)
+    claimed = [
+        SeatClaimed(seat, who, PlayerKind.named(what), hidden)
+        for seat, (who, what) in holders.items()
+    ]
     try:
         config = make_config(game, players, dict(options or {}), checked_seed, deal)
         table: Table[Any] = Table(game, config, settings.table())

@@ -302,9 +302,12 @@ class LiveGame:
         return int(self.record.created_at * 1000) + self.settings.join_deadline_ms
 
     def holders(self) -> tuple[SeatHolder, ...]:
-        """Who holds each seat: from the log's claims and the game's seat plans."""
+        """Who holds each seat: from the log's claims and the game's seat plans. A game that
+        keeps its players from each other until it starts names nobody before then."""
         status = self.table.status
         claims = status.claims
+        if self.hides_players:
+            return tuple(self._hidden_holder(seat) for seat in range(self.record.players))
         out = []
         left = status.left
         for seat in range(self.record.players):
@@ -323,6 +326,22 @@ class LiveGame:
                     holder = SeatHolder(seat, "held", resigned=resigned, left=gone)
             out.append(holder)
         return tuple(out)
+
+    @property
+    def hides_players(self) -> bool:
+        """True while the game keeps its players from each other: it hides its reservations
+        and has neither started nor ended."""
+        table = self.table
+        return self.settings.hides_reservations and not table.started and not table.over
+
+    def _hidden_holder(self, seat: int) -> SeatHolder:
+        """A seat of a game that hides its players: held or reserved (or open), no name."""
+        if seat in self.table.status.claims:
+            return SeatHolder(seat, "held", hidden=True)
+        mode = self.settings.plan(seat).mode
+        if mode == "reserved":
+            return SeatHolder(seat, "reserved", hidden=True)
+        return SeatHolder(seat, "open" if mode == "open" else "held")
 
     def open_seats(self) -> list[int]:
         """The seats still to be claimed by anyone (not reserved ones)."""

@@ -64,8 +64,10 @@ class SeatHolder:
     resigned: bool = False
     #: How the seat left the game before its end (unspecified while it plays, or finished).
     left: SeatEnd = SeatEnd.UNSPECIFIED
-    #: Reserved for a player the reader may not know yet (``player`` is then empty).
+    #: The game keeps its players from each other until it starts (``player`` is empty).
     hidden: bool = False
+    #: The player has a player stream open on any replica (set in the lobby's tables).
+    online: bool = False
 
 
 @dataclass(frozen=True, slots=True)
