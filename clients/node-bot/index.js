@@ -158,26 +158,20 @@ function main() {
   let call = null;
   let finished = false;
   let commands = 0;
-  let claiming = null;
   const tried = new Set(); // "game_id/seat" of reserved seats claimed (or refused for good)
 
-  // --claim-reserved: seats reserved for this player (e.g. by referee-tournament) are public
-  // in GameSummary.seat_holders; the player stream does not announce them, so look about
-  // twice a second and claim each once. The stream then follows the claimed seat.
-  async function claimReserved() {
-    const { games } = await unary(client, 'ListGames', { running_only: true, page_size: 1000 }, metadata);
-    for (const game of games) {
-      if (game.started || game.game_over) continue;
-      for (const holder of game.seat_holders) {
-        const key = `${game.game_id}/${holder.seat}`;
-        if (holder.state !== 'SEAT_STATE_RESERVED' || holder.player !== me || tried.has(key)) continue;
-        tried.add(key);
-        try {
-          await unary(client, 'ClaimSeat', { game_id: game.game_id, seat: holder.seat }, metadata);
-        } catch (error) {
-          process.stderr.write(`referee-node-bot: claim ${key}: ${error.details || error.message}\n`);
-        }
-      }
+  // --claim-reserved: the player stream announces each seat reserved for this player (e.g. by
+  // referee-tournament), at once and, on connecting, those reserved before (a rated game's
+  // summary does not name its players before it starts, so the stream is the one place to
+  // learn of them). Claim each once; the stream then follows the claimed seat.
+  async function claimReserved(reserved) {
+    const key = `${reserved.game_id}/${reserved.seat}`;
+    if (tried.has(key)) return;
+    tried.add(key);
+    try {
+      await unary(client, 'ClaimSeat', { game_id: reserved.game_id, seat: reserved.seat }, metadata);
+    } catch (error) {
+      process.stderr.write(`referee-node-bot: claim ${key}: ${error.details || error.message}\n`);
     }
   }
 
@@ -189,7 +183,6 @@ function main() {
   function finish(code) {
     if (finished) return;
     finished = true;
-    if (claiming) clearInterval(claiming);
     if (call) call.cancel();
     client.close();
     process.exitCode = code;
@@ -291,6 +284,8 @@ function main() {
       onOutcome(message.outcome);
     } else if (message.kind === 'challenge') {
       onChallenge(message.challenge);
+    } else if (message.kind === 'reserved' && args.claimReserved) {
+      claimReserved(message.reserved);
     }
   }
 
@@ -346,18 +341,7 @@ function main() {
       await unary(client, 'CreateChallenge', { challenged: args.challenge, terms: terms() }, metadata);
     }
     if (args.pair) await unary(client, 'RequestPairing', { terms: terms() }, metadata);
-    if (args.claimReserved) {
-      let busy = false;
-      claiming = setInterval(() => {
-        if (busy || finished) return;
-        busy = true;
-        claimReserved()
-          .catch((error) => process.stderr.write(`referee-node-bot: ${error.details || error.message}\n`))
-          .finally(() => {
-            busy = false;
-          });
-      }, 500);
-    }
+
   }
 
   start().catch((error) => fail(`${error.code !== undefined ? error.code : ''} ${error.details || error.message}`));
