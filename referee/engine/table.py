@@ -561,6 +561,11 @@ class Table(Generic[StateT]):
                 if held_one_by_one(event):
                     log[index] = tracker.as_runs(event)
 
+    def seats_left(self) -> tuple[SeatLeft, ...]:
+        """The seats that left before the end, by seat."""
+        left = self.status.left
+        return tuple(left[seat] for seat in sorted(left)) if left else ()
+
     def asked(self) -> tuple[Decision, ...]:
         """The decisions the game waits for from seats that play: :meth:`decisions` without
         the seats that left (the referee decides for them)."""
@@ -591,7 +596,7 @@ class Table(Generic[StateT]):
             status.aborted is not None,
             self.ending(),
             self.ranking,
-            tuple(left.values()),
+            self.seats_left(),
             referee_to_move,
         )
 

@@ -402,7 +402,7 @@ class LiveGame:
             rated=settings.rated,
             organiser_audit=settings.organiser_audit,
             ranking=table.ranking,
-            seats_left=tuple(status.left.values()),
+            seats_left=table.seats_left(),
             referee_to_move=table.referee_to_move,
             no_show_loses=settings.no_show_loses,
             hide_reservations=settings.hides_reservations,
