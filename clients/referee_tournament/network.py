@@ -83,6 +83,9 @@ class NetworkRunner:
         #: logs (organiser only) at the end.
         self.organiser_tokens: dict[str, str] = {}
         self._lock = threading.Lock()
+        #: Remote accounts found offline after waiting for them once: absent at once while
+        #: they stay offline (forgotten when they come back).
+        self._gone: set[str] = set()
 
     def close(self) -> None:
         self.channel.close()
@@ -128,6 +131,23 @@ class NetworkRunner:
             return {}
         return player_ratings(self.stub, accounts, [e.game for e in self.config.games])
 
+    def offline(self, accounts: list[str]) -> set[str]:
+        """The ``accounts`` with no player stream open (``GetPresence``). One found offline
+        for the first time is waited for, up to ``start_timeout`` (a bot reconnecting, or
+        still starting); after that it is absent at once for as long as it stays offline."""
+        found = offline_accounts(self.stub, accounts)
+        with self._lock:
+            self._gone -= set(accounts) - found  # back online
+            waiting = found - self._gone
+        deadline = time.monotonic() + self.config.limits.start_timeout
+        while waiting and time.monotonic() < deadline:
+            time.sleep(10 * POLL)
+            found = offline_accounts(self.stub, accounts)
+            waiting &= found
+        with self._lock:
+            self._gone |= found
+        return found
+
     # --- one game -----------------------------------------------------------------------
 
     def play(self, spec: GameSpec, *, final: bool = False) -> tuple[GameRecord, dict[str, Any]]:
@@ -149,7 +169,7 @@ class NetworkRunner:
             # Every seating of a deal shares its seed: it stays secret until the tournament
             # is over (reveal_seeds), else the first game to end would give the deal away.
             request.defer_seed_reveal = True
-        offline = offline_accounts(self.stub, list(remote_seats(self.config, spec).values()))
+        offline = self.offline(list(remote_seats(self.config, spec).values()))
         remote = reserve_seats(self.config, spec, request, offline, final=final)
         try:
             created = self.stub.CreateGame(request, timeout=30)

@@ -8,8 +8,9 @@ says about each seat at the end.
   claimed its seat by then is **absent**: with ``no_show: loss`` the referee ends the game
   there (``NO-SHOW``), the absent bot ranked last; with ``no_show: void`` it voids the game,
   which the runner replays later. A remote bot that is offline when its game is made (no
-  player stream open: ``GetPresence``) gets a join deadline of 1 ms: it is reported absent at
-  once, without holding the game up.
+  player stream open: ``GetPresence``) holds no game up: the join deadline is 1 ms (or, with
+  other remote bots in the game that are online, ``start_timeout``, for them to sit down),
+  and it is reported absent.
 * Every tournament game ranks finishers first (``RANKING_FINISHERS_FIRST``): each seat's
   result (rank, how it ended, the rule and the reason) is the referee's, read as it is
   (:func:`seat_records`). ``GameSummary.seat_stats`` adds what only the referee counts:
@@ -78,10 +79,7 @@ def reserve_seats(
                 request.seat_requests.add(mode=referee_pb2.SEAT_MODE_RESERVED, player=remote[seat])
             else:
                 request.seat_requests.add(mode=referee_pb2.SEAT_MODE_UNSPECIFIED)
-        away = any(account in offline for account in remote.values())
-        request.join_deadline_ms = (
-            AT_ONCE_MS if away else max(1, int(config.limits.join_timeout * 1000))
-        )
+        request.join_deadline_ms = join_deadline_ms(config, list(remote.values()), offline)
         loss = final or config.no_show == "loss"
         request.no_show = referee_pb2.NO_SHOW_LOSS if loss else referee_pb2.NO_SHOW_VOID
         # No bot learns whom it meets before the game starts, so none can dodge.
@@ -92,6 +90,20 @@ def reserve_seats(
     if config.rated:
         request.rated = True
     return remote
+
+
+def join_deadline_ms(
+    config: TournamentConfig, accounts: Sequence[str], offline: AbstractSet[str]
+) -> int:
+    """The join deadline of a game with remote ``accounts``: ``join_timeout``; with an
+    offline one, 1 ms when every remote bot is offline (absent at once), else
+    ``start_timeout``: time for the online ones to sit down, none wasted on the others."""
+    away = [account for account in accounts if account in offline]
+    if not away:
+        return max(1, int(config.limits.join_timeout * 1000))
+    if len(away) == len(accounts):
+        return AT_ONCE_MS
+    return max(1, int(min(config.limits.start_timeout, config.limits.join_timeout) * 1000))
 
 
 def offline_accounts(stub: Any, accounts: Sequence[str]) -> set[str]:

@@ -32,6 +32,9 @@ WINDOW = 0.3
 #: moves at once never times out (even on a loaded machine).
 FORFEITING = Clock(decision_ms=300, bank_ms=700, forfeit_after_timeouts=1)
 NAMES = ("ann", "bob", "cy", "dee", "eve")
+#: A deal of Dracula vs Van Helsing where the referee's default moves for seat 0, which
+#: resigns at once, beat seat 1's random play (:func:`play_on`) by the rules.
+WON_BY_DEFAULT = "resign-0-seed-long-enough-xx"
 
 
 def run(scenario: Callable[[Referee], Awaitable[None]]) -> None:
@@ -183,6 +186,28 @@ def test_a_seat_that_hangs_up_and_never_comes_back_is_abandoned_last_with_a_loss
         [gone] = summary.seats_left
         assert "did not come back within 0.3 s" in gone.reason
         check_a_loss(await rated(referee, game_id))
+
+    run(scenario)
+
+
+def test_a_resigned_seat_whose_default_moves_won_by_the_rules_still_ranks_last() -> None:
+    """The issue's report: a bot that resigned at once came first in rated games, its default
+    moves winning by the rules. The rules' rank is kept (``rules_rank``); the rank is last."""
+
+    async def scenario(referee: Referee) -> None:
+        settings = seats("reserved:ann", "reserved:bob", rated=True)
+        created = await referee.create(DV, 2, seed=WON_BY_DEFAULT, settings=settings)
+        players = {0: "ann", 1: "bob"}
+        for seat, name in players.items():
+            await referee.seating.claim_for(created.game_id, seat, name, "bot")
+        await referee.seating.resign(created.game_id, held("ann", 0))
+        await play_on(referee, created.game_id, players, "bob")
+        summary = await referee.summary(created.game_id)
+        assert summary.results is not None
+        ann, bob = summary.results
+        assert (ann.rules_rank, bob.rules_rank) == (1, 2), "the default moves did not win here"
+        assert (ann.rank, bob.rank) == (2, 1)
+        check_a_loss(await rated(referee, created.game_id))
 
     run(scenario)
 

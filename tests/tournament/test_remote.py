@@ -34,6 +34,19 @@ def open_server() -> Iterator[str]:
         yield str(server.address)
 
 
+def _online(address: str, name: str) -> None:
+    """Wait until ``name`` has a player stream open (``GetPresence``): a remote bot an
+    organiser has seen come up, before the tournament reserves seats for it."""
+    with grpc.insecure_channel(address) as channel:
+        stub = referee_pb2_grpc.RefereeServiceStub(channel)
+        request = referee_pb2.GetPresenceRequest(players=[name])
+        for _ in range(600):
+            if stub.GetPresence(request, timeout=10).players[0].online:
+                return
+            time.sleep(0.1)
+    raise AssertionError(f"{name} never came online")
+
+
 def _register(address: str, name: str) -> str:
     with grpc.insecure_channel(address) as channel:
         stub = referee_pb2_grpc.RefereeServiceStub(channel)
@@ -77,6 +90,7 @@ def remote_bot(open_server: str, tmp_path: Path) -> Iterator[object]:
                 stderr=subprocess.STDOUT,
             )
         )
+        _online(open_server, name)
         return name
 
     yield start
@@ -92,7 +106,7 @@ def _absent_config(present: str, **extra: object) -> TournamentConfig:
             "seed": "remote",
             "game": "sleeping-queens",
             "players": 2,
-            "limits": {"join_timeout": 30, "move_timeout": 20, "exit_grace": 1},
+            "limits": {"join_timeout": 30, "move_timeout": 20, "exit_grace": 1, "start_timeout": 3},
             "bots": [
                 {"name": "here", "account": present},
                 {"name": "away", "account": "remote-absent"},
@@ -306,6 +320,7 @@ def test_a_remote_bot_that_hangs_or_resigns_loses_its_games(
     name = f"remote-{'resigns' if resign else 'hangs'}"
     bot = _SitsOnly(open_server, _register(open_server, name), resign=resign)
     bot.start()
+    _online(open_server, name)
     try:
         config = parse(
             {
@@ -367,6 +382,7 @@ def test_the_node_bot_in_player_mode_is_a_remote_bot(open_server: str, tmp_path:
         stderr=subprocess.STDOUT,
     )
     try:
+        _online(open_server, "node-remote")
         config = parse(
             {
                 "name": "node-remote",
@@ -407,7 +423,7 @@ def test_a_tournament_with_a_hanging_a_resigning_a_crashing_and_an_absent_bot(
             "parallel": 4,
             "clock": {"decision_ms": 500, "bank_ms": 1000, "forfeit_after_timeouts": 2},
             # The clock catches the hang (a forfeit on time), not the runner.
-            "limits": {"move_timeout": 30, "exit_grace": 1, "join_timeout": 30},
+            "limits": {"move_timeout": 30, "exit_grace": 1, "join_timeout": 30, "start_timeout": 3},
             "bots": [
                 {"name": "steady", "strategy": "random"},
                 flaky_bot("hangs", "hang", after=1),

@@ -138,8 +138,9 @@ class Timekeeper:
         when nobody sat down, the game is aborted."""
         table = live.table
         claims = table.status.claims
-        missing = [seat for seat in range(live.record.players) if seat not in claims]
-        named = all(live.settings.plan(seat).mode == "reserved" for seat in missing)
+        plan = live.settings.plan
+        missing = [s for s in range(live.record.players) if plan(s).waits and s not in claims]
+        named = all(plan(seat).mode == "reserved" for seat in missing)
         if live.settings.no_show_loses and named and len(missing) < live.record.players:
             await self.repository.commit(live, table.no_show(missing), None)
             log.info("game_no_show", game_id=live.game_id, absent=missing)
