@@ -9,7 +9,7 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench format clean node-bot web
+.PHONY: run test lint proto proto-check bench format clean node-bot web api-baseline
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check referee clients tests examples
 	$(BIN)/mypy referee clients examples
 	cd protos && ../$(BIN)/buf lint
+	cd protos && ../$(BIN)/buf breaking --against breaking-baseline.binpb
+
+# The wire API's baseline for `buf breaking` (docs/versioning.md): at a release, rebuild it
+# from the released protos and commit it.
+api-baseline: $(STAMP)
+	cd protos && ../$(BIN)/buf build --path referee -o breaking-baseline.binpb
 
 # Regenerate the Python code (and typed stubs) from protos/ into referee/v1/.
 proto: $(STAMP)

@@ -297,9 +297,13 @@ def decode_deal(data: bytes) -> FixedDeal | None:
 
 
 def encode_command(game_type: str, command: Any) -> bytes:
-    """A command outcome's payload, from the engine's command value: deterministic, so equal
-    commands (a retry) have equal bytes however the client encoded them."""
-    return codec.command_to_proto(game_type, command).SerializeToString(deterministic=True)
+    """A command outcome's payload, from the engine's command value, written once
+    (:func:`referee.codec.command_bytes`): canonical, so equal commands (a retry) have equal
+    bytes however the client encoded them. They are the bytes protobuf's deterministic
+    serialization of the message writes (fields in number order, defaults left out; a test
+    holds it for every game's commands), so payloads stored before are read and compared as
+    they were."""
+    return codec.command_bytes(game_type, command)
 
 
 def decode_command(payload: bytes) -> pb.Command:

@@ -98,3 +98,24 @@ def test_buf_gen_yaml_is_a_v2_template_for_protos(tmp_path: Path) -> None:
         [str(buf), "generate", "--template", str(local)], cwd=ROOT, check=True, timeout=120
     )
     assert (tmp_path / "out" / "referee" / "v1" / "referee_pb2.pyi").is_file()
+
+
+def test_buf_breaking_holds_v1_to_its_baseline(tmp_path: Path) -> None:
+    """`make lint` runs buf breaking against the committed baseline (docs/versioning.md): the
+    protos pass, and a field renamed in a copy of them does not."""
+    buf = BIN / "buf"
+    if not buf.exists():
+        pytest.skip("buf not installed")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "buf breaking --against breaking-baseline.binpb" in makefile
+    baseline = ROOT / "protos" / "breaking-baseline.binpb"
+    command = [str(buf), "breaking", "--against", str(baseline)]
+    subprocess.run(command, cwd=ROOT / "protos", check=True, timeout=120)
+    copy = tmp_path / "protos"
+    subprocess.run(["cp", "-r", str(ROOT / "protos"), str(copy)], check=True)
+    service = copy / "referee" / "v1" / "referee.proto"
+    text = service.read_text(encoding="utf-8")
+    service.write_text(text.replace("string game_type = 1;", "string game_kind = 1;", 1))
+    broken = subprocess.run(command, cwd=copy, capture_output=True, text=True, timeout=120)
+    assert broken.returncode != 0
+    assert "game_type" in broken.stdout + broken.stderr

@@ -6,18 +6,32 @@ takes ids, tokens and engine values, returns the frozen values of
 :class:`~referee.application.tables.errors.RefereeError`. It imports no transport: the gRPC and HTTP
 adapters (:mod:`referee.server`) and an embedding platform (docs/embedding.md) call it alike.
 
-It is the one entry point; the work is done by rooms of one concern each, which it composes:
+It is the one entry point; the work is done by rooms, folders that import one way only
+(``tables`` <- ``players`` <- ``lobby`` <- ``house``, a test holds it), which it builds, each
+given its collaborators in its constructor:
 
-- :mod:`~referee.application.tables.repository`: the loaded games (loading, eviction, the preload of
-  clocked games, following the store's other writers), the store's threads, background tasks;
-- :mod:`~referee.application.tables.creation`: new games;
-- :mod:`~referee.application.tables.commands`: seats' commands (idempotent ids, expected versions);
-- :mod:`~referee.application.tables.timekeeper`: the referee's own moves (clocks, timeouts,
-  forfeits, default plays, the seed reveal, the end of a game);
-- :mod:`~referee.application.tables.organiser`: abort, reveal, export, abandoned games;
-- :mod:`~referee.application.tables.streams` (over
-  :mod:`~referee.application.tables.fanout`): streams;
-- :mod:`~referee.application.tables.access`: who is asking (seat, spectator, organiser).
+- ``tables`` (:mod:`referee.application.tables`), the live games:
+  :class:`~referee.application.tables.fanout.FanOut` (the streams' fan-out),
+  :class:`~referee.application.tables.timekeeper.Timekeeper` (the referee's own moves: clocks,
+  timeouts, forfeits, default plays, the seed reveal, the end of a game), which opens the
+  :class:`~referee.application.tables.repository.Repository` (the loaded games, the store's
+  threads, background tasks), :class:`~referee.application.tables.commands.Commands` (seats'
+  commands: idempotent ids, expected versions),
+  :class:`~referee.application.tables.organiser.Organiser` (abort, reveal, export, abandoned
+  games) and :class:`~referee.application.tables.streams.Streams` (viewers' streams); new
+  games are :mod:`~referee.application.tables.creation`'s, who is asking
+  :mod:`~referee.application.tables.access`'s;
+- ``players``: :class:`~referee.application.players.accounts.Players` (accounts, platform
+  identities, with their :class:`~referee.application.players.ratings.Ratings`),
+  :class:`~referee.application.players.seating.Seating` (claims, resigning) and
+  :class:`~referee.application.players.sessions.Sessions` (one stream per player, given the
+  lobby as its inbox port);
+- ``lobby``: :class:`~referee.application.lobby.room.Lobby` (listed tables, challenges,
+  pairing), seating the players who met through
+  :class:`~referee.application.lobby.seats.ClaimedSeats`;
+- ``house``: :class:`~referee.application.house.bots.HouseBots` (the referee's own bots,
+  seated through the lobby and playing through player sessions), and the organiser's fill
+  (:mod:`~referee.application.house.fill`).
 
 Store calls run on one writer thread so nothing blocks the event loop; a live game changes
 only after the store has committed. The stored form is :mod:`referee.stored`'s.
@@ -47,7 +61,7 @@ from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import FanOut, Send, StreamEnded
 from referee.application.tables.live import LiveGame, now_ms
 from referee.application.tables.organiser import Organiser
-from referee.application.tables.repository import Limits, Repository
+from referee.application.tables.repository import Limits
 from referee.application.tables.streams import Streams
 from referee.application.tables.timekeeper import Timekeeper
 from referee.application.tables.values import (
@@ -87,9 +101,10 @@ class Referee:
             self.limits.stream_buffer,
             self.limits.stream_stall_seconds,
         )
-        self.repository = Repository(store, self.metrics, self.limits, self.fanout)
-        self.timekeeper = Timekeeper(self.repository)
-        self.repository.timekeeper = self.timekeeper
+        # The timekeeper acts through the repository, which sets timers through it: the
+        # timekeeper opens the repository, handing itself in.
+        self.timekeeper = Timekeeper(store, self.metrics, self.limits, self.fanout)
+        self.repository = self.timekeeper.repository
         self.commands = Commands(self.repository, self.timekeeper)
         self.organiser = Organiser(self.repository, self.timekeeper)
         self.players = Players(self.repository)
@@ -108,7 +123,12 @@ class Referee:
         # A game that ended unfilled announces its reserved seats no more.
         self.repository.on_finished.append(self.seating.unreserve)
         self.sessions = Sessions(
-            self.repository, self.commands, self._streams, rooms=self, presence=self.presence
+            self.repository,
+            self.commands,
+            self._streams,
+            self.seating.submit_held,
+            self.lobby,
+            self.presence,
         )
         #: Bot players the server runs (idle until ``house_bots.start``; docs/lobby.md).
         self.house_bots = HouseBots(
@@ -189,17 +209,8 @@ class Referee:
         ``settings`` are the table settings (clock, organiser delay, reveal policy, event
         limit, who takes each seat; per-card commitments are on for every new game);
         ``creator``: the signed-in creator (needed for ``creator`` seats)."""
-        return await creation.create(
-            self.repository,
-            game_type,
-            players,
-            options,
-            seed,
-            deal,
-            settings,
-            creator,
-            self.players.get,
-        )
+        setup = creation.Setup(game_type, players, options, seed, deal, settings)
+        return await creation.create(self.repository, setup, creator, self.players.get)
 
     async def summary(self, game_id: str) -> Summary:
         """The game's public description (GetGame): on a shared store, as of what the store
@@ -219,8 +230,7 @@ class Referee:
         the spectator's, or the organiser's of any seat (``as_seat``, ``None``: the
         spectator's), behind by the organiser delay."""
         live = await self.repository.get_current(game_id)
-        if isinstance(seat_token, str) and seat_token and access.unknown_claims(live):
-            await self.repository.known_claims(live)
+        await access.read_claims_for(self.repository, live, seat_token)
         watcher = access.watcher(live, seat_token, spectator, organiser_token, as_seat)
         if watcher.organiser:
             return live.view_at(watcher.viewer, live.visible_version(now_ms()))
@@ -272,8 +282,14 @@ class Referee:
         ``expected_version``: refuse (CONFLICT) unless the game is at that version.
         A command a transport could not read is passed as :class:`Unreadable`: it is refused
         and counts against the seat."""
-        terms = (expected_version, client_decision_ms)
-        return await self.commands.submit(game_id, seat_token, command_id, command, terms)
+        return await self.commands.submit(
+            game_id,
+            seat_token,
+            command_id,
+            command,
+            expected_version=expected_version,
+            client_decision_ms=client_decision_ms,
+        )
 
     # --- organiser --------------------------------------------------------------------------
 

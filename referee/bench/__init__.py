@@ -29,7 +29,7 @@ PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "P1
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
-#: The targets of issue 7, as (figure, comparison, value).
+#: The performance targets (docs/performance.md), as (figure, comparison, value).
 TARGETS = {
     "P1": ("every game's steps/s ÷ RLCard UNO's", ">=", 2.0),
     "P2": ("referee commands/s ÷ echo calls/s", ">=", 0.8),
@@ -261,7 +261,7 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {p2['fanout_server_cpu_us_per_call']:,.0f} µs "
             f"| {p2['echo_server_cpu_us_per_call']:,.0f} µs |",
             "",
-            f"Batched streams (one message per command batch, issue 12): "
+            f"Batched streams (one message per command batch): "
             f"**{p2['batched_commands_per_second']:,.0f} commands/s**, "
             f"**{p2['batched_to_fanout']:.2f}** of the bare fan-out (target >= 0.6), "
             f"{p2['batched_stream_messages_per_command']:.1f} stream messages per command, "

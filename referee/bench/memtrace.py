@@ -1,4 +1,4 @@
-"""P4's memory breakdown (issue 25 §4): where a live game's and an open stream's bytes go.
+"""P4's memory breakdown: where a live game's and an open stream's bytes go.
 
 The traced server is :mod:`referee.bench.traced_serve` (a module of its own because it
 imports the command line, which imports the bench: nothing imports it, so no circle).

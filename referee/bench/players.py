@@ -1,4 +1,4 @@
-"""P10: the player stream, side by side with P2 (issue 20 §5).
+"""P10: the player stream, side by side with P2.
 
 The same 32 games x 4 seats as P2, the same server (``referee serve``, SQLite store), but
 shaped as bot programs are: one program per seat number, each holding its seat of every game

@@ -1,4 +1,4 @@
-"""P13: replicas scale by CPU per command (issue 25 §6).
+"""P13: replicas scale by CPU per command.
 
 Throughput cannot show scaling on a machine of two cores shared by the client, every replica
 and PostgreSQL; CPU per command can: if three replicas together spend no more CPU per command

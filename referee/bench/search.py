@@ -1,4 +1,4 @@
-"""P11: copies, steps and undo for search (issue 22 section 2), next to OpenSpiel's.
+"""P11: copies, steps and undo for search, next to OpenSpiel's.
 
 For every game at its fewest and 4 players, a few hundred positions of random games, each
 with one random legal command chosen up front (as an OpenSpiel action is: the search has

@@ -416,7 +416,7 @@ def capacity(
 ) -> dict[str, Any]:
     """P4 in a fresh server process (SQLite store): ``games`` games, two streams each. With
     ``trace``, again in a second server under :mod:`tracemalloc` at ``TRACE_GAMES`` games:
-    the top allocators per live game and per open stream (issue 25 §4)."""
+    the top allocators per live game and per open stream."""
     count = games or (100 if quick else 10_000)
     server = ServerProcess.start(
         referee_argv(f"sqlite:{folder / 'capacity.sqlite3'}", count + 10, 2 * count + 10),

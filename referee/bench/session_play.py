@@ -1,4 +1,4 @@
-"""P3 over the player stream (issue 25 §5): the same seeded games as P3, one after the other,
+"""P3 over the player stream: the same seeded games as P3, one after the other,
 each played by one program holding all its seats on **one** PlayerSession, its commands and
 their events on that one connection (no unary call per command).
 

@@ -1,4 +1,4 @@
-"""SOAK: the server's memory while games are played for many minutes (issue 10).
+"""SOAK: the server's memory while games are played for many minutes (a leak shows as growth).
 
 A ``referee serve`` process on a SQLite store in a temporary folder; client threads play
 games to the end with random legal commands over gRPC, one after the other, some with a

@@ -1,4 +1,4 @@
-"""P12: the referee's in-process cost per command, and where it goes by stage (issue 25 §1).
+"""P12: the referee's in-process cost per command, and where it goes by stage.
 
 No transport: the application layer (:class:`~referee.application.Referee` on the memory
 store) drives ``games`` concurrent games with a random bot on every seat, each seat reading
@@ -20,7 +20,7 @@ Two figures per round, from separate windows of the same process:
 
 The bots' own work (choosing a command, writing its bytes) is timed and left out of both.
 
-It imports only what the application had before issue 25's work, so the same file measures
+It imports only what older versions of the application had too, so the same file measures
 an older checkout side by side (``PYTHONPATH=/old/tree python /tmp/stages.py``). Nothing
 here asserts a speed.
 """
@@ -64,7 +64,7 @@ TARGETS = (
     ("referee.application.tables.values", "view_bytes", "encoding"),
     ("referee.application.tables.values", "event_bytes", "encoding"),
     ("referee.server.convert", "update_bytes", "encoding"),
-    ("referee.server.convert", "submitted_to_proto", "encoding"),
+    ("referee.server.convert", "submitted_bytes", "encoding"),
     ("referee.application.tables.fanout", "FanOut.publish", "fan-out"),
     ("referee.application.tables.timekeeper", "Timekeeper.arm", "clocks"),
     ("referee.application.tables.timekeeper", "Timekeeper._overdue", "clocks"),
@@ -207,7 +207,7 @@ async def _drive(
                 number += 1
                 answer = await referee.submit(game_id, token, f"{seat}-{number}", command)
                 with stage("encoding"):
-                    convert.submitted_to_proto(answer).SerializeToString()
+                    convert.submitted_bytes(answer)
                 counted["commands"] += 1
                 if counted["commands"] >= commands:
                     done.set()

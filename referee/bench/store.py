@@ -141,7 +141,7 @@ def raw_inserts(path: Path, count: int, seconds: float, synchronous: Synchronous
         conn.close()
 
 
-#: Games appending at once in the group-commit figure (issue 25).
+#: Games appending at once in the group-commit figure.
 GAMES_AT_ONCE = 32
 
 

@@ -1,4 +1,4 @@
-"""Micro-benchmark of the per-command work of the server around the engine (issue 12).
+"""Micro-benchmark of the per-command work of the server around the engine.
 
 After every accepted command the server builds each seat's view (``Table.view`` then
 ``codec.view_to_proto``) and the new events as each viewer may see them (``Table.redact`` then

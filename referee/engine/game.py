@@ -257,22 +257,36 @@ class Rejection(Exception):
 
     ``kind`` is ``"illegal"`` for a move the rules forbid or a malformed command
     (INVALID_ARGUMENT on the wire) and ``"precondition"`` for a command that is fine in
-    itself but not now: not your turn, game over (FAILED_PRECONDITION).
+    itself but not now: not your turn, game over (FAILED_PRECONDITION). ``reason`` says
+    which "not now" it is, for a client that handles each differently (a precondition's
+    default: :data:`NOT_YOUR_TURN`).
     """
 
     def __init__(
-        self, rule_id: str, message: str, kind: Literal["illegal", "precondition"] = "illegal"
+        self,
+        rule_id: str,
+        message: str,
+        kind: Literal["illegal", "precondition"] = "illegal",
+        reason: str = "",
     ) -> None:
         super().__init__(f"{rule_id}: {message}")
         self.rule_id = rule_id
         self.message = message
         self.kind = kind
+        self.reason = reason or (NOT_YOUR_TURN if kind == "precondition" else "")
+
+
+#: The reasons of a precondition rejection (the ErrorInfo reason a client switches on): the
+#: seat has no decision to make now, but the game goes on; the game is over (ended by its
+#: rules, aborted, or at its event limit): stop playing it.
+NOT_YOUR_TURN = "NOT_YOUR_TURN"
+GAME_OVER = "GAME_OVER"
 
 
 def not_your_turn(seat: Seat, pending: Sequence[Seat], rule_id: str) -> Rejection:
     """The standard rejection for a command from a seat with no pending decision."""
     if not pending:
-        return Rejection(rule_id, "the game is over", "precondition")
+        return Rejection(rule_id, "the game is over", "precondition", GAME_OVER)
     waiting = ", ".join(str(s) for s in pending)
     return Rejection(
         rule_id, f"seat {seat} has no decision to make; waiting for seat {waiting}", "precondition"
@@ -519,6 +533,8 @@ class Game(abc.ABC, Generic[StateT]):
 
 
 __all__ = [
+    "GAME_OVER",
+    "NOT_YOUR_TURN",
     "CardShown",
     "CardsTaken",
     "ChanceStep",

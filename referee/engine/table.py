@@ -29,6 +29,7 @@ from typing import Any, Generic
 from referee.engine import endings
 from referee.engine.endings import Ending
 from referee.engine.game import (
+    GAME_OVER,
     Command,
     Decision,
     Event,
@@ -49,7 +50,7 @@ from referee.engine.openings import (
     cards_opened,
     held_one_by_one,
 )
-from referee.engine.outcomes import Ranking, SeatLeft, SeatOutcome, rank_outcomes
+from referee.engine.outcomes import Ranking, SeatEnd, SeatLeft, SeatOutcome, rank_outcomes
 from referee.engine.registry import get_game
 from referee.engine.search import SearchTable
 from referee.engine.table_events import (
@@ -78,6 +79,8 @@ SALT_BYTES = 32
 
 #: The rule id a command cites after the game ended at its event limit.
 EVENT_LIMIT = endings.EVENT_LIMIT
+#: The reason of the refusal of a command from a seat that left, by how it left.
+LEFT_REASONS = {SeatEnd.FORFEITED: "SEAT_FORFEITED", SeatEnd.ABANDONED: "SEAT_ABANDONED"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,9 +200,11 @@ class Table(Generic[StateT]):
         """The game's start (the deal, with its card commitments) for a table that opened
         without it. Not applied. Raises Rejection once the game has started or ended."""
         if self.started:
-            raise Rejection("GAME_STARTED", "the game has started already", "precondition")
+            raise Rejection(
+                "GAME_STARTED", "the game has started already", "precondition", "GAME_STARTED"
+            )
         if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition")
+            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
         return self._deal()
 
     def _deal(self) -> list[Event]:
@@ -311,36 +316,42 @@ class Table(Generic[StateT]):
         pending decisions) and the command's shape (its field plan), and calls the game's
         handler for the phase and the command's type."""
         if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
         status = self.status
         if status.aborted is not None:
-            raise Rejection("ABORTED", "the game was aborted", "precondition")
+            raise Rejection("ABORTED", "the game was aborted", "precondition", GAME_OVER)
         if status.limit_reached is not None:
             raise Rejection(
                 EVENT_LIMIT,
                 f"the game ended at its event limit ({status.limit_reached.limit} events)",
                 "precondition",
+                GAME_OVER,
             )
         if status.absent is not None:
-            raise Rejection(status.absent.end_rule_id, status.absent.end_reason, "precondition")
+            raise Rejection(
+                status.absent.end_rule_id, status.absent.end_reason, "precondition", GAME_OVER
+            )
         if not self.started:
             raise Rejection(
                 "GAME_NOT_STARTED",
                 "the game has not started: it deals once every seat is held",
                 "precondition",
+                "GAME_NOT_STARTED",
             )
         if seat in status.resigned:
             raise Rejection(
-                "RESIGNED", f"seat {seat} has resigned; the referee plays for it", "precondition"
+                "RESIGNED",
+                f"seat {seat} has resigned; the referee plays for it",
+                "precondition",
+                "SEAT_RESIGNED",
             )
         gone = status.left.get(seat)
-        if gone is not None:
+        if gone is not None:  # forfeited on time, or abandoned (a seat that left never decides)
             raise Rejection(
-                gone.rule_id, f"{gone.reason}; the referee plays for it", "precondition"
-            )
-        if seat in status.forfeited:
-            raise Rejection(
-                "FORFEIT", f"seat {seat} has forfeited; the referee plays for it", "precondition"
+                gone.rule_id,
+                f"{gone.reason}; the referee plays for it",
+                "precondition",
+                LEFT_REASONS.get(gone.end, "SEAT_FORFEITED"),
             )
         return self._limited(self._committed(self.game.decide(self.state, seat, command)))
 
@@ -490,15 +501,23 @@ class Table(Generic[StateT]):
         default commands, as :meth:`forfeited_play` does for a forfeited seat). Raises
         Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``ALREADY_RESIGNED``)."""
         if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
         if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition")
+            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
         if not self.started:
             raise Rejection(
-                "GAME_NOT_STARTED", "the game has not started: nothing to resign", "precondition"
+                "GAME_NOT_STARTED",
+                "the game has not started: nothing to resign",
+                "precondition",
+                "GAME_NOT_STARTED",
             )
         if seat in self.status.resigned:
-            raise Rejection("ALREADY_RESIGNED", f"seat {seat} has resigned already", "precondition")
+            raise Rejection(
+                "ALREADY_RESIGNED",
+                f"seat {seat} has resigned already",
+                "precondition",
+                "ALREADY_RESIGNED",
+            )
         return [SeatResigned(seat)]
 
     def abandon(self, seat: Seat, reason: str) -> list[Event]:
@@ -514,24 +533,31 @@ class Table(Generic[StateT]):
         reserved seats (:class:`SeatsAbsent`; the reveal follows when due). Raises Rejection
         once the game started or ended."""
         if self.started or self.over:
-            raise Rejection("NO-SHOW", "only a game that never started ends so", "precondition")
+            raise Rejection(
+                "NO-SHOW", "only a game that never started ends so", "precondition", GAME_OVER
+            )
         seats = tuple(sorted(set(absent)))
         if not seats or not all(0 <= seat < self.config.players for seat in seats):
-            raise Rejection("SEAT", f"no such absent seats: {seats}", "precondition")
+            raise Rejection(
+                "SEAT", f"no such absent seats: {seats}", "precondition", "NO_SUCH_SEAT"
+            )
         return [SeatsAbsent(seats, absent_results(self.config.players, seats))]
 
     def _check_leaving(self, seat: Seat) -> None:
         if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
+            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
         if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition")
+            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
         if not self.started:
             raise Rejection(
-                "GAME_NOT_STARTED", "the game has not started: no seat can leave", "precondition"
+                "GAME_NOT_STARTED",
+                "the game has not started: no seat can leave",
+                "precondition",
+                "GAME_NOT_STARTED",
             )
         gone = self.status.left.get(seat)
         if gone is not None:
-            raise Rejection("LEFT", f"{gone.reason} already", "precondition")
+            raise Rejection("LEFT", f"{gone.reason} already", "precondition", "LEFT")
 
     def submit(self, seat: Seat, command: Command) -> list[Event]:
         """Decide and apply ``command``; returns the new events. Raises Rejection."""

@@ -1,4 +1,5 @@
-"""Independent copies of an environment's parts, for search (issue 22 §2).
+"""Independent copies of an environment's parts, for search (which copies a position for
+every simulation).
 
 ``copy.deepcopy`` of an environment costs milliseconds, most of it in copying what never
 changes during play: the game's spec and action table, and the Gymnasium spaces' bounds. The

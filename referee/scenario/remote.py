@@ -23,6 +23,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from referee import codec
+from referee.application.tables.errors import RULE_REASONS
 from referee.engine.game import Viewer
 from referee.scenario.drivers import (
     INVALID_ARGUMENT,
@@ -74,7 +75,7 @@ def refusal(error: grpc.RpcError) -> Outcome:
         problem = "FAILED_PRECONDITION without a google.rpc.PreconditionFailure"
     elif code == INVALID_ARGUMENT and rule is None and "BadRequest" not in kinds:
         problem = "INVALID_ARGUMENT with neither a rule id nor a google.rpc.BadRequest"
-    elif rule is not None and info.reason not in ("RULE_VIOLATION", "NOT_NOW"):
+    elif rule is not None and info.reason not in RULE_REASONS:
         problem = f"a rule id with ErrorInfo reason {info.reason!r}"
     return Outcome(code, rule, refusal_message(rule, status.message), problem=problem)
 

@@ -168,7 +168,7 @@ class RefereeServer:
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_send_message_length", config.max_message_bytes),
             # gRPC sets SO_REUSEPORT by default: a second server on a port in use would start
-            # "listening" and the two would split the traffic. Refuse instead (issue 10).
+            # "listening" and the two would split the traffic. Refuse instead.
             ("grpc.so_reuseport", 0),
             ("grpc.server.max_pending_requests", config.max_pending_calls),
             ("grpc.server.max_pending_requests_hard_limit", config.max_pending_calls),

@@ -38,12 +38,13 @@ from urllib.parse import quote
 import structlog
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from google.rpc import code_pb2, status_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from referee.application.tables.errors import Kind, RefereeError, bad_request, exhausted
 from referee.metrics import SERVICE
 from referee.server import errors
-from referee.server.service import METHODS, Caller, Method, RefereeCore, Refused, decode
+from referee.server.calls import Caller, Refused
+from referee.server.service import METHODS, Method, RefereeCore, decode
 
 log = structlog.get_logger("referee")
 
@@ -116,17 +117,37 @@ def _connect_code(code: int) -> str:
     return "canceled" if code == code_pb2.CANCELLED else errors.code_name(code).lower()
 
 
+#: The error details the referee sends, by type name: what ``debug`` is decoded with.
+_DETAIL_TYPES: dict[str, type[Message]] = {
+    message.DESCRIPTOR.full_name: message
+    for message in (
+        error_details_pb2.ErrorInfo,
+        error_details_pb2.BadRequest,
+        error_details_pb2.PreconditionFailure,
+        error_details_pb2.RetryInfo,
+    )
+}
+
+
 def connect_error(status: status_pb2.Status) -> dict[str, Any]:
-    """A status as a Connect error object (details base64 without padding, as Connect's)."""
+    """A status as a Connect error object: each detail's ``type``, its ``value`` (base64
+    without padding, as Connect's) and, so that a plain JSON client reads its fields too,
+    its ``debug`` form (the detail as protobuf JSON, which the Connect protocol allows
+    beside the value)."""
     error: dict[str, Any] = {"code": _connect_code(status.code), "message": status.message}
     if status.details:
-        error["details"] = [
-            {
-                "type": detail.type_url.rsplit("/", 1)[-1],
+        details = []
+        for detail in status.details:
+            name = detail.type_url.rsplit("/", 1)[-1]
+            entry: dict[str, Any] = {
+                "type": name,
                 "value": base64.b64encode(detail.value).decode().rstrip("="),
             }
-            for detail in status.details
-        ]
+            kind = _DETAIL_TYPES.get(name)
+            if kind is not None:
+                entry["debug"] = json_format.MessageToDict(kind.FromString(detail.value))
+            details.append(entry)
+        error["details"] = details
     return error
 
 

@@ -9,6 +9,8 @@ several seats see alike are encoded once for all of them, and each view once per
 
 from __future__ import annotations
 
+from typing import Any
+
 from referee import codec
 from referee.application.tables.clocks import (
     DEFAULT_CONNECT_GRACE_MS,
@@ -27,9 +29,10 @@ from referee.application.tables.values import (
     StampedEvent,
     Submitted,
     Summary,
+    Unreadable,
     Update,
 )
-from referee.protowire import delimited, tag
+from referee.protowire import delimited, scalar_writer, tag
 from referee.stored import holder_to_proto
 from referee.v1 import referee_pb2 as pb
 
@@ -37,6 +40,11 @@ _STREAM = pb.StreamGameResponse.DESCRIPTOR.fields_by_name
 _VIEW_KEY = tag(_STREAM["view"].number, 2)
 _EVENT_KEY = tag(_STREAM["event"].number, 2)
 _EVENTS_KEY = tag(_STREAM["events"].number, 2)
+_SUBMITTED = pb.SubmitCommandResponse.DESCRIPTOR.fields_by_name
+_FIRST = scalar_writer(_SUBMITTED["first_sequence"])
+_LAST = scalar_writer(_SUBMITTED["last_sequence"])
+_DUPLICATE = scalar_writer(_SUBMITTED["duplicate"])
+_SUBMITTED_VIEW_KEY = tag(_SUBMITTED["view"].number, 2)
 
 
 # --- requests ----------------------------------------------------------------------------------
@@ -97,6 +105,23 @@ RANKINGS = {
 }
 NO_SHOWS = {pb.NO_SHOW_UNSPECIFIED: "", pb.NO_SHOW_LOSS: "loss", pb.NO_SHOW_VOID: "void"}
 _NO_SHOW_VALUES = {True: pb.NO_SHOW_LOSS, False: pb.NO_SHOW_VOID}
+
+
+def command_from_request(request: pb.SubmitCommandRequest | pb.SessionCommand) -> Any:
+    """The engine command a SubmitCommand (or a player stream's command) carries, or the
+    :class:`Unreadable` the application refuses (and counts against the seat) when the
+    request has none or one this server cannot read."""
+    if not request.HasField("command"):
+        return Unreadable("command", "required")
+    try:
+        return codec.command_from_proto(request.command)[1]
+    except codec.CodecError as error:
+        return Unreadable(error.field, error.description)
+
+
+def expected_version_of(request: pb.SubmitCommandRequest | pb.SessionCommand) -> int | None:
+    """The version the sender expects the game at (``None``: any)."""
+    return request.expected_version if request.HasField("expected_version") else None
 
 
 # --- values ------------------------------------------------------------------------------------
@@ -213,13 +238,22 @@ def update_to_proto(update: Update, batched: bool) -> pb.StreamGameResponse:
     return pb.StreamGameResponse.FromString(update_bytes(update, batched))
 
 
-def submitted_to_proto(submitted: Submitted) -> pb.SubmitCommandResponse:
-    return pb.SubmitCommandResponse(
-        first_sequence=submitted.first_sequence,
-        last_sequence=submitted.last_sequence,
-        duplicate=submitted.duplicate,
-        view=view_to_proto(submitted.view),
+def submitted_bytes(submitted: Submitted) -> bytes:
+    """A SubmitCommand answer, serialized: its fields in protobuf's order, the view as the
+    bytes the value carries (made once with the batch, not parsed and written again)."""
+    return b"".join(
+        [
+            _FIRST(submitted.first_sequence),
+            _LAST(submitted.last_sequence),
+            _DUPLICATE(submitted.duplicate),
+            delimited(_SUBMITTED_VIEW_KEY, submitted.view.data),
+        ]
     )
+
+
+def submitted_to_proto(submitted: Submitted) -> pb.SubmitCommandResponse:
+    """A SubmitCommand answer as a message (see :func:`submitted_bytes`)."""
+    return pb.SubmitCommandResponse.FromString(submitted_bytes(submitted))
 
 
 def page_to_proto(page: Page) -> pb.ListGamesResponse:
@@ -247,12 +281,15 @@ def exported_to_proto(exported: Exported) -> pb.ExportGameResponse:
 __all__ = [
     "SEAT_MODES",
     "claimed_to_proto",
+    "command_from_request",
     "created_to_proto",
     "event_to_proto",
+    "expected_version_of",
     "exported_to_proto",
     "page_to_proto",
     "seat_plans",
     "settings_from_request",
+    "submitted_bytes",
     "submitted_to_proto",
     "summary_to_proto",
     "update_bytes",

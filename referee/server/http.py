@@ -2,8 +2,9 @@
 
 Every method of the service is served on the Connect protocol (JSON and binary, unary and
 server streaming) and on gRPC-Web (binary and text), by :mod:`referee.server.connect` on
-uvicorn, from the same :class:`~referee.server.service.RefereeCore` as the gRPC port: same
-tokens, errors, limits, metrics and logs.
+Hypercorn (HTTP/1.1 and HTTP/2, h2c included), from the same
+:class:`~referee.server.service.RefereeCore` as the gRPC port: same tokens, errors, limits,
+metrics and logs.
 
 Other paths: ``/healthz``, and the built web client (``clients/web/dist``) at ``/``; without a
 build, ``/`` says how to make one. Any other POST is an RPC path (an unknown one answers 404,
@@ -15,13 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import logging
 import mimetypes
+import os
 import socket
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-import uvicorn
+import hypercorn.asyncio
+import hypercorn.config
 
 from referee.metrics import SERVICE
 from referee.server.connect import RpcHandler
@@ -175,8 +179,13 @@ async def _plain(
 
 
 class HttpServer:
-    """uvicorn serving :class:`HttpApp` inside the referee's own event loop (no signal
-    handlers of its own: the referee process handles SIGTERM and stops it)."""
+    """Hypercorn serving :class:`HttpApp` inside the referee's own event loop (no signal
+    handlers of its own: the referee process handles SIGTERM and stops it).
+
+    One port speaks HTTP/1.1 and HTTP/2: over cleartext, HTTP/2 with prior knowledge (h2c,
+    what gRPC-style clients such as connect-node with ``httpVersion: "2"`` send) and the
+    HTTP/1.1 ``Upgrade: h2c``; a browser speaks HTTP/1.1 to it, or HTTP/2 through a TLS proxy
+    (docs/operations.md). Many streams of one client then share one connection."""
 
     def __init__(self, app: HttpApp, listen: str, grace_seconds: float) -> None:
         host, port = listen.rsplit(":", 1)
@@ -193,29 +202,34 @@ class HttpServer:
         self.socket.setblocking(False)
         self.host = host
         self.port: int = self.socket.getsockname()[1]
-        self.config = uvicorn.Config(
-            app,
-            lifespan="off",
-            log_config=None,
-            log_level="warning",
-            access_log=False,
-            timeout_graceful_shutdown=max(1, round(grace_seconds)),
-        )
-        self.server = uvicorn.Server(self.config)
-        self._loop_task: asyncio.Task[None] | None = None
+        self.config = hypercorn.config.Config()
+        self.config.accesslog = None
+        self.config.errorlog = logging.getLogger("referee.http")
+        self.config.loglevel = "WARNING"
+        self.config.graceful_timeout = max(1.0, grace_seconds)
+        self.config.include_server_header = False
+        self._stopping: asyncio.Event | None = None
+        self._serving: asyncio.Future[None] | None = None
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
 
     async def start(self) -> None:
-        self.config.load()
-        self.server.lifespan = self.config.lifespan_class(self.config)
-        await self.server.startup(sockets=[self.socket])
-        self._loop_task = asyncio.ensure_future(self.server.main_loop())
+        # Hypercorn takes the listening socket by its descriptor (a copy: it closes its own).
+        self.config.bind = [f"fd://{os.dup(self.socket.fileno())}"]
+        self._stopping = asyncio.Event()
+        self._serving = asyncio.ensure_future(
+            hypercorn.asyncio.serve(
+                self.app,  # type: ignore[arg-type]
+                self.config,
+                shutdown_trigger=self._stopping.wait,
+                mode="asgi",
+            )
+        )
 
     async def stop(self) -> None:
-        self.server.should_exit = True
-        if self._loop_task is not None:
-            await self._loop_task
-        await self.server.shutdown(sockets=[self.socket])
+        if self._stopping is not None and self._serving is not None:
+            self._stopping.set()
+            await self._serving
+        self.socket.close()

@@ -1,7 +1,8 @@
 """The RPCs of the lobby, challenges and pairing (ListLobby, WatchLobby, the challenge and
 pairing calls).
 
-Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
+each RPC by its name.
 Each turns the request into the values of :mod:`referee.application.lobby.room` and the answer
 back; the challenge and pairing calls need the player's credential (``authorization``),
 the lobby list and its watch do not (what they show is public).
@@ -9,45 +10,40 @@ the lobby list and its watch do not (what they show is public).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Protocol
-
-from referee.application import Referee
 from referee.application.lobby.challenges import Challenge, ChallengeState
 from referee.application.lobby.pairing import PairingState, PairingTicket
-from referee.application.lobby.room import ClockFilter, LobbyChange, LobbyFilter, LobbyTable
+from referee.application.lobby.room import (
+    ClockFilter,
+    Lobby,
+    LobbyChange,
+    LobbyFilter,
+    LobbyTable,
+)
 from referee.application.lobby.terms import Terms
+from referee.application.players.accounts import Players
 from referee.application.tables.access import Principal
 from referee.application.tables.clocks import Clock
 from referee.application.tables.errors import Kind, RefereeError
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert
+from referee.server.calls import Caller, Write
 from referee.v1 import referee_pb2 as pb
-
-#: The transport's writer of one stream message (as :data:`referee.server.service.Write`,
-#: which cannot be imported here: the service imports this module).
-Write = Callable[[bytes], Awaitable[None]]
-
-
-class Caller(Protocol):
-    """What these calls read of :class:`referee.server.service.Caller` (which imports this
-    module, so it is not imported here)."""
-
-    @property
-    def credential(self) -> str: ...
 
 
 class LobbyCalls:
-    """The RPCs of the lobby, challenges and pairing."""
+    """The RPCs of the lobby, challenges and pairing: ``lobby`` for them, ``players`` for
+    the caller's credential, ``metrics`` for the lobby watch's messages."""
 
-    referee: Referee
-    metrics: Metrics
+    def __init__(self, players: Players, lobby: Lobby, metrics: Metrics) -> None:
+        self.players = players
+        self.lobby = lobby
+        self.metrics = metrics
 
     async def _player(self, caller: Caller) -> str:
         """The calling player's name, for a call that acts for it: a platform token scoped
         to one game, or one that may only watch, is refused (PERMISSION_DENIED
         ``TOKEN_SCOPE``)."""
-        principal: Principal = await self.referee.players.authenticate(caller.credential)
+        principal: Principal = await self.players.authenticate(caller.credential)
         if principal.spectator_only or principal.scope_game:
             raise RefereeError(
                 Kind.FORBIDDEN,
@@ -60,12 +56,12 @@ class LobbyCalls:
     # --- the lobby -------------------------------------------------------------------------
 
     async def ListLobby(self, request: pb.ListLobbyRequest, caller: Caller) -> pb.ListLobbyResponse:
-        tables = await self.referee.lobby.list(filter_from_proto(request.filter))
+        tables = await self.lobby.list(filter_from_proto(request.filter))
         return pb.ListLobbyResponse(tables=[table_to_proto(t) for t in tables])
 
     async def WatchLobby(self, request: pb.WatchLobbyRequest, write: Write, caller: Caller) -> None:
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "WatchLobby")
-        changes = self.referee.lobby.watch(filter_from_proto(request.filter))
+        changes = self.lobby.watch(filter_from_proto(request.filter))
         try:
             async for change in changes:
                 await write(change_to_proto(change).SerializeToString())
@@ -79,7 +75,7 @@ class LobbyCalls:
         self, request: pb.CreateChallengeRequest, caller: Caller
     ) -> pb.CreateChallengeResponse:
         player = await self._player(caller)
-        challenge = await self.referee.lobby.challenges.create(
+        challenge = await self.lobby.challenges.create(
             player, request.challenged, terms_from_proto(request.terms), request.expires_in_ms
         )
         return pb.CreateChallengeResponse(challenge=challenge_to_proto(challenge))
@@ -88,9 +84,7 @@ class LobbyCalls:
         self, request: pb.AnswerChallengeRequest, caller: Caller
     ) -> pb.AnswerChallengeResponse:
         player = await self._player(caller)
-        answered = await self.referee.lobby.challenges.answer(
-            request.challenge_id, player, request.accept
-        )
+        answered = await self.lobby.challenges.answer(request.challenge_id, player, request.accept)
         return pb.AnswerChallengeResponse(
             challenge=challenge_to_proto(answered.challenge),
             game_id=answered.game_id,
@@ -102,14 +96,14 @@ class LobbyCalls:
         self, request: pb.WithdrawChallengeRequest, caller: Caller
     ) -> pb.WithdrawChallengeResponse:
         player = await self._player(caller)
-        challenge = await self.referee.lobby.challenges.withdraw(request.challenge_id, player)
+        challenge = await self.lobby.challenges.withdraw(request.challenge_id, player)
         return pb.WithdrawChallengeResponse(challenge=challenge_to_proto(challenge))
 
     async def ListChallenges(
         self, request: pb.ListChallengesRequest, caller: Caller
     ) -> pb.ListChallengesResponse:
-        principal = await self.referee.players.authenticate(caller.credential)
-        listed = await self.referee.lobby.challenges.open_for(principal.player.name)
+        principal = await self.players.authenticate(caller.credential)
+        listed = await self.lobby.challenges.open_for(principal.player.name)
         return pb.ListChallengesResponse(challenges=[challenge_to_proto(c) for c in listed])
 
     # --- pairing ---------------------------------------------------------------------------
@@ -118,14 +112,14 @@ class LobbyCalls:
         self, request: pb.RequestPairingRequest, caller: Caller
     ) -> pb.RequestPairingResponse:
         player = await self._player(caller)
-        ticket = await self.referee.lobby.pairing.request(player, terms_from_proto(request.terms))
+        ticket = await self.lobby.pairing.request(player, terms_from_proto(request.terms))
         return pb.RequestPairingResponse(ticket=ticket_to_proto(ticket))
 
     async def CancelPairing(
         self, request: pb.CancelPairingRequest, caller: Caller
     ) -> pb.CancelPairingResponse:
         player = await self._player(caller)
-        ticket = await self.referee.lobby.pairing.cancel(request.ticket_id, player)
+        ticket = await self.lobby.pairing.cancel(request.ticket_id, player)
         return pb.CancelPairingResponse(ticket=ticket_to_proto(ticket))
 
 

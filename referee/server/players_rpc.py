@@ -1,31 +1,21 @@
 """The RPCs of accounts, credentials, ratings and presence: Register, WhoAmI, GetRatings,
 GetLeaderboard, GetPresence.
 
-Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
+each RPC by its name.
 The caller's credential comes from the ``authorization`` metadata or header
-(:class:`~referee.server.service.Caller`), never from a request field, so it cannot end up
+(:class:`~referee.server.calls.Caller`), never from a request field, so it cannot end up
 in a request log.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from referee.application import Referee
-from referee.application.players.accounts import NAME, Player
+from referee.application.players.accounts import NAME, Player, Players
+from referee.application.players.presence import Presence
 from referee.application.players.ratings import Rating
 from referee.application.tables.errors import bad_request
-from referee.metrics import Metrics
+from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
-
-
-class Caller(Protocol):
-    """What these calls read of :class:`referee.server.service.Caller` (which imports this
-    module, so it is not imported here)."""
-
-    @property
-    def credential(self) -> str: ...
-
 
 #: A player's kind on the wire and in the application.
 KIND_TO_PROTO = {"person": pb.PLAYER_KIND_PERSON, "bot": pb.PLAYER_KIND_BOT}
@@ -60,20 +50,22 @@ def rating_to_proto(rating: Rating) -> pb.Rating:
 
 
 class PlayerCalls:
-    """The RPCs of accounts, credentials and ratings."""
+    """The RPCs of accounts, credentials and ratings, over ``players``, and of who is online
+    (``presence``)."""
 
-    referee: Referee
-    metrics: Metrics
+    def __init__(self, players: Players, presence: Presence) -> None:
+        self.players = players
+        self.presence = presence
 
     async def Register(self, request: pb.RegisterRequest, caller: Caller) -> pb.RegisterResponse:
         kind = KIND_FROM_PROTO.get(request.kind)
         if kind is None:
             raise bad_request("kind", "not a PlayerKind")
-        player, token = await self.referee.players.register(request.name, kind)
+        player, token = await self.players.register(request.name, kind)
         return pb.RegisterResponse(player=player_to_proto(player), token=token)
 
     async def WhoAmI(self, request: pb.WhoAmIRequest, caller: Caller) -> pb.WhoAmIResponse:
-        principal = await self.referee.players.authenticate(caller.credential)
+        principal = await self.players.authenticate(caller.credential)
         response = pb.WhoAmIResponse(
             player=player_to_proto(principal.player),
             scope_game_id=principal.scope_game,
@@ -88,7 +80,7 @@ class PlayerCalls:
     ) -> pb.GetRatingsResponse:
         """Ratings are public (leaderboards show them): a name needs no credential; without
         one the caller's own are asked for."""
-        players = self.referee.players
+        players = self.players
         name = request.player
         if not name:
             name = (await players.authenticate(caller.credential)).player.name
@@ -100,7 +92,7 @@ class PlayerCalls:
     async def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, caller: Caller
     ) -> pb.GetLeaderboardResponse:
-        board = await self.referee.players.ratings.leaderboard(request.game_type, request.limit)
+        board = await self.players.ratings.leaderboard(request.game_type, request.limit)
         return pb.GetLeaderboardResponse(ratings=[rating_to_proto(r) for r in board])
 
     async def GetPresence(
@@ -113,7 +105,7 @@ class PlayerCalls:
         for index, name in enumerate(names):
             if not NAME.fullmatch(name):
                 raise bad_request(f"players[{index}]", "not a player name")
-        online = await self.referee.presence.online(names)
+        online = await self.presence.online(names)
         return pb.GetPresenceResponse(
             players=[pb.PlayerPresence(player=n, online=o) for n, o in online.items()]
         )

@@ -1,7 +1,8 @@
 """The RPCs of seats that are claimed, not handed out: ClaimSeat, Resign (a seat's own, or the
 organiser's removal of a seat, which abandons it).
 
-Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
+each RPC by its name.
 The player's credential comes from the ``authorization`` metadata or header; a claim with a
 claim code needs none (an invited friend without an account), and the answer carries the
 seat's token for the claimant only.
@@ -9,45 +10,39 @@ seat's token for the claimant only.
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from referee.application import PlayerSeat, Referee
+from referee.application import PlayerSeat
+from referee.application.players.accounts import Players
+from referee.application.players.seating import Seating
 from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import bad_request
-from referee.metrics import Metrics
+from referee.application.tables.organiser import Organiser
 from referee.server import convert
+from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
 
 
-class Caller(Protocol):
-    """What these calls read of :class:`referee.server.service.Caller` (which imports this
-    module, so it is not imported here)."""
-
-    @property
-    def credential(self) -> str: ...
-
-
 class SeatCalls:
-    """The RPCs of seats that are claimed, not handed out."""
+    """The RPCs of seats that are claimed, not handed out: ``seating`` for the seats,
+    ``players`` for the caller's credential, ``organiser`` for its removal of a seat."""
 
-    referee: Referee
-    metrics: Metrics
+    def __init__(self, players: Players, seating: Seating, organiser: Organiser) -> None:
+        self.players = players
+        self.seating = seating
+        self.organiser = organiser
 
     async def ClaimSeat(self, request: pb.ClaimSeatRequest, caller: Caller) -> pb.ClaimSeatResponse:
         # With a claim code the credential is optional (the claim is then in its name when
         # it is sent); without one it is required, and a bad one is refused either way.
-        principal = await self.referee.players.optional(caller.credential)
+        principal = await self.players.optional(caller.credential)
         seat = request.seat if request.HasField("seat") else None
-        claimed = await self.referee.seating.claim(
-            request.game_id, principal, seat, request.claim_code
-        )
+        claimed = await self.seating.claim(request.game_id, principal, seat, request.claim_code)
         return convert.claimed_to_proto(claimed)
 
     async def Resign(self, request: pb.ResignRequest, caller: Caller) -> pb.ResignResponse:
         if request.organiser_token:
             if not request.HasField("seat"):
                 raise bad_request("seat", "required with organiser_token: the seat to remove")
-            summary = await self.referee.remove_seat(
+            summary = await self.organiser.remove_seat(
                 request.game_id, request.organiser_token, request.seat, request.reason
             )
             return pb.ResignResponse(game=convert.summary_to_proto(summary))
@@ -55,9 +50,9 @@ class SeatCalls:
             raise bad_request("reason", "only the organiser gives a reason (organiser_token)")
         seat: SeatKey = request.seat_token
         if not request.seat_token and caller.credential:
-            principal = await self.referee.players.authenticate(caller.credential)
+            principal = await self.players.authenticate(caller.credential)
             seat = PlayerSeat(principal, request.seat if request.HasField("seat") else None)
-        summary = await self.referee.seating.resign(request.game_id, seat)
+        summary = await self.seating.resign(request.game_id, seat)
         return pb.ResignResponse(game=convert.summary_to_proto(summary))
 
 

@@ -29,12 +29,13 @@ from google.protobuf.message import DecodeError, Message
 from google.rpc import code_pb2
 
 from referee import codec
-from referee.application import PlayerSeat, Referee, RefereeError, Unreadable, Update
+from referee.application import PlayerSeat, Referee, RefereeError, Update
 from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import Kind, bad_request, clip
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors
+from referee.server.calls import ANONYMOUS, Caller, Refused, Write
 from referee.server.lobby_rpc import LobbyCalls
 from referee.server.players_rpc import PlayerCalls
 from referee.server.seats_rpc import SeatCalls
@@ -48,33 +49,6 @@ MAX_PAGE_TOKEN = 12
 #: ``caught_up: true`` as a field of ``StreamGameResponse``, appended to a message's bytes (a
 #: protobuf message is the concatenation of its fields).
 CAUGHT_UP = bytes((pb.StreamGameResponse.DESCRIPTOR.fields_by_name["caught_up"].number << 3, 1))
-
-#: A transport's writer of one stream message (its serialized bytes).
-Write = Callable[[bytes], Awaitable[None]]
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    """Who sent a call, as its transport says: the player's credential from the
-    ``authorization: Bearer <token>`` metadata (gRPC) or header (HTTP); ``""`` when none
-    (seat and organiser tokens travel in the request itself). The core resolves it to a
-    player only for the calls that need one, so a bad credential never fails a seat-token
-    call that does not use it."""
-
-    credential: str = ""
-
-    @classmethod
-    def from_authorization(cls, value: str) -> Caller:
-        """From an ``authorization`` value: the token after ``Bearer`` (any case); a value
-        without that scheme is kept whole, so the core refuses it with a reason."""
-        scheme, _, token = value.strip().partition(" ")
-        if scheme.lower() == "bearer":
-            return cls(token.strip())
-        return cls(value.strip())
-
-
-#: A call without a credential.
-ANONYMOUS = Caller()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,16 +82,6 @@ def _methods() -> dict[str, Method]:
 METHODS = _methods()
 
 
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """A request a transport could not read (bytes that are not the request message, a bad
-    envelope or encoding): the service answers it with ``error`` and counts it."""
-
-    error: RefereeError
-    #: What was wrong, in a word, for the log (never the request's content).
-    what: str
-
-
 def decode(method: Method, data: bytes, json: bool = False) -> Message | Refused:
     """The request message in ``data`` (binary protobuf, or protobuf JSON)."""
     request = method.input()
@@ -145,7 +109,7 @@ def decode(method: Method, data: bytes, json: bool = False) -> Message | Refused
 class Arrivals:
     """How many calls have reached the service: a stopping server keeps serving until no
     new call has arrived for a moment, so calls received just before the stop are served
-    rather than cancelled by gRPC before they start (issue 10)."""
+    rather than cancelled by gRPC before they start."""
 
     def __init__(self) -> None:
         self.count = 0
@@ -161,12 +125,12 @@ def _seat_of(
     return request.seat if request.HasField("seat") else None
 
 
-class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
+class RefereeCore:
     """Every RPC of the service, transport-free. Methods are named as in the proto: the
-    games' here, the players' in the mixins of :mod:`referee.server.players_rpc`,
-    :mod:`~referee.server.seats_rpc`, :mod:`~referee.server.lobby_rpc` and
-    :mod:`~referee.server.session_rpc`. Each takes the request and the :class:`Caller`
-    (a stream also its ``write``)."""
+    games' here, the players' in the parts it is assembled from, each given the rooms it
+    calls (:mod:`referee.server.players_rpc`, :mod:`~referee.server.seats_rpc`,
+    :mod:`~referee.server.lobby_rpc`, :mod:`~referee.server.session_rpc`). Each takes the
+    request and the :class:`Caller` (a stream also its ``write``)."""
 
     def __init__(self, referee: Referee, metrics: Metrics) -> None:
         self.referee = referee
@@ -175,15 +139,26 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         #: Whether the per-command lines are written (``--log-level debug``), as logging was
         #: configured when the service was made: at info level a command builds none.
         self.log_commands = log.is_enabled_for(logging.DEBUG)
+        players = referee.players
+        #: Each RPC's handler, by its name in the proto.
+        self.rpcs = _handlers(
+            self,
+            PlayerCalls(players, referee.presence),
+            SeatCalls(players, referee.seating, referee.organiser),
+            LobbyCalls(players, referee.lobby, metrics),
+            SessionCalls(players, referee.sessions, referee.fanout, metrics),
+        )
 
     # --- the two shapes of call ----------------------------------------------------------
 
     async def unary(
         self, name: str, request: Message | Refused, caller: Caller = ANONYMOUS
-    ) -> Message:
-        """Call the unary RPC ``name``; raises the :class:`RefereeError` it refuses with."""
+    ) -> Message | bytes:
+        """Call the unary RPC ``name``: its response message, or its serialized bytes when
+        they exist already (SubmitCommand's view); raises the :class:`RefereeError` it refuses
+        with."""
         with _Measured(self, "unary", name, request):
-            response: Message = await getattr(self, name)(request, caller)
+            response: Message | bytes = await self.rpcs[name](request, caller)
         return response
 
     async def stream(
@@ -192,7 +167,7 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         """Run the streaming RPC ``name`` into ``write``; returns when it ends with OK,
         raises the :class:`RefereeError` it ends with otherwise."""
         with _Measured(self, "server_stream", name, request):
-            await getattr(self, name)(request, write, caller)
+            await self.rpcs[name](request, write, caller)
 
     async def duplex(
         self,
@@ -206,7 +181,7 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         ``write``; returns when it ends with OK, raises the :class:`RefereeError` it ends
         with otherwise."""
         with _Measured(self, "bidi_stream", name, None):
-            await getattr(self, name)(requests, write, caller)
+            await self.rpcs[name](requests, write, caller)
 
     # --- the RPCs ------------------------------------------------------------------------
 
@@ -321,18 +296,11 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
         exported = await self.referee.export(request.game_id, request.organiser_token)
         return convert.exported_to_proto(exported)
 
-    async def SubmitCommand(
-        self, request: pb.SubmitCommandRequest, caller: Caller
-    ) -> pb.SubmitCommandResponse:
+    async def SubmitCommand(self, request: pb.SubmitCommandRequest, caller: Caller) -> bytes:
+        """The answer as a serialized ``SubmitCommandResponse``: the seat's view is sent as
+        the bytes the live game made with the batch."""
         started = time.perf_counter()
-        command: Any
-        if not request.HasField("command"):
-            command = Unreadable("command", "required")
-        else:
-            try:
-                command = codec.command_from_proto(request.command)[1]
-            except codec.CodecError as error:
-                command = Unreadable(error.field, error.description)
+        command = convert.command_from_request(request)
         try:
             seat = await self._seat_key(request.seat_token, _seat_of(request), caller)
             submitted = await self.referee.submit(
@@ -340,9 +308,7 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
                 seat,
                 request.command_id,
                 command,
-                expected_version=(
-                    request.expected_version if request.HasField("expected_version") else None
-                ),
+                expected_version=convert.expected_version_of(request),
                 client_decision_ms=request.client_decision_ms,
             )
         except RefereeError as error:
@@ -374,7 +340,7 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
                 version=submitted.version,
                 latency_ms=round((time.perf_counter() - started) * 1000, 3),
             )
-        return convert.submitted_to_proto(submitted)
+        return convert.submitted_bytes(submitted)
 
     async def StreamGame(self, request: pb.StreamGameRequest, write: Write, caller: Caller) -> None:
         """The stream's messages as bytes: a batched message is shared by every stream of
@@ -399,6 +365,17 @@ class RefereeCore(PlayerCalls, SeatCalls, LobbyCalls, SessionCalls):
             after=request.after_sequence,
             batched=batched,
         )
+
+
+def _handlers(*parts: object) -> dict[str, Callable[..., Awaitable[Any]]]:
+    """Every RPC of :data:`METHODS`, found by its name on exactly one of ``parts``."""
+    handlers = {}
+    for name in METHODS:
+        found = [getattr(part, name) for part in parts if hasattr(part, name)]
+        if len(found) != 1:
+            raise TypeError(f"{name}: {len(found)} handlers among the service's parts")
+        handlers[name] = found[0]
+    return handlers
 
 
 class _Measured:
@@ -457,13 +434,9 @@ def _command_type_of(request: pb.SubmitCommandRequest) -> str | None:
 
 
 __all__ = [
-    "ANONYMOUS",
     "CAUGHT_UP",
     "METHODS",
-    "Caller",
     "Method",
     "RefereeCore",
-    "Refused",
-    "Write",
     "decode",
 ]

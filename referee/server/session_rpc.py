@@ -1,6 +1,7 @@
 """The RPCs of one stream per player: PlayerSession (bidirectional), WatchPlayer.
 
-Mixed into :class:`~referee.server.service.RefereeCore`, which finds each RPC by its name.
+One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
+each RPC by its name.
 Both run a :class:`~referee.application.players.sessions.Session` into the transport's ``write``;
 PlayerSession also reads the client's resumes and commands from its request stream. A game's
 message is put together from the bytes its view and events carry (as StreamGame's are), so a
@@ -15,15 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from collections.abc import AsyncIterator
 
 from google.protobuf.message import Message
 
-from referee import codec
-from referee.application import Referee, RefereeError, Unreadable
+from referee.application import RefereeError
 from referee.application.lobby.challenges import Challenge
 from referee.application.lobby.pairing import PairingTicket
+from referee.application.players.accounts import Players
 from referee.application.players.seat_documents import Reserved
 from referee.application.players.sessions import (
     GameMessage,
@@ -34,16 +34,16 @@ from referee.application.players.sessions import (
     Session,
     SessionCommand,
     SessionMessage,
+    Sessions,
 )
 from referee.application.tables import errors as app_errors
 from referee.application.tables.access import Principal
+from referee.application.tables.fanout import FanOut
 from referee.metrics import SERVICE, Children, Metrics
 from referee.protowire import delimited, tag, varint
 from referee.server import convert, errors, lobby_rpc
+from referee.server.calls import Caller, Refused, Write
 from referee.v1 import referee_pb2 as pb
-
-#: A transport's writer of one stream message (its serialized bytes).
-Write = Callable[[bytes], Awaitable[None]]
 
 _UPDATE = pb.GameUpdate.DESCRIPTOR.fields_by_name
 _GAME_ID = tag(_UPDATE["game_id"].number, 2)
@@ -124,6 +124,7 @@ def refusal_to_proto(error: RefereeError) -> pb.Refusal:
     status = errors.to_status(error)
     return pb.Refusal(
         code=status.code,
+        code_name=status.code,
         message=status.message,
         reason=error.reason,
         metadata=dict(error.metadata),
@@ -141,38 +142,38 @@ def notice_to_proto(notice: Notice) -> pb.PlayerMessage:
 
 
 def _resume(resume: pb.GameResume) -> Resume:
-    return Resume(resume.game_id, resume.seat, resume.after_sequence, resume.seat_token)
+    return Resume(
+        resume.game_id, resume.seat, resume.after_sequence, resume.seat_token, resume.only_new
+    )
 
 
 def _command(request: pb.SessionCommand) -> SessionCommand:
-    command: Any
-    if not request.HasField("command"):
-        command = Unreadable("command", "required")
-    else:
-        try:
-            command = codec.command_from_proto(request.command)[1]
-        except codec.CodecError as error:
-            command = Unreadable(error.field, error.description)
-    expected = request.expected_version if request.HasField("expected_version") else None
     return SessionCommand(
         request.game_id,
         request.seat,
         request.command_id,
-        command,
-        (expected, request.client_decision_ms),
+        convert.command_from_request(request),
+        expected_version=convert.expected_version_of(request),
+        client_decision_ms=request.client_decision_ms,
     )
 
 
 class SessionCalls:
-    """The RPCs of one stream per player."""
+    """The RPCs of one stream per player: ``sessions`` for the streams, ``players`` for the
+    caller's credential, ``fanout`` for the stall limit, ``metrics`` for what is sent."""
 
-    referee: Referee
-    metrics: Metrics
+    def __init__(
+        self, players: Players, sessions: Sessions, fanout: FanOut, metrics: Metrics
+    ) -> None:
+        self.players = players
+        self.sessions = sessions
+        self.fanout = fanout
+        self.metrics = metrics
 
     async def PlayerSession(
-        self, requests: AsyncIterator[Message | Any], write: Write, caller: Any
+        self, requests: AsyncIterator[Message | Refused], write: Write, caller: Caller
     ) -> None:
-        session = self.referee.sessions.open(await self._session_player(caller))
+        session = self.sessions.open(await self._session_player(caller))
         reading = asyncio.ensure_future(self._read_session(requests, session))
         try:
             await self._serve_session(session, write, "PlayerSession")
@@ -181,7 +182,9 @@ class SessionCalls:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reading
 
-    async def WatchPlayer(self, request: pb.WatchPlayerRequest, write: Write, caller: Any) -> None:
+    async def WatchPlayer(
+        self, request: pb.WatchPlayerRequest, write: Write, caller: Caller
+    ) -> None:
         player = await self._session_player(caller)
         resumes = [_resume(r) for r in request.resume]
         if player is None and not any(r.seat_token for r in resumes):
@@ -189,24 +192,27 @@ class SessionCalls:
                 "WatchPlayer needs the player's credential (authorization: Bearer), or seats "
                 "named by token in resume"
             )
-        session = self.referee.sessions.open(player, resumes)
+        session = self.sessions.open(player, resumes)
         await self._serve_session(session, write, "WatchPlayer")
 
-    async def _session_player(self, caller: Any) -> Principal | None:
+    async def _session_player(self, caller: Caller) -> Principal | None:
         """Who the call's credential names (counted once against the player's calls per
         minute: the commands on the stream are not calls); ``None`` without one (a session
         that follows seats by token only)."""
-        return await self.referee.players.optional(caller.credential)
+        return await self.players.optional(caller.credential)
 
-    async def _read_session(self, requests: AsyncIterator[Any], session: Session) -> None:
+    async def _read_session(
+        self, requests: AsyncIterator[Message | Refused], session: Session
+    ) -> None:
         """The client's messages: resumes and commands (each command answered on the
         stream, a request that cannot be read too)."""
         async for request in requests:
-            if not isinstance(request, pb.PlayerSessionRequest):
-                # A Refused: bytes that are not a request. The client is out of step with the
-                # protocol: the stream ends INVALID_ARGUMENT, as every RPC answers such bytes.
+            if isinstance(request, Refused):
+                # Bytes that are not a request. The client is out of step with the protocol:
+                # the stream ends INVALID_ARGUMENT, as every RPC answers such bytes.
                 session.end(request.error)
                 return
+            assert isinstance(request, pb.PlayerSessionRequest)  # decoded as this method's
             kind = request.WhichOneof("kind")
             if kind == "command":
                 await session.command(_command(request.command))
@@ -221,7 +227,7 @@ class SessionCalls:
         taken within the stall limit ends the stream. One watchdog task checks the write in
         progress, rather than a timer per message (a player stream carries every message of
         many games)."""
-        fanout = self.referee.fanout
+        fanout = self.fanout
         stall = fanout.stall_seconds
         sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
         commands = self.metrics.commands_of

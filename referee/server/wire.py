@@ -2,9 +2,9 @@
 method of the service descriptor, each handing its request to :class:`RefereeCore`.
 
 Requests are decoded by :func:`~referee.server.service.decode`: bytes that are not a request
-become a :class:`~referee.server.service.Refused` the service answers with
+become a :class:`~referee.server.calls.Refused` the service answers with
 ``INVALID_ARGUMENT`` and a ``BadRequest`` detail (gRPC itself would answer ``UNKNOWN`` before
-any code of ours runs, issue 10). A refusal goes out as the call's status, with the
+any code of ours runs). A refusal goes out as the call's status, with the
 ``google.rpc.Status`` of :mod:`referee.server.errors` in ``grpc-status-details-bin``. Stream
 messages arrive as ready bytes and leave as they are.
 
@@ -24,7 +24,8 @@ from grpc_status import rpc_status
 
 from referee.application.tables.errors import RefereeError
 from referee.server import errors
-from referee.server.service import METHODS, Caller, Method, RefereeCore, Refused, decode
+from referee.server.calls import Caller, Refused
+from referee.server.service import METHODS, Method, RefereeCore, decode
 from referee.v1 import referee_pb2
 
 Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
@@ -50,8 +51,8 @@ async def _abort(context: Context, error: RefereeError) -> None:
     await context.abort_with_status(rpc_status.to_status(errors.to_status(error)))
 
 
-def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message]]:
-    async def handle(request: Message | Refused, context: Context) -> Message:
+def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message | bytes]]:
+    async def handle(request: Message | Refused, context: Context) -> Message | bytes:
         try:
             return await core.unary(name, request, caller_of(context))
         except RefereeError as error:

@@ -15,8 +15,8 @@ version check and the insert see the same state even when another process shares
 Calls of this process take turns at the connection in the order they asked (:class:`Turns`):
 a call queued behind others waits while their turns pass, however long the queue, because
 that is the store working, not a fault (the server's store, loader and group-commit threads
-queue here together; under load a fixed wait for a turn failed calls of a healthy store,
-issue 25's P4). A call fails with :class:`StoreUnavailable` only when no turn at all has
+queue here together; under load a fixed wait for a turn failed calls of a healthy store). A
+call fails with :class:`StoreUnavailable` only when no turn at all has
 passed for ``wait`` seconds (a call holding the connection is stuck).
 
 Faults: a call waits at most ``wait`` seconds for the file's write lock (another process

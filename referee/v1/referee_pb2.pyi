@@ -8,7 +8,8 @@ and are joined here by `oneof`.
 Errors are gRPC status codes with google.rpc error details:
   INVALID_ARGUMENT    illegal move or malformed request (ErrorInfo reason RULE_VIOLATION with
                       metadata rule_id, or BadRequest naming the field)
-  FAILED_PRECONDITION not your turn, game over (PreconditionFailure + ErrorInfo with rule_id)
+  FAILED_PRECONDITION not your turn, game over (PreconditionFailure + ErrorInfo with rule_id;
+                      its reason NOT_YOUR_TURN, GAME_OVER, ...: docs/clients.md section 4)
   ABORTED             expected_version does not match (ErrorInfo metadata current_version)
   NOT_FOUND           unknown game id
   UNAUTHENTICATED     no seat token (or no organiser token where one is required)
@@ -22,6 +23,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.rpc import code_pb2 as _code_pb2
 from referee.v1 import dracula_vs_van_helsing_pb2 as _dracula_vs_van_helsing_pb2
 from referee.v1 import mau_mau_vampires_pb2 as _mau_mau_vampires_pb2
 from referee.v1 import sleeping_queens_pb2 as _sleeping_queens_pb2
@@ -3959,6 +3961,7 @@ class GameResume(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     AFTER_SEQUENCE_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    ONLY_NEW_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat: _builtins.int
@@ -3969,6 +3972,13 @@ class GameResume(_message.Message):
     """Follow this seat by its token (a seat handed out by its game's creator, today's flow),
     whether or not the player holds it; such a session needs no credential.
     """
+    only_new: _builtins.bool
+    """With after_sequence > 0: send only the batches after it, not this game's SeatGranted nor
+    its opening view (a reconnecting client has both), so a game with nothing new sends
+    nothing; the first message then is the next batch, or the rest of the one after_sequence
+    is in. Without it the game opens as a new one does (SeatGranted, the current view, then
+    the batches after after_sequence).
+    """
     def __init__(
         self,
         *,
@@ -3976,10 +3986,11 @@ class GameResume(_message.Message):
         seat: _builtins.int = ...,
         after_sequence: _builtins.int = ...,
         seat_token: _builtins.str = ...,
+        only_new: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_sequence", b"after_sequence", "game_id", b"game_id", "only_new", b"only_new", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4097,12 +4108,17 @@ class Refusal(_message.Message):
     MESSAGE_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     METADATA_FIELD_NUMBER: _builtins.int
+    CODE_NAME_FIELD_NUMBER: _builtins.int
     code: _builtins.int
-    """The gRPC status code."""
+    """The gRPC status code, as a number (code_name is the same code by name)."""
     message: _builtins.str
     """The message."""
     reason: _builtins.str
-    """google.rpc.ErrorInfo's reason (e.g. RULE_VIOLATION, NOT_YOUR_TURN)."""
+    """google.rpc.ErrorInfo's reason (e.g. RULE_VIOLATION, NOT_YOUR_TURN, GAME_OVER: the table
+    in docs/clients.md section 4).
+    """
+    code_name: _code_pb2.Code.ValueType
+    """The status code by name, as Connect and grpcurl show it (in JSON "FAILED_PRECONDITION")."""
     @_builtins.property
     def metadata(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """google.rpc.ErrorInfo's metadata (e.g. rule_id)."""
@@ -4114,10 +4130,11 @@ class Refusal(_message.Message):
         message: _builtins.str = ...,
         reason: _builtins.str = ...,
         metadata: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        code_name: _code_pb2.Code.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "message", b"message", "metadata", b"metadata", "reason", b"reason"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "code_name", b"code_name", "message", b"message", "metadata", b"metadata", "reason", b"reason"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

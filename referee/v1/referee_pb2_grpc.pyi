@@ -8,7 +8,8 @@ and are joined here by `oneof`.
 Errors are gRPC status codes with google.rpc error details:
   INVALID_ARGUMENT    illegal move or malformed request (ErrorInfo reason RULE_VIOLATION with
                       metadata rule_id, or BadRequest naming the field)
-  FAILED_PRECONDITION not your turn, game over (PreconditionFailure + ErrorInfo with rule_id)
+  FAILED_PRECONDITION not your turn, game over (PreconditionFailure + ErrorInfo with rule_id;
+                      its reason NOT_YOUR_TURN, GAME_OVER, ...: docs/clients.md section 4)
   ABORTED             expected_version does not match (ErrorInfo metadata current_version)
   NOT_FOUND           unknown game id
   UNAUTHENTICATED     no seat token (or no organiser token where one is required)

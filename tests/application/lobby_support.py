@@ -62,16 +62,9 @@ class TokenHost:
         self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
     ) -> OpenedGame:
         settings = GameSettings(clock=terms.clock, card_commitments=True)
-        created = await creation.create(
-            self.referee.repository,
-            terms.game_type,
-            terms.players,
-            terms.options,
-            "",
-            None,
-            settings,
-            writes_for=writes_for,
-        )
+        setup = creation.Setup(terms.game_type, terms.players, terms.options, settings=settings)
+        meeting = creation.Meeting({}, writes_for)
+        created = await creation.create(self.referee.repository, setup, meeting=meeting)
         tokens = created.seat_tokens
         game = OpenedGame(created.game_id, created.organiser_token, tokens[: len(players)])
         seated = dict(enumerate(players))

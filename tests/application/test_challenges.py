@@ -183,7 +183,7 @@ def test_bad_challenges_are_refused_and_nothing_is_written() -> None:
             (
                 challenges.create("ann", "bob", Terms("vampire-queen", 2)),
                 Kind.INVALID,
-                "RULE_VIOLATION",
+                "BAD_REQUEST",
             ),
             (challenges.create("ann", "bob", DV, expires_in_ms=10**9), Kind.INVALID, "BAD_REQUEST"),
             (challenges.answer("ch-nonesuch", "bob", True), Kind.NOT_FOUND, "CHALLENGE_NOT_FOUND"),

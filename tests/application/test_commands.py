@@ -110,6 +110,7 @@ def test_the_answer_is_the_seats_view_after_the_command_and_the_end_refuses_all(
                     referee.submit(created.game_id, token, f"late-{seat}-{command}", command)
                 )
                 assert error.kind is Kind.NOT_NOW and error.rule_id, error
-                assert error.precondition is not None
+                assert error.reason == "GAME_OVER", error  # not NOT_YOUR_TURN: stop playing
+                assert error.precondition is not None and error.precondition[0] == "GAME_STATE"
 
     run(scenario)

@@ -34,5 +34,6 @@ def test_a_game_at_its_event_limit_ends_in_public_with_results() -> None:
             referee.submit(created.game_id, created.seat_tokens[0], "late", DrawCard())
         )
         assert error.kind is Kind.NOT_NOW and error.rule_id == "EVENT-LIMIT"
+        assert error.reason == "GAME_OVER"
 
     run(scenario)

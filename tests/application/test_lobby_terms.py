@@ -29,7 +29,7 @@ def test_the_fewest_seats_and_every_default_are_filled_in() -> None:
         (Terms("", 2), "terms.game_type", "BAD_REQUEST"),
         (Terms("no-such-game", 2), "terms.game_type", "BAD_REQUEST"),
         (Terms("x" * 500, 2), "terms.game_type", "BAD_REQUEST"),
-        (Terms("vampire-queen", 2), "terms.players", "RULE_VIOLATION"),
+        (Terms("vampire-queen", 2), "terms.players", "BAD_REQUEST"),
         (Terms("vampire-queen", 3, {"nonsense": "1"}), "terms.options.nonsense", "BAD_REQUEST"),
         (
             Terms("vampire-queen", 3, clock=Clock(decision_ms=1)),

@@ -66,7 +66,7 @@ def test_bad_requests_and_cancels_are_refused() -> None:
         before = snapshot(world.referee.store, *KINDS)
         cases = [
             (pairing.request("bob", Terms("no-such-game", 2)), Kind.INVALID, "BAD_REQUEST"),
-            (pairing.request("bob", Terms("vampire-queen", 2)), Kind.INVALID, "RULE_VIOLATION"),
+            (pairing.request("bob", Terms("vampire-queen", 2)), Kind.INVALID, "BAD_REQUEST"),
             (pairing.cancel("pt-nonesuch", "ann"), Kind.NOT_FOUND, "TICKET_NOT_FOUND"),
             (pairing.cancel(ticket.ticket_id, "bob"), Kind.FORBIDDEN, "NOT_YOUR_TICKET"),
         ]

@@ -36,7 +36,15 @@ ROOT = Path(__file__).resolve().parents[2] / "referee"
 
 # --- no transport ------------------------------------------------------------------------------
 
-TRANSPORTS = {"grpc", "grpc_status", "grpc_health", "connectrpc", "uvicorn", "starlette"}
+TRANSPORTS = {
+    "grpc",
+    "grpc_status",
+    "grpc_health",
+    "connectrpc",
+    "hypercorn",
+    "uvicorn",
+    "starlette",
+}
 
 
 @pytest.mark.parametrize("path", sorted(ROOT.glob("application/*.py")), ids=lambda p: p.name)
@@ -146,6 +154,7 @@ def test_expected_version_conflicts_and_not_your_turn_is_not_now() -> None:
             referee.submit(created.game_id, created.seat_tokens[other], "t", Pass())
         )
         assert error.kind is Kind.NOT_NOW and (error.rule_id or "").startswith("VQ-")
+        assert error.reason == "NOT_YOUR_TURN"  # its own reason: the game goes on
         accepted = await referee.submit(
             created.game_id,
             token,

@@ -316,6 +316,12 @@ def test_resigning() -> None:
             "ALREADY_RESIGNED",
         )
         other = 1 - seat
+        # The resigned seat's own command: its own reason, not NOT_YOUR_TURN (the referee
+        # plays for it to the end).
+        late = await refused(
+            referee.submit(game_id, created.seat_tokens[seat], "late", first_legal(live, other))
+        )
+        assert (late.kind, late.reason, late.rule_id) == (Kind.NOT_NOW, "SEAT_RESIGNED", "RESIGNED")
         await referee.seating.resign(game_id, created.seat_tokens[other])
         await until(lambda: live.over)
         assert live.table.results() is not None, "played to the end, with results"

@@ -113,6 +113,48 @@ def test_a_resume_before_the_holding_is_exact() -> None:
     run(scenario)
 
 
+def test_a_resume_of_only_what_is_new_sends_nothing_the_client_has() -> None:
+    """``only_new``: a reconnecting client that names every game it has gets no grant and no
+    opening view again: for a game that did not move nothing at all, for one that moved only
+    the batches after its sequence; a held game it does not name still opens as new."""
+
+    async def scenario(referee: Referee) -> None:
+        quiet = await referee.create(GAME, 3, {"rounds": "1"})
+        moved = await referee.create(GAME, 3, {"rounds": "1"})
+        fresh = await referee.create(GAME, 3, {"rounds": "1"})
+        for game in (quiet, moved, fresh):
+            hold(referee, "alice", game.game_id, 0)
+        at = {g.game_id: referee.games[g.game_id].table.version for g in (quiet, moved)}
+        live = referee.games[moved.game_id]
+        seat = live.table.pending()[0]
+        command = live.table.legal_commands(seat)[0]
+        await referee.submit(moved.game_id, moved.seat_tokens[seat], "c1", command)
+        resumes = [Resume(g, 0, after, only_new=True) for g, after in at.items()]
+        session = referee.sessions.open(alice(), resumes)
+        messages = session.messages()
+        seen: list[tuple[str, str, tuple[int, ...]]] = []
+        try:
+            while True:  # until the session has been silent a while
+                try:
+                    message = await asyncio.wait_for(anext(messages), 0.5)
+                except TimeoutError:
+                    break
+                if isinstance(message, Granted):
+                    seen.append(("granted", message.game_id, ()))
+                elif isinstance(message, GameMessage):
+                    sequences = tuple(e.sequence for e in message.update.events)
+                    seen.append(("update", message.game_id, sequences))
+        finally:
+            await messages.aclose()
+        assert all(game != quiet.game_id for _, game, _ in seen), seen
+        of_moved = [(kind, sequences) for kind, game, sequences in seen if game == moved.game_id]
+        after = at[moved.game_id]
+        assert of_moved == [("update", tuple(range(after + 1, live.table.version + 1)))]
+        assert ("granted", fresh.game_id, ()) in seen  # not named: a new game to the client
+
+    run(scenario)
+
+
 def test_token_seats_play_a_game_to_its_end_and_the_seat_is_dropped() -> None:
     async def scenario(referee: Referee) -> None:
         created = await referee.create(GAME, 3, {"rounds": "1"})
@@ -133,9 +175,7 @@ def test_token_seats_play_a_game_to_its_end_and_the_seat_is_dropped() -> None:
                         acted[seat] = view.version
                         command = rng.choice(view.legal_commands)
                         await session.command(
-                            SessionCommand(
-                                created.game_id, seat, str(uuid.uuid4()), command, (None, 0)
-                            )
+                            SessionCommand(created.game_id, seat, str(uuid.uuid4()), command)
                         )
                 if live.finished and not session._seats:
                     break
@@ -201,10 +241,11 @@ def test_a_held_seats_command_goes_the_seats_way_and_a_spectator_may_not_play() 
                 created.seat_tokens[command.seat],
                 command.command_id,
                 command.command,
-                command.terms,
+                expected_version=command.expected_version,
+                client_decision_ms=command.client_decision_ms,
             )
 
-        referee.sessions.held_commands = submit_held
+        referee.sessions.submit_held = submit_held
         legal = live.table.view(seat).legal_commands[0]
         for principal, refused in ((spectator(), "TOKEN_SCOPE"), (alice(), None)):
             session = referee.sessions.open(principal)
@@ -212,7 +253,7 @@ def test_a_held_seats_command_goes_the_seats_way_and_a_spectator_may_not_play() 
             try:
                 await next_of(messages, GameMessage)
                 await session.command(
-                    SessionCommand(created.game_id, seat, str(uuid.uuid4()), legal, (None, 0))
+                    SessionCommand(created.game_id, seat, str(uuid.uuid4()), legal)
                 )
                 outcome = await next_of(messages, Outcome)
                 if refused is None:

@@ -74,7 +74,7 @@ def test_a_replica_lets_go_of_a_game_it_held_only_for_its_join_deadline(database
             seat = live.table.pending()[0]
             command = live.table.view(seat).legal_commands[0]
             held = PlayerSeat(Principal(Player(holders[seat], "")), seat)
-            await a.commands.submit(game_id, held, str(uuid.uuid4()), command, (None, 0))
+            await a.commands.submit(game_id, held, str(uuid.uuid4()), command)
             await asyncio.sleep(0.2)  # b hears of it (a wait for nothing to happen, not timed)
             assert game_id not in b.games
             assert (await b.summary(game_id)).version == live.table.version

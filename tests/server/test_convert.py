@@ -83,3 +83,39 @@ def _event(stamped: StampedEvent, game_type: str) -> pb.Event:
         decided=decided,
         describe=True,
     )
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+def test_a_submit_answer_is_the_bytes_protobuf_would_write(game_type: str) -> None:
+    """SubmitCommand's answer carries the seat's view as the bytes the live game made: the
+    answer is what protobuf serializes for the same values, a retry's (duplicate) too."""
+
+    async def scenario() -> None:
+        referee = Referee(MemoryEventStore())
+        await referee.recover()
+        players = next(g for g in all_games() if g.info.type_id == game_type).info.min_players
+        created = await referee.create(game_type, players)
+        live = referee.games[created.game_id]
+        rng = random.Random(game_type)
+        answers = []
+        for number in range(20):
+            if live.over:
+                break
+            seat = live.table.pending()[0]
+            command = rng.choice(live.table.view(seat).legal_commands)
+            token = created.seat_tokens[seat]
+            answers.append(await referee.submit(created.game_id, token, f"{number}", command))
+            answers.append(await referee.submit(created.game_id, token, f"{number}", command))
+        assert answers and any(a.duplicate for a in answers)
+        for answer in answers:
+            expected = pb.SubmitCommandResponse(
+                first_sequence=answer.first_sequence,
+                last_sequence=answer.last_sequence,
+                duplicate=answer.duplicate,
+                view=_view(answer.view),
+            )
+            assert convert.submitted_bytes(answer) == expected.SerializeToString()
+            assert convert.submitted_to_proto(answer) == expected
+        referee.close()
+
+    asyncio.run(scenario())

@@ -198,7 +198,7 @@ def test_challenge_refusals_over_the_wire(wire: Wire) -> None:
             pb.CreateChallengeRequest(terms=pb.GameTerms(game_type="vampire-queen", players=2)),
             ann_token,
             "INVALID_ARGUMENT",
-            "RULE_VIOLATION",
+            "BAD_REQUEST",
         ),
         (
             "AnswerChallenge",

@@ -17,6 +17,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import json_format
 
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
@@ -222,6 +223,8 @@ def test_a_refused_command_carries_the_unary_calls_status(
         assert (outcome.game_id, outcome.seat) == (game.game_id, waiting)
         refusal = outcome.refusal
         assert refusal.code == expected.code.value[0]
+        # The code by name too, as a JSON client reads it.
+        assert json_format.MessageToDict(refusal)["codeName"] == "FAILED_PRECONDITION"
         assert refusal.message == expected.message
         assert expected.info is not None
         assert refusal.reason == expected.info.reason

@@ -8,8 +8,10 @@ and the same ``google.rpc`` details, and streams the same messages, limits and e
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import gzip
+import json
 import random
 import socket
 import struct
@@ -19,12 +21,13 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from google.protobuf import any_pb2, json_format
 from google.rpc import error_details_pb2
 
 from referee.application import Limits
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
-from tests.server.conftest import wait_for
+from tests.server.conftest import SERVICE, wait_for
 from tests.server.transports import (
     WIRES,
     GrpcTransport,
@@ -210,6 +213,36 @@ def test_every_kind_of_refusal_has_the_same_status_on_every_wire(
         if code == "FAILED_PRECONDITION":
             assert failure.detail(error_details_pb2.PreconditionFailure) is not None
             assert failure.metadata["rule_id"].startswith("VQ-")
+
+
+def test_a_plain_json_client_reads_every_details_fields(server: RefereeServer) -> None:
+    """A Connect JSON error carries each detail's fields as JSON too (``debug``), so a client
+    with no protobuf decoder reads ``reason`` and ``rule_id``: the same fields the packed
+    ``value`` holds."""
+    assert server.http is not None
+    binary = HttpTransport(server.http.address, "connect")
+    for code, (method, request) in _refusals(binary).items():
+        status, _, data = binary.post(
+            f"/{SERVICE}/{method}",
+            json_format.MessageToJson(request).encode(),
+            {"Content-Type": "application/json"},
+        )
+        error = json.loads(data)
+        assert (status, error["code"]) == (CONNECT_HTTP[code], code.lower()), error
+        for detail in error["details"]:
+            packed = any_pb2.Any(
+                type_url=f"type.googleapis.com/{detail['type']}",
+                value=base64.b64decode(detail["value"] + "=="),
+            )
+            kind = getattr(error_details_pb2, detail["type"].rsplit(".", 1)[-1])
+            unpacked = kind()
+            assert packed.Unpack(unpacked)
+            assert detail["debug"] == json_format.MessageToDict(unpacked), detail
+        info = next(d["debug"] for d in error["details"] if d["type"] == "google.rpc.ErrorInfo")
+        assert info["domain"] == "referee.v1"
+        if code == "FAILED_PRECONDITION":
+            assert info["reason"] == "NOT_YOUR_TURN"
+            assert info["metadata"]["rule_id"].startswith("VQ-")
 
 
 def test_bytes_that_are_not_a_request_are_invalid_argument_and_counted(

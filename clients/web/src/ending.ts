@@ -1,8 +1,8 @@
 // The end of a game in words: the banner above the table and the standings in it. Written
-// from the view alone (issue 21 §5): View.end_reason (why it ended, from public information,
-// e.g. "seat 2 woke 5 queens worth 40 points, reaching the target to win"), View.end_rule_id
-// (the rule that ended it), the results, and what the score counts (GameType.score_meaning
-// from ListGameTypes). Nothing here knows a game.
+// from the view alone, so a client needs no game's rules to tell it: View.end_reason (why it
+// ended, from public information, e.g. "seat 2 woke 5 queens worth 40 points, reaching the
+// target to win"), View.end_rule_id (the rule that ended it), the results, and what the score
+// counts (GameType.score_meaning from ListGameTypes). Nothing here knows a game.
 import { scoreMeaning } from "./api";
 import { h } from "./dom";
 import { SeatEnd, SeatState, type SeatResult, type View } from "./gen/referee/v1/referee_pb";

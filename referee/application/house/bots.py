@@ -424,7 +424,8 @@ class HouseBots:
                 seat,
                 f"house-{view.version}-{attempt}",
                 command,
-                (view.version, int(decision.seconds * 1000)),
+                expected_version=view.version,
+                client_decision_ms=int(decision.seconds * 1000),
             )
             try:
                 await self.seating.submit_held(bot.name, sent)

@@ -6,7 +6,8 @@ the same challenge at once, the store lets one write and the other re-reads and 
 (``CHALLENGE_ANSWERED``). Where a challenge may go is :data:`TRANSITIONS`, a small explicit
 table; every way out of it has its own refusal (:data:`REFUSED_IN`).
 
-Accepting creates the game (the lobby's :class:`~referee.application.lobby.host.Host`):
+Accepting creates the game (the lobby's host,
+:class:`~referee.application.lobby.seats.ClaimedSeats`):
 the challenger's seat 0 and the accepter's seat 1 are reserved and claimed for them; seats
 beyond two are open and the game is listed, so others join from the lobby. The challenge is
 marked accepted *in the game's creation transaction* (at the revision the accepter read),
@@ -26,15 +27,10 @@ from typing import Any
 
 import structlog
 
-from referee.application.lobby.host import (
-    Documents,
-    Host,
-    LobbyLimits,
-    PlayerBook,
-    limit_reached,
-    now_ms,
-)
+from referee.application.lobby.host import Documents, LobbyLimits, limit_reached, now_ms
+from referee.application.lobby.seats import ClaimedSeats
 from referee.application.lobby.terms import Terms, check_terms
+from referee.application.players.accounts import Players
 from referee.application.tables import errors
 from referee.application.tables.errors import Kind, RefereeError
 from referee.store import DocumentWrite, RevisionConflict
@@ -199,7 +195,7 @@ class Challenges:
     """The room of challenges (see the module's docstring)."""
 
     def __init__(
-        self, documents: Documents, players: PlayerBook, host: Host, limits: LobbyLimits
+        self, documents: Documents, players: Players, host: ClaimedSeats, limits: LobbyLimits
     ) -> None:
         self.documents = documents
         self.players = players

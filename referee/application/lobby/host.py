@@ -1,24 +1,23 @@
-"""What the lobby's rooms (challenges, pairing, the lobby list) need from the rest of the
-referee, each as a small interface, so that they depend on no room's internals:
+"""What the lobby's rooms (challenges, pairing, the lobby list) share:
 
 - :class:`Documents`: the store's documents (read, list, compare-and-set, listen), with every
   call on the store's writer thread as the repository runs all store calls;
-- :class:`PlayerBook`: whether a player exists (the players' room);
-- :class:`RatingBook`: a player's rating for pairing (the players' ratings);
-- :class:`Host`: making a game for players who met in the lobby, seated in it, with the
-  lobby's own documents, all in its creation's transaction; the per-player games-at-once
-  limit.
+- :class:`OpenedGame`: a game the lobby made for players who met in it (made by
+  :class:`~referee.application.lobby.seats.ClaimedSeats`, the lobby's host);
+- :class:`LobbyLimits`, the lobby's per-player limits, and :func:`limit_reached`, the refusal
+  beyond one.
 
-:class:`LobbyLimits` are the lobby's per-player limits.
+The players' room (whether a player exists, a player's rating) is below the lobby: its
+rooms are given :class:`~referee.application.players.accounts.Players` and
+:class:`~referee.application.players.ratings.Ratings` themselves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
 
-from referee.application.lobby.terms import Terms
+from referee.application.tables.creation import WritesFor
 from referee.application.tables.errors import Kind, RefereeError
 from referee.application.tables.live import now_ms
 from referee.application.tables.repository import Repository
@@ -70,16 +69,6 @@ class Documents:
         return self.store.add_document_listener(listener)
 
 
-class PlayerBook(Protocol):
-    async def get(self, name: str) -> Any:
-        """The player; NOT_FOUND ``PLAYER_UNKNOWN`` when there is none."""
-
-
-class RatingBook(Protocol):
-    async def ordinal(self, player: str, game_type: str) -> float:
-        """The player's rating (openskill ordinal) for the game type; 0 for a new player."""
-
-
 @dataclass(frozen=True, slots=True)
 class OpenedGame:
     """A game the lobby made: its id, organiser token (kept by nobody: the lobby's games
@@ -88,25 +77,6 @@ class OpenedGame:
     game_id: str
     organiser_token: str
     seat_tokens: tuple[str, ...] = ()
-
-
-#: The documents a caller writes in a new game's creation transaction, given the game's id.
-WritesFor = Callable[[str], Sequence[DocumentWrite]]
-
-
-class Host(Protocol):
-    async def open_game(
-        self, terms: Terms, players: Sequence[str], listed: bool, writes_for: WritesFor
-    ) -> OpenedGame:
-        """A new game of ``terms`` whose first seats are reserved for ``players`` (in order)
-        and held by them, the others open, not dealt until every seat is held; the seats'
-        claims and ``writes_for(game_id)`` written in the creation's transaction
-        (``RevisionConflict``: no game, nothing written). So whoever reads those documents
-        finds the players seated (no moment when the game is named and its seats unheld)."""
-
-    async def check_room(self, player: str, limit: int) -> None:
-        """RESOURCE_EXHAUSTED unless ``player`` holds seats in fewer than ``limit`` games
-        (running or waiting to start)."""
 
 
 def limit_reached(what: str, limit: int, retry_after: float, **metadata: str) -> RefereeError:
@@ -122,11 +92,8 @@ def limit_reached(what: str, limit: int, retry_after: float, **metadata: str) ->
 
 __all__ = [
     "Documents",
-    "Host",
     "LobbyLimits",
     "OpenedGame",
-    "PlayerBook",
-    "RatingBook",
     "WritesFor",
     "limit_reached",
     "now_ms",

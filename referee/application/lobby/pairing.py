@@ -35,16 +35,11 @@ from typing import Any
 
 import structlog
 
-from referee.application.lobby.host import (
-    Documents,
-    Host,
-    LobbyLimits,
-    RatingBook,
-    limit_reached,
-    now_ms,
-)
+from referee.application.lobby.host import Documents, LobbyLimits, limit_reached, now_ms
 from referee.application.lobby.pairing_rule import Waiting, pair
+from referee.application.lobby.seats import ClaimedSeats
 from referee.application.lobby.terms import Terms, check_terms
+from referee.application.players.ratings import Ratings
 from referee.application.tables import errors
 from referee.application.tables.errors import Kind, RefereeError
 from referee.store import DocumentWrite, RevisionConflict
@@ -126,7 +121,7 @@ class Pairing:
     """The room of pairing requests (see the module's docstring)."""
 
     def __init__(
-        self, documents: Documents, ratings: RatingBook, host: Host, limits: LobbyLimits
+        self, documents: Documents, ratings: Ratings, host: ClaimedSeats, limits: LobbyLimits
     ) -> None:
         self.documents = documents
         self.ratings = ratings

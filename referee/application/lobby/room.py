@@ -30,17 +30,19 @@ import structlog
 
 from referee.application.lobby.challenges import KIND as CHALLENGE
 from referee.application.lobby.challenges import Challenge, Challenges, ChallengeState
-from referee.application.lobby.host import Documents, Host, LobbyLimits, PlayerBook, RatingBook
+from referee.application.lobby.host import Documents, LobbyLimits
 from referee.application.lobby.pairing import KIND as PAIRING
 from referee.application.lobby.pairing import Pairing, PairingState, PairingTicket
+from referee.application.lobby.seats import ClaimedSeats
+from referee.application.players.accounts import Players
 from referee.application.players.presence import Presence
+from referee.application.players.ratings import Ratings
 from referee.application.tables.errors import Kind, RefereeError
 from referee.application.tables.repository import Repository
+from referee.application.tables.seats import LOBBY as KIND
 from referee.application.tables.values import Summary
 
 log = structlog.get_logger("referee")
-
-KIND = "lobby"
 
 
 class ClockFilter(enum.Enum):
@@ -135,9 +137,9 @@ class Lobby:
     def __init__(
         self,
         repository: Repository,
-        players: PlayerBook,
-        ratings: RatingBook,
-        host: Host,
+        players: Players,
+        ratings: Ratings,
+        host: ClaimedSeats,
         limits: LobbyLimits | None = None,
         presence: Presence | None = None,
     ) -> None:
@@ -214,7 +216,7 @@ class Lobby:
                 return None
             raise
         summary = live.summary()
-        if summary.game_over or not getattr(summary, "listed", True):
+        if summary.game_over or not summary.listed:
             return None
         open_seats = tuple(int(s) for s in body.get("open_seats", ()))
         if self.presence is not None:

@@ -1,5 +1,5 @@
-"""How the lobby seats the players who met in it: the
-:class:`~referee.application.lobby.host.Host` the facade gives the lobby.
+"""How the lobby seats the players who met in it: the lobby's host, which the facade gives
+it.
 
 :class:`ClaimedSeats` (the facade's): a game whose first seats are reserved for the players
 and claimed for them in the game's creation transaction, the others open.
@@ -18,18 +18,17 @@ from collections.abc import Sequence
 from referee.application.lobby.host import (
     Documents,
     OpenedGame,
-    PlayerBook,
     WritesFor,
     limit_reached,
 )
 from referee.application.lobby.terms import Terms
-from referee.application.players.accounts import Player
+from referee.application.players.accounts import Players
 from referee.application.tables import creation
 from referee.application.tables.clocks import GameSettings, SeatPlan
 from referee.application.tables.errors import RefereeError
 from referee.application.tables.repository import Repository
+from referee.application.tables.seats import HOLDING
 
-HOLDING = "holding"
 #: When a player at its games-at-once limit may try again (seconds): a hint, games end when
 #: they end.
 GAMES_RETRY_SECONDS = 30.0
@@ -63,16 +62,17 @@ class HeldSeats:
 
 class ClaimedSeats(HeldSeats):
     """Games whose first seats are reserved for the players who met in the lobby and claimed
-    for them in the game's creation transaction (``creation.create(seated=...)``), with the
-    lobby's own documents (the challenge accepted, the tickets paired): the game never exists
-    with their seats unheld, so a player told of it asks for its view at once, on any replica.
-    The others are open (and the game listed, when asked); the game deals when its last seat
+    for them in the game's creation transaction (a
+    :class:`~referee.application.tables.creation.Meeting`), with the lobby's own documents
+    (the challenge accepted, the tickets paired): the game never exists with their seats
+    unheld, so a player told of it asks for its view at once, on any replica. The others are
+    open (and the game listed, when asked); the game deals when its last seat
     is held (in the opening, when the players fill it)."""
 
     def __init__(
         self,
         repository: Repository,
-        players: PlayerBook,
+        players: Players,
     ) -> None:
         super().__init__(repository)
         self.players = players
@@ -89,28 +89,17 @@ class ClaimedSeats(HeldSeats):
         )
         # No lookup of the reserved names: the lobby's players are signed in already (a
         # platform's player has no account to look up).
-        created = await creation.create(
-            self.repository,
-            terms.game_type,
-            terms.players,
-            terms.options,
-            "",
-            None,
-            settings,
-            writes_for=writes_for,
-            # The seats are claimed in the creation: nothing is left to announce.
-            announce=False,
-            seated=kinds,
-        )
+        # The seats are claimed in the creation: nothing is left to announce.
+        setup = creation.Setup(terms.game_type, terms.players, terms.options, settings=settings)
+        meeting = creation.Meeting(kinds, writes_for)
+        created = await creation.create(self.repository, setup, meeting=meeting)
         tokens = created.seat_tokens[: len(players)]
         return OpenedGame(created.game_id, created.organiser_token, tokens)
 
     async def _kind(self, player: str) -> str:
         """The player's kind from its account; ``""`` (not said) for a name without one."""
         with contextlib.suppress(RefereeError):
-            known = await self.players.get(player)
-            if isinstance(known, Player):
-                return known.kind
+            return (await self.players.get(player)).kind
         return ""
 
 

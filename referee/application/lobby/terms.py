@@ -93,11 +93,7 @@ def check_terms(terms: Terms, prefix: str = "terms") -> Terms:
             )
         options = info.normalise_options(dict(terms.options))
     except SetupRefused as error:
-        refused = errors.bad_request(f"{prefix}.{error.field}", str(error))
-        if error.rule_id:
-            refused.reason = "RULE_VIOLATION"
-            refused.metadata["rule_id"] = error.rule_id
-        raise refused from None
+        raise errors.setup_refused(f"{prefix}.{error.field}", str(error), error.rule_id) from None
     try:
         terms.clock.check()
     except ValueError as error:

@@ -24,6 +24,7 @@ from typing import Any
 
 import structlog
 
+from referee.application.players.sessions import SessionCommand
 from referee.application.tables import access, errors
 from referee.application.tables.access import Player, PlayerSeat, Principal, SeatKey, hash_token
 from referee.application.tables.commands import Commands
@@ -85,12 +86,17 @@ class Seating:
         self.timekeeper = timekeeper
         self.commands = commands
 
-    async def submit_held(self, player: str, command: Any) -> Submitted:
+    async def submit_held(self, player: str, command: SessionCommand) -> Submitted:
         """A command for a seat ``player`` holds, with no token (the player stream's path,
-        ``Sessions.submit_held``): ``command`` is a ``SessionCommand``."""
+        ``Sessions.submit_held``)."""
         seat = PlayerSeat(Principal(Player(player, "")), command.seat)
         return await self.commands.submit(
-            command.game_id, seat, command.command_id, command.command, command.terms
+            command.game_id,
+            seat,
+            command.command_id,
+            command.command,
+            expected_version=command.expected_version,
+            client_decision_ms=command.client_decision_ms,
         )
 
     # --- claims -----------------------------------------------------------------------------
@@ -289,7 +295,7 @@ class Seating:
         try:
             events: list[Any] = [claimed, *(table.start() if fills else [])]
         except Rejection as rejection:
-            raise errors.not_now(rejection.message, rejection.rule_id) from None
+            raise errors.not_now(rejection.message, rejection.reason) from None
         documents: list[DocumentWrite] = []
         if chosen.player:
             documents.append(holding_write(chosen.player, game_id, seat, live.record.game_type))
@@ -370,8 +376,7 @@ class Seating:
         to the end. FAILED_PRECONDITION ``GAME_OVER``, ``ALREADY_RESIGNED``,
         ``GAME_NOT_STARTED``."""
         live = await self.repository.get_current(game_id)
-        if isinstance(seat, str) and seat and access.unknown_claims(live):
-            await self.repository.known_claims(live)
+        await access.read_claims_for(self.repository, live, seat)
         resigning = access.seat_of(live, seat, spectator=False)
         assert resigning is not None
         await self.repository.unit(self._resign_unit(live, resigning))
@@ -385,7 +390,7 @@ class Seating:
                 try:
                     events = live.table.resign(seat)
                 except Rejection as rejection:
-                    reason, message = rejection.rule_id, rejection.message
+                    reason, message = rejection.reason, rejection.message
                     raise _not_now(reason, message, live, seat=str(seat)) from None
                 try:
                     await repository.commit(live, events, None)

@@ -9,7 +9,9 @@ A :class:`Session` is what one connected player program sees (PlayerSession, Wat
   a claim, an accepted challenge, a pairing) and any seat the client names with its token in
   a :class:`Resume` (today's flow: a program handed seat tokens, as the tournament runner
   hands them, multiplexes them on one stream with no account);
-- the player's **lobby inbox** (challenges, pairing tickets), when the lobby room has one;
+- the player's **lobby inbox** (challenges, pairing tickets): the lobby room is above this
+  one, so the session asks it through the port :class:`Inboxes`, which the facade fills with
+  the lobby;
 - the seats **reserved for the player** and not claimed yet (:class:`Reserved`: its
   ``reservation`` documents, those of unfinished games when the session opens, then each new
   one as it is written), so a program claims a seat a tournament runner or any creator
@@ -46,7 +48,7 @@ from referee.application.tables.commands import Commands
 from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import StreamEnded
 from referee.application.tables.repository import Repository
-from referee.application.tables.seats import RESERVATION
+from referee.application.tables.seats import HOLDING, RESERVATION
 from referee.application.tables.streams import Streams
 from referee.application.tables.values import Submitted, Summary, Update, Watcher
 
@@ -56,8 +58,6 @@ log = structlog.get_logger("referee")
 QUEUE = 256
 #: Commands of one session being decided at once, at most.
 IN_FLIGHT = 256
-#: The document kind of the seats a player holds (key ``player/game_id/seat``).
-HOLDING = "holding"
 
 
 # --- what a session says ---------------------------------------------------------------------
@@ -98,9 +98,10 @@ class Outcome:
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """A change in the player's lobby inbox: the lobby room's challenge or pairing ticket."""
+    """A change in the player's lobby inbox: the lobby room's challenge or pairing ticket
+    (this room does not know their types: the lobby's is above it)."""
 
-    item: Any
+    item: object
 
 
 SessionMessage = GameMessage | Granted | Outcome | Notice | Reserved
@@ -109,29 +110,36 @@ SessionMessage = GameMessage | Granted | Outcome | Notice | Reserved
 @dataclass(frozen=True, slots=True)
 class Resume:
     """Where a seat's stream starts: after ``after`` (0: from the game's first event).
-    ``seat_token``: follow this seat by its token, not as a seat the player holds."""
+    ``seat_token``: follow this seat by its token, not as a seat the player holds.
+    ``only_new``: send only the batches after ``after``, not the seat's :class:`Granted` nor
+    its opening view (a reconnecting client has both): a game with nothing new sends
+    nothing."""
 
     game_id: str
     seat: int
     after: int = 0
     seat_token: str = ""
+    only_new: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class SessionCommand:
-    """A command for a followed seat; ``terms`` as :meth:`Commands.submit`'s."""
+    """A command for a followed seat; ``expected_version`` and ``client_decision_ms`` as
+    :meth:`Commands.submit`'s."""
 
     game_id: str
     seat: int
     command_id: str
     command: Any
-    terms: tuple[int | None, int] = (None, 0)
+    expected_version: int | None = None
+    client_decision_ms: int = 0
 
 
 class Inboxes(Protocol):
-    """The lobby room's side: a player's inbox as an async iterator of changes."""
+    """What a session needs of the lobby room (above this one, so named here as a port the
+    facade fills with the lobby): a player's inbox as an async iterator of changes."""
 
-    def inbox(self, player: str) -> AsyncGenerator[Any, None]: ...
+    def inbox(self, player: str) -> AsyncGenerator[object, None]: ...
 
 
 #: Submits a command for a seat a named player holds (the seats room's path, no token).
@@ -142,7 +150,9 @@ SubmitHeld = Callable[[str, SessionCommand], Awaitable[Submitted]]
 
 
 class Sessions:
-    """The open player sessions of one referee (``Referee.sessions``).
+    """The open player sessions of one referee (``Referee.sessions``): ``commands`` takes a
+    command for a seat followed by its token, ``submit_held`` one for a seat the player
+    holds (:meth:`Seating.submit_held`), ``inboxes`` has each player's lobby inbox.
 
     One document listener serves every session: a ``holding`` written for a player reaches
     that player's sessions, on the event loop."""
@@ -152,7 +162,8 @@ class Sessions:
         repository: Repository,
         commands: Commands,
         streams: Streams,
-        rooms: object = None,
+        submit_held: SubmitHeld,
+        inboxes: Inboxes,
         presence: Presence | None = None,
     ) -> None:
         self.repository = repository
@@ -160,28 +171,11 @@ class Sessions:
         self.presence = presence
         self.commands = commands
         self.streams = streams
-        #: The facade, whose ``lobby`` room (when it has one) offers ``inbox(player)``: looked
-        #: up when a session opens, so the rooms may be built in any order.
-        self.rooms = rooms
-        #: How a held seat's command is submitted, when not the seats room's (tests).
-        self.held_commands: SubmitHeld | None = None
+        self.submit_held = submit_held
+        self.inboxes = inboxes
         self._by_player: dict[str, set[Session]] = {}
         self._listening: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-
-    @property
-    def submit_held(self) -> SubmitHeld | None:
-        """The seats room's path for a held seat's command (no token), when it has one."""
-        if self.held_commands is not None:
-            return self.held_commands
-        seating = getattr(self.rooms, "seating", None)
-        found: SubmitHeld | None = getattr(seating, "submit_held", None)
-        return found
-
-    @property
-    def inboxes(self) -> Inboxes | None:
-        lobby = getattr(self.rooms, "lobby", None)
-        return lobby if lobby is not None and hasattr(lobby, "inbox") else None
 
     def open(self, principal: Principal | None, resumes: Iterable[Resume] = ()) -> Session:
         """A session of the player ``principal`` names (``None``: a client that follows only
@@ -256,6 +250,8 @@ class _Followed:
     task: asyncio.Future[None] | None = None
     #: The client resumed the seat elsewhere: what this one queued is not sent.
     replaced: bool = False
+    #: Send no grant and no opening view (:attr:`Resume.only_new`).
+    only_new: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,8 +274,9 @@ class Session:
     _seats: dict[tuple[str, int], _Followed] = field(default_factory=dict)
     #: Seats whose game is over and fully sent: a late ``holding`` notice does not restart.
     _done: set[tuple[str, int]] = field(default_factory=set)
-    #: Where a seat not followed yet starts (resumes that came before its holding).
-    _after: dict[tuple[str, int], int] = field(default_factory=dict)
+    #: Where a seat not followed yet starts (resumes that came before its holding), and
+    #: whether only what is new is sent.
+    _after: dict[tuple[str, int], tuple[int, bool]] = field(default_factory=dict)
     _tasks: set[asyncio.Future[Any]] = field(default_factory=set)
     #: Reservations announced already (the listing at the start and a write may both tell).
     _announced: set[tuple[str, int]] = field(default_factory=set)
@@ -335,9 +332,9 @@ class Session:
         current = self._seats.get(key)
         if resume.seat_token or current is not None:
             token = resume.seat_token or (current.token if current is not None else "")
-            self._follow(resume.game_id, resume.seat, resume.after, token)
+            self._follow(resume.game_id, resume.seat, resume.after, token, resume.only_new)
         else:
-            self._after[key] = resume.after
+            self._after[key] = (resume.after, resume.only_new)
             if self._started and self.player is not None:
                 # Not held (yet): checked against the player's holdings in the task.
                 self._spawn(self._resume_held(resume.game_id, resume.seat))
@@ -349,7 +346,8 @@ class Session:
             return
         if not self._covers(game_id, seat):
             return  # a platform token scoped elsewhere: not this session's seat
-        self._follow(game_id, seat, self._after.pop(key, 0), "")
+        after, only_new = self._after.pop(key, (0, False))
+        self._follow(game_id, seat, after, "", only_new)
 
     def reserved(self, game_id: str, seat: int) -> None:
         """A seat is reserved for the player now (a ``reservation`` document): announce it,
@@ -408,9 +406,7 @@ class Session:
         if self.player is not None:
             self._spawn(self._follow_holdings(self.player))
             self._spawn(self._follow_reservations(self.player))
-            inboxes = self.sessions.inboxes
-            if inboxes is not None:
-                self._spawn(self._follow_inbox(inboxes.inbox(self.player)))
+            self._spawn(self._follow_inbox(self.sessions.inboxes.inbox(self.player)))
 
     def _spawn(self, coroutine: Awaitable[Any]) -> None:
         if self._closed:
@@ -462,14 +458,16 @@ class Session:
         ):
             self.hold(game_id, seat)
 
-    def _follow(self, game_id: str, seat: int, after: int, token: str) -> None:
+    def _follow(
+        self, game_id: str, seat: int, after: int, token: str, only_new: bool = False
+    ) -> None:
         key = (game_id, seat)
         old = self._seats.get(key)
         if old is not None:
             old.replaced = True
             if old.task is not None:
                 old.task.cancel()
-        followed = _Followed(game_id, seat, token)
+        followed = _Followed(game_id, seat, token, only_new=only_new and after > 0)
         self._seats[key] = followed
         if not self._closed:
             followed.task = asyncio.ensure_future(self._stream(followed, after))
@@ -481,8 +479,7 @@ class Session:
         try:
             live = await repository.get(followed.game_id)
             if followed.token:
-                if access.unknown_claims(live):  # a claim's token from another replica
-                    await repository.known_claims(live)
+                await access.read_claims_for(repository, live, followed.token)
                 seat = access.seat_of(live, followed.token, spectator=False)
                 if seat != followed.seat:
                     raise errors.forbidden(
@@ -490,13 +487,17 @@ class Session:
                     )
             if after > live.table.version and repository.store.shared:
                 await repository.catch_up(live)  # resuming here after another replica
-            await self._put(
-                followed, Granted(live.game_id, followed.seat, live.summary(), followed.token)
-            )
+            quiet = followed.only_new
+            if not quiet:
+                await self._put(
+                    followed, Granted(live.game_id, followed.seat, live.summary(), followed.token)
+                )
             updates = sessions.streams.follow_seat(live, Watcher(followed.seat), after)
             queue = self._queue
             async with contextlib.aclosing(updates):
                 async for update, caught_up in updates:
+                    if quiet and not update.events:
+                        continue  # the opening view: the client has it
                     item = (followed, GameMessage(live.game_id, followed.seat, update, caught_up))
                     if queue.full():  # the reader is behind: wait (the game's log keeps it)
                         await queue.put(item)
@@ -526,7 +527,7 @@ class Session:
             del self._seats[key]
             self._done.add(key)
 
-    async def _follow_inbox(self, inbox: AsyncGenerator[Any, None]) -> None:
+    async def _follow_inbox(self, inbox: AsyncGenerator[object, None]) -> None:
         try:
             async with contextlib.aclosing(inbox):
                 async for item in inbox:
@@ -544,14 +545,15 @@ class Session:
                     followed.token,
                     command.command_id,
                     command.command,
-                    command.terms,
+                    expected_version=command.expected_version,
+                    client_decision_ms=command.client_decision_ms,
                 )
-            elif self.player is not None and (submit := self.sessions.submit_held) is not None:
+            elif self.player is not None:
                 # A held seat (followed or not: the seats room checks that the player holds
                 # it, so a command may race its seat's grant).
                 if self.principal is not None:  # a platform token's scope, as unary calls
                     access.check_scope(self.principal, command.game_id, command.seat, play=True)
-                submitted = await submit(self.player, command)
+                submitted = await self.sessions.submit_held(self.player, command)
             else:
                 raise errors.forbidden(
                     "this session does not hold that seat: claim it, or resume it with its "

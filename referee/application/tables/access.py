@@ -2,7 +2,9 @@
 
 Tokens are kept only as SHA-256 hashes (:func:`hash_token`) and compared in constant time. A
 seat's token hash is in the game's record (seats whose token went to the creator) or in the
-store's claim of the seat (:attr:`LiveGame.claims`). A player signed in with a credential
+store's claim of the seat (:attr:`LiveGame.claims`), which :func:`read_claims_for` reads
+before a token is checked when the claim was made on another replica. A player signed in with a
+credential
 holds the seats the log's claims name it for (:class:`PlayerSeat`); a platform token scoped
 to a game or a seat, or to watching only, covers nothing else.
 """
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from referee.application.tables import errors
 from referee.application.tables.errors import Kind, RefereeError
 from referee.application.tables.live import LiveGame
+from referee.application.tables.repository import Repository
 from referee.application.tables.values import Watcher
 from referee.engine.game import Viewer
 
@@ -104,6 +107,14 @@ def unknown_claims(live: LiveGame) -> bool:
         seat not in live.claims and not (seat < len(hashes) and hashes[seat])
         for seat in live.table.status.claims
     )
+
+
+async def read_claims_for(repository: Repository, live: LiveGame, key: SeatKey) -> None:
+    """Before ``key`` is checked: when it is a seat token and the log names a claim whose
+    store record this process has not read (made on another replica), read the store's
+    claims of the game (the claim's token hash is there, not in the log)."""
+    if isinstance(key, str) and key and unknown_claims(live):
+        live.claims = await repository.call(repository.store.seat_claims, live.game_id)
 
 
 def check_scope(principal: Principal, game_id: str, seat: int | None, play: bool) -> None:
@@ -221,6 +232,7 @@ __all__ = [
     "check_scope",
     "hash_token",
     "held_seat",
+    "read_claims_for",
     "seat_of",
     "token_seat",
     "unknown_claims",

@@ -31,7 +31,8 @@ REJECTED_MEMORY = 256
 
 @dataclass(frozen=True, slots=True)
 class _Submission:
-    """A command as submitted: its id, engine value, stored payload and the caller's terms."""
+    """A command as submitted: its id, engine value, stored payload, the version the sender
+    expects and the decision time it reports."""
 
     command_id: str
     command: Any
@@ -54,16 +55,15 @@ class Commands:
         token: access.SeatKey,
         command_id: str,
         command: Any,
-        terms: tuple[int | None, int],
+        *,
+        expected_version: int | None = None,
+        client_decision_ms: int = 0,
     ) -> Submitted:
-        """See :meth:`referee.application.referee.Referee.submit`; ``terms`` are its
-        ``(expected_version, client_decision_ms)``; ``token`` a seat token or a
+        """See :meth:`referee.application.referee.Referee.submit`; ``token`` a seat token or a
         :class:`~referee.application.tables.access.PlayerSeat`."""
-        expected_version, client_decision_ms = terms
         arrival = now_ms()
         live = await self.repository.get(game_id)
-        if isinstance(token, str) and token and access.unknown_claims(live):
-            await self.repository.known_claims(live)
+        await access.read_claims_for(self.repository, live, token)
         seat = access.seat_of(live, token, spectator=False)
         assert seat is not None
         self.repository.present(live, seat)

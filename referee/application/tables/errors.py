@@ -91,22 +91,64 @@ def bad_request(field_name: str, description: str) -> RefereeError:
     )
 
 
+def setup_refused(field_name: str, description: str, rule_id: str = "") -> RefereeError:
+    """A game's settings the rules do not allow (too many players, an option's value):
+    ``BAD_REQUEST`` naming the field, as every malformed request, with the rule's id when a
+    rule says it.
+
+    >>> setup_refused("players", "for 2 to 4 players, got 9", "SQ-1").metadata
+    {'rule_id': 'SQ-1'}
+    """
+    refused = bad_request(field_name, description)
+    if rule_id:
+        refused.metadata["rule_id"] = rule_id
+    return refused
+
+
 def not_found(game_id: str) -> RefereeError:
     return RefereeError(
         Kind.NOT_FOUND, f"no game {game_id!r}", "GAME_NOT_FOUND", metadata={"game_id": game_id}
     )
 
 
+#: The ``PreconditionFailure`` type of each "not now" reason of a command: the turn, the
+#: game's state, or the seat's own.
+_PRECONDITION_TYPES = {
+    "NOT_YOUR_TURN": "TURN",
+    "GAME_OVER": "GAME_STATE",
+    "GAME_NOT_STARTED": "GAME_STATE",
+    "SEAT_RESIGNED": "SEAT",
+    "SEAT_FORFEITED": "SEAT",
+    "SEAT_ABANDONED": "SEAT",
+    "NO_SUCH_SEAT": "SEAT",
+}
+
+
+#: The reasons that come with a rule id: a command's (illegal, or not now) and a setup's.
+RULE_REASONS = frozenset({"RULE_VIOLATION", "BAD_REQUEST", *_PRECONDITION_TYPES})
+
+
 def rule_violation(rejection: Rejection, seat: int) -> RefereeError:
-    """The engine's rejection of ``seat``'s command: illegal, or (a precondition) not now."""
+    """The engine's rejection of ``seat``'s command: illegal, or (a precondition) not now,
+    with the rejection's own reason (``NOT_YOUR_TURN``, ``GAME_OVER``, ...).
+
+    >>> from referee.engine.game import not_your_turn
+    >>> error = rule_violation(not_your_turn(1, [], "VQ-7"), 1)
+    >>> error.kind, error.reason, error.rule_id, error.precondition[0]
+    (<Kind.NOT_NOW: 'not now'>, 'GAME_OVER', 'VQ-7', 'GAME_STATE')
+    """
     metadata = {"rule_id": rejection.rule_id, "seat": str(seat)}
     if rejection.kind == "precondition":
         return RefereeError(
             Kind.NOT_NOW,
             f"{rejection.rule_id}: {rejection.message}",
-            "NOT_NOW",
+            rejection.reason,
             metadata=metadata,
-            precondition=("TURN", f"seat/{seat}", rejection.message),
+            precondition=(
+                _PRECONDITION_TYPES.get(rejection.reason, "TURN"),
+                f"seat/{seat}",
+                rejection.message,
+            ),
         )
     return RefereeError(
         Kind.ILLEGAL,
@@ -174,7 +216,7 @@ def store_unavailable(message: str, retry_after: float, uncertain: bool) -> Refe
     )
 
 
-# --- players and credentials (issue 20) ------------------------------------------------------
+# --- players and credentials ------------------------------------------------------------------
 # A refusal of a credential never quotes it: the messages name the claim or the rule at fault.
 
 
@@ -215,6 +257,7 @@ def rate_limited(what: str, limit: int, retry_after: float, **metadata: str) -> 
 
 __all__ = [
     "MAX_ECHO",
+    "RULE_REASONS",
     "Kind",
     "RefereeError",
     "bad_request",
@@ -228,6 +271,7 @@ __all__ = [
     "player_unknown",
     "rate_limited",
     "rule_violation",
+    "setup_refused",
     "stopping",
     "store_unavailable",
     "token_missing",

@@ -103,7 +103,7 @@ class FanOut:
             async with contextlib.aclosing(updates):
                 async for update, caught_up in updates:
                     # The timeout runs in the caller's task (the transport's handler), where
-                    # gRPC and uvicorn notice a client that hangs up.
+                    # gRPC and the HTTP server notice a client that hangs up.
                     try:
                         async with asyncio.timeout(stall):
                             await send(update, caught_up)
@@ -166,7 +166,7 @@ class FanOut:
             # A private replica follows the log so each event comes with the view after it;
             # a batched stream that keeps up never needs one (it sends the live view).
             replica: Table[Any] | None = None  # made when first needed (an idle stream
-            # holds none: issue 25 §4)
+            # holds none: a table copy per open stream would be most of its memory)
             sent = after
             while True:
                 sub.wake.clear()

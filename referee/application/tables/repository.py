@@ -8,9 +8,11 @@ application layer (:meth:`Repository.unit` keeps a change to a game whole whatev
 its caller).
 
 What the referee does by itself once a game changed (set the clock's timer, finish what was
-left to do after a load) is the timekeeper's (:mod:`referee.application.tables.timekeeper`);
-it is given to the repository as a :class:`Timekeeper` by
-:class:`~referee.application.referee.Referee`.
+left to do after a load) is the timekeeper's (:mod:`referee.application.tables.timekeeper`).
+The timekeeper acts through the repository, and the repository calls on it when a game loads
+or changes: the repository asks only what :class:`Timekeeping` names (a port, so this module
+does not import the timekeeper's), and the timekeeper opens its repository handing itself in
+(:class:`~referee.application.tables.timekeeper.Timekeeper`), so neither is set late.
 """
 
 from __future__ import annotations
@@ -89,8 +91,9 @@ class Limits:
     reconnect_window_seconds: float = 30.0
 
 
-class Timekeeper(Protocol):
-    """What the repository asks of the timekeeper (:mod:`referee.application.tables.timekeeper`)."""
+class Timekeeping(Protocol):
+    """What the repository asks of the timekeeper (the port the
+    :class:`~referee.application.tables.timekeeper.Timekeeper` that opens it fills)."""
 
     def arm(self, live: LiveGame, at_least: float = 0.0) -> None:
         """(Re)set the timer of the game's next clock deadline, ``at_least`` seconds away."""
@@ -100,16 +103,22 @@ class Timekeeper(Protocol):
 
 
 class Repository:
-    """The loaded games (``games``), the store's two thread pools and the background tasks.
+    """The loaded games (``games``), the store's two thread pools and the background tasks;
+    ``timekeeper`` sets each game's timer and finishes what a load left due."""
 
-    ``timekeeper`` must be set before the first game is loaded or changed."""
-
-    def __init__(self, store: EventStore, metrics: Metrics, limits: Limits, fanout: FanOut) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        metrics: Metrics,
+        limits: Limits,
+        fanout: FanOut,
+        timekeeper: Timekeeping,
+    ) -> None:
         self.store = store
         self.metrics = metrics
         self.limits = limits
         self.fanout = fanout
-        self.timekeeper: Timekeeper | None = None
+        self._clock = timekeeper
         self.games: dict[str, LiveGame] = {}
         self._writer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="store")
         self._loading: dict[str, asyncio.Future[LiveGame]] = {}
@@ -124,7 +133,7 @@ class Repository:
         #: How many unfinished games the store holds (the ``games_active`` gauge).
         self.active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
-        # loop (a cold load of a long game stalled every other call, issue 10).
+        # loop (a cold load of a long game would stall every other call).
         self._loader = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="load")
         #: Summaries of finished games no longer in memory, least recently used first.
         self.summaries: OrderedDict[str, Summary] = OrderedDict()
@@ -132,11 +141,6 @@ class Repository:
         self.activity: dict[str, int] = {}
         #: Called once per game that ends here (the facade adds e.g. the ratings' record).
         self.on_finished: list[Callable[[LiveGame], Awaitable[None]]] = []
-
-    @property
-    def _clock(self) -> Timekeeper:
-        assert self.timekeeper is not None, "Repository.timekeeper is not set"
-        return self.timekeeper
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` on the store's writer thread (one at a time, in order); a store fault
@@ -172,7 +176,8 @@ class Repository:
 
         def appended(game_id: str, version: int) -> None:  # called on a store thread
             # Every replica hears every commit: notices _appended would ignore wake no loop
-            # (issue 25 §6). A loading game is in games or _loading at every instant.
+            # (with many replicas most notices are of games this one does not hold). A
+            # loading game is in games or _loading at every instant.
             if (
                 game_id in self.games
                 or game_id in self._loading
@@ -242,7 +247,7 @@ class Repository:
         A client whose deadline expires, or which hangs up, cancels its call's task. Work that
         changes a game (decide, append to the store, fold into the live table, publish) must
         happen as a unit or not at all: cancelled half-way, the store would hold events the
-        live game never saw, and every later command would conflict (issue 10). So such work
+        live game never saw, and every later command would conflict. So such work
         runs in a task of its own that the caller only waits for; its outcome is dropped if
         nobody is left to hear it.
         """
@@ -274,8 +279,8 @@ class Repository:
         ``max_live_games`` are held, the least recently used of those nobody uses."""
         now = time.monotonic()
         idle = self.limits.evict_idle_seconds
-        # A finished game nobody uses leaves sooner: only its summary stays (issue 25 §4); it
-        # loads again, unchanged, if anyone asks for more.
+        # A finished game nobody uses leaves sooner (its table is most of its memory): only
+        # its summary stays; it loads again, unchanged, if anyone asks for more.
         done = min(idle, FINISHED_IDLE_SECONDS)
         for live in list(self.games.values()):
             if self._evictable(live, now, done if live.finished else idle):
@@ -457,11 +462,6 @@ class Repository:
         else:
             self.activity[live.game_id] = recorded
 
-    async def known_claims(self, live: LiveGame) -> None:
-        """Read the store's claims of the game (a claim made on another replica: its token
-        hash is there, not in the log)."""
-        live.claims = await self.call(self.store.seat_claims, live.game_id)
-
     def present(self, live: LiveGame, seat: int) -> None:
         """The seat made a call: a token seat whose clock waited for it starts it now (see
         :mod:`referee.application.tables.clocks`); recorded in the store for restarts and
@@ -524,7 +524,8 @@ class Repository:
 
     def _release(self, live: LiveGame) -> None:
         """Drop an adopted game with nothing left to time (dealt, no clock, not over) rather
-        than follow a game nobody here watches (issue 25 §6); its activity goes too."""
+        than follow a game nobody here watches (a replica would hold every game of the store);
+        its activity goes too."""
         game_id = live.game_id
         if (
             game_id in self._adopted
@@ -598,4 +599,4 @@ def _retrieved(future: asyncio.Future[Any]) -> None:
         future.exception()
 
 
-__all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeper"]
+__all__ = ["CONFLICT_RETRIES", "MAX_ID_LENGTH", "Limits", "Repository", "Timekeeping"]

@@ -83,8 +83,7 @@ class Streams:
     ) -> Updates:
         repository = self.repository
         live = await repository.get(game_id)
-        if isinstance(seat_token, str) and seat_token and access.unknown_claims(live):
-            await repository.known_claims(live)
+        await access.read_claims_for(repository, live, seat_token)
         watcher = access.watcher(live, seat_token, spectator, organiser_token, as_seat)
         self.fanout.check_room()
         if after > live.table.version and repository.store.shared:

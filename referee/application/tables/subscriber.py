@@ -14,7 +14,7 @@ from referee.application.tables.errors import RefereeError
 
 class Flag:
     """What ``asyncio.Event`` does for one waiter (the stream's own loop), without its deque
-    of waiters (760 bytes): an open stream holds one for its whole life (issue 25 §4)."""
+    of waiters (760 bytes): an open stream holds one for its whole life."""
 
     __slots__ = ("_set", "_waiter")
 

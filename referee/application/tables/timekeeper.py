@@ -9,7 +9,9 @@ missing seat was reserved for a named player), else by an abort (void), records 
 game (and tells the repository's ``on_finished`` hooks, e.g. the ratings), and keeps one
 timer per game for its next deadline.
 Each of its moves is a batch of its own, committed through the
-:class:`~referee.application.tables.repository.Repository`.
+:class:`~referee.application.tables.repository.Repository`, which in turn asks the timekeeper
+to set a game's timer when it loads or changes: the timekeeper opens its repository, handing
+itself in as the repository's :class:`~referee.application.tables.repository.Timekeeping`.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ import time
 import structlog
 
 from referee.application.tables.errors import RefereeError
+from referee.application.tables.fanout import FanOut
 from referee.application.tables.live import LiveGame, now_ms
-from referee.application.tables.repository import CONFLICT_RETRIES, Repository
+from referee.application.tables.repository import CONFLICT_RETRIES, Limits, Repository
 from referee.application.tables.seats import LOBBY
 from referee.engine.game import Rejection
 from referee.engine.outcomes import Ranking
 from referee.engine.table_events import SeatForfeited, TimedOut
-from referee.store import DocumentWrite, StoreError, VersionConflict
+from referee.metrics import Metrics
+from referee.store import DocumentWrite, EventStore, StoreError, VersionConflict
 from referee.stored import Decided, DecidedBy
 
 log = structlog.get_logger("referee")
@@ -45,11 +49,12 @@ JOIN_DEADLINE_REASON = "the table did not fill before its join deadline"
 
 
 class Timekeeper:
-    """The referee's own moves on the games of ``repository`` (its timekeeper)."""
+    """The referee's own moves on the games of its :attr:`repository`, which it opens on
+    ``store`` (the repository calls on it when a game loads or changes)."""
 
-    def __init__(self, repository: Repository) -> None:
-        self.repository = repository
-        self.metrics = repository.metrics
+    def __init__(self, store: EventStore, metrics: Metrics, limits: Limits, fanout: FanOut) -> None:
+        self.metrics = metrics
+        self.repository = Repository(store, metrics, limits, fanout, self)
 
     async def act(self, live: LiveGame, now: int | None = None) -> None:
         """Everything the referee must do by itself now, each as its own batch: reveal the
