@@ -43,6 +43,7 @@ from referee.engine.game import (
     StateT,
     Viewer,
 )
+from referee.engine.leaving import LEFT_REASONS, SeatsLeaving
 from referee.engine.openings import (
     CardOpening,
     DeckTracker,
@@ -50,25 +51,21 @@ from referee.engine.openings import (
     cards_opened,
     held_one_by_one,
 )
-from referee.engine.outcomes import Ranking, SeatEnd, SeatLeft, SeatOutcome, rank_outcomes
+from referee.engine.outcomes import Ranking, SeatLeft, SeatOutcome
 from referee.engine.registry import get_game
 from referee.engine.search import SearchTable
 from referee.engine.table_events import (
     DefaultPlayed,
     EventLimitReached,
     GameAborted,
-    SeatAbandoned,
     SeatClaimed,
     SeatForfeited,
-    SeatResigned,
-    SeatsAbsent,
     SeedCommitted,
     SeedRevealed,
     TableEvent,
     TableSettings,
     TableStatus,
     TimedOut,
-    absent_results,
     commitment,
     deal_commitment,
 )
@@ -79,8 +76,6 @@ SALT_BYTES = 32
 
 #: The rule id a command cites after the game ended at its event limit.
 EVENT_LIMIT = endings.EVENT_LIMIT
-#: The reason of the refusal of a command from a seat that left, by how it left.
-LEFT_REASONS = {SeatEnd.FORFEITED: "SEAT_FORFEITED", SeatEnd.ABANDONED: "SEAT_ABANDONED"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +113,7 @@ class View:
         return self.results is not None or self.aborted
 
 
-class Table(Generic[StateT]):
+class Table(SeatsLeaving, Generic[StateT]):
     """One game: its config, current state and full (unredacted) event log.
 
     ``settings`` makes a *refereed* table: its opening commits to the seed, the seed is
@@ -248,13 +243,6 @@ class Table(Generic[StateT]):
         left = self.status.left
         return tuple(seat for seat in pending if seat not in left) if left else pending
 
-    @property
-    def referee_to_move(self) -> bool:
-        """True when the game waits for a seat that left: the referee plays its default
-        command next (no seat is asked)."""
-        left = self.status.left
-        return bool(left) and not self._idle and any(d.seat in left for d in self.decisions())
-
     def legal_commands(self, seat: Seat) -> list[Command]:
         if self._idle or seat in self.status.forfeited:
             return []
@@ -269,20 +257,6 @@ class Table(Generic[StateT]):
         if status.absent is not None:
             return status.absent.results
         return self.game.results(self.state)
-
-    @property
-    def ranking(self) -> Ranking:
-        """The ranking the results follow (a table's settings; the rules' without)."""
-        return self.settings.ranking if self.settings is not None else Ranking.RULES
-
-    def outcomes(self) -> tuple[SeatOutcome, ...] | None:
-        """Every seat's result by the one rule (:func:`~referee.engine.outcomes.rank_outcomes`):
-        how it ended and the rank of the ranking that applies; ``None`` before the end and
-        after an abort."""
-        results = self.results()
-        if results is None or self.status.aborted is not None:
-            return None
-        return rank_outcomes(results, self.status.left, self.ranking)
 
     def ending(self) -> Ending | None:
         """Why the game ended: an abort, the event limit, or the game's own end by its rules
@@ -496,69 +470,6 @@ class Table(Generic[StateT]):
             events.append(self._revealed())
         return events
 
-    def resign(self, seat: Seat) -> list[Event]:
-        """The events of ``seat`` resigning: :class:`SeatResigned` (the referee then plays its
-        default commands, as :meth:`forfeited_play` does for a forfeited seat). Raises
-        Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``ALREADY_RESIGNED``)."""
-        if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
-        if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
-        if not self.started:
-            raise Rejection(
-                "GAME_NOT_STARTED",
-                "the game has not started: nothing to resign",
-                "precondition",
-                "GAME_NOT_STARTED",
-            )
-        if seat in self.status.resigned:
-            raise Rejection(
-                "ALREADY_RESIGNED",
-                f"seat {seat} has resigned already",
-                "precondition",
-                "ALREADY_RESIGNED",
-            )
-        return [SeatResigned(seat)]
-
-    def abandon(self, seat: Seat, reason: str) -> list[Event]:
-        """The events of ``seat`` being abandoned (:class:`SeatAbandoned`: its player went
-        away, or the organiser removed it, as ``reason`` says); the referee then plays its
-        default commands. Raises Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``LEFT``
-        for a seat that left already)."""
-        self._check_leaving(seat)
-        return [SeatAbandoned(seat, reason)]
-
-    def no_show(self, absent: Sequence[Seat]) -> list[Event]:
-        """The end of a table that never started because ``absent`` never claimed their
-        reserved seats (:class:`SeatsAbsent`; the reveal follows when due). Raises Rejection
-        once the game started or ended."""
-        if self.started or self.over:
-            raise Rejection(
-                "NO-SHOW", "only a game that never started ends so", "precondition", GAME_OVER
-            )
-        seats = tuple(sorted(set(absent)))
-        if not seats or not all(0 <= seat < self.config.players for seat in seats):
-            raise Rejection(
-                "SEAT", f"no such absent seats: {seats}", "precondition", "NO_SUCH_SEAT"
-            )
-        return [SeatsAbsent(seats, absent_results(self.config.players, seats))]
-
-    def _check_leaving(self, seat: Seat) -> None:
-        if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
-        if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
-        if not self.started:
-            raise Rejection(
-                "GAME_NOT_STARTED",
-                "the game has not started: no seat can leave",
-                "precondition",
-                "GAME_NOT_STARTED",
-            )
-        gone = self.status.left.get(seat)
-        if gone is not None:
-            raise Rejection("LEFT", f"{gone.reason} already", "precondition", "LEFT")
-
     def submit(self, seat: Seat, command: Command) -> list[Event]:
         """Decide and apply ``command``; returns the new events. Raises Rejection."""
         events = self.decide(seat, command)
@@ -587,27 +498,9 @@ class Table(Generic[StateT]):
                 if held_one_by_one(event):
                     log[index] = tracker.as_runs(event)
 
-    def seats_left(self) -> tuple[SeatLeft, ...]:
-        """The seats that left before the end, by seat."""
-        left = self.status.left
-        return tuple(left[seat] for seat in sorted(left)) if left else ()
-
-    def asked(self) -> tuple[Decision, ...]:
-        """The decisions the game waits for from seats that play: :meth:`decisions` without
-        the seats that left (the referee decides for them)."""
-        decisions = self.decisions()
-        left = self.status.left
-        return tuple(d for d in decisions if d.seat not in left) if left else decisions
-
     def view(self, viewer: Viewer) -> View:
         status = self.status
-        decisions = self.decisions()
-        left = status.left
-        referee_to_move = False
-        if left:
-            every = len(decisions)
-            decisions = tuple(d for d in decisions if d.seat not in left)
-            referee_to_move = len(decisions) != every
+        decisions = self.asked()
         # Positional: the server builds every seat's view after every command.
         return View(
             self.game.info.type_id,
@@ -623,7 +516,7 @@ class Table(Generic[StateT]):
             self.ending(),
             self.ranking,
             self.seats_left(),
-            referee_to_move,
+            self.referee_to_move,
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:
