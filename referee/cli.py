@@ -12,7 +12,11 @@ from typing import Any
 from referee import cli_help
 from referee.application import Limits
 from referee.application.house.levels import DEFAULT_BUDGET_MS, parse_levels
-from referee.application.players.accounts import DEFAULT_REGISTRATIONS_PER_MINUTE, PlayerSettings
+from referee.application.players.accounts import (
+    DEFAULT_PLATFORM_NAMESPACE,
+    DEFAULT_REGISTRATIONS_PER_MINUTE,
+    PlayerSettings,
+)
 from referee.application.tables.limits import DEFAULT_PER_MINUTE
 from referee.store import DEFAULT_WAIT
 
@@ -185,6 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _env_flag(
         serving,
+        "--platform-namespace",
+        default=DEFAULT_PLATFORM_NAMESPACE,
+        help="a platform token's player is named NAMESPACE:SUB here, apart from every account "
+        "and house bot ('' keeps the subjects' names bare: a subject that names an account or "
+        "a house bot is then refused)",
+    )
+    _env_flag(
+        serving,
         "--player-calls-per-minute",
         type=int,
         default=DEFAULT_PER_MINUTE,
@@ -243,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     account = commands.add_parser(
         "account",
-        help="players' accounts: create one (its API token is printed once), list them",
+        help="players' accounts: create one (its API token is printed once), list them, "
+        "revoke or replace a token",
     )
     account_commands = cli_help.subcommands(
         account, dest="account_command", required=True, metavar="COMMAND"
@@ -257,7 +270,18 @@ def build_parser() -> argparse.ArgumentParser:
     listing = account_commands.add_parser(
         "list", help="every player: name, kind, created, account or platform (tab-separated)"
     )
-    for accounts in (creating, listing):
+    revoking = account_commands.add_parser(
+        "revoke",
+        help="the account's token signs in no more, on every replica within seconds, and "
+        "the streams opened with it end ('rotate' gives it a new one)",
+    )
+    revoking.add_argument("name", help="the account")
+    rotating = account_commands.add_parser(
+        "rotate",
+        help="a new API token for the account, printed on stdout once; the old one is revoked",
+    )
+    rotating.add_argument("name", help="the account")
+    for accounts in (creating, listing, revoking, rotating):
         _env_flag(
             accounts,
             "--store",
@@ -480,18 +504,25 @@ def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
     except (OSError, ValueError) as error:
         print(f"referee serve: platform key: {error}", file=sys.stderr)
         return None
-    return PlayerSettings(
-        open_registration=args.open_registration,
-        platform=platform,
-        calls_per_minute=args.player_calls_per_minute,
-        registrations_per_minute=args.registrations_per_minute,
-    )
+    try:
+        return PlayerSettings(
+            open_registration=args.open_registration,
+            platform=platform,
+            calls_per_minute=args.player_calls_per_minute,
+            registrations_per_minute=args.registrations_per_minute,
+            platform_namespace=args.platform_namespace,
+        )
+    except ValueError as error:
+        print(f"referee serve: --platform-namespace: {error}", file=sys.stderr)
+        return None
 
 
 def _account(command: str, store_url: str, name: str, kind: str) -> int:
-    """``referee account create|list``: straight on the store, no server needed (replicas
-    see a new account at once: accounts are documents of the shared store)."""
+    """``referee account create|list|revoke|rotate``: straight on the store, no server
+    needed (replicas see a new account, and a revoked token, within seconds: accounts are
+    documents of the shared store)."""
     from referee.application import Referee, RefereeError
+    from referee.application.players.credentials import RECHECK_SECONDS
     from referee.server.app import configure_logging
     from referee.store import open_store
 
@@ -509,6 +540,22 @@ def _account(command: str, store_url: str, name: str, kind: str) -> int:
                     file=sys.stderr,
                 )
                 print(token)  # alone on stdout, so a script can take it: $(referee account ...)
+            elif command == "revoke":
+                player = await referee.players.revoke(name)
+                print(
+                    f"revoked the API token of {player.name!r}: refused on every replica "
+                    f"within {RECHECK_SECONDS:g} s; 'referee account rotate {player.name}' "
+                    "makes a new one",
+                    file=sys.stderr,
+                )
+            elif command == "rotate":
+                player, token = await referee.players.rotate(name)
+                print(
+                    f"a new API token for {player.name!r} (shown only now) is on stdout; the "
+                    f"old one is refused on every replica within {RECHECK_SECONDS:g} s",
+                    file=sys.stderr,
+                )
+                print(token)
             else:
                 for player in await referee.players.accounts():
                     # name, kind, created (UTC), account or platform (a platform's player

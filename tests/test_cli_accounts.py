@@ -68,6 +68,9 @@ def test_create_refuses_a_taken_or_bad_name(
     code, out, err = _account(capsys, "create", "ada lovelace", "--store", store)
     assert (code, out) == (1, "")
     assert "name" in err
+    code, out, err = _account(capsys, "create", "platform:ada", "--store", store)
+    assert (code, out) == (1, "")
+    assert "platform's players" in err
 
 
 def test_the_store_flag_comes_from_the_environment(
@@ -99,9 +102,12 @@ def test_serve_flags_make_the_players_settings(tmp_path: Path) -> None:
         "referee",
         "--player-calls-per-minute",
         "60",
+        "--platform-namespace",
+        "play",
     )
     assert settings is not None and settings.platform is not None
     assert settings.open_registration and settings.calls_per_minute == 60
+    assert settings.platform_namespace == "play"
     assert (settings.platform.issuer, settings.platform.audience) == (
         "https://play.example",
         "referee",
@@ -119,8 +125,17 @@ def test_serve_flags_from_the_environment(tmp_path: Path, monkeypatch: pytest.Mo
     settings = _settings()
     assert settings is not None and settings.open_registration and settings.calls_per_minute == 5
     monkeypatch.setenv("REFEREE_OPEN_REGISTRATION", "0")
+    monkeypatch.setenv("REFEREE_PLATFORM_NAMESPACE", "")
     settings = _settings()
     assert settings is not None and not settings.open_registration
+    assert settings.platform_namespace == ""
+
+
+def test_a_platform_namespace_that_is_not_a_name_stops_the_server_from_starting(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _settings("--platform-namespace", "a:b") is None
+    assert "--platform-namespace" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,8 @@ only after the store has committed. The stored form is :mod:`referee.stored`'s.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Mapping
+import contextlib
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
 import structlog
@@ -128,6 +129,7 @@ class Referee:
             self._streams,
             self.seating.submit_held,
             self.lobby,
+            self.players.credentials,
             self.presence,
         )
         #: Bot players the server runs (idle until ``house_bots.start``; docs/lobby.md).
@@ -153,6 +155,7 @@ class Referee:
         store for appends made elsewhere; returns the number of games."""
         found = await self.repository.recover()
         self.repository.spawn(self.players.ratings.catch_up())
+        self.players.credentials.start()
         self._sweeper = self.repository.spawn(self._sweep())
         return found
 
@@ -167,6 +170,7 @@ class Referee:
             self._sweeper.cancel()
         self.house_bots.close()
         self.presence.close()
+        self.players.credentials.close()
         self.lobby.close()
         self._streams.close()
         self.repository.close()
@@ -335,11 +339,36 @@ class Referee:
         """A viewer's stream of the game (see :meth:`FanOut.follow`): the current view, every
         event after ``after`` (each with the view after it, or one update per batch), then
         live ones until the game is finished. Close it (``aclose``) to leave; a stream the
-        referee ends raises :class:`StreamEnded`. Nothing runs until the first update is
-        asked for (the stream is an async generator)."""
-        return self._streams.stream(
+        referee ends raises :class:`StreamEnded` (UNAUTHENTICATED ``CREDENTIAL_REVOKED``
+        when a :class:`PlayerSeat`'s account token is revoked meanwhile). Nothing runs until
+        the first update is asked for (the stream is an async generator)."""
+        updates = self._streams.stream(
             game_id, seat_token, spectator, organiser_token, as_seat, after, batched
         )
+        return self._held(seat_token, updates)
+
+    async def _held(
+        self, seat_token: SeatKey, updates: AsyncGenerator[Update, None]
+    ) -> AsyncGenerator[Update, None]:
+        release = self._hold(seat_token)
+        try:
+            async with contextlib.aclosing(updates):
+                async for update in updates:
+                    yield update
+        finally:
+            release()
+
+    def _hold(self, seat_token: SeatKey) -> Callable[[], None]:
+        """A stream opened with a player's account token is ended if the token is revoked
+        while it is open: returns what to call when the stream ends."""
+        if not isinstance(seat_token, PlayerSeat) or not seat_token.principal.credential:
+            return _nothing
+        credential = seat_token.principal.credential
+
+        def end(error: RefereeError) -> None:
+            self._streams.end_opened_with(credential, error)
+
+        return self.players.credentials.hold(credential, end)
 
     async def serve_stream(
         self,
@@ -356,9 +385,17 @@ class Referee:
         """The same stream run into a transport's ``send`` (see :meth:`FanOut.serve`), with
         the stall limit and the mark where history ends; raises the :class:`RefereeError`
         the stream ends with."""
-        await self._streams.serve(
-            game_id, seat_token, spectator, organiser_token, as_seat, after, batched, send
-        )
+        release = self._hold(seat_token)
+        try:
+            await self._streams.serve(
+                game_id, seat_token, spectator, organiser_token, as_seat, after, batched, send
+            )
+        finally:
+            release()
+
+
+def _nothing() -> None:
+    """Nothing to release: a stream opened with no account token."""
 
 
 __all__ = ["Limits", "PlayerSeat", "Referee", "StreamEnded", "hash_token"]

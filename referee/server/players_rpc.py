@@ -1,5 +1,5 @@
-"""The RPCs of accounts, credentials, ratings and presence: Register, WhoAmI, GetRatings,
-GetLeaderboard, GetPresence.
+"""The RPCs of accounts, credentials, ratings and presence: Register, WhoAmI, RotateToken,
+GetRatings, GetLeaderboard, GetPresence.
 
 One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
 each RPC by its name.
@@ -10,10 +10,10 @@ in a request log.
 
 from __future__ import annotations
 
-from referee.application.players.accounts import NAME, Player, Players
+from referee.application.players.accounts import Player, Players, is_player_name
 from referee.application.players.presence import Presence
 from referee.application.players.ratings import Rating
-from referee.application.tables.errors import bad_request
+from referee.application.tables.errors import Kind, RefereeError, bad_request
 from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
 
@@ -75,6 +75,20 @@ class PlayerCalls:
             response.scope_seat = principal.scope_seat
         return response
 
+    async def RotateToken(
+        self, request: pb.RotateTokenRequest, caller: Caller
+    ) -> pb.RotateTokenResponse:
+        players = self.players
+        principal = await players.authenticate(caller.credential)
+        if not principal.credential:  # a platform's token: nothing of ours to replace
+            raise RefereeError(
+                Kind.NOT_NOW,
+                "a platform's token is the platform's: only an account's token is replaced here",
+                "NOT_AN_ACCOUNT",
+            )
+        player, token = await players.rotate(principal.player.name, principal.credential)
+        return pb.RotateTokenResponse(player=player_to_proto(player), token=token)
+
     async def GetRatings(
         self, request: pb.GetRatingsRequest, caller: Caller
     ) -> pb.GetRatingsResponse:
@@ -84,7 +98,7 @@ class PlayerCalls:
         name = request.player
         if not name:
             name = (await players.authenticate(caller.credential)).player.name
-        elif not NAME.fullmatch(name):
+        elif not is_player_name(name):
             raise bad_request("player", "not a player name")
         ratings = await players.ratings.of(name)
         return pb.GetRatingsResponse(ratings=[rating_to_proto(r) for r in ratings])
@@ -103,7 +117,7 @@ class PlayerCalls:
         if not names:
             raise bad_request("players", "name at least one player")
         for index, name in enumerate(names):
-            if not NAME.fullmatch(name):
+            if not is_player_name(name):
                 raise bad_request(f"players[{index}]", "not a player name")
         online = await self.presence.online(names)
         return pb.GetPresenceResponse(

@@ -3164,6 +3164,51 @@ class WhoAmIResponse(_message.Message):
 Global___WhoAmIResponse: _TypeAlias = WhoAmIResponse  # noqa: Y015
 
 @_typing.final
+class RotateTokenRequest(_message.Message):
+    """Request of RotateToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateTokenRequest: _TypeAlias = RotateTokenRequest  # noqa: Y015
+
+@_typing.final
+class RotateTokenResponse(_message.Message):
+    """Response of RotateToken."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    token: _builtins.str
+    """The account's new API token, shown only now: send it as `authorization: Bearer <token>`."""
+    @_builtins.property
+    def player(self) -> Global___Player:
+        """The player."""
+
+    def __init__(
+        self,
+        *,
+        player: Global___Player | None = ...,
+        token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateTokenResponse: _TypeAlias = RotateTokenResponse  # noqa: Y015
+
+@_typing.final
 class ClaimSeatRequest(_message.Message):
     """Request of ClaimSeat."""
 

@@ -100,6 +100,11 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_v1_dot_referee__pb2.WhoAmIRequest.SerializeToString,
                 response_deserializer=referee_dot_v1_dot_referee__pb2.WhoAmIResponse.FromString,
                 _registered_method=True)
+        self.RotateToken = channel.unary_unary(
+                '/referee.v1.RefereeService/RotateToken',
+                request_serializer=referee_dot_v1_dot_referee__pb2.RotateTokenRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.RotateTokenResponse.FromString,
+                _registered_method=True)
         self.ClaimSeat = channel.unary_unary(
                 '/referee.v1.RefereeService/ClaimSeat',
                 request_serializer=referee_dot_v1_dot_referee__pb2.ClaimSeatRequest.SerializeToString,
@@ -294,6 +299,19 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateToken(self, request, context):
+        """Replaces the calling account's API token with a new one, returned only now. The token
+        the call was made with is revoked: refused on every replica within a few seconds
+        (docs/operations.md "Players and accounts"), and the streams opened with it end
+        UNAUTHENTICATED (reason CREDENTIAL_REVOKED); sign in again with the new one. An account
+        token only: FAILED_PRECONDITION NOT_AN_ACCOUNT for a platform's token (its tokens are
+        the platform's); UNAUTHENTICATED CREDENTIAL_REVOKED when the token was replaced
+        meanwhile (by another RotateToken, or `referee account rotate|revoke`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ClaimSeat(self, request, context):
         """Takes a seat: an open seat with its claim code (anyone, signed in or not), an open seat
         of a listed game (signed in), or a seat reserved for the caller (signed in). Returns the
@@ -477,6 +495,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.WhoAmI,
                     request_deserializer=referee_dot_v1_dot_referee__pb2.WhoAmIRequest.FromString,
                     response_serializer=referee_dot_v1_dot_referee__pb2.WhoAmIResponse.SerializeToString,
+            ),
+            'RotateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateToken,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.RotateTokenRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.RotateTokenResponse.SerializeToString,
             ),
             'ClaimSeat': grpc.unary_unary_rpc_method_handler(
                     servicer.ClaimSeat,
@@ -906,6 +929,33 @@ class RefereeService:
             '/referee.v1.RefereeService/WhoAmI',
             referee_dot_v1_dot_referee__pb2.WhoAmIRequest.SerializeToString,
             referee_dot_v1_dot_referee__pb2.WhoAmIResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/RotateToken',
+            referee_dot_v1_dot_referee__pb2.RotateTokenRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.RotateTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -101,6 +101,15 @@ class RefereeServiceStub:
     """
     WhoAmI: _grpc.UnaryUnaryMultiCallable[_referee_pb2.WhoAmIRequest, _referee_pb2.WhoAmIResponse]
     """The player the call's credential names."""
+    RotateToken: _grpc.UnaryUnaryMultiCallable[_referee_pb2.RotateTokenRequest, _referee_pb2.RotateTokenResponse]
+    """Replaces the calling account's API token with a new one, returned only now. The token
+    the call was made with is revoked: refused on every replica within a few seconds
+    (docs/operations.md "Players and accounts"), and the streams opened with it end
+    UNAUTHENTICATED (reason CREDENTIAL_REVOKED); sign in again with the new one. An account
+    token only: FAILED_PRECONDITION NOT_AN_ACCOUNT for a platform's token (its tokens are
+    the platform's); UNAUTHENTICATED CREDENTIAL_REVOKED when the token was replaced
+    meanwhile (by another RotateToken, or `referee account rotate|revoke`).
+    """
     ClaimSeat: _grpc.UnaryUnaryMultiCallable[_referee_pb2.ClaimSeatRequest, _referee_pb2.ClaimSeatResponse]
     """Takes a seat: an open seat with its claim code (anyone, signed in or not), an open seat
     of a listed game (signed in), or a seat reserved for the caller (signed in). Returns the
@@ -209,6 +218,15 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     """
     WhoAmI: _aio.UnaryUnaryMultiCallable[_referee_pb2.WhoAmIRequest, _referee_pb2.WhoAmIResponse]  # type: ignore[assignment]
     """The player the call's credential names."""
+    RotateToken: _aio.UnaryUnaryMultiCallable[_referee_pb2.RotateTokenRequest, _referee_pb2.RotateTokenResponse]  # type: ignore[assignment]
+    """Replaces the calling account's API token with a new one, returned only now. The token
+    the call was made with is revoked: refused on every replica within a few seconds
+    (docs/operations.md "Players and accounts"), and the streams opened with it end
+    UNAUTHENTICATED (reason CREDENTIAL_REVOKED); sign in again with the new one. An account
+    token only: FAILED_PRECONDITION NOT_AN_ACCOUNT for a platform's token (its tokens are
+    the platform's); UNAUTHENTICATED CREDENTIAL_REVOKED when the token was replaced
+    meanwhile (by another RotateToken, or `referee account rotate|revoke`).
+    """
     ClaimSeat: _aio.UnaryUnaryMultiCallable[_referee_pb2.ClaimSeatRequest, _referee_pb2.ClaimSeatResponse]  # type: ignore[assignment]
     """Takes a seat: an open seat with its claim code (anyone, signed in or not), an open seat
     of a listed game (signed in), or a seat reserved for the caller (signed in). Returns the
@@ -392,6 +410,21 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_referee_pb2.WhoAmIResponse, _abc.Awaitable[_referee_pb2.WhoAmIResponse]]:
         """The player the call's credential names."""
+
+    @_abc_1.abstractmethod
+    def RotateToken(
+        self,
+        request: _referee_pb2.RotateTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.RotateTokenResponse, _abc.Awaitable[_referee_pb2.RotateTokenResponse]]:
+        """Replaces the calling account's API token with a new one, returned only now. The token
+        the call was made with is revoked: refused on every replica within a few seconds
+        (docs/operations.md "Players and accounts"), and the streams opened with it end
+        UNAUTHENTICATED (reason CREDENTIAL_REVOKED); sign in again with the new one. An account
+        token only: FAILED_PRECONDITION NOT_AN_ACCOUNT for a platform's token (its tokens are
+        the platform's); UNAUTHENTICATED CREDENTIAL_REVOKED when the token was replaced
+        meanwhile (by another RotateToken, or `referee account rotate|revoke`).
+        """
 
     @_abc_1.abstractmethod
     def ClaimSeat(

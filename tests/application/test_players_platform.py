@@ -49,7 +49,7 @@ def _refusal(keys: PlatformKeys | None, token: str) -> tuple[Kind, str, dict[str
 def test_a_platform_token_names_a_player_with_no_account(algorithm: str) -> None:
     platform = Platform.new(algorithm)
     principal = _signed_in(platform.keys(), platform.token("ada", kind="bot"))
-    assert principal == Principal(Player("ada", "bot", platform=True))
+    assert principal == Principal(Player("platform:ada", "bot", platform=True))
 
 
 def test_a_token_may_scope_a_game_a_seat_or_watching_only() -> None:
@@ -57,10 +57,12 @@ def test_a_token_may_scope_a_game_a_seat_or_watching_only() -> None:
     keys = platform.keys()
     token = platform.token("ada", game_id="g1", seat=2)
     assert _signed_in(keys, token) == Principal(
-        Player("ada", "", platform=True), scope_game="g1", scope_seat=2
+        Player("platform:ada", "", platform=True), scope_game="g1", scope_seat=2
     )
     watching = _signed_in(keys, platform.token("bea", role="spectator", kind="person"))
-    assert watching == Principal(Player("bea", "person", platform=True), spectator_only=True)
+    assert watching == Principal(
+        Player("platform:bea", "person", platform=True), spectator_only=True
+    )
 
 
 def test_a_key_set_picks_the_key_by_kid() -> None:
@@ -68,7 +70,7 @@ def test_a_key_set_picks_the_key_by_kid() -> None:
     keys = PlatformKeys.from_jwks(jwks(first, second), issuer="https://play.example")
     for platform in (first, second):
         token = platform.token("ada", iss="https://play.example")
-        assert _signed_in(keys, token).player.name == "ada"
+        assert _signed_in(keys, token).player.name == "platform:ada"
     stranger = Platform.new("EdDSA", kid="2026-c")
     assert _refusal(keys, stranger.token(iss="https://play.example"))[:2] == (
         Kind.UNAUTHENTICATED,
@@ -169,7 +171,10 @@ def test_a_token_that_lives_longer_than_a_day_is_refused() -> None:
     assert _refusal(platform.keys(), platform.token(lifetime=25 * 3600))[2] == {"claim": "exp"}
     no_iat = platform.token(iat=None, lifetime=25 * 3600)
     assert _refusal(platform.keys(), no_iat)[2] == {"claim": "exp"}
-    assert _signed_in(platform.keys(), platform.token(lifetime=23 * 3600)).player.name == "ada"
+    assert (
+        _signed_in(platform.keys(), platform.token(lifetime=23 * 3600)).player.name
+        == "platform:ada"
+    )
 
 
 @pytest.mark.parametrize("token", ["a.b.c", "bm90IGpzb24.bm90IGpzb24.c2ln", "x" * 50])
@@ -247,30 +252,33 @@ def test_from_files_needs_one_key_file(tmp_path: Any) -> None:
 
 def test_a_platform_player_becomes_known_by_name_once_seen() -> None:
     """Others can then reserve it a seat or challenge it; nobody can take its name; its
-    document holds no token hash, so no account token signs in as it."""
+    document holds no token hash, so no account token signs in as it. An account of the
+    subject's name stays the account's: the platform's player is another one."""
     platform = Platform.new()
     store = MemoryEventStore()
 
     async def scenario(referee: Referee) -> None:
         referee.players.configure(PlayerSettings(platform=platform.keys()))
-        error = await refused(referee.players.get("dee"))
+        error = await refused(referee.players.get("platform:dee"))
         assert error.reason == "PLAYER_UNKNOWN"
         await referee.players.authenticate(platform.token("dee", kind="bot"))
         await referee.players.authenticate(platform.token("dee", kind="bot"))
-        assert await referee.players.get("dee") == Player("dee", "bot", platform=True)
-        assert await referee.players.accounts() == [Player("dee", "bot", platform=True)]
+        dee = Player("platform:dee", "bot", platform=True)
+        assert await referee.players.get("platform:dee") == dee
+        assert await referee.players.accounts() == [dee]
         (document,) = store.documents(ACCOUNT)
         assert document.revision == 1 and document.body["token_hash"] == ""
-        error = await refused(referee.players.create_account("dee"))
-        assert error.reason == "NAME_TAKEN"
-        # An account that exists keeps its token and kind when a platform names it.
+        error = await refused(referee.players.get("dee"))
+        assert error.reason == "PLAYER_UNKNOWN"
+        # An account that exists keeps its token and kind; the platform's "eve" is not it.
         player, token = await referee.players.create_account("eve", "person")
-        await referee.players.authenticate(platform.token("eve", kind="bot"))
+        who = await referee.players.authenticate(platform.token("eve", kind="bot"))
+        assert who.player == Player("platform:eve", "bot", platform=True)
         assert await referee.players.get("eve") == player
         assert (await referee.players.authenticate(token)).player == player
-        # A platform's "Eve" is not made known as "eve"'s namesake.
+        # A platform's "Eve" beside its "eve" plays, but is not made known by name.
         await referee.players.authenticate(platform.token("Eve"))
-        error = await refused(referee.players.get("Eve"))
+        error = await refused(referee.players.get("platform:Eve"))
         assert error.reason == "PLAYER_UNKNOWN"
 
     run(scenario, store=store)
@@ -297,11 +305,11 @@ def test_a_key_set_file_is_read_again_for_a_new_kid(
         os.utime(path, ns=(stamp, stamp))
 
     rewrite(jwks(old, new), 1)
-    assert _signed_in(keys, new.token("ada")).player.name == "ada"
-    assert _signed_in(keys, old.token("bea")).player.name == "bea"
+    assert _signed_in(keys, new.token("ada")).player.name == "platform:ada"
+    assert _signed_in(keys, old.token("bea")).player.name == "platform:bea"
     rewrite("{not json", 2)
     assert _refusal(keys, Platform.new(kid="2026-03").token())[1] == "TOKEN_SIGNATURE"
-    assert _signed_in(keys, new.token("cy")).player.name == "cy"
+    assert _signed_in(keys, new.token("cy")).player.name == "platform:cy"
     rewrite(jwks(new), 3)  # the old key retired
     assert _refusal(keys, old.token())[1] == "TOKEN_SIGNATURE"
-    assert _signed_in(keys, new.token("dee")).player.name == "dee"
+    assert _signed_in(keys, new.token("dee")).player.name == "platform:dee"

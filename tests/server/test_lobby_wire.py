@@ -353,4 +353,4 @@ def test_a_scoped_platform_token_cannot_act_in_the_lobby(wire: Wire) -> None:
     name = f"pl{next(_names)}"
     unscoped = PLATFORM.token(name, aud="referee")
     made = wire.call("CreateChallenge", pb.CreateChallengeRequest(terms=DV), unscoped)
-    assert made.challenge.challenger == name
+    assert made.challenge.challenger == f"platform:{name}"

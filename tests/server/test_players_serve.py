@@ -1,10 +1,11 @@
 """``referee serve`` with the players' flags, as an operator runs it: open registration and a
 platform's key reach the server, and no account or platform token (nor any part of one)
-reaches its log, at the debug level, or its metrics, refusals included."""
+reaches its log, at the debug level, or its metrics, refusals and replaced tokens included."""
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import urllib.request
 from pathlib import Path
 
@@ -21,6 +22,7 @@ def _forms(token: str) -> list[str]:
     """The ways a log line could carry a token: whole, without its prefix, each JWT part,
     base64 of it."""
     forms = [token, token.removeprefix("acct-"), base64.b64encode(token.encode()).decode()]
+    forms.append(hashlib.sha256(token.encode()).hexdigest())  # what the store keeps
     forms += [part for part in token.split(".") if len(part) >= 16]
     return forms
 
@@ -82,6 +84,14 @@ def test_no_token_reaches_the_log_or_the_metrics(tmp_path: Path) -> None:
                     break
             else:
                 pytest.fail("the calls per minute were not limited")
+            # A replaced token, and its replacement: in no log line either.
+            bo = stub.Register(pb.RegisterRequest(name="bo"))
+            as_bo = [("authorization", f"Bearer {bo.token}")]
+            rotated = stub.RotateToken(pb.RotateTokenRequest(), metadata=as_bo, timeout=10)
+            tokens += [bo.token, rotated.token]
+            with pytest.raises(grpc.RpcError) as caught:
+                stub.WhoAmI(pb.WhoAmIRequest(), metadata=as_bo, timeout=10)
+            assert caught.value.code() is grpc.StatusCode.UNAUTHENTICATED  # type: ignore[attr-defined]
             with pytest.raises(grpc.RpcError) as caught:
                 stub.Register(pb.RegisterRequest(name="ada"))
             assert caught.value.code() is grpc.StatusCode.FAILED_PRECONDITION  # type: ignore[attr-defined]
@@ -94,6 +104,9 @@ def test_no_token_reaches_the_log_or_the_metrics(tmp_path: Path) -> None:
     records, other = log_records(process.lines)
     assert other == []
     assert any(r.get("event") == "account_created" and r.get("player") == "ada" for r in records)
+    assert any(
+        r.get("event") == "account_token_rotated" and r.get("player") == "bo" for r in records
+    )
     text = "".join(process.lines)
     assert 'method="WhoAmI"' in metrics
     for token in tokens:

@@ -1,12 +1,15 @@
-"""Players over the wire (issue 20, sections 1, 6, 7): Register, WhoAmI, GetRatings and
-GetLeaderboard over gRPC (``authorization`` metadata) and Connect (``Authorization`` header)
-on a real server; every refusal with its status code and ErrorInfo reason on both wires."""
+"""Players over the wire (issue 20, sections 1, 6, 7): Register, WhoAmI, RotateToken,
+GetRatings and GetLeaderboard over gRPC (``authorization`` metadata) and Connect
+(``Authorization`` header) on a real server; every refusal with its status code and ErrorInfo
+reason on both wires; a player stream opened with a token that is replaced ends
+UNAUTHENTICATED on both."""
 
 from __future__ import annotations
 
 import contextlib
 import http.client
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -21,8 +24,9 @@ from referee.application.players.accounts import PlayerSettings
 from referee.server.app import RefereeServer, running_server
 from referee.store import DocumentWrite
 from referee.v1 import referee_pb2 as pb
+from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.application.players_support import Platform
-from tests.server.transports import OUTPUT, SERVICE, WireError, _connect_failure
+from tests.server.transports import OUTPUT, SERVICE, HttpTransport, WireError, _connect_failure
 
 TIMEOUT = 20.0
 PLATFORM = Platform.new("EdDSA")
@@ -131,7 +135,7 @@ def test_who_am_i_with_a_platform_token(wire: Wire) -> None:
     token = PLATFORM.token("cy", aud="referee", kind="person", game_id="g7", seat=1)
     me = wire.call("WhoAmI", pb.WhoAmIRequest(), token)
     assert (me.player.name, me.player.kind, me.player.platform) == (
-        "cy",
+        "platform:cy",
         pb.PLAYER_KIND_PERSON,
         True,
     )
@@ -291,3 +295,165 @@ def test_registrations_past_the_servers_limit_are_exhausted_with_retry_info() ->
             assert error.metadata == {"limit": "registrations_per_minute", "value": "2"}
             assert error.detail(error_details_pb2.RetryInfo) is not None
         assert [d.key for d in served.referee.store.documents("account")] == ["ivy", "jo"]
+
+
+# --- revoking and replacing a token (issue 39) ----------------------------------------------
+
+
+def _opened(server: RefereeServer, count: int) -> None:
+    """Wait until ``count`` streams opened with an account token are open on the server."""
+    for _ in range(int(TIMEOUT / 0.01)):
+        if server.referee.players.credentials.streams == count:
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"not {count} streams open")
+
+
+def _seated(wire: Wire, token: str) -> str:
+    """A started game whose seat 0 the player of ``token`` holds (its creator seat)."""
+    request = pb.CreateGameRequest(
+        game_type="dracula-vs-van-helsing",
+        players=2,
+        seat_requests=[
+            pb.SeatRequest(mode=pb.SEAT_MODE_CREATOR),
+            pb.SeatRequest(mode=pb.SEAT_MODE_OPEN),
+        ],
+    )
+    created = wire.call("CreateGame", request, token)
+    code = created.invitations[0].claim_code
+    wire.call("ClaimSeat", pb.ClaimSeatRequest(game_id=created.game_id, claim_code=code))
+    return str(created.game_id)
+
+
+def _streams_until_end(
+    wire: Wire, token: str, game_id: str, ended: list[WireError]
+) -> Callable[[], None]:
+    """Streams opened with ``token`` on ``wire``: WatchPlayer and StreamGame of the seat the
+    player holds in ``game_id`` (on gRPC also PlayerSession), each read to its end in a
+    thread: the refusals they end with go in ``ended``."""
+    authorization = f"Bearer {token}"
+    game = pb.StreamGameRequest(game_id=game_id, seat=0, batched=True)
+
+    def grpc_stream(open_call: Callable[[pb_grpc.RefereeServiceStub, Any], Any]) -> None:
+        with grpc.insecure_channel(wire.server.address) as channel:
+            stub = pb_grpc.RefereeServiceStub(channel)
+            _read_grpc(open_call(stub, [("authorization", authorization)]), ended)
+
+    def connect_stream(method: str, request: Message) -> None:
+        assert wire.server.http is not None
+        http = HttpTransport(wire.server.http.address, "connect")
+        body = http._frame(request.SerializeToString())
+        try:
+            for _ in http._enveloped(method, body, {"Authorization": authorization}):
+                pass
+        except WireError as error:
+            ended.append(error)
+
+    readers: list[threading.Thread]
+    if wire.name == "grpc":
+        opens: list[Callable[[pb_grpc.RefereeServiceStub, Any], Any]] = [
+            lambda stub, m: stub.WatchPlayer(pb.WatchPlayerRequest(), timeout=TIMEOUT, metadata=m),
+            lambda stub, m: stub.PlayerSession(iter(()), timeout=TIMEOUT, metadata=m),
+            lambda stub, m: stub.StreamGame(game, timeout=TIMEOUT, metadata=m),
+        ]
+        readers = [threading.Thread(target=grpc_stream, args=(o,)) for o in opens]
+    else:
+        calls: list[tuple[str, Message]] = [
+            ("WatchPlayer", pb.WatchPlayerRequest()),
+            ("StreamGame", game),
+        ]
+        readers = [threading.Thread(target=connect_stream, args=c) for c in calls]
+    for reader in readers:
+        reader.start()
+
+    def join() -> None:
+        for reader in readers:
+            reader.join(TIMEOUT)
+
+    return join
+
+
+def _read_grpc(call: Any, ended: list[WireError]) -> None:
+    try:
+        for _ in call:
+            pass
+    except grpc.RpcError as error:
+        failure: Any = error
+        status = rpc_status.from_call(failure)
+        assert status is not None
+        ended.append(WireError(failure.code().name, failure.details() or "", status))
+
+
+def test_rotate_token_replaces_the_token_and_ends_the_streams_opened_with_it(
+    wire: Wire, server: RefereeServer
+) -> None:
+    registered = wire.call("Register", pb.RegisterRequest(name=_name(wire, "rotor")))
+    old = registered.token
+    game_id = _seated(wire, old)
+    ended: list[WireError] = []
+    join = _streams_until_end(wire, old, game_id, ended)
+    streams = 3 if wire.name == "grpc" else 2
+    _opened(server, streams)
+    rotated = wire.call("RotateToken", pb.RotateTokenRequest(), old)
+    assert rotated.player == registered.player
+    assert rotated.token.startswith("acct-") and rotated.token != old
+    join()
+    assert len(ended) == streams, ended
+    for error in ended:
+        assert error.code == "UNAUTHENTICATED" and error.info is not None
+        assert error.info.reason == "CREDENTIAL_REVOKED"
+        assert old not in error.message and rotated.token not in error.message
+    error = refusal(wire, "WhoAmI", pb.WhoAmIRequest(), old)
+    assert (error.code, error.info and error.info.reason) == (
+        "UNAUTHENTICATED",
+        "CREDENTIAL_REVOKED",
+    )
+    assert wire.call("WhoAmI", pb.WhoAmIRequest(), rotated.token).player == registered.player
+    # The old token cannot rotate again (nor take the new one's place).
+    error = refusal(wire, "RotateToken", pb.RotateTokenRequest(), old)
+    assert error.code == "UNAUTHENTICATED"
+    _opened(server, 0)
+
+
+def test_rotate_token_is_for_an_account_token(wire: Wire) -> None:
+    error = refusal(wire, "RotateToken", pb.RotateTokenRequest())
+    assert (error.code, error.info and error.info.reason) == (
+        "UNAUTHENTICATED",
+        "CREDENTIAL_MISSING",
+    )
+    platform = PLATFORM.token("pat", aud="referee")
+    error = refusal(wire, "RotateToken", pb.RotateTokenRequest(), platform)
+    assert (error.code, error.info and error.info.reason) == (
+        "FAILED_PRECONDITION",
+        "NOT_AN_ACCOUNT",
+    )
+
+
+def test_a_spectator_token_of_a_seated_player_sees_the_public_view_only(wire: Wire) -> None:
+    """Issue 39: the platform's spectator token of a player holding seat 0 is refused that
+    seat's view and stream (TOKEN_SCOPE) and gets the spectator's view without one."""
+    name = _name(wire, "seer")
+    game_id = _seated(wire, PLATFORM.token(name, aud="referee"))
+    watching = PLATFORM.token(name, aud="referee", role="spectator")
+    for request in (
+        pb.GetViewRequest(game_id=game_id, seat=0),
+        pb.GetViewRequest(game_id=game_id, seat=1),
+    ):
+        error = refusal(wire, "GetView", request, watching)
+        assert (error.code, error.info and error.info.reason) == (
+            "PERMISSION_DENIED",
+            "TOKEN_SCOPE",
+        )
+    view = wire.call("GetView", pb.GetViewRequest(game_id=game_id), watching).view
+    assert not view.HasField("seat") and not view.legal_commands
+    public = wire.call("GetView", pb.GetViewRequest(game_id=game_id, spectator=True)).view
+    assert view == public
+    with grpc.insecure_channel(wire.server.address) as channel:
+        stream = pb_grpc.RefereeServiceStub(channel).StreamGame(
+            pb.StreamGameRequest(game_id=game_id, seat=0),
+            metadata=[("authorization", f"Bearer {watching}")],
+            timeout=TIMEOUT,
+        )
+        with pytest.raises(grpc.RpcError) as caught:
+            next(stream)
+        assert caught.value.code() is grpc.StatusCode.PERMISSION_DENIED  # type: ignore[attr-defined]

@@ -9,9 +9,6 @@ first outcome (``duplicate``) without applying the command twice.
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import threading
 from collections.abc import Iterator
 
 import grpc
@@ -23,69 +20,15 @@ from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import failure_of
 from tests.store.faults import DEADLINE, fault_of
 from tests.store.pg import postgres_url, temporary_database
-
-
-class CuttingRelay:
-    """Relays TCP connections to ``upstream``; :meth:`arm` makes it cut the next connection
-    that asks for ``referee_append`` once the database has answered it."""
-
-    def __init__(self, upstream: tuple[str, int]) -> None:
-        self.upstream = upstream
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self.listener.getsockname()[1])
-        self._armed = threading.Event()
-        self.cut = threading.Event()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def arm(self) -> None:
-        self.cut.clear()
-        self._armed.set()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            server = socket.create_connection(self.upstream)
-            asked = threading.Event()  # this connection sent referee_append while armed
-            threading.Thread(target=self._up, args=(client, server, asked), daemon=True).start()
-            threading.Thread(target=self._down, args=(server, client, asked), daemon=True).start()
-
-    def _up(self, client: socket.socket, server: socket.socket, asked: threading.Event) -> None:
-        with contextlib.suppress(OSError):
-            while data := client.recv(65536):
-                if self._armed.is_set() and b"referee_append" in data:
-                    self._armed.clear()
-                    asked.set()
-                server.sendall(data)
-        with contextlib.suppress(OSError):
-            server.shutdown(socket.SHUT_WR)
-
-    def _down(self, server: socket.socket, client: socket.socket, asked: threading.Event) -> None:
-        with contextlib.suppress(OSError):
-            while data := server.recv(65536):
-                if asked.is_set():  # the answer to the append: drop it and the connection
-                    self.cut.set()
-                    break
-                client.sendall(data)
-        for end in (client, server):
-            with contextlib.suppress(OSError):
-                end.shutdown(socket.SHUT_RDWR)
-            end.close()
-
-    def close(self) -> None:
-        self.listener.close()
+from tests.store.relay import CuttingRelay, relayed_url, upstream_of
 
 
 @pytest.fixture
 def relayed() -> Iterator[tuple[CuttingRelay, pb_grpc.RefereeServiceStub]]:
     with temporary_database() as url:
         direct = postgres_url(url)
-        host_port = direct.split("@", 1)[1].split("/", 1)[0]
-        host, port = host_port.rsplit(":", 1)
-        relay = CuttingRelay((host, int(port)))
-        store = direct.replace(host_port, f"127.0.0.1:{relay.port}")
+        relay = CuttingRelay(upstream_of(direct))
+        store = relayed_url(direct, relay)
         try:
             with (
                 running_server(store, store_wait=1.0) as server,
@@ -96,10 +39,8 @@ def relayed() -> Iterator[tuple[CuttingRelay, pb_grpc.RefereeServiceStub]]:
             relay.close()
 
 
-def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers_it(
-    relayed: tuple[CuttingRelay, pb_grpc.RefereeServiceStub],
-) -> None:
-    relay, stub = relayed
+def _first_move(stub: pb_grpc.RefereeServiceStub) -> tuple[str, list[str], int, pb.View]:
+    """A new game: its id, seat tokens, the seat it waits for and that seat's view."""
     created = stub.CreateGame(
         pb.CreateGameRequest(game_type="sleeping-queens", players=2), timeout=DEADLINE
     )
@@ -109,6 +50,14 @@ def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers
     view = stub.GetView(
         pb.GetViewRequest(game_id=game_id, seat_token=tokens[seat]), timeout=DEADLINE
     ).view
+    return game_id, tokens, seat, view
+
+
+def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers_it(
+    relayed: tuple[CuttingRelay, pb_grpc.RefereeServiceStub],
+) -> None:
+    relay, stub = relayed
+    game_id, tokens, seat, view = _first_move(stub)
     request = pb.SubmitCommandRequest(
         game_id=game_id,
         seat_token=tokens[seat],
@@ -153,3 +102,48 @@ def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers
         ),
         timeout=DEADLINE,
     )
+
+
+def test_the_streams_open_when_an_append_is_cut_off_get_its_events_without_a_get_game(
+    relayed: tuple[CuttingRelay, pb_grpc.RefereeServiceStub],
+) -> None:
+    """The stall of issue 39 as a bot meets it: every seat's stream is open, the append of a
+    command commits and its answer is cut off, the retry answers ``duplicate``; nobody calls
+    GetGame, and each stream still reaches the store's last sequence."""
+    relay, stub = relayed
+    game_id, tokens, seat, view = _first_move(stub)
+    streams = [
+        stub.StreamGame(
+            pb.StreamGameRequest(game_id=game_id, seat_token=token, batched=True),
+            timeout=DEADLINE,
+        )
+        for token in tokens
+    ]
+    for stream in streams:
+        next(stream)  # the current view: the stream is open
+    request = pb.SubmitCommandRequest(
+        game_id=game_id,
+        seat_token=tokens[seat],
+        command_id="uncertain-streams",
+        command=view.legal_commands[0],
+    )
+    relay.arm()
+    with pytest.raises(grpc.RpcError):
+        stub.SubmitCommand(request, timeout=DEADLINE)
+    assert relay.cut.is_set(), "the relay did not cut the append's answer"
+    for _ in range(50):  # the store may take a moment to come back
+        try:
+            answer = stub.SubmitCommand(request, timeout=DEADLINE)
+            break
+        except grpc.RpcError as error:
+            assert error.code() is grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+    assert answer.duplicate
+    for stream in streams:
+        last = 0
+        for message in stream:  # a hang guard: the call's deadline
+            if message.events:
+                last = message.events[-1].sequence
+            if last >= answer.last_sequence:
+                break
+        assert last >= answer.last_sequence, "the stream stalled before the store's last event"
+        stream.cancel()

@@ -251,8 +251,9 @@ class HouseBots:
                 if taken.reason != "NAME_TAKEN":
                     raise
                 player = await self.players.get(name)
-        if player.kind != "bot":
-            raise ValueError(f"the account {name!r} is a {player.kind or 'platform'} player's")
+        if player.platform or player.kind != "bot":
+            owner = "a platform's player" if player.platform else f"a {player.kind} account"
+            raise ValueError(f"the name {name!r} is {owner}'s")
 
     def close(self) -> None:
         """Stop every bot (their games go on by the clock rules, as for any absent seat)."""

@@ -315,7 +315,8 @@ class Seating:
         store = repository.store
         live.writing = version + len(events)
         try:
-            await repository.call(store.claim_seat, game_id, version, payloads, claim, documents)
+            claiming = (game_id, version, payloads, claim, documents)
+            await repository.write(live, store.claim_seat, *claiming)
         finally:
             live.writing = 0
         live.claims[seat] = claim

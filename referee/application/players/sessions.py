@@ -40,6 +40,7 @@ from typing import Any, Protocol
 import structlog
 
 from referee.application.players import seat_documents
+from referee.application.players.credentials import Credentials
 from referee.application.players.presence import Presence
 from referee.application.players.seat_documents import Reserved
 from referee.application.tables import access, errors
@@ -164,6 +165,7 @@ class Sessions:
         streams: Streams,
         submit_held: SubmitHeld,
         inboxes: Inboxes,
+        credentials: Credentials | None = None,
         presence: Presence | None = None,
     ) -> None:
         self.repository = repository
@@ -173,6 +175,8 @@ class Sessions:
         self.streams = streams
         self.submit_held = submit_held
         self.inboxes = inboxes
+        #: The account tokens' watch: a session opened with one ends when it is revoked.
+        self.credentials = credentials
         self._by_player: dict[str, set[Session]] = {}
         self._listening: Callable[[], None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -282,6 +286,8 @@ class Session:
     _announced: set[tuple[str, int]] = field(default_factory=set)
     _started: bool = False
     _closed: bool = False
+    #: Ends the hold on the account token the session was opened with (if any).
+    _release: Callable[[], None] | None = None
     _in_flight: asyncio.Semaphore = field(default_factory=lambda: asyncio.Semaphore(IN_FLIGHT))
 
     # --- the client's side --------------------------------------------------------------
@@ -389,6 +395,8 @@ class Session:
             return []
         self._closed = True
         self.sessions._forget(self)
+        if self._release is not None:
+            self._release()
         tasks = [f.task for f in self._seats.values() if f.task is not None]
         tasks += self._tasks
         for task in tasks:
@@ -401,6 +409,10 @@ class Session:
         if self._started:
             return
         self._started = True
+        credentials, principal = self.sessions.credentials, self.principal
+        if credentials is not None and principal is not None and principal.credential:
+            # Revoked while open: the session ends UNAUTHENTICATED (the client signs in again).
+            self._release = credentials.hold(principal.credential, self.end)
         for resume in self.resumes:
             self.resume(resume)
         if self.player is not None:
@@ -492,7 +504,12 @@ class Session:
                 await self._put(
                     followed, Granted(live.game_id, followed.seat, live.summary(), followed.token)
                 )
-            updates = sessions.streams.follow_seat(live, Watcher(followed.seat), after)
+            # A credential that may only watch sees its player's seats as a spectator does.
+            watching = (
+                not followed.token and self.principal is not None and self.principal.spectator_only
+            )
+            viewer = None if watching else followed.seat
+            updates = sessions.streams.follow_seat(live, Watcher(viewer), after)
             queue = self._queue
             async with contextlib.aclosing(updates):
                 async for update, caught_up in updates:

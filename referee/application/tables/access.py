@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from referee.application.tables import errors
 from referee.application.tables.errors import Kind, RefereeError
@@ -48,6 +48,9 @@ class Principal:
     scope_seat: int | None = None
     #: A platform token with the spectator role: it may watch, never play.
     spectator_only: bool = False
+    #: The SHA-256 of the account token the call was made with ("" for a platform token or
+    #: an in-process player): what a stream opened with it is ended by, if it is revoked.
+    credential: str = field(default="", compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +71,19 @@ def seat_of(live: LiveGame, token: SeatKey, spectator: bool, play: bool = True) 
     is to act, which a spectator's credential may not)."""
     if isinstance(token, PlayerSeat):
         principal = token.principal
-        if not play and principal.spectator_only and token.seat is None:
+        if principal.spectator_only and not play:
+            # A watching credential sees what a spectator sees, whatever seats its player
+            # holds: asking for one of them is refused, not answered with the public view.
             check_scope(principal, live.game_id, None, play=False)
-            return None  # a platform's spectator token watches as a spectator
+            if token.seat is not None:
+                raise RefereeError(
+                    Kind.FORBIDDEN,
+                    "this credential may only watch (spectator): it sees the public view, "
+                    "never a seat's",
+                    "TOKEN_SCOPE",
+                    metadata={"game_id": live.game_id, "seat": str(token.seat)},
+                )
+            return None
         return held_seat(live, principal, token.seat, play)
     if not token:
         if spectator:

@@ -162,7 +162,11 @@ class Commands:
                 except DuplicateCommand as duplicate:  # recorded before (a retry) or elsewhere
                     if duplicate.outcome.fingerprint != fingerprint:
                         raise _reused(command_id) from None
-                    await repository.follow_store(live)  # it may be ahead of us
+                    # The store is ahead of us (the first try's answer was lost, or another
+                    # replica took it): catch up, streams included, and make the moves that
+                    # were due after it, which its writer may never have made.
+                    await repository.follow_store(live)
+                    await self.timekeeper.act(live)
                     return self._accepted(live, seat, duplicate.outcome, duplicate=True)
                 except VersionConflict:
                     await repository.follow_store(live)

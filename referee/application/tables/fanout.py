@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from typing import Any
 
@@ -47,6 +48,11 @@ from referee.metrics import Metrics
 Send = Callable[[Update, bool], Awaitable[None]]
 #: A stream's updates, each with its ``caught_up`` flag (:meth:`FanOut.follow`).
 Updates = AsyncGenerator[tuple[Update, bool], None]
+
+
+#: Revoked account tokens a fan-out remembers (the newest): far more than can be on their
+#: way to a stream at once.
+MAX_REVOKED = 1024
 
 
 class StreamEnded(Exception):
@@ -72,6 +78,9 @@ class FanOut:
         self.streams = 0
         #: Set at shutdown: every stream, open or opened later, ends with it.
         self.closed: RefereeError | None = None
+        #: Account tokens whose streams were ended as revoked: ``{hash: refusal}``, oldest
+        #: first.
+        self.revoked: OrderedDict[str, RefereeError] = OrderedDict()
 
     def publish(self, live: LiveGame) -> None:
         """Tell every stream of ``live`` that the game has moved on (never waits)."""
@@ -86,6 +95,20 @@ class FanOut:
             for sub in live.subscribers:
                 sub.closing = error
                 sub.wake.set()
+
+    def end(self, games: Iterable[LiveGame], credential: str, error: RefereeError) -> None:
+        """End every open stream opened with the account token whose hash is ``credential``
+        (it was revoked), with ``error``, and refuse it to streams opening from now on (one
+        may be on its way, past its credential's check, not yet listed: a revoked token
+        never signs in again, so remembering it is never wrong)."""
+        self.revoked[credential] = error
+        while len(self.revoked) > MAX_REVOKED:
+            self.revoked.popitem(last=False)
+        for live in games:
+            for sub in live.subscribers:
+                if sub.credential == credential:
+                    sub.closing = error
+                    sub.wake.set()
 
     def check_room(self) -> None:
         if self.closed is not None:
@@ -127,13 +150,15 @@ class FanOut:
         after: int,
         batched: bool,
         on_hang_up: Callable[[], None],
+        credential: str = "",
     ) -> Updates:
         """First the current view, then every event after ``after`` with the view after it,
         then live events; returns after the final event of a finished game (the seed reveal
         included). Each update comes with ``caught_up`` (see :data:`Send`). The organiser's
         stream runs behind by the game's organiser delay. ``on_hang_up`` is called when a
         seat's stream is closed by its client mid-game. A stream the referee ends raises
-        :class:`StreamEnded`; read directly (not by :meth:`serve`) it has no stall limit."""
+        :class:`StreamEnded`; read directly (not by :meth:`serve`) it has no stall limit.
+        ``credential``: the hash of the account token it was opened with (:meth:`end`)."""
         viewer = watcher.viewer
         delayed = watcher.organiser and live.settings.delayed
 
@@ -141,11 +166,13 @@ class FanOut:
             return live.visible_version(now_ms()) if delayed else live.table.version
 
         self.check_room()
+        if credential in self.revoked:
+            raise self.revoked[credential]
         opened = visible()
         if after > opened:
             raise errors.bad_request("after_sequence", f"the game has only {opened} events")
         seat = None if watcher.organiser else viewer
-        sub = Subscriber(seat=seat, opened=opened)
+        sub = Subscriber(seat=seat, opened=opened, credential=credential)
         live.subscribers[sub] = None
         self.streams += 1
         self.metrics.streams_open.set(self.streams)

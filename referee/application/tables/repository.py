@@ -64,6 +64,11 @@ CONFLICT_RETRIES = 5
 
 #: How long a finished game nobody uses stays in memory (a player's last look at it), at most.
 FINISHED_IDLE_SECONDS = 5.0
+#: After a store fault left a game's live copy possibly behind the store, the first read
+#: again waits this long, each next one twice as long up to :data:`SETTLE_MAX_SECONDS`: a
+#: game catches up within that of the store's recovery (docs/operations.md, "Store faults").
+SETTLE_RETRY_SECONDS = 0.05
+SETTLE_MAX_SECONDS = 1.0
 
 
 @dataclass
@@ -128,8 +133,13 @@ class Repository:
         self._heard_of: set[str] = set()
         #: Games loaded here only for their timers (:meth:`_adopt`), unasked for since.
         self._adopted: set[str] = set()
-        #: Live games whose queued catch-up has not read yet (it covers later notices too).
-        self._catching: dict[str, LiveGame] = {}
+        #: Games whose live copy may be behind the store and whose catch-up (:meth:`settle`)
+        #: has not read yet (it covers later notices too): that live copy, and whether the
+        #: referee's own moves are to be made after it.
+        self._settling: dict[str, tuple[LiveGame, bool]] = {}
+        #: Games being loaded that the store announced appends of meanwhile: the load may
+        #: have read before them, so the game reads again once loaded.
+        self._noticed: set[str] = set()
         #: How many unfinished games the store holds (the ``games_active`` gauge).
         self.active = 0
         # Loads decode and replay whole logs: on threads of their own, never on the event
@@ -353,9 +363,12 @@ class Repository:
             live = await self._load(game_id)
             self.keep(live)
             self.spawn(self._clock.resume(live))
+            if game_id in self._noticed:
+                self.settle(live, act=False)
             return live
         finally:
             del self._loading[game_id]
+            self._noticed.discard(game_id)
 
     async def _load(self, game_id: str) -> LiveGame:
         loop = asyncio.get_running_loop()
@@ -418,6 +431,7 @@ class Repository:
                 await self.call(store.create_game, live.record, payloads)
         except BaseException:
             del self._loading[live.game_id]
+            self._noticed.discard(live.game_id)
             creating.set_exception(errors.not_found(live.game_id))
             raise
         try:
@@ -425,6 +439,7 @@ class Repository:
             self.keep(live)
         finally:  # only once kept: see the listener in recover
             del self._loading[live.game_id]
+            self._noticed.discard(live.game_id)  # its own creation's notice
         creating.set_result(live)
         self.activity[live.game_id] = recorded
         self.started()
@@ -452,6 +467,8 @@ class Repository:
             try:
                 await asyncio.wrap_future(appended)
             except StoreUnavailable as fault:
+                if fault.uncertain:  # it may have committed: the store will tell
+                    self.settle(live)
                 raise _unavailable(fault) from None
         finally:
             live.writing = 0
@@ -461,6 +478,16 @@ class Repository:
             self.activity.pop(live.game_id, None)
         else:
             self.activity[live.game_id] = recorded
+
+    async def write(self, live: LiveGame, fn: Callable[..., T], *args: Any) -> T:
+        """:meth:`call` for a write of ``live``'s (a claim): when the store cannot say
+        whether it committed, the game catches up with the store (:meth:`settle`)."""
+        try:
+            return await self.call(fn, *args)
+        except RefereeError as error:
+            if error.metadata.get("uncertain") == "true":
+                self.settle(live)
+            raise
 
     def present(self, live: LiveGame, seat: int) -> None:
         """The seat made a call: a token seat whose clock waited for it starts it now (see
@@ -497,9 +524,9 @@ class Repository:
         may have appended, so a loaded game that is behind catches up from the store."""
         live = self.games.get(game_id)
         if live is not None and version > max(live.table.version, live.writing):
-            if self._catching.get(game_id) is not live:  # else its queued catch-up reads it
-                self._catching[game_id] = live
-                self.spawn(self.catch_up(live))
+            self.settle(live, act=False)  # the other writer makes the moves that follow
+        elif live is None and game_id in self._loading:
+            self._noticed.add(game_id)  # its load may have read the log before this append
         elif live is None and self.store.shared and game_id not in self._heard_of:
             # A game another replica created: if it runs a clock, load it so its timeouts fire
             # here too when that replica dies (the store lets exactly one timeout land).
@@ -541,18 +568,58 @@ class Repository:
             del self.games[game_id]
             self.activity.pop(game_id, None)
 
+    def settle(self, live: LiveGame, act: bool = True) -> None:
+        """The store may hold events of ``live`` that it has not applied: an append whose
+        outcome is unknown (a connection lost after the commit), another writer's append,
+        a referee's move that failed. Catch up in the background, reading again after a
+        store fault (:data:`SETTLE_RETRY_SECONDS`, doubling up to
+        :data:`SETTLE_MAX_SECONDS`) until the store answers, so every open stream gets the
+        events without anyone asking; then, with ``act``, make the referee's own moves that
+        were due after them (a reveal, a forfeited seat's play: the writer that appended them
+        did not get to). A catch-up queued and not yet read covers this one."""
+        queued = self._settling.get(live.game_id)
+        if queued is not None and queued[0] is live:
+            self._settling[live.game_id] = (live, act or queued[1])
+            return
+        self._settling[live.game_id] = (live, act)
+        self.spawn(self._settle(live))
+
+    async def _settle(self, live: LiveGame) -> None:
+        game_id = live.game_id
+        delay = SETTLE_RETRY_SECONDS
+        act = False
+        while True:
+            try:
+                async with live.lock:  # after any of our own appends in flight
+                    queued = self._settling.get(game_id)
+                    if queued is not None and queued[0] is live:
+                        del self._settling[game_id]  # later notices need a read of their own
+                        act = act or queued[1]
+                    await self.follow_store(live)
+                    if act and live.settings.seats:
+                        live.claims = await self.call(self.store.seat_claims, game_id)
+                break
+            except (StoreError, RefereeError) as error:  # RefereeError: a store fault (call)
+                if self.games.get(game_id) is not live:
+                    return  # dropped from memory: it loads anew from the store when asked
+                log.info("game_catch_up_failed", game_id=game_id, error=str(error))
+                await asyncio.sleep(delay)
+                delay = min(SETTLE_MAX_SECONDS, delay * 2)
+        if act:
+            await self._clock.resume(live)
+        self._release(live)
+
     async def catch_up(self, live: LiveGame) -> None:
+        """Fold in what the store holds beyond ``live`` now (raises a store fault)."""
         async with live.lock:  # after any of our own appends in flight has been applied
-            if self._catching.get(live.game_id) is live:
-                del self._catching[live.game_id]
             changed = await self.follow_store(live)
         if changed:
-            self.fanout.publish(live)
             self._release(live)
 
     async def follow_store(self, live: LiveGame) -> bool:
-        """Fold in whatever the store holds beyond the live table (another writer's appends);
-        True if there was any. Call with the game's lock held; the caller publishes."""
+        """Fold in whatever the store holds beyond the live table (another writer's appends,
+        or ours whose answer was lost) and wake the game's streams; True if there was any.
+        Call with the game's lock held."""
         stored = await self.call(self.store.read, live.game_id, live.table.version, None)
         if not stored:
             return False
@@ -563,6 +630,7 @@ class Repository:
             live.ended = True  # the other writer recorded the end
             self.finished()
         self._clock.arm(live)
+        self.fanout.publish(live)
         return True
 
 

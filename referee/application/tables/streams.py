@@ -17,6 +17,7 @@ import contextlib
 from collections.abc import AsyncGenerator, Callable
 
 from referee.application.tables import access
+from referee.application.tables.access import PlayerSeat
 from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import Send, Updates
 from referee.application.tables.live import DISCONNECTS, OPENS, LiveGame
@@ -93,16 +94,24 @@ class Streams:
         if seat is not None:
             repository.present(live, seat)  # a token seat's clock starts when it shows up
         hung_up = self._opened(live, seat) if seat is not None else _no_fault
-        return self.fanout.follow(live, watcher, after, batched, hung_up)
+        credential = seat_token.principal.credential if isinstance(seat_token, PlayerSeat) else ""
+        return self.fanout.follow(live, watcher, after, batched, hung_up, credential)
 
     def follow_seat(self, live: LiveGame, watcher: Watcher, after: int) -> Updates:
         """A seat's batched stream for a player session
         (:mod:`referee.application.players.sessions`), whose seat was checked already: counted and
-        forgiven on a resume as StreamGame's."""
+        forgiven on a resume as StreamGame's. A spectator's (``watcher.viewer`` None: a
+        session whose credential may only watch) starts no clock and counts nothing."""
         self.fanout.check_room()
-        assert watcher.viewer is not None
-        self.repository.present(live, watcher.viewer)  # a token seat's clock starts now
-        return self.fanout.follow(live, watcher, after, True, self._opened(live, watcher.viewer))
+        seat = watcher.viewer
+        if seat is None:
+            return self.fanout.follow(live, watcher, after, True, _no_fault)
+        self.repository.present(live, seat)  # a token seat's clock starts now
+        return self.fanout.follow(live, watcher, after, True, self._opened(live, seat))
+
+    def end_opened_with(self, credential: str, error: RefereeError) -> None:
+        """End every stream opened with the account token whose hash is ``credential``."""
+        self.fanout.end(self.repository.games.values(), credential, error)
 
     def close_all(self, error: RefereeError) -> None:
         """End every open stream with ``error`` (shutdown: clients resume elsewhere/later)."""

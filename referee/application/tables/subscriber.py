@@ -54,6 +54,9 @@ class Subscriber:
     seat: int | None = None
     #: The version the stream's viewer could see when it opened: its history ends there.
     opened: int = 0
+    #: The SHA-256 of the account token the stream was opened with ("" for none): a revoked
+    #: token's streams are ended (``Streams.end_opened_with``).
+    credential: str = ""
 
 
 __all__ = ["Flag", "Subscriber"]

@@ -92,10 +92,12 @@ class Timekeeper:
             try:
                 await repository.follow_store(live)
             except (StoreError, RefereeError):  # RefereeError: a store fault (Repository.call)
-                repository.spawn(repository.catch_up(live))
+                repository.settle(live)
         except (StoreError, RefereeError) as error:
+            # The move may have committed (an uncertain append) or not: once the store
+            # answers, the game catches up and the referee acts again (settle), clock or not.
             log.warning("referee_append_failed", game_id=live.game_id, error=str(error))
-            repository.spawn(repository.catch_up(live))
+            repository.settle(live)
             failed = True
         if table.over and not live.ended:
             live.ended = True
