@@ -17,12 +17,8 @@ const out = join(web, "src/gen");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const protos = join(repo, "protos");
-// google/rpc/error_details.proto (ErrorInfo: the rule id of a refused command), as the Python
-// package googleapis-common-protos ships it.
-const site = execFileSync(python, [
-  "-c",
-  "import google.rpc.error_details_pb2 as m, os; print(os.path.dirname(os.path.dirname(os.path.dirname(m.__file__))))",
-]).toString().trim();
+// google/rpc/error_details.proto (ErrorInfo: the rule id of a refused command): the copy
+// vendored in protos/google/ (as buf reads it), so protoc finds one file of that name.
 const files = readdirSync(join(protos, "referee/v1"))
   .filter((name) => name.endsWith(".proto"))
   .map((name) => join(protos, "referee/v1", name));
@@ -31,12 +27,11 @@ execFileSync(
   [
     "-m", "grpc_tools.protoc",
     `-I${protos}`,
-    `-I${site}`,
     `--plugin=protoc-gen-es=${join(web, "node_modules/.bin/protoc-gen-es")}`,
     `--es_out=${out}`,
     "--es_opt=target=ts",
     ...files,
-    join(site, "google/rpc/error_details.proto"),
+    join(protos, "google/rpc/error_details.proto"),
   ],
   { stdio: "inherit" },
 );
