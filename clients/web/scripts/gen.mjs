@@ -17,11 +17,12 @@ const out = join(web, "src/gen");
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 const protos = join(repo, "protos");
-// google/rpc/error_details.proto (ErrorInfo: the rule id of a refused command): the copy
-// vendored in protos/google/ (as buf reads it), so protoc finds one file of that name.
-const files = readdirSync(join(protos, "referee/v1"))
-  .filter((name) => name.endsWith(".proto"))
-  .map((name) => join(protos, "referee/v1", name));
+// referee.v1, and the google protos vendored in protos/google/ (as buf reads them): error
+// details (ErrorInfo: the rule id of a refused command), google.rpc.Code, field behaviour.
+const files = ["referee/v1", "google/rpc", "google/api"].flatMap((folder) =>
+  readdirSync(join(protos, folder))
+    .filter((name) => name.endsWith(".proto"))
+    .map((name) => join(protos, folder, name)));
 execFileSync(
   python,
   [
@@ -31,7 +32,6 @@ execFileSync(
     `--es_out=${out}`,
     "--es_opt=target=ts",
     ...files,
-    join(protos, "google/rpc/error_details.proto"),
   ],
   { stdio: "inherit" },
 );
