@@ -80,17 +80,7 @@ class SeatsLeaving:
         """The events of ``seat`` resigning: :class:`SeatResigned` (the referee then plays its
         default commands, as :meth:`forfeited_play` does for a forfeited seat). Raises
         Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``ALREADY_RESIGNED``)."""
-        if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
-        if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
-        if not self.started:
-            raise Rejection(
-                "GAME_NOT_STARTED",
-                "the game has not started: nothing to resign",
-                "precondition",
-                "GAME_NOT_STARTED",
-            )
+        self._in_play(seat, "nothing to resign")
         if seat in self.status.resigned:
             raise Rejection(
                 "ALREADY_RESIGNED",
@@ -105,7 +95,10 @@ class SeatsLeaving:
         away, or the organiser removed it, as ``reason`` says); the referee then plays its
         default commands. Raises Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``LEFT``
         for a seat that left already)."""
-        self._check_leaving(seat)
+        self._in_play(seat, "no seat can leave")
+        gone = self.status.left.get(seat)
+        if gone is not None:
+            raise Rejection("LEFT", f"{gone.reason} already", "precondition", "LEFT")
         return [SeatAbandoned(seat, reason)]
 
     def no_show(self, absent: Sequence[Seat]) -> list[Event]:
@@ -123,7 +116,9 @@ class SeatsLeaving:
             )
         return [SeatsAbsent(seats, absent_results(self.config.players, seats))]
 
-    def _check_leaving(self, seat: Seat) -> None:
+    def _in_play(self, seat: Seat, nothing: str) -> None:
+        """Refuse (Rejection) a seat leaving a table that has no such seat, is over, or has
+        not started (``nothing`` says what the seat cannot do then)."""
         if not 0 <= seat < self.config.players:
             raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
         if self.over:
@@ -131,13 +126,10 @@ class SeatsLeaving:
         if not self.started:
             raise Rejection(
                 "GAME_NOT_STARTED",
-                "the game has not started: no seat can leave",
+                f"the game has not started: {nothing}",
                 "precondition",
                 "GAME_NOT_STARTED",
             )
-        gone = self.status.left.get(seat)
-        if gone is not None:
-            raise Rejection("LEFT", f"{gone.reason} already", "precondition", "LEFT")
 
     def seats_left(self) -> tuple[SeatLeft, ...]:
         """The seats that left before the end, by seat."""
