@@ -9,36 +9,60 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench format clean node-bot web api-baseline
+.PHONY: run test lint proto proto-check bench bench-peer format clean node-bot web api-baseline sdk
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,postgres,rl]'
 	touch $(STAMP)
 
-# The Node.js sample bot's packages (exactly package-lock.json), when node and npm are here;
-# without them the tests that need the Node bot are skipped, with a message.
-NODE_BOT := clients/node-bot
-node-bot:
+# npm ci in folder $(1) (exactly its package-lock.json) when node and npm are here; else the
+# message $(2) says what is skipped.
+define npm_ci
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-	  echo "npm ci in $(NODE_BOT) (node $$(node --version))"; \
-	  cd $(NODE_BOT) && npm ci --no-audit --no-fund --loglevel=error; \
+	  echo "npm ci in $(1) (node $$(node --version))"; \
+	  cd $(1) && npm ci --no-audit --no-fund --loglevel=error; \
 	else \
-	  echo "node/npm not found: skipping the Node.js sample bot (its tests will be skipped)"; \
+	  echo "node/npm not found: $(2)"; \
+	fi
+endef
+
+# The Node.js sample bot's packages (exactly package-lock.json: the SDK, linked), when node
+# and npm are here; without them the tests that need the Node bot are skipped, with a message.
+NODE_BOT := clients/node-bot
+node-bot: sdk
+	$(call npm_ci,$(NODE_BOT),skipping the Node.js sample bot (its tests will be skipped))
+
+# The TypeScript SDK (clients/ts-sdk): npm ci from package-lock.json, its code generated
+# from protos/ by buf and protoc-gen-es (both from npm), compiled into clients/ts-sdk/dist.
+SDK := clients/ts-sdk
+SDK_SRC := $(shell find $(SDK)/src protos -type f -not -path '*/gen/*' 2>/dev/null) \
+  $(SDK)/buf.gen.yaml $(SDK)/tsconfig.json
+$(SDK)/node_modules/.installed: $(SDK)/package-lock.json
+	cd $(SDK) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+$(SDK)/dist/index.js: $(SDK)/node_modules/.installed $(SDK_SRC)
+	cd $(SDK) && npm run --silent build
+sdk:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(SDK)/dist/index.js; \
+	else \
+	  echo "node/npm not found: the TypeScript SDK is not built (its tests will be skipped)"; \
 	fi
 
-# The web client (clients/web): npm ci from package-lock.json, TypeScript generated from
-# protos/, a Vite build into clients/web/dist, which `make run` serves at http://$(HTTP)/.
+# The web client (clients/web): npm ci from package-lock.json, on the TypeScript SDK (its
+# sources and generated code), a Vite build into clients/web/dist, which `make run` serves
+# at http://$(HTTP)/.
 # Without node/npm the server still runs and its page at / says how to get the client.
 WEB := clients/web
-WEB_SRC := $(shell find $(WEB)/src $(WEB)/scripts protos -type f -not -path '*/gen/*' 2>/dev/null) \
+WEB_SRC := $(shell find $(WEB)/src $(WEB)/scripts -type f -not -path '*/gen/*' 2>/dev/null) \
   $(WEB)/index.html $(WEB)/vite.config.ts $(WEB)/tsconfig.json
 $(WEB)/node_modules/.installed: $(WEB)/package-lock.json
 	cd $(WEB) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
-$(WEB)/dist/index.html: $(STAMP) $(WEB)/node_modules/.installed $(WEB_SRC)
+$(WEB)/dist/index.html: $(SDK)/dist/index.js $(WEB)/node_modules/.installed $(WEB_SRC)
 	cd $(WEB) && npm run --silent build
-web:
+web: sdk
 	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory $(WEB)/dist/index.html; \
 	else \
@@ -49,7 +73,7 @@ run: $(STAMP) web
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
 	  --http $(HTTP)
 
-test: $(STAMP) node-bot web
+test: $(STAMP) sdk node-bot web
 	$(BIN)/pytest
 
 lint: $(STAMP)
@@ -84,7 +108,13 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -c constraints.txt -e '.[dev,tournament,bench,postgres,rl]'
 	touch $(BENCH_STAMP)
 
-bench: $(BENCH_STAMP)
+# P14's peer: boardgame.io, exactly referee/bench/boardgameio/package-lock.json (npm ci); without
+# node/npm the bench skips P14 with a note.
+BENCH_PEER := referee/bench/boardgameio
+bench-peer:
+	$(call npm_ci,$(BENCH_PEER),P14 (boardgame.io) will be skipped)
+
+bench: $(BENCH_STAMP) bench-peer
 	$(BIN)/referee bench --out $(BENCH_OUT)
 
 format: $(STAMP)
@@ -93,4 +123,5 @@ format: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
-	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen
+	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen $(BENCH_PEER)/node_modules \
+	  $(SDK)/node_modules $(SDK)/dist $(SDK)/src/gen

@@ -151,3 +151,51 @@ def test_the_memory_breakdown_names_the_line_that_holds_the_bytes(tmp_path: Path
     assert 1000 <= top["bytes_each"] < 1100 and round(top["blocks_each"], 1) == 1
     assert found["traced_kib_each"] >= 1000 / 1024
     assert found["by_file"][0]["where"].endswith("test_bench.py")
+
+
+def _boardgameio_or_skip() -> None:
+    from referee.bench import boardgame
+
+    note = boardgame.missing()
+    if note is not None:
+        pytest.skip(note)
+
+
+def test_the_boardgameio_peer_game_accepts_what_its_views_offer() -> None:
+    """P14's own game for boardgame.io (game.js), under node's test runner."""
+    import subprocess
+
+    from referee.bench import boardgame
+
+    _boardgameio_or_skip()
+    done = subprocess.run(
+        ["node", "--test", "game.test.js"],
+        cwd=boardgame.FOLDER,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "# pass 3" in done.stdout
+
+
+def test_quick_p14_drives_both_servers_with_their_users_clients(tmp_path: Path) -> None:
+    """P14's windows run on boardgame.io and on the referee, every move is accepted on both,
+    and every figure has its ratio (no speed)."""
+    _boardgameio_or_skip()
+    out = tmp_path / "bench"
+    assert main(["bench", "--quick", "--only", "P14", "--out", str(out)]) == 0
+    p14 = json.loads((out / "bench.json").read_text())["results"]["P14"]
+    assert p14["errors"] == 0 and p14["versions"]["boardgame.io"] == "0.50.2"
+    for r in p14["rounds"]:
+        assert "load average" in r["uptime_before"]
+        for side in ("boardgameio", "referee", "referee_sqlite"):
+            assert r[side]["moves"] > 0 and r[side]["server_cpu_seconds"] > 0
+            assert 0 < r[side]["p50_ms"] <= r[side]["p99_ms"]
+    for side in ("boardgameio", "referee", "referee_sqlite"):
+        assert p14["memory"][side]["games"] == 40 and p14["memory"][side]["clients"] == 40
+    assert p14["memory"]["grpc_floor"]["clients"] == 40
+    assert p14["figures"]["kib_per_client"]["grpc_floor_ratio"] is not None
+    for figure in p14["figures"].values():
+        assert figure["referee_ratio"] is not None and figure["referee_sqlite_ratio"] is not None
+    assert "## P14 beside boardgame.io" in (out / "bench.md").read_text()

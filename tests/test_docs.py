@@ -8,8 +8,8 @@
   reads the service from the server's reflection and sends the ``-d`` JSON as the method's
   request), with the game id and tokens the document shows replaced by those of the game its
   first example created; every ``curl`` command runs with curl itself;
-- the Node.js block loads the protos and calls the server (when node and
-  clients/node-bot/node_modules are there, as for tests/tournament);
+- the TypeScript block runs on the built SDK against a server (when node and
+  the SDK is built: make sdk);
 - the minimal browser page is played in Chromium by clients/web/tests/docs.test.mjs.
 """
 
@@ -216,31 +216,29 @@ def test_grpc_web_text_is_served_as_documented(server: RefereeServer) -> None:
     assert b"vampire-queen" in frames and b"grpc-status: 0" in frames
 
 
-NODE_MODULES = ROOT / "clients" / "node-bot" / "node_modules"
+SDK = ROOT / "clients" / "ts-sdk"
 
 
-def test_the_nodejs_block_loads_the_protos_and_calls_the_server(server: RefereeServer) -> None:
-    if shutil.which("node") is None or not (NODE_MODULES / "@grpc" / "proto-loader").is_dir():
+def test_the_typescript_block_runs_on_the_sdk(server: RefereeServer, tmp_path: Path) -> None:
+    """Section 12's example, as a Node.js module next to the built SDK, against a server."""
+    if shutil.which("node") is None or not (SDK / "dist" / "index.js").is_file():
         if os.environ.get("CI") == "true":
-            pytest.fail("node or clients/node-bot/node_modules is missing in CI")
-        pytest.skip("node or clients/node-bot/node_modules is missing (make node-bot)")
+            pytest.fail("node or the built SDK (make sdk) is missing in CI")
+        pytest.skip("node or the built SDK is missing (make sdk)")
+    assert server.http is not None
     (block,) = _blocks("clients.md", "js")
-    source = block.replace("'path/to/protos'", json.dumps(str(ROOT / "protos")))
-    source = source.replace(f"'{DOC_GRPC}'", json.dumps(str(server.address)))
-    source += (
-        "client.ListGameTypes({}, (error, response) => {\n"
-        "  if (error) throw error;\n"
-        "  console.log(JSON.stringify(response.game_types.map((t) => t.game_type)));\n"
-        "  client.close();\n"
-        "});\n"
-    )
+    source = block.replace(DOC_HTTP, f"http://{server.http.address}")
+    source += "console.log(JSON.stringify(gameTypes.map((t) => t.gameType)));\n"
+    (tmp_path / "node_modules" / "@game-referee").mkdir(parents=True)
+    (tmp_path / "node_modules" / "@game-referee" / "sdk").symlink_to(SDK)
+    (tmp_path / "example.mjs").write_text(source, encoding="utf-8")
     out = subprocess.run(
-        ["node", "-e", source],
+        ["node", "example.mjs"],
+        cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
-        env={**os.environ, "NODE_PATH": str(NODE_MODULES)},
     )
     assert out.returncode == 0, out.stderr
     assert "vampire-queen" in json.loads(out.stdout.strip().splitlines()[-1])

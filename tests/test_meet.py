@@ -377,7 +377,7 @@ def test_two_nodejs_bots_meet_by_a_challenge(server: RefereeServer) -> None:
     from pathlib import Path
 
     bot = Path(__file__).resolve().parent.parent / "clients" / "node-bot"
-    if shutil.which("node") is None or not (bot / "node_modules" / "@grpc").is_dir():
+    if shutil.which("node") is None or not (bot / "node_modules" / "@game-referee").is_dir():
         pytest.skip("node or clients/node-bot/node_modules is missing (make node-bot)")
     with grpc.insecure_channel(server.address) as channel:
         stub = pb_grpc.RefereeServiceStub(channel)

@@ -85,9 +85,10 @@ def test_buf_gen_yaml_is_a_v2_template_for_protos(tmp_path: Path) -> None:
     languages = {plugin["out"].split("/")[1] for plugin in plugins}
     assert {"go", "java", "csharp"} <= languages
     assert all(plugin["out"].startswith("gen/") for plugin in plugins)
+    assert not [plugin for plugin in plugins if "remote" in plugin], "no hosted plugin"
     assert "/gen/" in (ROOT / ".gitignore").read_text(encoding="utf-8").split()
-    # The hosted plugins need the network; the same template with a local plugin shows that
-    # buf reads it and finds the protos (protoc-gen-mypy is a dev dependency).
+    # The same template with one local plugin shows that buf reads it and finds the protos
+    # (protoc-gen-mypy is a dev dependency).
     buf, mypy_plugin = BIN / "buf", BIN / "protoc-gen-mypy"
     if not buf.exists() or not mypy_plugin.exists():
         pytest.skip("buf or protoc-gen-mypy not installed")
@@ -119,3 +120,27 @@ def test_buf_breaking_holds_v1_to_its_baseline(tmp_path: Path) -> None:
     broken = subprocess.run(command, cwd=copy, capture_output=True, text=True, timeout=120)
     assert broken.returncode != 0
     assert "game_type" in broken.stdout + broken.stderr
+
+
+def test_every_request_and_response_field_says_its_behaviour() -> None:
+    """google.api.field_behavior on every field of every call's request (REQUIRED or
+    OPTIONAL) and response (OUTPUT_ONLY): docs/versioning.md's promise that a field's
+    requiredness does not change rests on it being written down."""
+    from google.api import field_behavior_pb2
+
+    from referee.v1 import referee_pb2
+
+    service = referee_pb2.DESCRIPTOR.services_by_name["RefereeService"]
+    required = []
+    for method in service.methods:
+        for message, allowed in (
+            (method.input_type, {field_behavior_pb2.REQUIRED, field_behavior_pb2.OPTIONAL}),
+            (method.output_type, {field_behavior_pb2.OUTPUT_ONLY}),
+        ):
+            for field in message.fields:
+                behaviour = list(field.GetOptions().Extensions[field_behavior_pb2.field_behavior])
+                assert len(behaviour) == 1 and behaviour[0] in allowed, field.full_name
+                if behaviour[0] == field_behavior_pb2.REQUIRED:
+                    required.append(field.full_name)
+    assert "referee.v1.SubmitCommandRequest.command_id" in required
+    assert "referee.v1.ListGamesRequest.page_size" not in required

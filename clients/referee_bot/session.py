@@ -16,8 +16,9 @@ per view version in which its seat is pending; a stale command (ABORTED, FAILED_
 waits for the next view; an illegal one (INVALID_ARGUMENT) is counted and the first legal
 command of that view played instead. When the stream breaks (a restart, a replica gone) it
 reconnects with backoff, resumes every game after the last sequence it received (no event
-lost or seen twice) and sends again, with the same ids, the commands whose outcome it had not
-heard (the referee answers a retry with the first outcome).
+lost or seen twice, and no grant or opening view again: ``GameResume.only_new``) and sends
+again, with the same ids, the commands whose outcome it had not heard (the referee answers a
+retry with the first outcome).
 """
 
 from __future__ import annotations
@@ -165,6 +166,8 @@ class PlayerStream:
                     game_id=seat.game_id, seat=seat.seat, after_sequence=seat.after
                 )
                 resume.seat_token = seat.token
+                # A seat this program has (its grant and a view): only what is new comes.
+                resume.only_new = seat.after > 0 and seat.bot is not None
                 self._requests.put(referee_pb2.PlayerSessionRequest(resume=resume))
         for sent in self._in_flight.values():  # outcome not heard: the same id again
             self._requests.put(referee_pb2.PlayerSessionRequest(command=sent.command))

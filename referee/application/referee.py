@@ -54,7 +54,7 @@ from referee.application.players.accounts import Players, Principal
 from referee.application.players.presence import Presence
 from referee.application.players.seating import Seating
 from referee.application.players.sessions import Sessions
-from referee.application.tables import access, creation, errors
+from referee.application.tables import access, create_requests, creation, errors
 from referee.application.tables.access import PlayerSeat, SeatKey, hash_token
 from referee.application.tables.clocks import GameSettings
 from referee.application.tables.commands import Commands
@@ -205,6 +205,7 @@ class Referee:
         deal: FixedDeal | None = None,
         settings: GameSettings | None = None,
         creator: Principal | None = None,
+        request_id: str = "",
     ) -> Created:
         """A new game: its summary, seat tokens, organiser token and claim codes.
 
@@ -212,8 +213,14 @@ class Referee:
         seed needs ``settings.public_seed``); ``deal`` fixes the chance outcomes instead;
         ``settings`` are the table settings (clock, organiser delay, reveal policy, event
         limit, who takes each seat; per-card commitments are on for every new game);
-        ``creator``: the signed-in creator (needed for ``creator`` seats)."""
+        ``creator``: the signed-in creator (needed for ``creator`` seats). ``request_id``:
+        a retry with the same id returns the same game and tokens, on any replica
+        (:mod:`~referee.application.tables.create_requests`)."""
         setup = creation.Setup(game_type, players, options, seed, deal, settings)
+        if request_id:
+            return await create_requests.create_once(
+                self.repository, request_id, setup, creator, self.players.get
+            )
         return await creation.create(self.repository, setup, creator, self.players.get)
 
     async def summary(self, game_id: str) -> Summary:

@@ -7,7 +7,8 @@ P4 is an absolute capacity (games, streams and RSS); P7 replicas on PostgreSQL a
 on SQLite, and the PostgreSQL store against raw inserts through its driver; P11 search's
 fork, step and undo against OpenSpiel's clone and apply_action; P12 the application's
 CPU per command in-process, by stage, against the engine's own step; P13 the server CPU per
-command of three replicas on PostgreSQL against one's. Nothing here
+command of three replicas on PostgreSQL against one's; P14 the server against boardgame.io's
+with a game of the same shape, each driven by its own user's client. Nothing here
 asserts a speed.
 
 Results go to ``OUT/bench.json`` and ``OUT/bench.md``. ``--quick`` is a smoke run of seconds
@@ -25,7 +26,23 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-PARTS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "P12", "P13", "SOAK")
+PARTS = (
+    "P1",
+    "P2",
+    "P3",
+    "P4",
+    "P5",
+    "P6",
+    "P7",
+    "P8",
+    "P9",
+    "P10",
+    "P11",
+    "P12",
+    "P13",
+    "P14",
+    "SOAK",
+)
 #: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
 DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
 
@@ -44,6 +61,7 @@ TARGETS = {
     "P11": ("every game's fork + step time ÷ OpenSpiel crazy_eights clone + apply", "<=", 3.0),
     "P12": ("in-process CPU per command ÷ one engine step of the same game", "<=", 10.0),
     "P13": ("server CPU per command, 3 replicas on PostgreSQL ÷ 1 (seats together)", "<=", 1.25),
+    "P14": ("server CPU per move ÷ boardgame.io's, same game shape and load", "<=", 1.0),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
 }
 
@@ -193,6 +211,11 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         found["P12"] = results["P12"]["steps_per_command"]
     if "P13" in results:
         found["P13"] = results["P13"].get("together_to_one")
+    if "P14" in results:
+        p14 = results["P14"]
+        found["P14"] = (
+            p14["figures"]["server_cpu_us_per_move"]["referee_ratio"] if "figures" in p14 else None
+        )
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -228,6 +251,10 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {part} | {figure} | {_n(value)} | {comparison} {_n(target, digits)} "
             f"| {_met(part, value)} |"
         )
+    if "P14" in results:
+        from referee.bench import boardgame
+
+        out += boardgame.markdown(results["P14"])
     if "P1" in results:
         p1 = results["P1"]
         out += ["", "## P1 engine: random-play steps/s", ""]
@@ -523,6 +550,11 @@ def main(
         from referee.bench.load import GameSpec
 
         results["P13"] = scale.run(quick, GameSpec(game_type=game, players=players), concurrency)
+    if "P14" in parts:
+        print("P14 beside boardgame.io: CPU per move, round trips, memory ...", flush=True)
+        from referee.bench import boardgame
+
+        results["P14"] = boardgame.run(quick, concurrency)
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

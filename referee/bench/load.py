@@ -48,10 +48,21 @@ class ServerProcess:
     log: IO[str] | None = None
 
     @classmethod
-    def start(cls, argv: Sequence[str], log_path: Path | None = None) -> ServerProcess:
+    def start(
+        cls,
+        argv: Sequence[str],
+        log_path: Path | None = None,
+        *,
+        program: str = sys.executable,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> ServerProcess:
+        """``program argv`` (this Python by default), once its banner names its address."""
         log = log_path.open("w") if log_path is not None else None
         process = subprocess.Popen(
-            [sys.executable, *argv],
+            [program, *argv],
+            cwd=cwd,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=log if log is not None else subprocess.DEVNULL,

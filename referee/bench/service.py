@@ -297,6 +297,10 @@ async def remote_vs_local(referee: str, echo_address: str, settings: Settings) -
 # --- P4 -------------------------------------------------------------------------------------
 
 
+#: Tries to open one stream of P4 (UNAVAILABLE is retried, as a client does).
+OPEN_ATTEMPTS = 5
+
+
 async def _hold(
     server: ServerProcess,
     spec: GameSpec,
@@ -314,6 +318,7 @@ async def _hold(
     calls: list[Any] = []
     by_game: dict[str, Any] = {}  # seat 0's stream of each game
     gate = asyncio.Semaphore(64)
+    retried = [0]  # streams opened again after UNAVAILABLE
     try:
         if snapshot is not None:
             await snapshot()
@@ -336,17 +341,30 @@ async def _hold(
 
         async def open_stream(index: int, game: pb.CreateGameResponse, seat: int) -> None:
             async with gate:
-                call = stubs[index % len(stubs)].StreamGame(
-                    pb.StreamGameRequest(
-                        game_id=game.game_id,
-                        seat_token=game.seats[seat].token,
-                        after_sequence=game.game.version,
+                for attempt in range(OPEN_ATTEMPTS):
+                    call = stubs[index % len(stubs)].StreamGame(
+                        pb.StreamGameRequest(
+                            game_id=game.game_id,
+                            seat_token=game.seats[seat].token,
+                            after_sequence=game.game.version,
+                        )
                     )
-                )
-                calls.append(call)
-                if seat == 0:
-                    by_game[game.game_id] = call
-                await asyncio.wait_for(call.read(), RPC_TIMEOUT)  # the current view
+                    try:
+                        await asyncio.wait_for(call.read(), RPC_TIMEOUT)  # the current view
+                    except grpc.aio.AioRpcError as error:
+                        # A store that had no turn for a call (a loaded machine) says
+                        # UNAVAILABLE, retry: a client retries, so the bench does too.
+                        if error.code() != grpc.StatusCode.UNAVAILABLE:
+                            raise
+                        if attempt == OPEN_ATTEMPTS - 1:
+                            raise
+                        retried[0] += 1
+                        await asyncio.sleep(0.5 * (attempt + 1))
+                        continue
+                    calls.append(call)
+                    if seat == 0:
+                        by_game[game.game_id] = call
+                    return
 
         started = time.perf_counter()
         await asyncio.gather(
@@ -385,6 +403,7 @@ async def _hold(
         game_kib = (with_games["VmRSS"] - before["VmRSS"]) / games
         stream_kib = (with_streams["VmRSS"] - with_games["VmRSS"]) / streams
         return {
+            "stream_retries": retried[0],
             "game": spec.game_type,
             "players": spec.players,
             "games": games,

@@ -25,7 +25,7 @@ from referee.application.tables.access import Principal
 from referee.application.tables.clocks import Clock
 from referee.application.tables.errors import Kind, RefereeError
 from referee.metrics import SERVICE, Metrics
-from referee.server import convert
+from referee.server import convert, pages
 from referee.server.calls import Caller, Write
 from referee.v1 import referee_pb2 as pb
 
@@ -57,7 +57,10 @@ class LobbyCalls:
 
     async def ListLobby(self, request: pb.ListLobbyRequest, caller: Caller) -> pb.ListLobbyResponse:
         tables = await self.lobby.list(filter_from_proto(request.filter))
-        return pb.ListLobbyResponse(tables=[table_to_proto(t) for t in tables])
+        shown, next_token = pages.page(tables, request.page_size, request.page_token)
+        return pb.ListLobbyResponse(
+            tables=[table_to_proto(t) for t in shown], next_page_token=next_token
+        )
 
     async def WatchLobby(self, request: pb.WatchLobbyRequest, write: Write, caller: Caller) -> None:
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "WatchLobby")
@@ -104,7 +107,10 @@ class LobbyCalls:
     ) -> pb.ListChallengesResponse:
         principal = await self.players.authenticate(caller.credential)
         listed = await self.lobby.challenges.open_for(principal.player.name)
-        return pb.ListChallengesResponse(challenges=[challenge_to_proto(c) for c in listed])
+        shown, next_token = pages.page(listed, request.page_size, request.page_token)
+        return pb.ListChallengesResponse(
+            challenges=[challenge_to_proto(c) for c in shown], next_page_token=next_token
+        )
 
     # --- pairing ---------------------------------------------------------------------------
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from referee.application.players.accounts import Player, Players, is_player_name
 from referee.application.players.presence import Presence
-from referee.application.players.ratings import Rating
+from referee.application.players.ratings import MAX_LEADERBOARD, Rating
 from referee.application.tables.errors import Kind, RefereeError, bad_request
+from referee.server import pages
 from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
 
@@ -106,8 +107,15 @@ class PlayerCalls:
     async def GetLeaderboard(
         self, request: pb.GetLeaderboardRequest, caller: Caller
     ) -> pb.GetLeaderboardResponse:
-        board = await self.players.ratings.leaderboard(request.game_type, request.limit)
-        return pb.GetLeaderboardResponse(ratings=[rating_to_proto(r) for r in board])
+        ratings = self.players.ratings
+        if not (request.page_size or request.page_token):
+            board = await ratings.leaderboard(request.game_type, request.limit)
+            return pb.GetLeaderboardResponse(ratings=[rating_to_proto(r) for r in board])
+        best = await ratings.leaderboard(request.game_type, MAX_LEADERBOARD)
+        shown, next_token = pages.page(best, request.page_size, request.page_token)
+        return pb.GetLeaderboardResponse(
+            ratings=[rating_to_proto(r) for r in shown], next_page_token=next_token
+        )
 
     async def GetPresence(
         self, request: pb.GetPresenceRequest, caller: Caller

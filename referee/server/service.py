@@ -34,7 +34,7 @@ from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import Kind, bad_request, clip
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
-from referee.server import convert, errors
+from referee.server import convert, errors, pages
 from referee.server.calls import ANONYMOUS, Caller, Refused, Write
 from referee.server.lobby_rpc import LobbyCalls
 from referee.server.players_rpc import PlayerCalls
@@ -44,8 +44,6 @@ from referee.v1 import referee_pb2 as pb
 
 log = structlog.get_logger("referee")
 
-#: Longest page token accepted (a decimal offset).
-MAX_PAGE_TOKEN = 12
 #: ``caught_up: true`` as a field of ``StreamGameResponse``, appended to a message's bytes (a
 #: protobuf message is the concatenation of its fields).
 CAUGHT_UP = bytes((pb.StreamGameResponse.DESCRIPTOR.fields_by_name["caught_up"].number << 3, 1))
@@ -220,6 +218,7 @@ class RefereeCore:
             deal=deal,
             settings=settings,
             creator=creator,
+            request_id=request.request_id,
         )
         return convert.created_to_proto(created)
 
@@ -249,14 +248,11 @@ class RefereeCore:
         return pb.GetGameResponse(game=convert.summary_to_proto(summary))
 
     async def ListGames(self, request: pb.ListGamesRequest, caller: Caller) -> pb.ListGamesResponse:
-        token = request.page_token or "0"
-        if not (token.isascii() and token.isdigit()) or len(token) > MAX_PAGE_TOKEN:
-            raise bad_request("page_token", "not a token from ListGames")
         page = await self.referee.list_games(
             game_type=request.game_type,
             running_only=request.running_only,
-            offset=int(token),
-            size=request.page_size or 100,
+            offset=pages.offset_of(request.page_token),
+            size=request.page_size or pages.DEFAULT_PAGE,
         )
         return convert.page_to_proto(page)
 

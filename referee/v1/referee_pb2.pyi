@@ -667,6 +667,7 @@ class CreateGameRequest(_message.Message):
     CONNECT_GRACE_MS_FIELD_NUMBER: _builtins.int
     RATED_FIELD_NUMBER: _builtins.int
     ORGANISER_AUDIT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     RANKING_FIELD_NUMBER: _builtins.int
     NO_SHOW_FIELD_NUMBER: _builtins.int
     HIDE_RESERVATIONS_FIELD_NUMBER: _builtins.int
@@ -734,6 +735,13 @@ class CreateGameRequest(_message.Message):
     (e.g. a tournament whose organiser checks every deal). Watching a claimed seat while the
     game runs stays refused.
     """
+    request_id: _builtins.str
+    """An id for this request, so that a retry (the answer was lost: a timeout, a dropped
+    connection) returns the same game, with the same tokens, on any replica, instead of a
+    second game: a fresh random id per game (a UUID; 22 to 200 characters, at least 8
+    different), as secret as the tokens it stands for. The same id with another request is
+    INVALID_ARGUMENT on request_id. Empty: every call creates a game.
+    """
     ranking: Global___Ranking.ValueType
     """Which ranking the results follow (GameSummary.ranking). Unspecified: every seat that
     finished ranks above every seat that left (RANKING_FINISHERS_FIRST) in a rated game, the
@@ -790,13 +798,14 @@ class CreateGameRequest(_message.Message):
         connect_grace_ms: _builtins.int = ...,
         rated: _builtins.bool = ...,
         organiser_audit: _builtins.bool = ...,
+        request_id: _builtins.str = ...,
         ranking: Global___Ranking.ValueType = ...,
         no_show: Global___NoShow.ValueType = ...,
         hide_reservations: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "max_events", b"max_events"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "hide_reservations", b"hide_reservations", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "no_show", b"no_show", "options", b"options", "organiser_audit", b"organiser_audit", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "ranking", b"ranking", "rated", b"rated", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "hide_reservations", b"hide_reservations", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "no_show", b"no_show", "options", b"options", "organiser_audit", b"organiser_audit", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "ranking", b"ranking", "rated", b"rated", "request_id", b"request_id", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_events: _TypeAlias = _typing.Literal["max_events"]  # noqa: Y015
     _WhichOneofArgType__max_events: _TypeAlias = _typing.Literal["_max_events", b"_max_events"]  # noqa: Y015
@@ -3430,6 +3439,12 @@ class ListLobbyRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     FILTER_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most tables to return (default 100, at most 1000)."""
+    page_token: _builtins.str
+    """next_page_token of a previous response."""
     @_builtins.property
     def filter(self) -> Global___LobbyFilter:
         """Which tables."""
@@ -3438,10 +3453,12 @@ class ListLobbyRequest(_message.Message):
         self,
         *,
         filter: Global___LobbyFilter | None = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3454,6 +3471,9 @@ class ListLobbyResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     TABLES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass as page_token for the next page; empty on the last page."""
     @_builtins.property
     def tables(self) -> _containers.RepeatedCompositeFieldContainer[Global___LobbyTable]:
         """The tables, newest first."""
@@ -3462,10 +3482,11 @@ class ListLobbyResponse(_message.Message):
         self,
         *,
         tables: _abc.Iterable[Global___LobbyTable] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["tables", b"tables"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "tables", b"tables"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3819,12 +3840,21 @@ class ListChallengesRequest(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most challenges to return (default 100, at most 1000)."""
+    page_token: _builtins.str
+    """next_page_token of a previous response."""
     def __init__(
         self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3837,6 +3867,9 @@ class ListChallengesResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CHALLENGES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass as page_token for the next page; empty on the last page."""
     @_builtins.property
     def challenges(self) -> _containers.RepeatedCompositeFieldContainer[Global___Challenge]:
         """Open challenges by or to the caller, and open ones to anyone, oldest first."""
@@ -3845,10 +3878,11 @@ class ListChallengesResponse(_message.Message):
         self,
         *,
         challenges: _abc.Iterable[Global___Challenge] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenges", b"challenges"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["challenges", b"challenges", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4592,19 +4626,27 @@ class GetLeaderboardRequest(_message.Message):
 
     GAME_TYPE_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """The game type."""
     limit: _builtins.int
-    """Most entries (0: 50; at most 1000)."""
+    """Most entries (0: 50; at most 1000), when neither page_size nor page_token is set."""
+    page_size: _builtins.int
+    """Pages over the best 1000: most entries to return (default 100, at most 1000)."""
+    page_token: _builtins.str
+    """next_page_token of a previous response."""
     def __init__(
         self,
         *,
         game_type: _builtins.str = ...,
         limit: _builtins.int = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "limit", b"limit"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "limit", b"limit", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4617,6 +4659,9 @@ class GetLeaderboardResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RATINGS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass as page_token for the next page; empty on the last page."""
     @_builtins.property
     def ratings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Rating]:
         """Best ordinal first."""
@@ -4625,10 +4670,11 @@ class GetLeaderboardResponse(_message.Message):
         self,
         *,
         ratings: _abc.Iterable[Global___Rating] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ratings", b"ratings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "ratings", b"ratings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

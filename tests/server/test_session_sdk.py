@@ -45,10 +45,16 @@ def test_the_program_resumes_after_its_stream_breaks(
     game = create_game(stub, 3)
     seats = [(game.game_id, s, t) for s, t in enumerate(game.tokens)]
     seen: list[int] = []
+    openings: list[str] = []  # seat 0's grants and updates without events
     stream: PlayerStream
 
     def on_message(message: pb.PlayerMessage) -> None:
-        if message.WhichOneof("kind") == "update" and message.update.seat == 0:
+        kind = message.WhichOneof("kind")
+        if kind == "seat" and message.seat.seat == 0:
+            openings.append("seat")
+        if kind == "update" and message.update.seat == 0:
+            if not message.update.events:
+                openings.append("view")
             seen.extend(e.sequence for e in message.update.events)
             if len(seen) > 20 and stream.reconnects == 0 and stream._call is not None:
                 # Break the stream mid-game, as a proxy or a restart would.
@@ -58,3 +64,4 @@ def test_the_program_resumes_after_its_stream_breaks(
     stream.run(games=3, timeout=RPC_TIMEOUT * 3)
     assert stream.reconnects >= 1
     assert seen == list(range(1, len(seen) + 1))  # nothing lost or seen twice
+    assert openings == ["seat", "view"]  # the resume sent neither again

@@ -245,6 +245,33 @@ def test_a_plain_json_client_reads_every_details_fields(server: RefereeServer) -
             assert info["metadata"]["rule_id"].startswith("VQ-")
 
 
+def test_a_retried_create_with_its_request_id_is_the_same_game(client: Transport) -> None:
+    request = pb.CreateGameRequest(game_type=GAME, players=3, request_id=str(uuid.uuid4()))
+    first = client.call("CreateGame", request)
+    again = client.call("CreateGame", request)
+    assert again.game_id == first.game_id
+    assert [s.token for s in again.seats] == [s.token for s in first.seats]
+    request.players = 4
+    assert fails(client, "CreateGame", request).fields == ["request_id"]
+
+
+def test_the_list_calls_page(server: RefereeServer, client: Transport) -> None:
+    """ListGames's paging, as every list call has it (ListLobby, ListChallenges and
+    GetLeaderboard page alike: referee/server/pages.py)."""
+    for _ in range(3):
+        create(client)
+    first = client.call("ListGames", pb.ListGamesRequest(page_size=2))
+    assert len(first.games) == 2 and first.next_page_token
+    rest = client.call(
+        "ListGames", pb.ListGamesRequest(page_size=1000, page_token=first.next_page_token)
+    )
+    assert not {g.game_id for g in rest.games} & {g.game_id for g in first.games}
+    assert rest.next_page_token == ""
+    bad = fails(client, "ListLobby", pb.ListLobbyRequest(page_token="not-a-token"))
+    assert bad.fields == ["page_token"]
+    assert client.call("ListLobby", pb.ListLobbyRequest(page_size=1)).next_page_token == ""
+
+
 def test_bytes_that_are_not_a_request_are_invalid_argument_and_counted(
     server: RefereeServer, client: Transport
 ) -> None:

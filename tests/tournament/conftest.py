@@ -28,8 +28,8 @@ def node_ready() -> str | None:
     """Why the Node.js bot cannot run here, or None when it can."""
     if shutil.which("node") is None:
         return "node is not installed"
-    if not (NODE_BOT / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        return "clients/node-bot has no node_modules (run: make node-bot, i.e. npm ci)"
+    if not (NODE_BOT / "node_modules" / "@game-referee" / "sdk" / "dist" / "index.js").is_file():
+        return "clients/node-bot has no built SDK in node_modules (run: make node-bot)"
     return None
 
 

@@ -1,4 +1,4 @@
-"""The Node.js sample bot: protos loaded at run time, a random legal command for any game."""
+"""The Node.js sample bot, on the TypeScript SDK: a random legal command for any game."""
 
 from __future__ import annotations
 
@@ -67,8 +67,8 @@ def test_node_bot_reports_bad_arguments(node_bot: dict[str, Any]) -> None:
     assert done.returncode == 2 and "--token are required" in done.stderr
 
 
-def test_package_lock_is_committed_and_protos_are_not_copied() -> None:
+def test_package_lock_is_committed_and_the_bot_is_on_the_sdk() -> None:
     lock = json.loads((NODE_BOT / "package-lock.json").read_text())
-    assert "node_modules/@grpc/grpc-js" in lock["packages"]
+    assert lock["packages"]["node_modules/@game-referee/sdk"]["resolved"] == "../ts-sdk"
     assert not list(Path(NODE_BOT).glob("*.proto"))
-    assert "protoLoader.loadSync" in (NODE_BOT / "index.js").read_text()
+    assert "new PlayerLoop(" in (NODE_BOT / "index.js").read_text()

@@ -1,43 +1,39 @@
-// The referee over HTTP: generated messages (protobuf-es) and a Connect client (connect-web).
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+// The referee over HTTP, on the TypeScript SDK (clients/ts-sdk): its typed client on a
+// Connect transport (connect-web), its reading of refusals, retries and resumes.
+import { Code, ConnectError } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
-import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
-import { gameInfo, type GameInfo } from "./games";
 import {
-  RefereeService,
+  backoff as sdkBackoff,
+  createRefereeClient,
+  refusalOf,
+  resumable as sdkResumable,
+  submitCommand,
   type ListGameTypesResponse,
-  type SubmitCommandRequest,
   type SubmitCommandResponse,
-} from "./gen/referee/v1/referee_pb";
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { SubmitCommandRequestSchema } from "./gen/referee/v1/referee_pb";
+  type SubmitRequest,
+} from "@game-referee/sdk";
+import { gameInfo, type GameInfo } from "./games";
 import { player } from "./store";
 
 /** The server: this page's own origin, or ?api=http://host:port (with --http-cors-origin). */
 export const apiBase = new URLSearchParams(location.search).get("api") ?? location.origin;
 
 // JSON on the wire: readable in the browser's developer tools, and what the tests inspect.
-export const api = createClient(
-  RefereeService,
-  createConnectTransport({ baseUrl: apiBase, useBinaryFormat: false }),
-);
+export const api = createRefereeClient(createConnectTransport({ baseUrl: apiBase, useBinaryFormat: false }));
 
 export interface Problem {
   code: string;
   message: string;
   ruleId?: string;
+  /** ErrorInfo.reason (NOT_YOUR_TURN, GAME_OVER, ...: docs/clients.md section 4). */
+  reason?: string;
 }
 
 /** A failed call in words: the referee's message (it starts with the rule id of a refused
- * command, e.g. "VQ-6: ..."), its Connect code and the rule id from ErrorInfo. */
+ * command, e.g. "VQ-6: ..."), its Connect code and the rule id and reason from ErrorInfo. */
 export function problem(error: unknown): Problem {
-  const e = ConnectError.from(error);
-  const info = e.findDetails(ErrorInfoSchema)[0];
-  return {
-    code: String(e.code),
-    message: e.rawMessage,
-    ruleId: info?.metadata["rule_id"],
-  };
+  const refusal = refusalOf(ConnectError.from(error))!;
+  return { code: String(refusal.code), message: refusal.message, ruleId: refusal.ruleId, reason: refusal.reason || undefined };
 }
 
 export function sleep(ms: number): Promise<void> {
@@ -71,45 +67,22 @@ export function scoreMeaning(gameType: string): string {
   return lastListed?.gameTypes.find((t) => t.gameType === gameType)?.scoreMeaning ?? "";
 }
 
-/** Stream ends that are the server's answer to the request itself: resuming gets the same.
- * Any other end (a transport error, a server going away, a proxy's reset) is resumed from
- * the last sequence received, which is always safe. */
-const STREAM_REFUSED = new Set([
-  Code.InvalidArgument, Code.NotFound, Code.PermissionDenied, Code.Unauthenticated,
-  Code.FailedPrecondition, Code.Unimplemented, Code.OutOfRange, Code.AlreadyExists,
-]);
-
-export function resumable(error: unknown): boolean {
-  return !STREAM_REFUSED.has(ConnectError.from(error).code);
-}
-
-/** Command errors after which nobody knows whether the referee applied it (a transport
- * error, a timeout, a server going away): retried with the same command id, applied once. */
-const OUTCOME_UNKNOWN = new Set([
-  Code.Unavailable, Code.DeadlineExceeded, Code.Internal, Code.Unknown, Code.Canceled,
-  Code.ResourceExhausted,
-]);
+/** Whether a stream that ended so is resumed from the last sequence received (always safe):
+ * any end but the server's refusal of the request itself. */
+export const resumable = sdkResumable;
 
 /** Milliseconds before retry `attempt` (0, 1, ...): doubling from 100 ms to 5 s, jittered. */
 export function backoff(attempt: number): number {
-  const ceiling = Math.min(5000, 100 * 2 ** Math.min(attempt, 16));
-  return ceiling * (0.5 + Math.random() / 2);
+  return sdkBackoff(attempt, 100, 5000);
 }
 
 /** SubmitCommand, sent again with the same command id while its outcome is unknown. */
 export async function submit(
-  request: MessageInitShape<typeof SubmitCommandRequestSchema> & Pick<SubmitCommandRequest, "commandId">,
+  request: SubmitRequest,
   retries = 12,
   options: { headers?: Record<string, string> } = {},
 ): Promise<SubmitCommandResponse> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await api.submitCommand(request, options);
-    } catch (error) {
-      if (attempt >= retries || !OUTCOME_UNKNOWN.has(ConnectError.from(error).code)) throw error;
-      await sleep(backoff(attempt));
-    }
-  }
+  return submitCommand(api, request, options, { retries, first: 100, most: 5000 });
 }
 
 /** Call options carrying the signed-in player's credential (none when signed out). */

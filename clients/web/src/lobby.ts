@@ -5,6 +5,7 @@
 // SeatGranted return only the claimant's seat.
 import { api, auth, backoff, checkReach, problem, reach, resumable, sleep, unreachable } from "./api";
 import { h } from "./dom";
+import { PlayerLoop } from "@game-referee/sdk";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
   ChallengeState, PairingState, PlayerKind, type Challenge, type ClockSettingsSchema, type GameSummary,
@@ -278,40 +279,39 @@ export function lobby(
   });
 
   // The player stream: challenges to us as they come, and the seats a challenge or a pairing
-  // gave us (SeatGranted: our own token only). Its game updates are for the table pages.
-  void (async () => {
-    for (let attempt = 0; !signal.aborted; attempt++) {
-      try {
-        // Each response carries every message that was ready at once (one write per batch).
-        for await (const { messages } of api.watchPlayer({}, auth(signal))) {
-          reach.set(true);
-          attempt = 0;
-          for (const message of messages) {
-            const kind = message.kind;
-            if (kind.case === "challenge") {
-              challenges.set(kind.value.challengeId, kind.value);
-              drawChallenges();
-            } else if (kind.case === "pairing") {
-              showTicket(kind.value);
-            } else if (kind.case === "seat") {
-              const s = kind.value;
-              // A seat new to this browser, in a game not over: a challenge of ours accepted,
-              // or a pairing made; seats it knows already are where their pages are.
-              const before = savedGame(s.gameId);
-              const known = before?.mine.includes(s.seat) ?? false;
-              holdSeat(s.gameId, s.game?.gameType ?? "", s.seat, s.seatToken);
-              if (!known && !s.game?.gameOver) play(s.gameId, s.seat);
-            }
-          }
+  // gave us (SeatGranted: our own token only). Its game updates are for the table pages: the
+  // SDK's loop keeps where each game is, so a reconnect sends none of them again.
+  if (me) {
+    const loop = new PlayerLoop({
+      client: api,
+      credential: me.token,
+      backoffMs: { first: 100, most: 5000 },
+      maxAttempts: Number.POSITIVE_INFINITY,
+      onMessage: (message) => {
+        reach.set(true);
+        const kind = message.kind;
+        if (kind.case === "challenge") {
+          challenges.set(kind.value.challengeId, kind.value);
+          drawChallenges();
+        } else if (kind.case === "pairing") {
+          showTicket(kind.value);
+        } else if (kind.case === "seat") {
+          const s = kind.value;
+          // A seat new to this browser, in a game not over: a challenge of ours accepted, or
+          // a pairing made; seats it knows already are where their pages are.
+          const before = savedGame(s.gameId);
+          const known = before?.mine.includes(s.seat) ?? false;
+          holdSeat(s.gameId, s.game?.gameType ?? "", s.seat, s.seatToken);
+          if (!known && !s.game?.gameOver) play(s.gameId, s.seat);
         }
-      } catch (error) {
-        if (signal.aborted) return;
+      },
+      onReconnect: (error) => {
         if (unreachable(error)) checkReach();
-        if (!resumable(error)) return;
-      }
-      await sleep(backoff(attempt));
-    }
-  })();
+      },
+    });
+    signal.addEventListener("abort", () => loop.stop());
+    void loop.run().catch(() => undefined); // a refusal of the stream itself: signed out
+  }
   section.append(h("h2", {}, "Challenges"), challengeList, challengeForm, h("h2", {}, "Pairing"), pairingForm);
   return section;
 }

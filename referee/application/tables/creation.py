@@ -34,10 +34,9 @@ from referee.application.tables.seats import (
     ANNOUNCED,
     CLAIM_CODES,
     LOBBY,
+    GameSecrets,
     holding_write,
     lobby_body,
-    new_claim_code,
-    new_seat_token,
     reservation_write,
 )
 from referee.application.tables.values import Created
@@ -54,6 +53,9 @@ PlayerLookup = Callable[[str], Awaitable[Player]]
 WritesFor = Callable[[str], Sequence[DocumentWrite]]
 
 log = structlog.get_logger("referee")
+
+#: A game's secrets drawn at random (a CreateGame without a request id).
+RANDOM = GameSecrets()
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +96,12 @@ async def create(
     creator: Principal | None = None,
     lookup: PlayerLookup | None = None,
     meeting: Meeting | None = None,
+    minted: GameSecrets = RANDOM,
 ) -> Created:
     """See :meth:`referee.application.referee.Referee.create`: ``creator`` the signed-in
     creator (``creator`` seats), ``lookup`` checks that each reserved seat's player exists,
-    ``meeting`` the lobby's players (see :class:`Meeting`)."""
+    ``meeting`` the lobby's players (see :class:`Meeting`), ``minted`` how the game's
+    secrets are made (random; derived from a request id, with its document)."""
     game = _game(repository, setup.game_type)
     settings, seed = _checked(setup)
     plans = settings.seats
@@ -109,19 +113,14 @@ async def create(
     # Dealt in the opening unless a seat still waits for its claim.
     waiting = [s for s, plan in enumerate(plans) if plan.waits and s not in seated]
     table, opening = _opened(game, setup, settings, seed, waiting, holders)
-    config = table.config
-    tokens = tuple(
-        ""
-        if settings.plan(seat).mode in ("open", "reserved") and seat not in seated
-        else new_seat_token()
-        for seat in range(config.players)
-    )
-    codes = {seat: new_claim_code() for seat, p in enumerate(plans) if p.mode == "open"}
+    game_id = secrets.token_hex(8)
+    modes = [settings.plan(seat).mode for seat in range(table.config.players)]
+    tokens, codes, organiser = minted.handed_out(game_id, modes, seated)
     announced = [
         seat for seat, plan in enumerate(plans) if plan.mode == "reserved" and seat not in seated
     ]
-    organiser = f"org-{secrets.token_urlsafe(24)}"
-    record = _record(table, setup, settings, tokens, seated, codes, bool(announced), organiser)
+    secrets_of = (tokens, codes, organiser)
+    record = _record(game_id, table, setup, settings, secrets_of, seated, bool(announced))
     live = LiveGame(record.game_id, record, table, settings=settings)
     claims = [
         SeatClaim(seat, who, what, hash_token(tokens[seat]), record.created_at)
@@ -130,6 +129,7 @@ async def create(
     documents = _documents(live, claims, announced, waiting)
     if meeting is not None:
         documents.extend(meeting.writes_for(record.game_id))
+    documents.extend(minted.documents(record.game_id, record.created_at))
     live.claims = {claim.seat: claim for claim in claims}
     await repository.unit(repository.store_new(live, opening, documents, claims))
     log.info(
@@ -239,16 +239,17 @@ def _opened(
 
 
 def _record(
+    game_id: str,
     table: Table[Any],
     setup: Setup,
     settings: GameSettings,
-    tokens: Sequence[str],
+    handed_out: tuple[Sequence[str], Mapping[int, str], str],
     seated: Mapping[int, str],
-    codes: Mapping[int, str],
     announced: bool,
-    organiser: str,
 ) -> GameRecord:
-    """The stored record of the new game: only hashes of its tokens and claim codes."""
+    """The stored record of the new game: only hashes of its tokens, claim codes and
+    organiser token (``handed_out``)."""
+    tokens, codes, organiser = handed_out
     config = table.config
     stored_settings: dict[str, Any] = {**settings.to_json(), seeds.SALT_KEY: config.salt.hex()}
     if codes:
@@ -256,7 +257,7 @@ def _record(
     if announced:
         stored_settings[ANNOUNCED] = True
     return GameRecord(
-        game_id=secrets.token_hex(8),
+        game_id=game_id,
         game_type=config.game_type,
         players=config.players,
         # The config's own dict (normalised, a new one): neither the record nor the config

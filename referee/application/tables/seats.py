@@ -8,13 +8,21 @@ timekeeper deletes what a game that ended unfilled leaves behind.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import secrets
 import time
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from referee.application.tables.access import hash_token
 from referee.application.tables.live import LiveGame, now_ms
 from referee.store import DocumentWrite
 
+#: The document kind of a CreateGame request id (key: the id's hash): the game it made.
+CREATE_REQUEST = "create_request"
 #: The document kind of a listed game waiting for players.
 LOBBY = "lobby"
 #: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
@@ -37,6 +45,55 @@ def new_seat_token() -> str:
 
 def new_claim_code() -> str:
     return f"claim-{secrets.token_urlsafe(18)}"
+
+
+@dataclass(frozen=True, slots=True)
+class GameSecrets:
+    """The secrets a new game hands its creator: seat tokens, claim codes, the organiser
+    token. Random; or, for a CreateGame with a request id, derived from it (HMAC-SHA256 keyed
+    by the id, over the game id and what each secret is for), so that a retry of the same
+    request is answered with the same secrets while the store keeps only their hashes, as for
+    any game. A request id is then as secret as the tokens: a fresh random one (a UUID)."""
+
+    request_id: str = ""
+    #: What the request asked for (its fingerprint), kept with the id: a retry must match.
+    asked: str = ""
+
+    def _part(self, game_id: str, label: str, size: int) -> str:
+        if not self.request_id:
+            return secrets.token_urlsafe(size)
+        key, what = self.request_id.encode(), f"{game_id}/{label}".encode()
+        digest = hmac.new(key, what, hashlib.sha256).digest()[:size]
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+    def handed_out(
+        self, game_id: str, modes: Sequence[str], seated: Collection[int]
+    ) -> tuple[tuple[str, ...], dict[int, str], str]:
+        """Each seat's token ("" for an open or reserved seat not seated at creation), the
+        open seats' claim codes, and the organiser token, of a game whose seats are taken as
+        ``modes`` says (each seat's plan)."""
+        tokens = tuple(
+            ""
+            if mode in ("open", "reserved") and seat not in seated
+            # A prefix keeps tokens from starting with "-" (command lines take it for a flag).
+            else f"seat-{self._part(game_id, f'seat/{seat}', 24)}"
+            for seat, mode in enumerate(modes)
+        )
+        codes = {
+            seat: f"claim-{self._part(game_id, f'claim/{seat}', 18)}"
+            for seat, mode in enumerate(modes)
+            if mode == "open"
+        }
+        return tokens, codes, f"org-{self._part(game_id, 'organiser', 24)}"
+
+    def documents(self, game_id: str, at: float) -> list[DocumentWrite]:
+        """Written with the game: the request id's document (keyed by the id's hash), which
+        a retry finds; none without a request id. Two creations with one id write it once
+        (a :class:`~referee.store.RevisionConflict` for the second)."""
+        if not self.request_id:
+            return []
+        body = {"game_id": game_id, "asked": self.asked}
+        return [DocumentWrite(CREATE_REQUEST, hash_token(self.request_id), body, 0, at)]
 
 
 def holding_write(player: str, game_id: str, seat: int, game_type: str) -> DocumentWrite:
