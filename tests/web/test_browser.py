@@ -102,5 +102,6 @@ def test_every_browser_test_file_is_collected() -> None:
         "table",
         "housebots",
         "offline",
+        "resign",
     }
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)

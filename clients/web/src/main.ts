@@ -388,6 +388,7 @@ function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
 }
 
 function waitingWords(view: View): string {
+  if (view.refereeToMove) return "The referee plays for a seat that left the game…";
   const empty = view.seatHolders.filter((x) => x.state === SeatState.OPEN || x.state === SeatState.RESERVED);
   if (empty.length) return `Waiting for ${empty.map((x) => x.player || `seat ${x.seat}`).join(", ")} to take a seat…`;
   return "Waiting for the others…";
@@ -463,7 +464,8 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
         }
       } }, "Fill the empty seats with server bots"), " ", level));
     }
-    if (!view.gameOver && playing && view.seat !== undefined && !view.seatHolders.find((x) => x.seat === view.seat)?.resigned) {
+    if (!view.gameOver && playing && view.seat !== undefined && !view.seatsLeft.some((x) => x.seat === view.seat)
+        && !view.seatHolders.find((x) => x.seat === view.seat)?.resigned) {
       parts.push(h("button", { type: "button", class: "resign", onclick: async (e: Event) => {
         const button = e.currentTarget as HTMLButtonElement;
         if (button.dataset.sure === undefined) {
