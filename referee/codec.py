@@ -42,8 +42,9 @@ from referee import rulebook
 from referee.engine import labels
 from referee.engine.endings import Ending
 from referee.engine.fields import FieldType, Kind, field_plan, wire_maker
-from referee.engine.game import Decision, FixedDeal, GameInfo, SeatResult, Viewer
+from referee.engine.game import Decision, FixedDeal, GameInfo, Viewer
 from referee.engine.openings import CardsOpened, DeckCommitted
+from referee.engine.outcomes import Ranking, SeatLeft, SeatOutcome
 from referee.engine.parts import CommandParts, legal_command_parts
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
@@ -351,7 +352,9 @@ _LABELS = repeated_writer(_VIEW.fields_by_name["legal_command_labels"])
 _LINES = repeated_writer(_VIEW.fields_by_name["view_lines"])
 _PARTS = _repeated_of("legal_command_parts", CommandParts)
 _LEGAL_TAG = tag(_VIEW.fields_by_name["legal_commands"].number, 2)
-_RESULTS = _repeated_of("results", SeatResult)
+_RESULTS = _repeated_of("results", SeatOutcome)
+_LEFT = _repeated_of("seats_left", SeatLeft)
+_RANKING, _REFEREE_TO_MOVE = _view_field("ranking"), _view_field("referee_to_move")
 _DECISIONS = _repeated_of("decisions", Decision)
 _CLOCKS_FIELD = _VIEW.fields_by_name["clocks"]
 _CLOCKS_TAG = tag(_CLOCKS_FIELD.number, 2)
@@ -400,6 +403,7 @@ def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = (
     ending = view.ending
     if ending is not None:
         parts += [_END_RULE(ending.rule_id), _END_REASON(ending.reason)]
+    parts += [_RANKING(view.ranking), _LEFT(view.left), _REFEREE_TO_MOVE(view.referee_to_move)]
     return b"".join(parts)
 
 
@@ -412,7 +416,7 @@ def view_from_proto(message: pb.View) -> View:
     type_id, inner = _game_oneof(message, "view")
     viewer: Viewer = message.seat if message.HasField("seat") else None
     results = (
-        tuple(map(plan(SeatResult, pb.SeatResult.DESCRIPTOR).decode, message.results))
+        tuple(map(plan(SeatOutcome, pb.SeatResult.DESCRIPTOR).decode, message.results))
         if message.game_over and not message.aborted
         else None
     )
@@ -429,6 +433,9 @@ def view_from_proto(message: pb.View) -> View:
         commitment=message.seed_commitment,
         aborted=message.aborted,
         ending=Ending(message.end_rule_id, message.end_reason) if message.end_rule_id else None,
+        ranking=Ranking(message.ranking),
+        left=tuple(map(plan(SeatLeft, pb.SeatLeft.DESCRIPTOR).decode, message.seats_left)),
+        referee_to_move=message.referee_to_move,
     )
 
 
@@ -449,9 +456,14 @@ def deal_from_proto(message: pb.FixedDeal) -> FixedDeal | None:
     return deal
 
 
-def results_to_proto(results: tuple[SeatResult, ...] | None) -> list[pb.SeatResult]:
-    encode = plan(SeatResult, pb.SeatResult.DESCRIPTOR).encode
+def results_to_proto(results: tuple[SeatOutcome, ...] | None) -> list[pb.SeatResult]:
+    encode = plan(SeatOutcome, pb.SeatResult.DESCRIPTOR).encode
     return [pb.SeatResult.FromString(encode(r)) for r in results or ()]
+
+
+def left_to_proto(left: tuple[SeatLeft, ...]) -> list[pb.SeatLeft]:
+    encode = plan(SeatLeft, pb.SeatLeft.DESCRIPTOR).encode
+    return [pb.SeatLeft.FromString(encode(gone)) for gone in left]
 
 
 def decisions_to_proto(decisions: tuple[Decision, ...]) -> list[pb.PendingDecision]:
@@ -501,6 +513,7 @@ __all__ = [
     "event_to_proto",
     "game_field",
     "game_type_to_proto",
+    "left_to_proto",
     "plan",
     "results_to_proto",
     "view_bytes",

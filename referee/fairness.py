@@ -38,8 +38,10 @@ from referee.engine.table import Table
 from referee.engine.table_events import (
     DefaultPlayed,
     GameAborted,
+    SeatAbandoned,
     SeatClaimed,
     SeatResigned,
+    SeatsAbsent,
     SeedCommitted,
     SeedRevealed,
     TableEvent,
@@ -270,6 +272,10 @@ def _expected(
             return table.time_out(first.seat)
         if isinstance(first, SeatResigned):
             return table.resign(first.seat)
+        if isinstance(first, SeatAbandoned):  # the player went away, or the organiser said so
+            return table.abandon(first.seat, first.reason)
+        if isinstance(first, SeatsAbsent):  # the join deadline with reserved seats unclaimed
+            return table.no_show(first.seats)
         if isinstance(first, SeatClaimed):  # claims, and the deal when they fill the table
             claims = [e for e in batch if isinstance(e, SeatClaimed)]
             return [*claims, *(table.start() if _deals(batch) else [])]

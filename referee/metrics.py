@@ -131,7 +131,8 @@ class Metrics:
 
     def game_ended(self, live: Any) -> None:
         """Count a game (a referee's ``LiveGame``) this process saw end, and log its outcome as
-        ``game_ended``: the winners and every seat's score and rank, or the abort's reason."""
+        ``game_ended``: the winners and every seat's score, rank (by the one rule) and how its
+        game ended, or the abort's reason."""
         table, game_type = live.table, live.record.game_type
         aborted: str | None = table.status.aborted
         if aborted is not None:
@@ -139,7 +140,10 @@ class Metrics:
             outcome: dict[str, Any] = {"outcome": "aborted", "reason": aborted}
         else:
             self.games_finished.labels(game_type).inc()
-            seats = [{"seat": r.seat, "score": r.score, "rank": r.rank} for r in table.results()]
+            seats = [
+                {"seat": r.seat, "score": r.score, "rank": r.rank, "end": r.end.word}
+                for r in table.outcomes() or ()
+            ]
             outcome = {
                 "outcome": "finished",
                 "winners": [s["seat"] for s in seats if s["rank"] == 1],

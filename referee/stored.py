@@ -201,6 +201,9 @@ def holder_to_proto(holder: Any) -> pb.SeatHolder:
         player=holder.player,
         kind=_PLAYER_KINDS.get(holder.kind, pb.PLAYER_KIND_UNSPECIFIED),
         resigned=holder.resigned,
+        left=holder.left,
+        hidden=holder.hidden,
+        online=holder.online,
     )
 
 

@@ -125,5 +125,9 @@ def view(game_id: str, players: int, value: View, clocks: Sequence[Any] = ()) ->
     if value.ending is not None:
         message.end_rule_id = value.ending.rule_id
         message.end_reason = value.ending.reason
+    message.ranking = int(value.ranking)  # type: ignore[assignment]
+    for gone in value.left:
+        fill(message.seats_left.add(), gone)
+    message.referee_to_move = value.referee_to_move
     fill(getattr(message, value.game_type.replace("-", "_")), value.game)
     return message

@@ -15,6 +15,7 @@ from referee import codec
 from referee import stored as stored_form
 from referee.engine import FixedDeal, Table, all_games
 from referee.engine.openings import CardOpening
+from referee.engine.outcomes import Ranking
 from referee.engine.table_events import TableSettings
 from referee.v1 import referee_pb2 as pb
 from tests import protobuf_reference as reference
@@ -99,20 +100,30 @@ def _same_bytes(data: bytes, reference: Any) -> None:
 
 
 def _random_refereed_play(game_type: str, players: int, seed: int) -> Iterator[tuple[Table, int]]:  # type: ignore[type-arg]
-    """A refereed table (card commitments, forfeits) played at random, with timeouts, the
-    forfeited seats' default plays, sometimes an abort, and the reveal: yields the table and
-    the version before each batch, as the server encodes them."""
+    """A refereed table (card commitments, forfeits, finishers ranked first) played at
+    random, with timeouts, resignations, abandoned seats, the default plays of the seats
+    that left, sometimes an abort, and the reveal: yields the table and the version before
+    each batch, as the server encodes them."""
     rng = random.Random(seed)
     table = Table.create(
         game_type,
         players=players,
         seed=str(seed).encode(),
-        settings=TableSettings(card_commitments=True, forfeit_after_timeouts=2),
+        settings=TableSettings(
+            card_commitments=True, forfeit_after_timeouts=2, ranking=Ranking.FINISHERS_FIRST
+        ),
     )
     seen = 0
     while True:
         yield table, seen
         seen = table.version
+        forfeited = table.forfeited_play()
+        if forfeited:
+            table.extend(forfeited)
+            continue
+        if table.reveal_due():
+            table.extend(table.reveal())
+            continue
         pending = table.pending()
         if not pending:
             return
@@ -122,13 +133,10 @@ def _random_refereed_play(game_type: str, players: int, seed: int) -> Iterator[t
             table.extend(table.time_out(seat))
         elif roll < 0.035 and table.version > 40:
             table.extend(table.abort("organiser"))
+        elif roll < 0.04 and len(table.status.left) < players - 1:
+            table.extend(table.resign(seat) if roll < 0.0375 else table.abandon(seat, "gone"))
         else:
             table.submit(seat, rng.choice(table.legal_commands(seat)))
-        forfeited = table.forfeited_play()
-        if forfeited:
-            table.extend(forfeited)
-        if table.reveal_due():
-            table.extend(table.reveal())
 
 
 def _player_counts(game_type: str) -> list[int]:

@@ -495,6 +495,8 @@ def cmd_list(
         if game.game_over:
             winners = ", ".join(str(r.seat) for r in game.results if r.rank == 1)
             status = f"over (won by seat {winners})"
+        elif game.referee_to_move and not game.pending_seats:
+            status = "the referee plays for a seat that left"
         else:
             status = "waiting for seat " + ", ".join(str(s) for s in game.pending_seats)
         term.say(

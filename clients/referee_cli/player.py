@@ -203,19 +203,25 @@ class PlayerWatch:
 
 
 def holders_text(game: referee_pb2.GameSummary) -> str:
-    """``alice, (open), bob (bot)``: who holds each seat (never a token)."""
+    """``alice (online), (open), bob (bot)``: who holds each seat (never a token), whether
+    the player is online (in the lobby's tables), and a seat a rated game keeps hidden
+    until it starts as ``(hidden)``."""
     parts = []
     by_seat = {holder.seat: holder for holder in game.seat_holders}
     for seat in range(game.players):
         holder = by_seat.get(seat)
         if holder is None or holder.state == referee_pb2.SEAT_STATE_OPEN:
             parts.append("(open)")
+        elif holder.hidden:
+            parts.append("(hidden)")
         elif holder.state == referee_pb2.SEAT_STATE_RESERVED:
             parts.append(f"({holder.player}?)")
         else:
             name = holder.player or "(anonymous)"
             if holder.kind == referee_pb2.PLAYER_KIND_BOT:
                 name += " (bot)"
+            if holder.online:
+                name += " (online)"
             parts.append(name + (" (resigned)" if holder.resigned else ""))
     return ", ".join(parts)
 

@@ -40,6 +40,7 @@ __all__ = [
     "menu_groups",
     "menu_texts",
     "redraw_for_spectator",
+    "render_left",
     "render_menu",
     "render_results",
     "render_view",
@@ -60,13 +61,41 @@ def viewer(view: referee_pb2.View) -> int | None:
     return view.seat if view.HasField("seat") else None
 
 
+#: How a seat that left the game ended, in a word (``SeatEnd``).
+LEFT_WORDS = {
+    referee_pb2.SEAT_END_RESIGNED: "resigned",
+    referee_pb2.SEAT_END_FORFEITED: "forfeited on time",
+    referee_pb2.SEAT_END_ABANDONED: "abandoned",
+    referee_pb2.SEAT_END_ABSENT: "absent",
+}
+
+
 def render_results(view: referee_pb2.View) -> list[str]:
-    """Final standings, best first (one line, or one per seat when they do not fit)."""
+    """Final standings, best first (one line, or one per seat when they do not fit): the
+    referee's ranks, a seat that left the game named so (it ranks below every seat that
+    finished in a rated or tournament game)."""
     me = viewer(view)
     ranked = sorted(view.results, key=lambda r: (r.rank, r.seat))
     names = holder_names(view)
-    items = [f"{r.rank}. {seat_name(r.seat, me, names)} ({r.score})" for r in ranked]
+    items = [
+        f"{r.rank}. {seat_name(r.seat, me, names)} ({r.score}"
+        + (f", {LEFT_WORDS[r.end]})" if r.end in LEFT_WORDS else ")")
+        for r in ranked
+    ]
     return wrap("Final standings:", items, SCREEN_WIDTH, "   ")
+
+
+def render_left(view: referee_pb2.View) -> list[str]:
+    """The seats that left the game before its end (``View.seats_left``): the referee plays
+    for them; none is ever asked to decide again."""
+    if not view.seats_left or view.game_over:
+        return []
+    me, names = viewer(view), holder_names(view)
+    items = [
+        f"{seat_name(gone.seat, me, names)} {LEFT_WORDS.get(gone.end, 'left')}"
+        for gone in view.seats_left
+    ]
+    return wrap("Left the game:", items, SCREEN_WIDTH, "  ")
 
 
 def _status(view: referee_pb2.View) -> str:
@@ -83,6 +112,8 @@ def _status(view: referee_pb2.View) -> str:
         what = ", ".join(part for part in (d.kind.replace("_", " "), d.rule_id) if part)
         about.setdefault(what, []).append(who)
     asked = [f"{join(seats)} ({what})" for what, seats in about.items()]
+    if view.referee_to_move:
+        asked.append("the referee, for a seat that left the game")
     if not asked:
         return ""
     mine = me is not None and me in view.pending_seats and view.legal_commands
@@ -115,7 +146,8 @@ def render_view(
         lines.extend(wrap("", status.split(" "), SCREEN_WIDTH, " "))
     fixed, facts, seats = game_lines(view, info)
     lines.extend(fixed)
-    after = _clocks(view) + (render_results(view) if view.game_over and view.results else [])
+    after = render_left(view) + _clocks(view)
+    after += render_results(view) if view.game_over and view.results else []
     left = max(1, room - len(lines) - len(after))
     given = list(view.view_lines)
     if given:  # the game's words, from the top (the game puts the hand first), as room allows

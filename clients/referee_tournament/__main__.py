@@ -13,7 +13,7 @@ from pathlib import Path
 from referee import cli_help
 from referee_tournament.config import ConfigError, load
 from referee_tournament.progress import Progress
-from referee_tournament.report import fallback_text, standings_text
+from referee_tournament.report import standings_text
 from referee_tournament.tournament import run
 
 
@@ -76,13 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = results["summary"]
     print(
         f"{results['name']}: {summary['games']} games in {results['seconds']:.1f} s "
-        f"({summary['ok']} ok, {summary['fallback']} fallback, {summary['forfeit']} forfeit, "
-        f"{summary['failed']} failed, {summary['void']} void)"
+        f"({summary['ok']} ok, {summary['no_show']} no-show, {summary['failed']} failed, "
+        f"{summary['void']} void)"
     )
     print(standings_text(results["standings"]))
-    replaced = fallback_text(results["fallback_results"], results["fallback"])
-    if replaced:
-        print(f"\n{replaced}")
     for label, rows in results["by_game"].items():
         if len(results["by_game"]) > 1:
             print(f"\n{label}:\n{standings_text(rows)}")

@@ -20,7 +20,18 @@ from typing import Any
 import yaml
 
 FORMATS = ("duplicate", "round-robin", "swiss")
-ON_FAILURE = ("fallback", "forfeit")
+#: What a remote bot's no-show costs (CreateGameRequest.no_show): ``loss`` (the referee ends
+#: the game at the join deadline, the absent bot last), ``void`` (the referee voids the game;
+#: the runner replays the deal, the last replay scored as a loss).
+NO_SHOW = ("loss", "void")
+#: Keys that are gone, and why (a config that still has them is refused, never ignored).
+REMOVED_KEYS = {
+    "on_failure": "a faulty bot's seat is now removed from its game (abandoned) and the "
+    "referee finishes it with the game's default commands; the referee's one rule ranks it "
+    "below every seat that finished (docs/tournaments.md, Faults)",
+    "fallback": "the referee's default commands finish a faulty bot's seat (docs/tournaments.md, "
+    "Faults)",
+}
 
 #: Placeholders a bot's command line may use, filled in per game and seat.
 PLACEHOLDERS = {
@@ -105,12 +116,12 @@ class Limits:
 
     #: A seat pending longer than this (after its bot's start-up allowance) is a hang.
     move_timeout: float = 10.0
-    #: A game not over after this long is stopped; the seats it waits for forfeit it.
+    #: A game not over after this long: the seats it waits for are removed (abandoned).
     game_timeout: float = 300.0
     #: Extra time for a bot process to start before its first move counts.
     start_timeout: float = 10.0
-    #: A game with a remote bot that is not seated this long after its creation is aborted by
-    #: the referee (its join deadline): void, the missing bot absent.
+    #: A game with a remote bot that is not seated this long after its creation is ended by
+    #: the referee (its join deadline): a no-show, the missing bot absent.
     join_timeout: float = 60.0
     #: After the game is over, how long a bot process may take to exit before it is killed.
     exit_grace: float = 2.0
@@ -128,8 +139,11 @@ class TournamentConfig:
     parallel: int = 4
     server: str | None = None
     limits: Limits = field(default_factory=Limits)
-    on_failure: str = "fallback"
-    fallback: str = "random"
+    #: What a remote bot's no-show costs (:data:`NO_SHOW`).
+    no_show: str = "loss"
+    #: ``no_show: void``: how often a void game is replayed (after the other games); its last
+    #: replay scores a no-show as a loss, so every pairing plays (or is scored on) its deals.
+    replays: int = 1
     source: Path | None = None
     #: The referee's clock for every decision (CreateGameRequest.clock), empty for none.
     clock: Mapping[str, int] = field(default_factory=dict)
@@ -165,8 +179,8 @@ _TOP_KEYS = {
     "parallel",
     "server",
     "limits",
-    "on_failure",
-    "fallback",
+    "no_show",
+    "replays",
     "clock",
     "rated",
 }
@@ -194,6 +208,9 @@ def parse(data: Any, *, source: Path | None = None) -> TournamentConfig:
     folder (the current folder without one)."""
     if not isinstance(data, dict):
         raise ConfigError("the config must be a mapping (YAML or JSON object)")
+    for key, why in REMOVED_KEYS.items():
+        if key in data:
+            raise ConfigError(f"{key}: no longer a setting: {why}")
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
         raise ConfigError(f"unknown key {unknown[0]!r}; known: {', '.join(sorted(_TOP_KEYS))}")
@@ -213,14 +230,7 @@ def parse(data: Any, *, source: Path | None = None) -> TournamentConfig:
     if fmt != "swiss" and "rounds" in data:
         raise ConfigError("rounds: only for format swiss")
     rounds = _int(data, "rounds", max(1, math.ceil(math.log2(len(names)))), minimum=1)
-    on_failure = _choice(data, "on_failure", ON_FAILURE, "fallback")
-    fallback = _str(data, "fallback", "random")
-    from referee_bot.strategies import strategy_names
-
-    if fallback not in strategy_names():
-        raise ConfigError(
-            f"fallback: unknown strategy {fallback!r}; one of {', '.join(strategy_names())}"
-        )
+    no_show = _choice(data, "no_show", NO_SHOW, "loss")
     seed = data.get("seed")
     if seed is None:
         seed = secrets.token_hex(16)
@@ -248,8 +258,8 @@ def parse(data: Any, *, source: Path | None = None) -> TournamentConfig:
         parallel=_int(data, "parallel", min(4, os.cpu_count() or 1), minimum=1),
         server=server,
         limits=_limits(data.get("limits")),
-        on_failure=on_failure,
-        fallback=fallback,
+        no_show=no_show,
+        replays=_int(data, "replays", 1, minimum=0),
         source=source,
         clock=_clock(data.get("clock")),
         secret_seed="seed" not in data,

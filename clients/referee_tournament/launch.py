@@ -7,8 +7,10 @@ remote bot may say how to start it (``launch:``): the runner registers the accou
 starts the command once, before the first game, with the account's token in
 ``REFEREE_CREDENTIAL`` (never on the command line, where ``ps`` shows it), and stops it after
 the last game. It is then exactly a remote bot: one program, every seat over its player
-stream, found by the reservation alone. With ``server:``/``--server`` the runner starts
-nothing: the account must exist and the bot must be running.
+stream, found by the reservation alone. The first game waits for it to come online (its
+player stream open, ``GetPresence``) for up to ``limits.start_timeout``: a bot still offline
+then is absent from its games, as any offline remote bot is. With ``server:``/``--server``
+the runner starts nothing: the account must exist and the bot must be running.
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from referee.v1 import referee_pb2
 from referee_tournament.config import TournamentConfig
-from referee_tournament.processes import python_path
+from referee_tournament.processes import POLL, python_path
+from referee_tournament.seats import offline_accounts
 
 
 @contextlib.contextmanager
@@ -62,6 +66,10 @@ def launched(config: TournamentConfig, stub: Any, address: str, logs: Path) -> I
                     start_new_session=True,
                 )
             )
+        accounts = [bot.account for bot in config.bots if bot.account is not None and bot.launch]
+        deadline = time.monotonic() + config.limits.start_timeout
+        while offline_accounts(stub, accounts) and time.monotonic() < deadline:
+            time.sleep(10 * POLL)
         yield
     finally:
         for process in processes:

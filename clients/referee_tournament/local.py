@@ -4,7 +4,9 @@ Every bot must name a built-in ``strategy``. A seat is asked exactly when a netw
 be: in the settled view of each version where its seat is pending, with the same
 :class:`referee_pb2.View` the server would stream (built by the same codec), and with the same
 random generator (seeded ``{seed}`` of the game, seat and bot). So deterministic bots give the
-same games, results and ratings as over the network.
+same games, results and ratings as over the network. Each seat's result is the engine's one
+rule (:func:`referee.engine.outcomes.rank_outcomes`, finishers first, as every networked
+tournament game ranks): nobody leaves a game here, so it is the rules' ranking.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from referee.codec import CodecError, command_from_proto, event_to_proto, view_to_proto
 from referee.engine.game import Rejection
+from referee.engine.outcomes import Ranking, rank_outcomes
 from referee.engine.registry import get_game
 from referee.engine.table import Table, make_config
 from referee.v1.referee_pb2 import StreamGameResponse
@@ -22,7 +25,7 @@ from referee_bot.sdk import StrategyBot
 from referee_bot.strategies import make_strategy
 from referee_tournament.config import TournamentConfig
 from referee_tournament.processes import message_json
-from referee_tournament.records import Fault, GameRecord, SeatRecord, forfeit_seats
+from referee_tournament.records import Fault, GameRecord, SeatRecord
 from referee_tournament.schedule import GameSpec
 
 #: A game asking for more decisions than this is stopped (a loop no real game has).
@@ -57,7 +60,7 @@ class LocalRunner:
     def close(self) -> None:
         pass
 
-    def play(self, spec: GameSpec) -> tuple[GameRecord, dict[str, Any]]:
+    def play(self, spec: GameSpec, *, final: bool = False) -> tuple[GameRecord, dict[str, Any]]:
         started = time.monotonic()
         game_id = f"local-{spec.index:04d}"
         table = Table.create(spec.game, spec.players, spec.options, seed=spec.seed.encode())
@@ -85,19 +88,15 @@ class LocalRunner:
         while table.results() is None:
             pending = sorted(table.pending())
             if not pending or commands >= MAX_COMMANDS:
-                stuck = pending or list(range(spec.players))
-                for seat in stuck:
-                    faults.append(
-                        Fault(spec.seating[seat], seat, "game_timeout", detail="no end in sight")
-                    )
+                # No game asks this much: a bug of the game, not of a bot; not scored.
                 record = GameRecord(
                     spec=spec,
-                    status="forfeit",
-                    seats=forfeit_seats(spec, set(stuck)),
+                    status="failed",
                     faults=faults,
                     game_id=game_id,
                     commands=commands,
                     seconds=time.monotonic() - started,
+                    detail=f"no end in sight after {commands} commands",
                 )
                 return record, self._replay(game_id, spec, events, table)
             seat = pending[0]
@@ -125,10 +124,16 @@ class LocalRunner:
                 table.submit(seat, table.legal_commands(seat)[0])  # as the SDK does
             commands += 1
             record_batch(start)
-        results = {r.seat: r for r in table.results() or ()}
+        outcomes = rank_outcomes(table.results() or (), {}, Ranking.FINISHERS_FIRST)
         seats = [
-            SeatRecord(seat=seat, bot=name, rank=results[seat].rank, score=results[seat].score)
-            for seat, name in enumerate(spec.seating)
+            SeatRecord(
+                seat=o.seat,
+                bot=spec.seating[o.seat],
+                rank=o.rank,
+                score=o.score,
+                rules_rank=o.rules_rank,
+            )
+            for o in outcomes
         ]
         record = GameRecord(
             spec=spec,

@@ -8,16 +8,18 @@ per seat from the bot's command line with the placeholders filled in. It watches
 * a seat that stays **pending** longer than ``limits.move_timeout`` (its first decision gets
   ``limits.start_timeout`` more, for the process to start): a ``hang``; the process is killed.
 
-A fault costs the bot, never the tournament. With ``on_failure: fallback`` (the default) the
-runner plays the rest of that seat itself with the ``fallback`` strategy (``random``): the game
-is finished and counted as played by the faulty bot, with the fault recorded. With
-``on_failure: forfeit`` the game is stopped (``AbortGame`` when the referee has it) and scored
-as a loss for the faulty bot (last rank; the others share rank 1). A game still running after
-``limits.game_timeout`` is stopped the same way, the seats it waits for being at fault.
+A fault costs the bot, never the tournament: the runner kills the process and removes the
+seat from the game (``Resign`` with the organiser token): the referee records the seat
+**abandoned**, with the fault as its reason, and plays the game's default commands for it to
+the end. A game still running after ``limits.game_timeout`` has the seats it waits for
+removed the same way. The runner ranks nobody: every game ranks the seats that finished above
+the seats that left (``RANKING_FINISHERS_FIRST``), and each seat's record is the referee's
+result as it is (rank, how the seat ended, the rule and the reason), whether it resigned,
+forfeited on time, was abandoned (by the runner, or by the referee when its stream closed and
+did not come back) or never showed up.
 
 When the referee counts faults per seat itself (``GameSummary.seat_stats``: illegal commands,
-clock timeouts, disconnects) the runner adds them to the bots' faults; a seat the clock
-forfeited or that resigned is that bot's loss, as a crash or a hang is. Remote bots (player
+clock timeouts, disconnects) the runner adds them to the bots' faults. Remote bots (player
 accounts running on their own) get reserved seats: :mod:`referee_tournament.seats`.
 """
 
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -38,8 +39,6 @@ import grpc
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
 from referee_bot.runner import BotError, GameStream, describe_rpc_error, settled
-from referee_bot.sdk import StrategyBot, play
-from referee_bot.strategies import make_strategy
 from referee_tournament.config import TournamentConfig
 from referee_tournament.processes import (
     POLL,
@@ -50,17 +49,23 @@ from referee_tournament.processes import (
     python_path,
     startable,
 )
-from referee_tournament.records import Fault, GameRecord, SeatRecord, forfeit_seats
+from referee_tournament.records import Fault, GameRecord, SeatRecord
 from referee_tournament.schedule import GameSpec
 from referee_tournament.seats import (
     Method,
     absent_seats,
     add_referee_stats,
     count_default_moves,
+    offline_accounts,
     player_ratings,
+    remote_seats,
     reserve_seats,
+    seat_records,
 )
 from referee_tournament.verifying import reveal, verify
+
+#: Longest reason the referee takes for a removed seat (it is public, in the log).
+REASON_LENGTH = 300
 
 
 class NetworkRunner:
@@ -78,6 +83,9 @@ class NetworkRunner:
         #: logs (organiser only) at the end.
         self.organiser_tokens: dict[str, str] = {}
         self._lock = threading.Lock()
+        #: Remote accounts found offline after waiting for them once: absent at once while
+        #: they stay offline (forgotten when they come back).
+        self._gone: set[str] = set()
 
     def close(self) -> None:
         self.channel.close()
@@ -123,17 +131,36 @@ class NetworkRunner:
             return {}
         return player_ratings(self.stub, accounts, [e.game for e in self.config.games])
 
+    def offline(self, accounts: list[str]) -> set[str]:
+        """The ``accounts`` with no player stream open (``GetPresence``). One found offline
+        for the first time is waited for, up to ``start_timeout`` (a bot reconnecting, or
+        still starting); after that it is absent at once for as long as it stays offline."""
+        found = offline_accounts(self.stub, accounts)
+        with self._lock:
+            self._gone -= set(accounts) - found  # back online
+            waiting = found - self._gone
+        deadline = time.monotonic() + self.config.limits.start_timeout
+        while waiting and time.monotonic() < deadline:
+            time.sleep(10 * POLL)
+            found = offline_accounts(self.stub, accounts)
+            waiting &= found
+        with self._lock:
+            self._gone |= found
+        return found
+
     # --- one game -----------------------------------------------------------------------
 
-    def play(self, spec: GameSpec) -> tuple[GameRecord, dict[str, Any]]:
+    def play(self, spec: GameSpec, *, final: bool = False) -> tuple[GameRecord, dict[str, Any]]:
         """Play one game; returns its record and its replay data. Never raises for a bot's
-        fault; a referee that refuses the game gives a ``failed`` record."""
+        fault; a referee that refuses the game gives a ``failed`` record. ``final``: the
+        last replay of a void deal (a no-show is then scored as a loss)."""
         started = time.monotonic()
         request = referee_pb2.CreateGameRequest(
             game_type=spec.game,
             players=spec.players,
             options=dict(spec.options),
             seed=spec.seed,
+            ranking=referee_pb2.RANKING_FINISHERS_FIRST,
         )
         if self.config.clock:
             for key, value in self.config.clock.items():
@@ -142,13 +169,14 @@ class NetworkRunner:
             # Every seating of a deal shares its seed: it stays secret until the tournament
             # is over (reveal_seeds), else the first game to end would give the deal away.
             request.defer_seed_reveal = True
-        remote = reserve_seats(self.config, spec, request)
+        offline = self.offline(list(remote_seats(self.config, spec).values()))
+        remote = reserve_seats(self.config, spec, request, offline, final=final)
         try:
             created = self.stub.CreateGame(request, timeout=30)
         except grpc.RpcError as error:
             detail = f"CreateGame: {describe_rpc_error(error)}"
             return GameRecord(spec=spec, status="failed", detail=detail), {}
-        game = _Game(self, spec, created, started, remote)
+        game = _Game(self, spec, created, started, remote, offline)
         if game.organiser_token:
             with self._lock:
                 self.organiser_tokens[game.game_id] = game.organiser_token
@@ -166,6 +194,7 @@ class _Game:
         created: referee_pb2.CreateGameResponse,
         started: float,
         remote: dict[int, str],
+        offline: set[str],
     ) -> None:
         self.runner = runner
         self.spec = spec
@@ -174,8 +203,8 @@ class _Game:
         self.tokens = {seat.seat: seat.token for seat in created.seats}
         #: Seats reserved for remote bots (seat -> account): no process, no token here.
         self.remote = remote
-        #: A remote seat's fault: the runner cannot finish that seat, so the game stops.
-        self.stop_now = False
+        #: Remote accounts with no player stream open when the game was made.
+        self.offline = offline
         self.organiser_token = (
             str(getattr(created, runner.features.organiser_token_field))
             if runner.features.organiser_token_field
@@ -190,7 +219,6 @@ class _Game:
         self.faulty: set[int] = set()
         #: Seats whose process the runner ended while the game was running.
         self.killed: set[int] = set()
-        self.fallbacks: dict[int, GameStream] = {}
         self.threads: list[threading.Thread] = []
         self.faults: list[Fault] = []
         self.stream = GameStream(runner.stub, self.game_id, spectator=True, stop_at_game_over=True)
@@ -289,29 +317,24 @@ class _Game:
             process.wait(5)
 
     def _fault(self, seat: int, kind: str, detail: str) -> None:
+        """``seat``'s bot failed: the fault is recorded, its process killed and its seat
+        removed from the game (the referee records it abandoned and plays for it)."""
         self.faulty.add(seat)
         self.faults.append(Fault(bot=self.spec.seating[seat], seat=seat, kind=kind, detail=detail))
         self._kill(seat)
-        if seat in self.remote:
-            self.stop_now = kind != "game_timeout"
-        elif self.runner.config.on_failure == "fallback" and kind != "game_timeout":
-            self._start_fallback(seat)
+        self._remove(seat, f"{kind}: {detail}")
 
-    def _start_fallback(self, seat: int) -> None:
-        runner = self.runner
-        strategy = make_strategy(runner.config.fallback, self.spec.game)
-        bot = StrategyBot(strategy, random.Random(f"{self.spec.bot_seed(seat)}:fallback"))
-        token = self.tokens[seat]
-        stream = GameStream(runner.stub, self.game_id, token=token, stop_at_game_over=True)
-        self.fallbacks[seat] = stream
-
-        def run() -> None:
-            with contextlib.suppress(BotError, grpc.RpcError):
-                play(bot, runner.stub, self.game_id, token, stream=stream)
-
-        thread = threading.Thread(target=run, name=f"fallback-{self.game_id}-{seat}", daemon=True)
-        thread.start()
-        self.threads.append(thread)
+    def _remove(self, seat: int, reason: str) -> None:
+        """The organiser's removal of ``seat`` (``Resign`` with the organiser token): refused
+        harmlessly once the game is over or the seat has left already."""
+        request = referee_pb2.ResignRequest(
+            game_id=self.game_id,
+            seat=seat,
+            organiser_token=self.organiser_token,
+            reason=reason[:REASON_LENGTH],
+        )
+        with contextlib.suppress(grpc.RpcError):
+            self.runner.stub.Resign(request, timeout=10)
 
     def _game_over(self) -> bool:
         """The referee's word (the spectator stream may lag behind a bot's exit)."""
@@ -322,6 +345,11 @@ class _Game:
         except grpc.RpcError:
             return False
         return bool(game.game_over)
+
+    def _seats_left(self) -> set[int]:
+        """The seats that left the game already, as the referee says (e.g. resigned)."""
+        summary = self._summary()
+        return {gone.seat for gone in summary.seats_left} if summary is not None else set()
 
     def _current_version(self) -> int | None:
         try:
@@ -340,11 +368,11 @@ class _Game:
         self.threads.append(follower)
         self._start_bots()
         limits = self.limits
-        # A remote bot may take until the join deadline to sit down (the referee aborts then).
+        # A remote bot may take until the join deadline to sit down (the referee ends it then).
         deadline = self.started + limits.game_timeout
         if self.remote:
             deadline += limits.join_timeout
-        forfeited = False
+        timed_out = False
         while True:
             with self.watch.lock:
                 over = self.watch.over
@@ -356,10 +384,14 @@ class _Game:
                 break
             now = time.monotonic()
             if now > deadline:
+                if timed_out:  # its seats removed, and still not over: the referee's fault
+                    self._abort("not over after the seats it waited for were removed")
+                    return self._failed("game not over after its waiting seats were removed")
                 for seat in pending or range(self.spec.players):
                     self._fault(seat, "game_timeout", f"game not over after {limits.game_timeout}s")
-                forfeited = True
-                break
+                timed_out = True
+                deadline = now + limits.move_timeout + limits.exit_grace
+                continue
             if not follower.is_alive() and not over:
                 if self._game_over():
                     follower.join(5)
@@ -374,6 +406,9 @@ class _Game:
                 if code is not None:
                     if self._game_over():
                         break
+                    if seat in self._seats_left():
+                        self.faulty.add(seat)  # it resigned, then exited: no fault, nothing to do
+                        continue
                     self._fault(seat, "crash", f"exited with status {code} before the game's end")
                     continue
                 start = since
@@ -384,19 +419,14 @@ class _Game:
                         continue  # the stream lags: the seat did move
                     self._fault(seat, "hang", f"no move within {limits.move_timeout}s")
             self._watch_remote(now, pending, since, moved, version)
-            if self.faulty and (self.runner.config.on_failure == "forfeit" or self.stop_now):
-                forfeited = True
-                break
             time.sleep(POLL)
-        if forfeited:
-            return self._forfeit()
         return self._finish()
 
     def _watch_remote(
         self, now: float, pending: tuple[int, ...], since: float, moved: set[int], version: int
     ) -> None:
         """A remote seat pending too long is a hang (its first move gets start_timeout more,
-        from the deal). Nothing to kill, no token to finish it with: the game stops."""
+        from the deal). Nothing to kill: the seat is removed, the referee plays for it."""
         for seat in self.remote:
             if seat in self.faulty or seat not in pending:
                 continue
@@ -406,19 +436,22 @@ class _Game:
             if now - since > allowance and self._current_version() == version:
                 self._fault(seat, "hang", f"no move within {allowance:g}s (remote bot)")
 
+    def _absent(self, seat: int) -> None:
+        """An ``absent`` fault for the remote bot of ``seat``, which never sat down."""
+        account = self.remote.get(seat, "?")
+        if account in self.offline:
+            detail = f"{account} was offline (no player stream open) when the game was made"
+        else:
+            detail = f"seat reserved for {account} not claimed within {self.limits.join_timeout:g}s"
+        self.faults.append(
+            Fault(bot=self.spec.seating[seat], seat=seat, kind="absent", detail=detail)
+        )
+
     def _void(self, summary: referee_pb2.GameSummary) -> tuple[GameRecord, dict[str, Any]]:
-        """The referee aborted the game at its join deadline: the absent bots are charged,
-        nobody is ranked (the bots that were there lose nothing)."""
+        """The referee voided the game at its join deadline (``no_show: void``): the absent
+        bots are charged, nobody is ranked; the tournament replays the deal."""
         for seat in absent_seats(summary):
-            self.faults.append(
-                Fault(
-                    bot=self.spec.seating[seat],
-                    seat=seat,
-                    kind="absent",
-                    detail=f"seat reserved for {self.remote.get(seat, '?')} not claimed within "
-                    f"{self.limits.join_timeout:g}s",
-                )
-            )
+            self._absent(seat)
         with self.watch.lock:
             events = list(self.watch.events)
         record = GameRecord(
@@ -467,22 +500,16 @@ class _Game:
             summary = self._summary()
             if summary is not None and absent_seats(summary):
                 return self._void(summary)
-        by_seat = {r.seat: r for r in view.results}
-        seats = [
-            SeatRecord(
-                seat=seat,
-                bot=name,
-                rank=by_seat[seat].rank,
-                score=by_seat[seat].score,
-                replaced=seat in self.fallbacks,
-                default_moves=default_moves.get(seat, 0),
-            )
-            for seat, name in enumerate(self.spec.seating)
-        ]
+        if view.aborted or len(view.results) != self.spec.players:
+            return self._failed(f"the game ended without results: {view.end_reason}")
+        seats = seat_records(self.spec, view.results, default_moves)
+        for seat in seats:
+            if seat.end == "absent":
+                self._absent(seat.seat)
         self._referee_stats(seats)
         record = GameRecord(
             spec=self.spec,
-            status="fallback" if self.faulty else "ok",
+            status="no_show" if any(s.end == "absent" for s in seats) else "ok",
             seats=seats,
             faults=self.faults,
             game_id=self.game_id,
@@ -491,37 +518,6 @@ class _Game:
             seed_commitment=self.commitment,
             remote=bool(self.remote),
             referee_rated=self.runner.config.rated,
-        )
-        return record, self._replay(events, view)
-
-    def _forfeit(self) -> tuple[GameRecord, dict[str, Any]]:
-        # End the game first (when the referee can), so that the other bots see its end and
-        # exit by themselves, rather than being cut off in a running game.
-        self._abort("stopped by the tournament: " + ", ".join(f.kind for f in self.faults))
-        end = time.monotonic() + (self.limits.exit_grace if self.runner.features.abort_game else 0)
-        for process in self.processes.values():
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(max(0.0, end - time.monotonic()))
-        for seat in list(self.processes):
-            self._kill(seat)
-        self.stream.cancel()
-        with self.watch.lock:
-            view = self.watch.final_view
-            events = list(self.watch.events)
-            commands = max(0, len(self.watch.batches) - 1)
-        seats = forfeit_seats(self.spec, self.faulty)
-        self._referee_stats(seats)
-        record = GameRecord(
-            spec=self.spec,
-            status="forfeit",
-            seats=seats,
-            faults=self.faults,
-            game_id=self.game_id,
-            commands=commands,
-            seconds=time.monotonic() - self.started,
-            seed_commitment=self.commitment,
-            detail="stopped: " + "; ".join(f"{f.bot} {f.kind}" for f in self.faults),
-            remote=bool(self.remote),
         )
         return record, self._replay(events, view)
 
@@ -550,8 +546,7 @@ class _Game:
             call(request, timeout=10)
 
     def _referee_stats(self, seats: list[SeatRecord]) -> None:
-        """Add GameSummary.seat_stats and seat_holders (when the referee has them) to the
-        faults and seats: a clock forfeit or a resignation makes the seat the bot's loss."""
+        """Add GameSummary.seat_stats (when the referee has them) to the faults and seats."""
         if not self.runner.features.seat_stats:
             return
         summary = self._summary()
@@ -571,8 +566,6 @@ class _Game:
 
     def cleanup(self) -> None:
         self.stream.cancel()
-        for stream in self.fallbacks.values():
-            stream.cancel()
         for seat in list(self.processes):
             self._kill(seat)
         for log in self.logs:

@@ -1,5 +1,8 @@
 """Standings: openskill ratings with their uncertainty, win rates with Wilson intervals,
-mean ranks and scores, and every bot's faults.
+mean ranks and scores, how often each bot left a game before its end, and every bot's faults.
+
+Every rank is the referee's (:class:`~referee_tournament.records.SeatRecord`: the one rule,
+which ranks a seat that left below every seat that finished); nothing here ranks a seat.
 
 Ratings use openskill's Plackett-Luce model, built by :mod:`referee.ratings_model` as the
 referee's own persisted ratings build it (a Bayesian rating for games of any number of
@@ -54,19 +57,18 @@ class Standing:
     sigma: float = 0.0
     #: Swiss points (Swiss format only).
     points: float | None = None
-    #: Fault kind -> count (crash, hang, game_timeout; illegal, timeout, disconnect when the
-    #: referee counts them).
+    #: Fault kind -> count (crash, hang, game_timeout, absent; rejected, timeout, disconnect
+    #: when the referee counts them).
     faults: dict[str, int] = field(default_factory=dict)
-    #: Games this bot lost by a fault, ranked last in each: a game its fault stopped
-    #: (``on_failure: forfeit``), or a seat the referee finished with default commands after
-    #: a clock forfeit or a resignation.
-    forfeits: int = 0
-    #: Games the fallback strategy finished for it (also ranked last; the fallback's own
-    #: results there: :func:`fallback_results`).
-    replaced: int = 0
-    #: Decisions the referee made for it by default (timeouts, forfeited seats' plays).
+    #: Games this bot did not finish (resigned, forfeited on time, abandoned, absent): each
+    #: ranked below every seat that finished, by the referee.
+    left: int = 0
+    #: Those games by how the seat ended (``resigned``, ``forfeited``, ``abandoned``,
+    #: ``absent``).
+    ends: dict[str, int] = field(default_factory=dict)
+    #: Decisions the referee made for it by default (timeouts, the plays of a seat it left).
     default_moves: int = 0
-    #: Games voided because this bot never took its reserved seat.
+    #: Games it never sat down for (scored no-shows and void games alike).
     absences: int = 0
     place: int = 0
     #: Mean decision time in ms as the referee measured it (None when it does not).
@@ -97,8 +99,8 @@ class Standing:
             },
             "points": None if self.points is None else round(self.points, 6),
             "faults": dict(sorted(self.faults.items())),
-            "forfeits": self.forfeits,
-            "replaced": self.replaced,
+            "left": self.left,
+            "ends": dict(sorted(self.ends.items())),
             "timeouts": self.faults.get("timeout", 0),
             "default_moves": self.default_moves,
             "absences": self.absences,
@@ -132,25 +134,23 @@ def standings(
         if not record.rated:
             continue
         seats = sorted(record.seats, key=lambda s: s.seat)
-        offenders = {f.bot for f in record.faults if f.kind in ("crash", "hang", "game_timeout")}
-        credited = [seat.credited_rank(len(seats)) for seat in seats]
-        for seat, rank in zip(seats, credited, strict=True):
+        for seat in seats:
             row = table[seat.bot]
             row.games += 1
-            row.wins += rank == 1
-            ranks[seat.bot] += rank
+            row.wins += seat.rank == 1
+            ranks[seat.bot] += seat.rank
             row.default_moves += seat.default_moves
-            if seat.score is not None and not seat.lost_by_fault:
+            if seat.score is not None and seat.finished:
                 scores[seat.bot] += seat.score
                 scored[seat.bot] += 1
-            row.replaced += seat.replaced
+            if not seat.finished:
+                row.left += 1
+                row.ends[seat.end] = row.ends.get(seat.end, 0) + 1
             if seat.commands is not None and seat.decision_ms is not None:
                 decided[seat.bot] += seat.commands
                 decision_ms[seat.bot] += seat.decision_ms
-            if (record.status == "forfeit" and seat.bot in offenders) or seat.forfeited:
-                row.forfeits += 1
         teams = [[ratings[seat.bot]] for seat in seats]
-        updated = model.rate(teams, ranks=[float(rank) for rank in credited])
+        updated = model.rate(teams, ranks=[float(seat.rank) for seat in seats])
         for seat, team in zip(seats, updated, strict=True):
             ratings[seat.bot] = team[0]
     for name, row in table.items():
@@ -174,39 +174,3 @@ def standings(
     for place, row in enumerate(result, 1):
         row.place = place
     return result
-
-
-def fallback_results(records: Iterable[GameRecord]) -> list[dict[str, Any]]:
-    """What the fallback strategy made of the seats it finished, per bot it stood in for:
-    reported apart from the standings, where those games count as the bot's last places.
-
-    >>> fallback_results([])
-    []
-    """
-    rows: dict[str, dict[str, Any]] = {}
-    for record in sorted(records, key=lambda r: r.spec.index):
-        if not record.rated:
-            continue
-        for seat in record.seats:
-            if not seat.replaced:
-                continue
-            row = rows.setdefault(
-                seat.bot, {"bot": seat.bot, "games": 0, "wins": 0, "ranks": 0, "scores": []}
-            )
-            row["games"] += 1
-            row["wins"] += seat.rank == 1
-            row["ranks"] += seat.rank
-            if seat.score is not None:
-                row["scores"].append(seat.score)
-    return [
-        {
-            "bot": row["bot"],
-            "games": row["games"],
-            "wins": row["wins"],
-            "mean_rank": round(row["ranks"] / row["games"], 6),
-            "mean_score": (
-                round(sum(row["scores"]) / len(row["scores"]), 6) if row["scores"] else None
-            ),
-        }
-        for row in rows.values()
-    ]

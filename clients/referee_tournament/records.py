@@ -1,4 +1,11 @@
-"""What one game of a tournament gave: per-seat results and the bots' faults."""
+"""What one game of a tournament gave: each seat's result as the referee gave it (how the
+seat ended, its rank by the one rule) and the bots' faults.
+
+The runner computes no rank of its own: a seat's ``rank``, ``end`` and ``end_reason`` are the
+referee's ``SeatResult`` (docs/lobby.md, "Results"): every tournament game ranks the seats that
+finished above the seats that left (resigned, forfeited on time, abandoned, absent), whatever
+the referee's default moves made of a seat that left.
+"""
 
 from __future__ import annotations
 
@@ -8,19 +15,21 @@ from typing import Any
 from referee_tournament.schedule import GameSpec
 
 #: Fault kinds the runner sees itself. ``absent``: a remote bot (``account:``) that did not
-#: claim its reserved seat before the join deadline (the game is void, see STATUSES).
+#: claim its reserved seat before the join deadline, or was offline when its game was made.
 RUNNER_FAULTS = ("crash", "hang", "game_timeout", "absent")
 #: Fault kinds only the referee can count (GameSummary.seat_stats, when it has them):
 #: commands it refused (illegal, malformed, out of turn), clock timeouts (it played the
-#: default command), streams the bot dropped during the game, a forfeit after too many timeouts.
-REFEREE_FAULTS = ("rejected", "timeout", "disconnect", "clock_forfeit", "resigned")
+#: default command), streams the bot dropped during the game.
+REFEREE_FAULTS = ("rejected", "timeout", "disconnect")
 
-#: Game statuses. ``ok``: no fault; ``fallback``: a faulty seat was finished by the fallback
-#: strategy; ``forfeit``: the game was stopped and the faulty seats ranked last; ``failed``: the
-#: runner could not play it (not a bot's fault; left out of the standings); ``void``: a remote
-#: bot never took its seat, the game never started and is left out of the ratings (its
-#: absence is counted against that bot only, never scored against the bots that were there).
-STATUSES = ("ok", "fallback", "forfeit", "failed", "void")
+#: Game statuses. ``ok``: played to its end (the seats that left are in each seat's ``end``);
+#: ``no_show``: ended by the referee at the join deadline, the absent bots ranked last
+#: (scored); ``void``: a bot never took its seat and the referee voided the game (``no_show:
+#: void``: replayed, see docs/tournaments.md); ``failed``: the runner could not play it (not a
+#: bot's fault; left out of the standings).
+STATUSES = ("ok", "no_show", "failed", "void")
+#: How a seat's game ended (``SeatEnd``), as results.json names it.
+ENDS = ("finished", "resigned", "forfeited", "abandoned", "absent")
 
 
 @dataclass
@@ -45,35 +54,33 @@ class Fault:
 
 @dataclass
 class SeatRecord:
+    """One seat's result, as the referee gave it."""
+
     seat: int
     bot: str
+    #: The rank by the one rule (1 = best; ties share).
     rank: int
-    #: The game's score (None for a forfeited game).
+    #: The game's score (what the default moves made of it, for a seat that left).
     score: int | None
-    #: True when the fallback strategy finished this seat.
-    replaced: bool = False
+    #: How the seat's game ended (:data:`ENDS`), the rule and the reason in words.
+    end: str = "finished"
+    end_rule_id: str = ""
+    end_reason: str = ""
+    #: The rank the rules alone gave the seat (what the default moves made of a seat that
+    #: left): reported, never scored.
+    rules_rank: int | None = None
     #: The seat's own commands and their total decision time as the referee measured them
     #: (GameSummary.seat_stats; None without).
     commands: int | None = None
     decision_ms: int | None = None
-    #: The seat forfeited by the clock (``forfeit_after_timeouts``) or resigned: the referee
-    #: played its default commands from then on.
-    forfeited: bool = False
     #: Decisions the referee made for this seat by default (``Decided.by`` TIMEOUT or
-    #: FORFEIT: a timeout, a forfeited or resigned seat's default play).
+    #: FORFEIT: a timeout, the default play of a seat that left).
     default_moves: int = 0
 
     @property
-    def lost_by_fault(self) -> bool:
-        """Someone else finished the seat: the fallback strategy, or the referee's default
-        commands after a clock forfeit or a resignation."""
-        return self.replaced or self.forfeited
-
-    def credited_rank(self, players: int) -> int:
-        """The rank the bot itself earned: last when the fallback or the referee's default
-        commands finished its seat (what they made of it is never credited to the bot; the
-        fallback's is reported apart)."""
-        return players if self.lost_by_fault else self.rank
+    def finished(self) -> bool:
+        """True when the seat played to the end (its score is its own)."""
+        return self.end == "finished"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -81,10 +88,12 @@ class SeatRecord:
             "bot": self.bot,
             "rank": self.rank,
             "score": self.score,
-            "replaced": self.replaced,
+            "end": self.end,
+            "end_rule_id": self.end_rule_id,
+            "end_reason": self.end_reason,
+            "rules_rank": self.rules_rank,
             "commands": self.commands,
             "decision_ms": self.decision_ms,
-            "forfeited": self.forfeited,
             "default_moves": self.default_moves,
         }
 
@@ -113,11 +122,14 @@ class GameRecord:
     referee_rated: bool = False
     #: A remote bot held a seat (reserved for its account, claimed by the bot itself).
     remote: bool = False
+    #: Earlier attempts of this deal and seating that were void (a bot absent), replayed.
+    replays: int = 0
 
     @property
     def rated(self) -> bool:
-        """Counted in the standings: played (not failed, not void) with every seat."""
-        return self.status not in ("failed", "void") and len(self.seats) == self.spec.players
+        """Counted in the standings: scored by the referee (played, or a no-show) with every
+        seat's result."""
+        return self.status in ("ok", "no_show") and len(self.seats) == self.spec.players
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -135,23 +147,5 @@ class GameRecord:
             "verified": self.verified,
             "referee_rated": self.referee_rated,
             "remote": self.remote,
+            "replays": self.replays,
         }
-
-
-def forfeit_seats(spec: GameSpec, offenders: set[int]) -> list[SeatRecord]:
-    """A stopped game: the offending seats share the last rank, the others share rank 1.
-
-    >>> from referee_tournament.schedule import GameSpec
-    >>> spec = GameSpec(0, 0, "g", 3, {}, "s", ("a", "b", "c"), 0)
-    >>> [(s.bot, s.rank) for s in forfeit_seats(spec, {1})]
-    [('a', 1), ('b', 3), ('c', 1)]
-    """
-    return [
-        SeatRecord(
-            seat=seat,
-            bot=bot,
-            rank=spec.players if seat in offenders else 1,
-            score=None,
-        )
-        for seat, bot in enumerate(spec.seating)
-    ]

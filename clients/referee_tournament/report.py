@@ -16,8 +16,6 @@ FAULT_ORDER = (
     "absent",
     "rejected",
     "timeout",
-    "clock_forfeit",
-    "resigned",
     "disconnect",
 )
 
@@ -40,8 +38,9 @@ def standings_rows(standings: Sequence[Mapping[str, Any]]) -> list[list[str]]:
     header = ["#", "bot", "games", "win %", "95% CI", "mean rank", "mu", "sigma", "ordinal"]
     if swiss:
         header.insert(2, "points")
-    # Each bot's faults in the terms the issue asked the report to show, then every kind.
-    header += ["forfeits", "timeouts", "absent", "default moves", "faults"]
+    # How often it left a game before the end (each ranked below every finisher), its
+    # timeouts, absences and the referee's default moves, then every fault by kind.
+    header += ["left", "timeouts", "absent", "default moves", "faults"]
     rows = [header]
     for row in standings:
         low, high = row["win_rate_ci95"]
@@ -60,7 +59,7 @@ def standings_rows(standings: Sequence[Mapping[str, Any]]) -> list[list[str]]:
         if swiss:
             cells.insert(2, f"{row['points']:.2f}")
         cells += [
-            str(row.get("forfeits", 0)),
+            left_text(row.get("left", 0), row.get("ends", {})),
             str(row.get("timeouts", 0)),
             str(row.get("absences", 0)),
             str(row.get("default_moves", 0)),
@@ -84,21 +83,12 @@ def standings_text(standings: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def fallback_text(rows: Sequence[Mapping[str, Any]], fallback: str) -> str:
-    """The seats the fallback strategy finished, per bot it stood in for ("" when none)."""
-    if not rows:
-        return ""
-    lines = [
-        f"Finished by the fallback ({fallback}), not credited to the bot (ranked last there):",
-        f"  {'for bot':<16} {'games':>5}  {'wins':>4}  {'mean rank':>9}  {'mean score':>10}",
-    ]
-    for row in rows:
-        score = "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}"
-        lines.append(
-            f"  {row['bot']:<16} {row['games']:>5}  {row['wins']:>4}  "
-            f"{row['mean_rank']:>9.2f}  {score:>10}"
-        )
-    return "\n".join(lines)
+def left_text(count: int, ends: Mapping[str, int]) -> str:
+    """``3 (resigned 1, abandoned 2)``, ``0``."""
+    if not count:
+        return "0"
+    kinds = ", ".join(f"{end} {n}" for end, n in sorted(ends.items()) if n)
+    return f"{count} ({kinds})" if kinds else str(count)
 
 
 def chart_png(standings: Sequence[Mapping[str, Any]], title: str) -> bytes:
@@ -141,8 +131,8 @@ table { border-collapse: collapse; margin: 1em 0; }
 th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; text-align: right; }
 th { background: #f2f2f2; }
 td.text, th.text { text-align: left; }
-.status-ok { color: #2a7a2a; } .status-fallback { color: #a06000; }
-.status-forfeit, .status-failed, .status-void { color: #b00020; }
+.status-ok { color: #2a7a2a; } .status-no_show { color: #a06000; }
+.status-failed, .status-void { color: #b00020; }
 small { color: #666; }
 """
 
@@ -174,9 +164,8 @@ def html_report(results: Mapping[str, Any], chart: bytes) -> str:
         "<p>"
         + esc(
             f"format {results['format']}, {results['mode']} mode, seed {results['seed']!r}; "
-            f"{summary['games']} games ({summary['ok']} ok, {summary['fallback']} finished by "
-            f"the fallback, {summary['forfeit']} forfeited, {summary['failed']} failed, "
-            f"{summary.get('void', 0)} void: a bot absent) "
+            f"{summary['games']} games ({summary['ok']} ok, {summary['no_show']} ended by a "
+            f"no-show, {summary['failed']} failed, {summary.get('void', 0)} void: a bot absent) "
             f"in {results['seconds']:.1f} s"
         )
         + "</p>",
@@ -184,37 +173,45 @@ def html_report(results: Mapping[str, Any], chart: bytes) -> str:
         _table(standings_rows(results["standings"])),
         "<p><small>Sorted by the rating's ordinal (mu - 3 sigma, openskill Plackett-Luce)"
         + (", after Swiss points" if results["format"] == "swiss" else "")
-        + "; a win is a first place (shared or not); 95% Wilson intervals.</small></p>",
+        + "; a win is a first place (shared or not); 95% Wilson intervals. Every rank is the "
+        "referee's: a seat that left a game before its end (resigned, forfeited on time, "
+        "abandoned, absent) ranks below every seat that finished it.</small></p>",
         '<img alt="standings chart" src="data:image/png;base64,'
         + base64.b64encode(chart).decode("ascii")
         + '">',
     ]
-    replaced = results.get("fallback_results") or []
-    if replaced:
+    left = [
+        [
+            str(g["index"]),
+            g["game"],
+            str(s["bot"]),
+            str(s["seat"]),
+            str(s["end"]),
+            str(s.get("end_rule_id") or "-"),
+            str(s["rank"]),
+            "-" if s.get("rules_rank") is None else str(s["rules_rank"]),
+            str(s.get("end_reason") or ""),
+        ]
+        for g in results["games"]
+        for s in g["seats"]
+        if s.get("end", "finished") != "finished"
+    ]
+    if left:
         parts += [
-            "<h2>Finished by the fallback</h2>",
+            "<h2>Seats that left before the end</h2>",
             "<p>"
             + esc(
-                f"Seats the fallback strategy ({results.get('fallback')}) played after the "
-                "bot failed: in the standings those games are the bot's last places; here is "
-                "what the fallback made of them."
+                "How each seat that did not finish ended, and why, as the referee recorded it. "
+                "Its rank is below every seat that finished; the rules' rank is what the "
+                "referee's default moves made of its hand, never credited to the bot."
             )
             + "</p>",
             _table(
                 [
-                    ["for bot", "games", "wins", "mean rank", "mean score"],
-                    *(
-                        [
-                            str(row["bot"]),
-                            str(row["games"]),
-                            str(row["wins"]),
-                            f"{row['mean_rank']:.2f}",
-                            "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}",
-                        ]
-                        for row in replaced
-                    ),
+                    ["game", "type", "bot", "seat", "end", "rule", "rank", "rules' rank", "reason"],
+                    *left,
                 ],
-                text_columns=(0,),
+                text_columns=(1, 2, 4, 5, 8),
             ),
         ]
     for label, rows in results["by_game"].items():
@@ -249,14 +246,14 @@ def _games_table(games: Sequence[Mapping[str, Any]]) -> str:
     esc = html.escape
     rows = [
         "<table><thead><tr><th>#</th><th class='text'>game</th><th>deal</th><th>round</th>"
-        "<th class='text'>seats: bot (rank, score)</th><th class='text'>status</th>"
+        "<th class='text'>seats: bot (rank, score, end)</th><th class='text'>status</th>"
         "<th>commands</th><th>s</th><th class='text'>replay</th></tr></thead><tbody>"
     ]
     for game in games:
         seats = ", ".join(
-            f"{s['seat']}: {s['bot']} ({s['rank']}, {'-' if s['score'] is None else s['score']})"
-            + (" *" if s.get("replaced") else "")
-            + (" †" if s.get("forfeited") else "")
+            f"{s['seat']}: {s['bot']} ({s['rank']}, {'-' if s['score'] is None else s['score']}"
+            + ("" if s.get("end", "finished") == "finished" else f", {s['end']}")
+            + ")"
             for s in game["seats"]
         )
         replay = game.get("replay")
@@ -270,9 +267,9 @@ def _games_table(games: Sequence[Mapping[str, Any]]) -> str:
             f"<td class='text'>{link}</td></tr>"
         )
     rows.append(
-        "</tbody></table><p><small>* finished by the fallback strategy; † forfeited by the "
-        "clock or resigned (the referee played its default commands): both ranked last in "
-        "the standings.</small></p>"
+        "</tbody></table><p><small>A seat that resigned, forfeited on time, was abandoned or "
+        "was absent is named so; the referee played its default commands from then on, and "
+        "ranked it below every seat that finished.</small></p>"
     )
     return "".join(rows)
 

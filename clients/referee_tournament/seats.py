@@ -2,20 +2,25 @@
 says about each seat at the end.
 
 * **Remote bots** (``account:`` in the config) run on their own. The runner creates the game
-  with that seat reserved for the bot's account (``SEAT_MODE_RESERVED``), the other seats'
+  with that bot's seat reserved for its account (``SEAT_MODE_RESERVED``), the other seats'
   tokens for itself (``SEAT_MODE_UNSPECIFIED``), and a join deadline
-  (``limits.join_timeout``): the referee deals when every seat is held, and aborts the game
-  at the deadline if a remote bot never claimed its seat. Such a game is **void** (its absent
-  bots are charged an ``absent`` fault; nobody is rated or ranked by it).
-* At the end, ``GameSummary.seat_stats`` and ``seat_holders`` say per seat what the runner
-  cannot see: refused commands, clock timeouts, disconnects, a clock forfeit, a resignation.
-  A seat forfeited by the clock or resigned was finished by the referee's default commands:
-  it is the bot's loss (last rank), as a crash or a hang is.
+  (``limits.join_timeout``): the referee deals when every seat is held. A bot that has not
+  claimed its seat by then is **absent**: with ``no_show: loss`` the referee ends the game
+  there (``NO-SHOW``), the absent bot ranked last; with ``no_show: void`` it voids the game,
+  which the runner replays later. A remote bot that is offline when its game is made (no
+  player stream open: ``GetPresence``) holds no game up: the join deadline is 1 ms (or, with
+  other remote bots in the game that are online, ``start_timeout``, for them to sit down),
+  and it is reported absent.
+* Every tournament game ranks finishers first (``RANKING_FINISHERS_FIRST``): each seat's
+  result (rank, how it ended, the rule and the reason) is the referee's, read as it is
+  (:func:`seat_records`). ``GameSummary.seat_stats`` adds what only the referee counts:
+  refused commands, clock timeouts, disconnects, decision times.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import grpc
@@ -32,26 +37,53 @@ REFEREE_STATS = {
     "rejected_commands": "rejected",
     "timeouts": "timeout",
     "disconnects": "disconnect",
-    "forfeited": "clock_forfeit",
 }
+#: SeatEnd -> how results.json names it (a referee from before seat ends says nothing: the
+#: seat finished).
+END_WORDS = {
+    referee_pb2.SEAT_END_UNSPECIFIED: "finished",
+    referee_pb2.SEAT_END_FINISHED: "finished",
+    referee_pb2.SEAT_END_RESIGNED: "resigned",
+    referee_pb2.SEAT_END_FORFEITED: "forfeited",
+    referee_pb2.SEAT_END_ABANDONED: "abandoned",
+    referee_pb2.SEAT_END_ABSENT: "absent",
+}
+#: The join deadline of a game whose remote bot is offline: the referee ends it at once.
+AT_ONCE_MS = 1
 
 
-def reserve_seats(
-    config: TournamentConfig, spec: GameSpec, request: referee_pb2.CreateGameRequest
-) -> dict[int, str]:
-    """Fill ``request``'s seat requests for the remote bots of ``spec``: seat -> account."""
-    remote = {
+def remote_seats(config: TournamentConfig, spec: GameSpec) -> dict[int, str]:
+    """The seats of ``spec`` held by remote bots: seat -> account."""
+    return {
         seat: account
         for seat, name in enumerate(spec.seating)
         if (account := config.bot(name).account) is not None
     }
+
+
+def reserve_seats(
+    config: TournamentConfig,
+    spec: GameSpec,
+    request: referee_pb2.CreateGameRequest,
+    offline: AbstractSet[str] = frozenset(),
+    *,
+    final: bool = False,
+) -> dict[int, str]:
+    """Fill ``request``'s seat requests for the remote bots of ``spec`` (seat -> account):
+    ``offline`` accounts make the join deadline 1 ms (absent at once); ``final``: a no-show is
+    scored as a loss whatever ``no_show`` says (the last replay of a void deal)."""
+    remote = remote_seats(config, spec)
     if remote:
         for seat in range(spec.players):
             if seat in remote:
                 request.seat_requests.add(mode=referee_pb2.SEAT_MODE_RESERVED, player=remote[seat])
             else:
                 request.seat_requests.add(mode=referee_pb2.SEAT_MODE_UNSPECIFIED)
-        request.join_deadline_ms = max(1, int(config.limits.join_timeout * 1000))
+        request.join_deadline_ms = join_deadline_ms(config, list(remote.values()), offline)
+        loss = final or config.no_show == "loss"
+        request.no_show = referee_pb2.NO_SHOW_LOSS if loss else referee_pb2.NO_SHOW_VOID
+        # No bot learns whom it meets before the game starts, so none can dodge.
+        request.hide_reservations = True
         # The runner checks every deal after the end (referee verify): the remote bots see
         # this in the game's summary before they claim their seats.
         request.organiser_audit = True
@@ -60,11 +92,62 @@ def reserve_seats(
     return remote
 
 
+def join_deadline_ms(
+    config: TournamentConfig, accounts: Sequence[str], offline: AbstractSet[str]
+) -> int:
+    """The join deadline of a game with remote ``accounts``: ``join_timeout``; with an
+    offline one, 1 ms when every remote bot is offline (absent at once), else
+    ``start_timeout``: time for the online ones to sit down, none wasted on the others."""
+    away = [account for account in accounts if account in offline]
+    if not away:
+        return max(1, int(config.limits.join_timeout * 1000))
+    if len(away) == len(accounts):
+        return AT_ONCE_MS
+    return max(1, int(min(config.limits.start_timeout, config.limits.join_timeout) * 1000))
+
+
+def offline_accounts(stub: Any, accounts: Sequence[str]) -> set[str]:
+    """The ``accounts`` with no player stream open on the referee (``GetPresence``); none
+    when the referee cannot tell."""
+    if not accounts:
+        return set()
+    request = referee_pb2.GetPresenceRequest(players=sorted(set(accounts)))
+    try:
+        answer = stub.GetPresence(request, timeout=10)
+    except grpc.RpcError:
+        return set()
+    return {p.player for p in answer.players if not p.online}
+
+
 def absent_seats(summary: referee_pb2.GameSummary) -> list[int]:
     """The seats still reserved (never claimed) of a game that never started."""
     if summary.started:
         return []
     return [h.seat for h in summary.seat_holders if h.state == referee_pb2.SEAT_STATE_RESERVED]
+
+
+def seat_records(
+    spec: GameSpec, results: Sequence[referee_pb2.SeatResult], default_moves: Mapping[int, int]
+) -> list[SeatRecord]:
+    """Each seat's result as the referee gave it (rank by the one rule, how it ended)."""
+    by_seat = {r.seat: r for r in results}
+    records = []
+    for seat, name in enumerate(spec.seating):
+        result = by_seat[seat]
+        records.append(
+            SeatRecord(
+                seat=seat,
+                bot=name,
+                rank=result.rank,
+                score=result.score,
+                end=END_WORDS.get(result.end, "finished"),
+                end_rule_id=result.end_rule_id,
+                end_reason=result.end_reason,
+                rules_rank=result.rules_rank or result.rank,
+                default_moves=default_moves.get(seat, 0),
+            )
+        )
+    return records
 
 
 def add_referee_stats(
@@ -98,25 +181,9 @@ def add_referee_stats(
                     )
                 )
         record = by_seat.get(seat)
-        if record is None:
-            continue
-        if stats.forfeited:
-            record.forfeited = True
-        if "commands" in stats.DESCRIPTOR.fields_by_name:
+        if record is not None and "commands" in stats.DESCRIPTOR.fields_by_name:
             record.commands = int(data.get("commands", 0))
             record.decision_ms = int(data.get("decision_ms_total", 0))
-    for holder in summary.seat_holders:
-        record = by_seat.get(holder.seat)
-        if holder.resigned and record is not None:
-            record.forfeited = True
-            faults.append(
-                Fault(
-                    bot=spec.seating[holder.seat],
-                    seat=holder.seat,
-                    kind="resigned",
-                    detail="referee: the seat resigned",
-                )
-            )
 
 
 def count_default_moves(event: referee_pb2.Event, counts: dict[int, int]) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from referee.engine.seatings import seatings
 from referee_tournament.config import TournamentConfig
-from referee_tournament.ratings import fallback_results, standings
+from referee_tournament.ratings import standings
 from referee_tournament.records import STATUSES, GameRecord
 from referee_tournament.report import write_outputs
 from referee_tournament.schedule import GameSpec, SwissPlanner, plan
@@ -25,7 +25,7 @@ from referee_tournament.schedule import GameSpec, SwissPlanner, plan
 class Runner(Protocol):
     def check(self) -> None: ...
 
-    def play(self, spec: GameSpec) -> tuple[GameRecord, dict[str, Any]]: ...
+    def play(self, spec: GameSpec, *, final: bool = False) -> tuple[GameRecord, dict[str, Any]]: ...
 
     def finish(self, records: list[GameRecord]) -> None: ...
 
@@ -127,19 +127,19 @@ def run(
     out.mkdir(parents=True, exist_ok=True)
     (out / "games").mkdir(exist_ok=True)
     workers = 1 if local else (parallel or config.parallel)
-    total = total_games(config)
     records: list[GameRecord] = []
+    total = total_games(config)
     lock = threading.Lock()
     points: dict[str, float] | None = None
     with open_runner(config, local=local, server=server, out=out) as (runner, features, address):
         runner.check()
 
-        def play_all(specs: Sequence[GameSpec]) -> list[GameRecord]:
+        def play_all(specs: Sequence[GameSpec], final: bool = False) -> list[GameRecord]:
             done: list[GameRecord] = []
 
             def one(spec: GameSpec) -> GameRecord:
                 try:
-                    record, replay = runner.play(spec)
+                    record, replay = runner.play(spec, final=final)
                 except Exception as error:  # a runner bug must not end the tournament
                     record = GameRecord(
                         spec=spec,
@@ -164,23 +164,39 @@ def run(
                             progress(record, len(records), total, list(records))
             return done
 
+        def play_phase(specs: Sequence[GameSpec]) -> list[GameRecord]:
+            """Play ``specs``, then replay the void ones (``no_show: void``) up to
+            ``replays`` times, the last replay scoring a no-show as a loss: every pairing
+            plays (or is scored on) the same deals."""
+            played = {r.spec.index: r for r in play_all(specs)}
+            for attempt in range(config.replays):
+                void = [r for r in played.values() if r.status == "void"]
+                if not void:
+                    break
+                with lock:  # a replay stands in for its void game
+                    for record in void:
+                        records.remove(record)
+                final = attempt == config.replays - 1
+                for again in play_all([r.spec for r in void], final=final):
+                    before = played[again.spec.index]
+                    again.replays = before.replays + 1
+                    absent = [f for f in before.faults if f.kind == "absent"]
+                    again.faults = [*absent, *again.faults]
+                    played[again.spec.index] = again
+            return list(played.values())
+
         if config.format == "swiss":
             planner = SwissPlanner(config)
             for round_ in range(1, config.rounds + 1):
                 specs, byes = planner.plan_round(round_)
-                played = play_all(specs)
+                played = play_phase(specs)
                 planner.record(
-                    [
-                        (s.bot, r.spec.players, s.credited_rank(r.spec.players))
-                        for r in played
-                        if r.rated
-                        for s in r.seats
-                    ],
+                    [(s.bot, r.spec.players, s.rank) for r in played if r.rated for s in r.seats],
                     byes,
                 )
             points = dict(planner.points)
         else:
-            play_all(plan(config))
+            play_phase(plan(config))
         records.sort(key=lambda r: r.spec.index)
         runner.finish(records)
         tokens = dict(getattr(runner, "organiser_tokens", {}))
@@ -273,14 +289,13 @@ def build_results(
             }
             for b in config.bots
         ],
-        "on_failure": config.on_failure,
-        "fallback": config.fallback,
+        "no_show": config.no_show,
+        "replays": config.replays,
         "limits": vars(config.limits),
         "referee_features": features,
         "seconds": round(seconds, 3),
         "summary": {"games": len(records), **summary},
         "standings": [s.to_json() for s in standings(names, records, points=points)],
-        "fallback_results": fallback_results(records),
         "by_game": by_game,
         "games": [r.to_json() for r in records],
     }
@@ -291,7 +306,7 @@ def comparable(results: dict[str, Any]) -> dict[str, Any]:
     with deterministic bots: standings, and every game's seed, seating, status, results and
     number of commands (not ids, times, paths or the mode)."""
     keep = ("index", "game", "seed", "seating", "deal", "round", "status", "commands")
-    seat_keys = ("seat", "bot", "rank", "score", "replaced")
+    seat_keys = ("seat", "bot", "rank", "score", "end")
     timing = ("decision_ms_mean",)
 
     def standing(row: dict[str, Any]) -> dict[str, Any]:

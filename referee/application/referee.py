@@ -51,6 +51,7 @@ from referee.application.house.bots import HouseBots
 from referee.application.lobby.room import Lobby
 from referee.application.lobby.seats import ClaimedSeats
 from referee.application.players.accounts import Players, Principal
+from referee.application.players.presence import Presence
 from referee.application.players.seating import Seating
 from referee.application.players.sessions import Sessions
 from referee.application.tables import access, create_requests, creation, errors
@@ -108,13 +109,16 @@ class Referee:
         self.commands = Commands(self.repository, self.timekeeper)
         self.organiser = Organiser(self.repository, self.timekeeper)
         self.players = Players(self.repository)
-        self._streams = Streams(self.repository)
+        self._streams = Streams(self.repository, self.timekeeper)
         self.seating = Seating(self.repository, self.timekeeper, self.commands)
+        #: Who is online (a player stream open on any replica): the lobby shows it.
+        self.presence = Presence(self.repository)
         self.lobby = Lobby(
             self.repository,
             self.players,
             self.players.ratings,
             ClaimedSeats(self.repository, self.players),
+            presence=self.presence,
         )
         self.repository.on_finished.append(self.players.ratings.record)
         # A game that ended unfilled announces its reserved seats no more.
@@ -126,6 +130,7 @@ class Referee:
             self.seating.submit_held,
             self.lobby,
             self.players.credentials,
+            self.presence,
         )
         #: Bot players the server runs (idle until ``house_bots.start``; docs/lobby.md).
         self.house_bots = HouseBots(
@@ -164,6 +169,7 @@ class Referee:
         if self._sweeper is not None:
             self._sweeper.cancel()
         self.house_bots.close()
+        self.presence.close()
         self.players.credentials.close()
         self.lobby.close()
         self._streams.close()
@@ -301,6 +307,13 @@ class Referee:
     async def abort(self, game_id: str, organiser_token: str, reason: str = "") -> Summary:
         """End the game now, with a public ``reason``."""
         return await self.organiser.abort(game_id, organiser_token, reason)
+
+    async def remove_seat(
+        self, game_id: str, organiser_token: str, seat: int, reason: str = ""
+    ) -> Summary:
+        """Remove ``seat`` from the running game (a bot that crashed or stopped answering): it
+        is abandoned, with a public ``reason``, and the referee plays for it to the end."""
+        return await self.organiser.remove_seat(game_id, organiser_token, seat, reason)
 
     async def fill_with_bots(self, game_id: str, organiser_token: str, level: str = "") -> Summary:
         """Start a waiting game by filling its empty seats with house bots (of ``level``,

@@ -28,6 +28,7 @@ class Ending:
 #: The rule ids of the table's own ends (also what a later command cites).
 ABORTED = "ABORTED"
 EVENT_LIMIT = "EVENT-LIMIT"
+NO_SHOW = "NO-SHOW"
 
 
 def winners_of(ranks: Sequence[int]) -> list[int]:
@@ -68,12 +69,26 @@ def limit_reached(limit: int) -> Ending:
     )
 
 
+def no_show(absent: Sequence[int]) -> Ending:
+    """The end at the join deadline with reserved seats never claimed
+    (``SeatsAbsent``): the absent seats lose.
+
+    >>> no_show([1]).reason
+    'seat 1 did not claim its reserved seat before the join deadline and loses'
+    """
+    verb = "did not claim its reserved seat" if len(absent) == 1 else "did not claim their seats"
+    loses = "loses" if len(absent) == 1 else "lose"
+    return Ending(NO_SHOW, f"{seats_text(absent)} {verb} before the join deadline and {loses}")
+
+
 __all__ = [
     "ABORTED",
     "EVENT_LIMIT",
+    "NO_SHOW",
     "Ending",
     "aborted",
     "limit_reached",
+    "no_show",
     "seats_text",
     "winners_of",
     "winners_text",

@@ -24,9 +24,11 @@ from referee.engine.table_events import (
     EventLimitReached,
     GameAborted,
     PlayerKind,
+    SeatAbandoned,
     SeatClaimed,
     SeatForfeited,
     SeatResigned,
+    SeatsAbsent,
     SeedCommitted,
     SeedRevealed,
     TableEvent,
@@ -104,17 +106,22 @@ def table_event_text(event: TableEvent) -> str:
     if isinstance(event, SeatForfeited):
         return f"{seat(event.seat)} forfeited after {plural(event.timeouts, 'timeout')}"
     if isinstance(event, DefaultPlayed):
-        return f"the referee played for {seat(event.seat)}, which has forfeited"
+        return f"the referee played for {seat(event.seat)}, which has left the game"
     if isinstance(event, GameAborted):
         return event.end_reason  # "the organiser aborted the game: <reason>"
     if isinstance(event, EventLimitReached):
         return f"game over: {event.end_reason} ({event.end_rule_id})"
     if isinstance(event, SeatClaimed):
-        who = event.player or "a player"
+        hidden = "a player (named once the game starts)" if event.hidden else "a player"
+        who = event.player or hidden
         what = {PlayerKind.BOT: " (a bot)", PlayerKind.PERSON: ""}.get(event.kind, "")
         return f"{who}{what} took {seat(event.seat)}"
     if isinstance(event, SeatResigned):
         return f"{seat(event.seat)} resigned; the referee plays for it"
+    if isinstance(event, SeatAbandoned):
+        return f"{seat(event.seat)} abandoned the game ({event.reason}); the referee plays for it"
+    if isinstance(event, SeatsAbsent):
+        return f"game over: {event.end_reason} ({event.end_rule_id})"
     return fallback(event)
 
 

@@ -43,6 +43,7 @@ from referee.engine.game import (
     StateT,
     Viewer,
 )
+from referee.engine.leaving import LEFT_REASONS, SeatsLeaving
 from referee.engine.openings import (
     CardOpening,
     DeckTracker,
@@ -50,6 +51,7 @@ from referee.engine.openings import (
     cards_opened,
     held_one_by_one,
 )
+from referee.engine.outcomes import Ranking, SeatLeft, SeatOutcome
 from referee.engine.registry import get_game
 from referee.engine.search import SearchTable
 from referee.engine.table_events import (
@@ -58,7 +60,6 @@ from referee.engine.table_events import (
     GameAborted,
     SeatClaimed,
     SeatForfeited,
-    SeatResigned,
     SeedCommitted,
     SeedRevealed,
     TableEvent,
@@ -82,9 +83,12 @@ class View:
     """Everything ``viewer`` may know now, plus its legal commands.
 
     ``version`` is the sequence number of the last event folded in (0 before any event).
-    ``pending`` lists every seat whose decision the game waits for. ``commitment`` is the seed
-    commitment of a refereed table (``""`` otherwise); ``aborted`` is true once the organiser
-    ended the game (it is then over, with no results).
+    ``pending`` lists every seat whose decision the game waits for, never a seat that left
+    (the referee plays for it: ``referee_to_move``). ``commitment`` is the seed commitment of
+    a refereed table (``""`` otherwise); ``aborted`` is true once the organiser ended the
+    game (it is then over, with no results). ``results`` are each seat's outcome by the
+    ``ranking`` that applies (:mod:`referee.engine.outcomes`); ``left`` the seats that left
+    before the end.
     """
 
     game_type: str
@@ -94,18 +98,22 @@ class View:
     decisions: tuple[Decision, ...]
     legal_commands: tuple[Command, ...]
     game: Any
-    results: tuple[SeatResult, ...] | None
+    results: tuple[SeatOutcome, ...] | None
     commitment: str = ""
     aborted: bool = False
     #: Why the game ended (the rule and the reason in words); ``None`` while playing.
     ending: Ending | None = None
+    ranking: Ranking = Ranking.RULES
+    left: tuple[SeatLeft, ...] = ()
+    #: The game waits for the referee's default command for a seat that left.
+    referee_to_move: bool = False
 
     @property
     def over(self) -> bool:
         return self.results is not None or self.aborted
 
 
-class Table(Generic[StateT]):
+class Table(SeatsLeaving, Generic[StateT]):
     """One game: its config, current state and full (unredacted) event log.
 
     ``settings`` makes a *refereed* table: its opening commits to the seed, the seed is
@@ -222,11 +230,18 @@ class Table(Generic[StateT]):
         return (
             status.aborted is not None
             or status.limit_reached is not None
+            or status.absent is not None
             or len(self.log) == status.count
         )
 
     def pending(self) -> tuple[Seat, ...]:
-        return () if self._idle else self.game.pending(self.state)
+        """The seats whose decision the game waits for, except the seats that left (the
+        referee decides for them: :attr:`referee_to_move`)."""
+        if self._idle:
+            return ()
+        pending = self.game.pending(self.state)
+        left = self.status.left
+        return tuple(seat for seat in pending if seat not in left) if left else pending
 
     def legal_commands(self, seat: Seat) -> list[Command]:
         if self._idle or seat in self.status.forfeited:
@@ -234,9 +249,14 @@ class Table(Generic[StateT]):
         return self.game.legal_commands(self.state, seat)
 
     def results(self) -> tuple[SeatResult, ...] | None:
-        """The game's results, or those it had when it reached its event limit."""
-        limit = self.status.limit_reached
-        return limit.results if limit is not None else self.game.results(self.state)
+        """The game's results by its rules, or those it had when it reached its event limit,
+        or those of a no-show (:class:`SeatsAbsent`). What counts is :meth:`outcomes`."""
+        status = self.status
+        if status.limit_reached is not None:
+            return status.limit_reached.results
+        if status.absent is not None:
+            return status.absent.results
+        return self.game.results(self.state)
 
     def ending(self) -> Ending | None:
         """Why the game ended: an abort, the event limit, or the game's own end by its rules
@@ -246,6 +266,8 @@ class Table(Generic[StateT]):
             return endings.aborted(status.aborted)
         if status.limit_reached is not None:
             return endings.limit_reached(status.limit_reached.limit)
+        if status.absent is not None:
+            return Ending(status.absent.end_rule_id, status.absent.end_reason)
         if self.game.results(self.state) is None:
             return None
         return self.game.ending(self.state)
@@ -256,6 +278,8 @@ class Table(Generic[StateT]):
         return self.status.aborted is not None or self.results() is not None
 
     def decisions(self) -> tuple[Decision, ...]:
+        """Every decision the game waits for, the seats that left included (the referee's
+        timekeeper plays theirs)."""
         return () if self._idle else self.game.decisions(self.state)
 
     def decide(self, seat: Seat, command: Command) -> list[Event]:
@@ -277,6 +301,10 @@ class Table(Generic[StateT]):
                 "precondition",
                 GAME_OVER,
             )
+        if status.absent is not None:
+            raise Rejection(
+                status.absent.end_rule_id, status.absent.end_reason, "precondition", GAME_OVER
+            )
         if not self.started:
             raise Rejection(
                 "GAME_NOT_STARTED",
@@ -291,12 +319,13 @@ class Table(Generic[StateT]):
                 "precondition",
                 "SEAT_RESIGNED",
             )
-        if seat in status.forfeited:
+        gone = status.left.get(seat)
+        if gone is not None:  # forfeited on time, or abandoned (a seat that left never decides)
             raise Rejection(
-                "FORFEIT",
-                f"seat {seat} has forfeited; the referee plays for it",
+                gone.rule_id,
+                f"{gone.reason}; the referee plays for it",
                 "precondition",
-                "SEAT_FORFEITED",
+                LEFT_REASONS.get(gone.end, "SEAT_FORFEITED"),
             )
         return self._limited(self._committed(self.game.decide(self.state, seat, command)))
 
@@ -441,30 +470,6 @@ class Table(Generic[StateT]):
             events.append(self._revealed())
         return events
 
-    def resign(self, seat: Seat) -> list[Event]:
-        """The events of ``seat`` resigning: :class:`SeatResigned` (the referee then plays its
-        default commands, as :meth:`forfeited_play` does for a forfeited seat). Raises
-        Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``ALREADY_RESIGNED``)."""
-        if not 0 <= seat < self.config.players:
-            raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
-        if self.over:
-            raise Rejection("GAME_OVER", "the game is over", "precondition", GAME_OVER)
-        if not self.started:
-            raise Rejection(
-                "GAME_NOT_STARTED",
-                "the game has not started: nothing to resign",
-                "precondition",
-                "GAME_NOT_STARTED",
-            )
-        if seat in self.status.resigned:
-            raise Rejection(
-                "ALREADY_RESIGNED",
-                f"seat {seat} has resigned already",
-                "precondition",
-                "ALREADY_RESIGNED",
-            )
-        return [SeatResigned(seat)]
-
     def submit(self, seat: Seat, command: Command) -> list[Event]:
         """Decide and apply ``command``; returns the new events. Raises Rejection."""
         events = self.decide(seat, command)
@@ -476,14 +481,14 @@ class Table(Generic[StateT]):
         apply = self.game.apply
         state = self.state
         stored = False
-        for event in events:
+        start = len(self.log)
+        for index, event in enumerate(events):
             if isinstance(event, TableEvent):
-                self.status.fold(event)
+                self.status.fold(event, start + index + 1)
                 stored = stored or held_one_by_one(event)
             else:
                 state = apply(state, event)
         self.state = state
-        start = len(self.log)
         self.log.extend(events)
         if stored and self.settings is not None and self.settings.card_commitments:
             # Openings read from the store, as the referee holds its own (issue 25 §4).
@@ -495,7 +500,7 @@ class Table(Generic[StateT]):
 
     def view(self, viewer: Viewer) -> View:
         status = self.status
-        decisions = self.decisions()
+        decisions = self.asked()
         # Positional: the server builds every seat's view after every command.
         return View(
             self.game.info.type_id,
@@ -505,10 +510,13 @@ class Table(Generic[StateT]):
             decisions,
             tuple(self.legal_commands(viewer)) if viewer is not None else (),
             self.game.view(self.state, viewer),
-            self.results(),
+            self.outcomes(),
             status.commitment,
             status.aborted is not None,
             self.ending(),
+            self.ranking,
+            self.seats_left(),
+            self.referee_to_move,
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:

@@ -22,12 +22,15 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Any
 
-from referee.engine import endings
+from referee.engine import endings, outcomes
 from referee.engine.game import Command, FixedDeal, Seat, SeatResult, Viewer
+from referee.engine.outcomes import Ranking, SeatEnd, SeatLeft
 
 
 def commitment(seed: bytes, salt: bytes = b"") -> str:
@@ -76,6 +79,9 @@ class TableSettings:
     #: The game ends (:class:`EventLimitReached`) once its log holds this many events;
     #: ``None``: the game's default (``GameInfo.max_events``), 0: no limit.
     max_events: int | None = None
+    #: Which ranking the results follow (:mod:`referee.engine.outcomes`): the rules' own, or
+    #: every seat that finished above every seat that left (rated and tournament games).
+    ranking: Ranking = Ranking.RULES
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,11 +223,22 @@ class SeatClaimed(TableEvent):
     """A player took ``seat`` (a claim, an accepted challenge, a pairing or the creator's
     own seat). Public: who sits where is part of the game's record, so replays and spectators
     see it. ``player`` is empty for a seat claimed anonymously (a claim code, no account).
-    The claim that fills the table is in the batch that deals."""
+    The claim that fills the table is in the batch that deals.
+
+    ``hidden``: a claim of a game that keeps its players from each other until it starts (a
+    rated game's reserved seats, so nobody can dodge an opponent): every viewer but the
+    seat itself sees it without the player (the full log keeps it; the views show who sits
+    where once the game has started)."""
 
     seat: Seat
     player: str
     kind: PlayerKind = PlayerKind.UNSPECIFIED
+    hidden: bool = False
+
+    def redacted(self, viewer: Viewer) -> TableEvent:
+        if not self.hidden or viewer == self.seat:
+            return self
+        return SeatClaimed(self.seat, "", PlayerKind.UNSPECIFIED, True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +247,47 @@ class SeatResigned(TableEvent):
     forfeited seat, to the end of the game (the game's rules decide what that costs it)."""
 
     seat: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAbandoned(TableEvent):
+    """``seat`` was abandoned: its player went away (its stream closed and did not come back
+    within the reconnect window) or the organiser removed it (``reason`` says which, in
+    public words). From now on the referee plays its default commands, as for a forfeited
+    seat, to the end of the game."""
+
+    seat: Seat
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsAbsent(TableEvent):
+    """The join deadline passed with ``seats`` reserved and never claimed, in a game that
+    scores a no-show as a loss: the game ends here, before its deal, in public, with
+    ``results``: the seats that were there share rank 1, the absent ones rank after them
+    (scores 0: nothing was played)."""
+
+    seats: tuple[int, ...]
+    results: tuple[SeatResult, ...]
+    end_rule_id: str = ""
+    end_reason: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.end_reason:
+            ending = endings.no_show(self.seats)
+            object.__setattr__(self, "end_rule_id", ending.rule_id)
+            object.__setattr__(self, "end_reason", ending.reason)
+
+
+def absent_results(players: int, absent: tuple[int, ...]) -> tuple[SeatResult, ...]:
+    """The results of a game ended by :class:`SeatsAbsent`: the seats that were there share
+    rank 1, the absent ones share the rank after them.
+
+    >>> [r.rank for r in absent_results(3, (1,))]
+    [1, 2, 1]
+    """
+    there = players - len(absent)
+    return tuple(SeatResult(seat, 0, there + 1 if seat in absent else 1) for seat in range(players))
 
 
 TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
@@ -242,11 +300,15 @@ TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
     EventLimitReached,
     SeatClaimed,
     SeatResigned,
+    SeatAbandoned,
+    SeatsAbsent,
 )
 
 
 #: No seat: the seat sets of a status before any seat forfeits or resigns (shared).
 _NO_SEATS: frozenset[int] = frozenset()
+#: Nobody left: the map of a status before any seat leaves (shared, read-only).
+_NOBODY_LEFT: Mapping[int, SeatLeft] = MappingProxyType({})
 
 
 @dataclass(slots=True)
@@ -270,6 +332,11 @@ class TableStatus:
     resigned: AbstractSet[int] = _NO_SEATS
     #: How many table events were folded (the table started once a game event came after).
     count: int = 0
+    #: The seats that left before the end (resigned, forfeited, abandoned, absent), by seat
+    #: (shared empty until the first leaves: :meth:`fold` makes a new dict then).
+    left: Mapping[int, SeatLeft] = field(default_factory=lambda: _NOBODY_LEFT)
+    #: The end at the join deadline with absent seats.
+    absent: SeatsAbsent | None = None
 
     def __post_init__(self) -> None:
         if not self.timeouts:
@@ -288,7 +355,9 @@ class TableStatus:
             setattr(twin, spec.name, value)
         return twin
 
-    def fold(self, event: TableEvent) -> None:
+    def fold(self, event: TableEvent, at: int = 0) -> None:
+        """Fold in ``event``, the log's event number ``at`` (what orders the seats that
+        leave)."""
         self.count += 1
         if isinstance(event, SeedCommitted):
             self.commitment = event.commitment
@@ -299,6 +368,7 @@ class TableStatus:
             self.timeouts[event.seat] = event.timeouts
         elif isinstance(event, SeatForfeited):
             self.forfeited = {*self.forfeited, event.seat}
+            self._leave(event.seat, SeatEnd.FORFEITED, outcomes.FORFEIT, at, event.timeouts)
         elif isinstance(event, GameAborted):
             self.aborted = event.reason
         elif isinstance(event, EventLimitReached):
@@ -308,6 +378,21 @@ class TableStatus:
         elif isinstance(event, SeatResigned):
             self.resigned = {*self.resigned, event.seat}
             self.forfeited = {*self.forfeited, event.seat}
+            self._leave(event.seat, SeatEnd.RESIGNED, outcomes.RESIGNED, at)
+        elif isinstance(event, SeatAbandoned):
+            self.forfeited = {*self.forfeited, event.seat}
+            self._leave(event.seat, SeatEnd.ABANDONED, outcomes.ABANDONED, at, event.reason)
+        elif isinstance(event, SeatsAbsent):
+            self.absent = event
+            for seat in event.seats:
+                self._leave(seat, SeatEnd.ABSENT, outcomes.NO_SHOW, at)
+
+    def _leave(self, seat: int, end: SeatEnd, rule_id: str, at: int, detail: object = "") -> None:
+        """Record the first way ``seat`` left (a resigned seat that times out stays resigned)."""
+        if seat in self.left:
+            return
+        reason = outcomes.left_reason(seat, end, detail)
+        self.left = {**self.left, seat: SeatLeft(seat, end, rule_id, reason, at)}
 
     @property
     def refereed(self) -> bool:
@@ -328,15 +413,18 @@ __all__ = [
     "EventLimitReached",
     "GameAborted",
     "PlayerKind",
+    "SeatAbandoned",
     "SeatClaimed",
     "SeatForfeited",
     "SeatResigned",
+    "SeatsAbsent",
     "SeedCommitted",
     "SeedRevealed",
     "TableEvent",
     "TableSettings",
     "TableStatus",
     "TimedOut",
+    "absent_results",
     "commitment",
     "deal_commitment",
     "deal_text",

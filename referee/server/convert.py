@@ -90,7 +90,21 @@ def settings_from_request(request: pb.CreateGameRequest) -> GameSettings:
         connect_grace_ms=request.connect_grace_ms or DEFAULT_CONNECT_GRACE_MS,
         rated=request.rated,
         organiser_audit=request.organiser_audit,
+        ranking=RANKINGS.get(request.ranking, "?"),
+        no_show=NO_SHOWS.get(request.no_show, "?"),
+        hide_reservations=request.hide_reservations,
     )
+
+
+#: ``Ranking`` and ``NoShow`` as the application names them (``"?"``: a value this server
+#: does not know, which the settings' check refuses).
+RANKINGS = {
+    pb.RANKING_UNSPECIFIED: "",
+    pb.RANKING_RULES: "rules",
+    pb.RANKING_FINISHERS_FIRST: "finishers_first",
+}
+NO_SHOWS = {pb.NO_SHOW_UNSPECIFIED: "", pb.NO_SHOW_LOSS: "loss", pb.NO_SHOW_VOID: "void"}
+_NO_SHOW_VALUES = {True: pb.NO_SHOW_LOSS, False: pb.NO_SHOW_VOID}
 
 
 def command_from_request(request: pb.SubmitCommandRequest | pb.SessionCommand) -> Any:
@@ -163,6 +177,11 @@ def summary_to_proto(summary: Summary) -> pb.GameSummary:
         organiser_audit=summary.organiser_audit,
         end_rule_id=summary.end_rule_id,
         end_reason=summary.end_reason,
+        ranking=pb.Ranking.ValueType(summary.ranking),
+        seats_left=codec.left_to_proto(summary.seats_left),
+        referee_to_move=summary.referee_to_move,
+        no_show=_NO_SHOW_VALUES[summary.no_show_loses],
+        hide_reservations=summary.hide_reservations,
     )
     if summary.revealed_seed is not None:
         message.revealed_seed = summary.revealed_seed

@@ -1,5 +1,5 @@
-"""The RPCs of accounts, credentials and ratings: Register, WhoAmI, RotateToken, GetRatings,
-GetLeaderboard.
+"""The RPCs of accounts, credentials, ratings and presence: Register, WhoAmI, RotateToken,
+GetRatings, GetLeaderboard, GetPresence.
 
 One of the parts :class:`~referee.server.service.RefereeCore` is assembled from, which finds
 each RPC by its name.
@@ -11,6 +11,7 @@ in a request log.
 from __future__ import annotations
 
 from referee.application.players.accounts import Player, Players, is_player_name
+from referee.application.players.presence import Presence
 from referee.application.players.ratings import MAX_LEADERBOARD, Rating
 from referee.application.tables.errors import Kind, RefereeError, bad_request
 from referee.server import pages
@@ -44,14 +45,18 @@ def rating_to_proto(rating: Rating) -> pb.Rating:
         ordinal=rating.ordinal,
         games=rating.games,
         updated_unix_ms=rating.updated_ms,
+        absences=rating.absences,
+        left_early=rating.left_early,
     )
 
 
 class PlayerCalls:
-    """The RPCs of accounts, credentials and ratings, over ``players``."""
+    """The RPCs of accounts, credentials and ratings, over ``players``, and of who is online
+    (``presence``)."""
 
-    def __init__(self, players: Players) -> None:
+    def __init__(self, players: Players, presence: Presence) -> None:
         self.players = players
+        self.presence = presence
 
     async def Register(self, request: pb.RegisterRequest, caller: Caller) -> pb.RegisterResponse:
         kind = KIND_FROM_PROTO.get(request.kind)
@@ -110,6 +115,21 @@ class PlayerCalls:
         shown, next_token = pages.page(best, request.page_size, request.page_token)
         return pb.GetLeaderboardResponse(
             ratings=[rating_to_proto(r) for r in shown], next_page_token=next_token
+        )
+
+    async def GetPresence(
+        self, request: pb.GetPresenceRequest, caller: Caller
+    ) -> pb.GetPresenceResponse:
+        """Presence is public (the lobby shows it): no credential needed."""
+        names = list(request.players)
+        if not names:
+            raise bad_request("players", "name at least one player")
+        for index, name in enumerate(names):
+            if not is_player_name(name):
+                raise bad_request(f"players[{index}]", "not a player name")
+        online = await self.presence.online(names)
+        return pb.GetPresenceResponse(
+            players=[pb.PlayerPresence(player=n, online=o) for n, o in online.items()]
         )
 
 

@@ -141,8 +141,8 @@ class RefereeCore:
         #: Each RPC's handler, by its name in the proto.
         self.rpcs = _handlers(
             self,
-            PlayerCalls(players),
-            SeatCalls(players, referee.seating),
+            PlayerCalls(players, referee.presence),
+            SeatCalls(players, referee.seating, referee.organiser),
             LobbyCalls(players, referee.lobby, metrics),
             SessionCalls(players, referee.sessions, referee.fanout, metrics),
         )

@@ -39,6 +39,112 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _Ranking:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RankingEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Ranking.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    RANKING_UNSPECIFIED: _Ranking.ValueType  # 0
+    """Not said (CreateGameRequest: the default for the game; a result: from before rankings)."""
+    RANKING_RULES: _Ranking.ValueType  # 1
+    """The rules' ranks as they are, whatever the referee's default moves made of a seat that
+    left (unrated casual games).
+    """
+    RANKING_FINISHERS_FIRST: _Ranking.ValueType  # 2
+    """Rule FINISHERS-FIRST: every seat that finished ranks above every seat that left, the
+    finishers in the rules' order, the seats that left by when they left (the later, the
+    better; together: a shared rank). A seat that left so loses to each finisher (rated and
+    tournament games).
+    """
+
+class Ranking(_Ranking, metaclass=_RankingEnumTypeWrapper):
+    """Which ranking a game's results follow (docs/lobby.md, "Results")."""
+
+RANKING_UNSPECIFIED: Ranking.ValueType  # 0
+"""Not said (CreateGameRequest: the default for the game; a result: from before rankings)."""
+RANKING_RULES: Ranking.ValueType  # 1
+"""The rules' ranks as they are, whatever the referee's default moves made of a seat that
+left (unrated casual games).
+"""
+RANKING_FINISHERS_FIRST: Ranking.ValueType  # 2
+"""Rule FINISHERS-FIRST: every seat that finished ranks above every seat that left, the
+finishers in the rules' order, the seats that left by when they left (the later, the
+better; together: a shared rank). A seat that left so loses to each finisher (rated and
+tournament games).
+"""
+Global___Ranking: _TypeAlias = Ranking  # noqa: Y015
+
+class _NoShow:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _NoShowEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NoShow.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    NO_SHOW_UNSPECIFIED: _NoShow.ValueType  # 0
+    """The default (CreateGameRequest.no_show)."""
+    NO_SHOW_LOSS: _NoShow.ValueType  # 1
+    """The game ends at the deadline (RefereeEvent.SeatsAbsent, rule NO-SHOW): the absent seats
+    lose to the seats that were there (rating included in a rated game).
+    """
+    NO_SHOW_VOID: _NoShow.ValueType  # 2
+    """The game is aborted at the deadline: nobody is ranked or rated by it."""
+
+class NoShow(_NoShow, metaclass=_NoShowEnumTypeWrapper):
+    """What a reserved seat never claimed by the join deadline costs."""
+
+NO_SHOW_UNSPECIFIED: NoShow.ValueType  # 0
+"""The default (CreateGameRequest.no_show)."""
+NO_SHOW_LOSS: NoShow.ValueType  # 1
+"""The game ends at the deadline (RefereeEvent.SeatsAbsent, rule NO-SHOW): the absent seats
+lose to the seats that were there (rating included in a rated game).
+"""
+NO_SHOW_VOID: NoShow.ValueType  # 2
+"""The game is aborted at the deadline: nobody is ranked or rated by it."""
+Global___NoShow: _TypeAlias = NoShow  # noqa: Y015
+
+class _SeatEnd:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SeatEndEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeatEnd.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEAT_END_UNSPECIFIED: _SeatEnd.ValueType  # 0
+    """Not said: the game runs, or a result from before seat ends were recorded."""
+    SEAT_END_FINISHED: _SeatEnd.ValueType  # 1
+    """It played to the end."""
+    SEAT_END_RESIGNED: _SeatEnd.ValueType  # 2
+    """It resigned (rule RESIGNED)."""
+    SEAT_END_FORFEITED: _SeatEnd.ValueType  # 3
+    """It forfeited on time: ClockSettings.forfeit_after_timeouts (rule FORFEIT)."""
+    SEAT_END_ABANDONED: _SeatEnd.ValueType  # 4
+    """Its player went away (its stream closed and did not come back within the referee's
+    reconnect window, in a game that ranks finishers first) or the organiser removed it
+    (ResignRequest.organiser_token): rule ABANDONED.
+    """
+    SEAT_END_ABSENT: _SeatEnd.ValueType  # 5
+    """Its reserved seat was never claimed by the join deadline (rule NO-SHOW)."""
+
+class SeatEnd(_SeatEnd, metaclass=_SeatEndEnumTypeWrapper):
+    """How a seat's game ended."""
+
+SEAT_END_UNSPECIFIED: SeatEnd.ValueType  # 0
+"""Not said: the game runs, or a result from before seat ends were recorded."""
+SEAT_END_FINISHED: SeatEnd.ValueType  # 1
+"""It played to the end."""
+SEAT_END_RESIGNED: SeatEnd.ValueType  # 2
+"""It resigned (rule RESIGNED)."""
+SEAT_END_FORFEITED: SeatEnd.ValueType  # 3
+"""It forfeited on time: ClockSettings.forfeit_after_timeouts (rule FORFEIT)."""
+SEAT_END_ABANDONED: SeatEnd.ValueType  # 4
+"""Its player went away (its stream closed and did not come back within the referee's
+reconnect window, in a game that ranks finishers first) or the organiser removed it
+(ResignRequest.organiser_token): rule ABANDONED.
+"""
+SEAT_END_ABSENT: SeatEnd.ValueType  # 5
+"""Its reserved seat was never claimed by the join deadline (rule NO-SHOW)."""
+Global___SeatEnd: _TypeAlias = SeatEnd  # noqa: Y015
+
 class _DecidedBy:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -562,6 +668,9 @@ class CreateGameRequest(_message.Message):
     RATED_FIELD_NUMBER: _builtins.int
     ORGANISER_AUDIT_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    RANKING_FIELD_NUMBER: _builtins.int
+    NO_SHOW_FIELD_NUMBER: _builtins.int
+    HIDE_RESERVATIONS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """A game type id from ListGameTypes."""
     players: _builtins.int
@@ -633,6 +742,22 @@ class CreateGameRequest(_message.Message):
     different), as secret as the tokens it stands for. The same id with another request is
     INVALID_ARGUMENT on request_id. Empty: every call creates a game.
     """
+    ranking: Global___Ranking.ValueType
+    """Which ranking the results follow (GameSummary.ranking). Unspecified: every seat that
+    finished ranks above every seat that left (RANKING_FINISHERS_FIRST) in a rated game, the
+    rules' ranking (RANKING_RULES) otherwise. A rated game always ranks finishers first
+    (INVALID_ARGUMENT on ranking for RANKING_RULES); a tournament asks for it too.
+    """
+    no_show: Global___NoShow.ValueType
+    """What a reserved seat never claimed by the join deadline costs (GameSummary.no_show).
+    Unspecified: NO_SHOW_LOSS in a rated game, NO_SHOW_VOID otherwise.
+    """
+    hide_reservations: _builtins.bool
+    """Keep who holds the other reserved seats from each player until the game starts: the
+    summary, the lobby and the reservation a player is told of show a reserved seat's
+    player to that player only (the organiser and the log after the start see them all).
+    Every rated game with reserved seats hides them, so a player cannot dodge an opponent.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options by name; missing options take their default."""
@@ -674,16 +799,61 @@ class CreateGameRequest(_message.Message):
         rated: _builtins.bool = ...,
         organiser_audit: _builtins.bool = ...,
         request_id: _builtins.str = ...,
+        ranking: Global___Ranking.ValueType = ...,
+        no_show: Global___NoShow.ValueType = ...,
+        hide_reservations: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "deal", b"deal", "max_events", b"max_events"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_audit", b"organiser_audit", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "request_id", b"request_id", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_events", b"_max_events", "clock", b"clock", "connect_grace_ms", b"connect_grace_ms", "deal", b"deal", "defer_seed_reveal", b"defer_seed_reveal", "game_type", b"game_type", "hide_reservations", b"hide_reservations", "join_deadline_ms", b"join_deadline_ms", "listed", b"listed", "max_events", b"max_events", "no_show", b"no_show", "options", b"options", "organiser_audit", b"organiser_audit", "organiser_delay_events", b"organiser_delay_events", "organiser_delay_ms", b"organiser_delay_ms", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "ranking", b"ranking", "rated", b"rated", "request_id", b"request_id", "seat_requests", b"seat_requests", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_events: _TypeAlias = _typing.Literal["max_events"]  # noqa: Y015
     _WhichOneofArgType__max_events: _TypeAlias = _typing.Literal["_max_events", b"_max_events"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__max_events) -> _WhichOneofReturnType__max_events | None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class SeatLeft(_message.Message):
+    """A seat that left the game before its end. From then on the referee plays the game's
+    default commands for it; it is never asked to decide again.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    RULE_ID_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    end: Global___SeatEnd.ValueType
+    """How it left (never finished)."""
+    rule_id: _builtins.str
+    """The rule: RESIGNED, FORFEIT, ABANDONED or NO-SHOW."""
+    reason: _builtins.str
+    """Why, in words, from public information (e.g. "seat 1 forfeited on time after 2
+    timeouts"). For people to read, not for parsing.
+    """
+    version: _builtins.int
+    """The sequence number of the event that recorded it (what orders the seats that left)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        end: Global___SeatEnd.ValueType = ...,
+        rule_id: _builtins.str = ...,
+        reason: _builtins.str = ...,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end", b"end", "reason", b"reason", "rule_id", b"rule_id", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLeft: _TypeAlias = SeatLeft  # noqa: Y015
 
 @_typing.final
 class ClockSettings(_message.Message):
@@ -866,32 +1036,62 @@ Global___PendingDecision: _TypeAlias = PendingDecision  # noqa: Y015
 
 @_typing.final
 class SeatResult(_message.Message):
-    """Final standing of one seat."""
+    """Final standing of one seat: the one result every reader (ratings, leaderboards,
+    tournaments, clients) reads.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     SCORE_FIELD_NUMBER: _builtins.int
     RANK_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    END_RULE_ID_FIELD_NUMBER: _builtins.int
+    END_REASON_FIELD_NUMBER: _builtins.int
+    RULES_RANK_FIELD_NUMBER: _builtins.int
+    LEFT_AT_VERSION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index."""
     score: _builtins.int
     """Score as the game counts it (GameType.score_meaning says what): Vampire Queen penalty
     points, lower is better; Sleeping Queens and Dracula vs Van Helsing 1 for a winner, 0
     otherwise; Mau Mau Vampires points (hand totals plus tie-break points), higher is better.
+    For a seat that left, what the referee's default moves made of it.
     """
     rank: _builtins.int
-    """Rank, 1 = best; equal scores share a rank."""
+    """Rank, 1 = best; equal standing shares a rank. The rank of the ranking that applies
+    (View.ranking, GameSummary.ranking): with RANKING_FINISHERS_FIRST a seat that left ranks
+    below every seat that finished.
+    """
+    end: Global___SeatEnd.ValueType
+    """How the seat's game ended (unspecified in the results of RefereeEvent.EventLimitReached
+    and SeatsAbsent, which are the rules' standing).
+    """
+    end_rule_id: _builtins.str
+    """The rule of a seat that left (RESIGNED, FORFEIT, ABANDONED, NO-SHOW); empty otherwise."""
+    end_reason: _builtins.str
+    """Why it left, in words (as SeatLeft.reason); empty for a seat that finished."""
+    rules_rank: _builtins.int
+    """The rank the game's rules alone gave the seat (what the default moves made of a seat
+    that left); equal to rank under RANKING_RULES.
+    """
+    left_at_version: _builtins.int
+    """The sequence number of the event that recorded the seat's leaving (0: it finished)."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         score: _builtins.int = ...,
         rank: _builtins.int = ...,
+        end: Global___SeatEnd.ValueType = ...,
+        end_rule_id: _builtins.str = ...,
+        end_reason: _builtins.str = ...,
+        rules_rank: _builtins.int = ...,
+        left_at_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["rank", b"rank", "score", b"score", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end", b"end", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "left_at_version", b"left_at_version", "rank", b"rank", "rules_rank", b"rules_rank", "score", b"score", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -954,6 +1154,11 @@ class GameSummary(_message.Message):
     ORGANISER_AUDIT_FIELD_NUMBER: _builtins.int
     END_RULE_ID_FIELD_NUMBER: _builtins.int
     END_REASON_FIELD_NUMBER: _builtins.int
+    RANKING_FIELD_NUMBER: _builtins.int
+    SEATS_LEFT_FIELD_NUMBER: _builtins.int
+    REFEREE_TO_MOVE_FIELD_NUMBER: _builtins.int
+    NO_SHOW_FIELD_NUMBER: _builtins.int
+    HIDE_RESERVATIONS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     game_type: _builtins.str
@@ -1022,6 +1227,18 @@ class GameSummary(_message.Message):
     """Why the game ended, in words, from public information (game over only), e.g. "seat 2
     woke 5 queens". For people to read, not for parsing: read end_rule_id and results.
     """
+    ranking: Global___Ranking.ValueType
+    """Which ranking the results follow."""
+    referee_to_move: _builtins.bool
+    """True when the game waits for a seat that left: the referee plays its default command
+    next (pending_seats never lists a seat that left).
+    """
+    no_show: Global___NoShow.ValueType
+    """What a reserved seat never claimed by the join deadline costs (loss or void)."""
+    hide_reservations: _builtins.bool
+    """Reserved seats show their player only to that player until the game starts
+    (CreateGameRequest.hide_reservations).
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Options, every one filled in."""
@@ -1049,6 +1266,10 @@ class GameSummary(_message.Message):
     @_builtins.property
     def seat_holders(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatHolder]:
         """Who holds each seat, by seat (the player's name, never a token)."""
+
+    @_builtins.property
+    def seats_left(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatLeft]:
+        """The seats that left before the end (resigned, forfeited, abandoned, absent), by seat."""
 
     def __init__(
         self,
@@ -1084,10 +1305,15 @@ class GameSummary(_message.Message):
         organiser_audit: _builtins.bool = ...,
         end_rule_id: _builtins.str = ...,
         end_reason: _builtins.str = ...,
+        ranking: Global___Ranking.ValueType = ...,
+        seats_left: _abc.Iterable[Global___SeatLeft] | None = ...,
+        referee_to_move: _builtins.bool = ...,
+        no_show: Global___NoShow.ValueType = ...,
+        hide_reservations: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "join_deadline_unix_ms", b"join_deadline_unix_ms", "listed", b"listed", "max_events", b"max_events", "options", b"options", "organiser_audit", b"organiser_audit", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "rated", b"rated", "results", b"results", "revealed_seed", b"revealed_seed", "seat_holders", b"seat_holders", "seat_stats", b"seat_stats", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "started", b"started", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["abort_reason", b"abort_reason", "aborted", b"aborted", "card_commitments", b"card_commitments", "clock", b"clock", "created_unix_ms", b"created_unix_ms", "deal_commitment", b"deal_commitment", "decisions", b"decisions", "defer_seed_reveal", b"defer_seed_reveal", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "hide_reservations", b"hide_reservations", "join_deadline_unix_ms", b"join_deadline_unix_ms", "listed", b"listed", "max_events", b"max_events", "no_show", b"no_show", "options", b"options", "organiser_audit", b"organiser_audit", "pending_seats", b"pending_seats", "players", b"players", "public_reproducible_seed", b"public_reproducible_seed", "public_reveal_waives_secrecy", b"public_reveal_waives_secrecy", "ranking", b"ranking", "rated", b"rated", "referee_to_move", b"referee_to_move", "results", b"results", "revealed_seed", b"revealed_seed", "seat_holders", b"seat_holders", "seat_stats", b"seat_stats", "seats_left", b"seats_left", "seed_commitment", b"seed_commitment", "seed_released", b"seed_released", "started", b"started", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1770,6 +1996,7 @@ class RefereeEvent(_message.Message):
         SEAT_FIELD_NUMBER: _builtins.int
         PLAYER_FIELD_NUMBER: _builtins.int
         KIND_FIELD_NUMBER: _builtins.int
+        HIDDEN_FIELD_NUMBER: _builtins.int
         seat: _builtins.int
         """The seat."""
         player: _builtins.str
@@ -1778,16 +2005,22 @@ class RefereeEvent(_message.Message):
         """
         kind: Global___PlayerKind.ValueType
         """What the player is."""
+        hidden: _builtins.bool
+        """The game keeps its players from each other until it starts
+        (GameSummary.hide_reservations): every viewer but the seat itself receives this event
+        with player empty and kind unspecified.
+        """
         def __init__(
             self,
             *,
             seat: _builtins.int = ...,
             player: _builtins.str = ...,
             kind: Global___PlayerKind.ValueType = ...,
+            hidden: _builtins.bool = ...,
         ) -> None: ...
         _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
         def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-        _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "player", b"player", "seat", b"seat"]  # noqa: Y015
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["hidden", b"hidden", "kind", b"kind", "player", b"player", "seat", b"seat"]  # noqa: Y015
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1813,6 +2046,73 @@ class RefereeEvent(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class SeatAbandoned(_message.Message):
+        """Public: a seat was abandoned (rule ABANDONED): its player's stream closed and did not
+        come back within the reconnect window (a game that ranks finishers first), or the
+        organiser removed it. From now on the referee plays its default commands to the end.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEAT_FIELD_NUMBER: _builtins.int
+        REASON_FIELD_NUMBER: _builtins.int
+        seat: _builtins.int
+        """The seat."""
+        reason: _builtins.str
+        """Why, in words (public)."""
+        def __init__(
+            self,
+            *,
+            seat: _builtins.int = ...,
+            reason: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "seat", b"seat"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class SeatsAbsent(_message.Message):
+        """Public: the join deadline passed with reserved seats never claimed, in a game that scores
+        a no-show as a loss (rule NO-SHOW). The game ends here, before its deal.
+        """
+
+        DESCRIPTOR: _descriptor.Descriptor
+
+        SEATS_FIELD_NUMBER: _builtins.int
+        RESULTS_FIELD_NUMBER: _builtins.int
+        END_RULE_ID_FIELD_NUMBER: _builtins.int
+        END_REASON_FIELD_NUMBER: _builtins.int
+        end_rule_id: _builtins.str
+        """"NO-SHOW"."""
+        end_reason: _builtins.str
+        """Why the game ended, in words."""
+        @_builtins.property
+        def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+            """The absent seats."""
+
+        @_builtins.property
+        def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatResult]:
+            """The results: the seats that were there share rank 1, the absent ones rank after them
+            (scores 0: nothing was played).
+            """
+
+        def __init__(
+            self,
+            *,
+            seats: _abc.Iterable[_builtins.int] | None = ...,
+            results: _abc.Iterable[Global___SeatResult] | None = ...,
+            end_rule_id: _builtins.str = ...,
+            end_reason: _builtins.str = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "results", b"results", "seats", b"seats"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     SEED_COMMITTED_FIELD_NUMBER: _builtins.int
     SEED_REVEALED_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
@@ -1824,6 +2124,8 @@ class RefereeEvent(_message.Message):
     EVENT_LIMIT_REACHED_FIELD_NUMBER: _builtins.int
     SEAT_CLAIMED_FIELD_NUMBER: _builtins.int
     SEAT_RESIGNED_FIELD_NUMBER: _builtins.int
+    SEAT_ABANDONED_FIELD_NUMBER: _builtins.int
+    SEATS_ABSENT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def seed_committed(self) -> Global___RefereeEvent.SeedCommitted:
         """The seed commitment."""
@@ -1868,6 +2170,14 @@ class RefereeEvent(_message.Message):
     def seat_resigned(self) -> Global___RefereeEvent.SeatResigned:
         """A seat resigned."""
 
+    @_builtins.property
+    def seat_abandoned(self) -> Global___RefereeEvent.SeatAbandoned:
+        """A seat was abandoned."""
+
+    @_builtins.property
+    def seats_absent(self) -> Global___RefereeEvent.SeatsAbsent:
+        """The end at the join deadline with absent seats."""
+
     def __init__(
         self,
         *,
@@ -1882,12 +2192,14 @@ class RefereeEvent(_message.Message):
         event_limit_reached: Global___RefereeEvent.EventLimitReached | None = ...,
         seat_claimed: Global___RefereeEvent.SeatClaimed | None = ...,
         seat_resigned: Global___RefereeEvent.SeatResigned | None = ...,
+        seat_abandoned: Global___RefereeEvent.SeatAbandoned | None = ...,
+        seats_absent: Global___RefereeEvent.SeatsAbsent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_claimed", b"seat_claimed", "seat_forfeited", b"seat_forfeited", "seat_resigned", b"seat_resigned", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_abandoned", b"seat_abandoned", "seat_claimed", b"seat_claimed", "seat_forfeited", b"seat_forfeited", "seat_resigned", b"seat_resigned", "seats_absent", b"seats_absent", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_claimed", b"seat_claimed", "seat_forfeited", b"seat_forfeited", "seat_resigned", b"seat_resigned", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_opened", b"cards_opened", "deck_committed", b"deck_committed", "default_played", b"default_played", "event_limit_reached", b"event_limit_reached", "game_aborted", b"game_aborted", "kind", b"kind", "seat_abandoned", b"seat_abandoned", "seat_claimed", b"seat_claimed", "seat_forfeited", b"seat_forfeited", "seat_resigned", b"seat_resigned", "seats_absent", b"seats_absent", "seed_committed", b"seed_committed", "seed_revealed", b"seed_revealed", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted", "deck_committed", "cards_opened", "event_limit_reached", "seat_claimed", "seat_resigned"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["seed_committed", "seed_revealed", "timed_out", "seat_forfeited", "default_played", "game_aborted", "deck_committed", "cards_opened", "event_limit_reached", "seat_claimed", "seat_resigned", "seat_abandoned", "seats_absent"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1920,6 +2232,9 @@ class View(_message.Message):
     LEGAL_COMMAND_PARTS_FIELD_NUMBER: _builtins.int
     END_RULE_ID_FIELD_NUMBER: _builtins.int
     END_REASON_FIELD_NUMBER: _builtins.int
+    RANKING_FIELD_NUMBER: _builtins.int
+    SEATS_LEFT_FIELD_NUMBER: _builtins.int
+    REFEREE_TO_MOVE_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
     DRACULA_VS_VAN_HELSING_FIELD_NUMBER: _builtins.int
@@ -1947,6 +2262,12 @@ class View(_message.Message):
     end_reason: _builtins.str
     """Why the game ended, in words (game over only), as in GameSummary.end_reason: the banner
     of an end screen ("seat 2 woke 5 queens"), with results for each seat's standing.
+    """
+    ranking: Global___Ranking.ValueType
+    """Which ranking the results follow (as GameSummary.ranking)."""
+    referee_to_move: _builtins.bool
+    """True when the game waits for a seat that left: the referee plays its default command
+    next, and the view after it follows (no seat is asked; nothing to send).
     """
     @_builtins.property
     def pending_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -2002,6 +2323,12 @@ class View(_message.Message):
         """
 
     @_builtins.property
+    def seats_left(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatLeft]:
+        """The seats that left before the end, by seat: show them as left. A seat that left is
+        never in pending_seats and has no legal commands.
+        """
+
+    @_builtins.property
     def vampire_queen(self) -> _vampire_queen_pb2.VampireQueenView:
         """A Vampire Queen view."""
 
@@ -2039,6 +2366,9 @@ class View(_message.Message):
         legal_command_parts: _abc.Iterable[Global___CommandParts] | None = ...,
         end_rule_id: _builtins.str = ...,
         end_reason: _builtins.str = ...,
+        ranking: Global___Ranking.ValueType = ...,
+        seats_left: _abc.Iterable[Global___SeatLeft] | None = ...,
+        referee_to_move: _builtins.bool = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenView | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensView | None = ...,
         dracula_vs_van_helsing: _dracula_vs_van_helsing_pb2.DraculaVsVanHelsingView | None = ...,
@@ -2046,7 +2376,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_command_parts", b"legal_command_parts", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "results", b"results", "seat", b"seat", "seat_holders", b"seat_holders", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_command_parts", b"legal_command_parts", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "ranking", b"ranking", "referee_to_move", b"referee_to_move", "results", b"results", "seat", b"seat", "seat_holders", b"seat_holders", "seats_left", b"seats_left", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -2776,6 +3106,9 @@ class SeatHolder(_message.Message):
     PLAYER_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
     RESIGNED_FIELD_NUMBER: _builtins.int
+    LEFT_FIELD_NUMBER: _builtins.int
+    HIDDEN_FIELD_NUMBER: _builtins.int
+    ONLINE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat."""
     state: Global___SeatState.ValueType
@@ -2788,6 +3121,18 @@ class SeatHolder(_message.Message):
     """What the player is (unspecified when anonymous)."""
     resigned: _builtins.bool
     """True once the seat has resigned."""
+    left: Global___SeatEnd.ValueType
+    """How the seat left the game before its end (unspecified while it plays or once it
+    finished): as View.seats_left.
+    """
+    hidden: _builtins.bool
+    """The player is not shown before the game starts (CreateGameRequest.hide_reservations):
+    player is empty and kind unspecified, whether the seat is still reserved or held.
+    """
+    online: _builtins.bool
+    """In the lobby's tables (ListLobby, WatchLobby): the seat's player has a player stream
+    (PlayerSession, WatchPlayer) open, on any replica.
+    """
     def __init__(
         self,
         *,
@@ -2796,10 +3141,13 @@ class SeatHolder(_message.Message):
         player: _builtins.str = ...,
         kind: Global___PlayerKind.ValueType = ...,
         resigned: _builtins.bool = ...,
+        left: Global___SeatEnd.ValueType = ...,
+        hidden: _builtins.bool = ...,
+        online: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "player", b"player", "resigned", b"resigned", "seat", b"seat", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["hidden", b"hidden", "kind", b"kind", "left", b"left", "online", b"online", "player", b"player", "resigned", b"resigned", "seat", b"seat", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -3047,6 +3395,8 @@ class ResignRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_TOKEN_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    ORGANISER_TOKEN_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat_token: _builtins.str
@@ -3054,17 +3404,26 @@ class ResignRequest(_message.Message):
     the player holds more than one seat of the game).
     """
     seat: _builtins.int
-    """With the player's credential: the seat."""
+    """With the player's credential or the organiser token: the seat."""
+    organiser_token: _builtins.str
+    """The organiser's token instead of the seat's: the organiser removes `seat` from the game
+    (a bot that crashed or stopped answering). The seat is abandoned (SEAT_END_ABANDONED,
+    rule ABANDONED), not resigned, with `reason` in its public words.
+    """
+    reason: _builtins.str
+    """With organiser_token: why, in words (public; at most 300 characters)."""
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         seat_token: _builtins.str = ...,
         seat: _builtins.int | None = ...,
+        organiser_token: _builtins.str = ...,
+        reason: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "organiser_token", b"organiser_token", "reason", b"reason", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -4265,6 +4624,8 @@ class Rating(_message.Message):
     ORDINAL_FIELD_NUMBER: _builtins.int
     GAMES_FIELD_NUMBER: _builtins.int
     UPDATED_UNIX_MS_FIELD_NUMBER: _builtins.int
+    ABSENCES_FIELD_NUMBER: _builtins.int
+    LEFT_EARLY_FIELD_NUMBER: _builtins.int
     player: _builtins.str
     """The player."""
     game_type: _builtins.str
@@ -4279,6 +4640,14 @@ class Rating(_message.Message):
     """Rated games played."""
     updated_unix_ms: _builtins.int
     """When last updated, milliseconds since the Unix epoch."""
+    absences: _builtins.int
+    """Rated games the player never showed up for (a reserved seat not claimed by the join
+    deadline: each also counts in games, as a loss).
+    """
+    left_early: _builtins.int
+    """Rated games the player left before the end (resigned, forfeited on time, abandoned):
+    each also counts in games, as a loss to every seat that finished.
+    """
     def __init__(
         self,
         *,
@@ -4289,10 +4658,12 @@ class Rating(_message.Message):
         ordinal: _builtins.float = ...,
         games: _builtins.int = ...,
         updated_unix_ms: _builtins.int = ...,
+        absences: _builtins.int = ...,
+        left_early: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "games", b"games", "mu", b"mu", "ordinal", b"ordinal", "player", b"player", "sigma", b"sigma", "updated_unix_ms", b"updated_unix_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["absences", b"absences", "game_type", b"game_type", "games", b"games", "left_early", b"left_early", "mu", b"mu", "ordinal", b"ordinal", "player", b"player", "sigma", b"sigma", "updated_unix_ms", b"updated_unix_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4405,3 +4776,79 @@ class GetLeaderboardResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetLeaderboardResponse: _TypeAlias = GetLeaderboardResponse  # noqa: Y015
+
+@_typing.final
+class GetPresenceRequest(_message.Message):
+    """Request of GetPresence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The players (1 to 100 names)."""
+
+    def __init__(
+        self,
+        *,
+        players: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["players", b"players"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetPresenceRequest: _TypeAlias = GetPresenceRequest  # noqa: Y015
+
+@_typing.final
+class PlayerPresence(_message.Message):
+    """Whether one player is online."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYER_FIELD_NUMBER: _builtins.int
+    ONLINE_FIELD_NUMBER: _builtins.int
+    player: _builtins.str
+    """The player."""
+    online: _builtins.bool
+    """True while the player has a player stream open on any replica (a replica that stopped
+    leaves it true for at most 15 seconds: docs/lobby.md, "Presence").
+    """
+    def __init__(
+        self,
+        *,
+        player: _builtins.str = ...,
+        online: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["online", b"online", "player", b"player"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerPresence: _TypeAlias = PlayerPresence  # noqa: Y015
+
+@_typing.final
+class GetPresenceResponse(_message.Message):
+    """Response of GetPresence."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerPresence]:
+        """One per player asked, in the order asked (each name once)."""
+
+    def __init__(
+        self,
+        *,
+        players: _abc.Iterable[Global___PlayerPresence] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["players", b"players"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetPresenceResponse: _TypeAlias = GetPresenceResponse  # noqa: Y015

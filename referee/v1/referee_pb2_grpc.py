@@ -175,6 +175,11 @@ class RefereeServiceStub:
                 request_serializer=referee_dot_v1_dot_referee__pb2.GetLeaderboardRequest.SerializeToString,
                 response_deserializer=referee_dot_v1_dot_referee__pb2.GetLeaderboardResponse.FromString,
                 _registered_method=True)
+        self.GetPresence = channel.unary_unary(
+                '/referee.v1.RefereeService/GetPresence',
+                request_serializer=referee_dot_v1_dot_referee__pb2.GetPresenceRequest.SerializeToString,
+                response_deserializer=referee_dot_v1_dot_referee__pb2.GetPresenceResponse.FromString,
+                _registered_method=True)
 
 
 class RefereeServiceServicer:
@@ -415,6 +420,14 @@ class RefereeServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetPresence(self, request, context):
+        """Whether players are online: a player stream (PlayerSession, WatchPlayer) open on any
+        replica. Public, as the lobby shows it; no credential needed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RefereeServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -557,6 +570,11 @@ def add_RefereeServiceServicer_to_server(servicer, server):
                     servicer.GetLeaderboard,
                     request_deserializer=referee_dot_v1_dot_referee__pb2.GetLeaderboardRequest.FromString,
                     response_serializer=referee_dot_v1_dot_referee__pb2.GetLeaderboardResponse.SerializeToString,
+            ),
+            'GetPresence': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPresence,
+                    request_deserializer=referee_dot_v1_dot_referee__pb2.GetPresenceRequest.FromString,
+                    response_serializer=referee_dot_v1_dot_referee__pb2.GetPresenceResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1316,6 +1334,33 @@ class RefereeService:
             '/referee.v1.RefereeService/GetLeaderboard',
             referee_dot_v1_dot_referee__pb2.GetLeaderboardRequest.SerializeToString,
             referee_dot_v1_dot_referee__pb2.GetLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPresence(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/referee.v1.RefereeService/GetPresence',
+            referee_dot_v1_dot_referee__pb2.GetPresenceRequest.SerializeToString,
+            referee_dot_v1_dot_referee__pb2.GetPresenceResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -155,6 +155,10 @@ class RefereeServiceStub:
     """A player's ratings, one per game type played rated."""
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_referee_pb2.GetLeaderboardRequest, _referee_pb2.GetLeaderboardResponse]
     """The best-rated players of a game type."""
+    GetPresence: _grpc.UnaryUnaryMultiCallable[_referee_pb2.GetPresenceRequest, _referee_pb2.GetPresenceResponse]
+    """Whether players are online: a player stream (PlayerSession, WatchPlayer) open on any
+    replica. Public, as the lobby shows it; no credential needed.
+    """
 
 @_typing.type_check_only
 class RefereeServiceAsyncStub(RefereeServiceStub):
@@ -268,6 +272,10 @@ class RefereeServiceAsyncStub(RefereeServiceStub):
     """A player's ratings, one per game type played rated."""
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_referee_pb2.GetLeaderboardRequest, _referee_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
     """The best-rated players of a game type."""
+    GetPresence: _aio.UnaryUnaryMultiCallable[_referee_pb2.GetPresenceRequest, _referee_pb2.GetPresenceResponse]  # type: ignore[assignment]
+    """Whether players are online: a player stream (PlayerSession, WatchPlayer) open on any
+    replica. Public, as the lobby shows it; no credential needed.
+    """
 
 class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
     """The referee."""
@@ -546,5 +554,15 @@ class RefereeServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_referee_pb2.GetLeaderboardResponse, _abc.Awaitable[_referee_pb2.GetLeaderboardResponse]]:
         """The best-rated players of a game type."""
+
+    @_abc_1.abstractmethod
+    def GetPresence(
+        self,
+        request: _referee_pb2.GetPresenceRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_referee_pb2.GetPresenceResponse, _abc.Awaitable[_referee_pb2.GetPresenceResponse]]:
+        """Whether players are online: a player stream (PlayerSession, WatchPlayer) open on any
+        replica. Public, as the lobby shows it; no credential needed.
+        """
 
 def add_RefereeServiceServicer_to_server(servicer: RefereeServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -11,6 +11,7 @@ import pytest
 
 from referee import cli
 from referee.application import Referee
+from referee.application.players.ratings import Placed
 from referee.store import open_store
 from tests.application.support import refused
 from tests.store.pg import postgres_url, temporary_database
@@ -33,7 +34,7 @@ def test_two_replicas_share_accounts_and_rate_a_game_once(database: str) -> None
             assert await second.players.get("ada") == player
             error = await refused(second.players.create_account("ada"))
             assert error.reason == "NAME_TAKEN"
-            placed = [("ada", 1), ("bea", 2)]
+            placed = [Placed("ada", 1), Placed("bea", 2)]
             done = await asyncio.gather(
                 first.players.ratings.record_result("g1", GAME, placed),
                 second.players.ratings.record_result("g1", GAME, placed),

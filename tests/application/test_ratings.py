@@ -9,7 +9,7 @@ import asyncio
 import pytest
 
 from referee.application import Kind, Referee
-from referee.application.players.ratings import RATED_GAME, RATING, Rating
+from referee.application.players.ratings import RATED_GAME, RATING, Placed, Rating
 from referee.ratings_model import ordinal, plackett_luce
 from referee.store import MemoryEventStore
 from referee_tournament.ratings import standings
@@ -25,7 +25,9 @@ def test_a_rated_game_moves_the_winner_up_and_the_loser_down_as_the_model_says()
 
     async def scenario(referee: Referee) -> None:
         ratings = referee.players.ratings
-        assert await ratings.record_result("g1", GAME, [("ada", 1), ("bea", 2), ("cy", 2)])
+        assert await ratings.record_result(
+            "g1", GAME, [Placed("ada", 1), Placed("bea", 2), Placed("cy", 2)]
+        )
         model = plackett_luce()
         [[a], [b], [c]] = model.rate(
             [[model.rating()], [model.rating()], [model.rating()]], ranks=[1.0, 2.0, 2.0]
@@ -48,9 +50,9 @@ def test_a_rated_game_moves_the_winner_up_and_the_loser_down_as_the_model_says()
 def test_a_game_rates_once() -> None:
     async def scenario(referee: Referee) -> None:
         ratings = referee.players.ratings
-        assert await ratings.record_result("g1", GAME, [("ada", 1), ("bea", 2)])
+        assert await ratings.record_result("g1", GAME, [Placed("ada", 1), Placed("bea", 2)])
         before = await ratings.of("ada")
-        assert not await ratings.record_result("g1", GAME, [("ada", 1), ("bea", 2)])
+        assert not await ratings.record_result("g1", GAME, [Placed("ada", 1), Placed("bea", 2)])
         assert await ratings.of("ada") == before
         assert before[0].games == 1
 
@@ -66,14 +68,14 @@ def test_replicas_racing_on_one_game_rate_it_once_and_on_one_player_both_count()
         other = Referee(store)
         try:
             mine, theirs = referee.players.ratings, other.players.ratings
-            placed = [("ada", 1), ("bea", 2)]
+            placed = [Placed("ada", 1), Placed("bea", 2)]
             done = await asyncio.gather(
                 mine.record_result("g1", GAME, placed), theirs.record_result("g1", GAME, placed)
             )
             assert sorted(done) == [False, True]
             done = await asyncio.gather(
-                mine.record_result("g2", GAME, [("ada", 1), ("cy", 2)]),
-                theirs.record_result("g3", GAME, [("ada", 2), ("dee", 1)]),
+                mine.record_result("g2", GAME, [Placed("ada", 1), Placed("cy", 2)]),
+                theirs.record_result("g3", GAME, [Placed("ada", 2), Placed("dee", 1)]),
             )
             assert done == [True, True]
             assert (await mine.get("ada", GAME)).games == 3
@@ -98,7 +100,8 @@ def test_the_referee_and_the_tournament_runner_agree() -> None:
 
     async def scenario(referee: Referee) -> None:
         for index, placed in enumerate(games):
-            await referee.players.ratings.record_result(f"g{index}", GAME, placed)
+            ranked = [Placed(name, rank) for name, rank in placed]
+            await referee.players.ratings.record_result(f"g{index}", GAME, ranked)
         for name in ("ada", "bea"):
             rating = await referee.players.ratings.get(name, GAME)
             assert rating.mu == pytest.approx(table[name].mu)
@@ -110,8 +113,8 @@ def test_the_referee_and_the_tournament_runner_agree() -> None:
 def test_games_that_cannot_be_rated_are_not() -> None:
     async def scenario(referee: Referee) -> None:
         ratings = referee.players.ratings
-        assert not await ratings.record_result("g1", GAME, [("ada", 1)])
-        assert not await ratings.record_result("g2", GAME, [("ada", 1), ("ada", 2)])
+        assert not await ratings.record_result("g1", GAME, [Placed("ada", 1)])
+        assert not await ratings.record_result("g2", GAME, [Placed("ada", 1), Placed("ada", 2)])
         assert await ratings.of("ada") == []
 
     run(scenario)
@@ -120,9 +123,11 @@ def test_games_that_cannot_be_rated_are_not() -> None:
 def test_the_leaderboard_is_best_ordinal_first() -> None:
     async def scenario(referee: Referee) -> None:
         ratings = referee.players.ratings
-        await ratings.record_result("g1", GAME, [("ada", 1), ("bea", 2), ("cy", 3)])
-        await ratings.record_result("g2", GAME, [("ada", 1), ("bea", 2)])
-        await ratings.record_result("g3", "mau-mau-vampires", [("cy", 1), ("bea", 2)])
+        await ratings.record_result(
+            "g1", GAME, [Placed("ada", 1), Placed("bea", 2), Placed("cy", 3)]
+        )
+        await ratings.record_result("g2", GAME, [Placed("ada", 1), Placed("bea", 2)])
+        await ratings.record_result("g3", "mau-mau-vampires", [Placed("cy", 1), Placed("bea", 2)])
         board = await ratings.leaderboard(GAME)
         assert [r.player for r in board] == ["ada", "bea", "cy"]
         assert all(isinstance(r, Rating) and r.game_type == GAME for r in board)

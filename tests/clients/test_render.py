@@ -291,3 +291,34 @@ def test_the_games_lines_are_cut_to_the_room_left_said_so() -> None:
     shown = [line for line in lines if line.startswith("line ")]
     assert shown and shown == [f"line {n}" for n in range(len(shown))], "from the top"
     assert lines.index(shown[-1]) == len(lines) - 2, "the rest cut, said so"
+
+
+def test_a_seat_that_left_is_shown_so_and_the_referee_is_to_move() -> None:
+    """A seat that resigned (or forfeited, was abandoned) is named so while the game runs and
+    in the final standings, which are the referee's ranks."""
+    view = make_view(seat=1, totals=[40, 12, 12, 90])
+    view.ClearField("pending_seats")
+    del view.decisions[:]
+    view.referee_to_move = True
+    view.seats_left.add(seat=3, end=referee_pb2.SEAT_END_RESIGNED, rule_id="RESIGNED")
+    text = render.render_view(view)
+    assert "the referee, for a seat that left the game" in text
+    assert "Left the game: seat 3 resigned" in text
+    over = make_view(
+        seat=1,
+        game_over=True,
+        totals=[40, 12, 12, 90],
+        results=[(0, 40, 2), (1, 12, 1), (2, 12, 3), (3, 90, 4)],
+    )
+    over.results[3].end = referee_pb2.SEAT_END_ABANDONED
+    assert "4. seat 3 (90, abandoned)" in render.render_view(over)
+
+
+def test_the_lobbys_seats_say_who_is_online_and_hide_a_rated_games_players() -> None:
+    from referee_cli.player import holders_text
+
+    game = referee_pb2.GameSummary(players=3)
+    game.seat_holders.add(seat=0, state=referee_pb2.SEAT_STATE_HELD, player="ann", online=True)
+    game.seat_holders.add(seat=1, state=referee_pb2.SEAT_STATE_RESERVED, hidden=True)
+    game.seat_holders.add(seat=2, state=referee_pb2.SEAT_STATE_OPEN)
+    assert holders_text(game) == "ann (online), (hidden), (open)"

@@ -579,7 +579,11 @@ def test_the_event_limit_ends_a_game_in_public_with_results(game: Game[Any]) -> 
     check_results(results, info.min_players)
     for viewer in viewers(info.min_players):
         assert table.redact(reached, viewer) == reached  # public
-        assert table.view(viewer).results == results and table.view(viewer).over
+        shown = table.view(viewer).results
+        assert shown == table.outcomes() and table.view(viewer).over and shown is not None
+        assert [(o.seat, o.score, o.rank) for o in shown] == [
+            (r.seat, r.score, r.rank) for r in results
+        ]
         assert table.legal_commands(viewer if viewer is not None else 0) == []
     for seat in range(info.min_players):
         command = game.command_space(table.state, seat)[0]

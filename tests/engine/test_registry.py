@@ -303,6 +303,7 @@ def test_the_cli_plays_a_new_game_with_no_other_file_touched(
 
 
 NODE_MODULES = ROOT / "clients" / "web" / "node_modules"
+SDK_NODE_MODULES = ROOT / "clients" / "ts-sdk" / "node_modules"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 #: Plays High Card from the copy's web page (its own test helpers, clients/web/tests).
@@ -332,6 +333,7 @@ def test_the_web_page_plays_a_new_game_with_no_other_file_touched(
         for what, there in [
             ("node", shutil.which("node") is not None),
             ("clients/web/node_modules", (NODE_MODULES / "playwright-core").is_dir()),
+            ("clients/ts-sdk/node_modules", (SDK_NODE_MODULES / "@bufbuild").is_dir()),
             (f"Chromium at {CHROMIUM}", Path(CHROMIUM).exists()),
         ]
         if not there
@@ -341,16 +343,20 @@ def test_the_web_page_plays_a_new_game_with_no_other_file_touched(
             pytest.fail(f"the web page of a new game cannot be tried in CI: no {missing}")
         pytest.skip(f"no {', '.join(missing)}")
     root, served = wire_game
-    web = root / "clients" / "web"
+    web, sdk = root / "clients" / "web", root / "clients" / "ts-sdk"
     (web / "node_modules").symlink_to(NODE_MODULES)
+    (sdk / "node_modules").symlink_to(SDK_NODE_MODULES)
     env = dict(fifth_game.environment(root), PYTHON=sys.executable)
-    for command in (
-        ["node", "scripts/gen.mjs"],
-        ["npx", "tsc", "--noEmit"],
-        ["npx", "vite", "build"],
+    # As `make web` does: the SDK's code generated from the copy's protos (High Card's
+    # included), then the page's re-exports of it, its type check and its build.
+    for command, folder in (
+        (["npm", "run", "--silent", "gen"], sdk),
+        (["node", "scripts/gen.mjs"], web),
+        (["npx", "tsc", "--noEmit"], web),
+        (["npx", "vite", "build"], web),
     ):
         built = subprocess.run(
-            command, cwd=web, env=env, capture_output=True, text=True, timeout=300, check=False
+            command, cwd=folder, env=env, capture_output=True, text=True, timeout=300, check=False
         )
         assert built.returncode == 0, f"{command}: {built.stdout}{built.stderr}"
     script = root.parent / "play.mjs"

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.engine.game import Rejection
+from referee.engine.outcomes import SeatLeft
 from referee.engine.registry import all_games
 from referee.engine.search import SearchTable
 from referee.engine.table import Table
@@ -244,10 +245,11 @@ def test_a_copied_status_is_folded_on_alone() -> None:
         players=3, timeouts=[0, 1, 0], claims={0: SeatClaimed(0, "ann")}, count=2
     )
     assert twin.timeouts == [0, 1, 1] and twin.forfeited == {0, 2} and twin.resigned == {0}
+    assert sorted(twin.left) == [0, 2] and not status.left
     for spec in fields(twin):
         value = getattr(twin, spec.name)
         items = value.values() if isinstance(value, dict) else value
         for item in items if isinstance(value, list | set | dict) else [value]:
-            assert isinstance(item, int | str | None | TableEvent), spec.name
+            assert isinstance(item, int | str | None | TableEvent | SeatLeft), spec.name
             if isinstance(item, TableEvent):
                 assert type(item).__dataclass_params__.frozen, spec.name  # type: ignore[attr-defined]

@@ -49,7 +49,11 @@ def test_a_game_at_its_event_limit_ends_in_public_with_results(
     events = [m.event for m in read_ok(stub, stream_request(game, None)) if m.HasField("event")]
     reached = [e for e in events if referee_kind(e) == "event_limit_reached"]
     assert len(reached) == 1 and reached[0].referee.event_limit_reached.limit == 60
-    assert list(reached[0].referee.event_limit_reached.results) == list(public.results)
+    # The event holds the rules' standing; the summary each seat's result by the one rule
+    # (the rules' ranking here, nobody left: the same ranks).
+    standing = [(r.seat, r.score, r.rank) for r in reached[0].referee.event_limit_reached.results]
+    assert standing == [(r.seat, r.score, r.rank) for r in public.results]
+    assert {r.end for r in public.results} == {pb.SEAT_END_FINISHED}
     # Issue 21 section 5: the end says why, on the event, the summary and the views.
     ended = reached[0].referee.event_limit_reached
     assert ended.end_rule_id == public.end_rule_id == "EVENT-LIMIT"

@@ -58,7 +58,9 @@ def test_default_log_level_has_no_command_lines_but_logs_each_game_end() -> None
     done = ended[finished.game_id]
     assert done["game_type"] == GAME and done["outcome"] == "finished"
     assert done["level"] == "info" and done["events"] > 0 and done["seconds"] >= 0
-    expected = [{"seat": r.seat, "score": r.score, "rank": r.rank} for r in results]
+    expected = [
+        {"seat": r.seat, "score": r.score, "rank": r.rank, "end": "finished"} for r in results
+    ]
     assert sorted(done["results"], key=lambda r: r["seat"]) == expected
     assert done["winners"] == [r.seat for r in results if r.rank == 1]
     stopped = ended[aborted.game_id]

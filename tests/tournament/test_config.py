@@ -21,8 +21,8 @@ def base(**extra: Any) -> dict[str, Any]:
 
 def test_shorthand_and_defaults() -> None:
     config = parse(base(options={"rounds": 1, "hunter_tie": "last"}))
-    assert config.format == "duplicate" and config.on_failure == "fallback"
-    assert config.fallback == "random" and config.limits == Limits()
+    assert config.format == "duplicate" and config.no_show == "loss"
+    assert config.replays == 1 and config.limits == Limits()
     [entry] = config.games
     assert (entry.game, entry.players, entry.deals) == ("vampire-queen", 3, 1)
     assert entry.options == {"rounds": "1", "hunter_tie": "last"}  # values as strings
@@ -43,8 +43,8 @@ def test_games_list_deals_and_limits() -> None:
             ],
             "bots": bots("a", "b", "c"),
             "limits": {"move_timeout": 2, "game_timeout": 60.5},
-            "on_failure": "forfeit",
-            "fallback": "heuristic",
+            "no_show": "void",
+            "replays": 2,
             "clock": {"decision_ms": 500, "bank_ms": 2000},
         }
     )
@@ -54,7 +54,7 @@ def test_games_list_deals_and_limits() -> None:
         ("sleeping-queens", 1),
     ]
     assert config.limits.move_timeout == 2.0 and config.limits.game_timeout == 60.5
-    assert config.on_failure == "forfeit" and config.fallback == "heuristic"
+    assert config.no_show == "void" and config.replays == 2
     assert config.clock == {"decision_ms": 500, "bank_ms": 2000}
 
 
@@ -121,8 +121,10 @@ def test_load_reads_yaml_and_json(tmp_path: Path) -> None:
         ({"bots": [*bots("a", "b"), {"name": "c", "smell": 1}]}, "bots[2].smell: unknown key"),
         ({"limits": {"move_timeout": 0}}, "limits.move_timeout: a positive number"),
         ({"limits": {"nap": 1}}, "limits.nap: unknown"),
-        ({"on_failure": "ignore"}, "on_failure: one of fallback, forfeit"),
-        ({"fallback": "oracle"}, "fallback: unknown strategy 'oracle'"),
+        ({"on_failure": "fallback"}, "on_failure: no longer a setting: a faulty bot's seat"),
+        ({"fallback": "random"}, "fallback: no longer a setting"),
+        ({"no_show": "forgive"}, "no_show: one of loss, void"),
+        ({"replays": -1}, "replays: an integer >= 0"),
         ({"clock": {"decision_ms": -1}}, "clock.decision_ms: an integer >= 0"),
         ({"options": ["rounds=1"]}, "options: a mapping"),
         ({"seed": True}, "seed: a string or an integer"),

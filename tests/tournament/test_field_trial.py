@@ -1,6 +1,7 @@
 """What the field trial of referee-tournament stumbled on (issue 11): the README's --local hint
-works on a shipped example; a bot that crashed is not credited with what the fallback did in
-its seat (reported apart); every bot command is checked before the first game."""
+works on a shipped example; a bot that crashed is not credited with what the referee's default
+moves did in its seat (its seat is abandoned, ranked last by the referee); every bot command is
+checked before the first game."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_the_readme_local_hint_runs_on_the_shipped_example(
         monkeypatch.chdir(ROOT)
         assert main([*args, "--quiet", "--out", str(tmp_path / "out")]) == 0, shlex.join(words)
         out = capsys.readouterr().out
-        summary = r"\d+ games in .* \(\d+ ok, 0 fallback, 0 forfeit, 0 failed, 0 void\)"
+        summary = r"\d+ games in .* \(\d+ ok, 0 no-show, 0 failed, 0 void\)"
         assert re.search(summary, out), out
 
 
@@ -59,7 +60,7 @@ def _config(bots: list[dict[str, object]], **extra: object) -> TournamentConfig:
     )
 
 
-def test_a_crashed_bot_is_not_credited_with_the_fallbacks_results(
+def test_a_crashed_bot_is_not_credited_with_the_default_moves_results(
     address: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _config(
@@ -72,18 +73,17 @@ def test_a_crashed_bot_is_not_credited_with_the_fallbacks_results(
     results = run(config, out=tmp_path, server=address).results
     games = results["games"]
     seats = [s for g in games for s in g["seats"] if s["bot"] == "crashy"]
-    assert seats and all(s["replaced"] for s in seats)
-    assert all(g["status"] == "fallback" for g in games)
-    # What the fallback really made of those seats (the record keeps it) ...
-    actual = [s["rank"] for s in seats]
-    assert min(actual) < 3, "the fallback never did better than last: the test shows nothing"
-    (apart,) = results["fallback_results"]
-    assert apart["bot"] == "crashy" and apart["games"] == len(seats)
-    assert apart["wins"] == actual.count(1)
-    assert apart["mean_rank"] == pytest.approx(sum(actual) / len(actual))
-    # ... is not the bot's: in the standings each such game is its last place.
+    assert seats and all(g["status"] == "ok" for g in games)
+    # The runner removed the crashed seat; the referee played for it to the end and ranked
+    # it below both seats that finished, whatever its default moves made of its hand.
+    for seat in seats:
+        assert (seat["end"], seat["end_rule_id"], seat["rank"]) == ("abandoned", "ABANDONED", 3)
+        assert "the organiser removed it: crash: exited with status 3" in seat["end_reason"]
+    # (What the default moves made of it is kept apart: the rules' rank, never credited.)
+    assert all(1 <= s["rules_rank"] <= 3 for s in seats)
     row = next(r for r in results["standings"] if r["bot"] == "crashy")
-    assert row["games"] == len(seats) and row["replaced"] == len(seats)
+    assert row["games"] == len(seats) and row["left"] == len(seats)
+    assert row["ends"] == {"abandoned": len(seats)}
     assert row["wins"] == 0 and row["mean_rank"] == 3 and row["mean_score"] is None
     assert row["place"] == 3
     for label_rows in results["by_game"].values():
@@ -92,8 +92,9 @@ def test_a_crashed_bot_is_not_credited_with_the_fallbacks_results(
     out = tmp_path / "cli"
     assert main([str(_write(tmp_path, config_text(address))), "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "Finished by the fallback (random), not credited to the bot" in printed
-    assert "Finished by the fallback" in (out / "report.html").read_text(encoding="utf-8")
+    assert "abandoned" in printed  # the standings' "left" column says how
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert "Seats that left before the end" in report and "crash: exited with status" in report
 
 
 def config_text(address: str) -> str:

@@ -36,11 +36,24 @@ def test_wilson_without_games_is_the_whole_range() -> None:
     assert wilson(0, 0) == (0.0, 1.0)
 
 
-def game(index: int, ranks: dict[str, int], *, status: str = "ok", **kw: object) -> GameRecord:
+def game(
+    index: int,
+    ranks: dict[str, int],
+    *,
+    status: str = "ok",
+    left: dict[str, str] | None = None,
+    **kw: object,
+) -> GameRecord:
     seating = tuple(ranks)
     spec = GameSpec(index, 0, "g", len(seating), {}, f"s{index}", seating, index)
     seats = [
-        SeatRecord(seat=i, bot=bot, rank=ranks[bot], score=10 * ranks[bot])
+        SeatRecord(
+            seat=i,
+            bot=bot,
+            rank=ranks[bot],
+            score=10 * ranks[bot],
+            end=(left or {}).get(bot, "finished"),
+        )
         for i, bot in enumerate(seating)
     ]
     return GameRecord(spec=spec, status=status, seats=seats, **kw)  # type: ignore[arg-type]
@@ -64,8 +77,8 @@ def test_standings_count_wins_ranks_scores_and_faults() -> None:
         game(
             3,
             {"a": 1, "b": 1, "c": 3},
-            status="forfeit",
             faults=[Fault("c", 2, "hang"), Fault("c", 2, "rejected", count=2)],
+            left={"c": "abandoned"},
         ),
         game(4, {"a": 3, "b": 2, "c": 1}, status="failed"),  # not rated
     ]
@@ -74,7 +87,9 @@ def test_standings_count_wins_ranks_scores_and_faults() -> None:
     assert (a.games, a.wins, b.wins, c.wins) == (4, 3, 2, 1)
     assert a.mean_rank == pytest.approx(5 / 4)
     assert a.mean_score == pytest.approx(50 / 4)
-    assert c.faults == {"hang": 1, "rejected": 2} and c.forfeits == 1
+    assert c.faults == {"hang": 1, "rejected": 2} and c.left == 1
+    assert c.ends == {"abandoned": 1}
+    assert c.mean_score == pytest.approx(70 / 3)  # the game it left scores nothing for it
     assert (a.win_low, a.win_high) == pytest.approx(wilson(3, 4))
     assert [s.place for s in (a, b, c)] == [1, 2, 3]
     assert a.ordinal > b.ordinal > c.ordinal

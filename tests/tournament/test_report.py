@@ -31,11 +31,15 @@ def results() -> dict[str, object]:
         seating = ("alpha", "beta", "gamma")[index:] + ("alpha", "beta", "gamma")[:index]
         spec = GameSpec(index, 0, "vampire-queen", 3, {}, "s", seating, 0)
         seats = [SeatRecord(i, bot, rank=i + 1, score=i * 5) for i, bot in enumerate(seating)]
-        faults = [Fault("gamma", 2, "crash", detail="exited with status 3")] if index == 2 else []
+        faults = [Fault("beta", 2, "crash", detail="exited with status 3")] if index == 2 else []
+        if faults:
+            seats[2].end, seats[2].end_rule_id = "abandoned", "ABANDONED"
+            seats[2].end_reason = "seat 2 abandoned the game: the organiser removed it: crash"
+            seats[2].rules_rank = 1
         records.append(
             GameRecord(
                 spec=spec,
-                status="fallback" if faults else "ok",
+                status="ok",
                 seats=seats,
                 faults=faults,
                 game_id=f"g{index}",
@@ -67,6 +71,10 @@ def test_html_is_self_contained_with_links_to_replays() -> None:
     assert 'href="games/0002-vampire-queen.json"' in page
     assert "demo &lt;&amp;&gt;" in page and "<&>" not in page  # escaped
     assert "exited with status 3" in page
+    # Each seat that left, with how and why, as the referee recorded it.
+    assert "Seats that left before the end" in page
+    assert "seat 2 abandoned the game: the organiser removed it: crash" in page
+    assert "beta (3, 10, abandoned)" in page
     assert "<script" not in page and "http" not in page  # nothing fetched
 
 
@@ -100,14 +108,7 @@ def test_progress_lines_and_bar() -> None:
     progress(record, 1, 2, [record])
     progress(record, 2, 2, [record, record])
     assert "\x1b[" in live.getvalue() and bar(2, 2) in live.getvalue()
-    assert data["summary"] == {
-        "games": 3,
-        "ok": 2,
-        "fallback": 1,
-        "forfeit": 0,
-        "failed": 0,
-        "void": 0,
-    }
+    assert data["summary"] == {"games": 3, "ok": 3, "no_show": 0, "failed": 0, "void": 0}
 
 
 def test_progress_doctests() -> None:

@@ -55,8 +55,8 @@ def test_four_bots_duplicate_deals_of_two_games(
     for game in games:
         assert len({g["seed"] for g in games if g["game"] == game["game"]}) == 1
         crashy = next(s for s in game["seats"] if s["bot"] == "crashy")
-        # The crash costs the bot, never the game: the fallback finishes its seat.
-        assert game["status"] == "fallback" and crashy["replaced"]
+        # The crash costs the bot, never the game: the referee finishes its seat, last.
+        assert game["status"] == "ok" and crashy["end"] == "abandoned" and crashy["rank"] == 4
         assert next(f["kind"] for f in game["faults"] if f["bot"] == "crashy") == "crash"
         assert not [f for f in game["faults"] if f["bot"] != "crashy"], game["faults"]
         assert sorted(s["rank"] for s in game["seats"])[0] == 1
@@ -88,26 +88,27 @@ def test_four_bots_duplicate_deals_of_two_games(
     assert all(g["verified"] is True for g in games), [g["detail"] for g in games]
 
 
-def test_a_hanging_bot_forfeits_its_games(address: str, tmp_path: Path) -> None:
+def test_a_hanging_bot_is_removed_and_ranked_last(address: str, tmp_path: Path) -> None:
     config = parse(
         {
             "name": "hang",
             "seed": "hang",
             "game": "sleeping-queens",
             "players": 2,
-            "on_failure": "forfeit",
             "limits": {"move_timeout": 1, "exit_grace": 1},
             "bots": [{"name": "random", "strategy": "random"}, flaky_bot("sleepy", "hang")],
         }
     )
     results = run(config, out=tmp_path, server=address).results
-    assert results["summary"]["forfeit"] == 2
+    assert results["summary"]["ok"] == 2
     for game in results["games"]:
-        ranks = {s["bot"]: s["rank"] for s in game["seats"]}
-        assert ranks == {"random": 1, "sleepy": 2}
+        ends = {s["bot"]: (s["rank"], s["end"]) for s in game["seats"]}
+        assert ends == {"random": (1, "finished"), "sleepy": (2, "abandoned")}
+        sleepy = next(s for s in game["seats"] if s["bot"] == "sleepy")
+        assert "the organiser removed it: hang: no move within 1" in sleepy["end_reason"]
         assert [f["kind"] for f in game["faults"]] == ["hang"]  # no disconnect for the others
     table = {row["bot"]: row for row in results["standings"]}
-    assert table["sleepy"]["forfeits"] == 2 and table["sleepy"]["faults"] == {"hang": 2}
+    assert table["sleepy"]["left"] == 2 and table["sleepy"]["faults"] == {"hang": 2}
     assert table["random"]["place"] == 1
 
 

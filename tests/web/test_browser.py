@@ -103,5 +103,6 @@ def test_every_browser_test_file_is_collected() -> None:
         "housebots",
         "offline",
         "links",
+        "resign",
     }
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)

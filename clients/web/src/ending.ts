@@ -5,13 +5,40 @@
 // counts (GameType.score_meaning from ListGameTypes). Nothing here knows a game.
 import { scoreMeaning } from "./api";
 import { h } from "./dom";
-import { SeatState, type View } from "./gen/referee/v1/referee_pb";
+import { SeatEnd, SeatState, type SeatResult, type View } from "./gen/referee/v1/referee_pb";
 
-/** A seat by its player's name ("alice", "house-easy", "seat 2" when held anonymously). */
+/** How a seat that left the game ended, in a word ("" for a seat that plays or finished). */
+export function leftWord(end: SeatEnd): string {
+  switch (end) {
+    case SeatEnd.RESIGNED: return "resigned";
+    case SeatEnd.FORFEITED: return "forfeited on time";
+    case SeatEnd.ABANDONED: return "abandoned";
+    case SeatEnd.ABSENT: return "absent";
+    default: return "";
+  }
+}
+
+/** How `seat` left the game, from the view's seats that left ("" while it plays). */
+export function seatLeft(view: View, seat: number): string {
+  const gone = view.seatsLeft.find((x) => x.seat === seat);
+  return gone ? leftWord(gone.end) : "";
+}
+
+/** A seat by its player's name ("alice", "house-easy", "seat 2" when held anonymously),
+ * and how it left the game if it did ("alice (resigned)"): every view shows it. */
 export function seatName(view: View, seat: number): string {
   const holder = view.seatHolders.find((x) => x.seat === seat);
   const base = holder?.player || (holder?.state === SeatState.OPEN ? `seat ${seat} (open)` : `seat ${seat}`);
-  return base + (holder?.resigned ? " (resigned)" : "");
+  const left = seatLeft(view, seat) || (holder?.resigned ? "resigned" : "");
+  return base + (left ? ` (${left})` : "");
+}
+
+/** A seat's result in words: "won", "shares the win" or "lost", and for a seat that left
+ * the game how and why (the referee's words: it ranks below every seat that finished). */
+function resultWords(r: SeatResult, best: number, tied: boolean): string {
+  const placed = r.rank === best ? (tied ? "shares the win" : "won") : "lost";
+  const left = leftWord(r.end);
+  return left ? `${placed} · ${left}` : placed;
 }
 
 export function you(view: View, seat: number): string {
@@ -88,9 +115,10 @@ export function endBanner(view: View, lastWords = ""): HTMLElement {
   const standings = view.results.length
     ? h("ol", { class: "end-results", "aria-label": "Each seat's result" },
         ...[...view.results].sort((a, b) => a.rank - b.rank || a.seat - b.seat).map((r) =>
-          h("li", { "data-seat": r.seat, "data-rank": r.rank },
+          h("li", { "data-seat": r.seat, "data-rank": r.rank, "data-end": leftWord(r.end) || "finished",
+            title: r.endReason ? reasonFor(view, r.endReason) : "" },
             `${ordinal(r.rank)}: ${seatName(view, r.seat)}${you(view, r.seat)} · `,
-            r.rank === best ? (tied ? "shares the win" : "won") : "lost",
+            resultWords(r, best, tied),
             ` · score ${r.score}`)))
     : null;
   return h("section", { class: "end-banner", role: "status", "data-end": view.endRuleId },
@@ -103,9 +131,12 @@ export function endBanner(view: View, lastWords = ""): HTMLElement {
 /** The final standings in the table; the score column says what the score counts. */
 export function resultsTable(view: View): HTMLElement {
   const best = Math.min(...view.results.map((r) => r.rank));
+  const tied = view.results.filter((r) => r.rank === best).length > 1;
   const rows = [...view.results].sort((a, b) => a.rank - b.rank).map((r) =>
-    h("tr", { "data-seat": r.seat }, h("td", {}, r.rank), h("td", {}, seatName(view, r.seat) + you(view, r.seat)),
-      h("td", {}, r.rank === best ? "won" : "lost"), h("td", {}, r.score)));
+    h("tr", { "data-seat": r.seat, "data-end": leftWord(r.end) || "finished" }, h("td", {}, r.rank),
+      h("td", {}, seatName(view, r.seat) + you(view, r.seat)),
+      h("td", { title: r.endReason ? reasonFor(view, r.endReason) : "" }, resultWords(r, best, tied)),
+      h("td", {}, r.score)));
   const meaning = scoreMeaning(view.gameType);
   return h("table", { class: "results" },
     h("caption", {}, view.aborted ? "The game was aborted." : "Final standings (rank 1 is best)"),

@@ -19,8 +19,9 @@ export function holdersText(game: GameSummary): string {
   return Array.from({ length: game.players }, (_, seat) => {
     const holder = game.seatHolders.find((x) => x.seat === seat);
     if (!holder || holder.state === 1) return "open seat";
+    if (holder.hidden) return "a player (named once the game starts)";
     if (holder.state === 2) return `${holder.player} (reserved)`;
-    return holder.player || "a guest";
+    return (holder.player || "a guest") + (holder.online ? " (online)" : "");
   }).join(", ");
 }
 

@@ -394,6 +394,7 @@ function tableInWords(view: View, info: GameInfo | undefined, handWords: string[
 
 /** Whose decision the table waits for, by name ("Waiting for bob…"). */
 function waitingWords(view: View, who = ""): string {
+  if (view.refereeToMove) return "The referee plays for a seat that left the game…";
   const empty = view.seatHolders.filter((x) => x.state === SeatState.OPEN || x.state === SeatState.RESERVED);
   if (empty.length) return `Waiting for ${empty.map((x) => x.player || `seat ${x.seat}`).join(", ")} to take a seat…`;
   const deciding = view.pendingSeats.map((seat) => playerName(view, seat));
@@ -477,7 +478,8 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
         }
       } }, "Fill the empty seats with server bots"), " ", level));
     }
-    if (!view.gameOver && playing && view.seat !== undefined && !view.seatHolders.find((x) => x.seat === view.seat)?.resigned) {
+    if (!view.gameOver && playing && view.seat !== undefined && !view.seatsLeft.some((x) => x.seat === view.seat)
+        && !view.seatHolders.find((x) => x.seat === view.seat)?.resigned) {
       parts.push(h("button", { type: "button", class: "resign", onclick: async (e: Event) => {
         const button = e.currentTarget as HTMLButtonElement;
         if (button.dataset.sure === undefined) {

@@ -23,7 +23,7 @@ import asyncio
 import enum
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
@@ -35,6 +35,7 @@ from referee.application.lobby.pairing import KIND as PAIRING
 from referee.application.lobby.pairing import Pairing, PairingState, PairingTicket
 from referee.application.lobby.seats import ClaimedSeats
 from referee.application.players.accounts import Players
+from referee.application.players.presence import Presence
 from referee.application.players.ratings import Ratings
 from referee.application.tables.errors import Kind, RefereeError
 from referee.application.tables.repository import Repository
@@ -140,9 +141,12 @@ class Lobby:
         ratings: Ratings,
         host: ClaimedSeats,
         limits: LobbyLimits | None = None,
+        presence: Presence | None = None,
     ) -> None:
         self.repository = repository
         self.limits = limits or LobbyLimits()
+        #: Who is online: shown on each table's seat holders.
+        self.presence = presence
         self.documents = Documents(repository)
         self._challenges = Challenges(self.documents, players, host, self.limits)
         self._pairing = Pairing(self.documents, ratings, host, self.limits)
@@ -215,6 +219,13 @@ class Lobby:
         if summary.game_over or not summary.listed:
             return None
         open_seats = tuple(int(s) for s in body.get("open_seats", ()))
+        if self.presence is not None:
+            named = [h.player for h in summary.seat_holders if h.player]
+            online = await self.presence.online(named)
+            holders = tuple(
+                replace(h, online=online.get(h.player, False)) for h in summary.seat_holders
+            )
+            summary = replace(summary, seat_holders=holders)
         return LobbyTable(summary, open_seats, int(body.get("created_ms", 0)))
 
     # --- a player's inbox ------------------------------------------------------------------

@@ -1,9 +1,13 @@
 """Ratings that belong to players: one per player and game type, updated by rated games.
 
 A rated game (a table setting) that ends with results updates the rating of every named
-player who held a seat, with the seats' ranks, in the model of :mod:`referee.ratings_model`
-(the tournament runner's, so both agree). Ratings are ``rating`` documents keyed
-``"<game type>/<player>"``: ``{"mu", "sigma", "games", "updated_ms"}``.
+player who held a seat, with the seats' ranks by the one rule (:mod:`referee.engine.outcomes`:
+a rated game ranks every seat that finished above every seat that left, so a seat that
+resigned, forfeited on time, was abandoned or never showed up loses to each finisher), in the
+model of :mod:`referee.ratings_model` (the tournament runner's, so both agree). Ratings are
+``rating`` documents keyed ``"<game type>/<player>"``: ``{"mu", "sigma", "games",
+"updated_ms", "absences", "left_early"}`` (the last two count the rated games the player never
+showed up for, and those it left before the end).
 
 A game rates once, whichever replica sees its end and however often: the update writes a
 ``rated_game`` document (which must not exist yet) in the same compare-and-set as the
@@ -21,6 +25,7 @@ import structlog
 from referee.application.tables import errors
 from referee.application.tables.live import LiveGame, now_ms
 from referee.application.tables.repository import Repository
+from referee.engine.outcomes import SeatEnd
 from referee.engine.registry import all_games
 from referee.ratings_model import ordinal, plackett_luce
 from referee.store import Document, DocumentWrite, EventStore, RevisionConflict
@@ -28,12 +33,24 @@ from referee.store import Document, DocumentWrite, EventStore, RevisionConflict
 log = structlog.get_logger("referee")
 
 RATING, RATED_GAME = "rating", "rated_game"
+#: A rating document's counts of the rated games its player never showed up for and left.
+ABSENT, LEFT_EARLY = "absences", "left_early"
 #: Leaderboard length when the caller does not say, and the most it may ask for.
 DEFAULT_LEADERBOARD, MAX_LEADERBOARD = 50, 1000
 #: Compare-and-set attempts of one game's update before it gives up (and logs it).
 RETRIES = 8
 #: How far back (by creation) a start looks for rated games that ended unrated.
 CATCH_UP_MS = 7 * 24 * 3600 * 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """One seat of a rated game as the rating reads it: its player, its rank by the one
+    rule, and how its game ended."""
+
+    player: str
+    rank: int
+    end: SeatEnd = SeatEnd.FINISHED
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +65,10 @@ class Rating:
     games: int = 0
     #: When last updated (unix ms; 0 for a player not yet rated).
     updated_ms: int = 0
+    #: Rated games it never showed up for, and rated games it left before the end (each
+    #: also counted in ``games``, as a loss).
+    absences: int = 0
+    left_early: int = 0
 
     @property
     def ordinal(self) -> float:
@@ -65,6 +86,8 @@ def _rating_of(document: Document) -> Rating:
         float(body["sigma"]),
         int(body.get("games", 0)),
         int(body.get("updated_ms", 0)),
+        int(body.get(ABSENT, 0)),
+        int(body.get(LEFT_EARLY, 0)),
     )
 
 
@@ -97,19 +120,22 @@ class Ratings:
         await self._rate(live)
 
     async def _rate(self, live: LiveGame) -> bool:
-        results = live.table.results()
-        if not live.settings.rated or results is None or live.table.status.aborted is not None:
+        outcomes = live.table.outcomes()
+        if not live.settings.rated or outcomes is None:
             return False
         players = seat_players(live)
-        placed = [(players[r.seat], r.rank) for r in results if r.seat in players]
+        # A seat reserved for a player who never claimed it: named by the game's seat plan.
+        for seat, gone in live.table.status.left.items():
+            if gone.end is SeatEnd.ABSENT and seat not in players:
+                players[seat] = live.settings.plan(seat).player
+        placed = [Placed(players[o.seat], o.rank, o.end) for o in outcomes if players.get(o.seat)]
         return await self.record_result(live.game_id, live.record.game_type, placed)
 
-    async def record_result(
-        self, game_id: str, game_type: str, placed: Sequence[tuple[str, int]]
-    ) -> bool:
-        """Rate one game: ``placed`` holds each player's rank (1 best, ties share). False
-        when it was rated before (here or by another replica) or cannot be rated."""
-        names = [name for name, _ in placed]
+    async def record_result(self, game_id: str, game_type: str, placed: Sequence[Placed]) -> bool:
+        """Rate one game: ``placed`` holds each player's rank by the one rule (1 best, ties
+        share) and how its game ended. False when it was rated before (here or by another
+        replica) or cannot be rated."""
+        names = [p.player for p in placed]
         if len(names) < 2 or len(set(names)) != len(names):
             # One player in two seats would rate itself against itself: not rated.
             log.info("game_not_rated", game_id=game_id, players=len(names))
@@ -126,15 +152,19 @@ class Ratings:
                 else [model.rating()]
                 for d in found
             ]
-            updated = model.rate(teams, ranks=[float(rank) for _, rank in placed])
+            updated = model.rate(teams, ranks=[float(p.rank) for p in placed])
             now = now_ms()
             writes = [DocumentWrite(RATED_GAME, game_id, {"ms": now}, 0, now / 1000)]
-            for key, before, [after] in zip(keys, found, updated, strict=True):
+            for key, before, [after], seat in zip(keys, found, updated, placed, strict=True):
+                old = before.body if before is not None else {}
                 body = {
                     "mu": float(after.mu),
                     "sigma": float(after.sigma),
-                    "games": (int(before.body.get("games", 0)) if before else 0) + 1,
+                    "games": int(old.get("games", 0)) + 1,
                     "updated_ms": now,
+                    ABSENT: int(old.get(ABSENT, 0)) + (seat.end is SeatEnd.ABSENT),
+                    LEFT_EARLY: int(old.get(LEFT_EARLY, 0))
+                    + (seat.end.left and seat.end is not SeatEnd.ABSENT),
                 }
                 revision = before.revision if before is not None else 0
                 writes.append(DocumentWrite(RATING, key, body, revision, now / 1000))
@@ -220,6 +250,7 @@ __all__ = [
     "MAX_LEADERBOARD",
     "RATED_GAME",
     "RATING",
+    "Placed",
     "Rating",
     "Ratings",
     "seat_players",

@@ -293,7 +293,8 @@ class Seating:
         player's holding and the lobby entry. Then the live game folds it in."""
         repository, table = self.repository, live.table
         game_id, seat = live.game_id, chosen.seat
-        claimed = SeatClaimed(seat, chosen.player, PlayerKind.named(chosen.kind))
+        hidden = live.settings.hides_reservations and not table.started
+        claimed = SeatClaimed(seat, chosen.player, PlayerKind.named(chosen.kind), hidden)
         waiting = [
             s for s in range(live.record.players) if live.settings.plan(s).waits and s != seat
         ]

@@ -41,6 +41,7 @@ import structlog
 
 from referee.application.players import seat_documents
 from referee.application.players.credentials import Credentials
+from referee.application.players.presence import Presence
 from referee.application.players.seat_documents import Reserved
 from referee.application.tables import access, errors
 from referee.application.tables.access import Principal
@@ -165,8 +166,11 @@ class Sessions:
         submit_held: SubmitHeld,
         inboxes: Inboxes,
         credentials: Credentials | None = None,
+        presence: Presence | None = None,
     ) -> None:
         self.repository = repository
+        #: Who is online: told of each player's first session here and its last one's end.
+        self.presence = presence
         self.commands = commands
         self.streams = streams
         self.submit_held = submit_held
@@ -187,15 +191,19 @@ class Sessions:
         if player is not None:
             self._listen()
             self._by_player.setdefault(player, set()).add(session)
+            if self.presence is not None:
+                self.presence.arrived(player)
         return session
 
     def _forget(self, session: Session) -> None:
         if session.player is not None:
             peers = self._by_player.get(session.player)
-            if peers is not None:
+            if peers is not None and session in peers:
                 peers.discard(session)
                 if not peers:
                     del self._by_player[session.player]
+                if self.presence is not None:
+                    self.presence.left(session.player)
 
     def _listen(self) -> None:
         if self._listening is not None:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.game import Decision
+from referee.engine.outcomes import Ranking
 from referee.engine.table_events import TableSettings
 from referee.stored import Decided, DecidedBy
 
@@ -47,6 +48,9 @@ DEFAULT_CONNECT_GRACE_MS = 30_000
 MAX_CONNECT_GRACE_MS = 3600 * 1000
 #: How a seat is taken (``CreateGameRequest.seat_requests``).
 SEAT_MODES = ("token", "open", "reserved", "creator")
+#: The rankings a creator may ask for (``""``: the game's default) and what a no-show costs.
+RANKINGS = ("", "rules", "finishers_first")
+NO_SHOWS = ("", "loss", "void")
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +133,36 @@ class GameSettings:
     #: The organiser may export the full log after the end even with claimed seats (their
     #: claimants saw this setting in the summary before claiming).
     organiser_audit: bool = False
+    #: The ranking asked for: ``"rules"``, ``"finishers_first"`` or ``""`` (the default:
+    #: finishers first in a rated game, the rules' otherwise). Read :attr:`results_ranking`.
+    ranking: str = ""
+    #: What a reserved seat never claimed by the join deadline costs: ``"loss"``, ``"void"``
+    #: or ``""`` (the default: a loss in a rated game, void otherwise). Read
+    #: :attr:`no_show_loses`.
+    no_show: str = ""
+    #: Reserved seats show their player only to that player until the game starts.
+    hide_reservations: bool = False
+
+    @property
+    def results_ranking(self) -> Ranking:
+        """The ranking the results follow: finishers first in every rated game."""
+        if self.rated or self.ranking == "finishers_first":
+            return Ranking.FINISHERS_FIRST
+        return Ranking.RULES
+
+    @property
+    def no_show_loses(self) -> bool:
+        """True when a reserved seat never claimed by the join deadline loses the game
+        (the game ends with ``SeatsAbsent``) rather than voiding it (an abort)."""
+        return self.no_show == "loss" or (not self.no_show and self.rated)
+
+    @property
+    def hides_reservations(self) -> bool:
+        """True when reserved seats show their player only to that player before the start:
+        asked for, or a rated game with a reserved seat (nobody can dodge an opponent)."""
+        return self.hide_reservations or (
+            self.rated and any(plan.mode == "reserved" for plan in self.seats)
+        )
 
     @property
     def waits(self) -> bool:
@@ -147,6 +181,7 @@ class GameSettings:
             public_reveal=self.public_reveal,
             card_commitments=self.card_commitments,
             max_events=self.max_events,
+            ranking=self.results_ranking,
         )
 
     @property
@@ -173,6 +208,9 @@ class GameSettings:
             "connect_grace_ms": self.connect_grace_ms,
             "rated": self.rated,
             "organiser_audit": self.organiser_audit,
+            "ranking": self.ranking,
+            "no_show": self.no_show,
+            "hide_reservations": self.hide_reservations,
         }
 
     @classmethod
@@ -201,6 +239,9 @@ class GameSettings:
             connect_grace_ms=int(data.get("connect_grace_ms", DEFAULT_CONNECT_GRACE_MS)),
             rated=bool(data.get("rated", False)),
             organiser_audit=bool(data.get("organiser_audit", False)),
+            ranking=str(data.get("ranking", "")),
+            no_show=str(data.get("no_show", "")),
+            hide_reservations=bool(data.get("hide_reservations", False)),
         )
 
     def check(self) -> None:
@@ -223,6 +264,15 @@ class GameSettings:
                 "rated: every seat must be held by a named player (open, reserved or creator "
                 "seats, no token seats)"
             )
+        if self.ranking not in RANKINGS:
+            raise ValueError("ranking: not a Ranking")
+        if self.rated and self.ranking == "rules":
+            raise ValueError(
+                "ranking: a rated game ranks every seat that finished above every seat that "
+                "left (RANKING_FINISHERS_FIRST)"
+            )
+        if self.no_show not in NO_SHOWS:
+            raise ValueError("no_show: not a NoShow")
 
 
 @dataclass(frozen=True, slots=True)
@@ -368,6 +418,8 @@ class SeatClocks:
 __all__ = [
     "DEFAULT_CONNECT_GRACE_MS",
     "DEFAULT_JOIN_DEADLINE_MS",
+    "NO_SHOWS",
+    "RANKINGS",
     "Clock",
     "GameSettings",
     "SeatClock",

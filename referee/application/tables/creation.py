@@ -220,9 +220,12 @@ def _opened(
 ) -> tuple[Table[Any], list[Any]]:
     """The new table and its opening batch: the seats' claims, and the deal unless a seat
     still waits. The engine's refusal of the setup is INVALID_ARGUMENT on the field it names
-    (with the rule, where one decides)."""
+    (with the rule, where one decides). Until a waiting game starts, one that keeps its
+    players from each other names nobody in its claims."""
+    hidden = settings.hides_reservations and bool(waiting)
     claimed = [
-        SeatClaimed(seat, who, PlayerKind.named(what)) for seat, (who, what) in holders.items()
+        SeatClaimed(seat, who, PlayerKind.named(what), hidden)
+        for seat, (who, what) in holders.items()
     ]
     try:
         config = make_config(game, setup.players, dict(setup.options or {}), seed, setup.deal)

@@ -31,6 +31,7 @@ from referee.application.tables.values import (
     Update,
 )
 from referee.engine.game import Viewer
+from referee.engine.outcomes import SeatEnd
 from referee.engine.table import Table
 from referee.store import CommandOutcome, GameRecord, SeatClaim
 from referee.stored import Decided, read_batches
@@ -301,25 +302,46 @@ class LiveGame:
         return int(self.record.created_at * 1000) + self.settings.join_deadline_ms
 
     def holders(self) -> tuple[SeatHolder, ...]:
-        """Who holds each seat: from the log's claims and the game's seat plans."""
+        """Who holds each seat: from the log's claims and the game's seat plans. A game that
+        keeps its players from each other until it starts names nobody before then."""
         status = self.table.status
         claims = status.claims
+        if self.hides_players:
+            return tuple(self._hidden_holder(seat) for seat in range(self.record.players))
         out = []
+        left = status.left
         for seat in range(self.record.players):
             claimed = claims.get(seat)
             resigned = seat in status.resigned
+            gone = left[seat].end if seat in left else SeatEnd.UNSPECIFIED
             if claimed is not None:
-                holder = SeatHolder(seat, "held", claimed.player, claimed.kind.word, resigned)
+                holder = SeatHolder(seat, "held", claimed.player, claimed.kind.word, resigned, gone)
             else:
                 plan = self.settings.plan(seat)
                 if plan.mode == "open":
-                    holder = SeatHolder(seat, "open", resigned=resigned)
+                    holder = SeatHolder(seat, "open", resigned=resigned, left=gone)
                 elif plan.mode == "reserved":
-                    holder = SeatHolder(seat, "reserved", plan.player, resigned=resigned)
+                    holder = SeatHolder(seat, "reserved", plan.player, resigned=resigned, left=gone)
                 else:
-                    holder = SeatHolder(seat, "held", resigned=resigned)
+                    holder = SeatHolder(seat, "held", resigned=resigned, left=gone)
             out.append(holder)
         return tuple(out)
+
+    @property
+    def hides_players(self) -> bool:
+        """True while the game keeps its players from each other: it hides its reservations
+        and has neither started nor ended."""
+        table = self.table
+        return self.settings.hides_reservations and not table.started and not table.over
+
+    def _hidden_holder(self, seat: int) -> SeatHolder:
+        """A seat of a game that hides its players: held or reserved (or open), no name."""
+        if seat in self.table.status.claims:
+            return SeatHolder(seat, "held", hidden=True)
+        mode = self.settings.plan(seat).mode
+        if mode == "reserved":
+            return SeatHolder(seat, "reserved", hidden=True)
+        return SeatHolder(seat, "open" if mode == "open" else "held")
 
     def open_seats(self) -> list[int]:
         """The seats still to be claimed by anyone (not reserved ones)."""
@@ -354,9 +376,9 @@ class LiveGame:
             options=dict(self.record.options),
             version=table.version,
             pending_seats=tuple(table.pending()),
-            decisions=tuple(table.decisions()),
+            decisions=table.asked(),
             game_over=self.over,
-            results=table.results(),
+            results=table.outcomes(),
             created_unix_ms=int(self.record.created_at * 1000),
             seed_commitment=status.commitment,
             deal_commitment=status.deal_commitment,
@@ -379,6 +401,11 @@ class LiveGame:
             listed=settings.listed,
             rated=settings.rated,
             organiser_audit=settings.organiser_audit,
+            ranking=table.ranking,
+            seats_left=table.seats_left(),
+            referee_to_move=table.referee_to_move,
+            no_show_loses=settings.no_show_loses,
+            hide_reservations=settings.hides_reservations,
         )
 
     def view(self, viewer: Viewer) -> SeatView:

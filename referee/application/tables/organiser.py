@@ -1,5 +1,5 @@
-"""The organiser's calls: abort a game, reveal a deferred seed, export the full log; and the
-abort of abandoned games, which the referee makes on the organiser's behalf.
+"""The organiser's calls: abort a game, remove a seat, reveal a deferred seed, export the full
+log; and the abort of abandoned games, which the referee makes on the organiser's behalf.
 
 Each change is a batch of its own (:meth:`Organiser._batch`), decided again after another
 writer's append, then handed to the timekeeper for what follows (the reveal after an
@@ -54,20 +54,49 @@ class Organiser:
             await self.timekeeper.act(live)
         self.repository.fanout.publish(live)
 
-    async def _batch(self, live: LiveGame, events: Callable[[], list[Any]], refused: str) -> None:
-        """Commit the batch ``events()`` decides (abort, reveal); after another writer's
-        append, follow the store and decide again. Call with the game's lock held."""
+    async def _batch(
+        self, live: LiveGame, events: Callable[[], list[Any]], refused: str = ""
+    ) -> None:
+        """Commit the batch ``events()`` decides (abort, reveal, a seat removed); after
+        another writer's append, follow the store and decide again. Call with the game's
+        lock held. A refusal is FAILED_PRECONDITION ``refused`` (the rule's id without)."""
         for _attempt in range(CONFLICT_RETRIES):
             try:
                 batch = events()
             except Rejection as rejection:
-                raise errors.not_now(rejection.message, refused) from None
+                raise errors.not_now(rejection.message, refused or rejection.rule_id) from None
             try:
                 await self.repository.commit(live, batch, None)
                 return
             except VersionConflict:
                 await self.repository.follow_store(live)
         raise errors.not_now("the game moved on; try again", "BUSY")
+
+    async def remove_seat(
+        self, game_id: str, organiser_token: str, seat: int, reason: str = ""
+    ) -> Summary:
+        """The organiser removes ``seat`` from its running game (a bot that crashed or stopped
+        answering): the seat is abandoned (rule ``ABANDONED``), with the public ``reason``,
+        and the referee plays for it to the end, as for a seat that resigned.
+        FAILED_PRECONDITION ``GAME_OVER``, ``GAME_NOT_STARTED``, ``LEFT`` (it left already);
+        INVALID_ARGUMENT on ``seat`` or ``reason``."""
+        live = await self.repository.get(game_id)
+        access.check_organiser(live, organiser_token)
+        if not 0 <= seat < live.record.players:
+            raise errors.bad_request("seat", f"no seat {seat} at this table")
+        reason = reason.strip()
+        if len(reason) > MAX_REASON_LENGTH:
+            raise errors.bad_request("reason", f"at most {MAX_REASON_LENGTH} characters")
+        words = "the organiser removed it" + (f": {reason}" if reason else "")
+        await self.repository.unit(self._remove_unit(live, seat, words))
+        log.info("seat_removed", game_id=live.game_id, seat=seat, reason=reason)
+        return live.summary()
+
+    async def _remove_unit(self, live: LiveGame, seat: int, words: str) -> None:
+        async with live.lock:
+            await self._batch(live, lambda: live.table.abandon(seat, words))
+            await self.timekeeper.act(live)
+        self.repository.fanout.publish(live)
 
     async def reveal(self, game_id: str, organiser_token: str) -> Summary:
         """Reveal the seed of a game that is over (one created with ``defer_seed_reveal``);

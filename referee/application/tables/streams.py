@@ -5,7 +5,9 @@ The streams themselves (redaction, batching, resumption, their limits) are
 when a client resumes past what this replica has seen, and counts a seat's hang-up as a
 disconnect only if the seat does not come back: a client that resumes by sequence as
 docs/clients.md says (here or on another replica, within ``reconnect_window_seconds``) has
-done nothing wrong.
+done nothing wrong. In a game that ranks finishers first (rated and tournament games), a seat
+that does not come back has **abandoned** the game (rule ``ABANDONED``): the timekeeper
+records it and plays for the seat to the end, so its opponents never wait on it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import Send, Updates
 from referee.application.tables.live import DISCONNECTS, OPENS, LiveGame
 from referee.application.tables.repository import Repository
+from referee.application.tables.timekeeper import Timekeeper
 from referee.application.tables.values import Update, Watcher
 from referee.store import StoreError
 
@@ -27,8 +30,9 @@ from referee.store import StoreError
 class Streams:
     """The streams of the games of ``repository``."""
 
-    def __init__(self, repository: Repository) -> None:
+    def __init__(self, repository: Repository, timekeeper: Timekeeper) -> None:
         self.repository = repository
+        self.timekeeper = timekeeper
         self.fanout = repository.fanout
         #: Hang-ups waiting out the reconnect window.
         self._hang_ups: set[asyncio.Future[None]] = set()
@@ -166,6 +170,12 @@ class Streams:
         except (StoreError, RefereeError):  # RefereeError: a store fault (Repository.call)
             return  # the store cannot tell whether the seat came back: no fault counted
         repository.count(current, seat, DISCONNECTS)
+        window = repository.limits.reconnect_window_seconds
+        reason = f"its stream closed and did not come back within {window:g} s"
+        try:
+            await self.timekeeper.abandon(current, seat, reason)
+        except (StoreError, RefereeError):
+            return  # the store failed: the seat stays; a later hang-up may abandon it
 
 
 def _no_fault() -> None:

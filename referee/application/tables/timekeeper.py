@@ -1,10 +1,13 @@
 """The referee's timekeeper at the table: clocks, timeouts, forfeits, default plays, the reveal.
 
 :class:`Timekeeper` does what nobody asks for: it times out decisions whose clock ran out,
-plays the default commands of forfeited (and resigned) seats, reveals the seed when a game
-ends, aborts a game whose table did not fill before its join deadline (never a timeout or a
-forfeit: nobody held those seats), records the end of a game (and tells the repository's
-``on_finished`` hooks, e.g. the ratings), and keeps one timer per game for its next deadline.
+plays the default commands of the seats that left (forfeited, resigned, abandoned), reveals
+the seed when a game ends, ends a game whose table did not fill before its join deadline
+(never a timeout or a forfeit: nobody played those seats): as a no-show, where the absent
+reserved seats lose (``SeatsAbsent``, when the game scores a no-show as a loss and every
+missing seat was reserved for a named player), else by an abort (void), records the end of a
+game (and tells the repository's ``on_finished`` hooks, e.g. the ratings), and keeps one
+timer per game for its next deadline.
 Each of its moves is a batch of its own, committed through the
 :class:`~referee.application.tables.repository.Repository`, which in turn asks the timekeeper
 to set a game's timer when it loads or changes: the timekeeper opens its repository, handing
@@ -22,9 +25,10 @@ import structlog
 from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import FanOut
 from referee.application.tables.live import LiveGame, now_ms
-from referee.application.tables.repository import Limits, Repository
+from referee.application.tables.repository import CONFLICT_RETRIES, Limits, Repository
 from referee.application.tables.seats import LOBBY
 from referee.engine.game import Rejection
+from referee.engine.outcomes import Ranking
 from referee.engine.table_events import SeatForfeited, TimedOut
 from referee.metrics import Metrics
 from referee.store import DocumentWrite, EventStore, StoreError, VersionConflict
@@ -68,8 +72,7 @@ class Timekeeper:
                 if table.reveal_due():
                     await repository.commit(live, table.reveal(), None)
                 elif live.join_deadline_ms and at >= live.join_deadline_ms:
-                    await repository.commit(live, table.abort(JOIN_DEADLINE_REASON), None)
-                    log.info("game_aborted", game_id=live.game_id, reason=JOIN_DEADLINE_REASON)
+                    await self._join_deadline(live)
                 elif (played := table.forfeited_play()) is not None:
                     seat = played[0].seat
                     await repository.commit(live, played, Decided(seat, by=DecidedBy.FORFEIT))
@@ -109,6 +112,48 @@ class Timekeeper:
         self.arm(live, FAULT_RETRY_SECONDS if failed else 0.0)
         if table.version != before:
             repository.fanout.publish(live)
+
+    async def abandon(self, live: LiveGame, seat: int, reason: str) -> None:
+        """The referee's own abandonment of ``seat`` (its player went away past the
+        reconnect window), in a game that ranks finishers first and still runs: the seat is
+        abandoned (``SeatAbandoned``), then the referee plays for it. Nothing for a game over,
+        not started, of the rules' ranking, or a seat that left already; after another
+        writer's append, the store is followed and the question asked again."""
+        repository = self.repository
+        async with live.lock:
+            for _attempt in range(CONFLICT_RETRIES):
+                table = live.table
+                gone = table.status.left
+                if table.ranking is not Ranking.FINISHERS_FIRST or seat in gone:
+                    return
+                if not table.started or table.over:
+                    return
+                try:
+                    await repository.commit(live, table.abandon(seat, reason), None)
+                    break
+                except VersionConflict:
+                    await repository.follow_store(live)
+            else:
+                return  # the game moves on without pause: its players are there
+            log.info("seat_abandoned", game_id=live.game_id, seat=seat, reason=reason)
+            await self.act(live)
+        repository.fanout.publish(live)
+
+    async def _join_deadline(self, live: LiveGame) -> None:
+        """The table did not fill in time: the absent reserved seats lose (a no-show), or,
+        when the game voids no-shows, when a missing seat was open (nobody to charge) or
+        when nobody sat down, the game is aborted."""
+        table = live.table
+        claims = table.status.claims
+        plan = live.settings.plan
+        missing = [s for s in range(live.record.players) if plan(s).waits and s not in claims]
+        named = all(plan(seat).mode == "reserved" for seat in missing)
+        if live.settings.no_show_loses and named and len(missing) < live.record.players:
+            await self.repository.commit(live, table.no_show(missing), None)
+            log.info("game_no_show", game_id=live.game_id, absent=missing)
+            return
+        await self.repository.commit(live, table.abort(JOIN_DEADLINE_REASON), None)
+        log.info("game_aborted", game_id=live.game_id, reason=JOIN_DEADLINE_REASON)
 
     async def _unlist(self, live: LiveGame) -> None:
         """A listed game that ended while it waited leaves the lobby (a started one has

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.application.tables.clocks import Clock, SeatClock
-from referee.engine.game import Decision, SeatResult, Viewer
+from referee.engine.game import Decision, Viewer
+from referee.engine.outcomes import Ranking, SeatEnd, SeatLeft, SeatOutcome
 from referee.engine.table import View
 from referee.stored import Decided, DecidedBy, event_bytes, view_bytes
 
@@ -61,6 +62,12 @@ class SeatHolder:
     player: str = ""
     kind: str = ""
     resigned: bool = False
+    #: How the seat left the game before its end (unspecified while it plays, or finished).
+    left: SeatEnd = SeatEnd.UNSPECIFIED
+    #: The game keeps its players from each other until it starts (``player`` is empty).
+    hidden: bool = False
+    #: The player has a player stream open on any replica (set in the lobby's tables).
+    online: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +154,8 @@ class Summary:
     pending_seats: tuple[int, ...]
     decisions: tuple[Decision, ...]
     game_over: bool
-    results: tuple[SeatResult, ...] | None
+    #: Each seat's result by the one rule (:mod:`referee.engine.outcomes`).
+    results: tuple[SeatOutcome, ...] | None
     created_unix_ms: int
     seed_commitment: str
     deal_commitment: str
@@ -175,6 +183,15 @@ class Summary:
     #: Why the game ended (the rule and the reason in words); ``""`` while it runs.
     end_rule_id: str = ""
     end_reason: str = ""
+    #: Which ranking the results follow; the seats that left before the end; whether the
+    #: referee plays next for a seat that left.
+    ranking: Ranking = Ranking.RULES
+    seats_left: tuple[SeatLeft, ...] = ()
+    referee_to_move: bool = False
+    #: A reserved seat never claimed by the join deadline loses (else the game is void).
+    no_show_loses: bool = False
+    #: Reserved seats show their player only to that player until the start.
+    hide_reservations: bool = False
 
 
 @dataclass(frozen=True, slots=True)
