@@ -1,4 +1,5 @@
 # The two set-up commands are `make run` and `make test`; both create .venv when needed.
+# `make run` installs only what serving and playing need; `make test` adds the rest.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -9,7 +10,18 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench bench-peer format clean node-bot web api-baseline sdk
+.PHONY: run test lint proto proto-check bench bench-peer format clean node-bot web web-packages api-baseline sdk
+
+# `make run` installs what serving and playing need (the dependencies alone); `make test` the
+# rest (the extras).
+RUN_STAMP := $(VENV)/.installed-run
+# The server's own bots for `make run` (an operator's `referee serve` runs none unless asked).
+HOUSE_BOTS ?= easy,normal,hard
+
+$(RUN_STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -c constraints.txt -e .
+	touch $(RUN_STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -68,10 +80,19 @@ web: sdk
 	else \
 	  echo "node/npm not found: the web client is not built (install Node.js, then make web)"; \
 	fi
+# The web client's npm packages alone: `make run` fetches them while pip runs and the SDK builds.
+web-packages:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory $(WEB)/node_modules/.installed; \
+	fi
 
-run: $(STAMP) web
+# A local server to play on: the house bots on and open registration (a name is taken from
+# the page or with referee-cli register).
+run:
+	@$(MAKE) --no-print-directory -j3 $(RUN_STAMP) sdk web-packages
+	@$(MAKE) --no-print-directory web
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
-	  --http $(HTTP)
+	  --http $(HTTP) --house-bots $(HOUSE_BOTS) --open-registration
 
 test: $(STAMP) sdk node-bot web
 	$(BIN)/pytest

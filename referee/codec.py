@@ -45,6 +45,7 @@ from referee.engine.fields import FieldType, Kind, field_plan, wire_maker
 from referee.engine.game import Decision, FixedDeal, GameInfo, Viewer
 from referee.engine.openings import CardsOpened, DeckCommitted
 from referee.engine.outcomes import Ranking, SeatLeft, SeatOutcome
+from referee.engine.parts import CommandParts, legal_command_parts
 from referee.engine.registry import all_games, get_game
 from referee.engine.table import View
 from referee.engine.table_events import TABLE_EVENT_TYPES, TableEvent
@@ -283,6 +284,7 @@ def command_from_json(data: Any) -> tuple[str, Any]:
 _EVENT = pb.Event.DESCRIPTOR
 _SEQUENCE = scalar_writer(_EVENT.fields_by_name["sequence"])
 _DESCRIPTION = scalar_writer(_EVENT.fields_by_name["description"])
+_BOOKKEEPING = scalar_writer(_EVENT.fields_by_name["bookkeeping"])
 _REFEREE_EVENTS = {
     _snake(cls.__name__): cls for cls in (*TABLE_EVENT_TYPES, DeckCommitted, CardsOpened)
 }
@@ -299,19 +301,21 @@ def event_bytes(
     game_type: str, event: Any, sequence: int, *, stamps: bytes = b"", description: str = ""
 ) -> bytes:
     """``event`` as a serialized ``Event`` with its sequence number, its batch's ``stamps``
-    (fields 2 to 4 already written, as :mod:`referee.stored` writes them) and its display
-    text (``description``), in field order."""
+    (fields 2 to 4 already written, as :mod:`referee.stored` writes them) and, with its
+    display text (``description``), whether a log may fold it (``bookkeeping``), in field
+    order."""
     game = "referee" if isinstance(event, TableEvent) else game_field(game_type)
-    return b"".join(
-        [_SEQUENCE(sequence), stamps, _cased(_EVENT, game, event), _DESCRIPTION(description)]
-    )
+    parts = [_SEQUENCE(sequence), stamps, _cased(_EVENT, game, event)]
+    if description:
+        parts += [_DESCRIPTION(description), _BOOKKEEPING(labels.bookkeeping(game_type, event))]
+    return b"".join(parts)
 
 
 def event_to_proto(
     game_type: str, event: Any, sequence: int, *, describe: bool = False
 ) -> pb.Event:
-    """``event`` as a message; with ``describe``, also its display text (``description``),
-    which only messages sent to a viewer carry (not the stored log)."""
+    """``event`` as a message; with ``describe``, also its display text (``description``)
+    and ``bookkeeping``, which only messages sent to a viewer carry (not the stored log)."""
     text = event_text(game_type, event) if describe else ""
     return pb.Event.FromString(event_bytes(game_type, event, sequence, description=text))
 
@@ -346,6 +350,7 @@ _END_RULE, _END_REASON = _view_field("end_rule_id"), _view_field("end_reason")
 _PENDING = repeated_writer(_VIEW.fields_by_name["pending_seats"])
 _LABELS = repeated_writer(_VIEW.fields_by_name["legal_command_labels"])
 _LINES = repeated_writer(_VIEW.fields_by_name["view_lines"])
+_PARTS = _repeated_of("legal_command_parts", CommandParts)
 _LEGAL_TAG = tag(_VIEW.fields_by_name["legal_commands"].number, 2)
 _RESULTS = _repeated_of("results", SeatOutcome)
 _LEFT = _repeated_of("seats_left", SeatLeft)
@@ -393,6 +398,8 @@ def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = (
         label = get_game(game_type).command_label
         parts.append(_LABELS(tuple(label(command, view.game) for command in legal)))
     parts.append(_LINES(labels.view_lines(game_type, view.game)))
+    if legal:
+        parts.append(_PARTS(legal_command_parts(game_type, view.game, legal)))
     ending = view.ending
     if ending is not None:
         parts += [_END_RULE(ending.rule_id), _END_REASON(ending.reason)]

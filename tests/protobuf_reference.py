@@ -1,9 +1,9 @@
 """The messages the codec must write, built the plain way through protobuf's own message API
 (``setattr``, ``add``, ``extend``), from the dataclasses' fields and the descriptors alone:
 no code shared with :mod:`referee.codec` or its field plans. Tests compare the codec's bytes
-with these messages' ``SerializeToString()``, byte for byte. (Only an event's display text is
-the codec's, :func:`referee.codec.event_text`: it is what the games say, not how it is
-written.)
+with these messages' ``SerializeToString()``, byte for byte. (Only the display text and hints
+are the games', :func:`referee.codec.event_text` and the like: they are what the games say,
+not how it is written.)
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 
 from referee import codec
 from referee.engine import labels
+from referee.engine.parts import legal_command_parts
 from referee.engine.registry import get_game
 from referee.engine.table import View
 from referee.engine.table_events import TableEvent
@@ -91,6 +92,7 @@ def event(
     fill(getattr(getattr(message, game), snake(type(value).__name__)), value, game_type)
     if describe:
         message.description = codec.event_text(game_type, value)  # the text, not the wire
+        message.bookkeeping = labels.bookkeeping(game_type, value)  # the game's, too
     return message
 
 
@@ -118,6 +120,8 @@ def view(game_id: str, players: int, value: View, clocks: Sequence[Any] = ()) ->
         message.legal_commands.add().CopyFrom(command(value.game_type, legal))
         message.legal_command_labels.append(game.command_label(legal, value.game))
     message.view_lines.extend(labels.view_lines(value.game_type, value.game))
+    for parts in legal_command_parts(value.game_type, value.game, value.legal_commands):
+        fill(message.legal_command_parts.add(), parts)
     if value.ending is not None:
         message.end_rule_id = value.ending.rule_id
         message.end_reason = value.ending.reason

@@ -8,9 +8,9 @@
     referee-cli list
     referee-cli rules GAME
 
-and as a signed-in player (:mod:`referee_cli.lobby`): ``whoami``, ``lobby``, ``join`` (a join
-link, an open or reserved seat, or back to a held seat), ``challenge``, ``challenges``,
-``accept``, ``decline``, ``pair``, ``resign``.
+and as a player (:mod:`referee_cli.lobby`): ``register`` (a name, on a server with open
+registration), ``whoami``, ``lobby``, ``join`` (a join link, an open or reserved seat, or back
+to a held seat), ``challenge``, ``challenges``, ``accept``, ``decline``, ``pair``, ``resign``.
 
 The bots of ``new`` are ``referee-bot play`` processes of their own, so they outlive the CLI.
 A background thread reads the game's stream (resuming after drops) into a queue; the main
@@ -24,9 +24,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import queue
+import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,7 +50,7 @@ from referee_bot.runner import (
 )
 from referee_bot.strategies import known_games, strategy_names
 from referee_cli import lobby, organiser, render
-from referee_cli.screen import GameInfo, join
+from referee_cli.screen import SCREEN_WIDTH, GameInfo, join
 
 
 class Terminal:
@@ -62,6 +64,15 @@ class Terminal:
     def say(self, text: str = "") -> None:
         self.stdout.write(text + "\n")
         self.stdout.flush()
+
+    def say_wrapped(self, text: str) -> None:
+        """``text`` broken at spaces to the screen's width (later lines indented by two), so a
+        long line never wraps mid-word at the terminal's edge."""
+        width = shutil.get_terminal_size((SCREEN_WIDTH, 24)).columns if self.ansi else SCREEN_WIDTH
+        lines = textwrap.wrap(
+            text, max(20, width - 1), subsequent_indent="  ", break_long_words=False
+        )
+        self.say("\n".join(lines) if lines else text)
 
     def strong(self, text: str) -> str:
         return f"\x1b[1m{text}\x1b[0m" if self.ansi else text
@@ -188,7 +199,7 @@ def follow_game(
                 if message.HasField("event"):
                     seen = message.event.sequence
                     batch_events += 1
-                    term.say(render.describe_event(message.event))
+                    term.say_wrapped(render.describe_event(message.event))
                     if spectator and render.redraw_for_spectator(message.event, batch_events):
                         term.say(render.render_view(view, info))  # e.g. after a round's end
                     if settled(message):

@@ -1,6 +1,6 @@
 """The player subcommands of ``referee-cli`` (see :mod:`referee_cli.player` for the flows):
-``whoami``, ``lobby``, ``join``, ``challenge``, ``challenges``, ``bots``, ``accept``,
-``decline``, ``pair``, ``resign``.
+``register``, ``whoami``, ``lobby``, ``join``, ``challenge``, ``challenges``, ``bots``,
+``accept``, ``decline``, ``pair``, ``resign``.
 
 Each one that ends at a seat plays it with the ``follow`` function it is given (the app's
 :func:`~referee_cli.app.follow_game`): passed in, so this module never imports the app that
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 import grpc
@@ -20,6 +22,7 @@ from referee.v1 import referee_pb2
 from referee_bot.strategies import known_games
 from referee_cli.player import (
     CHALLENGE_SECONDS,
+    CREDENTIAL_ENV,
     PlayerWatch,
     SeatStub,
     Stub,
@@ -106,13 +109,33 @@ def play_seat(
 # --- subcommands ------------------------------------------------------------------------
 
 
+def cmd_register(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) -> int:
+    """Take a name on a server with open registration: the account's token goes into
+    ``--credential-file`` (readable by you only), or onto stdout alone, once."""
+    answer = stub.Register(referee_pb2.RegisterRequest(name=args.name), timeout=30)
+    if not args.credential_file:
+        term.say(answer.token)  # the only line, for a pipe or a file: nothing else is printed
+        return 0
+    path = Path(args.credential_file)
+    if path.exists():
+        raise ValueError(f"{path} exists: give a new file for the token")
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as kept:
+        kept.write(answer.token + "\n")
+    term.say(f"Registered {answer.player.name}; its token is in {path} (readable by you only).")
+    term.say(f"Play: referee-cli lobby --credential-file {path} --server {args.server}")
+    return 0
+
+
 def cmd_whoami(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) -> int:
     term.say(f"You are {who(stub, credential(args, term))}.")
     return 0
 
 
 def cmd_lobby(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) -> int:
-    """The listed games with open seats: who sits where, what is open."""
+    """The listed games with open seats: who sits where, what is open (signed in: first
+    who you are, so a wrong credential says so before you pick a game)."""
+    if args.credential_file or _env_set():
+        term.say(f"You are {who(stub, credential(args, term))}.")
     lobby_filter = referee_pb2.LobbyFilter(game_type=args.game or "", players=args.players or 0)
     tables = stub.ListLobby(referee_pb2.ListLobbyRequest(filter=lobby_filter), timeout=30).tables
     if not tables:
@@ -173,10 +196,6 @@ def _optional_credential(args: argparse.Namespace, term: Any) -> str:
 
 
 def _env_set() -> bool:
-    import os
-
-    from referee_cli.player import CREDENTIAL_ENV
-
     return bool(os.environ.get(CREDENTIAL_ENV, "").strip())
 
 
@@ -410,6 +429,7 @@ def cmd_resign(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) 
 
 
 COMMANDS = {
+    "register": cmd_register,
     "whoami": cmd_whoami,
     "lobby": cmd_lobby,
     "join": cmd_join,
@@ -446,8 +466,17 @@ def add_parsers(commands: Any, with_server: Callable[[Any], argparse.ArgumentPar
         sub.add_argument("--decision-ms", type=int, help="a clock: time per decision (ms)")
         sub.add_argument("--bank-ms", type=int, help="the clock's bank for the game (ms)")
 
+    register = with_server(
+        commands.add_parser("register", help="take a name (a server with open registration)")
+    )
+    register.add_argument("name", help="1-32 letters, digits, '-', '_', '.'")
+    register.add_argument(
+        "--credential-file",
+        metavar="FILE",
+        help="a new file to keep the account token in (default: print it on stdout)",
+    )
     signed_in(commands.add_parser("whoami", help="who your account token names"))
-    lobby = with_server(commands.add_parser("lobby", help="games with open seats"))
+    lobby = signed_in(commands.add_parser("lobby", help="games with open seats"))
     lobby.add_argument("--game", help=f"only this game type id: {games}")
     lobby.add_argument("--players", type=int, help="only games of this many seats")
 

@@ -183,6 +183,22 @@ def view_lines(type_id: str, view: Any) -> tuple[str, ...]:
     return tuple(text(view)) if text is not None else ()
 
 
+#: The referee's own events a log may fold away: its commitments and proofs.
+_TABLE_BOOKKEEPING = (SeedCommitted, SeedRevealed, DeckCommitted, CardsOpened)
+
+
+def bookkeeping(type_id: str, event: Any) -> bool:
+    """Whether a game log may fold ``event`` away by default (``Event.bookkeeping``): the
+    referee's commitments and proofs, and the event types the game's ``labels`` module lists
+    in ``BOOKKEEPING`` (a turn starting, a shuffle): nothing a player decides from."""
+    if isinstance(event, _TABLE_BOOKKEEPING):
+        return True
+    if isinstance(event, TableEvent):
+        return False
+    listed: Any = getattr(game_module(type_id, LABELS), "BOOKKEEPING", ())
+    return type(event) in listed
+
+
 @dataclass(frozen=True)
 class _Example:
     value: int

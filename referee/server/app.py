@@ -25,6 +25,7 @@ from referee.application.house.levels import parse_levels
 from referee.application.players.accounts import PlayerSettings
 from referee.application.tables.errors import stopping as shutting_down
 from referee.metrics import SERVICE, Metrics
+from referee.server.banner import start_banner
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.service import RefereeCore
 from referee.server.wire import add_referee_service
@@ -268,15 +269,16 @@ async def serve(config: ServerConfig) -> None:
         metrics=f"http://{config.metrics}/metrics" if config.metrics else None,
         http=f"http://{server.http.address}/" if server.http else None,
     )
-    print(
-        f"referee listening on {server.address} (store {redacted(config.store)})\n"
-        f"  try: grpcurl -plaintext {server.address} list\n"
-        f"       referee-cli new --game vampire-queen --players 4 --bots 3 "
-        f"--server {server.address}\n"
-        + (f"  metrics: http://{config.metrics}/metrics\n" if config.metrics else "")
-        + (_http_banner(server.http) if server.http else ""),
-        flush=True,  # stdout: for people; stderr carries only JSON log lines
+    banner = start_banner(
+        address=server.address,
+        store=redacted(config.store),
+        metrics=config.metrics,
+        http=server.http.address if server.http else None,
+        web_client=bool(server.http and server.http.app.has_web_client),
+        house_bots=config.house_bots,
+        open_registration=config.players.open_registration,
     )
+    print(banner, flush=True)  # stdout: for people; stderr carries only JSON log lines
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -285,19 +287,6 @@ async def serve(config: ServerConfig) -> None:
     log.info("shutting_down")
     await server.stop()
     log.info("stopped")
-
-
-def _http_banner(http: HttpServer) -> str:
-    url = f"http://{http.address}"
-    page = (
-        f"  web client: {url}/  (play in a browser)\n"
-        if http.app.has_web_client
-        else f"  web client: not built (needs Node.js and npm: make web), then {url}/\n"
-    )
-    return (
-        page + f"  Connect/gRPC-Web: curl -H 'Content-Type: application/json' -d '{{}}' "
-        f"{url}/{SERVICE}/ListGameTypes\n"
-    )
 
 
 @contextlib.contextmanager

@@ -35,7 +35,9 @@ class SeatCalls:
         # it is sent); without one it is required, and a bad one is refused either way.
         principal = await self.players.optional(caller.credential)
         seat = request.seat if request.HasField("seat") else None
-        claimed = await self.seating.claim(request.game_id, principal, seat, request.claim_code)
+        claimed = await self.seating.claim(
+            request.game_id, principal, seat, request.claim_code, check_only=request.check_only
+        )
         return convert.claimed_to_proto(claimed)
 
     async def Resign(self, request: pb.ResignRequest, caller: Caller) -> pb.ResignResponse:

@@ -1530,6 +1530,7 @@ class Event(_message.Message):
     RECORDED_UNIX_MS_FIELD_NUMBER: _builtins.int
     DECIDED_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
+    BOOKKEEPING_FIELD_NUMBER: _builtins.int
     REFEREE_FIELD_NUMBER: _builtins.int
     VAMPIRE_QUEEN_FIELD_NUMBER: _builtins.int
     SLEEPING_QUEENS_FIELD_NUMBER: _builtins.int
@@ -1549,6 +1550,11 @@ class Event(_message.Message):
     shows only what the viewer may see), e.g. "seat 2 played three 8s". For people to read
     (a game log), not for parsing: the wording may change; read the event's fields instead.
     Empty where the server does not describe events (e.g. stored copies of the log).
+    """
+    bookkeeping: _builtins.bool
+    """Display hint: true for an event a game log may fold away by default (the referee's
+    commitments and proofs, a turn starting, a shuffle): nothing a player decides from.
+    Set only where description is.
     """
     @_builtins.property
     def decided(self) -> Global___Decided:
@@ -1582,6 +1588,7 @@ class Event(_message.Message):
         recorded_unix_ms: _builtins.int = ...,
         decided: Global___Decided | None = ...,
         description: _builtins.str = ...,
+        bookkeeping: _builtins.bool = ...,
         referee: Global___RefereeEvent | None = ...,
         vampire_queen: _vampire_queen_pb2.VampireQueenEvent | None = ...,
         sleeping_queens: _sleeping_queens_pb2.SleepingQueensEvent | None = ...,
@@ -1590,7 +1597,7 @@ class Event(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["decided", b"decided", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "referee", b"referee", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "decided", b"decided", "description", b"description", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "recorded_unix_ms", b"recorded_unix_ms", "referee", b"referee", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["batch_end_sequence", b"batch_end_sequence", "bookkeeping", b"bookkeeping", "decided", b"decided", "description", b"description", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "recorded_unix_ms", b"recorded_unix_ms", "referee", b"referee", "sequence", b"sequence", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["referee", "vampire_queen", "sleeping_queens", "dracula_vs_van_helsing", "mau_mau_vampires"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
@@ -2222,6 +2229,7 @@ class View(_message.Message):
     SEAT_HOLDERS_FIELD_NUMBER: _builtins.int
     LEGAL_COMMAND_LABELS_FIELD_NUMBER: _builtins.int
     VIEW_LINES_FIELD_NUMBER: _builtins.int
+    LEGAL_COMMAND_PARTS_FIELD_NUMBER: _builtins.int
     END_RULE_ID_FIELD_NUMBER: _builtins.int
     END_REASON_FIELD_NUMBER: _builtins.int
     RANKING_FIELD_NUMBER: _builtins.int
@@ -2306,6 +2314,15 @@ class View(_message.Message):
         """
 
     @_builtins.property
+    def legal_command_parts(self) -> _containers.RepeatedCompositeFieldContainer[Global___CommandParts]:
+        """Display hint: what a player touches on a drawn table to make each of legal_commands, in
+        the same order: the cards of the seat's hand it uses, then the things on the table it
+        aims at (a queen, a district, a pile, a player, a colour). A client draws the table, lets
+        the player pick cards and then a target from these alone, and sends the Command itself.
+        Written by the game from the command and this view only, like the labels.
+        """
+
+    @_builtins.property
     def seats_left(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatLeft]:
         """The seats that left before the end, by seat: show them as left. A seat that left is
         never in pending_seats and has no legal commands.
@@ -2346,6 +2363,7 @@ class View(_message.Message):
         seat_holders: _abc.Iterable[Global___SeatHolder] | None = ...,
         legal_command_labels: _abc.Iterable[_builtins.str] | None = ...,
         view_lines: _abc.Iterable[_builtins.str] | None = ...,
+        legal_command_parts: _abc.Iterable[Global___CommandParts] | None = ...,
         end_rule_id: _builtins.str = ...,
         end_reason: _builtins.str = ...,
         ranking: Global___Ranking.ValueType = ...,
@@ -2358,7 +2376,7 @@ class View(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "game", b"game", "mau_mau_vampires", b"mau_mau_vampires", "seat", b"seat", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "ranking", b"ranking", "referee_to_move", b"referee_to_move", "results", b"results", "seat", b"seat", "seat_holders", b"seat_holders", "seats_left", b"seats_left", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "aborted", b"aborted", "clocks", b"clocks", "decisions", b"decisions", "dracula_vs_van_helsing", b"dracula_vs_van_helsing", "end_reason", b"end_reason", "end_rule_id", b"end_rule_id", "game", b"game", "game_id", b"game_id", "game_over", b"game_over", "game_type", b"game_type", "legal_command_labels", b"legal_command_labels", "legal_command_parts", b"legal_command_parts", "legal_commands", b"legal_commands", "mau_mau_vampires", b"mau_mau_vampires", "pending_seats", b"pending_seats", "players", b"players", "ranking", b"ranking", "referee_to_move", b"referee_to_move", "results", b"results", "seat", b"seat", "seat_holders", b"seat_holders", "seats_left", b"seats_left", "seed_commitment", b"seed_commitment", "sleeping_queens", b"sleeping_queens", "vampire_queen", b"vampire_queen", "version", b"version", "view_lines", b"view_lines"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -2370,6 +2388,78 @@ class View(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
+
+@_typing.final
+class CommandParts(_message.Message):
+    """What a player touches on a drawn table to make one legal command (View.legal_command_parts)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_FIELD_NUMBER: _builtins.int
+    TARGETS_FIELD_NUMBER: _builtins.int
+    ANY_ORDER_FIELD_NUMBER: _builtins.int
+    any_order: _builtins.bool
+    """True when the targets may be picked in any order (two of the seat's cards to swap)."""
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards of the seat's hand the command uses: indexes into the game view's `hand`
+        field, ascending. Equal cards are interchangeable: a player may pick any of them.
+        """
+
+    @_builtins.property
+    def targets(self) -> _containers.RepeatedCompositeFieldContainer[Global___CommandTarget]:
+        """What the command aims at, in the order a player picks them (after the cards)."""
+
+    def __init__(
+        self,
+        *,
+        hand: _abc.Iterable[_builtins.int] | None = ...,
+        targets: _abc.Iterable[Global___CommandTarget] | None = ...,
+        any_order: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["any_order", b"any_order", "hand", b"hand", "targets", b"targets"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CommandParts: _TypeAlias = CommandParts  # noqa: Y015
+
+@_typing.final
+class CommandTarget(_message.Message):
+    """A thing on the table a command aims at."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    ID_FIELD_NUMBER: _builtins.int
+    LABEL_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """What it is: "seat" (a player), "pile" (a draw or discard pile, a pot), "position",
+    "queen", "district", "slot", "colour", or a game's own word (docs/clients.md).
+    """
+    id: _builtins.str
+    """Which one of its kind: a seat, position, district or queen number; a pile's name
+    ("draw", "discard"); a colour's name ("red"); a slot as "seat:district".
+    """
+    label: _builtins.str
+    """In words ("position 7", "seat 2", "red"), for a client that draws no such thing on its
+    table and offers a button instead. Display text, not for parsing.
+    """
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        id: _builtins.str = ...,
+        label: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "kind", b"kind", "label", b"label"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CommandTarget: _TypeAlias = CommandTarget  # noqa: Y015
 
 @_typing.final
 class SubmitCommandRequest(_message.Message):
@@ -3226,6 +3316,7 @@ class ClaimSeatRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     CLAIM_CODE_FIELD_NUMBER: _builtins.int
+    CHECK_ONLY_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """Game id."""
     seat: _builtins.int
@@ -3236,16 +3327,22 @@ class ClaimSeatRequest(_message.Message):
     """The seat's claim code (from CreateGameResponse.invitations); not needed for a seat
     reserved for the caller or an open seat of a listed game.
     """
+    check_only: _builtins.bool
+    """Only check: the answer the claim would get (the seat it would take, or the same
+    refusal: CLAIM_CODE_USED, CLAIM_CODE_INVALID, GAME_STARTED ...), with nothing taken and
+    no token sent. A join page says whether its link still works before it is used.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         claim_code: _builtins.str = ...,
+        check_only: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "claim_code", b"claim_code", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "check_only", b"check_only", "claim_code", b"claim_code", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

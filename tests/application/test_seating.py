@@ -29,6 +29,7 @@ from tests.application.seating_support import (
     account,
     assert_no_secret,
     seats,
+    snapshot,
     unchanged,
 )
 from tests.application.support import first_legal, refused, run, until
@@ -598,5 +599,36 @@ def test_an_audited_game_exports_to_its_organiser_after_the_end_only() -> None:
         assert exported.events, "the full log, the claimed seat's cards included"
         nobody = await refused(referee.export(game_id, ""))
         assert nobody.kind is Kind.UNAUTHENTICATED
+
+    run(scenario)
+
+
+def test_a_claim_checked_only_answers_as_the_claim_would_and_takes_nothing() -> None:
+    """``check_only`` (a join page before its button is pressed): a good code names its seat
+    and leaves the game as it was, with no token; a made-up or spent code gets the refusal
+    the claim itself would get."""
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create("vampire-queen", 3, settings=seats(OPEN, OPEN, OPEN))
+        game_id, codes = created.game_id, dict(created.invitations)
+        before = snapshot(referee, game_id)
+        checked = await referee.seating.claim(game_id, None, None, codes[1], check_only=True)
+        assert (checked.seat, checked.token) == (1, "")
+        assert snapshot(referee, game_id) == before, "a check takes nothing"
+        await unchanged(
+            referee,
+            game_id,
+            referee.seating.claim(game_id, None, None, "claim-made-up", check_only=True),
+            Kind.FORBIDDEN,
+            "CLAIM_CODE_INVALID",
+        )
+        await referee.seating.claim(game_id, None, None, codes[1])
+        await unchanged(
+            referee,
+            game_id,
+            referee.seating.claim(game_id, None, None, codes[1], check_only=True),
+            Kind.NOT_NOW,
+            "CLAIM_CODE_USED",
+        )
 
     run(scenario)

@@ -232,3 +232,16 @@ def test_a_ctrl_c_delivered_to_another_thread_interrupts_the_wait() -> None:
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
     assert done.stdout.strip() == "interrupted", done.stderr
+
+
+def test_a_long_event_line_wraps_at_words_within_the_screen() -> None:
+    """An event's line longer than the 80-column screen is broken at spaces (the next lines
+    indented by two), never mid-word at the terminal's edge."""
+    out = io.StringIO()
+    words = ("seat 2 plays a Sleeping Potion on seat 1's Pancake Queen (15) and " * 3).split()
+    Terminal(io.StringIO(), out).say_wrapped(" ".join(words))
+    lines = out.getvalue().rstrip("\n").split("\n")
+    assert len(lines) > 1
+    assert all(len(line) < 80 for line in lines), lines
+    assert all(line.startswith("  ") for line in lines[1:])
+    assert " ".join(line.strip() for line in lines).split() == words

@@ -247,3 +247,54 @@ def test_a_person_plays_a_server_bot_chosen_by_level() -> None:
             play_to_the_end(session, token)
         finally:
             session.close()
+
+
+def test_register_keeps_the_token_in_a_file_the_lobby_signs_in_with(
+    address: str, tmp_path: Path
+) -> None:
+    """``referee-cli register NAME --credential-file FILE``: the token goes into a new file
+    readable by its owner only, never onto the screen; ``lobby --credential-file FILE`` then
+    says who is signed in. Without a file the token is the only line printed."""
+    name = f"reg-{uuid.uuid4().hex[:6]}"
+    kept = tmp_path / "credential"
+    session = cli(address, "", "register", name, "--credential-file", str(kept))
+    try:
+        session.expect(rf"Registered {name}; its token is in ")
+        assert session.wait() == 0
+    finally:
+        session.close()
+    token = kept.read_text().strip()
+    assert token and token not in session.text
+    assert kept.stat().st_mode & 0o777 == 0o600
+    lobby = cli(address, "", "lobby", "--credential-file", str(kept))
+    try:
+        lobby.expect(rf"You are {name}\.")
+        assert lobby.wait() == 0
+        assert token not in lobby.text
+    finally:
+        lobby.close()
+    # The same name again is refused, and a file that exists is never overwritten.
+    again = cli(address, "", "register", name, "--credential-file", str(kept))
+    try:
+        again.expect(r"error: ")
+        assert again.wait() != 0
+    finally:
+        again.close()
+    assert kept.read_text().strip() == token
+    plain = cli(address, "", "register", f"{name}-2")
+    try:
+        assert plain.wait() == 0
+        printed = [line for line in plain.text.splitlines() if line.strip()]
+        assert len(printed) == 1 and len(printed[0].strip()) >= 20, plain.text
+    finally:
+        plain.close()
+
+
+def test_register_on_a_closed_server_says_registration_is_closed() -> None:
+    with running_server(store="memory:") as closed:
+        session = cli(str(closed.address), "", "register", "someone")
+        try:
+            session.expect(r"error: .*regist")
+            assert session.wait() == 1
+        finally:
+            session.close()

@@ -233,6 +233,14 @@ def test_claim_refusals_on_the_wire(wire: Wire) -> None:
     assert "claim-x" not in bad.message
     nobody = refusal(wire, "ClaimSeat", pb.ClaimSeatRequest(game_id=game_id))
     assert coded(nobody) == ("UNAUTHENTICATED", "CREDENTIAL_MISSING")
+    # Checked only (a join page before its button): the same answers, nothing taken.
+    check = pb.ClaimSeatRequest(game_id=game_id, claim_code="claim-x", check_only=True)
+    assert coded(refusal(wire, "ClaimSeat", check)) == ("PERMISSION_DENIED", "CLAIM_CODE_INVALID")
+    checked = wire.call(
+        "ClaimSeat", pb.ClaimSeatRequest(game_id=game_id, claim_code=code, check_only=True)
+    )
+    assert checked.seat == 1 and not checked.seat_token
+    assert checked.game.seat_holders[1].state == pb.SEAT_STATE_OPEN
     wire.call("ClaimSeat", pb.ClaimSeatRequest(game_id=game_id, claim_code=code))
     used = refusal(wire, "ClaimSeat", pb.ClaimSeatRequest(game_id=game_id, claim_code=code))
     assert coded(used) == ("FAILED_PRECONDITION", "GAME_STARTED")

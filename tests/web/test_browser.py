@@ -102,6 +102,7 @@ def test_every_browser_test_file_is_collected() -> None:
         "table",
         "housebots",
         "offline",
+        "links",
         "resign",
     }
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)

@@ -5,6 +5,7 @@
 // SeatGranted return only the claimant's seat.
 import { api, auth, backoff, checkReach, problem, reach, resumable, sleep, unreachable } from "./api";
 import { h } from "./dom";
+import { Code } from "@connectrpc/connect";
 import { PlayerLoop } from "@game-referee/sdk";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
@@ -93,8 +94,9 @@ export function signInBox(onChange: () => void): HTMLElement {
       onChange();
     } catch (error) {
       const p = problem(error);
-      status.textContent = p.message.includes("REGISTRATION") || p.code === "7"
-        ? `This server does not register players itself: ask its operator for an account token (${p.message}).`
+      // Closed registration (PERMISSION_DENIED): the server's words say what to do.
+      status.textContent = p.code === String(Code.PermissionDenied)
+        ? `Registration is closed on this server: ${p.message.replace(/^this server does not let anyone register: /, "")}; then sign in with its token below.`
         : `Not registered: ${p.message}`;
     }
   };

@@ -9,14 +9,19 @@
 //   #/replay/GAME             a game step by step from its log
 // Everything drawn comes from the referee's views, labels and event descriptions.
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
 import { api, apiBase, auth, backoff, checkReach, gameTypes as knownGameTypes, problem, serverInfo, reach, resumable, sleep, submit, unreachable } from "./api";
 import { startBots } from "./bots";
 import { h, type Child } from "./dom";
 import { endBanner, resultsTable, seatName, you } from "./ending";
 import { draw, type GameInfo } from "./games";
 import { felt } from "./table";
+import { choicesOf, Picker, type Choice } from "./act";
+import { GameLog } from "./gamelog";
+import { named, playerName } from "./names";
+import { pickBots, quickPlay, seatRequestsFor } from "./quickplay";
 import {
-  SeatMode, SeatState, type CreateGameRequestSchema, type GameType, type HouseBot, type StreamGameResponse, type View,
+  SeatState, type CreateGameRequestSchema, type GameType, type HouseBot, type StreamGameResponse, type View,
 } from "./gen/referee/v1/referee_pb";
 import { botLevels, clockFields, clockFrom, clockWords, holdersText, lobby, signInBox } from "./lobby";
 import { holdSeat, Log, player, savedGame, savedGames, saveGame, type SavedGame } from "./store";
@@ -24,7 +29,7 @@ import "./style.css";
 
 const app = document.getElementById("app")!;
 /** What the browser tests read: sequences received this page load, duplicates dropped. */
-const probe = { received: [] as number[], duplicates: 0, ready: false };
+const probe = { received: [] as number[], duplicates: 0, ready: false, choices: [] as Choice[], sent: 0 };
 (window as unknown as { __referee: typeof probe }).__referee = probe;
 let leave: AbortController | null = null;
 
@@ -103,23 +108,6 @@ const ROLES: [string, string][] = [
   ["bot", "a random bot in this tab (stops when the tab closes)"],
 ];
 
-/** Reserves an account of the chosen strength for each server-bot seat: a level is played by
- * several accounts (an account holds one seat of a game), taken in the order the server lists
- * them, past those a seat names itself. Throws, in words, when a level has too few. */
-function pickBots(levels: (string | null)[], named: string[], bots: HouseBot[]): (string | null)[] {
-  const used = new Set(named);
-  return levels.map((level) => {
-    if (level === null) return null;
-    const free = bots.find((b) => b.level === level && !used.has(b.player));
-    if (!free) {
-      const count = bots.filter((b) => b.level === level).length;
-      throw new Error(`This server runs ${count} ${level} bot${count === 1 ? "" : "s"}: choose another strength for the other seats.`);
-    }
-    used.add(free.player);
-    return free.player;
-  });
-}
-
 /** Creates a game from a CreateGame request and the form's roles; returns where to go. */
 async function createGame(
   request: MessageInitShape<typeof CreateGameRequestSchema>, roles: string[],
@@ -160,7 +148,8 @@ function newGameForm(type: GameType, bots: HouseBot[]): HTMLElement {
     const chosen = new Map([...seats.querySelectorAll<HTMLSelectElement | HTMLInputElement>("select, input")].map((s) => [s.name, s.value]));
     seats.replaceChildren(h("legend", {}, "Who plays each seat"), botList, noBots ?? "");
     for (let seat = 0; seat < n; seat++) {
-      const role = chosen.get(`seat-${seat}`) ?? (seat === 0 ? "me" : "bot");
+      // The other seats are the server's bots where it runs some, else bots in this tab.
+      const role = chosen.get(`seat-${seat}`) ?? (seat === 0 ? "me" : levels.length ? "server-bot" : "bot");
       const id = `seat-${type.gameType}-${seat}`;
       const select = h("select", { name: `seat-${seat}`, id },
         ...roles.map(([value, text]) => h("option", { value, selected: role === value }, text))) as HTMLSelectElement;
@@ -204,21 +193,12 @@ function newGameForm(type: GameType, bots: HouseBot[]): HTMLElement {
       const options: Record<string, string> = {};
       for (const o of type.options) options[o.name] = String(data.get(o.name) ?? o.defaultValue);
       const roles = Array.from({ length: n }, (_, s) => String(data.get(`seat-${s}`)));
-      const signedIn = player() !== null;
-      // Today's flow (every token to the creator) only when no seat waits for anyone else.
-      const needsSeats = roles.some((r) => !["me", "bot"].includes(r));
       const named = roles.map((r, s) => (r === "player" ? String(data.get(`name-${s}`) ?? "").trim() : ""));
       const clock = clockFrom(form);
       try {
         const picked = pickBots(roles.map((r, s) => (r === "server-bot" ? String(data.get(`level-${s}`) ?? "") : null)),
           named.filter(Boolean), bots);
-        const seatRequests = needsSeats ? roles.map((r, s) => {
-          if (r === "me") return { mode: signedIn ? SeatMode.CREATOR : SeatMode.UNSPECIFIED };
-          if (r === "bot") return { mode: SeatMode.UNSPECIFIED };
-          if (r === "server-bot") return { mode: SeatMode.RESERVED, player: picked[s] ?? "" };
-          if (r === "player") return { mode: SeatMode.RESERVED, player: named[s] };
-          return { mode: SeatMode.OPEN };
-        }) : [];
+        const seatRequests = seatRequestsFor(roles, picked, named);
         const request: MessageInitShape<typeof CreateGameRequestSchema> = {
           gameType: type.gameType, players: n, options, seatRequests,
           listed: data.get("listed") !== null && roles.some((r) => r === "open" || r === "invite"),
@@ -270,6 +250,7 @@ async function home(signal: AbortSignal): Promise<void> {
     g.gameOver ? h("a", { href: `#/replay/${g.gameId}` }, "replay") : null)));
   const goPlay = (gameId: string, seat: number) => (location.hash = seatPath(gameId, seat));
   app.querySelector("main")!.append(
+    quickPlay(gameTypes, houseBots, createGame),
     signInBox(() => void route()),
     lobby(byId, houseBots, signal, goPlay),
     ...types, h("section", {}, h("h2", {}, "Join a game"), joinForm),
@@ -281,6 +262,15 @@ async function home(signal: AbortSignal): Promise<void> {
 
 // --- join links ---------------------------------------------------------------------------------
 
+/** A join link that no longer works, in words, by the refusal its claim would get. */
+const LINK_WORDS: Record<string, string> = {
+  CLAIM_CODE_USED: "This join link was used already: its seat is taken. Ask for a new link.",
+  CLAIM_CODE_INVALID: "This join link is not one of this game's: check that it was copied whole.",
+  GAME_STARTED: "This game has started: every seat is taken, so this join link no longer works.",
+  GAME_OVER: "This game is over: its join links no longer work.",
+  ALREADY_SEATED: "You hold a seat of this game already.",
+};
+
 /** A join link: the seat is claimed with its claim code, so its token is made for this
  * browser only; signed in, the seat takes the player's name. */
 async function joinPage(gameId: string, seat: number, code: string): Promise<void> {
@@ -290,6 +280,16 @@ async function joinPage(gameId: string, seat: number, code: string): Promise<voi
   const held = savedGame(gameId)?.tokens[seat];
   if (held) {
     location.replace(seatPath(gameId, seat));
+    return;
+  }
+  // Whether the link still works, before its button is pressed: the claim checked only.
+  const refusal = await api.claimSeat({ gameId, seat, claimCode: code, checkOnly: true }, auth())
+    .then(() => null, (error: unknown) => problem(error));
+  if (refusal && refusal.code !== String(Code.Unauthenticated)) {
+    page(`Join ${name}`, h("p", { role: "alert", class: "bad-link", "data-reason": refusal.reason ?? "" },
+      LINK_WORDS[refusal.reason ?? ""] ?? `This join link does not work: ${refusal.message}.`),
+    h("p", {}, h("a", { href: `#/watch/${gameId}` }, "Watch the game"), " · ", h("a", { href: "#/" }, "Play another game")));
+    probe.ready = true;
     return;
   }
   const me = player();
@@ -346,10 +346,24 @@ function clockText(view: View, seat: number): string {
   const left = clock.pending && clock.deadlineUnixMs ? Math.max(0, Number(clock.deadlineUnixMs) - Date.now()) : Number(clock.remainingMs);
   const bank = clock.pending && clock.deadlineUnixMs
     ? Math.min(Number(clock.bankMs), left) : Number(clock.bankMs);
-  return clock.pending ? `${Math.ceil(left / 1000)} s left (bank ${Math.ceil(bank / 1000)} s)` : `bank ${Math.ceil(Number(clock.bankMs) / 1000)} s`;
+  // A bank of nothing is not shown: "bank 0 s" tells a player nothing.
+  const banked = Math.ceil(bank / 1000);
+  if (clock.pending) return `${Math.ceil(left / 1000)} s left` + (banked ? ` (bank ${banked} s)` : "");
+  return Number(clock.bankMs) > 0 ? `bank ${Math.ceil(Number(clock.bankMs) / 1000)} s` : "";
 }
 
-function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
+/** The table drawn (table.ts), with the final standings above it once the game is over. */
+function renderTable(view: View, info: GameInfo | undefined): { table: HTMLElement; felt: HTMLElement; hand: string[] | null } {
+  const drawn = felt(view, (seat) => seatName(view, seat), (seat) => clockText(view, seat), draw(view, info));
+  const table = h("div", { class: "table", "data-version": String(view.version) },
+    view.gameOver ? resultsTable(view) : null,
+    drawn.root);
+  return { table, felt: drawn.root, hand: drawn.hand };
+}
+
+/** The same table in words, folded below it: the game's own lines, the viewer's hand by card
+ * names (the words of the cards' aria-labels), the seat table and every fact of the view. */
+function tableInWords(view: View, info: GameInfo | undefined, handWords: string[] | null): HTMLElement {
   const drawn = draw(view, info);
   const asked = new Map(view.decisions.map((d) => [d.seat, d]));
   const seats = Array.from({ length: view.players }, (_, seat) => {
@@ -366,32 +380,26 @@ function renderTable(view: View, info: GameInfo | undefined): HTMLElement {
       view.clocks.length ? h("th", {}, "Clock") : null)),
     h("tbody", {}, ...seats));
   const facts = h("dl", { class: "facts" }, ...drawn.facts.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)]));
-  // The game's own words for this view (the hand by card names), as the server wrote them.
   const lines = view.viewLines.length
-    ? h("ul", { class: "view-lines", "data-view-lines": "" }, ...view.viewLines.map((line) => h("li", {}, line)))
+    ? h("ul", { class: "view-lines", "data-view-lines": "" }, ...view.viewLines.map((line) => h("li", {}, named(view, line))))
     : null;
-  // The table drawn with cards (table.ts), then the same table in words: the game's own lines,
-  // the seats, and the viewer's hand by card names (the words of the cards' aria-labels).
-  const drawnTable = felt(view, (seat) => seatName(view, seat));
-  const hand = drawnTable?.hand && view.seat !== undefined
-    ? drawnTable.hand.map((label) => h("span", { class: "card" }, label))
-    : drawn.hand;
-  return h("div", { class: "table", "data-version": String(view.version) },
-    view.gameOver ? resultsTable(view) : null,
-    drawnTable?.root ?? null,
-    h("section", { class: "in-words", "aria-label": "The table in words" },
-      lines,
-      hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...(hand.length ? hand : ["no cards"]))) : null,
-      h("div", { class: "scroll" }, seatTable),
-      drawn.centre.length ? h("section", { class: "centre" }, ...drawn.centre) : null,
-      h("details", { class: "facts-box" }, h("summary", {}, "Every fact of the view"), facts)));
+  const hand = handWords && view.seat !== undefined ? handWords.map((label) => h("span", { class: "card" }, label)) : drawn.hand;
+  return h("section", { class: "in-words", "aria-label": "The table in words" },
+    lines,
+    hand ? h("section", { class: "hand", "data-hand": "" }, h("h3", {}, "Your hand"), h("p", {}, ...(hand.length ? hand : ["no cards"]))) : null,
+    h("div", { class: "scroll" }, seatTable),
+    drawn.centre.length ? h("section", { class: "centre" }, ...drawn.centre) : null,
+    h("details", { class: "facts-box" }, h("summary", {}, "Every fact of the view"), facts));
 }
 
-function waitingWords(view: View): string {
+/** Whose decision the table waits for, by name ("Waiting for bob…"). */
+function waitingWords(view: View, who = ""): string {
   if (view.refereeToMove) return "The referee plays for a seat that left the game…";
   const empty = view.seatHolders.filter((x) => x.state === SeatState.OPEN || x.state === SeatState.RESERVED);
   if (empty.length) return `Waiting for ${empty.map((x) => x.player || `seat ${x.seat}`).join(", ")} to take a seat…`;
-  return "Waiting for the others…";
+  const deciding = view.pendingSeats.map((seat) => playerName(view, seat));
+  const waiting = deciding.length ? `Waiting for ${deciding.join(", ")}…` : "Waiting for the others…";
+  return who === "watching" && deciding.length ? `${deciding.join(", ")} to decide` : waiting;
 }
 
 /** The live table of a seat (token) or a spectator: view, actions, log, live updates. */
@@ -405,24 +413,30 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   const log = new Log(`referee:log:${gameId}:${token ?? (byAccount ? `seat-${accountSeat}` : "spectator")}`);
   const saved = savedGame(gameId);
   const tableBox = h("div", { class: "table-box" }, h("p", {}, "Loading…"));
-  const actions = h("section", { class: "actions", "aria-label": "Your choices" });
-  const banner = h("div", { class: "banner-box" });
+  // Beside the table: whose turn it is, the newest event and the controls of the table
+  // (act.ts); below, folded, the same choices as a list (keys 1-9), the table in words, the log.
+  const turn = h("h2", { class: "turn" });
+  const gameLog = new GameLog(log);
+  const picker = new Picker((index) => void choose(index), (text) => named(current, text));
+  const choiceList = h("div", { class: "choices" });
+  const listBox = h("details", { class: "choice-list" }, h("summary", {}, "All choices as a list (keys 1-9)"), choiceList);
   const alert = h("p", { class: "alert", role: "alert" });
   const status = h("p", { class: "connection", role: "status" });
-  const lines = h("ol", { class: "log", "aria-label": "What happened", "aria-live": "polite" },
-    ...log.lines.map(([seq, text], i) => h("li", { "data-seq": seq, class: i === log.lines.length - 1 ? "newest" : undefined }, text)));
+  const manage = h("section", { class: "manage" });
+  const actions = h("section", { class: "actions", "aria-label": "Your move" }, turn, gameLog.latest, picker.bar, alert, status,
+    playing ? listBox : null, manage);
+  const wordsBox = h("details", { class: "words-box" }, h("summary", {}, "The table in words"));
+  const banner = h("div", { class: "banner-box" });
   // Names (and option names) from ListGameTypes; without them the page still plays.
   const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
   const bots = saved?.organiser ? await serverInfo().then((r) => r.houseBots, () => [] as HouseBot[]) : [];
   const title = infos.get(saved?.gameType ?? "")?.name ?? "Game";
   const rules = h("details", { class: "rules-box table-rules" }, h("summary", {}, "Rules of this game"));
   const linksBox = h("div", { class: "links-box" }, seatLinks(gameId, null));
-  const manage = h("section", { class: "manage" });
-  page(playing ? title : `${title} (watching)`, banner, tableBox, playing ? actions : null, alert, status,
-    linksBox, manage, rules,
-    h("section", {}, h("h2", {}, "Game log"), lines),
+  page(playing ? title : `${title} (watching)`, banner, tableBox, actions,
+    wordsBox, gameLog.box, linksBox, rules,
     h("p", {}, h("a", { href: `#/replay/${gameId}` }, "Replay"), " · ", h("a", { href: `#/watch/${gameId}` }, "Watch as a spectator")));
-  lines.scrollTop = lines.scrollHeight;
+  app.querySelector("main")!.classList.add("game-page");
   let shown = -1n;
   let busy = false;
   let current: View | null = null;
@@ -435,7 +449,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
   // Running clocks: the pending seat's time left, counted down between views.
   const tick = setInterval(() => {
     if (!current?.clocks.length) return;
-    for (const cell of tableBox.querySelectorAll<HTMLElement>("[data-clock-seat]")) {
+    for (const cell of app.querySelectorAll<HTMLElement>("[data-clock-seat]")) {
       cell.textContent = clockText(current, Number(cell.dataset.clockSeat));
     }
   }, 250);
@@ -506,7 +520,11 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     shown = view.version;
     current = view;
     rulesType = view.gameType;
-    tableBox.replaceChildren(renderTable(view, infos.get(view.gameType)));
+    const info = infos.get(view.gameType);
+    const drawn = renderTable(view, info);
+    tableBox.replaceChildren(drawn.table);
+    wordsBox.replaceChildren(wordsBox.firstElementChild!, tableInWords(view, info, drawn.hand));
+    gameLog.names(view);
     const name = infos.get(view.gameType)?.name ?? title;
     const heading = app.querySelector("h1")!;
     heading.textContent = `${name} · ${view.seat === undefined ? "watching" : seatName(view, view.seat)}` + (view.gameOver ? " · game over" : "");
@@ -516,12 +534,15 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     banner.replaceChildren(view.gameOver ? endBanner(view, log.lines.length ? log.lines[log.lines.length - 1][1] : "") : "");
     linksBox.replaceChildren(seatLinks(gameId, view) ?? "");
     drawManage(view);
+    turn.textContent = view.gameOver ? "Game over" : !playing ? waitingWords(view, "watching") : yours ? "▶ Your turn" : waitingWords(view);
+    turn.classList.toggle("yours", yours);
+    picker.show(view, playing ? drawn.felt : null, busy);
+    probe.choices = playing && yours && !busy ? choicesOf(view, (text) => text).choices : [];
+    listBox.hidden = !yours;
     if (playing) {
-      actions.replaceChildren(
-        h("h2", {}, view.gameOver ? "Game over" : yours ? "▶ Your turn: choose (or press 1-9)" : waitingWords(view)),
-        h("div", { class: "choices" }, ...view.legalCommands.map((_, i) =>
-          h("button", { type: "button", class: "choice", "data-index": i, disabled: busy, onclick: () => void choose(i) },
-            i < 9 ? h("kbd", {}, String(i + 1)) : null, " ", view.legalCommandLabels[i] ?? `choice ${i + 1}`))));
+      choiceList.replaceChildren(...view.legalCommands.map((_, i) =>
+        h("button", { type: "button", class: "choice", "data-index": i, disabled: busy, onclick: () => void choose(i) },
+          i < 9 ? h("kbd", {}, String(i + 1)) : null, " ", named(view, view.legalCommandLabels[i] ?? `choice ${i + 1}`))));
     }
     applyReach();
   };
@@ -530,7 +551,9 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     const view = current;
     if (!view || busy || !playing || index >= view.legalCommands.length) return;
     busy = true;
-    actions.querySelectorAll("button").forEach((b) => ((b as HTMLButtonElement).disabled = true));
+    probe.sent++;
+    choiceList.querySelectorAll("button").forEach((b) => ((b as HTMLButtonElement).disabled = true));
+    picker.show(view, tableBox.querySelector<HTMLElement>(".felt"), true);
     alert.textContent = "";
     alert.removeAttribute("data-rule-id");
     try {
@@ -576,12 +599,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
       probe.duplicates++;
       return;
     }
-    log.add(seq, event.description);
-    // Follow the newest entry, unless the reader has scrolled up to read older ones.
-    const atBottom = lines.scrollTop + lines.clientHeight >= lines.scrollHeight - 8;
-    lines.querySelector("li.newest")?.classList.remove("newest");
-    lines.append(h("li", { "data-seq": seq, class: "newest" }, event.description));
-    if (atBottom) lines.scrollTop = lines.scrollHeight;
+    gameLog.add(seq, event.description, event.bookkeeping);
   };
 
   // The table first (so it is usable even while the stream connects), then the stream from
@@ -590,7 +608,7 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     const first = await api.getView({ gameId, ...viewer }, options(signal));
     if (first.view) show(first.view);
   } catch (error) {
-    alert.textContent = problem(error).message;
+    trouble(error, gameId);
     return;
   }
   probe.ready = true;
@@ -657,8 +675,15 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
     at = Math.max(0, Math.min(steps.length - 1, to));
     slider.value = String(at);
     const step = steps[at];
-    counter.textContent = `Event ${step.event!.sequence} of ${steps.length}: ${step.event!.description}`;
-    box.replaceChildren(step.view ? renderTable(step.view, infos.get(step.view.gameType)) : h("p", {}, ""));
+    counter.textContent = `Event ${step.event!.sequence} of ${steps.length}: ${named(step.view ?? null, step.event!.description)}`;
+    if (!step.view) {
+      box.replaceChildren();
+      return;
+    }
+    const info = infos.get(step.view.gameType);
+    const drawn = renderTable(step.view, info);
+    box.replaceChildren(drawn.table, h("details", { class: "words-box" }, h("summary", {}, "The table in words"),
+      tableInWords(step.view, info, drawn.hand)));
   };
   slider.addEventListener("input", () => go(Number(slider.value)));
   const button = (text: string, label: string, to: () => number) =>
@@ -671,18 +696,26 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
   };
   document.addEventListener("keydown", keys);
   signal.addEventListener("abort", () => document.removeEventListener("keydown", keys));
+  const last = steps[steps.length - 1];
   const seats = saved?.organiser
     ? h("p", {}, "Watch as: ", h("a", { href: `#/replay/${gameId}` }, "spectator"),
-        ...Array.from({ length: steps[0]?.view?.players ?? 0 }, (_, s) => h("span", {}, " · ", h("a", { href: `#/replay/${gameId}?seat=${s}` }, `seat ${s}`))),
+        ...Array.from({ length: steps[0]?.view?.players ?? 0 }, (_, s) => h("span", {}, " · ",
+          h("a", { href: `#/replay/${gameId}?seat=${s}` }, `seat ${s}`, last?.view ? namedSeat(last.view, s) : ""))),
         " (the organiser's view, with this browser's organiser token)")
     : null;
-  page(`Replay · ${asSeat !== undefined ? `seat ${asSeat}` : "spectator"}`,
+  page(`Replay · ${asSeat !== undefined ? `seat ${asSeat}${last?.view ? namedSeat(last.view, asSeat) : ""}` : "spectator"}`,
     h("nav", { class: "controls", "aria-label": "Replay controls" },
       button("⏮", "first", () => 0), button("◀", "previous", () => at - 1),
       button("▶", "next", () => at + 1), button("⏭", "last", () => steps.length - 1), slider),
     counter, seats, box);
   go(0);
   probe.ready = true;
+}
+
+/** " (bob)" after "seat 1" where a named player holds the seat. */
+function namedSeat(view: View, seat: number): string {
+  const name = view.seatHolders.find((x) => x.seat === seat)?.player;
+  return name ? ` (${name})` : "";
 }
 
 // --- router -------------------------------------------------------------------------------------
@@ -709,8 +742,20 @@ async function route(): Promise<void> {
     else if (where === "replay" && gameId) await replay(gameId, leave.signal);
     else await home(leave.signal);
   } catch (error) {
-    if (!leave.signal.aborted) page("Error", h("p", { role: "alert" }, problem(error).message, ` (server ${apiBase})`));
+    if (!leave.signal.aborted) trouble(error, gameId);
   }
+}
+
+/** A page that failed: an unknown game says so plainly, anything else with the server's words. */
+function trouble(error: unknown, gameId: string | undefined): void {
+  const p = problem(error);
+  if (p.code === String(Code.NotFound) && gameId) {
+    page("No such game", h("p", { role: "alert", class: "no-game" }, `There is no game "${gameId}" on this server: the link may be mistyped, or the game was removed.`),
+      h("p", {}, h("a", { href: "#/" }, "Play a game"), " or see the server's games on the home page."));
+    probe.ready = true;
+    return;
+  }
+  page("Error", h("p", { role: "alert" }, p.message, ` (server ${apiBase})`));
 }
 
 window.addEventListener("hashchange", () => void route());

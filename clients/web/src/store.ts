@@ -72,8 +72,9 @@ export function setPlayer(p: Player | null): void {
   else localStorage.removeItem(PLAYER);
 }
 
-/** One line of the game log: sequence number and the referee's description. */
-export type LogLine = [number, string];
+/** One line of the game log: sequence number, the referee's description, and whether a log
+ * may fold it (Event.bookkeeping). */
+export type LogLine = [number, string, boolean?];
 
 export class Log {
   readonly lines: LogLine[];
@@ -84,8 +85,8 @@ export class Log {
   get last(): number {
     return this.lines.length ? this.lines[this.lines.length - 1][0] : 0;
   }
-  add(sequence: number, text: string): void {
-    this.lines.push([sequence, text]);
+  add(sequence: number, text: string, bookkeeping = false): void {
+    this.lines.push([sequence, text, bookkeeping]);
     sessionStorage.setItem(this.key, JSON.stringify(this.lines));
   }
 }

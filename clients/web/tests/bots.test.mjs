@@ -50,7 +50,7 @@ test("a game against a bot account finishes after the page is closed and reopene
   await page.waitForURL(/#\/seat\//, { timeout: 60000 });
   await ready(page);
   const url = page.url();
-  await page.locator(".seats-table", { hasText: botName }).waitFor();
+  await page.locator(".felt .seat-player", { hasText: botName }).first().waitFor();
   await playToEnd(page, { limit: 3 }).catch(() => {}); // a few moves, then leave
   await page.close();
   await new Promise((resolve) => setTimeout(resolve, 1000));

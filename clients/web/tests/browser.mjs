@@ -49,9 +49,12 @@ export async function createFromHome(page, gameType, { players, roles, options =
     if ((await field.evaluate((el) => el.tagName)) === "SELECT") await field.selectOption(value);
     else await field.fill(value);
   }
-  for (const [seat, role] of Object.entries(roles ?? {})) {
-    await form.locator(`select[name="seat-${seat}"]`).selectOption(role);
+  // Seats not given a role are bots in this tab (the form offers the server's bots first).
+  const seats = await form.locator('select[name^="seat-"]').count();
+  for (let seat = 1; seat < seats; seat++) {
+    await form.locator(`select[name="seat-${seat}"]`).selectOption(roles?.[seat] ?? "bot");
   }
+  if (roles?.[0]) await form.locator('select[name="seat-0"]').selectOption(roles[0]);
   await form.locator('button[type="submit"]').click();
   await page.waitForURL(/#\/(play|seat|watch)\//, { timeout: 30000 });
   await ready(page);
@@ -59,40 +62,11 @@ export async function createFromHome(page, gameType, { players, roles, options =
   return { gameId, token };
 }
 
-/** Plays the page's seat to the end: clicks a choice (or presses its number key) whenever
- * the referee offers some; returns the number of choices made. */
+/** Plays the page's seat to the end: makes a choice on the drawn table (playChoice), or every
+ * `keyboardEvery`-th one by pressing its number key (1-9), whenever the referee offers some;
+ * returns the number of choices made. */
 export async function playToEnd(page, { keyboardEvery = 3, limit = 2000 } = {}) {
-  let made = 0;
-  for (;;) {
-    const state = await page.waitForFunction(
-      () => {
-        if (document.title.includes("game over") || document.querySelector("table.results")) return "over";
-        const buttons = [...document.querySelectorAll("button.choice")].filter((b) => !b.disabled);
-        return buttons.length ? "choose" : false;
-      },
-      null,
-      { timeout: 60000, polling: 50 },
-    );
-    if ((await state.jsonValue()) === "over") return made;
-    const choices = page.locator("button.choice:enabled");
-    const count = await choices.count();
-    if (!count) continue;
-    const pick = Math.floor(Math.random() * count);
-    const version = await page.locator(".table").getAttribute("data-version");
-    if (made % keyboardEvery === 0 && pick < 9) await page.keyboard.press(String(pick + 1));
-    else await choices.nth(pick).click();
-    made++;
-    if (made > limit) throw new Error("the game did not end");
-    // Wait for the table to move on (our command was applied) before looking again.
-    await page.waitForFunction(
-      (v) => {
-        const t = document.querySelector(".table");
-        return !t || t.getAttribute("data-version") !== v || document.querySelector(".alert:not(:empty)");
-      },
-      version,
-      { timeout: 60000, polling: 50 },
-    );
-  }
+  return playOnTable(page, { limit, keyboardEvery, check: false });
 }
 
 /** Sequence numbers in the page's log, in order. */
@@ -169,3 +143,114 @@ export async function endBanner(page) {
 
 /** A headline of the viewer's own outcome, then the server's reason: "You won: …". */
 export const OUTCOME = /^(You won|You tied for first|You came \d+(st|nd|rd|th)): \S/;
+
+/** Whether a box (a DOMRect's fields) and the viewport share some area. */
+function intersects(box, width, height) {
+  return box.width > 0 && box.height > 0 && box.x < width && box.x + box.width > 0 && box.y < height && box.y + box.height > 0;
+}
+
+/** What a player sees at a decision, checked: the drawn table, the deciding seat's clock and
+ * every enabled control (a card or a place to pick, a button beside the table) intersect the
+ * viewport, and the page does not scroll sideways. */
+export async function onScreen(page, { clock = true } = {}) {
+  const seen = await page.evaluate(() => {
+    const rect = (el) => {
+      const r = el.getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height, what: el.getAttribute("data-target") ?? el.getAttribute("data-hand-index") ?? el.textContent.slice(0, 40) };
+    };
+    const felt = document.querySelector(".felt");
+    const clocks = [...document.querySelectorAll(".felt .seat-box.deciding [data-clock-seat]")].map(rect);
+    const controls = [...document.querySelectorAll(".felt .pickable, .act-controls button:enabled")].map(rect);
+    return {
+      width: window.innerWidth, height: window.innerHeight, scrollWidth: document.documentElement.scrollWidth,
+      felt: felt ? rect(felt) : null, clocks, controls,
+    };
+  });
+  const { width, height } = seen;
+  if (!seen.felt || !intersects(seen.felt, width, height)) throw new Error(`the table is off screen: ${JSON.stringify(seen.felt)}`);
+  if (clock && !seen.clocks.some((c) => intersects(c, width, height))) throw new Error(`no deciding seat's clock on screen: ${JSON.stringify(seen.clocks)}`);
+  if (!seen.controls.length) {
+    const bar = await page.locator(".actions").innerHTML();
+    const choices = await page.evaluate(() => JSON.stringify(window.__referee.choices));
+    throw new Error(`no enabled control at a decision: ${bar}\n${choices}`);
+  }
+  const off = seen.controls.filter((c) => !intersects(c, width, height));
+  if (off.length) throw new Error(`controls off screen (${width}x${height}): ${JSON.stringify(off)}`);
+  if (seen.scrollWidth > width) throw new Error(`the page scrolls sideways: ${seen.scrollWidth} > ${width}`);
+  return seen;
+}
+
+/** The table's version now (a command applied changes it). */
+async function tableVersion(page) {
+  return page.locator(".table").getAttribute("data-version");
+}
+
+/** Makes one choice the way a player does on the drawn table: its cards in the hand, then
+ * each thing it aims at (on the table, or its button beside the table when the table draws no
+ * such thing), then its confirm when one is needed. Never the list of choices. */
+export async function playChoice(page, choice) {
+  const version = await tableVersion(page);
+  const sent = () => page.evaluate(() => window.__referee.sent);
+  const before = await sent();
+  const steps = [
+    ...choice.hand.map((i) => page.locator(`.felt [data-felt-hand] [data-hand-index="${i}"]`).first()),
+    ...choice.targets.map((key) => page.locator(`.felt [data-target="${key}"], .act-controls [data-target="${key}"]`).first()),
+  ];
+  for (const step of steps) {
+    if ((await sent()) !== before) break;
+    // Near a corner: a seat's box holds cards, and its name is where a player points.
+    await step.click({ position: { x: 6, y: 6 } });
+  }
+  if ((await sent()) === before) await page.locator(`.act-controls button[data-index="${choice.index}"]`).click();
+  await movedOn(page, version);
+  const alert = await page.locator(".alert").innerText();
+  if (alert) throw new Error(`refused: ${alert} (${choice.label})`);
+}
+
+/** Makes a choice by its number key (the list of choices stays folded: keys 1-9 work). */
+export async function pressKey(page, index) {
+  const version = await tableVersion(page);
+  await page.keyboard.press(String(index + 1));
+  await movedOn(page, version);
+}
+
+/** Waits until the table moved on from `version` (a command applied) or a refusal shows. */
+async function movedOn(page, version) {
+  await page.waitForFunction(
+    (v) => {
+      const t = document.querySelector(".table");
+      return !t || t.getAttribute("data-version") !== v || document.querySelector(".alert:not(:empty)");
+    },
+    version,
+    { timeout: 60000, polling: 50 },
+  );
+}
+
+/** Plays the page's seat to the end on the drawn table only (playChoice), checking at every
+ * decision that the table, the deciding seat's clock and the controls are on screen
+ * (onScreen). `pick` chooses among the choices (random by default); `onDecision(page, n)`
+ * runs before each. Returns the number of choices made. */
+export async function playOnTable(page, { limit = 3000, clock = true, check = true, keyboardEvery = 0, pick, onDecision } = {}) {
+  let made = 0;
+  for (;;) {
+    const state = await page.waitForFunction(
+      () => {
+        if (document.title.includes("game over") || document.querySelector("table.results")) return "over";
+        const r = window.__referee;
+        return r && r.choices && r.choices.length ? "choose" : false;
+      },
+      null,
+      { timeout: 90000, polling: 50 },
+    );
+    if ((await state.jsonValue()) === "over") return made;
+    const choices = await page.evaluate(() => window.__referee.choices);
+    if (!choices.length) continue;
+    if (check) await onScreen(page, { clock });
+    if (onDecision) await onDecision(page, made);
+    const choice = pick ? pick(choices) : choices[Math.floor(Math.random() * choices.length)];
+    if (keyboardEvery && made % keyboardEvery === 0 && choice.index < 9) await pressKey(page, choice.index);
+    else await playChoice(page, choice);
+    made++;
+    if (made > limit) throw new Error("the game did not end");
+  }
+}

@@ -56,7 +56,7 @@ test("a game against the server's bots, picked by strength, finishes after the p
   // The bots claimed their reserved seats (the game started): each seat names its account.
   const first = houseBots.find((b) => b.level === LEVELS[0]).player;
   const last = houseBots.find((b) => b.level === LEVELS[LEVELS.length - 1]).player;
-  for (const name of [first, last]) await home.locator(".seats-table", { hasText: name }).waitFor({ timeout: 30000 });
+  for (const name of [first, last]) await home.locator(".felt .seat-player", { hasText: name }).first().waitFor({ timeout: 30000 });
   await playToEnd(home, { limit: 3 }).catch(() => {}); // a few moves, then leave
   await home.close();
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -97,12 +97,12 @@ test("the organiser fills a waiting table with server bots", async () => {
   await fill.click();
   await page.locator(".alert", { hasText: "Not filled: " }).waitFor();
   assert.match(await page.locator(".alert").innerText(), /NOT_ENOUGH_HOUSE_BOTS|house bot/i);
-  assert.equal(await page.locator(".seats-table", { hasText: "house-" }).count(), 0);
+  assert.equal(await page.locator(".felt .seat-player", { hasText: "house-" }).count(), 0);
   // Any strength: the accounts in the order the server lists them.
   await page.locator("select.fill-level").selectOption("");
   await shot(page, "fill-with-bots");
   await fill.click();
-  for (const { player } of houseBots.slice(0, 3)) await page.locator(".seats-table", { hasText: player }).waitFor({ timeout: 30000 });
+  for (const { player } of houseBots.slice(0, 3)) await page.locator(".felt .seat-player", { hasText: player }).first().waitFor({ timeout: 30000 });
   assert.equal(await page.locator("button.fill-bots").count(), 0, "the Fill button outlived the start");
   await playToEnd(page);
   const { headline, rule, results } = await endBanner(page);
@@ -131,7 +131,7 @@ test("a server bot accepts a challenge with a clock; pairing with a clock is joi
   await challenge.locator("button[type=submit]").click();
   await page.waitForURL(/#\/seat\//, { timeout: 30000 });
   await ready(page);
-  await page.locator(".seats-table", { hasText: houseBots[0].player }).waitFor();
+  await page.locator(".felt .seat-player", { hasText: houseBots[0].player }).first().waitFor();
   // The game runs the challenge's clock: every seat shows its 75 s bank.
   await page.waitForFunction(() => [...document.querySelectorAll("[data-clock-seat]")].some((c) => /bank 75 s/.test(c.textContent)));
   const settings = await clockOf(page);
@@ -153,7 +153,7 @@ test("a server bot accepts a challenge with a clock; pairing with a clock is joi
   await page.waitForFunction(() => [...document.querySelectorAll("[data-clock-seat]")].some((c) => /bank 90 s/.test(c.textContent)));
   assert.deepEqual(await clockOf(page), { decisionMs: 40000, bankMs: 90000 });
   const names = houseBots.map((b) => b.player);
-  const opponent = await page.locator(".seats-table tbody th").allInnerTexts();
+  const opponent = await page.locator(".felt .seat-player").allInnerTexts();
   assert.ok(opponent.some((text) => names.some((n) => text.startsWith(n))), opponent.join(" | "));
   assert.deepEqual(errors, []);
   await context.close();

@@ -124,9 +124,13 @@ async function assertNoLeak(host, friend, gameId, handLines = null) {
   assert.ok(views > 0, "the host received views of its own seat");
   // The friend's hand, in the game's own words (view_lines), never reached the host.
   if (!handLines) {
+    // The page names players where the server writes "seat N": the server's own words are
+    // the lines with the friend's name put back.
+    const friendName = (await friend.page.locator(".felt .seat-box.mine .seat-player").innerText()).replace(/ \(you\)$/, "");
     const friendLines = await friend.page.locator("[data-view-lines] li").allTextContents();
-    handLines = friendLines.filter((line) => new RegExp(`^your hand: |\\(seat ${friendSeat}\\): `, "i").test(line));
-    assert.ok(handLines.length, `the friend's view names its hand: ${friendLines.join(" | ")}`);
+    const shown = friendLines.filter((line) => line.startsWith("your hand: ") || line.includes(`(${friendName}): `));
+    handLines = [...shown, ...shown.map((line) => line.replaceAll(friendName, `seat ${friendSeat}`))];
+    assert.ok(shown.length, `the friend's view names its hand: ${friendLines.join(" | ")}`);
   }
   for (const line of handLines) assert.ok(!decoded.includes(line) && !raw.includes(line), `the host received the friend's hand: ${line}`);
   // Nor does the host's page show it.
@@ -151,9 +155,9 @@ test("two players meet through the lobby and play to the end", async () => {
   await bob.page.waitForURL(new RegExp(`#/seat/${gameId}/1`));
   await ready(bob.page);
   // Names instead of seat numbers, and a running clock.
-  await alice.page.locator(".seats-table", { hasText: `bob-${stamp}` }).waitFor();
+  await alice.page.locator(".felt .seat-player", { hasText: `bob-${stamp}` }).first().waitFor();
   await alice.page.locator("[data-clock-seat]").first().waitFor();
-  await bob.page.locator("[data-view-lines] li").first().waitFor();
+  await bob.page.locator("[data-view-lines] li").first().waitFor({ state: "attached" });
   const bobsHand = await assertNoLeak(alice, bob, gameId);
   await Promise.all([playToEnd(alice.page), playToEnd(bob.page)]);
   for (const p of [alice.page, bob.page]) {
@@ -187,15 +191,16 @@ test("a join link carries a claim code: the guest's browser gets the seat, the h
   await guest.locator("button.claim").click();
   await guest.waitForURL(new RegExp(`#/seat/${gameId}/1`));
   await ready(guest);
-  await guest.locator("[data-view-lines] li").first().waitFor();
-  await host.page.locator(".seats-table tr[data-seat='0']").waitFor();
+  await guest.locator("[data-view-lines] li").first().waitFor({ state: "attached" });
+  await host.page.locator(".felt .seat-box[data-seat='0']").waitFor();
   await assertNoLeak(host, { page: guest }, gameId);
-  // The same link a second time is refused: a claim code is single-use.
+  // The same link a second time is refused, and says so before anything is pressed: a claim
+  // code is single-use (and this table is full: its game has started).
   const other = await (await browser.newContext()).newPage();
   await other.goto(href);
   await ready(other);
-  await other.locator("button.claim").click();
-  await other.locator("p[role=status]", { hasText: "Could not take the seat" }).waitFor();
+  assert.equal(await other.locator(".bad-link").getAttribute("data-reason"), "GAME_STARTED");
+  assert.equal(await other.locator("button.claim").count(), 0);
   // The host resigns: the game goes on by the rules' forfeit, to its end.
   await host.page.locator("button.resign").click();
   await host.page.locator("button.resign").click();

@@ -1,7 +1,7 @@
 // A reload mid-game resumes from the last sequence the page had: no gap, no duplicate.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createFromHome, launch, logSequences, playToEnd, ready, shot } from "./browser.mjs";
+import { createFromHome, launch, logSequences, playChoice, playToEnd, ready, shot } from "./browser.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
@@ -12,11 +12,8 @@ test("reload mid-game resumes by sequence", async () => {
   await createFromHome(page, "vampire-queen", { players: 3, options: { rounds: "1" } });
   // A few choices in, then reload.
   for (let i = 0; i < 3; i++) {
-    const choice = page.locator("button.choice:enabled").first();
-    await choice.waitFor({ timeout: 60000 });
-    const version = await page.locator(".table").getAttribute("data-version");
-    await choice.click();
-    await page.waitForFunction((v) => document.querySelector(".table")?.getAttribute("data-version") !== v, version);
+    await page.waitForFunction(() => window.__referee.choices.length > 0, null, { timeout: 60000 });
+    await playChoice(page, (await page.evaluate(() => window.__referee.choices))[0]);
   }
   const before = await logSequences(page);
   assert.ok(before.length > 5);

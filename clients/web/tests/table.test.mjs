@@ -8,7 +8,7 @@
 // - screenshots on a desktop and on a 390x844 phone, where the page does not overflow.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { createFromHome, launch, ready, shot } from "./browser.mjs";
+import { createFromHome, launch, playChoice, ready, shot } from "./browser.mjs";
 
 let browser;
 before(async () => (browser = await launch()));
@@ -31,18 +31,6 @@ async function viewText(page) {
 async function lastMoveLabels(page, within = ".felt") {
   return page.locator(`${within} .last-move[aria-label], ${within} .last-move [aria-label]`)
     .evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
-}
-
-async function version(page) {
-  return page.locator(".table").getAttribute("data-version");
-}
-
-async function moved(page, before) {
-  await page.waitForFunction((v) => {
-    const t = document.querySelector(".table");
-    return (t && t.getAttribute("data-version") !== v) || document.querySelector(".alert:not(:empty)");
-  }, before, { timeout: 30000 });
-  assert.equal(await page.locator(".alert").innerText(), "");
 }
 
 async function goSeat(page, gameId, seat) {
@@ -97,59 +85,54 @@ function unique(gameType, label) {
   return false;
 }
 
-/** Makes one move at the page's seat and returns the label of the card it puts on the table,
- * and where that card must be highlighted. */
+/** The first of the page's choices whose label matches (the choices the page plays on its
+ * table: window.__referee.choices), or undefined. */
+async function choiceLabelled(page, pattern) {
+  await page.waitForFunction(() => window.__referee.choices.length > 0);
+  const choices = await page.evaluate(() => window.__referee.choices);
+  return choices.find((c) => pattern.test(c.label));
+}
+
+/** Makes one move at the page's seat on the drawn table (its cards, then its target) and
+ * returns the label of the card it puts on the table, and where that card must be
+ * highlighted. */
 const MOVES = {
   async "vampire-queen"(page) {
-    const button = page.locator("button.choice", { hasText: /play one (\d+|queen)$/ }).first();
-    const value = (await button.innerText()).match(/play one (\d+|queen)$/)[1];
-    const v = await version(page);
-    await button.click();
-    await moved(page, v);
+    const choice = await choiceLabelled(page, /play one (\d+|queen)$/);
+    const value = choice.label.match(/play one (\d+|queen)$/)[1];
+    await playChoice(page, choice);
     return { label: value, where: ".zone-trick" };
   },
   async "sleeping-queens"(page) {
     const pattern = /discard an? (\d+|King|Jester|Knight|Sleeping Potion|Wand|Dragon) and draw$/;
-    const button = page.locator("button.choice", { hasText: pattern }).first();
-    const label = (await button.innerText()).match(pattern)[1];
-    const v = await version(page);
-    await button.click();
-    await moved(page, v);
-    return { label, where: ".zone-discard" };
+    const choice = await choiceLabelled(page, pattern);
+    await playChoice(page, choice);
+    return { label: choice.label.match(pattern)[1], where: ".zone-discard" };
   },
   async "mau-mau-vampires"(page) {
     const pattern = /play ((red|blue|green|purple) [a-z]+)$/;
-    const plays = page.locator("button.choice", { hasText: pattern });
-    const v = await version(page);
-    if (await plays.count()) {
-      const label = (await plays.first().innerText()).match(pattern)[1];
-      await plays.first().click();
-      await moved(page, v);
-      return { label, where: ".zone-discard" };
+    const play = await choiceLabelled(page, pattern);
+    if (play) {
+      await playChoice(page, play);
+      return { label: play.label.match(pattern)[1], where: ".zone-discard" };
     }
     // Nothing to play: the card drawn is the last move, in the hand and beside the deck.
-    await page.locator("button.choice", { hasText: "draw a card" }).click();
-    await moved(page, v);
+    await playChoice(page, await choiceLabelled(page, /^draw a card$/));
     const drawn = (await viewText(page)).match(/drawn: (a Clock|a Werewolf|[a-z]+ [a-z]+)/)[1].replace(/^a /, "");
     return { label: drawn, where: ".zone-drawn" };
   },
   async "dracula-vs-van-helsing"(page) {
-    // Drawn by clicking the deck: a card that some legal command uses presses its button.
-    let v = await version(page);
-    await page.locator(".felt .zone-draw svg.playable").click();
-    await moved(page, v);
+    // Drawn by picking the deck on the table.
+    await playChoice(page, await choiceLabelled(page, /^draw a card$/));
     const drawnLabel = await page.locator(".zone-drawn svg").getAttribute("aria-label");
     assert.deepEqual(await lastMoveLabels(page, ".zone-drawn"), [drawnLabel]);
-    v = await version(page);
-    const discard = page.locator("button.choice", { hasText: "discard the drawn card" });
-    if (await discard.count()) {
-      await discard.click();
-      await moved(page, v);
+    const discard = await choiceLabelled(page, /^discard the drawn card/);
+    if (discard) {
+      await playChoice(page, discard);
       return { label: drawnLabel, where: ".zone-discard" };
     }
     // DV-8: no 8 is thrown away before the pile holds 6 cards; it goes into district 1.
-    await page.locator("button.choice", { hasText: "place the drawn card in district 1" }).click();
-    await moved(page, v);
+    await playChoice(page, await choiceLabelled(page, /^place the drawn card in district 1/));
     return { label: drawnLabel, where: ".dv-grid" };
   },
 };
@@ -221,6 +204,9 @@ for (const [gameType, setup] of GAMES) {
     assert.ok(await page.locator(`${where} .last-move`).count() > 0);
     assert.equal(await page.locator("ol.log li.newest").count(), 1);
     assert.equal(await page.locator("ol.log li").last().getAttribute("class"), "newest");
+    // The newest event that tells something is beside the controls too.
+    const latest = await page.locator("ol.log li:not([data-bookkeeping])").last().textContent();
+    assert.equal(await page.locator(".actions .latest-event").innerText(), latest);
     await shot(page, `table-${gameType}-desktop`);
 
     // A phone: the same table, nothing wider than the screen.

@@ -107,10 +107,13 @@ class Seating:
         principal: Principal | None,
         seat: int | None = None,
         claim_code: str = "",
+        *,
+        check_only: bool = False,
     ) -> Claimed:
         """Take a seat: an open seat with its claim code (anyone, signed in or not), an open
         seat of a listed game (signed in), or the seat reserved for the signed-in player.
-        Returns the seat's token, for the caller only.
+        Returns the seat's token, for the caller only. With ``check_only``, the answer the
+        claim would get (the seat, or the same refusal), with nothing taken and no token.
 
         Refusals: FAILED_PRECONDITION ``SEAT_TAKEN``, ``CLAIM_CODE_USED``, ``GAME_STARTED``,
         ``GAME_OVER``, ``ALREADY_SEATED``; PERMISSION_DENIED ``CLAIM_CODE_INVALID``,
@@ -119,6 +122,10 @@ class Seating:
         live = await self.repository.get_current(game_id)
         if principal is not None:
             access.check_scope(principal, game_id, seat, play=True)
+        if check_only:
+            async with live.lock:
+                chosen = self._decide(live, principal, seat, claim_code)
+            return Claimed(live.summary(), chosen.seat, "")
         return await self.repository.unit(self._claim_unit(live, principal, seat, claim_code))
 
     async def claim_for(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine.labels import fallback, lines, plural, seat
+from referee.engine.parts import NO_PARTS, CommandParts, Target, pile
 from referee.games.dracula_vs_van_helsing.model import (
     LETTERS,
     CallEnd,
@@ -69,6 +70,9 @@ _ROUND_ENDS = {
     RoundEnd.EIGHT: "an 8 was discarded",
     RoundEnd.DECK_EMPTY: "the deck ran out",
 }
+#: Events a game log may fold away (``Event.bookkeeping``): whose turn it is (the table
+#: shows it; a last or extra turn too).
+BOOKKEEPING: frozenset[type] = frozenset({TurnStarted})
 _COMPARISONS = {
     Comparison.TRUMP: "trump",
     Comparison.VALUE: "higher value",
@@ -141,6 +145,38 @@ def command_label(command: Any, view: DraculaVsVanHelsingView | None) -> str:
     if isinstance(command, ChooseTrump):
         return f"make {colour_name(Colour(command.colour))} trump"
     return fallback(command)
+
+
+def _slot(view: DraculaVsVanHelsingView, district: int, mine: bool) -> Target:
+    """A card of a rack, by its owner's seat and district ("0:3")."""
+    owner = next((r.seat for r in view.racks if (r.role == view.role) == mine), 0)
+    whose = "your" if mine else "the opponent's"
+    return Target("slot", f"{owner}:{district}", f"{whose} card in district {district}")
+
+
+def command_parts(command: Any, view: DraculaVsVanHelsingView) -> CommandParts:
+    """What a command aims at (``View.legal_command_parts``; the cards are in racks, not a
+    hand): the deck (a draw), the discard pile (the drawn card discarded), a card of a rack
+    (the drawn card placed, a reveal; two of the seat's own, in any order, for a swap), a
+    district (an exchange) or a colour (the new trump)."""
+    if isinstance(command, Draw):
+        return CommandParts(targets=(pile("draw", "the deck"),))
+    if isinstance(command, DiscardDrawn):
+        return CommandParts(targets=(pile("discard", "the discard pile"),))
+    if isinstance(command, PlaceDrawn | RevealOwn):
+        return CommandParts(targets=(_slot(view, command.district, True),))
+    if isinstance(command, RevealOpponent):
+        return CommandParts(targets=(_slot(view, command.district, False),))
+    if isinstance(command, SwapSlots):
+        pair = (_slot(view, command.first, True), _slot(view, command.second, True))
+        return CommandParts(targets=pair, any_order=True)
+    if isinstance(command, ExchangeDistrict):
+        district = command.district
+        return CommandParts(targets=(Target("district", str(district), f"district {district}"),))
+    if isinstance(command, ChooseTrump):
+        name = colour_name(Colour(command.colour)).lower()
+        return CommandParts(targets=(Target("colour", name, name),))
+    return NO_PARTS
 
 
 def resolution_text(r: DistrictResolved) -> str:

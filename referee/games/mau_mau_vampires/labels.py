@@ -17,6 +17,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine.labels import fallback, join, lines, plural, seat
+from referee.engine.parts import (
+    NO_PARTS,
+    CommandParts,
+    Target,
+    hand_indexes,
+    pile,
+    seat_target,
+)
 from referee.games.mau_mau_vampires.characters import CHARACTERS
 from referee.games.mau_mau_vampires.model import (
     Ability,
@@ -87,6 +95,9 @@ _DRAW_REASONS = {
     DrawReason.DRAW_TWO_AND_SHARE: " to hand out (ability g)",
 }
 _SAY = {Announcement.MAU: "Mau", Announcement.MAU_MAU: "Mau Mau"}
+#: Events a game log may fold away (``Event.bookkeeping``): whose turn it is (the table
+#: shows it) and the shuffles.
+BOOKKEEPING: frozenset[type] = frozenset({TurnStarted, DeckShuffled})
 
 
 def colour_name(colour: Colour | int) -> str:
@@ -185,6 +196,48 @@ def command_label(command: Any, view: MauMauVampiresView | None) -> str:
             f"deck)" + _say(command.announce)
         )
     return fallback(command)
+
+
+def _colour(colour: Colour | int) -> Target:
+    return Target("colour", colour_name(colour), colour_name(colour))
+
+
+def _share_targets(command: ShareDrawn, view: MauMauVampiresView) -> tuple[Target, ...]:
+    """Each card to hand out (``to_share``, by index), then who gets it."""
+    out: list[Target] = []
+    for index, to in enumerate(command.to_seats):
+        card = view.to_share[index] if index < len(view.to_share) else None
+        what = card_text(card, view.symbols) if card is not None else "a card"
+        out += [Target("shared", str(index), what), seat_target(to)]
+    return tuple(out)
+
+
+def command_parts(command: Any, view: MauMauVampiresView) -> CommandParts:
+    """What a command uses (``View.legal_command_parts``): the card from the hand (played,
+    given, shown, set aside), then the seat it goes to or aims at (a gift, a Werewolf, a
+    swap), the deck (a draw), the pot (ability h) or a colour (a wish, a call); ability (g)
+    hands out each drawn card to a seat in turn. Saying Mau is not a part: the commands with
+    and without it are both complete once the card is picked."""
+    if isinstance(command, DrawCard):
+        return CommandParts(targets=(pile("draw", "the deck"),))
+    if isinstance(command, PlayCard):
+        aim = () if command.werewolf_seat is None else (seat_target(command.werewolf_seat),)
+        return CommandParts(hand_indexes(view.hand, [command.card]), aim)
+    if isinstance(command, GiveCard):
+        return CommandParts(
+            hand_indexes(view.hand, [command.card]), (seat_target(command.to_seat),)
+        )
+    if isinstance(command, ShowCard):
+        return CommandParts(hand_indexes(view.hand, [command.card]))
+    if isinstance(command, SetAside):
+        return CommandParts(hand_indexes(view.hand, [command.card]), (pile("pot", "the pot"),))
+    if isinstance(command, Wish | CallColour):
+        return CommandParts(targets=(_colour(command.colour),))
+    if isinstance(command, SwapCharacters):
+        return CommandParts(targets=(seat_target(command.seat),))
+    if isinstance(command, ShareDrawn):
+        return CommandParts(targets=_share_targets(command, view))
+    return NO_PARTS
 
 
 def event_text(event: Any) -> str:

@@ -16,9 +16,16 @@ from collections.abc import Sequence
 from typing import Any
 
 from referee.engine.labels import fallback, join, lines, plural, seat
+from referee.engine.parts import NO_PARTS, CommandParts, Target, hand_indexes, pile
 from referee.games.sleeping_queens.model import (
     CAT,
+    DRAGON,
+    JESTER,
+    KING,
+    KNIGHT,
+    POTION,
     QUEEN_POINTS,
+    WAND,
     Block,
     BlockDeclined,
     Blocked,
@@ -52,6 +59,10 @@ from referee.games.sleeping_queens.model import (
     card_name,
     queen_name,
 )
+
+#: Events a game log may fold away (``Event.bookkeeping``): whose turn it is (the table
+#: shows it), the shuffles and the queens laid out at the start.
+BOOKKEEPING: frozenset[type] = frozenset({TurnStarted, DeckShuffled, QueensLaid})
 
 
 def a_card(value: int) -> str:
@@ -116,6 +127,38 @@ def command_label(command: Any, view: SleepingQueensView | None) -> str:
     if isinstance(command, PlaceQueen):
         return f"put {target} to sleep at position {command.position}"
     return fallback(command)
+
+
+def _position(view: SleepingQueensView, position: int) -> Target:
+    return Target("position", str(position), _at(view, position))
+
+
+def _queen_target(view: SleepingQueensView, q: int) -> Target:
+    return Target("queen", str(q), _owned(view, q))
+
+
+def command_parts(command: Any, view: SleepingQueensView) -> CommandParts:
+    """What a command uses (``View.legal_command_parts``): the card played from the hand,
+    then the sleeping position (a King, a Jester's or the Rose Queen's wake, a queen put
+    back), the awake queen (a Knight, a Potion) or the discard pile (a discard, SQ-9)."""
+    if isinstance(command, Discard):
+        return CommandParts(
+            hand_indexes(view.hand, command.cards), (pile("discard", "the discard pile"),)
+        )
+    if isinstance(command, PlayKing):
+        return CommandParts(hand_indexes(view.hand, [KING]), (_position(view, command.position),))
+    if isinstance(command, PlayKnight | PlayPotion):
+        card = KNIGHT if isinstance(command, PlayKnight) else POTION
+        return CommandParts(hand_indexes(view.hand, [card]), (_queen_target(view, command.queen),))
+    if isinstance(command, PlayJester):
+        return CommandParts(hand_indexes(view.hand, [JESTER]))
+    if isinstance(command, Block):
+        # The attack card lies on the discard pile: a Dragon stops a Knight, a Wand a Potion.
+        attack = view.discard_pile[-1] if view.discard_pile else KNIGHT
+        return CommandParts(hand_indexes(view.hand, [DRAGON if attack == KNIGHT else WAND]))
+    if isinstance(command, WakeQueen | PlaceQueen):
+        return CommandParts(targets=(_position(view, command.position),))
+    return NO_PARTS
 
 
 def event_text(event: Any) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.engine.labels import fallback, lines, number_word, plural, seat
+from referee.engine.parts import NO_PARTS, CommandParts, hand_indexes
 from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
@@ -36,6 +37,9 @@ from referee.games.vampire_queen.model import (
     TrickWon,
     VampireQueenView,
 )
+
+#: Events a game log may fold away (``Event.bookkeeping``): none; every play tells.
+BOOKKEEPING: frozenset[type] = frozenset()
 
 
 def card(value: int) -> str:
@@ -76,6 +80,21 @@ def command_label(command: Any, view: VampireQueenView | None) -> str:
             text += f" (counts as {view.hunter_queen or 1} here)"
         return text
     return fallback(command)
+
+
+def command_parts(command: Any, view: VampireQueenView) -> CommandParts:
+    """The cards of the seat's hand a command plays (``View.legal_command_parts``): a set's
+    cards (its queens among them), a Hunter, the one card answering a Hunter; a pass uses
+    none. Every play goes on the trick, so none needs a target."""
+    if isinstance(command, PlaySet):
+        plain = 0 if command.value == QUEEN else command.count - command.queens
+        queens = command.count - plain
+        return CommandParts(hand_indexes(view.hand, [command.value] * plain + [QUEEN] * queens))
+    if isinstance(command, LeadHunter):
+        return CommandParts(hand_indexes(view.hand, [command.hunter]))
+    if isinstance(command, PlayCard):
+        return CommandParts(hand_indexes(view.hand, [command.value]))
+    return NO_PARTS
 
 
 def event_text(event: Any) -> str:
