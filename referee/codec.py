@@ -150,8 +150,8 @@ class Plan:
 def plan(cls: Any, descriptor: Any) -> Plan:
     """The :class:`Plan` of ``cls`` as ``descriptor``, worked out once per pair.
 
-    >>> [f.name for f in plan(SeatResult, pb.SeatResult.DESCRIPTOR).fields]
-    ['seat', 'score', 'rank']
+    >>> [f.name for f in plan(SeatLeft, pb.SeatLeft.DESCRIPTOR).fields]
+    ['seat', 'end', 'rule_id', 'reason', 'version']
     """
     return Plan(cls, descriptor)
 

@@ -56,17 +56,53 @@ def _reason_arguments(node: ast.Call, module: str) -> list[ast.expr]:
     return arguments
 
 
+def _reason_tables(trees: list[ast.Module]) -> dict[str, list[ast.expr]]:
+    """The module-level dicts whose values are all string constants, by name: a reason may be
+    looked up in one (``LEFT_REASONS.get(end, "SEAT_FORFEITED")``)."""
+    return {
+        node.targets[0].id: [v for v in node.value.values if v is not None]
+        for tree in trees
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Dict)
+        and all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in node.value.values)
+    }
+
+
+def _looked_up(value: ast.expr, tables: dict[str, list[ast.expr]]) -> list[ast.expr]:
+    """``value`` itself, or for ``TABLE.get(key, default)`` the table's values and the default."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "get"
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id in tables
+    ):
+        return tables[value.func.value.id] + value.args[1:]
+    return [value]
+
+
 def reasons_made() -> set[str]:
     found = set(DEFAULT_REASONS)
-    for path in sorted((ROOT / "referee").rglob("*.py")):
-        if "v1" in path.relative_to(ROOT).parts:
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    paths = [
+        path
+        for path in sorted((ROOT / "referee").rglob("*.py"))
+        if "v1" not in path.relative_to(ROOT).parts
+    ]
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in paths]
+    tables = _reason_tables(trees)
+    for path, tree in zip(paths, trees, strict=True):
         constants = _constants(tree)
         for node in ast.walk(tree):
             values: list[ast.expr] = []
             if isinstance(node, ast.Call):
-                values = _reason_arguments(node, path.name)
+                values = [
+                    looked
+                    for argument in _reason_arguments(node, path.name)
+                    for looked in _looked_up(argument, tables)
+                ]
             elif (
                 isinstance(node, ast.AnnAssign)
                 and isinstance(node.target, ast.Name)

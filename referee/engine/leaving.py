@@ -93,12 +93,14 @@ class SeatsLeaving:
     def abandon(self, seat: Seat, reason: str) -> list[Event]:
         """The events of ``seat`` being abandoned (:class:`SeatAbandoned`: its player went
         away, or the organiser removed it, as ``reason`` says); the referee then plays its
-        default commands. Raises Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``LEFT``
+        default commands. Raises Rejection (``GAME_OVER``, ``GAME_NOT_STARTED``, ``ALREADY_LEFT``
         for a seat that left already)."""
         self._in_play(seat, "no seat can leave")
         gone = self.status.left.get(seat)
         if gone is not None:
-            raise Rejection("LEFT", f"{gone.reason} already", "precondition", "LEFT")
+            raise Rejection(
+                "ALREADY_LEFT", f"{gone.reason} already", "precondition", "ALREADY_LEFT"
+            )
         return [SeatAbandoned(seat, reason)]
 
     def no_show(self, absent: Sequence[Seat]) -> list[Event]:

@@ -25,7 +25,6 @@ import json
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields
-from types import MappingProxyType
 from typing import Any
 
 from referee.engine import endings, outcomes
@@ -281,10 +280,11 @@ class SeatsAbsent(TableEvent):
 
 def absent_results(players: int, absent: tuple[int, ...]) -> tuple[SeatResult, ...]:
     """The results of a game ended by :class:`SeatsAbsent`: the seats that were there share
-    rank 1, the absent ones share the rank after them.
+    rank 1, the absent ones share the rank after them (competition ranks, as
+    :func:`referee.engine.outcomes.rank_outcomes` gives: two seats ahead, so rank 3).
 
     >>> [r.rank for r in absent_results(3, (1,))]
-    [1, 2, 1]
+    [1, 3, 1]
     """
     there = players - len(absent)
     return tuple(SeatResult(seat, 0, there + 1 if seat in absent else 1) for seat in range(players))
@@ -307,8 +307,6 @@ TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
 
 #: No seat: the seat sets of a status before any seat forfeits or resigns (shared).
 _NO_SEATS: frozenset[int] = frozenset()
-#: Nobody left: the map of a status before any seat leaves (shared, read-only).
-_NOBODY_LEFT: Mapping[int, SeatLeft] = MappingProxyType({})
 
 
 @dataclass(slots=True)
@@ -334,7 +332,9 @@ class TableStatus:
     count: int = 0
     #: The seats that left before the end (resigned, forfeited, abandoned, absent), by seat
     #: (shared empty until the first leaves: :meth:`fold` makes a new dict then).
-    left: Mapping[int, SeatLeft] = field(default_factory=lambda: _NOBODY_LEFT)
+    # Each status its own (empty) map rather than one shared read-only one: a table's state
+    # must survive copy.deepcopy, as a search clones it.
+    left: Mapping[int, SeatLeft] = field(default_factory=dict)
     #: The end at the join deadline with absent seats.
     absent: SeatsAbsent | None = None
 

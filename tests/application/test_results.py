@@ -320,7 +320,7 @@ def test_the_organiser_removes_a_seat_that_stopped_answering() -> None:
         assert error.kind is Kind.FORBIDDEN
         await referee.remove_seat(created.game_id, created.organiser_token, 0, "crash: exit 3")
         again = await refused(referee.remove_seat(created.game_id, created.organiser_token, 0))
-        assert (again.kind, again.reason) == (Kind.NOT_NOW, "LEFT")
+        assert (again.kind, again.reason) == (Kind.NOT_NOW, "ALREADY_LEFT")
         await play_on(referee, created.game_id, {0: "ann", 1: "bob"}, "bob")
         summary = await referee.summary(created.game_id)
         check_left_last(summary, {0: "ann", 1: "bob"}, SeatEnd.ABANDONED, "ABANDONED")

@@ -187,7 +187,7 @@ def test_a_join_link_and_an_open_seat_of_the_lobby(
     lobby = cli(address, token, "lobby", "--game", "sleeping-queens")
     try:
         lobby.expect(rf"{created.game_id}  sleeping-queens, 3 seats")
-        lobby.expect(r"seats: host-\w+ \(bot\), \(open\), \(open\); open: 1, 2")
+        lobby.expect(r"seats: host-\w+ \(bot\)( \(online\))?, \(open\), \(open\); open: 1, 2")
         assert lobby.wait() == 0
     finally:
         lobby.close()

@@ -135,7 +135,7 @@ def test_each_way_of_leaving_has_its_rule_and_is_never_pending() -> None:
     try:
         table.abandon(abandoned, "again")
     except Rejection as refusal:
-        assert refusal.rule_id == "LEFT"
+        assert refusal.rule_id == "ALREADY_LEFT"
     else:
         raise AssertionError("a seat left twice")
     left = table.status.left

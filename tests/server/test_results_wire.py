@@ -73,7 +73,7 @@ def test_the_organiser_removes_a_seat_and_the_result_says_how_each_seat_ended(
     again = refusal(
         wire, "Resign", pb.ResignRequest(game_id=game_id, seat=0, organiser_token=organiser)
     )
-    assert coded(again) == ("FAILED_PRECONDITION", "LEFT")
+    assert coded(again) == ("FAILED_PRECONDITION", "ALREADY_LEFT")
 
     # Seat 1 plays on; seat 0 is never pending; the referee finishes it.
     for number in range(2000):
