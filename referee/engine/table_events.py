@@ -319,9 +319,10 @@ class TableStatus:
     deal_commitment: str = ""
     revealed: SeedRevealed | None = None
     timeouts: list[int] = field(default_factory=list)
-    #: The forfeited seats. Both seat sets start as one shared empty frozenset (every game
-    #: holds two, and an empty set takes 216 bytes: issue 25 §4) and become a new set when
-    #: a seat is added: :meth:`fold` never changes one in place.
+    #: The forfeited seats. Both seat sets start as one shared empty frozenset (every live
+    #: game holds two for its whole life, and an empty set of its own would cost each game more
+    #: than the seats it ever holds) and become a new set when a seat is added: :meth:`fold`
+    #: never changes one in place.
     forfeited: AbstractSet[int] = _NO_SEATS
     aborted: str | None = None
     limit_reached: EventLimitReached | None = None

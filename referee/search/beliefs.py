@@ -1,4 +1,4 @@
-"""How well a sampled world explains the other seats' recent moves (issue 22 section 3).
+"""How well a sampled world explains the other seats' recent moves.
 
 :func:`~referee.search.worlds.sample_world` draws worlds uniformly among the shuffles under
 which every move the seat saw was *legal*: it treats the other seats as if they could have
