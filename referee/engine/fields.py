@@ -143,7 +143,7 @@ def field_type(hint: Any) -> FieldType:
     ...
     TypeError: no field plan for list[int]
     """
-    if hint is Any:
+    if hint is Any or hint is object:  # a value of some game, which the game checks
         return FieldType(Kind.ANY)
     if hint in _PLAIN:
         return FieldType(_PLAIN[hint], hint, exact=hint)

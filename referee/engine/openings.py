@@ -22,7 +22,7 @@ import hashlib
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, TypeAlias
+from typing import ClassVar, TypeAlias, TypeGuard
 
 from referee.engine.fields import wire_repr
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
@@ -258,7 +258,7 @@ class OpeningRuns:
         return OpeningRuns(kept) if kept else None
 
 
-def held_one_by_one(event: object) -> bool:
+def held_one_by_one(event: object) -> TypeGuard[CardsOpened]:
     """True for a :class:`CardsOpened` that holds its openings one by one (as read from the
     store), not as the referee's runs."""
     return isinstance(event, CardsOpened) and not isinstance(event.held, OpeningRuns)

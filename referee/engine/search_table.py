@@ -90,7 +90,7 @@ class SearchTable(Generic[StateT]):
 
     def __init__(
         self,
-        game: Game[StateT],
+        game: Game[StateT, Any, Any],
         config: GameConfig,
         state: StateT,
         *,

@@ -122,7 +122,10 @@ class Table(SeatsLeaving, Generic[StateT]):
     """
 
     def __init__(
-        self, game: Game[StateT], config: GameConfig, settings: TableSettings | None = None
+        self,
+        game: Game[StateT, Any, Any],
+        config: GameConfig,
+        settings: TableSettings | None = None,
     ) -> None:
         self.game = game
         self.config = config
@@ -570,7 +573,7 @@ class Table(SeatsLeaving, Generic[StateT]):
 
 
 def make_config(
-    game: Game[Any],
+    game: Game[Any, Any, Any],
     players: int,
     options: Mapping[str, str],
     seed: bytes | None,

@@ -9,7 +9,7 @@ just drew, the cards it shares, its last hand.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from referee.engine.chance import hidden_permutation
 from referee.engine.game import Viewer
@@ -27,6 +27,7 @@ from referee.games.mau_mau_vampires.model import (
     Colour,
     DeckShuffled,
     DrawnShared,
+    Event,
     HandScore,
     MauMauVampiresView,
     Phase,
@@ -153,24 +154,23 @@ def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
     )
 
 
-def redact(event: Any, viewer: Viewer) -> Any:
+def redact(event: Event, viewer: Viewer) -> Event:
     """MM-26 ... MM-28: cards drawn, dealt or taken are seen by their receiver; a given card
     by giver and receiver; a shown card by shower and caller; the deck order and the pot's
     deck cards by no one."""
-    kind = type(event)
-    if kind is DeckShuffled:
+    if isinstance(event, DeckShuffled):
         return replace(event, order=())
-    if kind is CardsDealt or kind is CardsDrawn or kind is PotTaken:
+    if isinstance(event, CardsDealt | CardsDrawn | PotTaken):
         return event if event.seat == viewer else replace(event, cards=())
-    if kind is CardGiven:
+    if isinstance(event, CardGiven):
         if viewer in (event.from_seat, event.to_seat):
             return event
         return replace(event, card=HIDDEN)
-    if kind is CardShown:
+    if isinstance(event, CardShown):
         if viewer in (event.seat, event.to_seat):
             return event
         return replace(event, card=HIDDEN)
-    if kind is DrawnShared:
+    if isinstance(event, DrawnShared):
         if viewer == event.seat:
             return event
         cards = tuple(
@@ -178,7 +178,7 @@ def redact(event: Any, viewer: Viewer) -> Any:
             for card, to in zip(event.cards, event.to_seats, strict=True)
         )
         return replace(event, cards=cards)
-    if kind is CardSetAside:
+    if isinstance(event, CardSetAside):
         if viewer == event.seat:
             return replace(event, deck_cards=())
         return replace(event, card=HIDDEN, deck_cards=())
