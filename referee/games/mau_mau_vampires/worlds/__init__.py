@@ -27,7 +27,8 @@ Where the code is: the event walk into tokens, hidden choices and each hand's st
 check that a hand's history holds (:mod:`referee.games.mau_mau_vampires.worlds.walk`); the
 start, a consistent deal found by a search that cannot miss one
 (:mod:`referee.games.mau_mau_vampires.worlds.start`) and its forward checks
-(:mod:`referee.games.mau_mau_vampires.worlds.ahead`); the chain that mixes it, so the law is
+(:mod:`referee.games.mau_mau_vampires.worlds.ahead`), both over the partial deal
+(:mod:`referee.games.mau_mau_vampires.worlds.partial`); the chain that mixes it, so the law is
 uniform among the consistent shuffles and choices
 (:mod:`referee.games.mau_mau_vampires.worlds.chain`); here, the world written into the events.
 """
