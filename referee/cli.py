@@ -135,8 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--idle-expiry-seconds",
         type=float,
         default=Limits.idle_expiry_seconds,
-        help="abort a game without a clock that had no move and no seat connected for "
-        "this long, with a public reason (0 = never; default 24 h)",
+        help="a game without a clock and no move for this long: in a rated game the seat it "
+        "waits for is abandoned (it loses); any other is aborted, with a public reason, once "
+        "no seat is connected (0 = never; default 24 h)",
     )
     _env_flag(
         serving,
