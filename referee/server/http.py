@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import hypercorn.asyncio
-import hypercorn.config
 
 from referee.metrics import SERVICE
 from referee.server.connect import RpcHandler
+from referee.server.connections import Connections
 from referee.server.service import RefereeCore
 
 #: The web client's build, next to the sources (``make web``).
@@ -66,8 +66,9 @@ class HttpApp:
         cors_origins: Iterable[str] = (),
         read_max_bytes: int | None = None,
         web_root: Path | None = WEB_ROOT,
+        body_seconds: float = 0.0,
     ) -> None:
-        self.rpc = RpcHandler(core, read_max_bytes)
+        self.rpc = RpcHandler(core, read_max_bytes, body_seconds)
         self.cors_origins = frozenset(cors_origins)
         self.web_root = web_root.resolve() if web_root else None
         self._gzipped: dict[tuple[Path, int], bytes] = {}
@@ -187,7 +188,13 @@ class HttpServer:
     HTTP/1.1 ``Upgrade: h2c``; a browser speaks HTTP/1.1 to it, or HTTP/2 through a TLS proxy
     (docs/operations.md). Many streams of one client then share one connection."""
 
-    def __init__(self, app: HttpApp, listen: str, grace_seconds: float) -> None:
+    def __init__(
+        self,
+        app: HttpApp,
+        listen: str,
+        grace_seconds: float,
+        connections: Connections | None = None,
+    ) -> None:
         host, port = listen.rsplit(":", 1)
         self.app = app
         bare = host.strip("[]")
@@ -202,7 +209,7 @@ class HttpServer:
         self.socket.setblocking(False)
         self.host = host
         self.port: int = self.socket.getsockname()[1]
-        self.config = hypercorn.config.Config()
+        self.config = (connections or Connections()).hypercorn_config()
         self.config.accesslog = None
         self.config.errorlog = logging.getLogger("referee.http")
         self.config.loglevel = "WARNING"
