@@ -22,20 +22,12 @@ none is held for nothing:
 
 ``0`` turns a limit off. The defaults are in docs/operations.md, with what a proxy in front
 must keep (its idle timeout for connections to the referee shorter than the referee's).
+The HTTP port's are applied to Hypercorn by :mod:`referee.server.http`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from dataclasses import dataclass, fields
-from typing import Any
-
-import hypercorn.asyncio.tcp_server
-import hypercorn.config
-from hypercorn.events import Closed, Event, Updated
-from hypercorn.protocol import ProtocolWrapper
-from hypercorn.protocol.h2 import H2Protocol
 
 #: A server keepalive ping not answered within this long drops the connection.
 KEEPALIVE_TIMEOUT_SECONDS = 20.0
@@ -84,73 +76,6 @@ class Connections:
             ("grpc.http2.max_ping_strikes", PING_STRIKES if self.grpc_min_ping_seconds else 0),
         ]
         return options
-
-    def hypercorn_config(self) -> hypercorn.config.Config:
-        """A Hypercorn configuration with these limits (the rest as Hypercorn's)."""
-        config = _Config()
-        config.header_seconds = self.http_header_seconds or None
-        # Hypercorn closes a connection idle this long, its first request's head not in yet
-        # included; with no idle limit, a day (it has no "never").
-        config.keep_alive_timeout = self.http_idle_seconds or 86_400.0
-        return config
-
-
-class _Config(hypercorn.config.Config):
-    #: A request's head must be in within this long of the connection's start (None: no limit).
-    header_seconds: float | None = None
-
-
-class _HeaderDeadline(ProtocolWrapper):
-    """Hypercorn's connection, closed when no whole request head has come in within the
-    header limit of its start, or of its switch to HTTP/2 (prior knowledge: the ``PRI``
-    preface reads as a request head, after which Hypercorn would wait for the first
-    stream without any limit). Between requests Hypercorn's own keep-alive limit holds."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._close_connection = self.send
-        self._deadline: asyncio.Task[None] | None = None
-        self._seconds: float | None = getattr(self.config, "header_seconds", None)
-        if self._seconds is not None:
-            self.send = self._watched
-            self.protocol.send = self._watched
-
-    async def initiate(self) -> None:
-        await super().initiate()
-        self._arm()
-
-    async def handle(self, event: Event) -> None:
-        before = self.protocol
-        await super().handle(event)
-        now = self.protocol
-        if now is not before and isinstance(now, H2Protocol) and not now.streams:
-            self._arm()  # the preface is in; the first request's HEADERS must follow
-
-    async def _watched(self, event: Event) -> None:
-        if (isinstance(event, Updated) and not event.idle) or isinstance(event, Closed):
-            self._disarm()
-        await self._close_connection(event)
-
-    def _arm(self) -> None:
-        self._disarm()
-        if self._seconds is not None:
-            self._deadline = asyncio.ensure_future(self._expire(self._seconds))
-
-    def _disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
-
-    async def _expire(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
-        self._deadline = None
-        with contextlib.suppress(Exception):
-            await self._close_connection(Closed())
-
-
-# Hypercorn makes each connection's protocol by this name; the deadline acts only on servers
-# configured by :meth:`Connections.hypercorn_config`.
-hypercorn.asyncio.tcp_server.ProtocolWrapper = _HeaderDeadline  # type: ignore[attr-defined]
 
 
 __all__ = ["KEEPALIVE_TIMEOUT_SECONDS", "PING_STRIKES", "Connections"]
