@@ -96,7 +96,7 @@ class AddressLimits:
     #: CreateGame calls.
     games_created_per_minute: int = 120
     #: Register calls (besides the replica's limit for everyone together).
-    registrations_per_minute: int = 10
+    registrations_per_minute: int = 30
     #: Public reads: ListGameTypes, GetGame, ListGames, a spectator's GetView, ListLobby,
     #: GetRatings, GetLeaderboard, GetPresence (a call with a seat or organiser token is
     #: that seat's or organiser's, not counted here).
