@@ -210,6 +210,8 @@ class _HeaderDeadline(ProtocolWrapper):
         self._arm()
 
     async def handle(self, event: Event) -> None:
+        if isinstance(event, Closed):  # the client went away
+            self._disarm()
         before = self.protocol
         await super().handle(event)
         now = self.protocol
