@@ -42,7 +42,7 @@ class Connections:
     http_header_seconds: float = 10.0
     http_idle_seconds: float = 75.0
     grpc_handshake_seconds: float = 10.0
-    grpc_idle_seconds: float = 300.0
+    grpc_idle_seconds: float = 120.0
     grpc_age_seconds: float = 3600.0
     grpc_age_grace_seconds: float = 60.0
     grpc_keepalive_seconds: float = 60.0
