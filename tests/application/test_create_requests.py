@@ -13,6 +13,7 @@ from referee.application import Kind, Referee
 from referee.application.tables.seats import CREATE_REQUEST
 from referee.store import MemoryEventStore
 from tests.application.support import refused
+from tests.store.pg import temporary_database
 
 GAME = "vampire-queen"
 
@@ -93,3 +94,31 @@ async def _derived_from_public_inputs() -> None:
 
 def test_the_secrets_of_a_request_id_are_not_derived_from_public_inputs() -> None:
     asyncio.run(_derived_from_public_inputs())
+
+
+def test_a_retried_create_on_another_postgresql_replica_gets_the_same_secrets() -> None:
+    """The request's key lives in the store: a replica that did not make the game answers a
+    retry with the same tokens, and they play there."""
+    from referee.store.postgres import PostgresEventStore
+
+    async def scenario(url: str) -> None:
+        first, second = Referee(PostgresEventStore(url)), Referee(PostgresEventStore(url))
+        await first.recover()
+        await second.recover()
+        try:
+            request_id = str(uuid.uuid4())
+            created = await first.create(GAME, 3, request_id=request_id)
+            again = await second.create(GAME, 3, request_id=request_id)
+            assert (again.game_id, again.seat_tokens, again.organiser_token) == (
+                created.game_id,
+                created.seat_tokens,
+                created.organiser_token,
+            )
+            view = await second.view(created.game_id, seat_token=again.seat_tokens[2])
+            assert view.view.viewer == 2
+        finally:
+            first.close()
+            second.close()
+
+    with temporary_database() as url:
+        asyncio.run(scenario(url))
