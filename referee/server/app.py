@@ -203,7 +203,9 @@ class RefereeServer:
                 read_max_bytes=config.max_message_bytes,
                 web_root=Path(config.web_root) if config.web_root else WEB_ROOT,
             )
-            self.http = HttpServer(app, config.http, config.grace_seconds)
+            self.http = HttpServer(
+                app, config.http, config.grace_seconds, self.referee.limits.stream_stall_seconds
+            )
 
     @property
     def address(self) -> str:

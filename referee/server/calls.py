@@ -27,15 +27,18 @@ class Caller:
     does not use it."""
 
     credential: str = ""
+    #: The client's address (its IP, as the socket says; "" when the transport does not):
+    #: what the per-address stream cap counts.
+    address: str = ""
 
     @classmethod
-    def from_authorization(cls, value: str) -> Caller:
+    def from_authorization(cls, value: str, address: str = "") -> Caller:
         """From an ``authorization`` value: the token after ``Bearer`` (any case); a value
         without that scheme is kept whole, so the call refuses it with a reason."""
         scheme, _, token = value.strip().partition(" ")
         if scheme.lower() == "bearer":
-            return cls(token.strip())
-        return cls(value.strip())
+            return cls(token.strip(), address)
+        return cls(value.strip(), address)
 
 
 #: A call without a credential.

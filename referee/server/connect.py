@@ -76,8 +76,6 @@ _ACCEPT_POST = (
 )
 #: Flags of an envelope's first byte.
 _COMPRESSED, _END_STREAM, _TRAILERS = 0x01, 0x02, 0x80
-#: How long the end of a stream waits for a stalled client to read again.
-_END_WAIT_SECONDS = 30.0
 #: Connect unary responses this long or longer are gzipped for clients that accept it.
 _GZIP_FROM = 1024
 
@@ -300,10 +298,11 @@ class RpcHandler:
             self.refused.labels(
                 errors.code_name(errors.status_code(request.error)), request.what
             ).inc()
+        caller = _caller(headers, scope)
         if not framing.enveloped:
-            await self._connect_unary(method, request, framing, headers, send)
+            await self._connect_unary(method, request, framing, headers, caller, send)
         else:
-            await self._enveloped(method, request, framing, headers, receive, send)
+            await self._enveloped(method, request, framing, headers, caller, receive, send)
 
     async def _refuse(
         self,
@@ -379,11 +378,12 @@ class RpcHandler:
         request: Message | Refused,
         framing: Framing,
         headers: dict[str, str],
+        caller: Caller,
         send: Send,
     ) -> None:
         kind = b"application/json" if framing.json else b"application/proto"
         try:
-            response = await self.core.unary(method.name, request, _caller(headers))
+            response = await self.core.unary(method.name, request, caller)
         except RefereeError as error:
             status = errors.to_status(error)
             body = json.dumps(connect_error(status)).encode()
@@ -410,6 +410,7 @@ class RpcHandler:
         request: Message | Refused,
         framing: Framing,
         headers: dict[str, str],
+        caller: Caller,
         receive: Receive,
         send: Send,
     ) -> None:
@@ -428,20 +429,23 @@ class RpcHandler:
 
         async def write(data: Message | bytes) -> None:
             frame = _envelope(0, self._encode(method, framing, data))
-            await send(
-                {
-                    "type": "http.response.body",
-                    "body": base64.b64encode(frame) if text else frame,
-                    "more_body": True,
-                }
-            )
+            try:
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": base64.b64encode(frame) if text else frame,
+                        "more_body": True,
+                    }
+                )
+            except OSError:  # the socket gave up on the peer: as a client hanging up
+                raise asyncio.CancelledError from None
 
         status: status_pb2.Status | None = None
         try:
             if method.streaming:
-                await self._run_stream(method, request, write, receive, _caller(headers))
+                await self._run_stream(method, request, write, receive, caller)
             else:
-                await write(await self.core.unary(method.name, request, _caller(headers)))
+                await write(await self.core.unary(method.name, request, caller))
         except RefereeError as error:
             status = errors.to_status(error)
         except _HungUp:
@@ -451,11 +455,11 @@ class RpcHandler:
         else:
             ending = {"error": connect_error(status)} if status is not None else {}
             end = _envelope(_END_STREAM, json.dumps(ending).encode())
-        # To a stalled client the end goes out only if it reads again: wait for that a while
-        # (the stream's slot is free already; this holds a connection), then leave the
-        # connection to the server to close.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(_END_WAIT_SECONDS):
+        # To a stalled client the end goes out only if it reads again: wait for that as long
+        # as the stall limit lets any write wait (the stream's slot is free already), then
+        # leave the connection to close (the socket gives up on a peer that takes nothing).
+        with contextlib.suppress(OSError):  # TimeoutError included
+            async with asyncio.timeout(self.core.referee.pacing.policy.stall_seconds or None):
                 await send(
                     {
                         "type": "http.response.body",
@@ -494,9 +498,12 @@ class RpcHandler:
             raise _HungUp
 
 
-def _caller(headers: dict[str, str]) -> Caller:
-    """The request's ``authorization`` header, as a :class:`Caller`."""
-    return Caller.from_authorization(headers.get("authorization", ""))
+def _caller(headers: dict[str, str], scope: dict[str, Any]) -> Caller:
+    """The request's ``authorization`` header and its client's address, as a
+    :class:`Caller`."""
+    client = scope.get("client")
+    address = str(client[0]) if client else ""
+    return Caller.from_authorization(headers.get("authorization", ""), address)
 
 
 class _HungUp(Exception):

@@ -40,11 +40,22 @@ def _serialize(message: Message | bytes) -> bytes:
 
 
 def caller_of(context: Context) -> Caller:
-    """The call's ``authorization`` metadata, as a :class:`Caller`."""
+    """The call's ``authorization`` metadata and its peer's address, as a :class:`Caller`."""
+    address = address_of(context.peer() or "")
     for key, value in context.invocation_metadata() or ():
         if key == "authorization" and isinstance(value, str):
-            return Caller.from_authorization(value)
-    return Caller()
+            return Caller.from_authorization(value, address)
+    return Caller(address=address)
+
+
+def address_of(peer: str) -> str:
+    """The IP of a gRPC peer (``ipv4:127.0.0.1:5000``, ``ipv6:[::1]:5000``), without its
+    port; a peer of another kind (``unix:``) whole."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return peer
+    host = rest.rsplit(":", 1)[0]
+    return host.strip("[]")
 
 
 async def _abort(context: Context, error: RefereeError) -> None:
