@@ -14,9 +14,12 @@ per-player and per-address caps; over one, RESOURCE_EXHAUSTED with RetryInfo.
 from __future__ import annotations
 
 import contextlib
+import http.client
+import json
 import random
 import socket
 import struct
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -334,3 +337,90 @@ def test_a_player_and_an_address_have_stream_caps() -> None:
             "every stream to end",
             WAIT,
         )
+
+
+# --- a slow reader ---------------------------------------------------------------------------
+
+
+def _slow_http(address: str, wire: str, rpc: str, request: bytes) -> Iterator[tuple[int, bytes]]:
+    """A Connect or gRPC-Web stream read slowly: each envelope (flags, body), a pause
+    between them."""
+    host, port = address.rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=WAIT)
+    kind = "application/connect+proto" if wire == "connect" else "application/grpc-web+proto"
+    connection.request(
+        "POST", f"/{SERVICE}/{rpc}", body=_envelope(request), headers={"content-type": kind}
+    )
+    response = connection.getresponse()
+    while True:
+        head = response.read(5)
+        if len(head) < 5:
+            return
+        flags, size = struct.unpack(">BI", head)
+        yield flags, response.read(size)
+        time.sleep(SLOW)
+
+
+def _http_end(frames: Iterator[tuple[int, bytes]]) -> str:
+    """How a slowly read HTTP stream ended: the code, and the limit its ErrorInfo names."""
+    for flags, body in frames:
+        if flags & 0x80:  # gRPC-Web trailers
+            trailers = dict(
+                line.split(": ", 1) for line in body.decode().split("\r\n") if ": " in line
+            )
+            return f"grpc-status {trailers.get('grpc-status')}: {trailers.get('grpc-message')}"
+        if flags & 0x02:  # Connect's end of stream
+            error = json.loads(body).get("error", {})
+            limits = [d["debug"]["metadata"].get("limit") for d in error.get("details", [])]
+            return f"{error.get('code')}: {limits}"
+    return "the stream ended with no status"
+
+
+#: A slow reader's pause between messages.
+SLOW = 0.1
+
+
+@pytest.mark.parametrize("rpc", ["StreamGame", "WatchPlayer"])
+@pytest.mark.parametrize("wire", ["connect", "grpc-web", "grpc"])
+def test_a_slow_reader_is_ended_with_resource_exhausted_when_it_falls_behind(
+    wire: str, rpc: str
+) -> None:
+    """A reader that takes messages, but slower than the game goes, is ended by the backlog
+    bound (``--stream-buffer``) with RESOURCE_EXHAUSTED, on every wire."""
+    with served(stream_buffer=8, stream_stall_seconds=0.0) as (server, stub):
+        assert server.http is not None
+        source = Source(stub, rpc)
+        ended: list[str] = []
+
+        def read() -> None:
+            if wire == "grpc":
+                options = [("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024)]
+                with grpc.insecure_channel(server.address, options=options) as channel:
+                    output = (
+                        pb.StreamGameResponse if rpc == "StreamGame" else pb.WatchPlayerResponse
+                    )
+                    call = channel.unary_stream(
+                        f"/{SERVICE}/{rpc}", response_deserializer=output.FromString
+                    )(source.request)
+                    try:
+                        for _ in call:
+                            time.sleep(SLOW)
+                        ended.append("OK")
+                    except grpc.RpcError as error:
+                        failure = failure_of(error)
+                        ended.append(f"{failure.code.name}: {failure.metadata.get('limit')}")
+            else:
+                assert server.http is not None
+                ended.append(_http_end(_slow_http(server.http.address, wire, rpc, source.request)))
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        wait_for(lambda: _open(server, rpc) == 1, "the stream to open", WAIT)
+        deadline = time.monotonic() + WAIT
+        while _open(server, rpc):
+            assert time.monotonic() < deadline, "the slow reader was never ended"
+            source.more()
+        reader.join(WAIT)
+        assert ended, "the slow reader never learned how its stream ended"
+        assert "stream buffer" in ended[0], ended
+        assert ended[0].startswith(("RESOURCE_EXHAUSTED", "resource_exhausted", "grpc-status 8"))
