@@ -307,7 +307,9 @@ def test_every_stream_counts_against_max_streams_watch_lobby_too() -> None:
         for stream in lobby:
             next(stream)
         game = create_game(stub, players=3)
-        refused = _refused(lambda: stub.StreamGame(pb.StreamGameRequest(game_id=game.game_id)))
+        refused = _refused(
+            lambda: stub.StreamGame(pb.StreamGameRequest(game_id=game.game_id, spectator=True))
+        )
         assert failure_of(refused).metadata["limit"] == "streams"
         _refused(lambda: stub.WatchLobby(pb.WatchLobbyRequest()))
         lobby[0].cancel()
