@@ -189,11 +189,11 @@ class HttpServer:
 
     ``stall_seconds`` (the stream policy's stall limit, 0: none) also bounds what the
     sockets hold for a peer: a connection whose peer acknowledges none of the data sent to it
-    for twice that long (a reader that stopped, whose window is shut; a peer gone silent) is
-    closed by the kernel (``TCP_USER_TIMEOUT``, which accepted sockets take from the
-    listening one), so a stalled reader's bytes cannot pile up in the kernel's buffers
-    either. Twice: a stream whose write stalls is ended first, and its end waits up to the
-    stall limit for a reader that comes back."""
+    for three times that long (a reader that stopped, whose window is shut; a peer gone
+    silent) is closed by the kernel (``TCP_USER_TIMEOUT``, which accepted sockets take from
+    the listening one), so a stalled reader's bytes cannot pile up in the kernel's buffers
+    either. Three times: a stream whose write stalls is ended first (within the limit of the
+    write's start), and its end then waits up to the limit for a reader that comes back."""
 
     def __init__(
         self, app: HttpApp, listen: str, grace_seconds: float, stall_seconds: float = 0.0
@@ -209,7 +209,7 @@ class HttpServer:
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         user_timeout = getattr(socket, "TCP_USER_TIMEOUT", None)  # Linux only
         if stall_seconds > 0 and user_timeout is not None:
-            self.socket.setsockopt(socket.IPPROTO_TCP, user_timeout, int(stall_seconds * 2000))
+            self.socket.setsockopt(socket.IPPROTO_TCP, user_timeout, int(stall_seconds * 3000))
         self.socket.bind((bare, int(port)))
         self.socket.listen(1024)
         self.socket.setblocking(False)
