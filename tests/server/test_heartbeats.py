@@ -117,6 +117,8 @@ def _request(stub: pb_grpc.RefereeServiceStub, rpc: str) -> Any:
     if rpc == "StreamGame":
         return pb.StreamGameRequest(game_id=game.game_id, spectator=True)
     resume = pb.GameResume(game_id=game.game_id, seat=0, seat_token=game.tokens[0])
+    if rpc == "PlayerSession":
+        return pb.PlayerSessionRequest(resume=resume)
     return pb.WatchPlayerRequest(resume=[resume])
 
 
@@ -127,8 +129,13 @@ OUTPUTS = {
 }
 
 
-@pytest.mark.parametrize("rpc", ["StreamGame", "WatchPlayer", "WatchLobby"])
-@pytest.mark.parametrize("wire", ["grpc", "connect"])
+@pytest.mark.parametrize(
+    ("wire", "rpc"),
+    [
+        *((wire, rpc) for wire in ("grpc", "connect") for rpc in OUTPUTS),
+        ("grpc", "PlayerSession"),
+    ],
+)
 def test_an_idle_stream_outlives_the_proxys_idle_timeout(
     wire: str, rpc: str, tmp_path: Path
 ) -> None:
@@ -140,9 +147,13 @@ def test_an_idle_stream_outlives_the_proxys_idle_timeout(
         grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as proxied,
     ):
         request = _request(pb_grpc.RefereeServiceStub(direct), rpc)
-        if wire == "grpc":
-            call: Any = getattr(pb_grpc.RefereeServiceStub(proxied), rpc)(request)
+        stub = pb_grpc.RefereeServiceStub(proxied)
+        if rpc == "PlayerSession":
+            call: Any = stub.PlayerSession(iter([request]))
             messages: Iterator[Any] = call
+        elif wire == "grpc":
+            call = getattr(stub, rpc)(request)
+            messages = call
         else:
             messages = _connect_stream(http_port, rpc, request.SerializeToString(), OUTPUTS[rpc])
         reader = Reader(messages)
