@@ -400,8 +400,9 @@ class Referee:
         batched: bool = False,
     ) -> None:
         """The same stream run into a transport's ``send`` (see :meth:`FanOut.serve`), with
-        the stall limit and the mark where history ends; raises the :class:`RefereeError`
-        the stream ends with."""
+        the mark where history ends; raises the :class:`RefereeError` the stream ends with.
+        The stall limit and heartbeats are the writer's: ``send`` writes through an
+        :class:`~referee.application.tables.pacing.Outlet` of :attr:`pacing`."""
         release = self._hold(seat_token)
         try:
             await self._streams.serve(
