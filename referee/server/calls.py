@@ -24,11 +24,11 @@ class Caller:
     ``authorization: Bearer <token>`` metadata (gRPC) or header (HTTP); ``""`` when none
     (seat and organiser tokens travel in the request itself). The calls resolve it to a
     player only when they need one, so a bad credential never fails a seat-token call that
-    does not use it."""
+    does not use it. ``address``: the client's address as its transport found it (see
+    :mod:`referee.server.addresses`; ``""``: none, an in-process call), which the calls no
+    player is counted for are counted against."""
 
     credential: str = ""
-    #: The client's address (its IP, as the socket says; "" when the transport does not):
-    #: what the per-address stream cap counts.
     address: str = ""
 
     @classmethod

@@ -250,13 +250,26 @@ def _text_decode(body: bytes) -> bytes:
 class RpcHandler:
     """Answers ``POST /referee.v1.RefereeService/<Method>`` (see the module's docstring)."""
 
-    def __init__(self, core: RefereeCore, read_max_bytes: int | None) -> None:
+    def __init__(
+        self, core: RefereeCore, read_max_bytes: int | None, body_seconds: float = 0.0
+    ) -> None:
         self.core = core
         self.limit = read_max_bytes or 4 * 1024 * 1024
+        #: A request's body must be in within this long of its head (0: no limit).
+        self.body_seconds = body_seconds
         self.refused = core.metrics.http_refused
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        peer = scope.get("client")
+        caller = Caller.from_authorization(
+            headers.get("authorization", ""),
+            self.core.proxies.client(
+                str(peer[0]) if peer else "",
+                headers.get("x-forwarded-for", ""),
+                headers.get("x-real-ip", ""),
+            ),
+        )
         name = scope["path"][len(SERVICE) + 2 :]
         method = METHODS.get(name)
         if method is None or not scope["path"].startswith(f"/{SERVICE}/"):
@@ -298,7 +311,6 @@ class RpcHandler:
             self.refused.labels(
                 errors.code_name(errors.status_code(request.error)), request.what
             ).inc()
-        caller = _caller(headers, scope)
         if not framing.enveloped:
             await self._connect_unary(method, request, framing, headers, caller, send)
         else:
@@ -336,20 +348,17 @@ class RpcHandler:
             room = room * 4 // 3 + 8
         elif not framing.enveloped and headers.get("content-encoding", "identity") != "identity":
             room = self.limit  # compressed: the limit applies after inflating, below
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return Refused(bad_request("request", "the client went away"), "disconnect")
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > room:
-                return Refused(exhausted("request bytes", self.limit), "too_large")
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+        try:
+            async with asyncio.timeout(self.body_seconds or None):
+                read = await self._body(receive, room)
+        except TimeoutError:
+            return Refused(
+                bad_request("request", f"the body did not arrive within {self.body_seconds:g} s"),
+                "slow_body",
+            )
+        if isinstance(read, Refused):
+            return read
+        body = read
         try:
             if framing.protocol == "grpc-web-text":
                 body = _text_decode(body)
@@ -365,6 +374,22 @@ class RpcHandler:
         except _BadBody as bad:
             return bad.refused
         return decode(method, data, framing.json)
+
+    async def _body(self, receive: Receive, room: int) -> bytes | Refused:
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return Refused(bad_request("request", "the client went away"), "disconnect")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > room:
+                return Refused(exhausted("request bytes", self.limit), "too_large")
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        return b"".join(chunks)
 
     def _encode(self, method: Method, framing: Framing, data: Message | bytes) -> bytes:
         if framing.json:
@@ -496,14 +521,6 @@ class RpcHandler:
             streaming.result()  # OK, or the RefereeError it ended with
         else:
             raise _HungUp
-
-
-def _caller(headers: dict[str, str], scope: dict[str, Any]) -> Caller:
-    """The request's ``authorization`` header and its client's address, as a
-    :class:`Caller`."""
-    client = scope.get("client")
-    address = str(client[0]) if client else ""
-    return Caller.from_authorization(headers.get("authorization", ""), address)
 
 
 class _HungUp(Exception):

@@ -26,6 +26,7 @@ from grpc_status import rpc_status
 
 from referee.application.tables.errors import RefereeError
 from referee.server import errors
+from referee.server.addresses import TrustedProxies, grpc_peer
 from referee.server.calls import Caller, Refused
 from referee.server.service import METHODS, Method, RefereeCore, decode
 from referee.v1 import referee_pb2
@@ -41,23 +42,16 @@ def _serialize(message: Message | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
-def caller_of(context: Context) -> Caller:
-    """The call's ``authorization`` metadata and its peer's address, as a :class:`Caller`."""
-    address = address_of(context.peer() or "")
+def caller_of(context: Context, proxies: TrustedProxies) -> Caller:
+    """The call's ``authorization`` metadata and its client's address, as a :class:`Caller`."""
+    found = {"authorization": "", "x-forwarded-for": "", "x-real-ip": ""}
     for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str):
-            return Caller.from_authorization(value, address)
-    return Caller(address=address)
-
-
-def address_of(peer: str) -> str:
-    """The IP of a gRPC peer (``ipv4:127.0.0.1:5000``, ``ipv6:[::1]:5000``), without its
-    port; a peer of another kind (``unix:``) whole."""
-    kind, _, rest = peer.partition(":")
-    if kind not in ("ipv4", "ipv6"):
-        return peer
-    host = rest.rsplit(":", 1)[0]
-    return host.strip("[]")
+        if key in found and not found[key] and isinstance(value, str):
+            found[key] = value
+    address = proxies.client(
+        grpc_peer(context.peer() or ""), found["x-forwarded-for"], found["x-real-ip"]
+    )
+    return Caller.from_authorization(found["authorization"], address)
 
 
 async def _abort(context: Context, error: RefereeError) -> None:
@@ -92,7 +86,7 @@ class _Writes:
 def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message | bytes]]:
     async def handle(request: Message | Refused, context: Context) -> Message | bytes:
         try:
-            return await core.unary(name, request, caller_of(context))
+            return await core.unary(name, request, caller_of(context, core.proxies))
         except RefereeError as error:
             await _abort(context, error)
             raise  # unreachable: abort raises
@@ -104,7 +98,7 @@ def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[
     async def handle(request: Message | Refused, context: Context) -> None:
         writes = _Writes(context)
         try:
-            await core.stream(name, request, writes, caller_of(context))
+            await core.stream(name, request, writes, caller_of(context, core.proxies))
         except RefereeError as error:
             await writes.end(error)
 
@@ -115,7 +109,7 @@ def _duplex(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[
     async def handle(requests: AsyncIterator[Message | Refused], context: Context) -> None:
         writes = _Writes(context)
         try:
-            await core.duplex(name, requests, writes, caller_of(context))
+            await core.duplex(name, requests, writes, caller_of(context, core.proxies))
         except RefereeError as error:
             await writes.end(error)
 
