@@ -59,7 +59,7 @@ class StreamPolicy:
     max_streams_per_address: int = 2000
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Outlet:
     """One stream's writes under the policy: :meth:`send` each message; the stream's
     handler runs inside ``async with`` (see :meth:`Pacing.outlet`)."""
