@@ -147,13 +147,7 @@ COMPILED_DIR  := build/compiled
 COMPILED_VENV := .venv-compiled
 
 compiled: $(STAMP)
-	rm -rf $(COMPILED_DIR)/src $(COMPILED_DIR)/dist
-	mkdir -p $(COMPILED_DIR)/src
-	git ls-files -co --exclude-standard -- referee clients pyproject.toml README.md LICENSE \
-	  | tar -cf - -T - | tar -xf - -C $(COMPILED_DIR)/src
-	cp deploy/compiled/setup.py $(COMPILED_DIR)/src/setup.py
-	cd $(COMPILED_DIR)/src && $(CURDIR)/$(BIN)/pip wheel --quiet --no-deps --no-build-isolation \
-	  -w ../dist .
+	deploy/compiled/build.sh . $(COMPILED_DIR) $(CURDIR)/$(PY)
 	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
 	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt $(COMPILED_DIR)/dist/*.whl
 	$(COMPILED_VENV)/bin/pip install --quiet --no-deps --force-reinstall $(COMPILED_DIR)/dist/*.whl

@@ -17,19 +17,21 @@ from mypyc.build import mypycify
 from setuptools import setup
 
 #: What is compiled: the engine's per-command path and every game's rules (its values, state,
-#: decisions, events applied, views and sampled worlds); the rest stays Python.
+#: decisions, events applied, views and sampled worlds); the rest stays Python. Not
+#: ``openings.py``: a compiled dataclass's ``ClassVar`` (its ``WIRE_FIELDS``) reaches
+#: ``dataclasses`` as a field with a default, which refuses the class; nor, as its events
+#: subclass them, ``table_events.py`` (an interpreted class cannot subclass a compiled one).
 ENGINE = [
     "referee/engine/chance.py",
     "referee/engine/endings.py",
     "referee/engine/fields.py",
     "referee/engine/game.py",
+    "referee/engine/leaving.py",
     "referee/engine/merkle.py",
-    "referee/engine/openings.py",
     "referee/engine/outcomes.py",
     "referee/engine/parts.py",
     "referee/engine/seatings.py",
     "referee/engine/table.py",
-    "referee/engine/table_events.py",
 ]
 #: A game's modules that are not compiled: its bot, its protobuf encoder and its labels.
 NOT_RULES = {"__init__.py", "bot.py", "encoder.py", "labels.py"}
@@ -44,7 +46,7 @@ modules = os.environ.get("REFEREE_COMPILE")  # a smaller set, for a quick try
 setup(
     ext_modules=mypycify(
         modules.split() if modules else ENGINE + rules_modules(),
-        opt_level="3",
+        opt_level=os.environ.get("REFEREE_MYPYC_OPT", "3"),
         debug_level="0",
     )
 )

@@ -556,8 +556,10 @@ class Table(SeatsLeaving, Generic[StateT]):
         events, config and settings are immutable and shared; the per-card commitments are
         followed again from the log when asked). ``copy.copy`` and ``copy.deepcopy`` of a
         table are this; for search, :meth:`fork` is a thousand times cheaper."""
-        twin = object.__new__(Table)
-        twin.__dict__.update(self.__dict__)
+        twin: Table[StateT] = Table.__new__(Table)
+        twin.game = self.game
+        twin.config = self.config
+        twin.settings = self.settings
         twin.state = self.game.copy_state(self.state)
         twin.log = self.log.copy()
         twin.status = self.status.copy()
