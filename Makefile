@@ -152,10 +152,17 @@ compiled: $(STAMP)
 	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt $(COMPILED_DIR)/dist/*.whl
 	$(COMPILED_VENV)/bin/pip install --quiet --no-deps --force-reinstall $(COMPILED_DIR)/dist/*.whl
 
-# `referee bench` against the compiled build (BENCH_ARGS, e.g. --quick --only P1,P11,P12).
+# `referee bench` (BENCH_ARGS) on the pure source and on the compiled build, alternately, two
+# rounds each, with the load beside them: into $(BENCH_OUT)/pure-N and $(BENCH_OUT)/compiled-N.
 BENCH_ARGS ?= --quick --only P1,P11,P12
 bench-compiled: compiled
-	$(COMPILED_VENV)/bin/referee bench $(BENCH_ARGS) --out $(BENCH_OUT)/compiled
+	@for round in 1 2; do \
+	  for build in pure compiled; do \
+	    bin=$(BIN); [ $$build = compiled ] && bin=$(COMPILED_VENV)/bin; \
+	    echo "$$build round $$round: $$(uptime)"; \
+	    $$bin/referee bench $(BENCH_ARGS) --out $(BENCH_OUT)/$$build-$$round || exit 1; \
+	  done; \
+	done; echo "end: $$(uptime)"
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix referee clients tests examples

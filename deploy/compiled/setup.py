@@ -30,6 +30,7 @@ ENGINE = [
     "referee/engine/merkle.py",
     "referee/engine/outcomes.py",
     "referee/engine/parts.py",
+    "referee/engine/search_table.py",
     "referee/engine/seatings.py",
     "referee/engine/table.py",
 ]

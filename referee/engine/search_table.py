@@ -54,7 +54,8 @@ T = TypeVar("T")
 
 #: An undo chain: (the state before the last step, the chain before it), or None when empty.
 #: Shared by forks (a tuple is never changed), so a fork can undo past the point it was made.
-_Chain = tuple[Any, "_Chain"] | None
+#: The tail is typed ``Any``, not ``_Chain``: mypyc recurses without end on a recursive alias.
+_Chain = tuple[Any, Any] | None
 
 
 def shallow_copy(state: T) -> T:
