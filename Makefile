@@ -152,11 +152,13 @@ compiled: $(STAMP)
 	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt $(COMPILED_DIR)/dist/*.whl
 	$(COMPILED_VENV)/bin/pip install --quiet --no-deps --force-reinstall $(COMPILED_DIR)/dist/*.whl
 
-# `referee bench` (BENCH_ARGS) on the pure source and on the compiled build, alternately, two
-# rounds each, with the load beside them: into $(BENCH_OUT)/pure-N and $(BENCH_OUT)/compiled-N.
-BENCH_ARGS ?= --quick --only P1,P11,P12
+# `referee bench` (BENCH_ARGS) on the pure source and on the compiled build, alternately,
+# BENCH_ROUNDS rounds each, with the load beside them: into $(BENCH_OUT)/pure-N and
+# $(BENCH_OUT)/compiled-N.
+BENCH_ARGS   ?= --quick --only P1,P11,P12
+BENCH_ROUNDS ?= 2
 bench-compiled: compiled
-	@for round in 1 2; do \
+	@for round in $$(seq $(BENCH_ROUNDS)); do \
 	  for build in pure compiled; do \
 	    bin=$(BIN); [ $$build = compiled ] && bin=$(COMPILED_VENV)/bin; \
 	    echo "$$build round $$round: $$(uptime)"; \

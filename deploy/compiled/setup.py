@@ -36,11 +36,18 @@ ENGINE = [
 ]
 #: A game's modules that are not compiled: its bot, its protobuf encoder and its labels.
 NOT_RULES = {"__init__.py", "bot.py", "encoder.py", "labels.py"}
+#: Nor Mau Mau Vampires' values: a compiled module binds none of the names of a star import
+#: (``from .cards import *``, its re-export of the cards).
+NOT_COMPILED = {"referee/games/mau_mau_vampires/model.py"}
 
 
 def rules_modules() -> list[str]:
     games = sorted(Path("referee/games").glob("*/**/*.py"))
-    return [str(path) for path in games if path.name not in NOT_RULES]
+    return [
+        str(path)
+        for path in games
+        if path.name not in NOT_RULES and path.as_posix() not in NOT_COMPILED
+    ]
 
 
 modules = os.environ.get("REFEREE_COMPILE")  # a smaller set, for a quick try
