@@ -149,20 +149,22 @@ COMPILED_VENV := .venv-compiled
 compiled: $(STAMP)
 	deploy/compiled/build.sh . $(COMPILED_DIR) $(CURDIR)/$(PY)
 	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
-	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt $(COMPILED_DIR)/dist/*.whl
+	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[rl]"
 	$(COMPILED_VENV)/bin/pip install --quiet --no-deps --force-reinstall $(COMPILED_DIR)/dist/*.whl
 
 # `referee bench` (BENCH_ARGS) on the pure source and on the compiled build, alternately,
 # BENCH_ROUNDS rounds each, with the load beside them: into $(BENCH_OUT)/pure-N and
-# $(BENCH_OUT)/compiled-N.
+# $(BENCH_OUT)/compiled-N. Run from / so that no process of the bench (P12 starts
+# `python -m`) imports the working tree's source in place of the compiled build.
 BENCH_ARGS   ?= --quick --only P1,P11,P12
 BENCH_ROUNDS ?= 2
 bench-compiled: compiled
 	@for round in $$(seq $(BENCH_ROUNDS)); do \
 	  for build in pure compiled; do \
-	    bin=$(BIN); [ $$build = compiled ] && bin=$(COMPILED_VENV)/bin; \
+	    bin=$(CURDIR)/$(BIN); [ $$build = compiled ] && bin=$(CURDIR)/$(COMPILED_VENV)/bin; \
 	    echo "$$build round $$round: $$(uptime)"; \
-	    $$bin/referee bench $(BENCH_ARGS) --out $(BENCH_OUT)/$$build-$$round || exit 1; \
+	    (cd / && $$bin/referee bench $(BENCH_ARGS) --out $(abspath $(BENCH_OUT))/$$build-$$round) \
+	      || exit 1; \
 	  done; \
 	done; echo "end: $$(uptime)"
 
