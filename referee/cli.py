@@ -54,8 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--store-wait-seconds",
         type=float,
         default=DEFAULT_WAIT,
-        help="longest a call waits for the store (a PostgreSQL connection, SQLite's write "
-        "lock) before it fails with UNAVAILABLE and a retry hint",
+        help="longest a call waits for the store (a PostgreSQL connection, the answer to each "
+        "statement, SQLite's write lock) before it fails with UNAVAILABLE and a retry hint",
     )
     _env_flag(
         serving,
