@@ -334,7 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
         "per stream",
     )
     bench.add_argument(
-        "--recovery-games", type=int, help="games in P5's cold-start database (default: by P5)"
+        "--recovery-games",
+        type=int,
+        help="games in P5's and RESTART's cold-start databases (default: by the part)",
     )
 
     verifying = commands.add_parser(
