@@ -199,3 +199,19 @@ def test_quick_p14_drives_both_servers_with_their_users_clients(tmp_path: Path) 
     for figure in p14["figures"].values():
         assert figure["referee_ratio"] is not None and figure["referee_sqlite_ratio"] is not None
     assert "## P14 beside boardgame.io" in (out / "bench.md").read_text()
+
+
+def test_quick_restart_times_a_replica_from_start_to_serving(tmp_path: Path) -> None:
+    """RESTART starts a server on PostgreSQL holding games and reports each figure (no speed);
+    without a PostgreSQL it says why it skipped."""
+    out = tmp_path / "bench"
+    argv = ["bench", "--quick", "--only", "RESTART", "--out", str(out), "--recovery-games", "12"]
+    assert main(argv) == 0
+    restart = json.loads((out / "bench.json").read_text())["results"]["RESTART"]
+    assert "## RESTART" in (out / "bench.md").read_text()
+    if "skipped" in restart:
+        return
+    assert (restart["games"], restart["finished"]) == (12, 6)
+    assert restart["running"] + restart["clocked"] == 6 and restart["clocked"] >= 1
+    for name in ("banner", "first_write", "first_cold_read", "background_start"):
+        assert restart[f"{name}_seconds"] > 0, name

@@ -46,6 +46,8 @@ QUICK_GAMES = 40
 #: The rating's record of a rated game (what the ratings write when they rate it).
 RATED_GAME = "rated_game"
 RPC_TIMEOUT = 120.0
+#: Longest wait for the server's ``start_finished`` line.
+START_WAIT = 600.0
 
 
 def _fill(store: EventStore, games: int) -> dict[str, list[str]]:
@@ -116,7 +118,7 @@ def measure(url: str, kinds: dict[str, list[str]], folder: Path) -> dict[str, An
                 asked = time.monotonic()
                 stub.GetGame(pb.GetGameRequest(game_id=game_id), timeout=RPC_TIMEOUT)
                 cold.append(time.monotonic() - asked)
-            done = _start_finished(log_path, time.monotonic() + 600)
+            done = _start_finished(log_path, time.monotonic() + START_WAIT)
     finally:
         server.stop()
     return {
