@@ -215,3 +215,16 @@ def test_quick_restart_times_a_replica_from_start_to_serving(tmp_path: Path) -> 
     assert restart["running"] + restart["clocked"] == 6 and restart["clocked"] >= 1
     for name in ("banner", "first_write", "first_cold_read", "background_start"):
         assert restart[f"{name}_seconds"] > 0, name
+
+
+def test_quick_soak_reports_memory_before_during_and_after_the_load(tmp_path: Path) -> None:
+    """SOAK plays, then waits for the games to leave memory: RSS at the start, before, during
+    and after the load are all reported (no figure is asserted)."""
+    out = tmp_path / "bench"
+    assert main(["bench", "--quick", "--only", "SOAK", "--out", str(out)]) == 0
+    soak = json.loads((out / "bench.json").read_text())["results"]["SOAK"]
+    assert soak["games"] > 0 and soak["commands"] > 0 and soak["samples"]
+    for name in ("start", "before", "peak", "after_load"):
+        assert soak[f"rss_{name}_mib"] > 0, name
+    assert {"after_to_before", "after_to_start", "growth"} <= set(soak)
+    assert "after the load, every game evicted" in (out / "bench.md").read_text()

@@ -403,6 +403,13 @@ def markdown(report: dict[str, Any]) -> str:
             f"{soak['rss_at_end_mib']:.1f} MiB: growth **"
             + (f"{growth:+.1%}" if growth is not None else "n/a")
             + "** (target < 5%).",
+            "",
+            f"RSS at the start {soak['rss_start_mib']:.1f} MiB; before the load (one game "
+            f"played and evicted) {soak['rss_before_mib']:.1f} MiB; peak "
+            f"{soak['rss_peak_mib']:.1f} MiB; after the load, every game evicted (idle "
+            f"{soak['evict_idle_seconds']:g} s), **{soak['rss_after_load_mib']:.1f} MiB**: "
+            f"{soak['after_to_before']:+.1%} of before, {soak['after_to_start']:+.1%} of the "
+            "start (target within 10%).",
         ]
     if "P8" in results:
         from referee.bench import rl
