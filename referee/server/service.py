@@ -17,6 +17,7 @@ The adapters, both built from the service descriptor (:data:`METHODS`): gRPC
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -32,9 +33,13 @@ from referee import codec
 from referee.application import PlayerSeat, Referee, RefereeError, Update
 from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import Kind, bad_request, clip
+from referee.application.tables.fanout import Send
+from referee.application.tables.limits import GAMES_CREATED, READS, REGISTRATIONS, CallLimits
+from referee.application.tables.pacing import Outlet
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors, pages
+from referee.server.addresses import TrustedProxies
 from referee.server.calls import ANONYMOUS, Caller, Refused, Write
 from referee.server.lobby_rpc import LobbyCalls
 from referee.server.players_rpc import PlayerCalls
@@ -79,6 +84,27 @@ def _methods() -> dict[str, Method]:
 #: Every RPC of ``referee.v1.RefereeService``, by name.
 METHODS = _methods()
 
+#: The unary RPCs counted against the caller's address when no player is counted for them
+#: (:class:`~referee.application.tables.limits.AddressLimits`), by the kind they count as. A
+#: call carrying a seat or organiser token is that seat's or organiser's, not counted.
+BY_ADDRESS = {
+    "CreateGame": GAMES_CREATED,
+    "Register": REGISTRATIONS,
+    **dict.fromkeys(
+        (
+            "ListGameTypes",
+            "GetGame",
+            "ListGames",
+            "GetView",
+            "ListLobby",
+            "GetRatings",
+            "GetLeaderboard",
+            "GetPresence",
+        ),
+        READS,
+    ),
+}
+
 
 def decode(method: Method, data: bytes, json: bool = False) -> Message | Refused:
     """The request message in ``data`` (binary protobuf, or protobuf JSON)."""
@@ -113,6 +139,11 @@ class Arrivals:
         self.count = 0
 
 
+def _has_token(request: Message | Refused) -> bool:
+    """The request carries a seat's or the organiser's token."""
+    return bool(getattr(request, "seat_token", "") or getattr(request, "organiser_token", ""))
+
+
 def _as_seat(request: pb.GetViewRequest | pb.StreamGameRequest) -> int | None:
     return request.as_seat if request.HasField("as_seat") else None
 
@@ -130,9 +161,13 @@ class RefereeCore:
     :mod:`~referee.server.lobby_rpc`, :mod:`~referee.server.session_rpc`). Each takes the
     request and the :class:`Caller` (a stream also its ``write``)."""
 
-    def __init__(self, referee: Referee, metrics: Metrics) -> None:
+    def __init__(
+        self, referee: Referee, metrics: Metrics, proxies: TrustedProxies | None = None
+    ) -> None:
         self.referee = referee
         self.metrics = metrics
+        #: The proxies whose forwarded client addresses the transports believe.
+        self.proxies = proxies or TrustedProxies()
         self.arrivals = Arrivals()
         #: Whether the per-command lines are written (``--log-level debug``), as logging was
         #: configured when the service was made: at info level a command builds none.
@@ -144,7 +179,7 @@ class RefereeCore:
             PlayerCalls(players, referee.presence),
             SeatCalls(players, referee.seating, referee.organiser),
             LobbyCalls(players, referee.lobby, metrics),
-            SessionCalls(players, referee.sessions, referee.fanout, metrics),
+            SessionCalls(players, referee.sessions, referee.pacing, metrics),
         )
 
     # --- the two shapes of call ----------------------------------------------------------
@@ -155,7 +190,10 @@ class RefereeCore:
         """Call the unary RPC ``name``: its response message, or its serialized bytes when
         they exist already (SubmitCommand's view); raises the :class:`RefereeError` it refuses
         with."""
-        with _Measured(self, "unary", name, request):
+        with _Measured(self, "unary", name, request), CallLimits.one_call():
+            kind = BY_ADDRESS.get(name)
+            if kind is not None and not _has_token(request):
+                await self.referee.players.count(caller.credential, caller.address, kind)
             response: Message | bytes = await self.rpcs[name](request, caller)
         return response
 
@@ -163,9 +201,15 @@ class RefereeCore:
         self, name: str, request: Message | Refused, write: Write, caller: Caller = ANONYMOUS
     ) -> None:
         """Run the streaming RPC ``name`` into ``write``; returns when it ends with OK,
-        raises the :class:`RefereeError` it ends with otherwise."""
-        with _Measured(self, "server_stream", name, request):
-            await self.rpcs[name](request, write, caller)
+        raises the :class:`RefereeError` it ends with otherwise. Every stream is held to the
+        one stream policy (:mod:`referee.application.tables.pacing`): admitted, its writes
+        under the stall limit, a heartbeat when idle."""
+        with (
+            _Measured(self, "server_stream", name, request),
+            self.referee.pacing.admit(caller.address),
+        ):
+            async with self._outlet(name, write) as out:
+                await self.rpcs[name](request, out, caller)
 
     async def duplex(
         self,
@@ -178,8 +222,20 @@ class RefereeCore:
         :class:`Refused` the transport made of bytes it could not read) and writes with
         ``write``; returns when it ends with OK, raises the :class:`RefereeError` it ends
         with otherwise."""
-        with _Measured(self, "bidi_stream", name, None):
-            await self.rpcs[name](requests, write, caller)
+        with _Measured(self, "bidi_stream", name, None), self.referee.pacing.admit(caller.address):
+            async with self._outlet(name, write) as out:
+                await self.rpcs[name](requests, out, caller)
+
+    def _outlet(self, name: str, write: Write) -> Outlet:
+        """``write`` under the stream policy, with the heartbeat of the RPC's response."""
+        response = METHODS[name].output
+
+        def heartbeat() -> bytes:
+            beat = response()
+            beat.heartbeat.sent_unix_ms = int(time.time() * 1000)  # type: ignore[attr-defined]
+            return beat.SerializeToString()
+
+        return self.referee.pacing.outlet(write, heartbeat)
 
     # --- the RPCs ------------------------------------------------------------------------
 
@@ -338,19 +394,30 @@ class RefereeCore:
             )
         return convert.submitted_bytes(submitted)
 
-    async def StreamGame(self, request: pb.StreamGameRequest, write: Write, caller: Caller) -> None:
+    async def StreamGame(self, request: pb.StreamGameRequest, out: Outlet, caller: Caller) -> None:
         """The stream's messages as bytes: a batched message is shared by every stream of
         its viewer, its events by every viewer who sees them alike (encoded once)."""
         batched = request.batched
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "StreamGame")
+        resume = out.resume
+        resume["last_sequence"] = str(request.after_sequence)
 
         async def send(update: Update, caught_up: bool) -> None:
             data = convert.update_bytes(update, batched)
-            await write(data + CAUGHT_UP if caught_up else data)
+            await out.send(data + CAUGHT_UP if caught_up else data)
             sent.inc()
+            if update.events:  # taken: a stall after it resumes after it
+                resume["last_sequence"] = str(update.events[-1].sequence)
 
         watching = request.spectator or bool(request.organiser_token)
         seat = await self._seat_key(request.seat_token, _seat_of(request), caller, watching)
+        player = seat.principal.player.name if isinstance(seat, PlayerSeat) else ""
+        with self.referee.pacing.admit_player(player) if player else contextlib.nullcontext():
+            await self._serve_game(request, send, seat, batched)
+
+    async def _serve_game(
+        self, request: pb.StreamGameRequest, send: Send, seat: SeatKey, batched: bool
+    ) -> None:
         await self.referee.serve_stream(
             request.game_id,
             send,

@@ -15,6 +15,8 @@ it on the stream rather than ending it), and writes its messages with ``context.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
@@ -24,6 +26,7 @@ from grpc_status import rpc_status
 
 from referee.application.tables.errors import RefereeError
 from referee.server import errors
+from referee.server.addresses import TrustedProxies, grpc_peer
 from referee.server.calls import Caller, Refused
 from referee.server.service import METHODS, Method, RefereeCore, decode
 from referee.v1 import referee_pb2
@@ -39,22 +42,51 @@ def _serialize(message: Message | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
-def caller_of(context: Context) -> Caller:
-    """The call's ``authorization`` metadata, as a :class:`Caller`."""
+def caller_of(context: Context, proxies: TrustedProxies) -> Caller:
+    """The call's ``authorization`` metadata and its client's address, as a :class:`Caller`."""
+    found = {"authorization": "", "x-forwarded-for": "", "x-real-ip": ""}
     for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str):
-            return Caller.from_authorization(value)
-    return Caller()
+        if key in found and not found[key] and isinstance(value, str):
+            found[key] = value
+    address = proxies.client(
+        grpc_peer(context.peer() or ""), found["x-forwarded-for"], found["x-real-ip"]
+    )
+    return Caller.from_authorization(found["authorization"], address)
 
 
 async def _abort(context: Context, error: RefereeError) -> None:
     await context.abort_with_status(rpc_status.to_status(errors.to_status(error)))
 
 
+class _Writes:
+    """A stream's ``context.write``, each write shielded: a stall ends the stream's wait for
+    it, never the write itself, which gRPC cannot take back (a status sent while a message
+    is still being written is refused, and the call is left with neither)."""
+
+    __slots__ = ("context", "pending")
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.pending: asyncio.Future[None] | None = None
+
+    async def __call__(self, data: bytes) -> None:
+        self.pending = asyncio.ensure_future(self.context.write(data))
+        await asyncio.shield(self.pending)
+
+    async def end(self, error: RefereeError) -> None:
+        """End the call with ``error`` once the message being written is taken: to a
+        stalled client the status goes out when it reads again (the stream's slot is free
+        already; the call ends when its connection does, if it never reads)."""
+        if self.pending is not None:
+            with contextlib.suppress(Exception):
+                await self.pending
+        await _abort(self.context, error)
+
+
 def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message | bytes]]:
     async def handle(request: Message | Refused, context: Context) -> Message | bytes:
         try:
-            return await core.unary(name, request, caller_of(context))
+            return await core.unary(name, request, caller_of(context, core.proxies))
         except RefereeError as error:
             await _abort(context, error)
             raise  # unreachable: abort raises
@@ -64,22 +96,22 @@ def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[M
 
 def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(request: Message | Refused, context: Context) -> None:
+        writes = _Writes(context)
         try:
-            await core.stream(name, request, context.write, caller_of(context))
+            await core.stream(name, request, writes, caller_of(context, core.proxies))
         except RefereeError as error:
-            # The fan-out has freed the stream (its slot) already: to a stalled client the
-            # status goes out only when it reads again.
-            await _abort(context, error)
+            await writes.end(error)
 
     return handle
 
 
 def _duplex(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(requests: AsyncIterator[Message | Refused], context: Context) -> None:
+        writes = _Writes(context)
         try:
-            await core.duplex(name, requests, context.write, caller_of(context))
+            await core.duplex(name, requests, writes, caller_of(context, core.proxies))
         except RefereeError as error:
-            await _abort(context, error)
+            await writes.end(error)
 
     return handle
 

@@ -659,6 +659,7 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
   const stream = api.streamGame({ ...request, afterSequence: 0n }, { signal });
   let total = -1n;
   for await (const message of stream) {
+    if (message.heartbeat) continue; // an idle stream's sign of life
     if (total < 0n) total = message.view?.version ?? 0n; // the first message: the view now
     else steps.push(message);
     if (total >= 0n && steps.length && steps[steps.length - 1].event!.sequence >= total) break;

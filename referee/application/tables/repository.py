@@ -80,6 +80,11 @@ class Limits:
     stream_buffer: int = 1024
     #: A stream whose client has not taken a message for this long is ended (0 = never).
     stream_stall_seconds: float = 10.0
+    #: An idle stream sends a heartbeat this often (0 = never).
+    stream_heartbeat_seconds: float = 15.0
+    #: Open streams of one signed-in player, and of one client address (0 = no cap).
+    max_streams_per_player: int = 64
+    max_streams_per_address: int = 512
     #: Most games held in memory; beyond it the least recently used idle ones are dropped
     #: (they load again from the store on demand).
     max_live_games: int = 2000
