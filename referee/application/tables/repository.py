@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -154,6 +155,8 @@ class Repository:
         #: the ratings' catch-up), one read at a time on a thread of its own: a restarted
         #: server answers callers' loads and writes first, never behind thousands of these.
         self._background = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="start")
+        #: Set when closing: the start's long reads stop at once rather than hold up the stop.
+        self._closing = threading.Event()
         #: Summaries of finished games no longer in memory, least recently used first.
         self.summaries: OrderedDict[str, Summary] = OrderedDict()
         #: Unix ms of the last event of every unfinished game (idle expiry), in memory or not.
@@ -245,6 +248,7 @@ class Repository:
 
     def close(self) -> None:
         """Stop the loaders, the timers and the listener, then the writer thread."""
+        self._closing.set()
         self._background.shutdown(wait=True, cancel_futures=True)
         self._loader.shutdown(wait=True)
         for live in self.games.values():
@@ -267,6 +271,8 @@ class Repository:
         """``{game id: unix ms of its last event}`` (0 when unknown); on a loader thread."""
         found = {}
         for game_id in game_ids:
+            if self._closing.is_set():
+                break
             try:
                 version = self.store.version(game_id)
                 last = self.store.read(game_id, max(0, version - 1), 1)
