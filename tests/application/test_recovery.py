@@ -13,7 +13,7 @@ from typing import Any
 
 from referee.application import Created, Referee
 from referee.application.tables.clocks import Clock, GameSettings
-from referee.store import SqliteEventStore, StoredEvent
+from referee.store import GameRecord, SqliteEventStore, StoredEvent
 from tests.application.support import WAIT, play_to_end, plays, run, until
 
 GAME = "vampire-queen"
@@ -107,6 +107,47 @@ def test_a_restart_serves_before_its_clocked_games_are_loaded(tmp_path: Path) ->
             assert not set(clocked) & set(referee.games), "the held loads went through"
             store.released.set()
             await until(lambda: set(clocked) <= set(referee.games))
+        finally:
+            store.released.set()
+            referee.close()
+
+    asyncio.run(second())
+
+
+class _SlowListing(SqliteEventStore):
+    """The SQLite store, whose listings after the first (the start's own) wait until
+    :attr:`released` is set: the ratings' catch-up at a start lists the games again."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.listings = 0
+        self.released = threading.Event()
+
+    def list_games(self) -> list[tuple[GameRecord, int, bool]]:
+        self.listings += 1
+        if self.listings > 1:
+            self.released.wait(HELD_SECONDS)
+        return super().list_games()
+
+
+def test_a_restart_writes_while_the_ratings_catch_up_reads(tmp_path: Path) -> None:
+    """The ratings' catch-up reads at a start in the background: a game is created (a write)
+    while its reads are held."""
+    path = tmp_path / "referee.sqlite3"
+
+    async def first(referee: Referee) -> None:
+        await referee.create(GAME, 3)
+
+    run(first, store=SqliteEventStore(path))
+
+    async def second() -> None:
+        store = _SlowListing(path)
+        referee = Referee(store)
+        try:
+            await referee.recover()
+            await until(lambda: store.listings > 1)  # the catch-up is reading
+            created = await asyncio.wait_for(referee.create(GAME, 3), WAIT)
+            assert created.game_id in referee.games
         finally:
             store.released.set()
             referee.close()
