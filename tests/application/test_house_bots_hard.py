@@ -85,7 +85,9 @@ def test_a_game_against_hard_house_bots_plays_to_the_end_on_the_seats_knowledge(
             "referee_house_bot_moves_total", {"level": "hard", "game_type": game_type}
         )
         assert moves == len(seen)
-        for reason in ("error", "budget", "illegal"):
+        # Not "budget": whether a search overran its wall clock depends on the machine's load
+        # (the next test covers that fallback).
+        for reason in ("error", "illegal"):
             assert fallbacks(referee, "hard", game_type, reason) == 0, reason
 
     run(scenario)

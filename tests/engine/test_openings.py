@@ -64,7 +64,7 @@ def values(event: Any) -> list[Any]:
     return out
 
 
-def refereed(game: Game[Any], seed: int, deal: FixedDeal | None = None) -> Table[Any]:
+def refereed(game: Game[Any, Any, Any], seed: int, deal: FixedDeal | None = None) -> Table[Any]:
     return Table.create(
         game.info.type_id,
         game.info.min_players,
@@ -91,7 +91,7 @@ def batches(table: Table[Any], rng: random.Random) -> list[list[Any]]:
 @PROPERTY
 @given(seed=st.integers(0, 2**64 - 1))
 def test_openings_prove_their_cards_and_show_only_the_viewers_own(
-    game: Game[Any], seed: int
+    game: Game[Any, Any, Any], seed: int
 ) -> None:
     table = refereed(game, seed)
     type_id, players = game.info.type_id, game.info.min_players
@@ -167,7 +167,7 @@ def opened_to(table: Table[Any], viewer: int | None) -> list[CardOpening]:
 @PROPERTY
 @given(seed=st.integers(0, 2**64 - 1), shuffle_seed=st.integers(0, 2**32), data=st.data())
 def test_a_viewer_learns_nothing_of_the_cards_it_may_not_see(
-    game: Game[Any], seed: int, shuffle_seed: int, data: st.DataObject
+    game: Game[Any, Any, Any], seed: int, shuffle_seed: int, data: st.DataObject
 ) -> None:
     players = game.info.min_players
     viewer = data.draw(st.sampled_from([*range(players), None]))

@@ -49,7 +49,7 @@ def test_a_world_is_found(
 #: Positions where a world was found only after a long search (issue 22 §1): chronological
 #: backtracking undid the latest choices first, and the one that went wrong was far back.
 #: The start's search must now find a world within ``BUDGET`` branches (a bound on the
-#: search, not on time); before its forward checks (worlds_ahead.py) it took millions.
+#: search, not on time); before its forward checks (worlds/ahead.py) it took millions.
 SLOW = [
     # MM-8 ... MM-12, MM-22 b: the one first-shuffle token seat 1 had left when it played a
     # card of that shuffle 170 steps on was the one narrowed to a call's colour
