@@ -129,7 +129,7 @@ def test_quick_p11_reports_every_game_and_its_peers() -> None:
 
 
 def test_the_memory_breakdown_names_the_line_that_holds_the_bytes(tmp_path: Path) -> None:
-    """P4's ``--trace`` (issue 25 §4): two tracemalloc snapshots, the growth between them
+    """P4's ``--trace``: two tracemalloc snapshots, the growth between them
     divided by what was added, by line; the line that allocated what is still held comes first
     with its bytes each."""
     import tracemalloc

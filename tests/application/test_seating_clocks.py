@@ -1,4 +1,4 @@
-"""No clock runs before a game starts, in both flows (issue 20 section 3).
+"""No clock runs before a game starts, in both flows.
 
 Today's flow (every seat's token to the creator): a seat's clock starts at its first call or
 ``connect_grace_ms`` after the start, whichever is first; presence is kept in the store, so

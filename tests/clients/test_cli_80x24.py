@@ -1,4 +1,4 @@
-"""Every game fits an 80x24 terminal (issue 21, section 4): when a decision is asked, the
+"""Every game fits an 80x24 terminal: when a decision is asked, the
 lines that decision is about (the top card and the wished colour, the current trick, the
 queens, the districts), the hand and the prompt are on one screen together. Each game is
 driven, over the public API, to a state with the longest hand its rules allow seat 0 (a

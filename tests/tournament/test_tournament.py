@@ -84,7 +84,7 @@ def test_four_bots_duplicate_deals_of_two_games(
         assert all(s["commands"] is not None for g in games for s in g["seats"])
     if features["defer_seed_reveal"]:
         assert all(g["seed_revealed"] and g["seed_commitment"] for g in games)
-    # referee verify passed on every game of the tournament (issue 6, done-when)
+    # referee verify passed on every game of the tournament
     assert all(g["verified"] is True for g in games), [g["detail"] for g in games]
 
 
