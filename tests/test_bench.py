@@ -73,7 +73,7 @@ def test_quick_p10_plays_over_player_streams(tmp_path: Path) -> None:
 
 
 def test_quick_p12_splits_a_command_by_stage(tmp_path: Path) -> None:
-    """P12's windows run and every stage of the issue has a row (no speed)."""
+    """P12's windows run and every stage of ``stages.STAGES`` has a row (no speed)."""
     from referee.bench import stages
 
     out = tmp_path / "bench"

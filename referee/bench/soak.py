@@ -25,7 +25,7 @@ from referee.bench.load import ServerProcess
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 
-#: Seconds of the full run (the issue asks for at least ten minutes), and of ``--quick``.
+#: Seconds of the full run (at least ten minutes, for a slow leak to show), and of ``--quick``.
 FULL_SECONDS = 660.0
 QUICK_SECONDS = 20.0
 

@@ -111,7 +111,7 @@ def on_screen(screen: list[str], pattern: str) -> bool:
 CASES: list[tuple[str, int, Choose, Stop, list[str]]] = [
     (
         "mau-mau-vampires",
-        3,  # the case: the top card and the wish scrolled away
+        3,  # a long hand must not scroll the top card and the wish away
         first_label("draw", "keep"),
         lambda v: hand_of(v) >= 30 and bool(v.mau_mau_vampires.wish),
         [r"top card: .*; wished colour: ", r"hand \d of \d; (day|night)", r"your hand: "],

@@ -22,7 +22,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def test_four_bots_duplicate_deals_of_two_games(
     address: str, node_bot: dict[str, Any], tmp_path: Path
 ) -> None:
-    """The issue's tournament: two Python strategies, the Node.js bot and a crashing bot over
+    """A tournament of two Python strategies, the Node.js bot and a crashing bot over
     duplicate deals of Vampire Queen and Sleeping Queens."""
     config = parse(
         {
