@@ -73,7 +73,7 @@ def test_quick_p10_plays_over_player_streams(tmp_path: Path) -> None:
 
 
 def test_quick_p12_splits_a_command_by_stage(tmp_path: Path) -> None:
-    """P12's windows run and every stage of the issue has a row (no speed)."""
+    """P12's windows run and every stage of ``stages.STAGES`` has a row (no speed)."""
     from referee.bench import stages
 
     out = tmp_path / "bench"
@@ -129,7 +129,7 @@ def test_quick_p11_reports_every_game_and_its_peers() -> None:
 
 
 def test_the_memory_breakdown_names_the_line_that_holds_the_bytes(tmp_path: Path) -> None:
-    """P4's ``--trace`` (issue 25 §4): two tracemalloc snapshots, the growth between them
+    """P4's ``--trace``: two tracemalloc snapshots, the growth between them
     divided by what was added, by line; the line that allocated what is still held comes first
     with its bytes each."""
     import tracemalloc

@@ -9,7 +9,7 @@ Before idle games left memory, RSS grew about 200-260 KiB per game played.
 
 It also reports RSS before the load (after one game, played and evicted, so that what a first
 game sets up once counts before) and after it, once every game has left memory: within 10%
-of before is the target; docs/operations.md ("Memory") says what stays and how to bound it.
+of before is the target; docs/operations.md ("Memory after load") says what stays and how to bound it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from referee.bench.load import ServerProcess
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 
-#: Seconds of the full run (the issue asks for at least ten minutes), and of ``--quick``.
+#: Seconds of the full run (at least ten minutes, for a slow leak to show), and of ``--quick``.
 FULL_SECONDS = 660.0
 QUICK_SECONDS = 4.0
 #: The server's --evict-idle-seconds: short enough that games played in the run leave memory

@@ -1,4 +1,4 @@
-"""The ``hard`` house bot (issue 22 §3: the search strategy, ISMCTS, as a server bot): a game
+"""The ``hard`` house bot (the search strategy, ISMCTS, as a server bot): a game
 against it plays to the end on a small iteration budget, deciding in the level's worker
 process from the seat's knowledge, which is exactly the seat's redacted events and view as
 its session delivered them (never the table); and the replacement rule holds for it (a

@@ -552,7 +552,7 @@ def test_a_game_played_only_by_default_commands_ends_by_its_rules(
 ) -> None:
     """What a timeout plays (``Game.default_command``) moves the game on where the rules allow
     (a King wakes a queen, a card is played rather than drawn): a game of timeouts only ends
-    by its own rules, well before its event limit (issue 10)."""
+    by its own rules, well before its event limit."""
     table = Table.create(game.info.type_id, players, seed=seed_bytes(players))
     while not table.over:
         seat = table.pending()[0]
