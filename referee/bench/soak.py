@@ -9,7 +9,8 @@ Before idle games left memory, RSS grew about 200-260 KiB per game played.
 
 It also reports RSS before the load (after one game, played and evicted, so that what a first
 game sets up once counts before) and after it, once every game has left memory: within 10%
-of before is the target; docs/operations.md ("Memory after load") says what stays and how to bound it.
+of before is the target; docs/operations.md ("Memory after load") says what stays and how
+to bound it.
 """
 
 from __future__ import annotations
