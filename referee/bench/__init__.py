@@ -572,7 +572,8 @@ def main(
         print("LEVELS the house bots' levels over duplicate deals, every game ...", flush=True)
         from referee.bench import levels
 
-        results["LEVELS"] = levels.run(quick)
+        Path(out).mkdir(parents=True, exist_ok=True)
+        results["LEVELS"] = levels.run(quick, progress=Path(out) / "levels-deals.jsonl")
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

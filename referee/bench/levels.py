@@ -34,13 +34,16 @@ results do not depend on which worker played a deal.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
+import json
 import os
 import random
 import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from referee.application.house import levels as house
@@ -182,7 +185,9 @@ def tasks(
         kind = "search" if _searching(stronger, weaker) else "plain"
         for game in games:
             found += [(game, stronger, weaker, d, quick) for d in range(counts[kind])]
-    return sorted(found, key=lambda t: not _searching(t[1], t[2]))
+    # The searching pairings first (the longest), deal by deal across the games: a run cut
+    # short has as many deals of each game.
+    return sorted(found, key=lambda t: (not _searching(t[1], t[2]), t[3]))
 
 
 def _searching(*names: str) -> bool:
@@ -226,18 +231,26 @@ def run(
     games: Sequence[str] | None = None,
     deals: dict[str, int] | None = None,
     workers: int | None = None,
+    progress: Path | None = None,
 ) -> dict[str, Any]:
-    """Every pairing in every game (or ``games``): the figures of the docstring."""
+    """Every pairing in every game (or ``games``): the figures of the docstring. Each deal is
+    written to ``progress`` (a JSON line) as it ends, so that a long run can be followed."""
     chosen = list(games or GAMES)
     work = tasks(quick, chosen, deals)
     started = time.perf_counter()
     if workers is None:
         workers = 1 if quick else min(2, os.cpu_count() or 1)
-    if workers <= 1:
-        played = [_play(task) for task in work]
-    else:
-        with concurrent.futures.ProcessPoolExecutor(workers) as pool:
-            played = list(pool.map(_play, work, chunksize=1))
+    played: list[Deal] = []
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(progress.open("w")) if progress is not None else None
+        pool = None
+        if workers > 1:
+            pool = stack.enter_context(concurrent.futures.ProcessPoolExecutor(workers))
+        for deal in pool.map(_play, work, chunksize=1) if pool else map(_play, work):
+            played.append(deal)
+            if log is not None:
+                log.write(json.dumps(dataclasses.asdict(deal)) + "\n")
+                log.flush()
     by_pairing: dict[tuple[str, str, str], list[Deal]] = {}
     for deal in sorted(played, key=lambda d: d.deal):
         by_pairing.setdefault((deal.game, deal.stronger, deal.weaker), []).append(deal)
