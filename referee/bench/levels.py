@@ -251,13 +251,21 @@ def run(
             if log is not None:
                 log.write(json.dumps(dataclasses.asdict(deal)) + "\n")
                 log.flush()
+    result = figures(played, chosen, quick)
+    return result | {"workers": workers, "seconds": time.perf_counter() - started}
+
+
+def figures(played: Sequence[Deal], games: Sequence[str], quick: bool) -> dict[str, Any]:
+    """The figures of the deals ``played`` (of ``games``; a pairing with no deal is left out):
+    also what a run's ``levels-deals.jsonl`` gives, read back as :class:`Deal`."""
     by_pairing: dict[tuple[str, str, str], list[Deal]] = {}
     for deal in sorted(played, key=lambda d: d.deal):
         by_pairing.setdefault((deal.game, deal.stronger, deal.weaker), []).append(deal)
     rows = [
         summary(by_pairing[(game, stronger, weaker)])
-        for game in chosen
+        for game in games
         for stronger, weaker in PAIRINGS
+        if (game, stronger, weaker) in by_pairing
     ]
     return {
         "pairings": rows,
@@ -269,11 +277,9 @@ def run(
             }
             for name, lv in LEVELS.items()
         },
-        "hard_iterations": {g: level("hard", g, quick).iterations for g in chosen},
+        "hard_iterations": {g: level("hard", g, quick).iterations for g in games},
         "budget_ms": house.DEFAULT_BUDGET_MS,
         "search_budget_ms": house.DEFAULT_BUDGET_MS * house.SEARCH_SHARE,
-        "workers": workers,
-        "seconds": time.perf_counter() - started,
         "ordered": all(row["beats"] for row in rows),
         "least_lower_bound": min(row["lead_low"] for row in rows),
     }
@@ -322,6 +328,7 @@ __all__ = [
     "PAIRINGS",
     "RANDOM",
     "Deal",
+    "figures",
     "level",
     "markdown",
     "play_deal",
