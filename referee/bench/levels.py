@@ -79,7 +79,7 @@ HARD_ITERATIONS: dict[str, int] = {
 QUICK_ITERATIONS = 4
 
 #: Deals per pairing and game: pairings without the search are cheap (a game is milliseconds).
-DEALS = {"plain": 300, "search": 20}
+DEALS = {"plain": 300, "search": 12}
 QUICK_DEALS = {"plain": 2, "search": 1}
 
 
