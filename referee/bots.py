@@ -11,11 +11,11 @@ views the server sends (read back into engine values), so both play the same mov
 
 ``search`` (and ``search-300ms``, ``search-1s``: :data:`SEARCH_LEVELS`, milliseconds per move)
 is an information-set Monte Carlo tree search over the worlds the seat could be in, with the
-game's heuristic as its prior and rollout (:mod:`referee.engine.ismcts`; the earlier flat
-determinised search, :mod:`referee.engine.pimc`, stays as ``SearchStrategy(algorithm="pimc")``).
+game's heuristic as its prior and rollout (:mod:`referee.search.ismcts`; the earlier flat
+determinised search, :mod:`referee.search.pimc`, stays as ``SearchStrategy(algorithm="pimc")``).
 It needs the seat's whole knowledge, its redacted events, not only the view: it is a
 :class:`KnowingStrategy`, whose ``choose_known(knowledge, rng)`` callers use when they hold the
-seat's :class:`~referee.engine.worlds.Knowledge` (``knowledge_of(table, seat)`` in-process;
+seat's :class:`~referee.search.worlds.Knowledge` (``knowledge_of(table, seat)`` in-process;
 ``referee_bot.worlds.SeatKnowledge`` from a stream). Asked with a view only (``choose``), it
 plays as ``heuristic``: a caller that does not know the interface still gets a legal, sensible
 move. The clock of its budget is here, not in the sans-I/O engine: the **CPU time of the
@@ -40,9 +40,10 @@ import random
 import time
 from typing import Any, Protocol, runtime_checkable
 
-from referee.engine import View, ismcts, pimc
+from referee.engine import View
 from referee.engine.bot import Bot, game_bot
-from referee.engine.worlds import Chance, Knowledge
+from referee.search import ismcts, pimc
+from referee.search.worlds import Chance, Knowledge
 
 #: The search strategies by name: their budget in milliseconds per move.
 SEARCH_LEVELS = {"search": 100.0, "search-300ms": 300.0, "search-1s": 1000.0}
@@ -84,8 +85,8 @@ class KnowingStrategy(Protocol):
 
 
 class SearchStrategy:
-    """Information-set search over sampled worlds (:mod:`referee.engine.ismcts`; ``algorithm
-    ="pimc"``: :mod:`referee.engine.pimc`) within a budget: ``millis`` of the deciding
+    """Information-set search over sampled worlds (:mod:`referee.search.ismcts`; ``algorithm
+    ="pimc"``: :mod:`referee.search.pimc`) within a budget: ``millis`` of the deciding
     thread's CPU time per move (``time.thread_time``: the load of other processes and threads
     does not shorten it), or exactly ``iterations`` iterations (then the move is a function of
     the knowledge and the generator only: reproducible, and what the tests use). It draws one

@@ -17,7 +17,9 @@ from referee.application.players.accounts import (
     DEFAULT_REGISTRATIONS_PER_MINUTE,
     PlayerSettings,
 )
-from referee.application.tables.limits import DEFAULT_PER_MINUTE
+from referee.application.tables.limits import DEFAULT_PER_MINUTE, AddressLimits
+from referee.server.addresses import parse_networks
+from referee.server.connections import Connections
 from referee.store import DEFAULT_WAIT
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
@@ -135,8 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--idle-expiry-seconds",
         type=float,
         default=Limits.idle_expiry_seconds,
-        help="abort a game without a clock that had no move and no seat connected for "
-        "this long, with a public reason (0 = never; default 24 h)",
+        help="a game without a clock and no move for this long: in a rated game the seat it "
+        "waits for is abandoned (it loses); any other is aborted, with a public reason, once "
+        "no seat is connected (0 = never; default 24 h)",
     )
     _env_flag(
         serving,
@@ -211,6 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="Register calls this replica accepts per minute, from anyone, with "
         "--open-registration; more: RESOURCE_EXHAUSTED with a retry delay (0 = unlimited)",
     )
+    _address_flags(serving)
+    _connection_flags(serving)
     _env_flag(
         serving,
         "--house-bots",
@@ -442,6 +447,20 @@ def main(argv: list[str] | None = None) -> int:
         parse_levels(args.house_bots)
     except ValueError as error:
         parser.error(f"--house-bots: {error}")
+    try:
+        parse_networks(args.trusted_proxy)
+        connections = Connections(
+            http_header_seconds=args.http_header_seconds,
+            http_idle_seconds=args.http_idle_seconds,
+            grpc_handshake_seconds=args.grpc_handshake_seconds,
+            grpc_idle_seconds=args.grpc_idle_seconds,
+            grpc_age_seconds=args.grpc_max_connection_age_seconds,
+            grpc_age_grace_seconds=args.grpc_max_connection_age_grace_seconds,
+            grpc_keepalive_seconds=args.grpc_keepalive_seconds,
+            grpc_min_ping_seconds=args.grpc_min_ping_seconds,
+        )
+    except ValueError as error:
+        parser.error(str(error))
     config = ServerConfig(
         listen=args.listen,
         store=args.store,
@@ -460,6 +479,8 @@ def main(argv: list[str] | None = None) -> int:
             reconnect_window_seconds=args.reconnect_window_seconds,
         ),
         players=players,
+        trusted_proxies=tuple(args.trusted_proxy),
+        connections=connections,
         max_message_bytes=args.max_message_bytes,
         grace_seconds=args.grace_seconds,
         drain_seconds=args.drain_seconds,
@@ -492,6 +513,97 @@ def _env_flag(parser: argparse.ArgumentParser, flag: str, **options: Any) -> Non
     parser.add_argument(flag, **options)
 
 
+def _address_flags(serving: argparse.ArgumentParser) -> None:
+    """``serve``'s limits of calls no player is counted for, per client address."""
+    limits = AddressLimits()
+    for flag, default, what in (
+        (
+            "--address-claim-attempts-per-minute",
+            limits.claim_attempts_per_minute,
+            "ClaimSeat calls with a claim code (a right code is not counted)",
+        ),
+        ("--address-games-per-minute", limits.games_created_per_minute, "CreateGame calls"),
+        (
+            "--address-registrations-per-minute",
+            limits.registrations_per_minute,
+            "Register calls",
+        ),
+        (
+            "--address-reads-per-minute",
+            limits.reads_per_minute,
+            "public reads (games, views as spectator, lobby, ratings, presence)",
+        ),
+    ):
+        _env_flag(
+            serving,
+            flag,
+            type=int,
+            default=default,
+            help=f"{what} one client address may make per minute without a player's "
+            "credential; more: RESOURCE_EXHAUSTED with a retry delay (0 = unlimited)",
+        )
+    _env_flag(
+        serving,
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="a proxy (address or network) whose X-Forwarded-For / X-Real-IP names the "
+        "client's address; repeat for more; in the environment: comma-separated (default: "
+        "none, the connection's peer is the client)",
+    )
+
+
+def _connection_flags(serving: argparse.ArgumentParser) -> None:
+    """``serve``'s limits on connections (:mod:`referee.server.connections`)."""
+    limits = Connections()
+    for flag, default, what in (
+        (
+            "--http-header-seconds",
+            limits.http_header_seconds,
+            "an HTTP connection's request head (HTTP/2: its first request) must arrive within "
+            "this long of opening, and a body within this long of its head",
+        ),
+        (
+            "--http-idle-seconds",
+            limits.http_idle_seconds,
+            "an HTTP connection with no request in flight is closed after this long",
+        ),
+        (
+            "--grpc-handshake-seconds",
+            limits.grpc_handshake_seconds,
+            "a gRPC connection's HTTP/2 handshake must end within this long",
+        ),
+        (
+            "--grpc-idle-seconds",
+            limits.grpc_idle_seconds,
+            "a gRPC connection without a call for this long is closed (GOAWAY)",
+        ),
+        (
+            "--grpc-max-connection-age-seconds",
+            limits.grpc_age_seconds,
+            "a gRPC connection is sent GOAWAY after this long (+ up to 10 %%)",
+        ),
+        (
+            "--grpc-max-connection-age-grace-seconds",
+            limits.grpc_age_grace_seconds,
+            "then its calls have this long to end; streams still open end UNAVAILABLE and resume",
+        ),
+        (
+            "--grpc-keepalive-seconds",
+            limits.grpc_keepalive_seconds,
+            "the server pings a gRPC connection silent this long, and drops it when no answer "
+            "comes",
+        ),
+        (
+            "--grpc-min-ping-seconds",
+            limits.grpc_min_ping_seconds,
+            "a gRPC client may ping at most this often; more often, it is sent away",
+        ),
+    ):
+        _env_flag(serving, flag, type=float, default=default, help=f"{what} (0 = no limit)")
+
+
 def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
     """The players' flags of ``serve``; None (after saying why) when a key file cannot
     serve, so a misconfigured server never starts accepting nobody or anybody."""
@@ -511,9 +623,15 @@ def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
             calls_per_minute=args.player_calls_per_minute,
             registrations_per_minute=args.registrations_per_minute,
             platform_namespace=args.platform_namespace,
+            per_address=AddressLimits(
+                claim_attempts_per_minute=args.address_claim_attempts_per_minute,
+                games_created_per_minute=args.address_games_per_minute,
+                registrations_per_minute=args.address_registrations_per_minute,
+                reads_per_minute=args.address_reads_per_minute,
+            ),
         )
     except ValueError as error:
-        print(f"referee serve: --platform-namespace: {error}", file=sys.stderr)
+        print(f"referee serve: {error}", file=sys.stderr)
         return None
 
 

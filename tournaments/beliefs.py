@@ -5,7 +5,7 @@
 For POSITIONS (default 40) positions of heuristic play (4-11 steps into a two-seat game),
 samples WORLDS (default 30) worlds from seat 0's knowledge and prints, by the number of
 seat 1's last four decisions the heuristic would have made otherwise in the world
-(``referee.engine.beliefs.surprises``), how many worlds had that count and the mean share of
+(``referee.search.beliefs.surprises``), how many worlds had that count and the mean share of
 seat 1's true hand that those worlds give it. A weight on worlds by that count
 (``ismcts.Settings.infer``) can only help if the share falls as the count rises
 (docs/performance.md, "Worlds weighed by the others' moves").
@@ -16,10 +16,10 @@ from __future__ import annotations
 import statistics
 import sys
 
-from referee.engine.beliefs import surprises
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import knowledge_of, sample_world
+from referee.search.beliefs import surprises
+from referee.search.worlds import knowledge_of, sample_world
 
 
 def main() -> None:

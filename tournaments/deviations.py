@@ -22,10 +22,10 @@ from typing import Any
 
 from duel import GAMES, assigned, interval
 
-from referee.engine import ismcts
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import Chance, knowledge_of
+from referee.search import ismcts
+from referee.search.worlds import Chance, knowledge_of
 
 
 def finish(table: Table[Any], players: int) -> dict[int, float]:

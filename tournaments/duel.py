@@ -38,11 +38,11 @@ import random
 import time
 
 from referee.bots import SearchStrategy
-from referee.engine import ismcts
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import Knowledge, knowledge_of
 from referee.games.sleeping_queens.model import CardsDrawn, QueensLaid
+from referee.search import ismcts
+from referee.search.worlds import Knowledge, knowledge_of
 
 #: The tournaments' options (tournaments/search-*.yaml).
 GAMES = {

@@ -19,10 +19,10 @@ import time
 
 from duel import GAMES
 
-from referee.engine import ismcts
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import Chance, knowledge_of
+from referee.search import ismcts
+from referee.search.worlds import Chance, knowledge_of
 
 
 def main() -> None:

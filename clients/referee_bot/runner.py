@@ -78,6 +78,25 @@ class BotError(RuntimeError):
     """A seat could not go on playing (an unexpected error from the server)."""
 
 
+def retry_delay(error: grpc.RpcError) -> float | None:
+    """The seconds the server asks to wait before calling again (``google.rpc.RetryInfo``,
+    sent with a limit of calls a minute), or None when it sent none."""
+    if not isinstance(error, grpc.Call):
+        return None
+    try:
+        from google.rpc import error_details_pb2
+        from grpc_status import rpc_status
+
+        status = rpc_status.from_call(error)
+    except Exception:  # details are optional; a bad trailer means no hint
+        return None
+    for detail in status.details if status is not None else ():
+        retry = error_details_pb2.RetryInfo()
+        if detail.Unpack(retry):
+            return float(retry.retry_delay.ToNanoseconds()) / 1e9
+    return None
+
+
 def describe_rpc_error(error: grpc.RpcError) -> str:
     """``CODE: message`` plus the rule id / field / precondition from the ``google.rpc``
     details when the server sent them."""

@@ -1,12 +1,12 @@
 """Worlds for bots over the wire: the seat's knowledge rebuilt from its stream, and the
-library's sampler on it (:mod:`referee.engine.worlds`).
+library's sampler on it (:mod:`referee.search.worlds`).
 
 A search bot (ISMCTS, PIMC) needs complete states its seat cannot tell from the real one.
 Everything the sampler needs is what the seat's stream carried: its redacted events (every
 ``StreamGameResponse.event``, or ``.events`` of a batched stream, or ``GameUpdate.events`` of
 the player stream) and its latest view; plus the public setup (the game's type, seat count
 and options, from ``GetGame`` or the ``GameSummary``). :class:`SeatKnowledge` collects them
-message by message; :meth:`SeatKnowledge.sample` returns a :class:`~referee.engine.worlds.World`
+message by message; :meth:`SeatKnowledge.sample` returns a :class:`~referee.search.worlds.World`
 whose ``table()`` a bot can search on in-process::
 
     known = SeatKnowledge(options=summary.options)
@@ -24,7 +24,7 @@ from typing import Any
 
 from referee.codec import event_from_proto, view_from_proto
 from referee.engine.table import View
-from referee.engine.worlds import Knowledge, World, sample_world
+from referee.search.worlds import Knowledge, World, sample_world
 from referee.v1 import referee_pb2
 
 

@@ -10,7 +10,8 @@
 
 and as a player (:mod:`referee_cli.lobby`): ``register`` (a name, on a server with open
 registration), ``whoami``, ``lobby``, ``join`` (a join link, an open or reserved seat, or back
-to a held seat), ``challenge``, ``challenges``, ``accept``, ``decline``, ``pair``, ``resign``.
+to a held seat), ``challenge``, ``challenges``, ``accept``, ``decline``, ``pair``, ``resign``,
+``ratings`` (a player's ratings, absences included, or a game's leaderboard).
 
 The bots of ``new`` are ``referee-bot play`` processes of their own, so they outlive the CLI.
 A background thread reads the game's stream (resuming after drops) into a queue; the main

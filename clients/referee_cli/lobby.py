@@ -1,6 +1,6 @@
 """The player subcommands of ``referee-cli`` (see :mod:`referee_cli.player` for the flows):
 ``register``, ``whoami``, ``lobby``, ``join``, ``challenge``, ``challenges``, ``bots``,
-``accept``, ``decline``, ``pair``, ``resign``.
+``accept``, ``decline``, ``pair``, ``resign``, ``ratings``.
 
 Each one that ends at a seat plays it with the ``follow`` function it is given (the app's
 :func:`~referee_cli.app.follow_game`): passed in, so this module never imports the app that
@@ -30,6 +30,7 @@ from referee_cli.player import (
     holders_text,
     metadata,
     parse_join,
+    rating_text,
     terms_of,
     terms_text,
     who,
@@ -428,6 +429,25 @@ def cmd_resign(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) 
     return 0
 
 
+def cmd_ratings(stub: Stub, term: Any, args: argparse.Namespace, follow: Follow) -> int:
+    """A player's ratings (yours when signed in and no name is given), or with ``--game``
+    and no name that game's leaderboard: each with its rated games, and how many of them the
+    player left early (resigned, forfeited, abandoned) or never came to (absent)."""
+    if args.name or not args.game:
+        request = referee_pb2.GetRatingsRequest(player=args.name or "")
+        call = {} if args.name else {"metadata": metadata(credential(args, term))}
+        ratings = stub.GetRatings(request, timeout=30, **call).ratings
+        shown = [r for r in ratings if not args.game or r.game_type == args.game]
+    else:
+        board = referee_pb2.GetLeaderboardRequest(game_type=args.game, limit=args.limit)
+        shown = list(stub.GetLeaderboard(board, timeout=30).ratings)
+    if not shown:
+        term.say("No rated games yet.")
+    for rating in shown:
+        term.say(rating_text(rating))
+    return 0
+
+
 COMMANDS = {
     "register": cmd_register,
     "whoami": cmd_whoami,
@@ -440,6 +460,7 @@ COMMANDS = {
     "decline": cmd_decline,
     "pair": cmd_pair,
     "resign": cmd_resign,
+    "ratings": cmd_ratings,
 }
 
 
@@ -513,6 +534,17 @@ def add_parsers(commands: Any, with_server: Callable[[Any], argparse.ArgumentPar
 
     pair = signed_in(commands.add_parser("pair", help="be paired for a game, then play"))
     with_terms(pair)
+
+    ratings = signed_in(
+        commands.add_parser(
+            "ratings", help="a player's ratings, or a game's leaderboard (--game): with absences"
+        )
+    )
+    ratings.add_argument("name", nargs="?", help="the player (default: you)")
+    ratings.add_argument(
+        "--game", help=f"only this game type id (no name: its leaderboard): {games}"
+    )
+    ratings.add_argument("--limit", type=int, default=20, help="leaderboard rows (default: 20)")
 
     resign = signed_in(commands.add_parser("resign", help="resign a seat"))
     resign.add_argument("--game-id", required=True, help="the game's id")

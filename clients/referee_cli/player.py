@@ -236,6 +236,22 @@ def terms_text(terms: referee_pb2.GameTerms) -> str:
     return ", ".join(parts)
 
 
+def rating_text(rating: referee_pb2.Rating) -> str:
+    """One rating as ``referee-cli ratings`` shows it: the ordinal leaderboards sort by, then
+    how many rated games, and how many of them the player left early or never came to.
+
+    >>> rating = referee_pb2.Rating(player="ann", game_type="sleeping-queens", mu=25.0,
+    ...     sigma=8.0, ordinal=1.0, games=5, left_early=2, absences=1)
+    >>> rating_text(rating)
+    'ann  sleeping-queens  1.00 (mu 25.0, sigma 8.0)  5 games: 2 left early, 1 absent'
+    """
+    left = f"{rating.left_early} left early, {rating.absences} absent"
+    return (
+        f"{rating.player}  {rating.game_type}  {rating.ordinal:.2f} "
+        f"(mu {rating.mu:.1f}, sigma {rating.sigma:.1f})  {rating.games} games: {left}"
+    )
+
+
 def _until(unix_ms: int) -> str:
     return datetime.datetime.fromtimestamp(unix_ms / 1000).strftime("%H:%M:%S")
 

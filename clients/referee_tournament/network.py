@@ -38,7 +38,7 @@ from typing import Any
 import grpc
 
 from referee.v1 import referee_pb2, referee_pb2_grpc
-from referee_bot.runner import BotError, GameStream, describe_rpc_error, settled
+from referee_bot.runner import BotError, GameStream, describe_rpc_error, retry_delay, settled
 from referee_tournament.config import TournamentConfig
 from referee_tournament.processes import (
     POLL,
@@ -66,6 +66,9 @@ from referee_tournament.verifying import reveal, verify
 
 #: Longest reason the referee takes for a removed seat (it is public, in the log).
 REASON_LENGTH = 300
+#: Longest a game's creation waits out the referee's limit of games an address creates a
+#: minute (a referee run by others may keep it; the runner's own embedded one does not).
+CREATE_PATIENCE = 300.0
 
 
 class NetworkRunner:
@@ -172,7 +175,7 @@ class NetworkRunner:
         offline = self.offline(list(remote_seats(self.config, spec).values()))
         remote = reserve_seats(self.config, spec, request, offline, final=final)
         try:
-            created = self.stub.CreateGame(request, timeout=30)
+            created = self._create(request)
         except grpc.RpcError as error:
             detail = f"CreateGame: {describe_rpc_error(error)}"
             return GameRecord(spec=spec, status="failed", detail=detail), {}
@@ -184,6 +187,19 @@ class NetworkRunner:
             return game.run()
         finally:
             game.cleanup()
+
+    def _create(self, request: referee_pb2.CreateGameRequest) -> Any:
+        """CreateGame, waiting as long as the referee asks when it limits the games one
+        address creates a minute (``RetryInfo``), for at most :data:`CREATE_PATIENCE` s."""
+        deadline = time.monotonic() + CREATE_PATIENCE
+        while True:
+            try:
+                return self.stub.CreateGame(request, timeout=30)
+            except grpc.RpcError as error:
+                delay = retry_delay(error)
+                if delay is None or time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay)
 
 
 class _Game:

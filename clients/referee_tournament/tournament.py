@@ -101,9 +101,12 @@ def embedded_server(*, registration: bool = False) -> Iterator[str]:
     import logging
 
     from referee.application.players.accounts import PlayerSettings
+    from referee.application.tables.limits import AddressLimits
     from referee.server.app import configure_logging, running_server
 
-    players = PlayerSettings(open_registration=registration)
+    # The runner is this server's one client: no per-address limit on it.
+    unlimited = AddressLimits(0, 0, 0, 0)
+    players = PlayerSettings(open_registration=registration, per_address=unlimited)
     with running_server(store="memory:", players=players) as server:
         configure_logging(logging.WARNING)
         yield str(server.address)

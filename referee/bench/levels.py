@@ -50,7 +50,7 @@ from referee.application.house import levels as house
 from referee.application.house.levels import LEVELS, Level
 from referee.bench.intervals import bootstrap_mean, wilson
 from referee.engine.table import Table
-from referee.engine.worlds import knowledge_of
+from referee.search.worlds import knowledge_of
 
 #: The games as measured: seats and options (the fewest seats, one round or hand).
 GAMES: dict[str, tuple[int, dict[str, str]]] = {

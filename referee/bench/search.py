@@ -41,7 +41,7 @@ import numpy as np
 
 from referee import rl
 from referee.bench import engine, peers
-from referee.engine.search import SearchTable
+from referee.engine.search_table import SearchTable
 from referee.engine.table import Table
 from referee.rl.aec import RefereeAECEnv
 

@@ -16,7 +16,7 @@ from referee.engine.game import (
     SetupRefused,
 )
 from referee.engine.registry import all_games, get_game, register
-from referee.engine.search import SearchTable
+from referee.engine.search_table import SearchTable
 from referee.engine.table import Table, View
 from referee.engine.table_events import TableEvent, TableSettings
 

@@ -24,9 +24,9 @@ by name in the package (:func:`game_module`), so nothing outside the package nam
     seat's view in the game's words. A game without one sends no lines.
 
 ``worlds``
-    The game's world sampler (:data:`referee.engine.worlds.MODULE`): ``sample(knowledge,
+    The game's world sampler (:data:`referee.search.worlds.MODULE`): ``sample(knowledge,
     config, rng)``, the seat's events with their hidden parts filled in; found by
-    :func:`referee.engine.worlds.sample_world`.
+    :func:`referee.search.worlds.sample_world`.
 
 Other packages may look up modules of their own by name the same way (``game_module(type_id,
 "board")``).

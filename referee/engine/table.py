@@ -53,7 +53,7 @@ from referee.engine.openings import (
 )
 from referee.engine.outcomes import Ranking, SeatLeft, SeatOutcome
 from referee.engine.registry import get_game
-from referee.engine.search import SearchTable
+from referee.engine.search_table import SearchTable
 from referee.engine.table_events import (
     DefaultPlayed,
     EventLimitReached,
@@ -530,10 +530,10 @@ class Table(SeatsLeaving, Generic[StateT]):
         redact = self.redact
         return [redact(event, viewer) for event in self.log[start:]]
 
-    # --- copies and search (issue 22 section 2; referee/engine/search.py) -----------------
+    # --- copies and search (issue 22 section 2; referee/engine/search_table.py) -----------------
 
     def fork(self) -> SearchTable[StateT]:
-        """A :class:`~referee.engine.search.SearchTable` in this position, for search: its
+        """A :class:`~referee.engine.search_table.SearchTable` in this position, for search: its
         state is copied once (this table goes on changing its own in place), the log is not;
         then step, undo and fork it in microseconds. Nothing it does changes this table."""
         status = self.status

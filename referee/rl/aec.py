@@ -39,13 +39,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from referee.engine import Table, View
-from referee.engine.worlds import World
 from referee.rl.copies import copy_episode, copy_spaces
 from referee.rl.core import Mask, Observation
 from referee.rl.games import GameSpec, default_players, spec
 from referee.rl.infostate import HistoryKeeper
 from referee.rl.text import render_text
 from referee.rl.worlds import seat_world
+from referee.search.worlds import World
 
 ObsDict = dict[str, Any]
 

@@ -45,7 +45,6 @@ import numpy as np
 from gymnasium import spaces
 
 from referee.engine import Table
-from referee.engine.worlds import World
 from referee.rl.aec import ObsDict, PrivilegedAccessWarning, observation_space, observe
 from referee.rl.copies import copy_episode, copy_space
 from referee.rl.core import Observation
@@ -54,6 +53,7 @@ from referee.rl.infostate import HistoryKeeper
 from referee.rl.players import Player, PlayerSpec, expand, make_player
 from referee.rl.text import render_text
 from referee.rl.worlds import seat_world
+from referee.search.worlds import World
 
 #: The one action the terminal observation's mask marks (see the module).
 TERMINAL_ACTION = 0

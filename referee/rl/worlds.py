@@ -1,5 +1,5 @@
 """Worlds for search agents: a world the environment's seat could be in, sampled from what that
-seat received only (its redacted events and its view, :mod:`referee.engine.worlds`), never
+seat received only (its redacted events and its view, :mod:`referee.search.worlds`), never
 from the environment's true table. The environments' ``sample_world`` methods call this.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from referee.engine.table import Table
-from referee.engine.worlds import World, knowledge_of, sample_world
+from referee.search.worlds import World, knowledge_of, sample_world
 
 
 def seat_world(table: Table[Any], seat: int, seed: bytes | int | str, check: bool = False) -> World:

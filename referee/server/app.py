@@ -25,7 +25,9 @@ from referee.application.house.levels import parse_levels
 from referee.application.players.accounts import PlayerSettings
 from referee.application.tables.errors import stopping as shutting_down
 from referee.metrics import SERVICE, Metrics
+from referee.server.addresses import TrustedProxies
 from referee.server.banner import start_banner
+from referee.server.connections import Connections
 from referee.server.http import WEB_ROOT, HttpApp, HttpServer
 from referee.server.service import RefereeCore
 from referee.server.wire import add_referee_service
@@ -48,8 +50,13 @@ class ServerConfig:
     #: Folder of the built web client served at the HTTP port's "/" (default clients/web/dist).
     web_root: str | None = None
     limits: Limits = field(default_factory=Limits)
-    #: Registration, the platform whose signed tokens are accepted, calls per minute.
+    #: Registration, the platform whose signed tokens are accepted, calls per minute (per
+    #: player, and per client address for calls without a player).
     players: PlayerSettings = field(default_factory=PlayerSettings)
+    #: Proxies (addresses or CIDR networks) whose forwarded client address is believed.
+    trusted_proxies: tuple[str, ...] = ()
+    #: How long a connection may take to ask, sit idle, and live, on both ports.
+    connections: Connections = field(default_factory=Connections)
     max_message_bytes: int = 4 * 1024 * 1024
     grace_seconds: float = 5.0
     #: At shutdown, after health turns NOT_SERVING, keep serving until no call has arrived
@@ -173,9 +180,10 @@ class RefereeServer:
             ("grpc.so_reuseport", 0),
             ("grpc.server.max_pending_requests", config.max_pending_calls),
             ("grpc.server.max_pending_requests_hard_limit", config.max_pending_calls),
+            *config.connections.grpc_options(),
         ]
         self.server = grpc.aio.server(options=options)
-        self.core = RefereeCore(self.referee, self.metrics)
+        self.core = RefereeCore(self.referee, self.metrics, TrustedProxies(config.trusted_proxies))
         add_referee_service(self.core, self.server)
         self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
@@ -202,8 +210,9 @@ class RefereeServer:
                 cors_origins=config.cors_origins,
                 read_max_bytes=config.max_message_bytes,
                 web_root=Path(config.web_root) if config.web_root else WEB_ROOT,
+                body_seconds=config.connections.http_header_seconds,
             )
-            self.http = HttpServer(app, config.http, config.grace_seconds)
+            self.http = HttpServer(app, config.http, config.grace_seconds, config.connections)
 
     @property
     def address(self) -> str:

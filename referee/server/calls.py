@@ -24,18 +24,21 @@ class Caller:
     ``authorization: Bearer <token>`` metadata (gRPC) or header (HTTP); ``""`` when none
     (seat and organiser tokens travel in the request itself). The calls resolve it to a
     player only when they need one, so a bad credential never fails a seat-token call that
-    does not use it."""
+    does not use it. ``address``: the client's address as its transport found it (see
+    :mod:`referee.server.addresses`; ``""``: none, an in-process call), which the calls no
+    player is counted for are counted against."""
 
     credential: str = ""
+    address: str = ""
 
     @classmethod
-    def from_authorization(cls, value: str) -> Caller:
+    def from_authorization(cls, value: str, address: str = "") -> Caller:
         """From an ``authorization`` value: the token after ``Bearer`` (any case); a value
         without that scheme is kept whole, so the call refuses it with a reason."""
         scheme, _, token = value.strip().partition(" ")
         if scheme.lower() == "bearer":
-            return cls(token.strip())
-        return cls(value.strip())
+            return cls(token.strip(), address)
+        return cls(value.strip(), address)
 
 
 #: A call without a credential.

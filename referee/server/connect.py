@@ -252,13 +252,26 @@ def _text_decode(body: bytes) -> bytes:
 class RpcHandler:
     """Answers ``POST /referee.v1.RefereeService/<Method>`` (see the module's docstring)."""
 
-    def __init__(self, core: RefereeCore, read_max_bytes: int | None) -> None:
+    def __init__(
+        self, core: RefereeCore, read_max_bytes: int | None, body_seconds: float = 0.0
+    ) -> None:
         self.core = core
         self.limit = read_max_bytes or 4 * 1024 * 1024
+        #: A request's body must be in within this long of its head (0: no limit).
+        self.body_seconds = body_seconds
         self.refused = core.metrics.http_refused
 
     async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        peer = scope.get("client")
+        caller = Caller.from_authorization(
+            headers.get("authorization", ""),
+            self.core.proxies.client(
+                str(peer[0]) if peer else "",
+                headers.get("x-forwarded-for", ""),
+                headers.get("x-real-ip", ""),
+            ),
+        )
         name = scope["path"][len(SERVICE) + 2 :]
         method = METHODS.get(name)
         if method is None or not scope["path"].startswith(f"/{SERVICE}/"):
@@ -301,9 +314,9 @@ class RpcHandler:
                 errors.code_name(errors.status_code(request.error)), request.what
             ).inc()
         if not framing.enveloped:
-            await self._connect_unary(method, request, framing, headers, send)
+            await self._connect_unary(method, request, framing, headers, caller, send)
         else:
-            await self._enveloped(method, request, framing, headers, receive, send)
+            await self._enveloped(method, request, framing, headers, caller, receive, send)
 
     async def _refuse(
         self,
@@ -337,20 +350,17 @@ class RpcHandler:
             room = room * 4 // 3 + 8
         elif not framing.enveloped and headers.get("content-encoding", "identity") != "identity":
             room = self.limit  # compressed: the limit applies after inflating, below
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                return Refused(bad_request("request", "the client went away"), "disconnect")
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > room:
-                return Refused(exhausted("request bytes", self.limit), "too_large")
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        body = b"".join(chunks)
+        try:
+            async with asyncio.timeout(self.body_seconds or None):
+                read = await self._body(receive, room)
+        except TimeoutError:
+            return Refused(
+                bad_request("request", f"the body did not arrive within {self.body_seconds:g} s"),
+                "slow_body",
+            )
+        if isinstance(read, Refused):
+            return read
+        body = read
         try:
             if framing.protocol == "grpc-web-text":
                 body = _text_decode(body)
@@ -367,6 +377,22 @@ class RpcHandler:
             return bad.refused
         return decode(method, data, framing.json)
 
+    async def _body(self, receive: Receive, room: int) -> bytes | Refused:
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return Refused(bad_request("request", "the client went away"), "disconnect")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > room:
+                return Refused(exhausted("request bytes", self.limit), "too_large")
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        return b"".join(chunks)
+
     def _encode(self, method: Method, framing: Framing, data: Message | bytes) -> bytes:
         if framing.json:
             message = method.output.FromString(data) if isinstance(data, bytes) else data
@@ -379,11 +405,12 @@ class RpcHandler:
         request: Message | Refused,
         framing: Framing,
         headers: dict[str, str],
+        caller: Caller,
         send: Send,
     ) -> None:
         kind = b"application/json" if framing.json else b"application/proto"
         try:
-            response = await self.core.unary(method.name, request, _caller(headers))
+            response = await self.core.unary(method.name, request, caller)
         except RefereeError as error:
             status = errors.to_status(error)
             body = json.dumps(connect_error(status)).encode()
@@ -410,6 +437,7 @@ class RpcHandler:
         request: Message | Refused,
         framing: Framing,
         headers: dict[str, str],
+        caller: Caller,
         receive: Receive,
         send: Send,
     ) -> None:
@@ -439,9 +467,9 @@ class RpcHandler:
         status: status_pb2.Status | None = None
         try:
             if method.streaming:
-                await self._run_stream(method, request, write, receive, _caller(headers))
+                await self._run_stream(method, request, write, receive, caller)
             else:
-                await write(await self.core.unary(method.name, request, _caller(headers)))
+                await write(await self.core.unary(method.name, request, caller))
         except RefereeError as error:
             status = errors.to_status(error)
         except _HungUp:
@@ -492,11 +520,6 @@ class RpcHandler:
             streaming.result()  # OK, or the RefereeError it ended with
         else:
             raise _HungUp
-
-
-def _caller(headers: dict[str, str]) -> Caller:
-    """The request's ``authorization`` header, as a :class:`Caller`."""
-    return Caller.from_authorization(headers.get("authorization", ""))
 
 
 class _HungUp(Exception):

@@ -15,6 +15,7 @@ unless listed (``--http-cors-origin``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import logging
 import mimetypes
@@ -25,10 +26,15 @@ from pathlib import Path
 from typing import Any
 
 import hypercorn.asyncio
+import hypercorn.asyncio.tcp_server
 import hypercorn.config
+from hypercorn.events import Closed, Event, Updated
+from hypercorn.protocol import ProtocolWrapper
+from hypercorn.protocol.h2 import H2Protocol
 
 from referee.metrics import SERVICE
 from referee.server.connect import RpcHandler
+from referee.server.connections import Connections
 from referee.server.service import RefereeCore
 
 #: The web client's build, next to the sources (``make web``).
@@ -66,8 +72,9 @@ class HttpApp:
         cors_origins: Iterable[str] = (),
         read_max_bytes: int | None = None,
         web_root: Path | None = WEB_ROOT,
+        body_seconds: float = 0.0,
     ) -> None:
-        self.rpc = RpcHandler(core, read_max_bytes)
+        self.rpc = RpcHandler(core, read_max_bytes, body_seconds)
         self.cors_origins = frozenset(cors_origins)
         self.web_root = web_root.resolve() if web_root else None
         self._gzipped: dict[tuple[Path, int], bytes] = {}
@@ -178,6 +185,77 @@ async def _plain(
     await send({"type": "http.response.body", "body": body})
 
 
+class _Config(hypercorn.config.Config):
+    #: A request's head must be in within this long of the connection's start (None: no limit).
+    header_seconds: float | None = None
+
+
+class _HeaderDeadline(ProtocolWrapper):
+    """Hypercorn's connection, closed when no whole request head has come in within the
+    header limit of its start, or of its switch to HTTP/2 (prior knowledge: the ``PRI``
+    preface reads as a request head, after which Hypercorn would wait for the first
+    stream without any limit). Between requests Hypercorn's own keep-alive limit holds."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._close_connection = self.send
+        self._deadline: asyncio.Task[None] | None = None
+        self._seconds: float | None = getattr(self.config, "header_seconds", None)
+        if self._seconds is not None:
+            self.send = self._watched
+            self.protocol.send = self._watched
+
+    async def initiate(self) -> None:
+        await super().initiate()
+        self._arm()
+
+    async def handle(self, event: Event) -> None:
+        if isinstance(event, Closed):  # the client went away
+            self._disarm()
+        before = self.protocol
+        await super().handle(event)
+        now = self.protocol
+        if now is not before and isinstance(now, H2Protocol) and not now.streams:
+            self._arm()  # the preface is in; the first request's HEADERS must follow
+
+    async def _watched(self, event: Event) -> None:
+        if (isinstance(event, Updated) and not event.idle) or isinstance(event, Closed):
+            self._disarm()
+        await self._close_connection(event)
+
+    def _arm(self) -> None:
+        self._disarm()
+        if self._seconds is not None:
+            self._deadline = asyncio.ensure_future(self._expire(self._seconds))
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    async def _expire(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        self._deadline = None
+        with contextlib.suppress(Exception):
+            await self._close_connection(Closed())
+
+
+# Hypercorn makes each connection's protocol by this name; the deadline acts only on servers
+# configured by :func:`hypercorn_config`.
+hypercorn.asyncio.tcp_server.ProtocolWrapper = _HeaderDeadline  # type: ignore[attr-defined]
+
+
+def hypercorn_config(connections: Connections) -> hypercorn.config.Config:
+    """A Hypercorn configuration with the HTTP port's connection limits (the rest as
+    Hypercorn's)."""
+    config = _Config()
+    config.header_seconds = connections.http_header_seconds or None
+    # Hypercorn closes a connection idle this long, its first request's head not in yet
+    # included; with no idle limit, a day (it has no "never").
+    config.keep_alive_timeout = connections.http_idle_seconds or 86_400.0
+    return config
+
+
 class HttpServer:
     """Hypercorn serving :class:`HttpApp` inside the referee's own event loop (no signal
     handlers of its own: the referee process handles SIGTERM and stops it).
@@ -187,7 +265,13 @@ class HttpServer:
     HTTP/1.1 ``Upgrade: h2c``; a browser speaks HTTP/1.1 to it, or HTTP/2 through a TLS proxy
     (docs/operations.md). Many streams of one client then share one connection."""
 
-    def __init__(self, app: HttpApp, listen: str, grace_seconds: float) -> None:
+    def __init__(
+        self,
+        app: HttpApp,
+        listen: str,
+        grace_seconds: float,
+        connections: Connections | None = None,
+    ) -> None:
         host, port = listen.rsplit(":", 1)
         self.app = app
         bare = host.strip("[]")
@@ -202,7 +286,7 @@ class HttpServer:
         self.socket.setblocking(False)
         self.host = host
         self.port: int = self.socket.getsockname()[1]
-        self.config = hypercorn.config.Config()
+        self.config = hypercorn_config(connections or Connections())
         self.config.accesslog = None
         self.config.errorlog = logging.getLogger("referee.http")
         self.config.loglevel = "WARNING"

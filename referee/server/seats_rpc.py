@@ -15,6 +15,7 @@ from referee.application.players.accounts import Players
 from referee.application.players.seating import Seating
 from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import bad_request
+from referee.application.tables.limits import CLAIM_ATTEMPTS
 from referee.application.tables.organiser import Organiser
 from referee.server import convert
 from referee.server.calls import Caller
@@ -35,9 +36,16 @@ class SeatCalls:
         # it is sent); without one it is required, and a bad one is refused either way.
         principal = await self.players.optional(caller.credential)
         seat = request.seat if request.HasField("seat") else None
+        # Claim codes are guessed by address, whoever signs in: each attempt counts, and a
+        # right code gives its count back.
+        limits = self.players.limits
+        if request.claim_code:
+            limits.address(caller.address, CLAIM_ATTEMPTS)
         claimed = await self.seating.claim(
             request.game_id, principal, seat, request.claim_code, check_only=request.check_only
         )
+        if request.claim_code:
+            limits.give_back(caller.address, CLAIM_ATTEMPTS)
         return convert.claimed_to_proto(claimed)
 
     async def Resign(self, request: pb.ResignRequest, caller: Caller) -> pb.ResignResponse:

@@ -32,9 +32,11 @@ from referee import codec
 from referee.application import PlayerSeat, Referee, RefereeError, Update
 from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import Kind, bad_request, clip
+from referee.application.tables.limits import GAMES_CREATED, READS, REGISTRATIONS, CallLimits
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors, pages
+from referee.server.addresses import TrustedProxies
 from referee.server.calls import ANONYMOUS, Caller, Refused, Write
 from referee.server.lobby_rpc import LobbyCalls
 from referee.server.players_rpc import PlayerCalls
@@ -79,6 +81,27 @@ def _methods() -> dict[str, Method]:
 #: Every RPC of ``referee.v1.RefereeService``, by name.
 METHODS = _methods()
 
+#: The unary RPCs counted against the caller's address when no player is counted for them
+#: (:class:`~referee.application.tables.limits.AddressLimits`), by the kind they count as. A
+#: call carrying a seat or organiser token is that seat's or organiser's, not counted.
+BY_ADDRESS = {
+    "CreateGame": GAMES_CREATED,
+    "Register": REGISTRATIONS,
+    **dict.fromkeys(
+        (
+            "ListGameTypes",
+            "GetGame",
+            "ListGames",
+            "GetView",
+            "ListLobby",
+            "GetRatings",
+            "GetLeaderboard",
+            "GetPresence",
+        ),
+        READS,
+    ),
+}
+
 
 def decode(method: Method, data: bytes, json: bool = False) -> Message | Refused:
     """The request message in ``data`` (binary protobuf, or protobuf JSON)."""
@@ -113,6 +136,11 @@ class Arrivals:
         self.count = 0
 
 
+def _has_token(request: Message | Refused) -> bool:
+    """The request carries a seat's or the organiser's token."""
+    return bool(getattr(request, "seat_token", "") or getattr(request, "organiser_token", ""))
+
+
 def _as_seat(request: pb.GetViewRequest | pb.StreamGameRequest) -> int | None:
     return request.as_seat if request.HasField("as_seat") else None
 
@@ -130,9 +158,13 @@ class RefereeCore:
     :mod:`~referee.server.lobby_rpc`, :mod:`~referee.server.session_rpc`). Each takes the
     request and the :class:`Caller` (a stream also its ``write``)."""
 
-    def __init__(self, referee: Referee, metrics: Metrics) -> None:
+    def __init__(
+        self, referee: Referee, metrics: Metrics, proxies: TrustedProxies | None = None
+    ) -> None:
         self.referee = referee
         self.metrics = metrics
+        #: The proxies whose forwarded client addresses the transports believe.
+        self.proxies = proxies or TrustedProxies()
         self.arrivals = Arrivals()
         #: Whether the per-command lines are written (``--log-level debug``), as logging was
         #: configured when the service was made: at info level a command builds none.
@@ -155,7 +187,10 @@ class RefereeCore:
         """Call the unary RPC ``name``: its response message, or its serialized bytes when
         they exist already (SubmitCommand's view); raises the :class:`RefereeError` it refuses
         with."""
-        with _Measured(self, "unary", name, request):
+        with _Measured(self, "unary", name, request), CallLimits.one_call():
+            kind = BY_ADDRESS.get(name)
+            if kind is not None and not _has_token(request):
+                await self.referee.players.count(caller.credential, caller.address, kind)
             response: Message | bytes = await self.rpcs[name](request, caller)
         return response
 

@@ -24,6 +24,7 @@ from grpc_status import rpc_status
 
 from referee.application.tables.errors import RefereeError
 from referee.server import errors
+from referee.server.addresses import TrustedProxies, grpc_peer
 from referee.server.calls import Caller, Refused
 from referee.server.service import METHODS, Method, RefereeCore, decode
 from referee.v1 import referee_pb2
@@ -39,12 +40,16 @@ def _serialize(message: Message | bytes) -> bytes:
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
-def caller_of(context: Context) -> Caller:
-    """The call's ``authorization`` metadata, as a :class:`Caller`."""
+def caller_of(context: Context, proxies: TrustedProxies) -> Caller:
+    """The call's ``authorization`` metadata and its client's address, as a :class:`Caller`."""
+    found = {"authorization": "", "x-forwarded-for": "", "x-real-ip": ""}
     for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str):
-            return Caller.from_authorization(value)
-    return Caller()
+        if key in found and not found[key] and isinstance(value, str):
+            found[key] = value
+    address = proxies.client(
+        grpc_peer(context.peer() or ""), found["x-forwarded-for"], found["x-real-ip"]
+    )
+    return Caller.from_authorization(found["authorization"], address)
 
 
 async def _abort(context: Context, error: RefereeError) -> None:
@@ -54,7 +59,7 @@ async def _abort(context: Context, error: RefereeError) -> None:
 def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message | bytes]]:
     async def handle(request: Message | Refused, context: Context) -> Message | bytes:
         try:
-            return await core.unary(name, request, caller_of(context))
+            return await core.unary(name, request, caller_of(context, core.proxies))
         except RefereeError as error:
             await _abort(context, error)
             raise  # unreachable: abort raises
@@ -65,7 +70,7 @@ def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[M
 def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(request: Message | Refused, context: Context) -> None:
         try:
-            await core.stream(name, request, context.write, caller_of(context))
+            await core.stream(name, request, context.write, caller_of(context, core.proxies))
         except RefereeError as error:
             # The fan-out has freed the stream (its slot) already: to a stalled client the
             # status goes out only when it reads again.
@@ -77,7 +82,7 @@ def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[
 def _duplex(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(requests: AsyncIterator[Message | Refused], context: Context) -> None:
         try:
-            await core.duplex(name, requests, context.write, caller_of(context))
+            await core.duplex(name, requests, context.write, caller_of(context, core.proxies))
         except RefereeError as error:
             await _abort(context, error)
 

@@ -17,7 +17,7 @@ from referee.application import Referee
 from referee.application.house import levels
 from referee.application.house.levels import LEVELS, Level
 from referee.engine import Table, all_games
-from referee.engine.worlds import Knowledge
+from referee.search.worlds import Knowledge
 from tests.application.seating_support import account, seats
 from tests.application.support import run, until
 from tests.application.test_house_bots import play_as

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from referee.application.house import levels
 from referee.engine import Table, all_games, get_game
-from referee.engine.worlds import Knowledge, sample_world
+from referee.search.worlds import Knowledge, sample_world
 
 GAMES = sorted(g.info.type_id for g in all_games())
 PROPERTY = settings(
@@ -131,5 +131,5 @@ def test_the_deciding_module_reads_views_not_tables_or_states() -> None:
         "typing",
         "referee.bots",
         "referee.engine",
-        "referee.engine.worlds",
+        "referee.search.worlds",
     }

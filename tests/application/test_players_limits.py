@@ -1,5 +1,6 @@
 """Calls per minute per player (issue 20, section 7): a token bucket per player name; past it,
-RESOURCE_EXHAUSTED with a retry delay that the transports send as ``google.rpc.RetryInfo``."""
+RESOURCE_EXHAUSTED with a retry delay that the transports send as ``google.rpc.RetryInfo``.
+Calls without a player are counted per client address, each call once."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ from google.rpc import code_pb2, error_details_pb2
 
 from referee.application import Kind, Referee, RefereeError
 from referee.application.players.accounts import PlayerSettings
-from referee.application.tables.limits import CallLimiter
+from referee.application.tables.limits import (
+    CLAIM_ATTEMPTS,
+    GAMES_CREATED,
+    AddressLimits,
+    CallLimiter,
+    CallLimits,
+)
 from referee.server.errors import to_status
 from tests.application.support import refused, run
 
@@ -108,5 +115,61 @@ def test_registrations_per_minute_are_limited_for_everyone_together() -> None:
         assert referee.store.documents("account") == before
         # The operator's path is not limited.
         await referee.players.create_account("cy")
+
+    run(scenario)
+
+
+# --- calls without a player: per client address (issue 44) ----------------------------------
+
+
+def test_each_address_and_kind_has_its_own_bucket_and_a_right_claim_gives_back() -> None:
+    clock = Clock()
+    limits = CallLimits(per_address=AddressLimits(claim_attempts_per_minute=2), clock=clock)
+    for _ in range(2):
+        limits.address("203.0.113.1", CLAIM_ATTEMPTS)
+    with pytest.raises(RefereeError) as caught:
+        limits.address("203.0.113.1", CLAIM_ATTEMPTS)
+    error = caught.value
+    assert error.metadata == {
+        "limit": "claim_attempts_per_minute",
+        "value": "2",
+        "address": "203.0.113.1",
+    }
+    assert error.retry_after == pytest.approx(30.0)
+    limits.address("203.0.113.2", CLAIM_ATTEMPTS)  # another address
+    limits.address("203.0.113.1", GAMES_CREATED)  # another kind
+    limits.address("", CLAIM_ATTEMPTS)  # an in-process caller: no address, no limit
+    limits.give_back("203.0.113.1", CLAIM_ATTEMPTS)  # a right code costs nothing
+    limits.address("203.0.113.1", CLAIM_ATTEMPTS)
+
+
+def test_a_call_counts_its_player_once_however_often_it_asks_who_calls() -> None:
+    limits = CallLimits(per_player=2, clock=Clock())
+    with limits.one_call():
+        for _ in range(5):
+            limits.player("ada")
+    limits.player("ada")  # outside a call, each asking counts: 2 of 2
+    with pytest.raises(RefereeError):
+        limits.player("ada")
+
+
+def test_a_call_is_counted_against_its_player_else_against_its_address() -> None:
+    async def scenario(referee: Referee) -> None:
+        few = AddressLimits(games_created_per_minute=1)
+        referee.players.configure(PlayerSettings(calls_per_minute=2, per_address=few))
+        _, token = await referee.players.create_account("ada", "bot")
+        with CallLimits.one_call():
+            await referee.players.count(token, "198.51.100.1", GAMES_CREATED)
+            await referee.players.authenticate(token)  # the same call: counted once
+        await referee.players.count(token, "198.51.100.1", GAMES_CREATED)  # ada: 2 of 2
+        error = await refused(referee.players.count(token, "198.51.100.1", GAMES_CREATED))
+        assert error.metadata["player"] == "ada"
+        # Without a credential, or with one that names nobody: the address's bucket.
+        await referee.players.count("", "198.51.100.1", GAMES_CREATED)
+        error = await refused(referee.players.count("acct-nobody", "198.51.100.1", GAMES_CREATED))
+        assert (error.metadata["limit"], error.metadata["address"]) == (
+            "games_created_per_minute",
+            "198.51.100.1",
+        )
 
     run(scenario)

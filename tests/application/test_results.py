@@ -37,9 +37,10 @@ NAMES = ("ann", "bob", "cy", "dee", "eve")
 WON_BY_DEFAULT = "resign-0-seed-long-enough-xx"
 
 
-def run(scenario: Callable[[Referee], Awaitable[None]]) -> None:
+def run(scenario: Callable[[Referee], Awaitable[None]], idle_expiry: float = 24 * 3600) -> None:
     async def main() -> None:
-        referee = Referee(MemoryEventStore(), limits=Limits(reconnect_window_seconds=WINDOW))
+        limits = Limits(reconnect_window_seconds=WINDOW, idle_expiry_seconds=idle_expiry)
+        referee = Referee(MemoryEventStore(), limits=limits)
         await referee.recover()
         for name in NAMES:
             await referee.players.create_account(name, "bot")
@@ -188,6 +189,64 @@ def test_a_seat_that_hangs_up_and_never_comes_back_is_abandoned_last_with_a_loss
         check_a_loss(await rated(referee, game_id))
 
     run(scenario)
+
+
+@pytest.mark.parametrize("way", MAKERS)
+def test_a_seat_that_stays_connected_and_never_moves_is_abandoned_last_with_a_loss(
+    way: str,
+) -> None:
+    """No clock, and ann keeps her seat's stream open but never moves: past the idle expiry
+    the seat the game waits for is abandoned, and loses. Before, the game waited for her for
+    ever; and had bob given up and closed his stream, he would have been abandoned first
+    and ranked below her: stalling won."""
+
+    async def scenario(referee: Referee) -> None:
+        game_id, players = await MAKERS[way](referee, Clock())
+        ann = next(s for s, n in players.items() if n == "ann")
+        stream = referee.stream(game_id, seat_token=held("ann", ann))  # type: ignore[arg-type]
+        await anext(stream)  # connected, and silent
+        await play_on(referee, game_id, players, "bob")
+        summary = await referee.summary(game_id)
+        check_left_last(summary, players, SeatEnd.ABANDONED, "ABANDONED")
+        [gone] = summary.seats_left
+        assert "no move for 0.5 s" in gone.reason, gone.reason
+        check_a_loss(await rated(referee, game_id))
+        await stream.aclose()
+
+    run(scenario, idle_expiry=0.5)
+
+
+@pytest.mark.parametrize("way", MAKERS)
+def test_a_player_who_gives_up_on_a_staller_ranks_above_the_staller(way: str) -> None:
+    """No clock; ann keeps her stream open and never moves; bob gives up and closes his. bob
+    is abandoned only once the game waits for him, which it does only after ann was abandoned
+    for stalling: she left first and ranks last, with the loss. Were bob abandoned as soon as
+    his reconnect window passed, he would have left first and ranked below the staller."""
+
+    async def scenario(referee: Referee) -> None:
+        game_id, players = await MAKERS[way](referee, Clock())
+        ann = next(s for s, n in players.items() if n == "ann")
+        bob = 1 - ann
+        stream = referee.stream(game_id, seat_token=held("ann", ann))  # type: ignore[arg-type]
+        await anext(stream)  # connected, and silent
+        rng = random.Random(5)
+        while (pending := referee.games[game_id].table.pending()) != (ann,):  # bob plays
+            assert pending == (bob,), pending
+            command = rng.choice(referee.games[game_id].table.view(bob).legal_commands)
+            await referee.submit(game_id, held("bob", bob), f"b{rng.random()}", command)
+        await hang_up(referee, game_id, held("bob", bob))  # type: ignore[arg-type]
+        await until(lambda: referee.games[game_id].table.over)
+        summary = await referee.summary(game_id)
+        assert summary.results is not None
+        by_name = {players[o.seat]: o for o in summary.results}
+        assert (by_name["bob"].rank, by_name["ann"].rank) == (1, 2), summary.results
+        assert by_name["ann"].end is by_name["bob"].end is SeatEnd.ABANDONED
+        assert "no move for" in by_name["ann"].end_reason
+        after = await rated(referee, game_id)
+        assert after["ann"].mu < 25 < after["bob"].mu  # a loss to bob
+        await stream.aclose()
+
+    run(scenario, idle_expiry=1.0)
 
 
 def test_a_resigned_seat_whose_default_moves_won_by_the_rules_still_ranks_last() -> None:

@@ -12,6 +12,7 @@ import select
 import signal
 import struct
 import subprocess
+import sys
 import termios
 import time
 from collections.abc import Sequence
@@ -21,11 +22,18 @@ ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 GUARD_SECONDS = 90.0
 
 
-def default_interrupt() -> None:
-    """In the child: Ctrl-C as a terminal's program has it. A suite started in the background
-    by a shell without job control (``pytest &``) ignores SIGINT, children inherit that, and
-    Python then installs no KeyboardInterrupt handler: a test that presses Ctrl-C would wait."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+#: Runs the program with Ctrl-C as a terminal's program has it. A suite started in the
+#: background by a shell without job control (``pytest &``) ignores SIGINT, children inherit
+#: that, and Python then installs no KeyboardInterrupt handler: a test that presses Ctrl-C would
+#: wait. The disposition is reset by a small launcher rather than a ``preexec_fn``: that makes
+#: ``subprocess`` fork the whole test process, whose gRPC threads (a server in the test) then
+#: break the child ("skipping fork() handlers", then epoll errors in the program).
+DEFAULT_INTERRUPT = (
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execvp(sys.argv[1], sys.argv[1:])",
+)
 
 
 class PtySession:
@@ -38,14 +46,13 @@ class PtySession:
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, 80, 0, 0))
         self.process = subprocess.Popen(
-            list(command),
+            [*DEFAULT_INTERRUPT, *command],
             stdin=slave,
             stdout=slave,
             stderr=slave,
             env=env,
             start_new_session=True,  # the pty is its controlling terminal, as in a shell
             close_fds=True,
-            preexec_fn=default_interrupt,
         )
         os.close(slave)
         self.master = master

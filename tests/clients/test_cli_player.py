@@ -10,6 +10,7 @@ import os
 import random
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -296,5 +297,46 @@ def test_register_on_a_closed_server_says_registration_is_closed() -> None:
         try:
             session.expect(r"error: .*regist")
             assert session.wait() == 1
+        finally:
+            session.close()
+
+
+def test_ratings_show_a_players_absences_and_the_leaderboard(
+    address: str, stub: pb_grpc.RefereeServiceStub
+) -> None:
+    """A player who never claims the seat of a rated game loses it, and anyone sees it:
+    ``referee-cli ratings NAME`` (no account needed), ``ratings`` signed in (one's own) and
+    ``ratings --game GAME`` (the leaderboard) show the rated games and the absences."""
+    game = "mau-mau-vampires"
+    present, token = register(stub, "here")
+    absent, _ = register(stub, "away")
+    seats = [pb.SeatRequest(mode=pb.SEAT_MODE_RESERVED, player=p) for p in (present, absent)]
+    created = stub.CreateGame(
+        pb.CreateGameRequest(
+            game_type=game, players=2, rated=True, join_deadline_ms=500, seat_requests=seats
+        )
+    )
+    stub.ClaimSeat(pb.ClaimSeatRequest(game_id=created.game_id), metadata=player.metadata(token))
+    deadline = time.monotonic() + TIMEOUT
+    while not stub.GetGame(pb.GetGameRequest(game_id=created.game_id)).game.game_over:
+        assert time.monotonic() < deadline, "the join deadline did not end the game"
+        time.sleep(0.1)
+    for args, token_given, line in [
+        (
+            ("ratings", absent),
+            "",
+            rf"{absent}  {game}  \S+ \(.*\)  1 games: 0 left early, 1 absent",
+        ),
+        (("ratings",), token, rf"{present}  {game}  \S+ \(.*\)  1 games: 0 left early, 0 absent"),
+        (
+            ("ratings", "--game", game),
+            "",
+            rf"{absent}  {game}  .*  1 games: 0 left early, 1 absent",
+        ),
+    ]:
+        session = cli(address, token_given, *args)
+        try:
+            session.expect(line)
+            assert session.wait() == 0
         finally:
             session.close()

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from referee.engine.game import Rejection
 from referee.engine.outcomes import SeatLeft
 from referee.engine.registry import all_games
-from referee.engine.search import SearchTable
+from referee.engine.search_table import SearchTable
 from referee.engine.table import Table
 from referee.engine.table_events import (
     SeatClaimed,

@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 from referee.engine import get_game
-from referee.engine.worlds import knowledge_of, sample_world
+from referee.search.worlds import knowledge_of, sample_world
 from tests.worlds.support import random_position
 from tests.worlds.test_worlds import SHORT, VALID
 

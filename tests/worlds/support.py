@@ -10,7 +10,7 @@ from typing import Any
 from scipy.stats import chisquare
 
 from referee.engine import Table, TableSettings
-from referee.engine.worlds import Knowledge, World, knowledge_of, sample_world
+from referee.search.worlds import Knowledge, World, knowledge_of, sample_world
 
 
 def random_position(

@@ -13,9 +13,9 @@ from collections import Counter
 
 import pytest
 
-from referee.engine.worlds import World, knowledge_of
 from referee.games.dracula_vs_van_helsing.model import CARDS, CODES, HIDDEN
 from referee.games.dracula_vs_van_helsing.state import code_of
+from referee.search.worlds import World, knowledge_of
 from tests.worlds.support import assert_matches, random_position, worlds
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from referee.engine.game import GameConfig
 from referee.engine.table_events import TableEvent
-from referee.engine.worlds import Chance, knowledge_of, sample_world
 from referee.games.mau_mau_vampires.worlds import sample
+from referee.search.worlds import Chance, knowledge_of, sample_world
 from tests.worlds.support import random_position
 from tests.worlds.test_worlds import SHORT, check_position
 

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from referee.engine.worlds import knowledge_of
 from referee.games.mau_mau_vampires.model import (
     FULL_DECK,
     MAU_MAU_CARDS,
@@ -33,6 +32,7 @@ from referee.games.mau_mau_vampires.model import (
     code_of,
     colour_of,
 )
+from referee.search.worlds import knowledge_of
 from tests.worlds.support import assert_matches, random_position, worlds
 
 #: The hidden steps a position may hold for the exact law (else another position is taken).

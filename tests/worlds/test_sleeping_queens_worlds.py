@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from referee.engine.worlds import knowledge_of
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
     JESTER,
@@ -36,6 +35,7 @@ from referee.games.sleeping_queens.model import (
     PotionPlayed,
     QueensLaid,
 )
+from referee.search.worlds import knowledge_of
 from tests.worlds.support import assert_matches, random_position, worlds
 
 _PLAYS = {KingPlayed: KING, JesterPlayed: JESTER, KnightPlayed: KNIGHT, PotionPlayed: POTION}

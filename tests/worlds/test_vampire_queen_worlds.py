@@ -15,7 +15,6 @@ from collections import Counter
 
 import pytest
 
-from referee.engine.worlds import knowledge_of
 from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
@@ -25,6 +24,7 @@ from referee.games.vampire_queen.model import (
     TrickWon,
 )
 from referee.games.vampire_queen.state import DECK, NOTATION
+from referee.search.worlds import knowledge_of
 from tests.worlds.support import assert_matches, random_position, worlds
 
 

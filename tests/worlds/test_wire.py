@@ -8,7 +8,7 @@ import pytest
 from referee.codec import event_to_proto, view_to_proto
 from referee.engine import all_games
 from referee.engine.registry import game_module
-from referee.engine.worlds import MODULE, check_world, knowledge_of, sample_world
+from referee.search.worlds import MODULE, check_world, knowledge_of, sample_world
 from referee.v1 import referee_pb2
 from referee_bot.worlds import SeatKnowledge, knowledge_from_stream
 from tests.worlds.support import random_position

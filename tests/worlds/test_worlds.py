@@ -1,4 +1,4 @@
-"""The property that defines a world sampler, for every game (referee.engine.worlds).
+"""The property that defines a world sampler, for every game (referee.search.worlds).
 
 From random positions of random games (hypothesis-chosen seeds), the world sampled from one
 seat's knowledge only redacts, for that seat, to exactly the events it received, and shows it
@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from referee.engine import all_games, get_game
 from referee.engine.registry import game_module
-from referee.engine.worlds import (
+from referee.games.dracula_vs_van_helsing.model import CODES
+from referee.search.worlds import (
     MODULE,
     World,
     WorldMismatch,
@@ -25,7 +26,6 @@ from referee.engine.worlds import (
     knowledge_of,
     sample_world,
 )
-from referee.games.dracula_vs_van_helsing.model import CODES
 from tests.worlds.support import random_position
 
 PROPERTY = settings(
@@ -169,7 +169,7 @@ def test_the_samplers_chance_reads_the_same_stream_as_the_engines_chance() -> No
     draw (below, random, seed, shuffled) is the word the stream gives next, rejections included
     (a bound near 2**64 rejects often)."""
     from referee.engine import chance
-    from referee.engine.worlds import Chance
+    from referee.search.worlds import Chance
 
     rng = Chance(b"same-stream")
     stream = chance._stream(b"same-stream", b"worlds")

@@ -36,6 +36,8 @@ export class Seat {
   decided = -1n;
   /** Commands of this seat the referee accepted. */
   commands = 0;
+  /** Commands decide() chose that the referee refused as illegal (INVALID_ARGUMENT). */
+  illegal = 0;
 
   constructor(
     readonly gameId: string,
@@ -76,7 +78,8 @@ export interface PlayerOptions {
   onEvent?: (seat: Seat, event: Event) => void;
   /** A seat's game ended (its view has game_over). */
   onGameOver?: (seat: Seat) => void;
-  /** A command the referee refused for good (not a stale view: those wait for the next). */
+  /** A command the referee refused for good (not a stale view: those wait for the next);
+   * after an illegal one (INVALID_ARGUMENT) the seat plays its first legal command. */
   onRefusal?: (seat: Seat, refusal: RefusalDetails) => void;
   /** The stream broke and is reopened (after ``attempt`` failures in a row). */
   onReconnect?: (error: unknown, attempt: number) => void;
@@ -218,7 +221,14 @@ export class PlayerLoop {
     try {
       const command = await this.options.decide?.(seat);
       if (!command || this.stopped) return;
-      if (await this.submit(seat, command, view.version)) seat.commands += 1;
+      let sent = await this.send(seat, command, view.version);
+      if (sent.refusal?.codeName === "INVALID_ARGUMENT" && view.legalCommands.length > 0 && !this.stopped) {
+        // The view stays as it was after a refusal, so nothing would ask decide() again: the
+        // seat would wait for ever. It plays its first legal command instead (as referee_bot).
+        seat.illegal += 1;
+        sent = await this.send(seat, view.legalCommands[0], view.version);
+      }
+      if (sent.response) seat.commands += 1;
     } catch {
       seat.decided = -1n; // gave up on this one: decide again on the next view
     }
@@ -229,6 +239,15 @@ export class PlayerLoop {
    * stale view (someone moved first, or the game ended: the stream brings the newer view) or
    * for good (onRefusal says why). */
   async submit(seat: Seat, command: Command, expectedVersion?: bigint): Promise<SubmitCommandResponse | undefined> {
+    return (await this.send(seat, command, expectedVersion)).response;
+  }
+
+  /** submit(), with the refusal when there was one. */
+  private async send(
+    seat: Seat,
+    command: Command,
+    expectedVersion?: bigint,
+  ): Promise<{ response?: SubmitCommandResponse; refusal?: RefusalDetails }> {
     const request = {
       gameId: seat.gameId,
       seatToken: seat.token,
@@ -239,17 +258,19 @@ export class PlayerLoop {
     };
     const { first, most } = this.options.backoffMs ?? { first: 50, most: 2000 };
     try {
-      return await submitCommand(
+      const response = await submitCommand(
         this.options.client,
         request,
         { headers: this.headers, timeoutMs: 30_000 },
         { retries: this.options.maxAttempts ?? 30, first, most },
       );
+      return { response };
     } catch (error) {
       const refusal = refusalOf(error);
       if (!refusal) throw error;
-      if (!STALE.has(refusal.reason)) this.options.onRefusal?.(seat, refusal);
-      return undefined;
+      if (STALE.has(refusal.reason)) return {};
+      this.options.onRefusal?.(seat, refusal);
+      return { refusal };
     }
   }
 }

@@ -20,7 +20,7 @@ missing, each of which:
   replacement rule is :mod:`~referee.application.house.levels`'s). A level that
   ``knows`` (``hard``) also keeps, per seat it holds, the redacted events the session
   delivered and the options of the game's summary (a remote bot's ``SeatKnowledge``), and
-  decides from that :class:`~referee.engine.worlds.Knowledge`.
+  decides from that :class:`~referee.search.worlds.Knowledge`.
 
 Which seat each house bot takes in a game is decided in one place: :meth:`HouseBots.deciding`
 holds a game while a bot claims its reserved seat, and while an organiser's fill
@@ -75,8 +75,8 @@ from referee.application.tables.live import now_ms as clock
 from referee.application.tables.repository import Repository
 from referee.application.tables.values import SeatView
 from referee.bots import RandomStrategy
-from referee.engine.worlds import Knowledge
 from referee.metrics import Metrics
+from referee.search.worlds import Knowledge
 
 log = structlog.get_logger("referee")
 

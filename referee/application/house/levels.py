@@ -10,7 +10,7 @@ thread that would hold the event loop's GIL.
 :func:`decide` is everything a house bot knows when it moves: the engine :class:`View` its
 seat's stream delivered (the same redacted view a remote bot reads back from the wire), the
 number of seats and a random generator; for a level that ``knows`` (``hard``: the ``search``
-strategy's ISMCTS), also the seat's :class:`~referee.engine.worlds.Knowledge`, the
+strategy's ISMCTS), also the seat's :class:`~referee.search.worlds.Knowledge`, the
 redacted events its session delivered with the options of the game's summary, exactly what
 a remote bot's ``SeatKnowledge`` collects from its stream. It is handed no table, state or
 live game, so it cannot see what its seat may not (``tests/application/test_house_bots_leak.py``
@@ -47,7 +47,7 @@ from typing import Any
 
 from referee.bots import RandomStrategy, SearchStrategy, make_strategy
 from referee.engine import View, all_games
-from referee.engine.worlds import Knowledge
+from referee.search.worlds import Knowledge
 
 #: A house bot's per-move budget unless configured (``--house-bot-budget-ms``).
 DEFAULT_BUDGET_MS = 1000

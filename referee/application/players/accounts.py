@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
@@ -49,7 +49,12 @@ from referee.application.players.platform import LEEWAY, MAX_LIFETIME, PlatformK
 from referee.application.players.ratings import Ratings
 from referee.application.tables import errors
 from referee.application.tables.access import Player, Principal, hash_token
-from referee.application.tables.limits import DEFAULT_PER_MINUTE, CallLimiter
+from referee.application.tables.limits import (
+    DEFAULT_PER_MINUTE,
+    REGISTRATIONS,
+    AddressLimits,
+    CallLimits,
+)
 from referee.application.tables.live import now_ms
 from referee.application.tables.repository import Repository
 from referee.store import Document, DocumentWrite, RevisionConflict
@@ -96,6 +101,8 @@ class PlayerSettings:
     #: Register calls per minute on one replica, whoever makes them (0: unlimited): open
     #: registration must not let one script fill the store with accounts.
     registrations_per_minute: int = DEFAULT_REGISTRATIONS_PER_MINUTE
+    #: What one client address may do per minute without a player's credential.
+    per_address: AddressLimits = field(default_factory=AddressLimits)
     #: The platform's players are named ``<namespace>:<sub>`` (``--platform-namespace``);
     #: ``""``: by their ``sub`` alone (a subject that names a player of this server that is
     #: not the platform's is then refused).
@@ -225,8 +232,9 @@ class Players:
         """Use ``settings`` from now on (the server applies its flags this way once the
         referee is built, so the facade's constructor stays the same for every room)."""
         self.settings = settings
-        self.limiter = CallLimiter(settings.calls_per_minute)
-        self._registrations = CallLimiter(settings.registrations_per_minute)
+        self.limits = CallLimits(
+            settings.calls_per_minute, settings.per_address, settings.registrations_per_minute
+        )
 
     # --- credentials ------------------------------------------------------------------------
 
@@ -252,10 +260,24 @@ class Players:
             principal = principal_of(claims, time.time(), self.settings.platform_namespace)
         else:
             raise _not_ours()
-        self.limiter.take(principal.player.name)
+        self.limits.player(principal.player.name)
         if principal.player.platform:
             await self._admit(principal.player)
         return principal
+
+    async def count(self, credential: str, address: str, kind: str) -> None:
+        """Count a call of ``kind`` (a field of :class:`AddressLimits`) coming from
+        ``address``: against the player of ``credential`` when it names one, else against
+        the address. A credential that names nobody is not refused here (the call may not
+        need one), but it buys no player's limit either."""
+        if credential:
+            try:
+                await self.authenticate(credential)
+                return
+            except errors.RefereeError as error:
+                if error.kind is errors.Kind.LIMIT:
+                    raise
+        self.limits.address(address, kind)
 
     async def optional(self, credential: str) -> Principal | None:
         """:meth:`authenticate`, or ``None`` for a call without a credential (a bad one is
@@ -321,7 +343,7 @@ class Players:
                 "(referee account create NAME)",
             )
         # One bucket for everyone: RESOURCE_EXHAUSTED past it.
-        self._registrations.take("", "registrations_per_minute")
+        self.limits.everyone(REGISTRATIONS)
         return await self.create_account(name, kind)
 
     async def create_account(self, name: str, kind: str = "person") -> tuple[Player, str]:

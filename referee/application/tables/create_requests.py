@@ -1,13 +1,14 @@
 """CreateGame with a request id: a retry returns the same game, on any replica.
 
 The first creation writes, in its own transaction, a ``create_request`` document keyed by the
-request id's hash, naming the game and the request's fingerprint; its secrets are derived
-from the request id (:class:`~referee.application.tables.seats.GameSecrets`), so the store
-keeps no token. A retry (the same id: the client lost the answer) finds the document and is
-answered with the same game and the same tokens, recomputed; two replicas racing with the
-same id write the document once (a :class:`~referee.store.RevisionConflict` for the loser,
-which then answers as a retry). The same id with another request is refused, as a command id
-reused for another command is.
+request id's hash, naming the game, the request's fingerprint and a random key; its secrets
+are derived from the request id and that key
+(:class:`~referee.application.tables.seats.GameSecrets`), so the store keeps no token and the
+request id alone does not give them. A retry (the same id: the client lost the answer) finds
+the document and is answered with the same game and the same tokens, recomputed; two
+replicas racing with the same id write the document once (a
+:class:`~referee.store.RevisionConflict` for the loser, which then answers as a retry). The
+same id with another request is refused, as a command id reused for another command is.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from referee.application.tables.values import Created
 from referee.store import RevisionConflict
 from referee.stored import encode_deal
 
-#: A request id derives the game's tokens: it needs as much entropy as they have.
+#: A retry with the request id is answered with the game's tokens: it needs as much entropy
+#: as they have.
 MIN_REQUEST_ID, MAX_REQUEST_ID = 22, 200
 
 
@@ -61,7 +63,7 @@ async def create_once(
 ) -> Created:
     """:func:`creation.create`, once per ``request_id`` (see the module's docstring)."""
     check_request_id(request_id)
-    minted = GameSecrets(request_id, fingerprint(setup, creator))
+    minted = GameSecrets.for_request(request_id, fingerprint(setup, creator))
     key = hash_token(request_id)
     store = repository.store
     found = await repository.call(store.read_document, CREATE_REQUEST, key)
@@ -79,6 +81,7 @@ async def _again(repository: Repository, minted: GameSecrets, body: Mapping[str,
     """The answer of the creation a request id made: the game now, its secrets again."""
     if body["asked"] != minted.asked:
         raise errors.bad_request("request_id", "already used for another CreateGame request")
+    minted = GameSecrets(minted.request_id, minted.asked, str(body["key"]))
     live = await repository.get(str(body["game_id"]))
     modes = [live.settings.plan(seat).mode for seat in range(live.record.players)]
     tokens, codes, organiser = minted.handed_out(live.game_id, modes, ())

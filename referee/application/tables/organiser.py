@@ -21,7 +21,8 @@ from referee.application.tables.repository import CONFLICT_RETRIES, Repository
 from referee.application.tables.timekeeper import Timekeeper
 from referee.application.tables.values import Exported, RecordedCommand, Summary
 from referee.engine.game import Rejection
-from referee.store import VersionConflict
+from referee.engine.outcomes import Ranking
+from referee.store import StoreError, VersionConflict
 from referee.stored import read_command
 
 log = structlog.get_logger("referee")
@@ -146,25 +147,32 @@ class Organiser:
         return Exported(live.summary(organiser=True), events, commands)
 
     async def expire_abandoned(self) -> None:
-        """Abort the games without a clock that had no event and no seat stream for
-        ``idle_expiry_seconds``, with a public reason."""
+        """Games without a clock that had no event for ``idle_expiry_seconds``: in one that
+        ranks finishers first and has started, each seat it waits for is abandoned (and
+        loses), connected or not; any other is aborted, with a public reason, once no seat
+        stream is open."""
         repository = self.repository
         expiry = repository.limits.idle_expiry_seconds
         if expiry <= 0:
             return
         cutoff = now_ms() - int(expiry * 1000)
         hours = expiry / 3600
-        reason = (
-            f"abandoned: no move and no seat connected for {hours:g} h"
-            if hours >= 1
-            else f"abandoned: no move and no seat connected for {expiry:g} s"
-        )
+        idle = f"{hours:g} h" if hours >= 1 else f"{expiry:g} s"
+        reason = f"abandoned: no move and no seat connected for {idle}"
         for game_id, last in list(repository.activity.items()):
             if last > cutoff:
                 continue
             live = repository.games.get(game_id) or await repository.get(game_id)
             if live.over or live.settings.clock.enabled:
                 repository.activity.pop(game_id, None)  # never abandoned: forget it
+                continue
+            table = live.table
+            if table.ranking is Ranking.FINISHERS_FIRST and table.started:
+                # A seat that keeps its stream open and never moves would hold the game for
+                # ever, and outlast (so outrank) a player who gives up waiting: it loses.
+                for seat in table.pending():
+                    with contextlib.suppress(StoreError, RefereeError):  # the next sweep
+                        await self.timekeeper.abandon(live, seat, f"no move for {idle}")
                 continue
             if any(sub.seat is not None for sub in live.subscribers):
                 continue  # a seat is connected: not abandoned (yet)

@@ -50,19 +50,29 @@ def new_claim_code() -> str:
 @dataclass(frozen=True, slots=True)
 class GameSecrets:
     """The secrets a new game hands its creator: seat tokens, claim codes, the organiser
-    token. Random; or, for a CreateGame with a request id, derived from it (HMAC-SHA256 keyed
-    by the id, over the game id and what each secret is for), so that a retry of the same
-    request is answered with the same secrets while the store keeps only their hashes, as for
-    any game. A request id is then as secret as the tokens: a fresh random one (a UUID)."""
+    token. Random; or, for a CreateGame with a request id, derived from it and from ``key``
+    (HMAC-SHA256 keyed by both, over the game id and what each secret is for), so that a
+    retry of the same request is answered with the same secrets while the store keeps only
+    their hashes, as for any game. ``key`` is drawn at random by the referee and kept in the
+    request's document: who learns a request id (and the game id, which is public) cannot
+    compute the tokens from them; who reads the store has the key but not the id."""
 
     request_id: str = ""
     #: What the request asked for (its fingerprint), kept with the id: a retry must match.
     asked: str = ""
+    #: The referee's secret for this request (see above), kept in its document.
+    key: str = ""
+
+    @classmethod
+    def for_request(cls, request_id: str, asked: str) -> GameSecrets:
+        """The secrets of a new request: its key drawn now."""
+        return cls(request_id, asked, secrets.token_urlsafe(32))
 
     def _part(self, game_id: str, label: str, size: int) -> str:
         if not self.request_id:
             return secrets.token_urlsafe(size)
-        key, what = self.request_id.encode(), f"{game_id}/{label}".encode()
+        key = f"{self.key}/{self.request_id}".encode()
+        what = f"{game_id}/{label}".encode()
         digest = hmac.new(key, what, hashlib.sha256).digest()[:size]
         return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 
@@ -92,7 +102,7 @@ class GameSecrets:
         (a :class:`~referee.store.RevisionConflict` for the second)."""
         if not self.request_id:
             return []
-        body = {"game_id": game_id, "asked": self.asked}
+        body = {"game_id": game_id, "asked": self.asked, "key": self.key}
         return [DocumentWrite(CREATE_REQUEST, hash_token(self.request_id), body, 0, at)]
 
 

@@ -6,8 +6,9 @@ when a client resumes past what this replica has seen, and counts a seat's hang-
 disconnect only if the seat does not come back: a client that resumes by sequence as
 docs/clients.md says (here or on another replica, within ``reconnect_window_seconds``) has
 done nothing wrong. In a game that ranks finishers first (rated and tournament games), a seat
-that does not come back has **abandoned** the game (rule ``ABANDONED``): the timekeeper
-records it and plays for the seat to the end, so its opponents never wait on it.
+that does not come back has **abandoned** the game (rule ``ABANDONED``) once the game waits
+for it: the timekeeper records it and plays for the seat to the end, so its opponents never
+wait on it.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from referee.application.tables.repository import Repository
 from referee.application.tables.timekeeper import Timekeeper
 from referee.application.tables.values import Update, Watcher
 from referee.store import StoreError
+
+#: How often a seat gone past its reconnect window is checked for the game waiting on it.
+AWAITED_POLL_SECONDS = 1.0
 
 
 class Streams:
@@ -170,12 +174,30 @@ class Streams:
         except (StoreError, RefereeError):  # RefereeError: a store fault (Repository.call)
             return  # the store cannot tell whether the seat came back: no fault counted
         repository.count(current, seat, DISCONNECTS)
+        awaited = await self._until_awaited(current, seat, here)
+        if awaited is None:
+            return
         window = repository.limits.reconnect_window_seconds
         reason = f"its stream closed and did not come back within {window:g} s"
         try:
-            await self.timekeeper.abandon(current, seat, reason)
+            await self.timekeeper.abandon(awaited, seat, reason)
         except (StoreError, RefereeError):
             return  # the store failed: the seat stays; a later hang-up may abandon it
+
+    async def _until_awaited(self, live: LiveGame, seat: int, here: int) -> LiveGame | None:
+        """The game once it waits for ``seat``, gone past its reconnect window; None if the
+        seat comes back here first or the game ends. A seat the game does not wait for costs
+        its opponents nothing: abandoned at once, a player who gave up on an opponent that
+        stalls (connected, never moving) would leave first and rank below the staller."""
+        repository = self.repository
+        poll = min(repository.limits.reconnect_window_seconds, AWAITED_POLL_SECONDS)
+        while True:
+            live = repository.games.get(live.game_id, live)  # reloaded meanwhile, perhaps
+            if live.stats.get(seat, {}).get(OPENS, 0) > here or live.over:
+                return None
+            if seat in live.table.pending():
+                return live
+            await asyncio.sleep(poll)
 
 
 def _no_fault() -> None:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Any
 
-from referee.engine import View, ismcts
+from referee.engine import View
 from referee.engine.bot import argmax, seat_of
 from referee.games.dracula_vs_van_helsing.model import (
     CallEnd,
@@ -57,6 +57,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     Step,
     SwapSlots,
 )
+from referee.search import ismcts
 
 #: (colour, value); None for a card the bot does not know.
 CardT = tuple[int, int]

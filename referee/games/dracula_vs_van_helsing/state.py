@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.game import GameConfig, Viewer
-from referee.engine.search import shallow_copy
+from referee.engine.search_table import shallow_copy
 from referee.games.dracula_vs_van_helsing.model import (
     CARDS,
     DECK,
@@ -65,7 +65,7 @@ def code_of(card: Card) -> int:
 
 
 # Not slots: copy_state copies the instance dict in one C call (a search table copies the
-# state at every step; referee/engine/search.py).
+# state at every step; referee/engine/search_table.py).
 @dataclass
 class DraculaVsVanHelsingState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""

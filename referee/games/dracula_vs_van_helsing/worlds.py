@@ -1,4 +1,4 @@
-"""Dracula vs Van Helsing: the worlds a seat could be in (:mod:`referee.engine.worlds`).
+"""Dracula vs Van Helsing: the worlds a seat could be in (:mod:`referee.search.worlds`).
 
 Each round shuffles all 32 cards (DV-5): five to each rack, 22 to the deck. The seat does not
 see the opponent's rack (DV-24), the cards the opponent drew (DV-25) or the deck (DV-26). A
@@ -24,7 +24,6 @@ from dataclasses import replace
 from typing import Any
 
 from referee.engine.game import GameConfig
-from referee.engine.worlds import Chance, Knowledge
 from referee.games.dracula_vs_van_helsing.model import (
     CARDS,
     CODES,
@@ -43,6 +42,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     SlotsSwapped,
 )
 from referee.games.dracula_vs_van_helsing.state import CODE_OF_CARD, SLOTS
+from referee.search.worlds import Chance, Knowledge
 
 
 class _Round:

@@ -48,9 +48,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine import View, ismcts
+from referee.engine import View
 from referee.engine.bot import argmax, seat_of
-from referee.engine.pimc import Settings
 from referee.games.mau_mau_vampires.model import (
     COLOURS,
     Ability,
@@ -74,6 +73,8 @@ from referee.games.mau_mau_vampires.model import (
     UseAbility,
     Wish,
 )
+from referee.search import ismcts
+from referee.search.pimc import Settings
 
 NONE = int(Announcement.UNSPECIFIED)
 MAU = int(Announcement.MAU)
@@ -433,7 +434,7 @@ class MauMauHeuristic:
 #: The bot the registry finds (referee.bots).
 BOT = MauMauHeuristic()
 
-#: How :mod:`referee.engine.pimc` searches this game: a playout stops when the hand is
+#: How :mod:`referee.search.pimc` searches this game: a playout stops when the hand is
 #: scored (a five-hand game costs ~100 ms to play out).
 SEARCH = Settings(horizon="round")
 #: The tree search: a strong pull to the heuristic's command (bias 2.0 measured less bad than

@@ -14,7 +14,7 @@ from typing import Any
 
 from referee.engine.chance import deck_for
 from referee.engine.game import GameConfig
-from referee.engine.search import shallow_copy
+from referee.engine.search_table import shallow_copy
 from referee.games.mau_mau_vampires.characters import CHARACTERS, CharacterData
 from referee.games.mau_mau_vampires.model import (
     CARDS,
@@ -93,7 +93,7 @@ def owed_for(cards_left: int) -> Announcement:
 
 
 # Not slots: copy_state copies the instance dict in one C call (a search table copies the
-# state at every step; referee/engine/search.py).
+# state at every step; referee/engine/search_table.py).
 @dataclass
 class MauMauVampiresState:
     """The whole table, hidden parts included. Only ``apply`` changes it.

@@ -1,4 +1,4 @@
-"""Mau Mau Vampires: the worlds a seat could be in (:mod:`referee.engine.worlds`).
+"""Mau Mau Vampires: the worlds a seat could be in (:mod:`referee.search.worlds`).
 
 Hidden from the seat (MM-26 ... MM-28): every shuffle's order (the 55 cards of each hand,
 MM-6; the special cards turned at the start and shuffled back, MM-6; the discard pile under
@@ -39,7 +39,6 @@ from typing import Any
 
 from referee.engine.game import GameConfig
 from referee.engine.registry import get_game
-from referee.engine.worlds import Chance, Knowledge
 from referee.games.mau_mau_vampires.model import (
     CARDS,
     CODES,
@@ -55,6 +54,7 @@ from referee.games.mau_mau_vampires.model import (
 from referee.games.mau_mau_vampires.worlds_chain import mix
 from referee.games.mau_mau_vampires.worlds_start import start
 from referee.games.mau_mau_vampires.worlds_walk import Walk, item_code
+from referee.search.worlds import Chance, Knowledge
 
 
 def _write(

@@ -4,7 +4,7 @@ A chain mixes the start (:mod:`referee.games.mau_mau_vampires.worlds_start`): sw
 tokens' cards within one shuffle, or draw a hidden gift's card anew, whenever the hand's
 history stays consistent (symmetric moves, weighted where the turned specials went back, so
 the chain's law is uniform among the consistent shuffles and choices; see
-:func:`referee.engine.worlds.deal_rows`). Not mixed: which unknown pot item was which card the
+:func:`referee.search.worlds.deal_rows`). Not mixed: which unknown pot item was which card the
 seat saw when it took the pot, and which card of (g) drawn across a reshuffle the seat
 received: the start's pick stands.
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import math
 
-from referee.engine.worlds import Chance
 from referee.games.mau_mau_vampires.model import CODES
 from referee.games.mau_mau_vampires.worlds_walk import Walk, consistent
+from referee.search.worlds import Chance
 
 
 def mix(walk: Walk, rng: Chance, deal: dict[int, int], chosen: list[int]) -> None:

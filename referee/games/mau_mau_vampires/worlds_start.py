@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from referee.engine.matching import unmatched
-from referee.engine.worlds import Chance
 from referee.games.mau_mau_vampires.model import CODES
 from referee.games.mau_mau_vampires.worlds_ahead import Ahead, Look, Play
 from referee.games.mau_mau_vampires.worlds_walk import (
@@ -27,6 +26,7 @@ from referee.games.mau_mau_vampires.worlds_walk import (
     consistent,
     slot_token,
 )
+from referee.search.worlds import Chance
 
 
 class _Partial:

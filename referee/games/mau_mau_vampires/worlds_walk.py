@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.engine.worlds import Chance, Knowledge
 from referee.games.mau_mau_vampires.model import (
     CLOCK,
     CODES,
@@ -38,6 +37,7 @@ from referee.games.mau_mau_vampires.model import (
     colour_of,
     symbol_of,
 )
+from referee.search.worlds import Chance, Knowledge
 
 #: An item a hand gains or loses: ("t", token), ("v", hidden choice), ("c", card code) or
 #: ("s", 2 share + slot), one of two cards of (g) drawn across a reshuffle (:meth:`_share`).

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine import View, ismcts
+from referee.engine import View
 from referee.engine.bot import seat_of
 from referee.games.sleeping_queens.model import (
     CAT,
@@ -59,6 +59,7 @@ from referee.games.sleeping_queens.model import (
     SleepingQueensView,
     WakeQueen,
 )
+from referee.search import ismcts
 
 #: Points of each queen (SQ-1).
 POINTS: dict[int, int] = {queen: QUEEN_POINTS[queen] for queen in QUEENS}

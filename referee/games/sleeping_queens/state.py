@@ -30,7 +30,7 @@ from functools import cache
 from typing import Any
 
 from referee.engine.game import Decision, GameConfig
-from referee.engine.search import shallow_copy
+from referee.engine.search_table import shallow_copy
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
     CARD_NOTATION,
@@ -74,7 +74,7 @@ def thresholds(players: int) -> tuple[int, int]:
 
 
 # Not slots: copy_state copies the instance dict in one C call (a search table copies the
-# state at every step; referee/engine/search.py).
+# state at every step; referee/engine/search_table.py).
 @dataclass
 class SleepingQueensState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""

@@ -1,4 +1,4 @@
-"""Sleeping Queens: the worlds a seat could be in (:mod:`referee.engine.worlds`).
+"""Sleeping Queens: the worlds a seat could be in (:mod:`referee.search.worlds`).
 
 Hidden from the seat: the order of every shuffle of the draw pile (the first one, SQ-3, and
 every reshuffle of the discard pile, SQ-14, whose cards are public), so the cards the other
@@ -25,7 +25,7 @@ be worth (``tournaments/duel.py --reveal``).
 The deal starts from a greedy one that gives each played card to a position its player drew
 before playing it, and is then mixed by swapping two positions of one shuffle whenever the
 swap keeps every player's hand whole (a symmetric chain, so uniform within the bounds;
-:func:`referee.engine.worlds.deal_rows` explains the argument).
+:func:`referee.search.worlds.deal_rows` explains the argument).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from dataclasses import replace
 from typing import Any
 
 from referee.engine.game import GameConfig
-from referee.engine.worlds import Chance, Knowledge
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
     JESTER,
@@ -57,6 +56,7 @@ from referee.games.sleeping_queens.model import (
     QueensLaid,
     QueenWoken,
 )
+from referee.search.worlds import Chance, Knowledge
 
 #: SQ-2: the 67 cards, as codes.
 _DECK = [card for card, count in CARD_COUNTS.items() for _ in range(count)]

@@ -38,8 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine import View, ismcts
-from referee.engine.pimc import Settings
+from referee.engine import View
 from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
@@ -50,6 +49,8 @@ from referee.games.vampire_queen.model import (
     TrickKind,
     VampireQueenView,
 )
+from referee.search import ismcts
+from referee.search.pimc import Settings
 
 
 class VampireQueenHeuristic:
@@ -134,7 +135,7 @@ def _emptying(game: VampireQueenView, sets: list[PlaySet]) -> PlaySet | None:
 #: The bot the registry finds (referee.bots).
 BOT = VampireQueenHeuristic()
 
-#: How :mod:`referee.engine.pimc` searches this game: a playout stops when the round is
+#: How :mod:`referee.search.pimc` searches this game: a playout stops when the round is
 #: scored (a five-round game costs ~40 ms to play out, a round a few).
 SEARCH = Settings(horizon="round")
 #: The tree search as measured against the heuristic (docs/performance.md "ISMCTS"): to the

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.game import GameConfig
-from referee.engine.search import shallow_copy
+from referee.engine.search_table import shallow_copy
 from referee.games.vampire_queen.model import HUNTERS, QUEEN, GameEnded, TrickKind, TrickPlay
 
 #: VQ-1: the 108 cards that are shuffled and dealt (the Hunters never are), in deal notation.
@@ -39,7 +39,7 @@ def card_name(value: int) -> str:
 
 
 # Not slots: copy_state copies the instance dict in one C call (a search table copies the
-# state at every step; referee/engine/search.py).
+# state at every step; referee/engine/search_table.py).
 @dataclass
 class VampireQueenState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""

@@ -1,4 +1,4 @@
-"""Vampire Queen: the worlds a seat could be in (:mod:`referee.engine.worlds`).
+"""Vampire Queen: the worlds a seat could be in (:mod:`referee.search.worlds`).
 
 The only hidden things are the other seats' dealt hands and the cards set aside (VQ-4, VQ-5,
 VQ-20, VQ-21): every play, pass, skip and pick-up is public, and so is who holds each Hunter.
@@ -20,7 +20,7 @@ went as the seat saw it. What that rules out:
 
 Within the current round the deal is uniform over the physical cards (cards of one value
 are interchangeable, VQ-1, but eight 8s are eight cards) among those within the bounds
-(:func:`referee.engine.worlds.deal_rows`).
+(:func:`referee.search.worlds.deal_rows`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import Any
 
 from referee.engine.game import GameConfig
-from referee.engine.worlds import Chance, Knowledge, deal_rows
 from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
@@ -40,6 +39,7 @@ from referee.games.vampire_queen.model import (
     TrickWon,
 )
 from referee.games.vampire_queen.state import DECK, NOTATION
+from referee.search.worlds import Chance, Knowledge, deal_rows
 
 _DECK_VALUES = [NOTATION[card] for card in DECK]
 #: Where the set-aside cards go in a round's rows (after the seats).

@@ -12,7 +12,7 @@ import pytest
 from referee.bots import KnowingStrategy, SearchStrategy, make_strategy
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import knowledge_of
+from referee.search.worlds import knowledge_of
 
 GAMES = [
     ("vampire-queen", 3, {"rounds": "1"}),

@@ -1,4 +1,4 @@
-"""How well a world explains the other seats' moves (:mod:`referee.engine.beliefs`, issue 22
+"""How well a world explains the other seats' moves (:mod:`referee.search.beliefs`, issue 22
 section 3): the true history of heuristic play holds no surprise, each move off the
 heuristic is one, and sampled worlds are told apart by it."""
 
@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from referee.engine.beliefs import surprises
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import World, knowledge_of, sample_world
+from referee.search.beliefs import surprises
+from referee.search.worlds import World, knowledge_of, sample_world
 
 GAMES = [
     ("vampire-queen", 3, {"rounds": "1"}),

@@ -4,14 +4,14 @@ Single-observer ISMCTS (Cowling, Powley and Whitehouse 2012) with the game's heu
 both the tree's prior and its rollout. Each iteration
 
 1. **determinises**: takes a world the seat could be in
-   (:func:`~referee.engine.worlds.sample_world` from its
-   :class:`~referee.engine.worlds.Knowledge`, never the true state) on a
-   :class:`~referee.engine.search.SearchTable`; the first ``Settings.worlds`` iterations each
+   (:func:`~referee.search.worlds.sample_world` from its
+   :class:`~referee.search.worlds.Knowledge`, never the true state) on a
+   :class:`~referee.engine.search_table.SearchTable`; the first ``Settings.worlds`` iterations each
    sample a new one, later ones reuse them in turn (a sample costs about as much as a
    playout, and a world is only a starting point: the tree's statistics are over all of
    them). With ``Settings.infer`` above 0 each iteration instead draws among the worlds
    sampled so far in proportion to how well each explains the other seats' recent moves as
-   the heuristic's (:mod:`referee.engine.beliefs`): the sampler treats them as able to play
+   the heuristic's (:mod:`referee.search.beliefs`): the sampler treats them as able to play
    anything legal, and they are not;
 2. **selects** down one tree for every seat's decisions, keyed by the commands played. A
    node's children are those commands that were ever legal in a world that reached it; each
@@ -30,15 +30,15 @@ both the tree's prior and its rollout. Each iteration
    each once would be a coin-flip search);
 4. **rolls out** with the heuristic for every seat (a random command with chance
    ``Settings.epsilon``) to the end, or for a game of rounds to the round's scoring
-   (``Settings.horizon``: :func:`~referee.engine.pimc.playout`), and
+   (``Settings.horizon``: :func:`~referee.search.pimc.playout`), and
 5. **backs up** each seat's reward in [0, 1] (its rank; for a round, the round's standing:
-   :func:`~referee.engine.pimc.standing_reward`) to the nodes that seat chose.
+   :func:`~referee.search.pimc.standing_reward`) to the nodes that seat chose.
 
 The command played is the root's most visited child; the heuristic's own is preferred among
 equals, and a budget that ended before any iteration gets the heuristic's command. With
 ``Settings.guard`` above 0 the most visited child replaces the heuristic's only when its mean
 reward beats the heuristic's child's by that many standard errors of the difference (the
-decision rule PIMC uses, :func:`~referee.engine.pimc.best`): with a few dozen iterations of
+decision rule PIMC uses, :func:`~referee.search.pimc.best`): with a few dozen iterations of
 binary rewards a deviation is mostly noise, and every noisy deviation from a good heuristic
 is more likely to lose than to win.
 
@@ -50,10 +50,10 @@ knowledge and the seed (what the tests use).
 **Its own information only.** Everything read comes from the knowledge (its view, its
 redacted events, the public setup) and the seeded :class:`Chance`: two positions that differ
 only in what the seat cannot see get the same decision under the same seed and iteration
-budget (``tests/engine/test_ismcts.py``).
+budget (``tests/search/test_ismcts.py``).
 
 >>> from referee.engine.table import Table
->>> from referee.engine.worlds import knowledge_of
+>>> from referee.search.worlds import knowledge_of
 >>> table = Table.create("vampire-queen", players=3, seed=b"doc")
 >>> seat = table.pending()[0]
 >>> command = search(knowledge_of(table, seat), Chance(b"s"), stop=lambda done: done >= 16)
@@ -68,13 +68,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from referee.engine.beliefs import surprises
 from referee.engine.bot import Bot, game_bot
 from referee.engine.game import Command, Rejection, Seat
-from referee.engine.pimc import lower_scores_win, reward, rollout, settings_for, view_for
 from referee.engine.registry import BOT, game_module, get_game
-from referee.engine.search import SearchTable
-from referee.engine.worlds import Chance, Knowledge, World, sample_world
+from referee.engine.search_table import SearchTable
+from referee.search.beliefs import surprises
+from referee.search.pimc import lower_scores_win, reward, rollout, settings_for, view_for
+from referee.search.worlds import Chance, Knowledge, World, sample_world
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,12 +100,12 @@ class Settings:
     epsilon: float = 0.0
     #: Worlds sampled before they are reused in turn.
     worlds: int = 24
-    #: ``"game"`` or ``"round"`` (:class:`referee.engine.pimc.Settings`).
+    #: ``"game"`` or ``"round"`` (:class:`referee.search.pimc.Settings`).
     horizon: str = "game"
     #: Standard errors by which the played command's mean must beat the heuristic's own at
     #: the root (:func:`decision`); 0: the most visited child is played.
     guard: float = 0.0
-    #: How many of the other seats' last decisions weigh a world (:mod:`referee.engine.beliefs`):
+    #: How many of the other seats' last decisions weigh a world (:mod:`referee.search.beliefs`):
     #: each iteration draws its world among those sampled with weight ``tremble ** n``, ``n``
     #: the decisions the heuristic would have made otherwise there. 0: the worlds in turn,
     #: unweighed (every seat treated as able to play anything legal).
@@ -113,7 +113,7 @@ class Settings:
     #: The chance given to each such surprise, in (0, 1] (1: no weighing).
     tremble: float = 0.1
     #: Rollout decisions after which a rollout stops and the standing is scored there
-    #: (:func:`~referee.engine.pimc.leads`); 0: to the end (or the round's scoring). A cut
+    #: (:func:`~referee.search.pimc.leads`); 0: to the end (or the round's scoring). A cut
     #: rollout is cheaper, so more iterations fit, and says who leads rather than who won.
     cutoff: int = 0
     #: Points of the game's standing (``Game.limit_results``: Sleeping Queens' queen points,
@@ -526,7 +526,7 @@ def evaluate(
     """``outcome`` (each seat's reward in [0, 1]), with ``margin`` above 0 half of it replaced
     by the seat's standing margin: its gain since ``origin`` (the standing the iteration
     started from) over the best other seat's, ``margin`` points counting as a whole win.
-    Which way is better is read off the standing, as :func:`~referee.engine.pimc.standing_reward`
+    Which way is better is read off the standing, as :func:`~referee.search.pimc.standing_reward`
     does (the first-ranked seat's score).
 
     >>> from referee.engine.game import rank_by_score

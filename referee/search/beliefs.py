@@ -1,6 +1,6 @@
 """How well a sampled world explains the other seats' recent moves (issue 22 section 3).
 
-:func:`~referee.engine.worlds.sample_world` draws worlds uniformly among the shuffles under
+:func:`~referee.search.worlds.sample_world` draws worlds uniformly among the shuffles under
 which every move the seat saw was *legal*: it treats the other seats as if they could have
 played anything. At a table of heuristic bots (or of people) they do not: a seat that kept
 its queen-stealing knight for three turns probably holds no knight now. A world in which the
@@ -9,7 +9,7 @@ it would have made none of them.
 
 :func:`surprises` counts, over the other seats' last ``recent`` decisions in a world, those
 where the game's heuristic, reading the mover's own view *of that world* at that point,
-would have played something else. The tree search (:mod:`referee.engine.ismcts`,
+would have played something else. The tree search (:mod:`referee.search.ismcts`,
 ``Settings.infer``) weighs each world by ``tremble ** surprises``: a "trembling hand" model
 in which each seat plays the heuristic's move except, with a small chance, another. Only the
 recent decisions are read, because they are what a seat's hand now most depends on and
@@ -22,7 +22,7 @@ events, the hidden parts filled in), so a world gets the same count whatever the
 
 >>> from referee.engine.table import Table
 >>> from referee.engine.bot import game_bot
->>> from referee.engine.worlds import World
+>>> from referee.search.worlds import World
 >>> table = Table.create("sleeping-queens", players=3, seed=b"doc")
 >>> bot = game_bot("sleeping-queens")
 >>> for _ in range(12):
@@ -39,11 +39,11 @@ from typing import Any
 
 from referee.engine.bot import Bot
 from referee.engine.game import Command, Event, Game, Rejection, Seat
-from referee.engine.pimc import view_for
 from referee.engine.registry import get_game
-from referee.engine.search import SearchTable
+from referee.engine.search_table import SearchTable
 from referee.engine.table_events import TableEvent
-from referee.engine.worlds import World
+from referee.search.pimc import view_for
+from referee.search.worlds import World
 
 
 def surprises(world: World, seat: Seat, bot: Bot, recent: int) -> int:

@@ -2,10 +2,10 @@
 
 Perfect-information Monte Carlo (PIMC) over paired playouts. The seat's legal commands are
 the same in every world it could be in (they are part of its view). The search samples a
-world from the seat's :class:`~referee.engine.worlds.Knowledge`
-(:func:`~referee.engine.worlds.sample_world` without its check: the samplers' property tests
+world from the seat's :class:`~referee.search.worlds.Knowledge`
+(:func:`~referee.search.worlds.sample_world` without its check: the samplers' property tests
 check them, and the check costs as much as the sampling), and in that world plays **every**
-legal command on a :class:`~referee.engine.search.SearchTable` fork, each followed by the
+legal command on a :class:`~referee.engine.search_table.SearchTable` fork, each followed by the
 same deterministic playout: the game's heuristic bot for every seat, the world's own seed for
 the chance to come. The reward is the seat's final rank scaled to [0, 1] (or, for a game of
 rounds, the round's outcome: :class:`Settings`). The heuristic's own command is played unless
@@ -22,13 +22,13 @@ than the heuristic: it deviates only where its worlds say another command does b
 **Its own information only.** Everything the search reads comes from the knowledge (the
 view, the redacted events, the public setup) and its seeded :class:`Chance`; the true state
 is never reached. So two positions that differ only in what the seat cannot see get the same
-decision from the same seed and iteration budget (``tests/engine/test_pimc.py``).
+decision from the same seed and iteration budget (``tests/search/test_pimc.py``).
 
 The engine is sans-I/O: the budget is a callable ``stop(playouts)`` the caller supplies
 (a clock lives in :mod:`referee.bots`, outside the engine).
 
 >>> from referee.engine.table import Table
->>> from referee.engine.worlds import knowledge_of
+>>> from referee.search.worlds import knowledge_of
 >>> table = Table.create("vampire-queen", players=3, seed=b"doc")
 >>> seat = table.pending()[0]
 >>> known = knowledge_of(table, seat)
@@ -47,9 +47,9 @@ from typing import Any
 from referee.engine.bot import Bot, game_bot
 from referee.engine.game import Command, Rejection, Seat
 from referee.engine.registry import BOT, game_module, get_game
-from referee.engine.search import SearchTable
+from referee.engine.search_table import SearchTable
 from referee.engine.table import View
-from referee.engine.worlds import Chance, Knowledge, sample_world
+from referee.search.worlds import Chance, Knowledge, sample_world
 
 #: A playout longer than this many decisions is stopped and scored as a draw (0.5): no game
 #: here comes near it; it bounds a search against a game that loops.

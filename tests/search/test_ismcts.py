@@ -1,4 +1,4 @@
-"""The information-set tree search (issue 22 section 3, :mod:`referee.engine.ismcts`): a legal
+"""The information-set tree search (issue 22 section 3, :mod:`referee.search.ismcts`): a legal
 move always, the same move from the same seed and iteration budget, and from the seat's own
 information only.
 
@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from referee.bots import SearchStrategy, make_strategy
-from referee.engine import ismcts, pimc
 from referee.engine.bot import game_bot
 from referee.engine.table import Table
-from referee.engine.worlds import Chance, knowledge_of, sample_world
+from referee.search import ismcts, pimc
+from referee.search.worlds import Chance, knowledge_of, sample_world
 
 GAMES = [
     ("vampire-queen", 3, {"rounds": "1"}),
