@@ -82,8 +82,8 @@ class Level:
     blunders: float = 0.0
 
 
-#: The levels a server may offer, weakest first, each measured to beat the one below it (and
-#: ``easy`` the random player) in every game: ``referee bench --only LEVELS``, whose figures
+#: The levels a server may offer, weakest first, each measured against the one below it (and
+#: ``easy`` against the random player) in every game: ``referee bench --only LEVELS``, whose figures
 #: are in docs/performance.md. A new strategy in referee/bots.py becomes a level by one entry
 #: here, and its place in the order is measured there.
 LEVELS: Mapping[str, Level] = {
