@@ -82,10 +82,10 @@ class Level:
     blunders: float = 0.0
 
 
-#: The levels a server may offer, weakest first, each measured against the one below it (and
-#: ``easy`` against the random player) in every game: ``referee bench --only LEVELS``, whose figures
-#: are in docs/performance.md. A new strategy in referee/bots.py becomes a level by one entry
-#: here, and its place in the order is measured there.
+#: The levels a server may offer, weakest first, each measured against the one below it
+#: (and ``easy`` against the random player) in every game: ``referee bench --only LEVELS``,
+#: whose figures are in docs/performance.md. A new strategy in referee/bots.py becomes a
+#: level by one entry here, and its place in the order is measured there.
 LEVELS: Mapping[str, Level] = {
     "easy": Level(
         "easy",
