@@ -56,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--store-wait-seconds",
         type=float,
         default=DEFAULT_WAIT,
-        help="longest a call waits for the store (a PostgreSQL connection, SQLite's write "
-        "lock) before it fails with UNAVAILABLE and a retry hint",
+        help="longest a call waits for the store (a PostgreSQL connection, the answer to each "
+        "statement, SQLite's write lock) before it fails with UNAVAILABLE and a retry hint",
     )
     _env_flag(
         serving,
@@ -100,7 +100,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-streams",
         type=int,
         default=Limits.max_streams,
-        help="open StreamGame calls per replica; more: RESOURCE_EXHAUSTED",
+        help="open streams (StreamGame, PlayerSession, WatchPlayer, WatchLobby) per replica; "
+        "more: RESOURCE_EXHAUSTED with RetryInfo",
+    )
+    _env_flag(
+        serving,
+        "--max-streams-per-player",
+        type=int,
+        default=Limits.max_streams_per_player,
+        help="open streams of one signed-in player per replica (0 = no cap); more: "
+        "RESOURCE_EXHAUSTED with RetryInfo",
+    )
+    _env_flag(
+        serving,
+        "--max-streams-per-address",
+        type=int,
+        default=Limits.max_streams_per_address,
+        help="open streams of one client address per replica (0 = no cap; the address as "
+        "--trusted-proxy finds it); more: RESOURCE_EXHAUSTED with RetryInfo",
     )
     _env_flag(
         serving,
@@ -117,6 +134,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=Limits.stream_stall_seconds,
         help="a stream whose client takes no message for this long is ended with "
         "RESOURCE_EXHAUSTED (0 = never)",
+    )
+    _env_flag(
+        serving,
+        "--stream-heartbeat-seconds",
+        type=float,
+        default=Limits.stream_heartbeat_seconds,
+        help="an idle stream sends a heartbeat this often, so proxies keep it (0 = never)",
     )
     _env_flag(
         serving,
@@ -339,7 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
         "per stream",
     )
     bench.add_argument(
-        "--recovery-games", type=int, help="games in P5's cold-start database (default: by P5)"
+        "--recovery-games",
+        type=int,
+        help="games in P5's and RESTART's cold-start databases (default: by the part)",
     )
 
     verifying = commands.add_parser(
@@ -473,6 +499,9 @@ def main(argv: list[str] | None = None) -> int:
             max_streams=args.max_streams,
             stream_buffer=args.stream_buffer,
             stream_stall_seconds=args.stream_stall_seconds,
+            stream_heartbeat_seconds=args.stream_heartbeat_seconds,
+            max_streams_per_player=args.max_streams_per_player,
+            max_streams_per_address=args.max_streams_per_address,
             max_live_games=args.max_live_games,
             evict_idle_seconds=args.evict_idle_seconds,
             idle_expiry_seconds=args.idle_expiry_seconds,

@@ -187,6 +187,8 @@ class GameStream:
             over = False
             try:
                 for message in self._open():
+                    if message.HasField("heartbeat"):
+                        continue  # an idle stream's sign of life: nothing to act on
                     if message.HasField("event"):
                         if message.event.sequence <= self.last_sequence:
                             continue

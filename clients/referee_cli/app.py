@@ -171,18 +171,13 @@ def follow_game(
         after_sequence=after_sequence,
     )
     reader = _Reader(stream)
-    newest: referee_pb2.View | None = None
-    newest_settled = False
-    replay_until = after_sequence  # the first view's version: print the history before asking
-    seen = after_sequence  # the last event sequence printed
-    prompted = -1
-    drawn = False  # the table is drawn once on joining, after any history replayed
-    waiting_told: tuple[int, tuple[int, ...]] | None = None  # (version, seats) last announced
-    batch_events = 0  # events of the current batch printed so far
+    shown = _Shown(term, info, spectator, after_sequence)
     try:
         while True:
-            waiting = _waiting_for(newest, newest_settled, seen >= replay_until)
-            quiet = WAITING_NOTICE_SECONDS if waiting and waiting != waiting_told else None
+            waiting = _waiting_for(
+                shown.newest, shown.newest_settled, shown.seen >= shown.replay_until
+            )
+            quiet = WAITING_NOTICE_SECONDS if waiting and waiting != shown.waiting_told else None
             try:
                 batch, ended = reader.next_batch(timeout=quiet)
             except BotError as error:
@@ -190,55 +185,26 @@ def follow_game(
                 return 1
             if not batch and not ended:  # nobody moved for a moment: say whom we wait for
                 assert waiting is not None
-                waiting_told = waiting
-                holders = render.holder_names(newest) if newest is not None else []
-                names = join([render.seat_name(seat, None, holders) for seat in waiting[1]])
-                term.say(f"waiting for {names} ... (Ctrl-C to leave)")
+                shown.tell_waiting(waiting)
                 continue
             for message in batch:
-                view = message.view
-                if message.HasField("event"):
-                    seen = message.event.sequence
-                    batch_events += 1
-                    term.say_wrapped(render.describe_event(message.event))
-                    if spectator and render.redraw_for_spectator(message.event, batch_events):
-                        term.say(render.render_view(view, info))  # e.g. after a round's end
-                    if settled(message):
-                        batch_events = 0
-                if newest is None or view.version >= newest.version:
-                    newest, newest_settled = view, settled(message)
-                if not message.HasField("event"):  # a (re)connection's current view
-                    replay_until = max(replay_until, view.version)
-                    asked = view.seat in view.pending_seats and bool(view.legal_commands)
-                    # The first current view draws the table even when moves were replayed
-                    # before it: someone may move between the joining GetView and the stream.
-                    current = not drawn and not view.game_over
-                    drawn = True
-                    if current and (spectator or not asked):  # a prompt draws its own screen
-                        term.say(render.render_view(view, info))
+                shown.show(message)
             if ended:  # the server ends the stream after the game's final event
-                if newest is not None and newest.game_over:
-                    term.say(render.render_view(newest, info))
+                if shown.newest is not None and shown.newest.game_over:
+                    term.say(render.render_view(shown.newest, info))
                     return 0
                 term.say("The stream ended before the game was over.")
                 return 1
-            if (
-                newest is None
-                or not newest_settled
-                or seen < replay_until
-                or not newest.HasField("seat")
-                or newest.seat not in newest.pending_seats
-                or not newest.legal_commands
-                or newest.version <= prompted
-            ):
+            newest = shown.asked()
+            if newest is None:
                 continue
-            prompted = newest.version
+            shown.prompted = newest.version
             outcome = _prompt_and_submit(stub, term, newest, token, info)
             if outcome == "quit":
                 _left(term, rejoin or join_command(server, game_id, token))
                 return 0
             if outcome == "retry":
-                prompted = -1  # ask again on the next message (e.g. after a reconnection)
+                shown.prompted = -1  # ask again on the next message (e.g. after a reconnection)
     except KeyboardInterrupt:
         if spectator:
             raise
@@ -246,6 +212,78 @@ def follow_game(
         return 130
     finally:
         stream.cancel()
+
+
+class _Shown:
+    """What :func:`follow_game` has shown of the game so far: the newest view and whether its
+    batch is complete, the history replayed before the first current view, the last event
+    printed, the last view prompted for, and the waiting last announced."""
+
+    def __init__(self, term: Terminal, info: GameInfo, spectator: bool, after: int) -> None:
+        self.term, self.info, self.spectator = term, info, spectator
+        self.newest: referee_pb2.View | None = None
+        self.newest_settled = False
+        self.replay_until = after  # the first view's version: print the history before asking
+        self.seen = after  # the last event sequence printed
+        self.prompted = -1
+        self.drawn = False  # the table is drawn once on joining, after any history replayed
+        #: (version, seats) last announced
+        self.waiting_told: tuple[int, tuple[int, ...]] | None = None
+        self.batch_events = 0  # events of the current batch printed so far
+        #: Who holds each seat, from the newest view that says so: the views of the history
+        #: replayed before the current view may come without it.
+        self.holders: list[referee_pb2.SeatHolder] = []
+
+    def tell_waiting(self, waiting: tuple[int, tuple[int, ...]]) -> None:
+        """Nobody moved for a moment: say whom we wait for."""
+        self.waiting_told = waiting
+        newest = self.newest
+        holders = render.holder_names(newest) if newest is not None else []
+        names = join([render.seat_name(seat, None, holders) for seat in waiting[1]])
+        self.term.say(f"waiting for {names} ... (Ctrl-C to leave)")
+
+    def show(self, message: referee_pb2.StreamGameResponse) -> None:
+        """One message of the stream: its event printed, its view kept if newer, and the
+        table drawn at the first current view."""
+        term, view = self.term, message.view
+        if view.seat_holders:
+            self.holders = list(view.seat_holders)
+        else:
+            view.seat_holders.extend(self.holders)
+        if message.HasField("event"):
+            self.seen = message.event.sequence
+            self.batch_events += 1
+            term.say_wrapped(render.describe_event(message.event, render.holder_names(view)))
+            if self.spectator and render.redraw_for_spectator(message.event, self.batch_events):
+                term.say(render.render_view(view, self.info))  # e.g. after a round's end
+            if settled(message):
+                self.batch_events = 0
+        if self.newest is None or view.version >= self.newest.version:
+            self.newest, self.newest_settled = view, settled(message)
+        if not message.HasField("event"):  # a (re)connection's current view
+            self.replay_until = max(self.replay_until, view.version)
+            asked = view.seat in view.pending_seats and bool(view.legal_commands)
+            # The first current view draws the table even when moves were replayed
+            # before it: someone may move between the joining GetView and the stream.
+            current = not self.drawn and not view.game_over
+            self.drawn = True
+            if current and (self.spectator or not asked):  # a prompt draws its own screen
+                term.say(render.render_view(view, self.info))
+
+    def asked(self) -> referee_pb2.View | None:
+        """The newest view, when it asks this seat for a command not prompted for yet."""
+        newest = self.newest
+        if (
+            newest is None
+            or not self.newest_settled
+            or self.seen < self.replay_until
+            or not newest.HasField("seat")
+            or newest.seat not in newest.pending_seats
+            or not newest.legal_commands
+            or newest.version <= self.prompted
+        ):
+            return None
+        return newest
 
 
 def _left(term: Terminal, command: str) -> None:
@@ -494,8 +532,9 @@ def cmd_list(
             "%Y-%m-%d %H:%M:%S"
         )
         if game.game_over:
-            winners = ", ".join(str(r.seat) for r in game.results if r.rank == 1)
-            status = f"over (won by seat {winners})"
+            holders = {h.seat: h.player for h in game.seat_holders if h.player and not h.hidden}
+            winners = [holders.get(r.seat, f"seat {r.seat}") for r in game.results if r.rank == 1]
+            status = f"over (won by {', '.join(winners)})"
         elif game.referee_to_move and not game.pending_seats:
             status = "the referee plays for a seat that left"
         else:

@@ -62,6 +62,7 @@ from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import FanOut, Send, StreamEnded
 from referee.application.tables.live import LiveGame, now_ms
 from referee.application.tables.organiser import Organiser
+from referee.application.tables.pacing import Pacing, StreamPolicy
 from referee.application.tables.repository import Limits
 from referee.application.tables.streams import Streams
 from referee.application.tables.timekeeper import Timekeeper
@@ -100,7 +101,6 @@ class Referee:
             self.metrics,
             self.limits.max_streams,
             self.limits.stream_buffer,
-            self.limits.stream_stall_seconds,
         )
         # The timekeeper acts through the repository, which sets timers through it: the
         # timekeeper opens the repository, handing itself in.
@@ -108,6 +108,16 @@ class Referee:
         self.repository = self.timekeeper.repository
         self.commands = Commands(self.repository, self.timekeeper)
         self.organiser = Organiser(self.repository, self.timekeeper)
+        #: Every stream's admission, stall limit and heartbeats (one policy, all transports).
+        self.pacing = Pacing(
+            StreamPolicy(
+                stall_seconds=self.limits.stream_stall_seconds,
+                heartbeat_seconds=self.limits.stream_heartbeat_seconds,
+                max_streams=self.limits.max_streams,
+                max_streams_per_player=self.limits.max_streams_per_player,
+                max_streams_per_address=self.limits.max_streams_per_address,
+            )
+        )
         self.players = Players(self.repository)
         self._streams = Streams(self.repository, self.timekeeper)
         self.seating = Seating(self.repository, self.timekeeper, self.commands)
@@ -390,8 +400,9 @@ class Referee:
         batched: bool = False,
     ) -> None:
         """The same stream run into a transport's ``send`` (see :meth:`FanOut.serve`), with
-        the stall limit and the mark where history ends; raises the :class:`RefereeError`
-        the stream ends with."""
+        the mark where history ends; raises the :class:`RefereeError` the stream ends with.
+        The stall limit and heartbeats are the writer's: ``send`` writes through an
+        :class:`~referee.application.tables.pacing.Outlet` of :attr:`pacing`."""
         release = self._hold(seat_token)
         try:
             await self._streams.serve(

@@ -41,6 +41,7 @@ PARTS = (
     "P12",
     "P13",
     "P14",
+    "RESTART",
     "SOAK",
     "LEVELS",
 )
@@ -64,6 +65,7 @@ TARGETS = {
     "P12": ("in-process CPU per command ÷ one engine step of the same game", "<=", 10.0),
     "P13": ("server CPU per command, 3 replicas on PostgreSQL ÷ 1 (seats together)", "<=", 1.25),
     "P14": ("server CPU per move ÷ boardgame.io's, same game shape and load", "<=", 1.0),
+    "RESTART": ("seconds from start to the first write, PostgreSQL with 2,000 games", "<=", 5.0),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
     "LEVELS": (
         "least lower bound of a house level's lead over the one below (every game, 95 %)",
@@ -223,6 +225,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         found["P14"] = (
             p14["figures"]["server_cpu_us_per_move"]["referee_ratio"] if "figures" in p14 else None
         )
+    if "RESTART" in results:
+        found["RESTART"] = results["RESTART"].get("first_write_seconds")
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
@@ -391,6 +395,10 @@ def markdown(report: dict[str, Any]) -> str:
         from referee.bench.replicas import markdown as replicas_markdown
 
         out += replicas_markdown(results["P7"])
+    if "RESTART" in results:
+        from referee.bench.restart import markdown as restart_markdown
+
+        out += restart_markdown(results["RESTART"])
     if "SOAK" in results:
         soak = results["SOAK"]
         growth = soak["growth"]
@@ -404,6 +412,13 @@ def markdown(report: dict[str, Any]) -> str:
             f"{soak['rss_at_end_mib']:.1f} MiB: growth **"
             + (f"{growth:+.1%}" if growth is not None else "n/a")
             + "** (target < 5%).",
+            "",
+            f"RSS at the start {soak['rss_start_mib']:.1f} MiB; before the load (one game "
+            f"played and evicted) {soak['rss_before_mib']:.1f} MiB; peak "
+            f"{soak['rss_peak_mib']:.1f} MiB; after the load, every game evicted (idle "
+            f"{soak['evict_idle_seconds']:g} s), **{soak['rss_after_load_mib']:.1f} MiB**: "
+            f"{soak['after_to_before']:+.1%} of before, {soak['after_to_start']:+.1%} of the "
+            "start (target within 10%).",
         ]
     if "P8" in results:
         from referee.bench import rl
@@ -516,6 +531,11 @@ def main(
         from referee.bench import store
 
         results["P5"] = store.run(quick, recovery_games)
+    if "RESTART" in parts:
+        print("RESTART a replica on PostgreSQL with many games ...", flush=True)
+        from referee.bench import restart
+
+        results["RESTART"] = restart.run(quick, recovery_games)
     if "P8" in parts:
         print("P8 learning environments ...", flush=True)
         from referee.bench import rl

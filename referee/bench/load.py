@@ -42,8 +42,12 @@ CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]  # one TCP connection 
 #: The benchmarks measure the server, not its limits: a benchmark's many clients share one
 #: address, so every server they start has no per-address limit.
 UNLIMITED = {
-    f"REFEREE_ADDRESS_{kind}_PER_MINUTE": "0"
-    for kind in ("CLAIM_ATTEMPTS", "GAMES", "REGISTRATIONS", "READS")
+    **{
+        f"REFEREE_ADDRESS_{kind}_PER_MINUTE": "0"
+        for kind in ("CLAIM_ATTEMPTS", "GAMES", "REGISTRATIONS", "READS")
+    },
+    "REFEREE_MAX_STREAMS_PER_ADDRESS": "0",
+    "REFEREE_MAX_STREAMS_PER_PLAYER": "0",
 }
 
 

@@ -147,6 +147,11 @@ def encoding_cost(game: str, players: int, views: int, seed: int) -> dict[str, f
     }
 
 
+#: Measurements by driver: ours by (game, players), the peers' by their name, one a round.
+Ours = dict[str, dict[tuple[str, int], list[dict[str, Any]]]]
+Peers = dict[str, dict[str, list[dict[str, Any]]]]
+
+
 def run(quick: bool) -> dict[str, Any]:
     try:
         from referee.rl import env as make_env
@@ -155,56 +160,10 @@ def run(quick: bool) -> dict[str, Any]:
     seconds = 0.3 if quick else 2.0
     rounds = 1 if quick else 3
     configs = configurations(quick)
-    # runs[driver][env name]: one measurement per round; rounds alternate peers and ours so
-    # that a change of load on the shared machine falls on both.
-    ours: dict[str, dict[tuple[str, int], list[dict[str, Any]]]] = {
-        d: {c: [] for c in configs} for d in DRIVERS
-    }
-    peers: dict[str, dict[str, list[dict[str, Any]]]] = {d: {} for d in DRIVERS}
-    notes: list[str] = []
-    in_target = {peer_name(m, c) for m, c, target in PEERS if target}
-    for index in range(rounds):
-        for driver in DRIVERS:
-            for module, constructor in [(m, c) for m, c, _ in PEERS]:
-                found = peer(module, constructor)
-                if isinstance(found, str):
-                    if found not in notes:
-                        notes.append(found)
-                    continue
-                name = peer_name(module, constructor)
-                peers[driver].setdefault(name, []).append(drive(found, seconds, index, driver))
-            for game, players in configs:
-                env = make_env(game, players)
-                ours[driver][(game, players)].append(drive(env, seconds, index, driver))
-
-    def rate(runs: list[dict[str, Any]]) -> float:
-        return float(np.median([r["steps_per_second"] for r in runs]))
-
-    peer_rates = {d: {name: rate(runs) for name, runs in peers[d].items()} for d in DRIVERS}
+    ours, peers, notes = _measure(make_env, configs, seconds, rounds)
+    peer_rates = {d: {name: _rate(runs) for name, runs in peers[d].items()} for d in DRIVERS}
     user_peers = peer_rates["user"]
-    fastest = max((r for n, r in user_peers.items() if n in in_target), default=None)
-    target_peer = user_peers.get(TARGET_PEER)
-    rows = []
-    for game, players in configs:
-        steps_rate = rate(ours["user"][(game, players)])
-        cheap_rate = rate(ours["cheap"][(game, players)])
-        cost = encoding_cost(game, players, 200 if quick else 2000, seed=0)
-        rows.append(
-            {
-                "game": game,
-                "players": players,
-                "steps_per_second": steps_rate,
-                "step_us": 1e6 / steps_rate,
-                "cheap_steps_per_second": cheap_rate,
-                **cost,
-                "games": sum(r["games"] for d in DRIVERS for r in ours[d][(game, players)]),
-                "steps": sum(r["steps"] for d in DRIVERS for r in ours[d][(game, players)]),
-                "ratio": {name: steps_rate / r for name, r in user_peers.items()},
-                "cheap_ratio": {n: cheap_rate / r for n, r in peer_rates["cheap"].items()},
-                "ratio_to_target_peer": steps_rate / target_peer if target_peer else None,
-                "ratio_to_fastest_peer": steps_rate / fastest if fastest else None,
-            }
-        )
+    rows = [_row(game, players, ours, peer_rates, quick) for game, players in configs]
     ratios = [r["ratio_to_target_peer"] for r in rows if r["ratio_to_target_peer"] is not None]
     fastest_ratios = [
         r["ratio_to_fastest_peer"] for r in rows if r["ratio_to_fastest_peer"] is not None
@@ -228,6 +187,63 @@ def run(quick: bool) -> dict[str, Any]:
         "rounds": rounds,
         "min_ratio": min(ratios) if ratios else None,
         "min_ratio_to_fastest_peer": min(fastest_ratios) if fastest_ratios else None,
+    }
+
+
+def _measure(
+    make_env: Any, configs: list[tuple[str, int]], seconds: float, rounds: int
+) -> tuple[Ours, Peers, list[str]]:
+    """Each driver over the peers and our environments, ``rounds`` times; the notes say which
+    peers could not be loaded."""
+    # runs[driver][env name]: one measurement per round; rounds alternate peers and ours so
+    # that a change of load on the shared machine falls on both.
+    ours: Ours = {d: {c: [] for c in configs} for d in DRIVERS}
+    peers: Peers = {d: {} for d in DRIVERS}
+    notes: list[str] = []
+    for index in range(rounds):
+        for driver in DRIVERS:
+            for module, constructor in [(m, c) for m, c, _ in PEERS]:
+                found = peer(module, constructor)
+                if isinstance(found, str):
+                    if found not in notes:
+                        notes.append(found)
+                    continue
+                name = peer_name(module, constructor)
+                peers[driver].setdefault(name, []).append(drive(found, seconds, index, driver))
+            for game, players in configs:
+                env = make_env(game, players)
+                ours[driver][(game, players)].append(drive(env, seconds, index, driver))
+    return ours, peers, notes
+
+
+def _rate(runs: list[dict[str, Any]]) -> float:
+    return float(np.median([r["steps_per_second"] for r in runs]))
+
+
+def _row(
+    game: str, players: int, ours: Ours, peer_rates: dict[str, dict[str, float]], quick: bool
+) -> dict[str, Any]:
+    """One environment's line: its rates, its encoding cost and its ratios to the peers."""
+    user_peers = peer_rates["user"]
+    in_target = {peer_name(m, c) for m, c, target in PEERS if target}
+    fastest = max((r for n, r in user_peers.items() if n in in_target), default=None)
+    target_peer = user_peers.get(TARGET_PEER)
+    steps_rate = _rate(ours["user"][(game, players)])
+    cheap_rate = _rate(ours["cheap"][(game, players)])
+    cost = encoding_cost(game, players, 200 if quick else 2000, seed=0)
+    return {
+        "game": game,
+        "players": players,
+        "steps_per_second": steps_rate,
+        "step_us": 1e6 / steps_rate,
+        "cheap_steps_per_second": cheap_rate,
+        **cost,
+        "games": sum(r["games"] for d in DRIVERS for r in ours[d][(game, players)]),
+        "steps": sum(r["steps"] for d in DRIVERS for r in ours[d][(game, players)]),
+        "ratio": {name: steps_rate / r for name, r in user_peers.items()},
+        "cheap_ratio": {n: cheap_rate / r for n, r in peer_rates["cheap"].items()},
+        "ratio_to_target_peer": steps_rate / target_peer if target_peer else None,
+        "ratio_to_fastest_peer": steps_rate / fastest if fastest else None,
     }
 
 

@@ -192,6 +192,10 @@ def _clone_apply(item: tuple[Any, int]) -> None:
     state.clone().apply_action(action)
 
 
+#: (game or peer label, operation) -> the rate of each round.
+Measured = dict[tuple[str, str], list[float]]
+
+
 def run(quick: bool) -> dict[str, Any]:
     seconds = 0.05 if quick else 0.4
     rounds = 1 if quick else 3
@@ -208,61 +212,15 @@ def run(quick: bool) -> dict[str, Any]:
         theirs = {name: spiel_positions(pyspiel, name, count, seed=11) for name in SPIEL_GAMES}
     env_games = sorted({game_type for game_type, _ in configs})
     envs = {game_type: env_positions(game_type, count // 4, seed=11) for game_type in env_games}
-    measured: dict[tuple[str, str], list[float]] = {}
+    measured: Measured = {}
     for _ in range(rounds):
-        for name, nodes in theirs.items():
-            for op, clone in (("clone", _clone), ("clone_apply", _clone_apply)):
-                measured.setdefault((name, op), []).append(rate(clone, nodes, seconds))
-        for (game_type, players), items in ours.items():
-            for op, function in OPERATIONS.items():
-                # deepcopy takes a millisecond: a tenth of the positions say enough.
-                chosen = items[: max(4, len(items) // 10)] if op == "deepcopy_submit" else items
-                key = (f"{game_type}/{players}", op)
-                measured.setdefault(key, []).append(rate(function, chosen, seconds))
-        for game_type, places in envs.items():
-            for op, env_function in ENV_OPERATIONS.items():
-                # Likewise: a tenth of the positions for the milliseconds of a deepcopy.
-                few = places[: max(4, len(places) // 10)] if "deepcopy" in op else places
-                key = (f"env {game_type}", op)
-                measured.setdefault(key, []).append(rate(env_function, few, seconds))
-
-    def median(key: tuple[str, str]) -> float:
-        return float(statistics.median(measured[key]))
-
-    peer = ("crazy_eights", "clone_apply")
-    peer_rate = median(peer) if peer in measured else None
-    rows = []
-    for game_type, players in configs:
-        label = f"{game_type}/{players}"
-        row: dict[str, Any] = {"game": game_type, "players": players}
-        for op in OURS:
-            row[f"{op}_per_second"] = median((label, op))
-            row[f"{op}_us"] = 1e6 / median((label, op))
-        row["to_crazy_eights"] = (
-            peer_rate / row["fork_step_per_second"] if peer_rate is not None else None
-        )
-        fork_step, deepcopy = row["fork_step_per_second"], row["deepcopy_submit_per_second"]
-        row["deepcopy_to_fork_step"] = fork_step / deepcopy
-        rows.append(row)
-    peer_rows = []
-    for name in theirs:
-        peer_row: dict[str, Any] = {"game": f"open_spiel {name}"}
-        for op in THEIRS:
-            peer_row[f"{op}_per_second"] = median((name, op))
-            peer_row[f"{op}_us"] = 1e6 / median((name, op))
-        peer_rows.append(peer_row)
-    env_rows = []
-    for game_type in envs:
-        env_row: dict[str, Any] = {"game": game_type}
-        for op in ENV_OPERATIONS:
-            env_row[f"{op}_us"] = 1e6 / median((f"env {game_type}", op))
-        env_row["deepcopy_to_copy"] = env_row["env_deepcopy_step_us"] / env_row["env_copy_step_us"]
-        env_rows.append(env_row)
+        _measure_round(measured, theirs, ours, envs, seconds)
+    rows = _game_rows(measured, configs)
     ratios = [row["to_crazy_eights"] for row in rows if row["to_crazy_eights"] is not None]
     return {
         "games": rows,
-        "peers": peer_rows,
-        "environments": env_rows,
+        "peers": [_peer_row(measured, name) for name in theirs],
+        "environments": [_env_row(measured, game_type) for game_type in envs],
         "peer_versions": peers.versions(),
         "notes": notes,
         "positions": count,
@@ -272,6 +230,70 @@ def run(quick: bool) -> dict[str, Any]:
         "max_to_crazy_eights": max(ratios) if ratios else None,
         "min_deepcopy_to_fork_step": min(row["deepcopy_to_fork_step"] for row in rows),
     }
+
+
+def _measure_round(
+    measured: Measured,
+    theirs: dict[str, list[tuple[Any, int]]],
+    ours: dict[tuple[str, int], list[Position]],
+    envs: dict[str, list[tuple[RefereeAECEnv, int]]],
+    seconds: float,
+) -> None:
+    """One round of every operation: the peers', ours, the environments'."""
+    for name, nodes in theirs.items():
+        for op, clone in (("clone", _clone), ("clone_apply", _clone_apply)):
+            measured.setdefault((name, op), []).append(rate(clone, nodes, seconds))
+    for (game_type, players), items in ours.items():
+        for op, function in OPERATIONS.items():
+            # deepcopy takes a millisecond: a tenth of the positions say enough.
+            chosen = items[: max(4, len(items) // 10)] if op == "deepcopy_submit" else items
+            key = (f"{game_type}/{players}", op)
+            measured.setdefault(key, []).append(rate(function, chosen, seconds))
+    for game_type, places in envs.items():
+        for op, env_function in ENV_OPERATIONS.items():
+            # Likewise: a tenth of the positions for the milliseconds of a deepcopy.
+            few = places[: max(4, len(places) // 10)] if "deepcopy" in op else places
+            key = (f"env {game_type}", op)
+            measured.setdefault(key, []).append(rate(env_function, few, seconds))
+
+
+def _median(measured: Measured, key: tuple[str, str]) -> float:
+    return float(statistics.median(measured[key]))
+
+
+def _game_rows(measured: Measured, configs: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    peer = ("crazy_eights", "clone_apply")
+    peer_rate = _median(measured, peer) if peer in measured else None
+    rows = []
+    for game_type, players in configs:
+        label = f"{game_type}/{players}"
+        row: dict[str, Any] = {"game": game_type, "players": players}
+        for op in OURS:
+            row[f"{op}_per_second"] = _median(measured, (label, op))
+            row[f"{op}_us"] = 1e6 / _median(measured, (label, op))
+        row["to_crazy_eights"] = (
+            peer_rate / row["fork_step_per_second"] if peer_rate is not None else None
+        )
+        fork_step, deepcopy = row["fork_step_per_second"], row["deepcopy_submit_per_second"]
+        row["deepcopy_to_fork_step"] = fork_step / deepcopy
+        rows.append(row)
+    return rows
+
+
+def _peer_row(measured: Measured, name: str) -> dict[str, Any]:
+    peer_row: dict[str, Any] = {"game": f"open_spiel {name}"}
+    for op in THEIRS:
+        peer_row[f"{op}_per_second"] = _median(measured, (name, op))
+        peer_row[f"{op}_us"] = 1e6 / _median(measured, (name, op))
+    return peer_row
+
+
+def _env_row(measured: Measured, game_type: str) -> dict[str, Any]:
+    env_row: dict[str, Any] = {"game": game_type}
+    for op in ENV_OPERATIONS:
+        env_row[f"{op}_us"] = 1e6 / _median(measured, (f"env {game_type}", op))
+    env_row["deepcopy_to_copy"] = env_row["env_deepcopy_step_us"] / env_row["env_copy_step_us"]
+    return env_row
 
 
 def markdown(p11: dict[str, Any]) -> list[str]:

@@ -78,7 +78,7 @@ TARGETS = (
     ("structlog._config", "BoundLoggerLazyProxy.bind", "logging"),
     ("structlog._base", "BoundLoggerBase._process_event", "logging"),
 )
-#: The rows of the table, in the issue's order (``decode`` is the driver's own).
+#: The rows of the table, in a command's order through the server (``decode`` is the driver's own).
 STAGES = (
     "decode",
     "idempotency/fingerprint",

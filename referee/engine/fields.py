@@ -10,8 +10,8 @@ checks well-formedness itself, and the protobuf codec, which walks the same plan
 
 A plan is of a class's *wire fields*: its dataclass fields, unless the class holds its values
 in another form than the one they are written in (the referee's card openings hold their
-deck's tree, not each card's salt and path: issue 25 §4). Such a class declares the one hook
-this module knows, two class attributes:
+deck's tree, not each card's salt and path, which would be most of a live game's memory).
+Such a class declares the one hook this module knows, two class attributes:
 
 * ``WIRE_FIELDS: ClassVar[tuple[str, ...]]``, the names of its wire fields in order, each one
   of its dataclass fields or a property whose getter's return annotation is the field's type;
@@ -143,7 +143,7 @@ def field_type(hint: Any) -> FieldType:
     ...
     TypeError: no field plan for list[int]
     """
-    if hint is Any:
+    if hint is Any or hint is object:  # a value of some game, which the game checks
         return FieldType(Kind.ANY)
     if hint in _PLAIN:
         return FieldType(_PLAIN[hint], hint, exact=hint)

@@ -36,9 +36,16 @@ Seat = int
 #: A viewer is a seat index, or ``None`` for a spectator (public information only).
 Viewer = int | None
 
-Command = Any
-Event = Any
 StateT = TypeVar("StateT")
+#: A game's commands and its events: the unions its model declares (``Command = A | B | C``).
+CommandT = TypeVar("CommandT")
+EventT = TypeVar("EventT")
+
+#: A command or an event where the engine handles every game alike (a table and its log, a
+#: search table): some game's, whichever the table plays, of which the engine reads nothing but
+#: its class (a command's checked against the game's ``command_types`` when it arrives).
+Command = object
+Event = object
 
 
 class SetupRefused(ValueError):
@@ -296,10 +303,12 @@ def not_your_turn(seat: Seat, pending: Sequence[Seat], rule_id: str) -> Rejectio
 #: A game's handler: the events ``command`` (of the handler's type) by ``seat`` causes in
 #: ``state`` (of the handler's phase), or a :class:`Rejection` for a move the rules forbid.
 #: The engine calls it only for the seat asked to decide and a well-formed command.
-Handler = Callable[[Any, Seat, Any], list[Event]]
+#: The command is typed ``Any`` here because each handler takes its own command class, which
+#: the handler's key in the table names; its state and its events are the game's.
+Handler = Callable[[StateT, Seat, Any], list[EventT]]
 
 
-def refuse(rule_id: str, message: str) -> Handler:
+def refuse(rule_id: str, message: str) -> Callable[[object, Seat, object], list[EventT]]:
     """A handler that refuses: a command the game knows, wrong in this phase, refused by the
     rule that says so (more telling than the engine's rejection of an unknown pair).
 
@@ -309,7 +318,7 @@ def refuse(rule_id: str, message: str) -> Handler:
     referee.engine.game.Rejection: VQ-6: the leader must lead a set or a Hunter
     """
 
-    def refused(state: Any, seat: Seat, command: Any) -> list[Event]:
+    def refused(state: object, seat: Seat, command: object) -> list[EventT]:
         raise Rejection(rule_id, message)
 
     return refused
@@ -343,8 +352,10 @@ def rank_by_score(scores: Sequence[int], *, lower_wins: bool) -> tuple[SeatResul
     return tuple(results)
 
 
-class Game(abc.ABC, Generic[StateT]):
-    """A game's rules. Subclasses are stateless; all state lives in ``StateT``.
+class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
+    """A game's rules over its state, its commands and its events (``Game[State, Command,
+    Event]``, the last two its model's unions). Subclasses are stateless; all state lives in
+    ``StateT``.
 
     A game decides by declaring ``handlers``, a table from (phase, command type) to the
     function that decides that command in that phase (as h11 declares its protocol), and
@@ -363,12 +374,12 @@ class Game(abc.ABC, Generic[StateT]):
         """The table before the first event. ``config.options`` are already normalised."""
 
     @abc.abstractmethod
-    def start(self, state: StateT) -> list[Event]:
+    def start(self, state: StateT) -> list[EventT]:
         """The opening events (deal, first player). Called once, right after ``new_state``."""
 
     #: (phase, command type) -> the handler deciding that command in that phase. A pair
     #: missing from the table is refused by the engine under the pending decision's rule.
-    handlers: ClassVar[Mapping[tuple[Any, type], Handler]] = {}
+    handlers: Mapping[tuple[Any, type], Handler[StateT, EventT]] = {}
     #: The rule a malformed command cites; ``""``: the rule of the seat's pending decision.
     shape_rule: ClassVar[str] = ""
 
@@ -380,7 +391,7 @@ class Game(abc.ABC, Generic[StateT]):
         """The rule a command cites once the game is over (the one that ended it)."""
         return ""
 
-    def refuse_seat(self, state: StateT, seat: Seat, command: Command) -> Rejection:
+    def refuse_seat(self, state: StateT, seat: Seat, command: CommandT) -> Rejection:
         """The rejection of a command from a seat that has no decision to make: the standard
         "not now" (FAILED_PRECONDITION) naming the rule of a pending decision, or
         :meth:`end_rule` once the game is over. A game may say more (which rule bars it)."""
@@ -388,7 +399,7 @@ class Game(abc.ABC, Generic[StateT]):
         rule = decisions[0].rule_id if decisions else self.end_rule(state)
         return not_your_turn(seat, tuple(d.seat for d in decisions), rule)
 
-    def decide(self, state: StateT, seat: Seat, command: Command) -> list[Event]:
+    def decide(self, state: StateT, seat: Seat, command: CommandT) -> list[EventT]:
         """The events ``command`` by ``seat`` causes. Raises :class:`Rejection`. Never mutates.
 
         The house pattern, once for every game: who may act (:meth:`may_decide`, else
@@ -435,7 +446,7 @@ class Game(abc.ABC, Generic[StateT]):
         )
 
     @abc.abstractmethod
-    def apply(self, state: StateT, event: Event) -> StateT:
+    def apply(self, state: StateT, event: EventT) -> StateT:
         """Fold ``event`` into ``state`` (in place) and return it."""
 
     @abc.abstractmethod
@@ -462,26 +473,26 @@ class Game(abc.ABC, Generic[StateT]):
         and ranks 1) unless the game ranks its standing (its scores so far, by its rules)."""
         return tuple(SeatResult(seat, 0, 1) for seat in range(players))
 
-    def default_command(self, state: StateT, seat: Seat) -> Command | None:
+    def default_command(self, state: StateT, seat: Seat) -> CommandT | None:
         """The command a seat's clock plays for it: the first legal one in canonical order
         (games list the gentlest first, e.g. a pass). ``None`` if the seat has no decision."""
         legal = self.legal_commands(state, seat)
         return legal[0] if legal else None
 
     @abc.abstractmethod
-    def legal_commands(self, state: StateT, seat: Seat) -> list[Command]:
+    def legal_commands(self, state: StateT, seat: Seat) -> list[CommandT]:
         """Every command ``seat`` may send now, in a canonical order (empty if none)."""
 
     # --- display text (for people, not for parsing; see referee/engine/labels.py) ----------
 
-    def command_label(self, command: Command, view: Any) -> str:
+    def command_label(self, command: CommandT, view: Any) -> str:
         """A short English label for ``command``, one of the legal commands of the seat whose
         game view is ``view`` ("play three 8s using one queen"). It may use only the command
         and that view, so it never tells the seat more than it may know. Games override this
         in their ``labels`` module; the default is built from the command's type and fields."""
         return plain_words(command)
 
-    def event_text(self, event: Event) -> str:
+    def event_text(self, event: EventT) -> str:
         """One line describing ``event`` as its viewer received it (already redacted, so it
         shows only what that viewer may see): "seat 2 played three 8s"."""
         return plain_words(event)
@@ -491,7 +502,7 @@ class Game(abc.ABC, Generic[StateT]):
         """The game-specific view for ``viewer``: only what the rules let it see."""
 
     @abc.abstractmethod
-    def redact(self, event: Event, viewer: Viewer) -> Event:
+    def redact(self, event: EventT, viewer: Viewer) -> EventT:
         """``event`` as ``viewer`` may see it (the event itself when nothing is hidden)."""
 
     @abc.abstractmethod
@@ -505,7 +516,7 @@ class Game(abc.ABC, Generic[StateT]):
         compares them across hidden variants), since every viewer receives them."""
         return None
 
-    def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
+    def chance_steps(self, config: GameConfig, event: EventT) -> Sequence[ChanceStep]:
         """What ``event`` does to the shuffled decks, for the per-card commitments
         (``docs/fairness.md`` section 6): a shuffle's order, cards taken from the top and who
         sees them, a card shown in place. Only the game knows which deck position a card it
@@ -515,7 +526,7 @@ class Game(abc.ABC, Generic[StateT]):
     # --- support for the generic conformance suite -------------------------------------------
 
     @abc.abstractmethod
-    def command_space(self, state: StateT, seat: Seat) -> list[Command]:
+    def command_space(self, state: StateT, seat: Seat) -> list[CommandT]:
         """A finite superset of the legal commands (used to check that illegal ones are refused)."""
 
     @abc.abstractmethod
@@ -539,10 +550,12 @@ __all__ = [
     "CardsTaken",
     "ChanceStep",
     "Command",
+    "CommandT",
     "Decision",
     "DeckOrder",
     "Ending",
     "Event",
+    "EventT",
     "FixedDeal",
     "Game",
     "GameConfig",

@@ -94,7 +94,7 @@ class PackedCards:
     """A shuffle's cards held small: each distinct card once (``kinds``, in order of first
     appearance) and the deck as one byte a position, the index of its card in ``kinds``. A
     tuple of the cards takes 8 bytes a position (108 cards: 904 bytes, where this takes about
-    350); a live game keeps every deck it shuffled (issue 25 §4). A read-only sequence of the
+    350); a live game keeps every deck it shuffled for its whole life. A read-only sequence of the
     cards, equal to another of the same cards in the same order.
 
     >>> deck = PackedCards(("Q", "3", "Q"))
@@ -171,7 +171,7 @@ class DeckTree:
     level about 80 bytes more). The three bottom levels of a path (the sibling leaf, the
     sibling pair's node and the node above) are made again from the cards and the key when a
     card is opened: the eight leaves of its block, 22 hashes; a live game keeps its decks'
-    trees for its whole life, and the full levels were most of a game's memory (issue 25 §4).
+    trees for its whole life, and the full levels would be most of a game's memory.
 
     Same root and same paths as :class:`MerkleTree` over the same leaves."""
 

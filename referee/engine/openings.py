@@ -22,7 +22,7 @@ import hashlib
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, TypeAlias
+from typing import ClassVar, TypeAlias, TypeGuard
 
 from referee.engine.fields import wire_repr
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
@@ -58,8 +58,8 @@ class CardOpening:
     opening read from the store (:meth:`from_wire`) holds them as they are (:class:`Proof`);
     one the referee makes (:class:`DeckTracker`) holds its deck's :class:`DeckTree`, and the
     salt and path are made from the tree when read (the store's and each audience's
-    encoding): a deal's openings were most of a live game's memory, kept in its log for the
-    game's whole life (issue 25 §4).
+    encoding): a deal's openings, kept in its log for the game's whole life, would otherwise
+    be most of a live game's memory.
 
     Equal by the stored form, so both kinds compare alike; the hash leaves the proof out (it
     follows from the other fields in a game), so hashing one makes no proof.
@@ -258,7 +258,7 @@ class OpeningRuns:
         return OpeningRuns(kept) if kept else None
 
 
-def held_one_by_one(event: object) -> bool:
+def held_one_by_one(event: object) -> TypeGuard[CardsOpened]:
     """True for a :class:`CardsOpened` that holds its openings one by one (as read from the
     store), not as the referee's runs."""
     return isinstance(event, CardsOpened) and not isinstance(event.held, OpeningRuns)
@@ -324,8 +324,8 @@ class _Deck:
 class DeckTracker:
     """Every shuffle of a game so far, how many cards of each left the deck, and which
     positions were opened to whom: :data:`Masks` a shuffle, one seat mask a position (bit
-    ``s``: seat ``s``; ``-1``: everyone). A set a position, keyed by a tuple, took 16 KiB of a
-    game in play (issue 25 §4).
+    ``s``: seat ``s``; ``-1``: everyone): a set a position, keyed by a tuple, would be a
+    large part of a game in play's memory, held for its whole life.
 
     :meth:`trial` gives a cheap copy for a batch not yet committed: it shares the trees and
     reads what this one opened, changing nothing here."""

@@ -52,14 +52,14 @@ BOT = "bot"
 #: The module of a game package that holds its display text (``view_text``).
 LABELS = "labels"
 
-_games: dict[str, Game[Any]] = {}
+_games: dict[str, Game[Any, Any, Any]] = {}
 #: The package each game came from (type id -> dotted name); a game registered without one
 #: has no package modules.
 _packages: dict[str, str] = {}
 _loaded = False
 
 
-def register(game: Game[Any], package: str | None = None) -> Game[Any]:
+def register(game: Game[Any, Any, Any], package: str | None = None) -> Game[Any, Any, Any]:
     """Add ``game`` under its type id; :class:`ValueError` if another game has that id.
     ``package`` (a dotted module name) is where :func:`game_module` looks for its parts."""
     type_id = game.info.type_id
@@ -87,7 +87,7 @@ def game_packages(package: ModuleType | None = None) -> list[str]:
     )
 
 
-def _discover(package: ModuleType | None) -> list[tuple[str, Game[Any]]]:
+def _discover(package: ModuleType | None) -> list[tuple[str, Game[Any, Any, Any]]]:
     found = []
     for name in game_packages(package):
         game = getattr(importlib.import_module(name), "GAME", None)
@@ -97,7 +97,7 @@ def _discover(package: ModuleType | None) -> list[tuple[str, Game[Any]]]:
     return found
 
 
-def discover(package: ModuleType | None = None) -> list[Game[Any]]:
+def discover(package: ModuleType | None = None) -> list[Game[Any, Any, Any]]:
     """Import every game package and return the ``GAME`` each exposes, in package order.
     :class:`TypeError` names a package that exposes none."""
     return [game for _, game in _discover(package)]
@@ -111,7 +111,7 @@ def _load() -> None:
             register(game, name)
 
 
-def get_game(type_id: str) -> Game[Any]:
+def get_game(type_id: str) -> Game[Any, Any, Any]:
     """The game with this type id; :class:`KeyError` if none is registered."""
     _load()
     try:
@@ -121,7 +121,7 @@ def get_game(type_id: str) -> Game[Any]:
         raise KeyError(f"unknown game type {type_id!r}; known: {known}") from None
 
 
-def all_games() -> list[Game[Any]]:
+def all_games() -> list[Game[Any, Any, Any]]:
     """Every registered game, by type id."""
     _load()
     return [_games[key] for key in sorted(_games)]

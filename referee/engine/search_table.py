@@ -1,4 +1,4 @@
-"""Cheap copies and undo for search (issue 22 section 2): :class:`SearchTable`.
+"""Cheap copies and undo for search (:mod:`referee.search`): :class:`SearchTable`.
 
 A search (MCTS, expectimax, alpha-beta over a sampled world) copies a position thousands of
 times per move and plays a few commands on each copy. A :class:`~referee.engine.table.Table`
@@ -90,7 +90,7 @@ class SearchTable(Generic[StateT]):
 
     def __init__(
         self,
-        game: Game[StateT],
+        game: Game[StateT, Any, Any],
         config: GameConfig,
         state: StateT,
         *,

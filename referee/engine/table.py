@@ -122,7 +122,10 @@ class Table(SeatsLeaving, Generic[StateT]):
     """
 
     def __init__(
-        self, game: Game[StateT], config: GameConfig, settings: TableSettings | None = None
+        self,
+        game: Game[StateT, Any, Any],
+        config: GameConfig,
+        settings: TableSettings | None = None,
     ) -> None:
         self.game = game
         self.config = config
@@ -491,7 +494,8 @@ class Table(SeatsLeaving, Generic[StateT]):
         self.state = state
         self.log.extend(events)
         if stored and self.settings is not None and self.settings.card_commitments:
-            # Openings read from the store, as the referee holds its own (issue 25 §4).
+            # Openings read from the store are held by their deck's tree, as the referee holds
+            # its own, so a game loaded from the store costs no more memory than one played here.
             tracker, log = self.deck_tracker(), self.log
             for index in range(start, len(log)):
                 event = log[index]
@@ -530,7 +534,7 @@ class Table(SeatsLeaving, Generic[StateT]):
         redact = self.redact
         return [redact(event, viewer) for event in self.log[start:]]
 
-    # --- copies and search (issue 22 section 2; referee/engine/search_table.py) -----------------
+    # --- copies for search (referee/engine/search_table.py) ----------------------------------
 
     def fork(self) -> SearchTable[StateT]:
         """A :class:`~referee.engine.search_table.SearchTable` in this position, for search: its
@@ -569,7 +573,7 @@ class Table(SeatsLeaving, Generic[StateT]):
 
 
 def make_config(
-    game: Game[Any],
+    game: Game[Any, Any, Any],
     players: int,
     options: Mapping[str, str],
     seed: bytes | None,

@@ -253,14 +253,33 @@ def build_deal(
     named: dict[str, int] = {}
     if builder is not None and hasattr(builder.module, "QUEENS_SHUFFLE"):
         named["queens"] = int(builder.module.QUEENS_SHUFFLE)
-    allowed = (*GENERAL_KEYS, *LAYOUT_KEYS, *choices_allowed, *named)
+    layout = _first_layout(value, game_type, builder, (*choices_allowed, *named))
+    decks = _decks(value, layout, builder)
+    for key, index in named.items():
+        if key in value:
+            assert builder is not None
+            _named_deck(value, key, index, builder, decks, seed)
+    picks = _picks(value, choices_allowed, builder, options)
+    return FixedDeal(decks=tuple(decks), picks=picks)
+
+
+def _first_layout(
+    value: Mapping[str, Any],
+    game_type: str,
+    builder: DealBuilder | None,
+    game_keys: tuple[str, ...],
+) -> dict[str, Any]:
+    """The first deal's layout given by its keys (empty when none is), once the keys are
+    checked: no unknown key, a layout only where the game has a deal module, not with
+    ``decks``."""
+    allowed = (*GENERAL_KEYS, *LAYOUT_KEYS, *game_keys)
     unknown = sorted(str(key) for key in value if key not in allowed)
     if unknown:
         raise DealError(
             "deal", f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(allowed))}"
         )
     layout = {key: value[key] for key in LAYOUT_KEYS if key in value}
-    if builder is None and (layout or any(k in value for k in named)):
+    if builder is None and layout:  # without a deal module a game names no keys either
         raise DealError(
             "deal",
             f"{', '.join(layout)} need a deal module for {game_type} "
@@ -270,6 +289,13 @@ def build_deal(
         raise DealError(
             "deal", f"give either {', '.join(layout)} (the first deal) or decks, not both"
         )
+    return layout
+
+
+def _decks(
+    value: Mapping[str, Any], layout: dict[str, Any], builder: DealBuilder | None
+) -> list[tuple[str, ...]]:
+    """The decks given, top first: the layout's one, or ``decks``."""
     decks_raw = value.get("decks") or []
     if not isinstance(decks_raw, list):
         raise DealError("deal.decks", "expected a list of decks")
@@ -284,35 +310,51 @@ def build_deal(
             decks.append(tuple(str(card) for card in deck))
         else:
             decks.append(builder.deck(deck, index, where))
-    for key, index in named.items():
-        if key not in value:
-            continue
-        assert builder is not None
-        pool = builder.pool(index)
-        while len(decks) < index:  # earlier shuffles not given: what the seed gives
-            earlier = builder.pool(len(decks))
-            if earlier is None:
-                raise DealError(f"deal.{key}", "give the decks before it")
-            decks.append(tuple(shuffled(earlier, seed, len(decks))))
-        if len(decks) > index:
-            raise DealError(f"deal.{key}", f"decks[{index}] is given already")
-        assert pool is not None
-        decks.append(builder.deck(value[key], index, f"deal.{key}"))
+    return decks
+
+
+def _named_deck(
+    value: Mapping[str, Any],
+    key: str,
+    index: int,
+    builder: DealBuilder,
+    decks: list[tuple[str, ...]],
+    seed: bytes,
+) -> None:
+    """A shuffle the game names (Sleeping Queens' ``queens``) as deck ``index``, after the
+    earlier ones the seed gives where they are not given."""
+    pool = builder.pool(index)
+    while len(decks) < index:  # earlier shuffles not given: what the seed gives
+        earlier = builder.pool(len(decks))
+        if earlier is None:
+            raise DealError(f"deal.{key}", "give the decks before it")
+        decks.append(tuple(shuffled(earlier, seed, len(decks))))
+    if len(decks) > index:
+        raise DealError(f"deal.{key}", f"decks[{index}] is given already")
+    assert pool is not None
+    decks.append(builder.deck(value[key], index, f"deal.{key}"))
+
+
+def _picks(
+    value: Mapping[str, Any],
+    choices_allowed: tuple[str, ...],
+    builder: DealBuilder | None,
+    options: Mapping[str, str],
+) -> tuple[int, ...]:
+    """The picks: from the game's named choices, or ``picks`` as given."""
     choices = {key: value[key] for key in choices_allowed if key in value}
     if choices and "picks" in value:
         raise DealError("deal", f"give either picks or {', '.join(choices)}, not both")
     if choices:
         assert builder is not None
-        picks = builder.picks(choices, options)
-    else:
-        raw = value.get("picks") or []
-        if not isinstance(raw, list):
-            raise DealError("deal.picks", "expected a list of integers")
-        for index, pick in enumerate(raw):
-            if isinstance(pick, bool) or not isinstance(pick, int) or pick < 0:
-                raise DealError(f"deal.picks[{index}]", f"expected an integer >= 0, got {pick!r}")
-        picks = tuple(raw)
-    return FixedDeal(decks=tuple(decks), picks=picks)
+        return builder.picks(choices, options)
+    raw = value.get("picks") or []
+    if not isinstance(raw, list):
+        raise DealError("deal.picks", "expected a list of integers")
+    for index, pick in enumerate(raw):
+        if isinstance(pick, bool) or not isinstance(pick, int) or pick < 0:
+            raise DealError(f"deal.picks[{index}]", f"expected an integer >= 0, got {pick!r}")
+    return tuple(raw)
 
 
 __all__ = [

@@ -325,32 +325,42 @@ def _problems(expected: Any, actual: Any, kind: Type, path: str) -> Iterator[str
             return
         yield f"{where}: expected (absent), got {show(actual)}"
         return
-    if kind.kind == "message":
-        assert kind.message is not None
+    if kind.kind in ("message", "map"):
         if actual is _MISSING or not isinstance(actual, dict):
             yield f"{where}: expected {show(expected)}, got {show(actual)}"
             return
-        fields = _fields(kind.message)
-        for key, value in expected.items():
-            field = fields[key]
-            sub = actual.get(key, _MISSING)
-            if sub is _MISSING and value is not None and not _is_absent_op(value):
-                sub = _default(field)
-            yield from _problems(value, sub, field_type(field), _join(path, key))
-        return
-    if kind.kind == "map":
-        assert kind.item is not None
-        if not isinstance(actual, dict):
-            yield f"{where}: expected {show(expected)}, got {show(actual)}"
-            return
-        for key, value in expected.items():
-            yield from _problems(value, actual.get(key, _MISSING), kind.item, _join(path, key))
+        yield from _entry_problems(expected, actual, kind, path)
         return
     if kind.kind == "list":
         item = kind.item
         assert item is not None
         yield from _list_problems(expected, actual, path, lambda w, h, p: _problems(w, h, item, p))
         return
+    yield from _scalar_problems(expected, actual, kind, path)
+
+
+def _entry_problems(
+    expected: dict[str, Any], actual: dict[str, Any], kind: Type, path: str
+) -> Iterator[str]:
+    """A message's fields, or a map's entries, each against its expected value."""
+    if kind.kind == "map":
+        assert kind.item is not None
+        for key, value in expected.items():
+            yield from _problems(value, actual.get(key, _MISSING), kind.item, _join(path, key))
+        return
+    assert kind.message is not None
+    fields = _fields(kind.message)
+    for key, value in expected.items():
+        field = fields[key]
+        sub = actual.get(key, _MISSING)
+        if sub is _MISSING and value is not None and not _is_absent_op(value):
+            sub = _default(field)
+        yield from _problems(value, sub, field_type(field), _join(path, key))
+
+
+def _scalar_problems(expected: Any, actual: Any, kind: Type, path: str) -> Iterator[str]:
+    """A scalar against one value, one of a list of them, or a comparison (``>= 3``)."""
+    where = f"at {path or '(top)'}"
     if isinstance(expected, list):
         if not any(mismatch(option, actual, kind, path) is None for option in expected):
             yield f"{where}: expected one of {show(expected)}, got {show(actual)}"
@@ -414,61 +424,98 @@ def _match_ops(expected: dict[str, Any], actual: Any, kind: Type, path: str) -> 
     where = f"at {path or '(top)'}"
     for name, value in expected.items():
         if name == "absent":
-            present = actual is not _MISSING
-            if value and present:
-                return f"{where}: expected (absent), got {show(actual)}"
-            if not value and not present:
-                return f"{where}: expected a value, got (absent)"
-            continue
-        if name == "one_of":
+            problem = _absent(value, actual, where)
+        elif name == "one_of":
+            problem = None
             if not any(mismatch(option, actual, kind, path) is None for option in value):
-                return f"{where}: expected one of {show(value)}, got {show(actual)}"
-            continue
-        items = [] if actual is _MISSING else actual
-        if not isinstance(items, list):
-            return f"{where}: expected a list, got {show(actual)}"
-        assert kind.item is not None
-        item = kind.item
-        if name == "length":
-            ok = _compare(value, len(items)) if isinstance(value, str) else value == len(items)
-            if not ok:
-                return f"{where}: expected length {value}, got {len(items)} {show(items)}"
-        elif name == "contains":
-            left = _assign(value, items, item)
-            if left:
-                missing = [value[i] for i in left]
-                return f"{where}: expected to contain {show(missing)}, got {show(items)}"
-        elif name == "excludes":
-            found = [w for w in value if any(_matches(w, have, item) for have in items)]
-            if found:
-                return f"{where}: expected not to contain {show(found)}, got {show(items)}"
-        elif name == "any_order":
-            left = _assign(value, items, item)
-            if left or len(value) != len(items):
-                return (
-                    f"{where}: expected {len(value)} item(s) in any order {show(value)}, "
-                    f"got {len(items)} {show(items)}"
-                )
-        elif name == "set":
-            missing = [w for w in value if not any(_matches(w, have, item) for have in items)]
-            extra = [have for have in items if not any(_matches(w, have, item) for w in value)]
-            if missing or extra:
-                return (
-                    f"{where}: expected exactly the set {show(value)}; "
-                    f"missing {show(missing)}, extra {show(extra)}"
-                )
-        elif name == "subsequence":
-            position = 0
-            for index, want in enumerate(value):
-                while position < len(items) and not _matches(want, items[position], item):
-                    position += 1
-                if position == len(items):
-                    return (
-                        f"{where}: expected the subsequence {show(value)}; item {index} "
-                        f"{show(want)} not found in order in {show(items)}"
-                    )
-                position += 1
+                problem = f"{where}: expected one of {show(value)}, got {show(actual)}"
+        else:
+            items = [] if actual is _MISSING else actual
+            if not isinstance(items, list):
+                return f"{where}: expected a list, got {show(actual)}"
+            assert kind.item is not None
+            check = _LIST_CHECKS.get(name)
+            problem = None if check is None else check(value, items, kind.item, where)
+        if problem is not None:
+            return problem
     return None
+
+
+def _absent(value: Any, actual: Any, where: str) -> str | None:
+    present = actual is not _MISSING
+    if value and present:
+        return f"{where}: expected (absent), got {show(actual)}"
+    if not value and not present:
+        return f"{where}: expected a value, got (absent)"
+    return None
+
+
+def _length(value: Any, items: list[Any], item: Type, where: str) -> str | None:
+    ok = _compare(value, len(items)) if isinstance(value, str) else value == len(items)
+    if not ok:
+        return f"{where}: expected length {value}, got {len(items)} {show(items)}"
+    return None
+
+
+def _contains(value: Any, items: list[Any], item: Type, where: str) -> str | None:
+    left = _assign(value, items, item)
+    if left:
+        missing = [value[i] for i in left]
+        return f"{where}: expected to contain {show(missing)}, got {show(items)}"
+    return None
+
+
+def _excludes(value: Any, items: list[Any], item: Type, where: str) -> str | None:
+    found = [w for w in value if any(_matches(w, have, item) for have in items)]
+    if found:
+        return f"{where}: expected not to contain {show(found)}, got {show(items)}"
+    return None
+
+
+def _any_order(value: Any, items: list[Any], item: Type, where: str) -> str | None:
+    left = _assign(value, items, item)
+    if left or len(value) != len(items):
+        return (
+            f"{where}: expected {len(value)} item(s) in any order {show(value)}, "
+            f"got {len(items)} {show(items)}"
+        )
+    return None
+
+
+def _set(value: Any, items: list[Any], item: Type, where: str) -> str | None:
+    missing = [w for w in value if not any(_matches(w, have, item) for have in items)]
+    extra = [have for have in items if not any(_matches(w, have, item) for w in value)]
+    if missing or extra:
+        return (
+            f"{where}: expected exactly the set {show(value)}; "
+            f"missing {show(missing)}, extra {show(extra)}"
+        )
+    return None
+
+
+def _subsequence(value: Any, items: list[Any], item: Type, where: str) -> str | None:
+    position = 0
+    for index, want in enumerate(value):
+        while position < len(items) and not _matches(want, items[position], item):
+            position += 1
+        if position == len(items):
+            return (
+                f"{where}: expected the subsequence {show(value)}; item {index} "
+                f"{show(want)} not found in order in {show(items)}"
+            )
+        position += 1
+    return None
+
+
+#: The operations on a list: each the mismatch of the list's ``items``, or None.
+_LIST_CHECKS: dict[str, Callable[[Any, list[Any], Type, str], str | None]] = {
+    "length": _length,
+    "contains": _contains,
+    "excludes": _excludes,
+    "any_order": _any_order,
+    "set": _set,
+    "subsequence": _subsequence,
+}
 
 
 __all__ = [

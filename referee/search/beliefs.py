@@ -1,4 +1,4 @@
-"""How well a sampled world explains the other seats' recent moves (issue 22 section 3).
+"""How well a sampled world explains the other seats' recent moves.
 
 :func:`~referee.search.worlds.sample_world` draws worlds uniformly among the shuffles under
 which every move the seat saw was *legal*: it treats the other seats as if they could have
@@ -51,7 +51,7 @@ def surprises(world: World, seat: Seat, bot: Bot, recent: int) -> int:
     the heuristic ``bot`` would have made otherwise (module docstring)."""
     if recent <= 0:
         return 0
-    game: Game[Any] = get_game(world.config.game_type)
+    game: Game[Any, Any, Any] = get_game(world.config.game_type)
     players = world.config.players
     events = [event for event in world.events if not isinstance(event, TableEvent)]
     # The positions at which another seat was asked, with the event that followed: states
@@ -82,7 +82,12 @@ def surprises(world: World, seat: Seat, bot: Bot, recent: int) -> int:
 
 
 def _made(
-    game: Game[Any], state: Any, mover: Seat, command: Command, events: list[Event], index: int
+    game: Game[Any, Any, Any],
+    state: Any,
+    mover: Seat,
+    command: Command,
+    events: list[Event],
+    index: int,
 ) -> bool:
     """Whether the events from ``index`` on begin with all that ``command`` of ``mover`` causes
     in ``state`` (the whole batch: two commands may open alike, and the rest of a batch is no

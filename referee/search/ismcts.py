@@ -1,4 +1,4 @@
-"""Information-set Monte Carlo tree search over one seat's knowledge (issue 22 section 3).
+"""Information-set Monte Carlo tree search over one seat's knowledge.
 
 Single-observer ISMCTS (Cowling, Powley and Whitehouse 2012) with the game's heuristic as
 both the tree's prior and its rollout. Each iteration

@@ -1,4 +1,4 @@
-"""A search player over one seat's knowledge (issue 22 section 3): determinised Monte Carlo.
+"""A search player over one seat's knowledge: determinised Monte Carlo.
 
 Perfect-information Monte Carlo (PIMC) over paired playouts. The seat's legal commands are
 the same in every world it could be in (they are part of its view). The search samples a

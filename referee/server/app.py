@@ -212,7 +212,13 @@ class RefereeServer:
                 web_root=Path(config.web_root) if config.web_root else WEB_ROOT,
                 body_seconds=config.connections.http_header_seconds,
             )
-            self.http = HttpServer(app, config.http, config.grace_seconds, config.connections)
+            self.http = HttpServer(
+                app,
+                config.http,
+                config.grace_seconds,
+                config.connections,
+                self.referee.limits.stream_stall_seconds,
+            )
 
     @property
     def address(self) -> str:

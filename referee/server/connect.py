@@ -76,8 +76,6 @@ _ACCEPT_POST = (
 )
 #: Flags of an envelope's first byte.
 _COMPRESSED, _END_STREAM, _TRAILERS = 0x01, 0x02, 0x80
-#: How long the end of a stream waits for a stalled client to read again.
-_END_WAIT_SECONDS = 30.0
 #: Connect unary responses this long or longer are gzipped for clients that accept it.
 _GZIP_FROM = 1024
 
@@ -456,13 +454,16 @@ class RpcHandler:
 
         async def write(data: Message | bytes) -> None:
             frame = _envelope(0, self._encode(method, framing, data))
-            await send(
-                {
-                    "type": "http.response.body",
-                    "body": base64.b64encode(frame) if text else frame,
-                    "more_body": True,
-                }
-            )
+            try:
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": base64.b64encode(frame) if text else frame,
+                        "more_body": True,
+                    }
+                )
+            except OSError:  # the socket gave up on the peer: as a client hanging up
+                raise asyncio.CancelledError from None
 
         status: status_pb2.Status | None = None
         try:
@@ -479,11 +480,11 @@ class RpcHandler:
         else:
             ending = {"error": connect_error(status)} if status is not None else {}
             end = _envelope(_END_STREAM, json.dumps(ending).encode())
-        # To a stalled client the end goes out only if it reads again: wait for that a while
-        # (the stream's slot is free already; this holds a connection), then leave the
-        # connection to the server to close.
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(_END_WAIT_SECONDS):
+        # To a stalled client the end goes out only if it reads again: wait for that as long
+        # as the stall limit lets any write wait (the stream's slot is free already), then
+        # leave the connection to close (the socket gives up on a peer that takes nothing).
+        with contextlib.suppress(OSError):  # TimeoutError included
+            async with asyncio.timeout(self.core.referee.pacing.policy.stall_seconds or None):
                 await send(
                     {
                         "type": "http.response.body",

@@ -263,7 +263,15 @@ class HttpServer:
     One port speaks HTTP/1.1 and HTTP/2: over cleartext, HTTP/2 with prior knowledge (h2c,
     what gRPC-style clients such as connect-node with ``httpVersion: "2"`` send) and the
     HTTP/1.1 ``Upgrade: h2c``; a browser speaks HTTP/1.1 to it, or HTTP/2 through a TLS proxy
-    (docs/operations.md). Many streams of one client then share one connection."""
+    (docs/operations.md). Many streams of one client then share one connection.
+
+    ``stall_seconds`` (the stream policy's stall limit, 0: none) also bounds what the
+    sockets hold for a peer: a connection whose peer acknowledges none of the data sent to it
+    for three times that long (a reader that stopped, whose window is shut; a peer gone
+    silent) is closed by the kernel (``TCP_USER_TIMEOUT``, which accepted sockets take from
+    the listening one), so a stalled reader's bytes cannot pile up in the kernel's buffers
+    either. Three times: a stream whose write stalls is ended first (within the limit of the
+    write's start), and its end then waits up to the limit for a reader that comes back."""
 
     def __init__(
         self,
@@ -271,6 +279,7 @@ class HttpServer:
         listen: str,
         grace_seconds: float,
         connections: Connections | None = None,
+        stall_seconds: float = 0.0,
     ) -> None:
         host, port = listen.rsplit(":", 1)
         self.app = app
@@ -281,6 +290,9 @@ class HttpServer:
         family = socket.AF_INET6 if ":" in bare else socket.AF_INET
         self.socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        user_timeout = getattr(socket, "TCP_USER_TIMEOUT", None)  # Linux only
+        if stall_seconds > 0 and user_timeout is not None:
+            self.socket.setsockopt(socket.IPPROTO_TCP, user_timeout, int(stall_seconds * 3000))
         self.socket.bind((bare, int(port)))
         self.socket.listen(1024)
         self.socket.setblocking(False)

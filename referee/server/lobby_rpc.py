@@ -24,9 +24,10 @@ from referee.application.players.accounts import Players
 from referee.application.tables.access import Principal
 from referee.application.tables.clocks import Clock
 from referee.application.tables.errors import Kind, RefereeError
+from referee.application.tables.pacing import Outlet
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, pages
-from referee.server.calls import Caller, Write
+from referee.server.calls import Caller
 from referee.v1 import referee_pb2 as pb
 
 
@@ -62,12 +63,12 @@ class LobbyCalls:
             tables=[table_to_proto(t) for t in shown], next_page_token=next_token
         )
 
-    async def WatchLobby(self, request: pb.WatchLobbyRequest, write: Write, caller: Caller) -> None:
+    async def WatchLobby(self, request: pb.WatchLobbyRequest, out: Outlet, caller: Caller) -> None:
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "WatchLobby")
         changes = self.lobby.watch(filter_from_proto(request.filter))
         try:
             async for change in changes:
-                await write(change_to_proto(change).SerializeToString())
+                await out.send(change_to_proto(change).SerializeToString())
                 sent.inc()
         finally:
             await changes.aclose()

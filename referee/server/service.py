@@ -17,6 +17,7 @@ The adapters, both built from the service descriptor (:data:`METHODS`): gRPC
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -32,7 +33,9 @@ from referee import codec
 from referee.application import PlayerSeat, Referee, RefereeError, Update
 from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import Kind, bad_request, clip
+from referee.application.tables.fanout import Send
 from referee.application.tables.limits import GAMES_CREATED, READS, REGISTRATIONS, CallLimits
+from referee.application.tables.pacing import Outlet
 from referee.engine.registry import all_games
 from referee.metrics import SERVICE, Metrics
 from referee.server import convert, errors, pages
@@ -176,7 +179,7 @@ class RefereeCore:
             PlayerCalls(players, referee.presence),
             SeatCalls(players, referee.seating, referee.organiser),
             LobbyCalls(players, referee.lobby, metrics),
-            SessionCalls(players, referee.sessions, referee.fanout, metrics),
+            SessionCalls(players, referee.sessions, referee.pacing, metrics),
         )
 
     # --- the two shapes of call ----------------------------------------------------------
@@ -198,9 +201,15 @@ class RefereeCore:
         self, name: str, request: Message | Refused, write: Write, caller: Caller = ANONYMOUS
     ) -> None:
         """Run the streaming RPC ``name`` into ``write``; returns when it ends with OK,
-        raises the :class:`RefereeError` it ends with otherwise."""
-        with _Measured(self, "server_stream", name, request):
-            await self.rpcs[name](request, write, caller)
+        raises the :class:`RefereeError` it ends with otherwise. Every stream is held to the
+        one stream policy (:mod:`referee.application.tables.pacing`): admitted, its writes
+        under the stall limit, a heartbeat when idle."""
+        with (
+            _Measured(self, "server_stream", name, request),
+            self.referee.pacing.admit(caller.address),
+        ):
+            async with self._outlet(name, write) as out:
+                await self.rpcs[name](request, out, caller)
 
     async def duplex(
         self,
@@ -213,8 +222,20 @@ class RefereeCore:
         :class:`Refused` the transport made of bytes it could not read) and writes with
         ``write``; returns when it ends with OK, raises the :class:`RefereeError` it ends
         with otherwise."""
-        with _Measured(self, "bidi_stream", name, None):
-            await self.rpcs[name](requests, write, caller)
+        with _Measured(self, "bidi_stream", name, None), self.referee.pacing.admit(caller.address):
+            async with self._outlet(name, write) as out:
+                await self.rpcs[name](requests, out, caller)
+
+    def _outlet(self, name: str, write: Write) -> Outlet:
+        """``write`` under the stream policy, with the heartbeat of the RPC's response."""
+        response = METHODS[name].output
+
+        def heartbeat() -> bytes:
+            beat = response()
+            beat.heartbeat.sent_unix_ms = int(time.time() * 1000)  # type: ignore[attr-defined]
+            return beat.SerializeToString()
+
+        return self.referee.pacing.outlet(write, heartbeat)
 
     # --- the RPCs ------------------------------------------------------------------------
 
@@ -373,19 +394,30 @@ class RefereeCore:
             )
         return convert.submitted_bytes(submitted)
 
-    async def StreamGame(self, request: pb.StreamGameRequest, write: Write, caller: Caller) -> None:
+    async def StreamGame(self, request: pb.StreamGameRequest, out: Outlet, caller: Caller) -> None:
         """The stream's messages as bytes: a batched message is shared by every stream of
         its viewer, its events by every viewer who sees them alike (encoded once)."""
         batched = request.batched
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "StreamGame")
+        resume = out.resume
+        resume["last_sequence"] = str(request.after_sequence)
 
         async def send(update: Update, caught_up: bool) -> None:
             data = convert.update_bytes(update, batched)
-            await write(data + CAUGHT_UP if caught_up else data)
+            await out.send(data + CAUGHT_UP if caught_up else data)
             sent.inc()
+            if update.events:  # taken: a stall after it resumes after it
+                resume["last_sequence"] = str(update.events[-1].sequence)
 
         watching = request.spectator or bool(request.organiser_token)
         seat = await self._seat_key(request.seat_token, _seat_of(request), caller, watching)
+        player = seat.principal.player.name if isinstance(seat, PlayerSeat) else ""
+        with self.referee.pacing.admit_player(player) if player else contextlib.nullcontext():
+            await self._serve_game(request, send, seat, batched)
+
+    async def _serve_game(
+        self, request: pb.StreamGameRequest, send: Send, seat: SeatKey, batched: bool
+    ) -> None:
         await self.referee.serve_stream(
             request.game_id,
             send,

@@ -7,9 +7,10 @@ PlayerSession also reads the client's resumes and commands from its request stre
 message is put together from the bytes its view and events carry (as StreamGame's are), so a
 batch the player's seats see alike is encoded once for every session.
 
-The stall limit is StreamGame's: a message the client has not taken within
-``stream_stall_seconds`` ends the stream with RESOURCE_EXHAUSTED (the client resumes each
-game after the last sequence it has).
+Both are held to every stream's policy (:mod:`referee.application.tables.pacing`): a write
+the client has not taken within the stall limit ends the stream with RESOURCE_EXHAUSTED (the
+client resumes each game after the last sequence it has), an idle one sends heartbeats, and
+each counts against the player's stream cap.
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ from referee.application.players.sessions import (
 )
 from referee.application.tables import errors as app_errors
 from referee.application.tables.access import Principal
-from referee.application.tables.fanout import FanOut
+from referee.application.tables.pacing import Outlet, Pacing
 from referee.metrics import SERVICE, Children, Metrics
 from referee.protowire import delimited, tag, varint
 from referee.server import convert, errors, lobby_rpc
-from referee.server.calls import Caller, Refused, Write
+from referee.server.calls import Caller, Refused
 from referee.v1 import referee_pb2 as pb
 
 _UPDATE = pb.GameUpdate.DESCRIPTOR.fields_by_name
@@ -160,30 +161,33 @@ def _command(request: pb.SessionCommand) -> SessionCommand:
 
 class SessionCalls:
     """The RPCs of one stream per player: ``sessions`` for the streams, ``players`` for the
-    caller's credential, ``fanout`` for the stall limit, ``metrics`` for what is sent."""
+    caller's credential, ``pacing`` for the player's stream cap, ``metrics`` for what is
+    sent."""
 
     def __init__(
-        self, players: Players, sessions: Sessions, fanout: FanOut, metrics: Metrics
+        self, players: Players, sessions: Sessions, pacing: Pacing, metrics: Metrics
     ) -> None:
         self.players = players
         self.sessions = sessions
-        self.fanout = fanout
+        self.pacing = pacing
         self.metrics = metrics
 
     async def PlayerSession(
-        self, requests: AsyncIterator[Message | Refused], write: Write, caller: Caller
+        self, requests: AsyncIterator[Message | Refused], out: Outlet, caller: Caller
     ) -> None:
-        session = self.sessions.open(await self._session_player(caller))
-        reading = asyncio.ensure_future(self._read_session(requests, session))
-        try:
-            await self._serve_session(session, write, "PlayerSession")
-        finally:
-            reading.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await reading
+        player = await self._session_player(caller)
+        with self._counted(player):
+            session = self.sessions.open(player)
+            reading = asyncio.ensure_future(self._read_session(requests, session))
+            try:
+                await self._serve_session(session, out, "PlayerSession")
+            finally:
+                reading.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reading
 
     async def WatchPlayer(
-        self, request: pb.WatchPlayerRequest, write: Write, caller: Caller
+        self, request: pb.WatchPlayerRequest, out: Outlet, caller: Caller
     ) -> None:
         player = await self._session_player(caller)
         resumes = [_resume(r) for r in request.resume]
@@ -192,8 +196,15 @@ class SessionCalls:
                 "WatchPlayer needs the player's credential (authorization: Bearer), or seats "
                 "named by token in resume"
             )
-        session = self.sessions.open(player, resumes)
-        await self._serve_session(session, write, "WatchPlayer")
+        with self._counted(player):
+            session = self.sessions.open(player, resumes)
+            await self._serve_session(session, out, "WatchPlayer")
+
+    def _counted(self, player: Principal | None) -> contextlib.AbstractContextManager[None]:
+        """The stream against its player's cap (a session with no player has none)."""
+        if player is None:
+            return contextlib.nullcontext()
+        return self.pacing.admit_player(player.player.name)
 
     async def _session_player(self, caller: Caller) -> Principal | None:
         """Who the call's credential names (counted once against the player's calls per
@@ -221,61 +232,27 @@ class SessionCalls:
             else:
                 session.refuse(app_errors.bad_request("kind", "a command or a resume"))
 
-    async def _serve_session(self, session: Session, write: Write, name: str) -> None:
+    async def _serve_session(self, session: Session, out: Outlet, name: str) -> None:
         """Write the session's messages, every message ready at once in one response (one
-        write for a command's outcome and the updates it caused); a write the client has not
-        taken within the stall limit ends the stream. One watchdog task checks the write in
-        progress, rather than a timer per message (a player stream carries every message of
-        many games)."""
-        fanout = self.fanout
-        stall = fanout.stall_seconds
+        write for a command's outcome and the updates it caused)."""
         sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
         commands = self.metrics.commands_of
-        loop = asyncio.get_running_loop()
-        serving = asyncio.current_task()
-        assert serving is not None
-        #: When the write in progress began (0: none), and whether the watchdog ended it.
-        writing = [0.0, 0.0]
-
-        async def watch() -> None:
-            while True:
-                await asyncio.sleep(stall / 4)
-                began = writing[0]
-                if began and loop.time() - began > stall:
-                    writing[1] = 1.0
-                    serving.cancel()
-                    return
-
-        watchdog = asyncio.ensure_future(watch()) if stall else None
-        try:
-            async with contextlib.aclosing(session.batches()) as batches:
-                async for batch in batches:
-                    parts: list[bytes] = []
-                    size = 0
-                    for message in batch:
-                        if isinstance(message, Outcome):
-                            _count(commands, message)
-                        data = message_bytes(message)
-                        if parts and size + len(data) > BATCH_BYTES:
-                            writing[0] = loop.time()
-                            await write(b"".join(parts))
-                            writing[0] = 0.0
-                            sent.inc()
-                            parts, size = [], 0
-                        parts.append(data)
-                        size += len(data)
-                    writing[0] = loop.time()
-                    await write(b"".join(parts))
-                    writing[0] = 0.0
-                    sent.inc()
-        except asyncio.CancelledError:
-            if not writing[1]:
-                raise  # the client went away, or the server is stopping
-            serving.uncancel()
-            raise app_errors.exhausted("stream stall seconds", int(stall)) from None
-        finally:
-            if watchdog is not None:
-                watchdog.cancel()
+        async with contextlib.aclosing(session.batches()) as batches:
+            async for batch in batches:
+                parts: list[bytes] = []
+                size = 0
+                for message in batch:
+                    if isinstance(message, Outcome):
+                        _count(commands, message)
+                    data = message_bytes(message)
+                    if parts and size + len(data) > BATCH_BYTES:
+                        await out.send(b"".join(parts))
+                        sent.inc()
+                        parts, size = [], 0
+                    parts.append(data)
+                    size += len(data)
+                await out.send(b"".join(parts))
+                sent.inc()
 
 
 def _count(commands: Children, outcome: Outcome) -> None:

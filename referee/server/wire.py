@@ -15,6 +15,8 @@ it on the stream rather than ending it), and writes its messages with ``context.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
@@ -56,6 +58,31 @@ async def _abort(context: Context, error: RefereeError) -> None:
     await context.abort_with_status(rpc_status.to_status(errors.to_status(error)))
 
 
+class _Writes:
+    """A stream's ``context.write``, each write shielded: a stall ends the stream's wait for
+    it, never the write itself, which gRPC cannot take back (a status sent while a message
+    is still being written is refused, and the call is left with neither)."""
+
+    __slots__ = ("context", "pending")
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+        self.pending: asyncio.Future[None] | None = None
+
+    async def __call__(self, data: bytes) -> None:
+        self.pending = asyncio.ensure_future(self.context.write(data))
+        await asyncio.shield(self.pending)
+
+    async def end(self, error: RefereeError) -> None:
+        """End the call with ``error`` once the message being written is taken: to a
+        stalled client the status goes out when it reads again (the stream's slot is free
+        already; the call ends when its connection does, if it never reads)."""
+        if self.pending is not None:
+            with contextlib.suppress(Exception):
+                await self.pending
+        await _abort(self.context, error)
+
+
 def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message | bytes]]:
     async def handle(request: Message | Refused, context: Context) -> Message | bytes:
         try:
@@ -69,22 +96,22 @@ def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[M
 
 def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(request: Message | Refused, context: Context) -> None:
+        writes = _Writes(context)
         try:
-            await core.stream(name, request, context.write, caller_of(context, core.proxies))
+            await core.stream(name, request, writes, caller_of(context, core.proxies))
         except RefereeError as error:
-            # The fan-out has freed the stream (its slot) already: to a stalled client the
-            # status goes out only when it reads again.
-            await _abort(context, error)
+            await writes.end(error)
 
     return handle
 
 
 def _duplex(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(requests: AsyncIterator[Message | Refused], context: Context) -> None:
+        writes = _Writes(context)
         try:
-            await core.duplex(name, requests, context.write, caller_of(context, core.proxies))
+            await core.duplex(name, requests, writes, caller_of(context, core.proxies))
         except RefereeError as error:
-            await _abort(context, error)
+            await writes.end(error)
 
     return handle
 

@@ -2713,6 +2713,7 @@ class StreamGameResponse(_message.Message):
     VIEW_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    HEARTBEAT_FIELD_NUMBER: _builtins.int
     caught_up: _builtins.bool
     """True on the message that brings the stream up to the game as it was when the stream
     opened: it and the messages before it replay history (the first message, with no event,
@@ -2735,6 +2736,13 @@ class StreamGameResponse(_message.Message):
         stream's first batch may start in the middle). Empty in the first message.
         """
 
+    @_builtins.property
+    def heartbeat(self) -> Global___Heartbeat:
+        """Sent instead of anything else on a stream that has been idle for the heartbeat interval
+        (docs/operations.md, --stream-heartbeat-seconds), so proxies' idle timeouts do not cut
+        it: nothing to act on (the other fields are unset); a client ignores it.
+        """
+
     def __init__(
         self,
         *,
@@ -2742,14 +2750,37 @@ class StreamGameResponse(_message.Message):
         view: Global___View | None = ...,
         events: _abc.Iterable[Global___Event] | None = ...,
         caught_up: _builtins.bool = ...,
+        heartbeat: Global___Heartbeat | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "heartbeat", b"heartbeat", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "event", b"event", "events", b"events", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "event", b"event", "events", b"events", "heartbeat", b"heartbeat", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StreamGameResponse: _TypeAlias = StreamGameResponse  # noqa: Y015
+
+@_typing.final
+class Heartbeat(_message.Message):
+    """A stream's sign of life when it has nothing else to send (every server stream has one)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SENT_UNIX_MS_FIELD_NUMBER: _builtins.int
+    sent_unix_ms: _builtins.int
+    """When the referee sent it, milliseconds since the Unix epoch."""
+    def __init__(
+        self,
+        *,
+        sent_unix_ms: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["sent_unix_ms", b"sent_unix_ms"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Heartbeat: _TypeAlias = Heartbeat  # noqa: Y015
 
 @_typing.final
 class AbortGameRequest(_message.Message):
@@ -3622,6 +3653,7 @@ class WatchLobbyResponse(_message.Message):
     TABLE_FIELD_NUMBER: _builtins.int
     REMOVED_GAME_ID_FIELD_NUMBER: _builtins.int
     CAUGHT_UP_FIELD_NUMBER: _builtins.int
+    HEARTBEAT_FIELD_NUMBER: _builtins.int
     removed_game_id: _builtins.str
     """The id of a table no longer listed (full and started, aborted, or expired)."""
     caught_up: _builtins.bool
@@ -3632,16 +3664,24 @@ class WatchLobbyResponse(_message.Message):
     def table(self) -> Global___LobbyTable:
         """A table that is listed now (new, or changed: e.g. a seat was claimed)."""
 
+    @_builtins.property
+    def heartbeat(self) -> Global___Heartbeat:
+        """Sent instead of anything else on a stream that has been idle for the heartbeat interval
+        (docs/operations.md, --stream-heartbeat-seconds), so proxies' idle timeouts do not cut
+        it: nothing to act on (the other fields are unset); a client ignores it.
+        """
+
     def __init__(
         self,
         *,
         table: Global___LobbyTable | None = ...,
         removed_game_id: _builtins.str = ...,
         caught_up: _builtins.bool = ...,
+        heartbeat: Global___Heartbeat | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["heartbeat", b"heartbeat", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "removed_game_id", b"removed_game_id", "table", b"table"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caught_up", b"caught_up", "heartbeat", b"heartbeat", "removed_game_id", b"removed_game_id", "table", b"table"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4544,18 +4584,24 @@ class PlayerSessionResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MESSAGES_FIELD_NUMBER: _builtins.int
+    HEARTBEAT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerMessage]:
         """The messages, in the stream's order."""
+
+    @_builtins.property
+    def heartbeat(self) -> Global___Heartbeat:
+        """A heartbeat (then messages is empty)."""
 
     def __init__(
         self,
         *,
         messages: _abc.Iterable[Global___PlayerMessage] | None = ...,
+        heartbeat: Global___Heartbeat | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["heartbeat", b"heartbeat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["heartbeat", b"heartbeat", "messages", b"messages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -4570,18 +4616,24 @@ class WatchPlayerResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MESSAGES_FIELD_NUMBER: _builtins.int
+    HEARTBEAT_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def messages(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerMessage]:
         """The messages, in the stream's order."""
+
+    @_builtins.property
+    def heartbeat(self) -> Global___Heartbeat:
+        """A heartbeat (then messages is empty)."""
 
     def __init__(
         self,
         *,
         messages: _abc.Iterable[Global___PlayerMessage] | None = ...,
+        heartbeat: Global___Heartbeat | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["heartbeat", b"heartbeat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["messages", b"messages"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["heartbeat", b"heartbeat", "messages", b"messages"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -14,7 +14,6 @@ edit anywhere else. Its made-up rules, with ids as a rules file would give them:
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from referee.engine.chance import deck_for, hidden_permutation
 from referee.engine.endings import Ending, winners_text
@@ -90,14 +89,14 @@ class HighCardState:
     turn: int = 0
 
 
-def _play(state: HighCardState, seat: Seat, command: Play) -> list[Any]:
+def _play(state: HighCardState, seat: Seat, command: Play) -> list[Event]:
     """HC-2: play one card you hold."""
     if command.card not in state.hands[seat]:
         raise Rejection("HC-2", f"you hold no {command.card}")
     return [Played(seat, command.card)]
 
 
-class HighCard(Game[HighCardState]):
+class HighCard(Game[HighCardState, Command, Event]):
     info = GameInfo(
         type_id="high-card",
         name="High Card",
@@ -118,7 +117,7 @@ class HighCard(Game[HighCardState]):
         players = config.players
         return HighCardState(config, [[] for _ in range(players)], [0] * players)
 
-    def start(self, state: HighCardState) -> list[Any]:
+    def start(self, state: HighCardState) -> list[Event]:
         deck = [int(card) for card in deck_for(state.config, 0, DECK)]  # HC-1
         size = int(state.config.options["cards"])
         return [
@@ -141,7 +140,7 @@ class HighCard(Game[HighCardState]):
 
     handlers = {("play", Play): _play}
 
-    def apply(self, state: HighCardState, event: Any) -> HighCardState:
+    def apply(self, state: HighCardState, event: Event) -> HighCardState:
         if isinstance(event, HandDealt):
             state.hands[event.seat] = list(event.cards)
         else:
@@ -151,12 +150,12 @@ class HighCard(Game[HighCardState]):
             state.turn = (event.seat + 1) % state.config.players
         return state
 
-    def legal_commands(self, state: HighCardState, seat: Seat) -> list[Any]:
+    def legal_commands(self, state: HighCardState, seat: Seat) -> list[Command]:
         if seat not in self.pending(state):
             return []
         return [Play(card) for card in sorted(set(state.hands[seat]))]
 
-    def command_space(self, state: HighCardState, seat: Seat) -> list[Any]:
+    def command_space(self, state: HighCardState, seat: Seat) -> list[Command]:
         return [Play(card) for card in range(0, 11)]
 
     def view(self, state: HighCardState, viewer: Viewer) -> HighCardView:
@@ -168,7 +167,7 @@ class HighCard(Game[HighCardState]):
             scores=tuple(state.scores),
         )
 
-    def redact(self, event: Any, viewer: Viewer) -> Any:
+    def redact(self, event: Event, viewer: Viewer) -> Event:
         if isinstance(event, HandDealt) and event.seat != viewer:  # HC-1
             return HandDealt(event.seat, event.count, ())
         return event

@@ -93,7 +93,7 @@ def random_steps(
 
 
 def play_out(
-    game: Game[Any], players: int, seed: int, *, decisions: bool = False
+    game: Game[Any, Any, Any], players: int, seed: int, *, decisions: bool = False
 ) -> tuple[Table[Any], list[Step]]:
     """A whole random game; returns the table and every moment of it."""
     table = Table.create(game.info.type_id, players, seed=seed_bytes(seed))
@@ -102,7 +102,7 @@ def play_out(
 
 
 def sampled(
-    steps: list[Step], seed: int, k: int = SAMPLES, game: Game[Any] | None = None
+    steps: list[Step], seed: int, k: int = SAMPLES, game: Game[Any, Any, Any] | None = None
 ) -> list[Step]:
     """The first and last moments and ``k`` others chosen at random; with ``game``, also the
     first moment of every kind of decision the game asked for (a rare decision, such as
@@ -139,7 +139,7 @@ def check_results(results: tuple[SeatResult, ...], players: int) -> None:
     assert lower_wins or higher_wins, f"ranks do not follow the scores: {results}"
 
 
-def check_decisions(game: Game[Any], state: Any, players: int) -> None:
+def check_decisions(game: Game[Any, Any, Any], state: Any, players: int) -> None:
     """Decisions: at most one per seat, the pending seats, each with a kind and a rule id;
     the default command (what a clock plays) is legal for a pending seat, else ``None``."""
     decisions = game.decisions(state)
@@ -157,7 +157,7 @@ def check_decisions(game: Game[Any], state: Any, players: int) -> None:
             assert default is None
 
 
-def state_table(game: Game[Any], config: Any, state: Any, log: list[Any]) -> Table[Any]:
+def state_table(game: Game[Any, Any, Any], config: Any, state: Any, log: list[Any]) -> Table[Any]:
     """A table at a recorded moment (for checks that need a Table around a state)."""
     table: Table[Any] = Table(game, config)
     table.state = game.copy_state(state)
@@ -165,7 +165,7 @@ def state_table(game: Game[Any], config: Any, state: Any, log: list[Any]) -> Tab
     return table
 
 
-def redacted(game: Game[Any], events: list[Any], viewer: int | None) -> list[Any]:
+def redacted(game: Game[Any, Any, Any], events: list[Any], viewer: int | None) -> list[Any]:
     return [game.redact(e, viewer) for e in events]
 
 
@@ -179,7 +179,9 @@ def viewers(players: int) -> list[int | None]:
 @pytest.mark.parametrize(("game", "players"), CASES)
 @PROPERTY
 @given(seed=SEEDS)
-def test_random_legal_play_reaches_the_end(game: Game[Any], players: int, seed: int) -> None:
+def test_random_legal_play_reaches_the_end(
+    game: Game[Any, Any, Any], players: int, seed: int
+) -> None:
     table, steps = play_out(game, players, seed, decisions=True)
     results = table.results()
     assert results is not None
@@ -198,7 +200,7 @@ def test_random_legal_play_reaches_the_end(game: Game[Any], players: int, seed: 
     check_ending(game, table)
 
 
-def check_ending(game: Game[Any], table: Table[Any]) -> None:
+def check_ending(game: Game[Any, Any, Any], table: Table[Any]) -> None:
     """Every game says why it ended (``Game.ending``): one of its own rule ids (the one a
     command cites after the end, ``end_rule``) and a reason in words; the views and the end
     event carry the same (``end_rule_id``, ``end_reason``), unless the table ended it first
@@ -223,7 +225,7 @@ def check_ending(game: Game[Any], table: Table[Any]) -> None:
 @PROPERTY
 @given(seed=SEEDS)
 def test_legal_commands_are_exactly_what_decide_accepts(
-    game: Game[Any], players: int, seed: int
+    game: Game[Any, Any, Any], players: int, seed: int
 ) -> None:
     """Every legal command is accepted; every other command of the space is rejected."""
     _table, steps = play_out(game, players, seed)
@@ -261,7 +263,7 @@ def test_legal_commands_are_exactly_what_decide_accepts(
 @pytest.mark.parametrize(("game", "players"), CASES)
 @PROPERTY
 @given(seed=SEEDS)
-def test_replay_rebuilds_the_same_state(game: Game[Any], players: int, seed: int) -> None:
+def test_replay_rebuilds_the_same_state(game: Game[Any, Any, Any], players: int, seed: int) -> None:
     table, steps = play_out(game, players, seed)
     assert Table.replay(table.config, table.log).state == table.state
     for step in sampled(steps, seed):
@@ -273,7 +275,9 @@ def test_replay_rebuilds_the_same_state(game: Game[Any], players: int, seed: int
 @pytest.mark.parametrize(("game", "players"), CASES)
 @PROPERTY
 @given(seed=SEEDS)
-def test_a_rejected_command_changes_nothing(game: Game[Any], players: int, seed: int) -> None:
+def test_a_rejected_command_changes_nothing(
+    game: Game[Any, Any, Any], players: int, seed: int
+) -> None:
     table, steps = play_out(game, players, seed)
     rng = random.Random(seed)
     rejected = 0
@@ -307,7 +311,7 @@ class Outcome:
     """What a command did in a state: its events, and the state after them (computed when
     asked for)."""
 
-    game: Game[Any]
+    game: Game[Any, Any, Any]
     state: Any
     command: Any
     events: list[Any]
@@ -322,7 +326,7 @@ class Outcome:
         return self.final[0]
 
 
-def outcomes(game: Game[Any], state: Any, seat: int, rng: random.Random) -> list[Outcome]:
+def outcomes(game: Game[Any, Any, Any], state: Any, seat: int, rng: random.Random) -> list[Outcome]:
     """The outcome of (up to :data:`OUTCOMES`) legal commands of ``seat`` in ``state``."""
     legal = game.legal_commands(state, seat)
     if len(legal) > OUTCOMES:
@@ -352,7 +356,11 @@ def reordered(a: Any, b: Any) -> bool:
 
 
 def check_converging_outcomes(
-    game: Game[Any], viewer: int | None, seat: int, real: list[Outcome], variant: list[Outcome]
+    game: Game[Any, Any, Any],
+    viewer: int | None,
+    seat: int,
+    real: list[Outcome],
+    variant: list[Outcome],
 ) -> int:
     """A command of ``seat`` in a state and one in a hidden variant of it (for ``viewer``)
     that lead to exactly the same state must not show ``viewer`` the same events in a
@@ -387,7 +395,9 @@ def check_converging_outcomes(
 @pytest.mark.parametrize(("game", "players"), CASES)
 @PROPERTY
 @given(seed=SEEDS)
-def test_views_and_redacted_events_leak_nothing(game: Game[Any], players: int, seed: int) -> None:
+def test_views_and_redacted_events_leak_nothing(
+    game: Game[Any, Any, Any], players: int, seed: int
+) -> None:
     """A state that differs only in what a viewer may not see looks the same to that viewer.
 
     ``hidden_variant`` re-deals what ``viewer`` cannot see, or swaps two hidden cards between
@@ -460,7 +470,9 @@ def test_views_and_redacted_events_leak_nothing(game: Game[Any], players: int, s
 @pytest.mark.parametrize(("game", "players"), CASES)
 @PROPERTY
 @given(seed=SEEDS)
-def test_same_seed_and_commands_give_the_same_log(game: Game[Any], players: int, seed: int) -> None:
+def test_same_seed_and_commands_give_the_same_log(
+    game: Game[Any, Any, Any], players: int, seed: int
+) -> None:
     type_id = game.info.type_id
     options = {spec.name: spec.default for spec in game.info.options}
     first = Table.create(type_id, players, options=options, seed=seed_bytes(seed))
@@ -477,7 +489,7 @@ def test_same_seed_and_commands_give_the_same_log(game: Game[Any], players: int,
 
 
 @pytest.mark.parametrize(("game", "players"), CASES)
-def test_different_seeds_give_different_deals(game: Game[Any], players: int) -> None:
+def test_different_seeds_give_different_deals(game: Game[Any, Any, Any], players: int) -> None:
     logs = {
         repr(Table.create(game.info.type_id, players, seed=seed_bytes(s)).log) for s in range(6)
     }
@@ -487,7 +499,7 @@ def test_different_seeds_give_different_deals(game: Game[Any], players: int) -> 
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_every_option_value_is_accepted(game: Game[Any]) -> None:
+def test_every_option_value_is_accepted(game: Game[Any, Any, Any]) -> None:
     info = game.info
     players = info.min_players
     defaults = Table.create(info.type_id, players, seed=b"o").config.options
@@ -504,7 +516,7 @@ def test_every_option_value_is_accepted(game: Game[Any]) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_bad_options_and_player_counts_are_refused(game: Game[Any]) -> None:
+def test_bad_options_and_player_counts_are_refused(game: Game[Any, Any, Any]) -> None:
     info = game.info
     players = info.min_players
     with pytest.raises(ValueError):
@@ -536,11 +548,11 @@ def test_bad_options_and_player_counts_are_refused(game: Game[Any]) -> None:
 
 @pytest.mark.parametrize(("game", "players"), CASES)
 def test_a_game_played_only_by_default_commands_ends_by_its_rules(
-    game: Game[Any], players: int
+    game: Game[Any, Any, Any], players: int
 ) -> None:
     """What a timeout plays (``Game.default_command``) moves the game on where the rules allow
     (a King wakes a queen, a card is played rather than drawn): a game of timeouts only ends
-    by its own rules, well before its event limit (issue 10)."""
+    by its own rules, well before its event limit."""
     table = Table.create(game.info.type_id, players, seed=seed_bytes(players))
     while not table.over:
         seat = table.pending()[0]
@@ -550,7 +562,7 @@ def test_a_game_played_only_by_default_commands_ends_by_its_rules(
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_the_event_limit_ends_a_game_in_public_with_results(game: Game[Any]) -> None:
+def test_the_event_limit_ends_a_game_in_public_with_results(game: Game[Any, Any, Any]) -> None:
     """At ``TableSettings.max_events`` a game not over by its rules ends: a public
     :class:`EventLimitReached` with the game's standing as results; later commands are refused
     citing EVENT-LIMIT; the limit survives a replay. Library mode takes the game's default."""

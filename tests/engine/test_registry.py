@@ -106,7 +106,7 @@ def test_a_type_id_cannot_be_taken_twice() -> None:
 
 
 @pytest.fixture
-def new_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Game[Any]]:
+def new_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Game[Any, Any, Any]]:
     """High Card as the package ``referee.games.high_card`` (in a temporary folder that is
     part of ``referee.games``), found by a fresh registry; everything restored afterwards."""
     package = tmp_path / NEW
@@ -127,7 +127,7 @@ def new_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Game[A
             delattr(referee.games, NEW)
 
 
-def test_a_new_game_package_is_found_and_registered(new_game: Game[Any]) -> None:
+def test_a_new_game_package_is_found_and_registered(new_game: Game[Any, Any, Any]) -> None:
     assert f"referee.games.{NEW}" in registry.game_packages()
     assert type(new_game).__module__ == f"referee.games.{NEW}"
     assert [g.info.type_id for g in all_games()].count("high-card") == 1
@@ -138,7 +138,7 @@ def test_a_new_game_package_is_found_and_registered(new_game: Game[Any]) -> None
     assert table.results() is not None
 
 
-def test_a_new_game_package_gets_a_learning_environment(new_game: Game[Any]) -> None:
+def test_a_new_game_package_gets_a_learning_environment(new_game: Game[Any, Any, Any]) -> None:
     """``referee.rl`` finds the package's encoder module: the game is listed, its spec comes
     from that module and PettingZoo's own API test passes on its environment."""
     rl = pytest.importorskip("referee.rl")
@@ -167,7 +167,7 @@ def test_a_new_game_package_gets_a_learning_environment(new_game: Game[Any]) -> 
     assert final == {agent: 1.0 - (rank - 1) for agent, rank in ranks.items()}  # rank reward
 
 
-def test_a_new_game_package_gets_its_heuristic_bot(new_game: Game[Any]) -> None:
+def test_a_new_game_package_gets_its_heuristic_bot(new_game: Game[Any, Any, Any]) -> None:
     """The package's bot is the ``heuristic`` strategy of the engine-level players, of the
     learning environments' opponents and of ``referee-bot``; it plays its highest card where
     ``random`` would not always."""
@@ -195,7 +195,7 @@ def test_a_new_game_package_gets_its_heuristic_bot(new_game: Game[Any]) -> None:
 
 
 def test_a_game_without_encoder_or_bot_has_no_environment_and_plays_at_random(
-    new_game: Game[Any], monkeypatch: pytest.MonkeyPatch
+    new_game: Game[Any, Any, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Both parts are optional to the registry: without them the game has no environment (a
     clear error) and ``heuristic`` plays it at random (docs/writing-a-game.md)."""
@@ -222,7 +222,7 @@ def _conformance_tests() -> list[Any]:
 
 
 @pytest.mark.parametrize("test", _conformance_tests(), ids=lambda t: t.__name__)
-def test_the_conformance_suite_covers_a_new_game(new_game: Game[Any], test: Any) -> None:
+def test_the_conformance_suite_covers_a_new_game(new_game: Game[Any, Any, Any], test: Any) -> None:
     """Every test of the generic suite, on the new game, for its player counts and a few seeds
     (the suite's own hypothesis runs pick seeds for the registered games)."""
     inner = getattr(getattr(test, "hypothesis", None), "inner_test", test)

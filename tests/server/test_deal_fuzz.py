@@ -1,4 +1,4 @@
-"""No fixed deal a client sends can break a game (issue 10): hypothesis-made decks and picks,
+"""No fixed deal a client sends can break a game: hypothesis-made decks and picks,
 for every game, through the real gRPC service. A deal is either refused at creation with
 INVALID_ARGUMENT naming its part, or the game is created and then played to its end by
 random legal commands; no call anywhere answers UNKNOWN or INTERNAL.

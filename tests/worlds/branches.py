@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any
 
-from referee.games.mau_mau_vampires.worlds_ahead import Ahead
+from referee.games.mau_mau_vampires.worlds.ahead import Ahead
 from referee.search.worlds import knowledge_of, sample_world
 from tests.worlds.support import random_position
 from tests.worlds.test_worlds import SHORT

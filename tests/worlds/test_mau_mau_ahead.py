@@ -3,7 +3,7 @@ rows are a taker's plays and later gifts, each needing an item of its own."""
 
 from __future__ import annotations
 
-from referee.games.mau_mau_vampires.worlds_ahead import _carried
+from referee.games.mau_mau_vampires.worlds.ahead import _carried
 
 
 def test_a_gift_spoken_for_by_the_taker_s_matching_carries_that_row_s_card() -> None:

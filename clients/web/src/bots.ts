@@ -48,6 +48,7 @@ async function drive(gameId: string, bots: number[], tokens: Record<number, stri
       const stream = api.streamGame({ gameId, spectator: true, afterSequence: view.version });
       for await (const message of stream) {
         attempt = 0;
+        if (message.heartbeat) continue; // an idle stream's sign of life: nothing to act on
         const current = message.view;
         if (!current || current.gameOver) return;
         // Mid-batch views show passing states; decide at the end of a batch only.

@@ -143,7 +143,7 @@ async def create(
     return Created(live.summary(), tokens, organiser, tuple(codes.items()))
 
 
-def _game(repository: Repository, game_type: str) -> Game[Any]:
+def _game(repository: Repository, game_type: str) -> Game[Any, Any, Any]:
     """The game of ``game_type``, if this server runs it and has room for one more."""
     if not game_type:
         raise errors.bad_request("game_type", "required (see ListGameTypes)")
@@ -211,7 +211,7 @@ def _holders(
 
 
 def _opened(
-    game: Game[Any],
+    game: Game[Any, Any, Any],
     setup: Setup,
     settings: GameSettings,
     seed: bytes | None,

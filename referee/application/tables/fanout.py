@@ -6,19 +6,14 @@ it has not sent yet, redacted, each with the view after it, or one update per ba
 batched. Nothing is queued per stream: what a stream has not sent yet is a position in the
 game's log, so a slow stream costs no memory beyond the message it is writing.
 
-Each stream is paced by its own reader, and two bounds keep a reader from holding the referee:
-
-- the **stall limit** (``stall_seconds``): a message its client has not taken within it ends
-  the stream (a client that keeps its connection but grants no flow-control window);
-- the **backlog bound** (``backlog``): a stream more than that many events behind the live game
-  (events committed since it opened that it has not sent) ends; the history a stream replays
-  when it opens does not count.
-
-Both end the stream with ``RESOURCE_EXHAUSTED`` and ``last_sequence``, the last event written
-(the client resumes after it, losing nothing), as does a shutdown (``UNAVAILABLE``, reason
-``SHUTDOWN``, for streams open then and any opened later). :meth:`FanOut.follow` is a stream's
-updates; :meth:`FanOut.serve` runs them into a transport's ``send`` (both adapters, so both
-get these limits).
+Each stream is paced by its own reader. The **backlog bound** (``backlog``) is kept here: a
+stream more than that many events behind the live game (events committed since it opened that
+it has not sent) ends; the history a stream replays when it opens does not count. It ends with
+``RESOURCE_EXHAUSTED`` and ``last_sequence``, the last event written (the client resumes after
+it, losing nothing), as does a shutdown (``UNAVAILABLE``, reason ``SHUTDOWN``, for streams open
+then and any opened later). The stall limit and heartbeats are every stream's, kept by
+:mod:`referee.application.tables.pacing`. :meth:`FanOut.follow` is a stream's
+updates; :meth:`FanOut.serve` runs them into a transport's ``send``.
 
 Batched streams of one viewer that keep up share one
 :class:`~referee.application.tables.values.Update` per batch (:meth:`LiveGame.batch_update`);
@@ -64,16 +59,13 @@ class StreamEnded(Exception):
 
 
 class FanOut:
-    """The open streams: at most ``max_streams``, each at most ``backlog`` events behind and
-    ending when its client takes no message for ``stall_seconds`` (0: never)."""
+    """The open streams of games: at most ``max_streams``, each at most ``backlog`` events
+    behind."""
 
-    def __init__(
-        self, metrics: Metrics, max_streams: int, backlog: int, stall_seconds: float = 0.0
-    ) -> None:
+    def __init__(self, metrics: Metrics, max_streams: int, backlog: int) -> None:
         self.metrics = metrics
         self.max_streams = max_streams
         self.backlog = backlog
-        self.stall_seconds = stall_seconds
         #: How many streams are open now.
         self.streams = 0
         #: Set at shutdown: every stream, open or opened later, ends with it.
@@ -116,30 +108,13 @@ class FanOut:
         if self.streams >= self.max_streams:
             raise errors.exhausted("streams", self.max_streams)
 
-    async def serve(self, updates: Updates, after: int, send: Send) -> None:
-        """Run a stream (:meth:`follow` from ``after``) into ``send``; returns when the game
-        is finished, raises the :class:`RefereeError` the stream ends with."""
-        stall = self.stall_seconds or None
-        #: The last event the client has taken: where it resumes after a stall.
-        written = after
+    async def serve(self, updates: Updates, send: Send) -> None:
+        """Run a stream (:meth:`follow`) into ``send``; returns when the game is finished,
+        raises the :class:`RefereeError` the stream ends with."""
         try:
             async with contextlib.aclosing(updates):
                 async for update, caught_up in updates:
-                    # The timeout runs in the caller's task (the transport's handler), where
-                    # gRPC and the HTTP server notice a client that hangs up.
-                    try:
-                        async with asyncio.timeout(stall):
-                            await send(update, caught_up)
-                    except TimeoutError:
-                        # The stalled message may not have reached the client: resuming
-                        # after the last one taken loses nothing.
-                        raise errors.exhausted(
-                            "stream stall seconds",
-                            int(self.stall_seconds),
-                            last_sequence=str(written),
-                        ) from None
-                    if update.events:
-                        written = update.events[-1].sequence
+                    await send(update, caught_up)
         except StreamEnded as ended:
             raise ended.error from None
 
@@ -157,7 +132,7 @@ class FanOut:
         included). Each update comes with ``caught_up`` (see :data:`Send`). The organiser's
         stream runs behind by the game's organiser delay. ``on_hang_up`` is called when a
         seat's stream is closed by its client mid-game. A stream the referee ends raises
-        :class:`StreamEnded`; read directly (not by :meth:`serve`) it has no stall limit.
+        :class:`StreamEnded`.
         ``credential``: the hash of the account token it was opened with (:meth:`end`)."""
         viewer = watcher.viewer
         delayed = watcher.organiser and live.settings.delayed

@@ -74,7 +74,7 @@ class Streams:
         updates = await self._follow(
             game_id, seat_token, spectator, organiser_token, as_seat, after, batched
         )
-        await self.fanout.serve(updates, after, send)
+        await self.fanout.serve(updates, send)
 
     async def _follow(
         self,

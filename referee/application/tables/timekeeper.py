@@ -29,7 +29,7 @@ from referee.application.tables.repository import CONFLICT_RETRIES, Limits, Repo
 from referee.application.tables.seats import LOBBY
 from referee.engine.game import Rejection
 from referee.engine.outcomes import Ranking
-from referee.engine.table_events import SeatForfeited, TimedOut
+from referee.engine.table_events import DefaultPlayed, SeatForfeited, TimedOut
 from referee.metrics import Metrics
 from referee.store import DocumentWrite, EventStore, StoreError, VersionConflict
 from referee.stored import Decided, DecidedBy
@@ -74,7 +74,9 @@ class Timekeeper:
                 elif live.join_deadline_ms and at >= live.join_deadline_ms:
                     await self._join_deadline(live)
                 elif (played := table.forfeited_play()) is not None:
-                    seat = played[0].seat
+                    default = played[0]
+                    assert isinstance(default, DefaultPlayed), "a default play comes first"
+                    seat = default.seat
                     await repository.commit(live, played, Decided(seat, by=DecidedBy.FORFEIT))
                 elif (due := self._overdue(live, at)) is not None:
                     await self._time_out(live, *due)

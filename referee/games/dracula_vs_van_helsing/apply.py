@@ -18,6 +18,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     DrawnCardPlaced,
     EffectSkipped,
     EndCalled,
+    Event,
     GameEnded,
     GameStarted,
     RoundEnded,
@@ -36,7 +37,7 @@ from referee.games.dracula_vs_van_helsing.state import (
 )
 
 
-def apply(state: DraculaVsVanHelsingState, event: Any) -> DraculaVsVanHelsingState:
+def apply(state: DraculaVsVanHelsingState, event: Event) -> DraculaVsVanHelsingState:
     """Fold ``event`` into ``state``; the view's shared part of the old state goes with it,
     and so do the racks unless the event leaves every slot, reveal and sight of a slot's card
     as it was."""

@@ -13,9 +13,9 @@ resolution and the next deal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
+from referee.engine import game
 from referee.engine.chance import deck_for
 from referee.engine.game import GameConfig, Rejection
 from referee.games.dracula_vs_van_helsing.model import (
@@ -41,6 +41,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     DrawnCardPlaced,
     EffectSkipped,
     EndCalled,
+    Event,
     ExchangeDistrict,
     GameEnd,
     GameEnded,
@@ -68,7 +69,7 @@ from referee.games.dracula_vs_van_helsing.state import (
 )
 
 #: A handler: the events of ``command`` by ``seat``, the seat whose decision it is.
-Handler = Callable[[DraculaVsVanHelsingState, int, Any], list[Any]]
+Handler = game.Handler[DraculaVsVanHelsingState, Event]
 
 
 def beats(dracula: int, van_helsing: int, track: Sequence[int]) -> tuple[bool, Comparison]:
@@ -105,14 +106,14 @@ def _district(value: int, rule: str) -> int:
 # --- TURN: draw, or call the end (DV-7, DV-19) ---------------------------------------------------
 
 
-def draw(state: DraculaVsVanHelsingState, seat: int, command: Draw) -> list[Any]:
+def draw(state: DraculaVsVanHelsingState, seat: int, command: Draw) -> list[Event]:
     """DV-7: the top card of the deck, seen by the drawer (by everyone after a 2, DV-11)."""
     # The deck is never empty at the start of a turn: a turn that empties it ends the round.
     top = state.deck[0]
     return [CardDrawn(seat, CARDS[top], state.revealed[top], len(state.deck) - 1)]
 
 
-def call_end(state: DraculaVsVanHelsingState, seat: int, command: CallEnd) -> list[Any]:
+def call_end(state: DraculaVsVanHelsingState, seat: int, command: CallEnd) -> list[Event]:
     """DV-7: with 6 discards, instead of drawing; DV-19: the opponent takes one last turn."""
     if state.called_by >= 0:
         raise Rejection("DV-19", "the end was already called: this last turn must be a draw")
@@ -128,22 +129,22 @@ def call_end(state: DraculaVsVanHelsingState, seat: int, command: CallEnd) -> li
 # --- PLACE: discard the drawn card or put it into a slot (DV-7, DV-8) ---------------------------
 
 
-def discard_drawn(state: DraculaVsVanHelsingState, seat: int, command: DiscardDrawn) -> list[Any]:
+def discard_drawn(state: DraculaVsVanHelsingState, seat: int, command: DiscardDrawn) -> list[Event]:
     drawn = state.drawn
     if drawn % 10 == 8 and len(state.pile) < DISCARDS_TO_CALL:
         raise _eight_too_early(len(state.pile), "put the drawn 8 into a slot instead")
-    events: list[Any] = [DrawnCardDiscarded(seat, CARDS[drawn])]
+    events: list[Event] = [DrawnCardDiscarded(seat, CARDS[drawn])]
     return _after_discard(state, seat, drawn, state.slots[seat], events)
 
 
-def place_drawn(state: DraculaVsVanHelsingState, seat: int, command: PlaceDrawn) -> list[Any]:
+def place_drawn(state: DraculaVsVanHelsingState, seat: int, command: PlaceDrawn) -> list[Event]:
     district = _district(command.district, "DV-7")
     drawn = state.drawn
     own = state.slots[seat]
     old = own[district - 1]
     if old % 10 == 8 and len(state.pile) < DISCARDS_TO_CALL:
         raise _eight_too_early(len(state.pile), "choose another slot")
-    events: list[Any] = [
+    events: list[Event] = [
         DrawnCardPlaced(seat, district, CARDS[drawn], state.revealed[drawn], CARDS[old])
     ]
     after = list(own)
@@ -164,8 +165,8 @@ def _after_discard(
     seat: int,
     discarded: int,
     own: Sequence[int],
-    events: list[Any],
-) -> list[Any]:
+    events: list[Event],
+) -> list[Event]:
     """DV-9: the discarded card's effect. Effects with a choice wait for it (the events end
     here); the others resolve now, or are skipped when they cannot."""
     value = discarded % 10
@@ -193,28 +194,28 @@ def _after_discard(
 # --- the effects with a choice (DV-10, DV-12, DV-13, DV-15, DV-16) -------------------------------
 
 
-def reveal_own(state: DraculaVsVanHelsingState, seat: int, command: RevealOwn) -> list[Any]:
+def reveal_own(state: DraculaVsVanHelsingState, seat: int, command: RevealOwn) -> list[Event]:
     district = _district(command.district, "DV-10")
     code = state.slots[seat][district - 1]
     if state.revealed[code]:
         raise Rejection("DV-10", f"your card in district {district} is already revealed")
-    events: list[Any] = [CardRevealed(seat, seat, district, CARDS[code])]
+    events: list[Event] = [CardRevealed(seat, seat, district, CARDS[code])]
     return events + _finish_turn(state, seat, 1, state.slots, state.track)
 
 
 def reveal_opponent(
     state: DraculaVsVanHelsingState, seat: int, command: RevealOpponent
-) -> list[Any]:
+) -> list[Event]:
     district = _district(command.district, "DV-12")
     opponent = 1 - seat
     code = state.slots[opponent][district - 1]
     if state.revealed[code]:
         raise Rejection("DV-12", f"the opponent's card in district {district} is already revealed")
-    events: list[Any] = [CardRevealed(seat, opponent, district, CARDS[code])]
+    events: list[Event] = [CardRevealed(seat, opponent, district, CARDS[code])]
     return events + _finish_turn(state, seat, 3, state.slots, state.track)
 
 
-def swap_slots(state: DraculaVsVanHelsingState, seat: int, command: SwapSlots) -> list[Any]:
+def swap_slots(state: DraculaVsVanHelsingState, seat: int, command: SwapSlots) -> list[Event]:
     first = _district(command.first, "DV-13")
     second = _district(command.second, "DV-13")
     if first >= second:
@@ -224,20 +225,20 @@ def swap_slots(state: DraculaVsVanHelsingState, seat: int, command: SwapSlots) -
     own = list(state.slots[seat])
     own[first - 1], own[second - 1] = own[second - 1], own[first - 1]
     slots = [own, state.slots[1]] if seat == 0 else [state.slots[0], own]
-    events: list[Any] = [SlotsSwapped(seat, first, second)]
+    events: list[Event] = [SlotsSwapped(seat, first, second)]
     return events + _finish_turn(state, seat, 4, slots, state.track)
 
 
 def exchange_district(
     state: DraculaVsVanHelsingState, seat: int, command: ExchangeDistrict
-) -> list[Any]:
+) -> list[Event]:
     district = _district(command.district, "DV-15")
     index = district - 1
     given, taken = state.slots[seat][index], state.slots[1 - seat][index]
     revealed = state.revealed
     slots = [list(state.slots[0]), list(state.slots[1])]
     slots[seat][index], slots[1 - seat][index] = taken, given
-    events: list[Any] = [
+    events: list[Event] = [
         DistrictExchanged(
             seat, district, CARDS[given], revealed[given], CARDS[taken], revealed[taken]
         )
@@ -249,7 +250,7 @@ def exchange_district(
 _COLOUR_NUMBERS = frozenset(int(c) for c in COLOURS)
 
 
-def choose_trump(state: DraculaVsVanHelsingState, seat: int, command: ChooseTrump) -> list[Any]:
+def choose_trump(state: DraculaVsVanHelsingState, seat: int, command: ChooseTrump) -> list[Event]:
     colour = command.colour
     if colour not in _COLOUR_NUMBERS:
         raise Rejection("DV-16", f"colours are 1 yellow, 2 blue, 3 red, 4 purple; got {colour}")
@@ -260,7 +261,7 @@ def choose_trump(state: DraculaVsVanHelsingState, seat: int, command: ChooseTrum
     # DV-16: the chosen colour and the trump token swap places; the other two stay.
     position = track.index(chosen)
     track[0], track[position] = chosen, track[0]
-    events: list[Any] = [TrumpChanged(seat, chosen, tuple(track))]
+    events: list[Event] = [TrumpChanged(seat, chosen, tuple(track))]
     return events + _finish_turn(state, seat, 7, state.slots, track)
 
 
@@ -286,14 +287,14 @@ def _finish_turn(
     effect: int,
     slots: Sequence[Sequence[int]],
     track: Sequence[int],
-) -> list[Any]:
+) -> list[Event]:
     """The end of a turn whose effect has resolved: what comes next (DV-6, DV-14, DV-17,
     DV-19). ``slots`` and ``track`` are as the turn left them (the state does not have the
     turn's events applied yet)."""
     if effect == 8:  # DV-17: at once, no further turn for anyone
         return _end_round(state, RoundEnd.EIGHT, slots, track)
     if not state.deck:  # DV-19 (c): the deck ran out; a 5 grants nothing
-        events: list[Any] = []
+        events: list[Event] = []
         if effect == 5:
             events.append(
                 EffectSkipped(seat, 5, "the deck is empty: the round ends, no extra turn (DV-19)")
@@ -311,12 +312,12 @@ def _end_round(
     reason: RoundEnd,
     slots: Sequence[Sequence[int]],
     track: Sequence[int],
-) -> list[Any]:
+) -> list[Event]:
     """DV-20 ... DV-23: reveal everything, resolve district by district (stopping as soon as
     the game is decided), then deal the next round or end the game."""
     dracula, van_helsing = state.dracula, 1 - state.dracula
     ours, theirs = slots[dracula], slots[van_helsing]
-    events: list[Any] = [
+    events: list[Event] = [
         RoundEnded(
             state.round,
             reason,
@@ -364,7 +365,7 @@ def _end_round(
     return events
 
 
-def deal(config: GameConfig, round_no: int) -> list[Any]:
+def deal(config: GameConfig, round_no: int) -> list[Event]:
     """DV-5: shuffle the 32 cards; 5 to each seat by district, the remaining 22 are the deck.
     Shuffle ``round - 1`` (the fixed deal's ``decks[round - 1]``)."""
     codes = notation_codes()

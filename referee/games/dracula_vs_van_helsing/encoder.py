@@ -149,6 +149,25 @@ class Encoder:
         x = array("f", template)
         if game.role == Role.DRACULA:
             x[self.o_role] = 1.0
+        self._racks(x, game, me, place)
+        self._piles(x, game, place)
+        if me is not None and me in view.pending:
+            x[self.o_turn] = 1.0
+        x[self.o_kind + min(game.turn_kind, 3)] = 1.0
+        x[self.o_step + min(game.step, 8)] = 1.0
+        x[self.o_effect + min(max(game.effect, 0), 8)] = 1.0
+        called = game.called_by
+        x[self.o_called + (0 if called is None else 1 if called == me else 2)] = 1.0
+        winner = game.winner
+        x[
+            self.o_winner + (0 if winner == Role.UNSPECIFIED else 1 if winner == game.role else 2)
+        ] = 1.0
+        return finish(x)
+
+    def _racks(
+        self, x: array[float], game: DraculaVsVanHelsingView, me: int | None, place: list[int]
+    ) -> None:
+        """Both racks as the viewer sees them, and which of its districts it would win."""
         mine: Rack | None = None
         theirs: Rack | None = None
         for rack in game.racks:
@@ -170,23 +189,30 @@ class Encoder:
                     x[offset + CARD_SIZE + 1] = 1.0
                 offset += SLOT_SIZE
         if mine is not None and theirs is not None:
-            offset = self.o_compare
-            for a, b in zip(mine.slots[:DISTRICTS], theirs.slots[:DISTRICTS], strict=False):
-                ours, other = a.card, b.card
-                if ours.value and other.value:
-                    x[offset] = 1.0
-                    # DV-20: exactly one trump wins, else the higher value, else the colour
-                    # higher on the ladder (a smaller place).
-                    p, q = place[ours.colour], place[other.colour]
-                    if (p == 0) != (q == 0):
-                        wins = p == 0
-                    elif ours.value != other.value:
-                        wins = ours.value > other.value
-                    else:
-                        wins = p < q
-                    if wins:
-                        x[offset + 1] = 1.0
-                offset += 2
+            self._compare(x, mine, theirs, place)
+
+    def _compare(self, x: array[float], mine: Rack, theirs: Rack, place: list[int]) -> None:
+        """DV-20: for each district whose two cards the viewer knows, whether it wins it."""
+        offset = self.o_compare
+        for a, b in zip(mine.slots[:DISTRICTS], theirs.slots[:DISTRICTS], strict=False):
+            ours, other = a.card, b.card
+            if ours.value and other.value:
+                x[offset] = 1.0
+                # DV-20: exactly one trump wins, else the higher value, else the colour
+                # higher on the ladder (a smaller place).
+                p, q = place[ours.colour], place[other.colour]
+                if (p == 0) != (q == 0):
+                    wins = p == 0
+                elif ours.value != other.value:
+                    wins = ours.value > other.value
+                else:
+                    wins = p < q
+                if wins:
+                    x[offset + 1] = 1.0
+            offset += 2
+
+    def _piles(self, x: array[float], game: DraculaVsVanHelsingView, place: list[int]) -> None:
+        """The deck's top card and the card drawn, where seen, and the discard pile."""
         for card, offset in ((game.deck_top, self.o_deck + 1), (game.drawn, self.o_drawn)):
             value = card.value
             if value:
@@ -200,15 +226,3 @@ class Encoder:
                 x[discards + 8 * card.colour + card.value] = 1.0
         x[self.o_deck] = min(game.deck_size / 32, 1.0)
         x[self.o_discards + 32] = min(len(pile) / DISCARDS_TO_CALL, 1.0)
-        if me is not None and me in view.pending:
-            x[self.o_turn] = 1.0
-        x[self.o_kind + min(game.turn_kind, 3)] = 1.0
-        x[self.o_step + min(game.step, 8)] = 1.0
-        x[self.o_effect + min(max(game.effect, 0), 8)] = 1.0
-        called = game.called_by
-        x[self.o_called + (0 if called is None else 1 if called == me else 2)] = 1.0
-        winner = game.winner
-        x[
-            self.o_winner + (0 if winner == Role.UNSPECIFIED else 1 if winner == game.role else 2)
-        ] = 1.0
-        return finish(x)

@@ -114,7 +114,7 @@ _DECISIONS: dict[tuple[Step, int, bool], tuple[Decision, ...]] = {
 _ACTIVE = {0: (0,), 1: (1,)}
 
 
-class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
+class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState, Command, Event]):
     info = GameInfo(
         type_id="dracula-vs-van-helsing",
         name="Dracula vs Van Helsing",
@@ -148,10 +148,10 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
     view_type = DraculaVsVanHelsingView
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
-    def command_label(self, command: Any, view: Any) -> str:
+    def command_label(self, command: Command, view: Any) -> str:
         return labels.command_label(command, view)
 
-    def event_text(self, event: Any) -> str:
+    def event_text(self, event: Event) -> str:
         return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
@@ -170,7 +170,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
             order = order[::-1]
         return DraculaVsVanHelsingState(config=config, order=order)
 
-    def start(self, state: DraculaVsVanHelsingState) -> list[Any]:
+    def start(self, state: DraculaVsVanHelsingState) -> list[Event]:
         config = state.config
         # DV-1: the option names Dracula's seat, or pick 0 draws it.
         option = config.options["dracula"]
@@ -180,7 +180,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         left = list(COLOURS)
         track = [left.pop(pick_for(config, index, len(left))) for index in (1, 2, 3)]
         track.append(left[0])
-        events: list[Any] = [
+        events: list[Event] = [
             GameStarted(dracula, 1 - dracula, picked, tuple(track), state.order),
             *decide.deal(config, 1),
             TurnStarted(dracula, TurnKind.NORMAL),  # DV-6
@@ -222,7 +222,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
 
     # --- what a seat may see and do ----------------------------------------------------------
 
-    def legal_commands(self, state: DraculaVsVanHelsingState, seat: Seat) -> list[Any]:
+    def legal_commands(self, state: DraculaVsVanHelsingState, seat: Seat) -> list[Command]:
         step = state.step
         if seat != state.active or step is Step.OVER or step is Step.UNSPECIFIED:
             return []
@@ -233,7 +233,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         if step is Step.PLACE:
             if len(state.pile) >= DISCARDS_TO_CALL:  # DV-8: an 8 may go now
                 return [_DISCARD, *_PLACE]
-            moves: list[Any] = [] if state.drawn % 10 == 8 else [_DISCARD]
+            moves: list[Command] = [] if state.drawn % 10 == 8 else [_DISCARD]
             slots = state.slots[seat]
             moves += [p for p, c in zip(_PLACE, slots, strict=True) if c % 10 != 8]
             return moves
@@ -251,9 +251,9 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
         trump = state.track[0]  # DV-16: any colour but the trump
         return [command for command in _TRUMPS if command.colour != trump]
 
-    def command_space(self, state: DraculaVsVanHelsingState, seat: Seat) -> list[Any]:
+    def command_space(self, state: DraculaVsVanHelsingState, seat: Seat) -> list[Command]:
         near = range(0, DISTRICTS + 2)  # 0 and 6 are out of range on purpose
-        space: list[Any] = [_DRAW, _CALL, _DISCARD]
+        space: list[Command] = [_DRAW, _CALL, _DISCARD]
         for district in near:
             space += [
                 PlaceDrawn(district),
@@ -267,21 +267,20 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState]):
 
     view = staticmethod(view_of)
 
-    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+    def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """DV-5: positions 0-4 are seat 0's slots, 5-9 seat 1's, the rest the deck, drawn
         from the top (the drawer sees the card; everyone when a 2 revealed it, DV-11)."""
-        kind = type(event)
-        if kind is RoundStarted:
+        if isinstance(event, RoundStarted):
             return (DeckOrder(event.shuffle, tuple(deck_for(config, event.shuffle, DECK))),)
-        if kind is SlotsDealt:
+        if isinstance(event, SlotsDealt):
             return (CardsTaken(len(event.cards), (event.seat,)),)
-        if kind is CardDrawn:
+        if isinstance(event, CardDrawn):
             return (CardsTaken(1, None if event.revealed else (event.seat,)),)
-        if kind is DeckTopRevealed:
+        if isinstance(event, DeckTopRevealed):
             return (CardShown(None),)
         return ()
 
-    def redact(self, event: Any, viewer: Viewer) -> Any:
+    def redact(self, event: Event, viewer: Viewer) -> Event:
         return view.redact(event, viewer)
 
     def ending(self, state: DraculaVsVanHelsingState) -> Ending | None:

@@ -8,7 +8,7 @@ state) and the viewer's own: its role, the two racks as it sees them and the dra
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from referee.engine.chance import hidden_permutation
 from referee.engine.game import Viewer
@@ -22,6 +22,7 @@ from referee.games.dracula_vs_van_helsing.model import (
     DistrictExchanged,
     DraculaVsVanHelsingView,
     DrawnCardPlaced,
+    Event,
     Rack,
     Role,
     RoundStarted,
@@ -164,17 +165,16 @@ def _rack(state: DraculaVsVanHelsingState, seat: int, viewer: Viewer) -> Rack:
     )
 
 
-def redact(event: Any, viewer: Viewer) -> Any:
-    kind = type(event)
-    if kind is RoundStarted:  # DV-26: the deck order is never shown
+def redact(event: Event, viewer: Viewer) -> Event:
+    if isinstance(event, RoundStarted):  # DV-26: the deck order is never shown
         return replace(event, deck=()) if event.deck else event
-    if kind is SlotsDealt:  # DV-24
+    if isinstance(event, SlotsDealt):  # DV-24
         return event if event.seat == viewer else replace(event, cards=())
-    if kind is CardDrawn or kind is DrawnCardPlaced:  # DV-25: the drawer only, unless a 2
+    if isinstance(event, CardDrawn | DrawnCardPlaced):  # DV-25: the drawer only, unless a 2
         if event.revealed or event.seat == viewer:
             return event
         return replace(event, card=HIDDEN)
-    if kind is DistrictExchanged and viewer is None:  # DV-25: both players, no one else
+    if isinstance(event, DistrictExchanged) and viewer is None:  # DV-25: both players, no one else
         return replace(
             event,
             given=event.given if event.given_revealed else HIDDEN,

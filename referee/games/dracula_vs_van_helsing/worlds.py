@@ -118,7 +118,8 @@ def sample(knowledge: Knowledge, config: GameConfig, rng: Chance) -> list[Any]:
     """The seat's events with the deck, the opponent's rack and its draws filled in."""
     events = list(knowledge.game_events)
     for r in _follow(knowledge, events):
-        started: RoundStarted = events[r.start]
+        started = events[r.start]
+        assert isinstance(started, RoundStarted)
         tokens = 2 * SLOTS + started.deck_size
         unseen = [code for code in CODES if code not in set(r.card.values())]
         blind = [token for token in range(tokens) if token not in r.card]
@@ -129,9 +130,12 @@ def sample(knowledge: Knowledge, config: GameConfig, rng: Chance) -> list[Any]:
         cards = [CARDS[card[token]] for token in range(tokens)]
         events[r.start] = replace(started, deck=tuple(cards[2 * SLOTS :]))
         for offset in (1, 2):  # the two SlotsDealt that follow RoundStarted
-            dealt: SlotsDealt = events[r.start + offset]
+            dealt = events[r.start + offset]
+            assert isinstance(dealt, SlotsDealt)
             first = dealt.seat * SLOTS
             events[r.start + offset] = replace(dealt, cards=tuple(cards[first : first + SLOTS]))
         for index, token in r.at.items():
-            events[index] = replace(events[index], card=CARDS[card[token]])
+            drawn = events[index]
+            assert isinstance(drawn, CardDrawn | DrawnCardPlaced)
+            events[index] = replace(drawn, card=CARDS[card[token]])
     return events

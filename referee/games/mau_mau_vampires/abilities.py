@@ -4,8 +4,6 @@ decision's rule is MM-19 for the Night side's abilities, MM-22 for the Day side'
 
 from __future__ import annotations
 
-from typing import Any
-
 from referee.engine.game import Rejection
 from referee.games.mau_mau_vampires.characters import CHARACTERS
 from referee.games.mau_mau_vampires.flow import after_ability, announced, card_code, name, penalty
@@ -21,8 +19,10 @@ from referee.games.mau_mau_vampires.model import (
     CharactersSwapped,
     Colour,
     ColourCalled,
+    Command,
     DeclineAbility,
     DrawReason,
+    Event,
     GiveCard,
     SetAside,
     SwapCharacters,
@@ -63,7 +63,7 @@ def rule_of(ability: Ability) -> str:
     return "MM-19" if ability >= Ability.VAMPIRE_BITE else "MM-22"
 
 
-def not_this_ability(state: MauMauVampiresState, command: Any) -> Rejection:
+def not_this_ability(state: MauMauVampiresState, command: Command) -> Rejection:
     """A command that does not use the triggered ability."""
     ability = state.ability
     return Rejection(
@@ -77,13 +77,13 @@ def _ability_name(ability: Ability) -> str:
     return _ABILITY_KINDS[ability].replace("_", " ")
 
 
-def _expect(state: MauMauVampiresState, command: Any, *abilities: Ability) -> Ability:
+def _expect(state: MauMauVampiresState, command: Command, *abilities: Ability) -> Ability:
     if state.ability not in abilities:
         raise not_this_ability(state, command)
     return state.ability
 
 
-def decline(state: MauMauVampiresState, seat: int, command: DeclineAbility) -> list[Any]:
+def decline(state: MauMauVampiresState, seat: int, command: DeclineAbility) -> list[Event]:
     """MM-18: using an ability is optional."""
     d = _Draft(state)
     d.emit(AbilityDeclined(seat, state.ability))
@@ -91,7 +91,7 @@ def decline(state: MauMauVampiresState, seat: int, command: DeclineAbility) -> l
     return d.events
 
 
-def use(state: MauMauVampiresState, seat: int, command: UseAbility) -> list[Any]:
+def use(state: MauMauVampiresState, seat: int, command: UseAbility) -> list[Event]:
     """The abilities without a choice: MM-19 (bite), MM-22 e, f, g."""
     ability = state.ability
     if ability not in _PLAIN:
@@ -117,7 +117,7 @@ def use(state: MauMauVampiresState, seat: int, command: UseAbility) -> list[Any]
     return d.events
 
 
-def give(state: MauMauVampiresState, seat: int, command: GiveCard) -> list[Any]:
+def give(state: MauMauVampiresState, seat: int, command: GiveCard) -> list[Event]:
     """MM-19 (vampire gift: to anyone), MM-22 a (to the left neighbour, who may then wish)."""
     ability = _expect(state, command, Ability.VAMPIRE_GIFT, Ability.GIVE_LEFT)
     rule = rule_of(ability)
@@ -146,7 +146,7 @@ def give(state: MauMauVampiresState, seat: int, command: GiveCard) -> list[Any]:
     return d.events
 
 
-def call(state: MauMauVampiresState, seat: int, command: CallColour) -> list[Any]:
+def call(state: MauMauVampiresState, seat: int, command: CallColour) -> list[Event]:
     """MM-22 b: opponents holding the colour must show one; the others draw 2."""
     _expect(state, command, Ability.CALL_COLOUR)
     colour = command.colour
@@ -165,7 +165,7 @@ def call(state: MauMauVampiresState, seat: int, command: CallColour) -> list[Any
     return d.events
 
 
-def wish(state: MauMauVampiresState, seat: int, command: Wish) -> list[Any]:
+def wish(state: MauMauVampiresState, seat: int, command: Wish) -> list[Event]:
     """MM-22 c: wish a colour (MM-14), then another turn."""
     _expect(state, command, Ability.WISH_AND_PLAY_AGAIN)
     if command.colour not in COLOURS:
@@ -176,7 +176,7 @@ def wish(state: MauMauVampiresState, seat: int, command: Wish) -> list[Any]:
     return d.events
 
 
-def swap(state: MauMauVampiresState, seat: int, command: SwapCharacters) -> list[Any]:
+def swap(state: MauMauVampiresState, seat: int, command: SwapCharacters) -> list[Event]:
     """MM-22 d: swap characters (a werewolf stays on its card), then another turn."""
     _expect(state, command, Ability.SWAP_AND_PLAY_AGAIN)
     other = command.seat
@@ -194,7 +194,7 @@ def swap(state: MauMauVampiresState, seat: int, command: SwapCharacters) -> list
     return d.events
 
 
-def set_aside(state: MauMauVampiresState, seat: int, command: SetAside) -> list[Any]:
+def set_aside(state: MauMauVampiresState, seat: int, command: SetAside) -> list[Event]:
     """MM-22 h: 1 card from hand and 1 from the deck (unseen) go into the pot."""
     _expect(state, command, Ability.SET_ASIDE_POT)
     code = card_code(command.card, "MM-22")

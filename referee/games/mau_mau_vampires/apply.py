@@ -27,6 +27,7 @@ from referee.games.mau_mau_vampires.model import (
     DeckShuffled,
     DrawnShared,
     DrawReason,
+    Event,
     GameEnded,
     HandEnded,
     HandScore,
@@ -50,7 +51,7 @@ from referee.games.mau_mau_vampires.state import (
 )
 
 
-def apply(state: MauMauVampiresState, event: Any) -> MauMauVampiresState:
+def apply(state: MauMauVampiresState, event: Event) -> MauMauVampiresState:
     """Fold ``event`` into ``state``; the view's shared part of the old state goes with it."""
     state.public = None
     _APPLY[type(event)](state, event)

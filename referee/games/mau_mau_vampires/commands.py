@@ -4,8 +4,6 @@ commands a seat sends.)"""
 
 from __future__ import annotations
 
-from typing import Any
-
 from referee.engine.game import (
     Seat,
 )
@@ -25,6 +23,7 @@ from referee.games.mau_mau_vampires.model import (
     Card,
     CardKind,
     Colour,
+    Command,
     DeclineAbility,
     DrawCard,
     EndTurn,
@@ -82,10 +81,10 @@ _OF_COLOUR: tuple[tuple[int, ...], ...] = tuple(
     for colour in range(len(COLOURS) + 1)
 )
 
-_SPACE: dict[int, tuple[Any, ...]] = {}
+_SPACE: dict[int, tuple[Command, ...]] = {}
 
 
-def _command_space(players: int) -> tuple[Any, ...]:
+def _command_space(players: int) -> tuple[Command, ...]:
     """Every command shape, for ``players`` seats, plus some malformed ones."""
     space = _SPACE.get(players)
     if space is not None:
@@ -93,7 +92,7 @@ def _command_space(players: int) -> tuple[Any, ...]:
     seats = range(players)
     announces = tuple(Announcement)
     cards = [*CARDS, HIDDEN, Card(CardKind.CLOCK, Colour.RED, 0)]
-    moves: list[Any] = [DrawCard(), EndTurn(), NoWish(), UseAbility(), DeclineAbility()]
+    moves: list[Command] = [DrawCard(), EndTurn(), NoWish(), UseAbility(), DeclineAbility()]
     moves += [Wish(c) for c in Colour]
     moves += [CallColour(c) for c in Colour]
     moves += [SwapCharacters(s) for s in range(-1, players + 1)]
@@ -120,7 +119,7 @@ def nothing_to_draw(state: MauMauVampiresState) -> bool:
     return not state.deck and not any(state.pile_under)
 
 
-def legal_commands(state: MauMauVampiresState, seat: Seat) -> list[Any]:
+def legal_commands(state: MauMauVampiresState, seat: Seat) -> list[Command]:
     phase = state.phase
     if phase is _TURN and seat == state.turn:
         hand = state.hands[seat]
@@ -128,7 +127,7 @@ def legal_commands(state: MauMauVampiresState, seat: Seat) -> list[Any]:
         wish = state.wish
         candidates = _OF_COLOUR[wish] if wish else _MATCHING[state.top]
         left = state.sizes[seat] - 1
-        moves: list[Any]
+        moves: list[Command]
         if state.auto_announce or not 0 <= left <= 1:  # nothing owed (MM-16)
             moves = [_DRAW, *[_PLAYS[code][0] for code in candidates if hand[code]]]
         else:
@@ -170,7 +169,7 @@ def _announcements(state: MauMauVampiresState, owed: Announcement) -> tuple[Anno
     return (owed, _NONE)
 
 
-def _plays(state: MauMauVampiresState, seat: int, code: int) -> list[Any]:
+def _plays(state: MauMauVampiresState, seat: int, code: int) -> list[Command]:
     left = state.sizes[seat] - 1
     if code < MAU_MAU_CARDS:
         if not _playable(state, code):
@@ -190,7 +189,7 @@ def _plays(state: MauMauVampiresState, seat: int, code: int) -> list[Any]:
     return [plays[a] for a in announcements]
 
 
-def _ability_moves(state: MauMauVampiresState, seat: int) -> list[Any]:
+def _ability_moves(state: MauMauVampiresState, seat: int) -> list[Command]:
     ability = state.ability
     if ability in (
         Ability.VAMPIRE_BITE,
@@ -216,12 +215,12 @@ def _ability_moves(state: MauMauVampiresState, seat: int) -> list[Any]:
     return [GiveCard(to, CARDS[c], a) for to in receivers for c in held for a in announcements]
 
 
-def _share_moves(state: MauMauVampiresState, seat: int) -> list[Any]:
+def _share_moves(state: MauMauVampiresState, seat: int) -> list[Command]:
     order = [seat, *_opponents(state, seat)]  # keeping comes first
     combos: list[tuple[int, ...]] = [()]
     for _ in state.pair:
         combos = [(*combo, to) for combo in combos for to in order]
-    moves: list[Any] = []
+    moves: list[Command] = []
     for combo in combos:
         kept = sum(1 for to in combo if to == seat)
         owed = owed_for(state.sizes[seat] + kept) if kept < len(combo) else _NONE

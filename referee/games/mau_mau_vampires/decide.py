@@ -12,9 +12,7 @@ of the hand) is :mod:`.flow`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
+from referee.engine import game
 from referee.engine.game import Rejection
 from referee.games.mau_mau_vampires import abilities
 from referee.games.mau_mau_vampires.characters import CHARACTERS
@@ -40,12 +38,14 @@ from referee.games.mau_mau_vampires.model import (
     CardPlayed,
     CardShown,
     Colour,
+    Command,
     DayNightTurned,
     DeclineAbility,
     DrawCard,
     DrawnShared,
     DrawReason,
     EndTurn,
+    Event,
     GiveCard,
     NoWish,
     Phase,
@@ -74,13 +74,13 @@ from referee.games.mau_mau_vampires.state import (
 )
 
 #: A handler: the events of ``command`` by ``seat``, a seat whose decision it is.
-Handler = Callable[[MauMauVampiresState, int, Any], list[Any]]
+Handler = game.Handler[MauMauVampiresState, Event]
 
 
 # --- a turn (MM-8 ... MM-12) -------------------------------------------------------------------
 
 
-def draw_on_turn(state: MauMauVampiresState, seat: int, command: DrawCard) -> list[Any]:
+def draw_on_turn(state: MauMauVampiresState, seat: int, command: DrawCard) -> list[Event]:
     """MM-8: draw 1; the drawer then decides whether to play it (``PLAY_DRAWN``)."""
     if nothing_to_draw(state) and legal_commands(state, seat)[0] != command:
         # MM-15 ruling: with nothing to draw, a player who can play must play.
@@ -101,16 +101,16 @@ def draw_on_turn(state: MauMauVampiresState, seat: int, command: DrawCard) -> li
     return d.events
 
 
-def play_on_turn(state: MauMauVampiresState, seat: int, command: PlayCard) -> list[Any]:
+def play_on_turn(state: MauMauVampiresState, seat: int, command: PlayCard) -> list[Event]:
     return _play(state, seat, command, card_code(command.card, "MM-8"))
 
 
-def end_turn(state: MauMauVampiresState, seat: int, command: EndTurn) -> list[Any]:
+def end_turn(state: MauMauVampiresState, seat: int, command: EndTurn) -> list[Event]:
     """MM-8: keep the card just drawn."""
     return [TurnStarted(state.next_playing(seat), False)]
 
 
-def play_drawn(state: MauMauVampiresState, seat: int, command: PlayCard) -> list[Any]:
+def play_drawn(state: MauMauVampiresState, seat: int, command: PlayCard) -> list[Event]:
     """MM-8: play the card just drawn."""
     code = card_code(command.card, "MM-8")
     if code != state.drawn:
@@ -120,7 +120,7 @@ def play_drawn(state: MauMauVampiresState, seat: int, command: PlayCard) -> list
     return _play(state, seat, command, code)
 
 
-def _play(state: MauMauVampiresState, seat: int, command: PlayCard, code: int) -> list[Any]:
+def _play(state: MauMauVampiresState, seat: int, command: PlayCard, code: int) -> list[Event]:
     hand = state.hands[seat]
     if not hand[code]:
         raise Rejection("MM-8", f"you hold no {name(code)}")
@@ -214,7 +214,7 @@ def _check_werewolf_target(state: MauMauVampiresState, target: int | None) -> in
 # --- refusals on a turn: commands of other decisions ---------------------------------------------
 
 
-def no_ability(state: MauMauVampiresState, seat: int, command: Any) -> list[Any]:
+def no_ability(state: MauMauVampiresState, seat: int, command: Command) -> list[Event]:
     raise Rejection(
         "MM-18",
         "no ability has triggered: abilities trigger only on your own Mau Mau cards, "
@@ -222,19 +222,19 @@ def no_ability(state: MauMauVampiresState, seat: int, command: Any) -> list[Any]
     )
 
 
-def no_wish(state: MauMauVampiresState, seat: int, command: Any) -> list[Any]:
+def no_wish(state: MauMauVampiresState, seat: int, command: Command) -> list[Event]:
     raise Rejection("MM-14", "there is no chance to wish now")
 
 
-def no_call(state: MauMauVampiresState, seat: int, command: Any) -> list[Any]:
+def no_call(state: MauMauVampiresState, seat: int, command: Command) -> list[Event]:
     raise Rejection("MM-22", "no colour is called")
 
 
-def draw_first(state: MauMauVampiresState, seat: int, command: EndTurn) -> list[Any]:
+def draw_first(state: MauMauVampiresState, seat: int, command: EndTurn) -> list[Event]:
     raise Rejection("MM-8", "play a card or draw one first")
 
 
-def drawn_already(state: MauMauVampiresState, seat: int, command: DrawCard) -> list[Any]:
+def drawn_already(state: MauMauVampiresState, seat: int, command: DrawCard) -> list[Event]:
     raise Rejection("MM-8", "you have drawn your card: play it or end your turn")
 
 
@@ -245,7 +245,7 @@ def _wish_rule(state: MauMauVampiresState) -> str:
     return "MM-22" if state.wish_reason is WishReason.CARD_RECEIVED else "MM-14"
 
 
-def wish(state: MauMauVampiresState, seat: int, command: Wish | NoWish) -> list[Any]:
+def wish(state: MauMauVampiresState, seat: int, command: Wish | NoWish) -> list[Event]:
     """MM-14 (after a werewolf replaced or Day/Night turned), MM-22 a (a received card)."""
     d = _Draft(state)
     if isinstance(command, Wish):
@@ -261,7 +261,7 @@ def wish(state: MauMauVampiresState, seat: int, command: Wish | NoWish) -> list[
     return d.events
 
 
-def show(state: MauMauVampiresState, seat: int, command: ShowCard) -> list[Any]:
+def show(state: MauMauVampiresState, seat: int, command: ShowCard) -> list[Event]:
     """MM-22 b: a holder of the called colour shows the caller one card of it."""
     colour = Colour(state.call_colour).name.lower()
     code = card_code(command.card, "MM-22")
@@ -276,7 +276,7 @@ def show(state: MauMauVampiresState, seat: int, command: ShowCard) -> list[Any]:
     return d.events
 
 
-def share(state: MauMauVampiresState, seat: int, command: ShareDrawn) -> list[Any]:
+def share(state: MauMauVampiresState, seat: int, command: ShareDrawn) -> list[Event]:
     """MM-22 g: give or keep each of the two cards drawn."""
     pair = state.pair
     to_seats = command.to_seats

@@ -51,6 +51,7 @@ from referee.games.mau_mau_vampires.model import (
     DrawnShared,
     DrawReason,
     EndTurn,
+    Event,
     GameEnded,
     GiveCard,
     HandEnded,
@@ -240,7 +241,17 @@ def command_parts(command: Any, view: MauMauVampiresView) -> CommandParts:
     return NO_PARTS
 
 
-def event_text(event: Any) -> str:
+def event_text(event: Event) -> str:
+    for text_of in (_hand_text, _turn_text, _ability_text, _end_text):
+        text = text_of(event)
+        if text is not None:
+            return text
+    return fallback(event)
+
+
+def _hand_text(event: Event) -> str | None:
+    """The line of the hand's start: the deal, the shuffles, the starting card (MM-6, MM-7);
+    ``None`` for another event."""
     if isinstance(event, HandStarted):
         title = f"hand {event.hand_number}"
         if event.tiebreak:
@@ -268,6 +279,12 @@ def event_text(event: Any) -> str:
         if event.card.kind == CardKind.MAU_MAU:
             return f"the discard pile starts with {card_text(event.card)}"
         return f"{card_text(event.card)} is turned and goes back into the deck"
+    return None
+
+
+def _turn_text(event: Event) -> str | None:
+    """The line of a turn: draws, plays, day and night, wishes (MM-8 ... MM-15);
+    ``None`` for another event."""
     if isinstance(event, TurnStarted):
         return (
             f"{seat(event.seat)} takes another turn"
@@ -297,6 +314,12 @@ def event_text(event: Any) -> str:
         if event.colour == Colour.UNSPECIFIED:
             return f"{seat(event.seat)} wishes no colour"
         return f"{seat(event.seat)} wishes {colour_name(event.colour)}"
+    return None
+
+
+def _ability_text(event: Event) -> str | None:
+    """The line of the characters' abilities and what they move (MM-18 ... MM-22);
+    ``None`` for another event."""
     if isinstance(event, AbilityTriggered):
         name = character_name(event.character) if event.character else "their character"
         return f"{seat(event.seat)} may use {name}'s ability: {ABILITIES.get(event.ability, '?')}"
@@ -339,13 +362,19 @@ def event_text(event: Any) -> str:
         )
     if isinstance(event, PotTaken):
         return f"{seat(event.seat)} takes the pot into hand ({plural(event.count, 'card')})"
+    return None
+
+
+def _end_text(event: Event) -> str | None:
+    """The line of the end of a hand and of the game;
+    ``None`` for another event."""
     if isinstance(event, HandEnded):
         how = f"{seat(event.ender)} is out of cards" if event.ender is not None else "blocked"
         totals = ", ".join(f"{seat(s)} {t}" for s, t in enumerate(event.totals))
         return f"hand {event.hand_number} ends ({how}); totals: {totals}"
     if isinstance(event, GameEnded):  # the event's own words (public), with the rule
         return f"game over: {event.end_reason} ({event.end_rule_id})"
-    return fallback(event)
+    return None
 
 
 def _list(cards: Sequence[Card], symbols: Sequence[str]) -> str:

@@ -104,7 +104,7 @@ from referee.games.mau_mau_vampires.view import view as view_of
 __all__ = ["MAX_TIEBREAKS", "MauMauVampires", "MauMauVampiresState", "hand_size_for"]
 
 
-class MauMauVampires(Game[MauMauVampiresState]):
+class MauMauVampires(Game[MauMauVampiresState, Command, Event]):
     info = GameInfo(
         type_id="mau-mau-vampires",
         name="Mau Mau Vampires",
@@ -142,10 +142,10 @@ class MauMauVampires(Game[MauMauVampiresState]):
     view_type = MauMauVampiresView
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
-    def command_label(self, command: Any, view: Any) -> str:
+    def command_label(self, command: Command, view: Any) -> str:
         return labels.command_label(command, view)
 
-    def event_text(self, event: Any) -> str:
+    def event_text(self, event: Event) -> str:
         return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
             tiebreak_points=[0] * n,
         )
 
-    def start(self, state: MauMauVampiresState) -> list[Any]:
+    def start(self, state: MauMauVampiresState) -> list[Event]:
         # MM-6: a random dealer; MM-5: a random character each (picks documented in model.py).
         config = state.config
         dealer = pick_for(config, 0, state.players)
@@ -259,7 +259,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
     def end_rule(self, state: MauMauVampiresState) -> str:
         return "MM-24"  # the game's winner is decided
 
-    def refuse_seat(self, state: MauMauVampiresState, seat: Seat, command: Any) -> Rejection:
+    def refuse_seat(self, state: MauMauVampiresState, seat: Seat, command: Command) -> Rejection:
         if isinstance(command, _ABILITY_COMMANDS) and self.decisions(state):
             return Rejection(
                 "MM-18",
@@ -279,28 +279,27 @@ class MauMauVampires(Game[MauMauVampiresState]):
     # The function itself, not a method calling it: random play asks for it at every step.
     legal_commands = staticmethod(legal_commands)
 
-    def command_space(self, state: MauMauVampiresState, seat: Seat) -> list[Any]:
+    def command_space(self, state: MauMauVampiresState, seat: Seat) -> list[Command]:
         return list(_command_space(state.players))
 
     view = staticmethod(view_of)
 
-    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+    def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """MM-5/MM-15: every shuffle becomes the deck, taken from the top: dealt and drawn
         cards by their seat (both cards of (g) by the drawer), the starting card by everyone
         (MM-6), the cards set aside from the deck by no one (MM-22 h)."""
-        kind = type(event)
-        if kind is DeckShuffled:
+        if isinstance(event, DeckShuffled):
             cards = tuple(FULL_DECK_NOTATION_BY_CODE[code_of(c)] for c in event.order)
             return (DeckOrder(event.shuffle, cards),)
-        if kind is CardsDealt or kind is CardsDrawn:
+        if isinstance(event, CardsDealt | CardsDrawn):
             return (CardsTaken(event.count, (event.seat,)),)
-        if kind is StartingCardTurned:
+        if isinstance(event, StartingCardTurned):
             return (CardsTaken(1, None),)
-        if kind is CardSetAside:
+        if isinstance(event, CardSetAside):
             return (CardsTaken(event.deck_count, ()),)
         return ()
 
-    def redact(self, event: Any, viewer: Viewer) -> Any:
+    def redact(self, event: Event, viewer: Viewer) -> Event:
         return view.redact(event, viewer)
 
     def ending(self, state: MauMauVampiresState) -> Ending | None:
@@ -319,7 +318,7 @@ class MauMauVampires(Game[MauMauVampiresState]):
         scores = [t + p for t, p in zip(state.totals, state.tiebreak_points, strict=True)]
         return rank_by_score(scores, lower_wins=False)
 
-    def default_command(self, state: MauMauVampiresState, seat: Seat) -> Any:
+    def default_command(self, state: MauMauVampiresState, seat: Seat) -> Command | None:
         """A timeout plays a card where one can be played (MM-8: on a turn, or the card just
         drawn; the owed announcement is made), else the first legal command (draw, end the
         turn, decline, no wish): the hand moves on towards its end."""

@@ -9,7 +9,7 @@ just drew, the cards it shares, its last hand.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from referee.engine.chance import hidden_permutation
 from referee.engine.game import Viewer
@@ -27,6 +27,7 @@ from referee.games.mau_mau_vampires.model import (
     Colour,
     DeckShuffled,
     DrawnShared,
+    Event,
     HandScore,
     MauMauVampiresView,
     Phase,
@@ -153,24 +154,23 @@ def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
     )
 
 
-def redact(event: Any, viewer: Viewer) -> Any:
+def redact(event: Event, viewer: Viewer) -> Event:
     """MM-26 ... MM-28: cards drawn, dealt or taken are seen by their receiver; a given card
     by giver and receiver; a shown card by shower and caller; the deck order and the pot's
     deck cards by no one."""
-    kind = type(event)
-    if kind is DeckShuffled:
+    if isinstance(event, DeckShuffled):
         return replace(event, order=())
-    if kind is CardsDealt or kind is CardsDrawn or kind is PotTaken:
+    if isinstance(event, CardsDealt | CardsDrawn | PotTaken):
         return event if event.seat == viewer else replace(event, cards=())
-    if kind is CardGiven:
+    if isinstance(event, CardGiven):
         if viewer in (event.from_seat, event.to_seat):
             return event
         return replace(event, card=HIDDEN)
-    if kind is CardShown:
+    if isinstance(event, CardShown):
         if viewer in (event.seat, event.to_seat):
             return event
         return replace(event, card=HIDDEN)
-    if kind is DrawnShared:
+    if isinstance(event, DrawnShared):
         if viewer == event.seat:
             return event
         cards = tuple(
@@ -178,7 +178,7 @@ def redact(event: Any, viewer: Viewer) -> Any:
             for card, to in zip(event.cards, event.to_seats, strict=True)
         )
         return replace(event, cards=cards)
-    if kind is CardSetAside:
+    if isinstance(event, CardSetAside):
         if viewer == event.seat:
             return replace(event, deck_cards=())
         return replace(event, card=HIDDEN, deck_cards=())
@@ -195,37 +195,9 @@ def hidden_variant(state: MauMauVampiresState, viewer: Viewer, salt: int) -> Mau
     pool: list[int] = []
     # Slots to refill: (zone, seat or index, colour the card must have or 0).
     slots: list[tuple[str, int, int]] = []
-    answering = state.phase is Phase.ANSWER_CALL
-    caller = state.turn if answering else -1
     for seat in state.playing:
-        if seat == viewer:
-            continue
-        counts = list(state.hands[seat])
-        keep = [0] * CODES
-        if state.phase is Phase.PLAY_DRAWN and seat == state.turn:
-            counts[state.drawn] -= 1
-            pool.append(state.drawn)
-            slots.append(("drawn", seat, 0))
-        if answering:
-            for index, (shower, code) in enumerate(state.shown):
-                if shower != seat:
-                    continue
-                counts[code] -= 1
-                if viewer == caller:
-                    keep[code] += 1
-                else:
-                    pool.append(code)
-                    slots.append(("shown", index, state.call_colour))
-            if seat in state.answering:
-                first = (state.call_colour - 1) * 11
-                witness = next(c for c in range(first, first + 11) if counts[c])
-                counts[witness] -= 1
-                pool.append(witness)
-                slots.append(("witness", seat, state.call_colour))
-        for code in range(CODES):
-            pool.extend([code] * counts[code])
-            slots.extend([("hand", seat, 0)] * counts[code])
-        other.hands[seat] = keep
+        if seat != viewer:
+            other.hands[seat] = _take_hand(state, viewer, seat, pool, slots)
     pool.extend(state.deck)
     slots.extend(("deck", i, 0) for i in range(len(state.deck)))
     for index, (code, by) in enumerate(state.pot):
@@ -235,6 +207,54 @@ def hidden_variant(state: MauMauVampiresState, viewer: Viewer, salt: int) -> Mau
     if state.phase is Phase.SHARE_DRAWN and viewer != state.turn:
         pool.extend(state.pair)
         slots.extend(("pair", i, 0) for i in range(len(state.pair)))
+    _put_back(state, other, slots, _dealt_again(pool, slots, salt))
+    # The cards of (g) stay in whatever order they were dealt here: only their drawer sees
+    # them, so no event may depend on their order (MM-28).
+    return other
+
+
+def _take_hand(
+    state: MauMauVampiresState,
+    viewer: Viewer,
+    seat: int,
+    pool: list[int],
+    slots: list[tuple[str, int, int]],
+) -> list[int]:
+    """Another seat's hidden cards into ``pool``, each with its slot; what stays in its hand
+    (the cards it showed the viewer, when the viewer called)."""
+    answering = state.phase is Phase.ANSWER_CALL
+    caller = state.turn if answering else -1
+    counts = list(state.hands[seat])
+    keep = [0] * CODES
+    if state.phase is Phase.PLAY_DRAWN and seat == state.turn:
+        counts[state.drawn] -= 1
+        pool.append(state.drawn)
+        slots.append(("drawn", seat, 0))
+    if answering:
+        for index, (shower, code) in enumerate(state.shown):
+            if shower != seat:
+                continue
+            counts[code] -= 1
+            if viewer == caller:
+                keep[code] += 1
+            else:
+                pool.append(code)
+                slots.append(("shown", index, state.call_colour))
+        if seat in state.answering:
+            first = (state.call_colour - 1) * 11
+            witness = next(c for c in range(first, first + 11) if counts[c])
+            counts[witness] -= 1
+            pool.append(witness)
+            slots.append(("witness", seat, state.call_colour))
+    for code in range(CODES):
+        pool.extend([code] * counts[code])
+        slots.extend([("hand", seat, 0)] * counts[code])
+    return keep
+
+
+def _dealt_again(pool: list[int], slots: list[tuple[str, int, int]], salt: int) -> dict[int, int]:
+    """The hidden cards dealt again to their slots (slot -> card), a colour-bound slot a card
+    of its colour."""
     # The deck, the pot and the cards of (g) are ordered zones (their order is hidden too).
     zones = [zone if zone in ("deck", "pot", "pair") else None for zone, _, _ in slots]
     pool = hidden_permutation(pool, zones, salt)
@@ -246,6 +266,16 @@ def hidden_variant(state: MauMauVampiresState, viewer: Viewer, salt: int) -> Mau
             colour = slots[i][2]
             pick = next(k for k, c in enumerate(pool) if not colour or colour_of(c) == colour)
             assigned[i] = pool.pop(pick)
+    return assigned
+
+
+def _put_back(
+    state: MauMauVampiresState,
+    other: MauMauVampiresState,
+    slots: list[tuple[str, int, int]],
+    assigned: dict[int, int],
+) -> None:
+    """Each card dealt again into its slot of ``other``."""
     other.pot = list(state.pot)
     other.shown = list(state.shown)
     for i, (zone, where, _) in enumerate(slots):
@@ -264,6 +294,3 @@ def hidden_variant(state: MauMauVampiresState, viewer: Viewer, salt: int) -> Mau
             other.hands[where][code] += 1
             if zone == "drawn":
                 other.drawn = code
-    # The cards of (g) stay in whatever order they were dealt here: only their drawer sees
-    # them, so no event may depend on their order (MM-28).
-    return other

@@ -17,6 +17,7 @@ from referee.games.sleeping_queens.model import (
     CardsDrawn,
     DeckShuffled,
     Discarded,
+    Event,
     GameEnded,
     JesterPlayed,
     JesterTurned,
@@ -37,7 +38,7 @@ from referee.games.sleeping_queens.model import (
 from referee.games.sleeping_queens.state import QUEENS_SHUFFLE, SleepingQueensState
 
 
-def apply(state: SleepingQueensState, event: Any) -> SleepingQueensState:
+def apply(state: SleepingQueensState, event: Event) -> SleepingQueensState:
     """Fold ``event`` into ``state`` (in place) and return it; the view's public part goes."""
     state.public = None
     _APPLY[type(event)](state, event)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from functools import cache
 from itertools import combinations, compress
-from typing import Any
 
 from referee.engine.game import Seat
 from referee.games.sleeping_queens.model import (
@@ -19,6 +18,7 @@ from referee.games.sleeping_queens.model import (
     POTION,
     WAND,
     Block,
+    Command,
     DeclineBlock,
     Discard,
     Phase,
@@ -114,7 +114,7 @@ _DECLINE = DeclineBlock()
 
 
 @cache
-def _command_space() -> tuple[Any, ...]:
+def _command_space() -> tuple[Command, ...]:
     """A finite superset of every legal command (for the conformance suite), with near misses.
     Built on first use: it is not needed to play."""
     return (
@@ -137,14 +137,14 @@ def _command_space() -> tuple[Any, ...]:
     )
 
 
-def legal_commands(state: SleepingQueensState, seat: Seat) -> list[Any]:
+def legal_commands(state: SleepingQueensState, seat: Seat) -> list[Command]:
     """Every command ``seat`` may send now, in canonical order (a discard first)."""
     if seat != state.decider:
         return []
     phase = state.phase
     if phase is Phase.TURN:
         hand = state.hands[seat]
-        moves: list[Any] = list(_discards(tuple(hand)))
+        moves: list[Command] = list(_discards(tuple(hand)))
         if hand[KING]:
             moves.extend(compress(_KING_AT, state.positions))
         if hand[KNIGHT] or hand[POTION]:
@@ -171,5 +171,5 @@ def legal_commands(state: SleepingQueensState, seat: Seat) -> list[Any]:
     return []
 
 
-def command_space(state: SleepingQueensState, seat: Seat) -> list[Any]:
+def command_space(state: SleepingQueensState, seat: Seat) -> list[Command]:
     return list(_command_space())

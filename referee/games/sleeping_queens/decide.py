@@ -9,7 +9,6 @@ records only what the command changes: it never copies or changes the state.
 from __future__ import annotations
 
 from functools import cache, lru_cache
-from typing import Any
 
 from referee.engine.chance import deck_for, shuffled
 from referee.engine.game import GameConfig, Handler, Rejection, Seat, refuse
@@ -32,10 +31,12 @@ from referee.games.sleeping_queens.model import (
     BlockDeclined,
     Blocked,
     CardsDrawn,
+    Command,
     DeckShuffled,
     DeclineBlock,
     Discard,
     Discarded,
+    Event,
     GameEnded,
     JesterPlayed,
     JesterTurned,
@@ -87,7 +88,7 @@ class _Flow:
 
     def __init__(self, state: SleepingQueensState) -> None:
         self.state = state
-        self.events: list[Any] = []
+        self.events: list[Event] = []
         self.pile = state.draw  # read only; a reshuffle replaces it by a new list
         self.top = len(state.draw)  # pile[:top] is still in the draw pile
         self.extra: list[int] = []  # cards discarded by this command
@@ -246,7 +247,7 @@ def _check_discard(hand: list[int], cards: tuple[int, ...]) -> tuple[int, ...]:
 # --- the handlers ---------------------------------------------------------------------------
 
 
-def _discard(state: SleepingQueensState, seat: Seat, command: Discard) -> list[Any]:
+def _discard(state: SleepingQueensState, seat: Seat, command: Discard) -> list[Event]:
     """SQ-9, SQ-13, SQ-4: discard, refill to 5, the next player's turn."""
     cards = _check_discard(state.hands[seat], command.cards)
     need = HAND_SIZE - state.sizes[seat] + len(cards)
@@ -266,7 +267,7 @@ def _discard(state: SleepingQueensState, seat: Seat, command: Discard) -> list[A
     return flow.events
 
 
-def _play_king(state: SleepingQueensState, seat: Seat, command: PlayKing) -> list[Any]:
+def _play_king(state: SleepingQueensState, seat: Seat, command: PlayKing) -> list[Event]:
     """SQ-5: a King wakes the sleeping queen at a position."""
     position = command.position
     if not state.hands[seat][KING]:
@@ -282,17 +283,17 @@ def _play_king(state: SleepingQueensState, seat: Seat, command: PlayKing) -> lis
     return flow.events
 
 
-def _play_knight(state: SleepingQueensState, seat: Seat, command: PlayKnight) -> list[Any]:
+def _play_knight(state: SleepingQueensState, seat: Seat, command: PlayKnight) -> list[Event]:
     """SQ-6: a Knight steals an opponent's awake queen (unless blocked)."""
     return _attack(state, seat, command.queen, knight=True)
 
 
-def _play_potion(state: SleepingQueensState, seat: Seat, command: PlayPotion) -> list[Any]:
+def _play_potion(state: SleepingQueensState, seat: Seat, command: PlayPotion) -> list[Event]:
     """SQ-7: a Sleeping Potion puts an opponent's awake queen back to sleep (unless blocked)."""
     return _attack(state, seat, command.queen, knight=False)
 
 
-def _attack(state: SleepingQueensState, seat: Seat, queen: int, *, knight: bool) -> list[Any]:
+def _attack(state: SleepingQueensState, seat: Seat, queen: int, *, knight: bool) -> list[Event]:
     rule = "SQ-6" if knight else "SQ-7"
     card = KNIGHT if knight else POTION
     what = "Knight" if knight else "Sleeping Potion"
@@ -314,7 +315,7 @@ def _attack(state: SleepingQueensState, seat: Seat, queen: int, *, knight: bool)
     return [(KnightPlayed if knight else PotionPlayed)(seat, target, queen)]
 
 
-def _play_jester(state: SleepingQueensState, seat: Seat, command: PlayJester) -> list[Any]:
+def _play_jester(state: SleepingQueensState, seat: Seat, command: PlayJester) -> list[Event]:
     """SQ-8: turn over the top card: a power card is kept (another turn), a number counts
     round the table to the player who wakes a queen."""
     if not state.hands[seat][JESTER]:
@@ -355,7 +356,7 @@ def _wake(flow: _Flow, seat: int, position: int, hand: int, *, bonus: bool) -> N
     flow.finish(turn, hand, sleeping)
 
 
-def _block(state: SleepingQueensState, seat: Seat, command: Block) -> list[Any]:
+def _block(state: SleepingQueensState, seat: Seat, command: Block) -> list[Event]:
     """SQ-6/SQ-7: a Dragon blocks a Knight, a Wand a Potion; the defender draws at once."""
     knight = state.attack == KNIGHT
     card = DRAGON if knight else WAND
@@ -372,7 +373,7 @@ def _block(state: SleepingQueensState, seat: Seat, command: Block) -> list[Any]:
     return flow.events
 
 
-def _decline_block(state: SleepingQueensState, seat: Seat, command: DeclineBlock) -> list[Any]:
+def _decline_block(state: SleepingQueensState, seat: Seat, command: DeclineBlock) -> list[Event]:
     """SQ-6/SQ-7: the attack goes through (SQ-12 rulings for the Cat and the Dog)."""
     flow = _Flow(state)
     flow.events.append(BlockDeclined(seat))
@@ -391,7 +392,7 @@ def _decline_block(state: SleepingQueensState, seat: Seat, command: DeclineBlock
     return flow.events
 
 
-def _not_a_block(state: SleepingQueensState, seat: Seat, command: Any) -> list[Any]:
+def _not_a_block(state: SleepingQueensState, seat: Seat, command: Command) -> list[Event]:
     knight = state.attack == KNIGHT
     what = "the Knight with a Dragon" if knight else "the Potion with a Wand"
     raise Rejection(
@@ -399,7 +400,7 @@ def _not_a_block(state: SleepingQueensState, seat: Seat, command: Any) -> list[A
     )
 
 
-def _wake_queen(state: SleepingQueensState, seat: Seat, command: WakeQueen) -> list[Any]:
+def _wake_queen(state: SleepingQueensState, seat: Seat, command: WakeQueen) -> list[Event]:
     """SQ-8 (a Jester's count) or SQ-11 (the Rose Queen's bonus): wake a sleeping queen."""
     rule = "SQ-8" if state.phase is Phase.JESTER_WAKE else "SQ-11"
     position = command.position
@@ -412,12 +413,12 @@ def _wake_queen(state: SleepingQueensState, seat: Seat, command: WakeQueen) -> l
     return flow.events
 
 
-def _not_a_wake(state: SleepingQueensState, seat: Seat, command: Any) -> list[Any]:
+def _not_a_wake(state: SleepingQueensState, seat: Seat, command: Command) -> list[Event]:
     rule = "SQ-8" if state.phase is Phase.JESTER_WAKE else "SQ-11"
     raise Rejection(rule, "wake a sleeping queen: WakeQueen with her position")
 
 
-def _place_queen(state: SleepingQueensState, seat: Seat, command: PlaceQueen) -> list[Any]:
+def _place_queen(state: SleepingQueensState, seat: Seat, command: PlaceQueen) -> list[Event]:
     """SQ-7 (a Potion) or SQ-12 (a bounced Knight): the queen goes to an empty position."""
     rule = "SQ-7" if state.attack == POTION else "SQ-12"
     position = command.position
@@ -432,7 +433,7 @@ def _place_queen(state: SleepingQueensState, seat: Seat, command: PlaceQueen) ->
     return flow.events
 
 
-def _not_a_place(state: SleepingQueensState, seat: Seat, command: Any) -> list[Any]:
+def _not_a_place(state: SleepingQueensState, seat: Seat, command: Command) -> list[Event]:
     rule = "SQ-7" if state.attack == POTION else "SQ-12"
     raise Rejection(rule, "choose the empty position for the queen: PlaceQueen")
 
@@ -446,7 +447,7 @@ _COMMANDS = (
 
 #: The handler of each (phase, command): every pair a pending decision can meet is here,
 #: the refusals with the rule that forbids the command in that phase.
-HANDLERS: dict[tuple[Phase, type], Handler] = {
+HANDLERS: dict[tuple[Phase, type], Handler[SleepingQueensState, Event]] = {
     (_TURN, Discard): _discard,
     (_TURN, PlayKing): _play_king,
     (_TURN, PlayKnight): _play_knight,

@@ -79,7 +79,7 @@ __all__ = ["DECK", "QUEEN_DECK", "SleepingQueens", "SleepingQueensState", "is_va
 _OVER = Phase.OVER
 
 
-class SleepingQueens(Game[SleepingQueensState]):
+class SleepingQueens(Game[SleepingQueensState, Command, Event]):
     info = GameInfo(
         type_id="sleeping-queens",
         name="Sleeping Queens",
@@ -106,10 +106,10 @@ class SleepingQueens(Game[SleepingQueensState]):
     view_type = SleepingQueensView
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
-    def command_label(self, command: Any, view: Any) -> str:
+    def command_label(self, command: Command, view: Any) -> str:
         return labels.command_label(command, view)
 
-    def event_text(self, event: Any) -> str:
+    def event_text(self, event: Event) -> str:
         return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
@@ -138,13 +138,13 @@ class SleepingQueens(Game[SleepingQueensState]):
             points=[0] * n,
         )
 
-    def start(self, state: SleepingQueensState) -> list[Any]:
+    def start(self, state: SleepingQueensState) -> list[Event]:
         """SQ-3: shuffle the cards and the queens, deal 5 each, a random player starts."""
         config = state.config
         cards = [NOTATION_CARD[c] for c in deck_for(config, CARDS_SHUFFLE, DECK)]
         queens = [NAME_QUEEN[q] for q in deck_for(config, QUEENS_SHUFFLE, QUEEN_DECK)]
         first = pick_for(config, 0, state.players)
-        events: list[Any] = [
+        events: list[Event] = [
             DeckShuffled(CARDS_SHUFFLE, len(cards), tuple(cards), False),
             QueensLaid(tuple(queens)),
         ]
@@ -184,22 +184,21 @@ class SleepingQueens(Game[SleepingQueensState]):
     hidden_variant = staticmethod(hidden_variant)
     copy_state = staticmethod(copy_state)
 
-    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+    def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """SQ-3/SQ-14: the draw pile is the latest card shuffle, drawn from the top (a Jester
         turns its top card face up, SQ-8); the queens' shuffle lies on positions 0-11, and a
         queen woken or bounced is seen by everyone (SQ-5, SQ-18)."""
-        kind = type(event)
-        if kind is DeckShuffled:
+        if isinstance(event, DeckShuffled):
             cards = tuple(CARD_NOTATION[c] for c in event.cards)
             return (DeckOrder(event.shuffle, cards),)
-        if kind is QueensLaid:
+        if isinstance(event, QueensLaid):
             queens = tuple(QUEEN_NAMES[q] for q in event.queens)
             return (DeckOrder(QUEENS_SHUFFLE, queens, pile=False),)
-        if kind is CardsDrawn:
+        if isinstance(event, CardsDrawn):
             return (CardsTaken(event.count, (event.seat,)),)
-        if kind is JesterTurned:
+        if isinstance(event, JesterTurned):
             return (CardsTaken(1, None),)
-        if kind is QueenWoken or kind is QueenBounced:
+        if isinstance(event, QueenWoken | QueenBounced):
             return (CardShown(None, event.position, QUEENS_SHUFFLE),)
         return ()
 
@@ -226,7 +225,7 @@ class SleepingQueens(Game[SleepingQueensState]):
         ranks a game with no queen left asleep; tied seats share)."""
         return rank_by_score(state.points, lower_wins=False)
 
-    def default_command(self, state: SleepingQueensState, seat: Seat) -> Any:
+    def default_command(self, state: SleepingQueensState, seat: Seat) -> Command | None:
         """A timeout wakes a queen when the seat holds a King (SQ-5: the game moves on),
         else plays the first legal command (the gentlest)."""
         legal = self.legal_commands(state, seat)

@@ -20,6 +20,7 @@ from referee.games.sleeping_queens.model import (
     AwakeQueens,
     CardsDrawn,
     DeckShuffled,
+    Event,
     Phase,
     Position,
     QueensLaid,
@@ -80,15 +81,14 @@ def view(state: SleepingQueensState, viewer: Viewer) -> SleepingQueensView:
 _QUEENS_HIDDEN = QueensLaid(())
 
 
-def redact(event: Any, viewer: Viewer) -> Any:
-    kind = type(event)
-    if kind is CardsDrawn:
+def redact(event: Event, viewer: Viewer) -> Event:
+    if isinstance(event, CardsDrawn):
         # SQ-19: cards drawn are seen only by the drawer.
         return event if event.seat == viewer else CardsDrawn(event.seat, event.count, ())
-    if kind is DeckShuffled:
+    if isinstance(event, DeckShuffled):
         # SQ-19: the draw pile order is never shown, to anyone.
         return DeckShuffled(event.shuffle, event.count, (), event.reshuffle)
-    if kind is QueensLaid:
+    if isinstance(event, QueensLaid):
         return _QUEENS_HIDDEN
     return event
 

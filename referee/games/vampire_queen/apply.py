@@ -12,6 +12,7 @@ from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
     CardPlayed,
+    Event,
     GameEnded,
     HandDealt,
     HunterLed,
@@ -32,7 +33,7 @@ from referee.games.vampire_queen.state import VampireQueenState
 _trick_play = cache(TrickPlay)
 
 
-def apply(state: VampireQueenState, event: Any) -> VampireQueenState:
+def apply(state: VampireQueenState, event: Event) -> VampireQueenState:
     """Fold ``event`` into ``state`` (in place) and return it; the view's public part goes."""
     state.public = None
     _APPLY[type(event)](state, event)

@@ -11,7 +11,6 @@ the state before the first event and without changing it.
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from referee.engine.chance import deck_for
 from referee.engine.game import Decision, Handler, Rejection, Seat, rank_by_score, refuse
@@ -21,6 +20,8 @@ from referee.games.vampire_queen.model import (
     HUNTERS,
     QUEEN,
     CardPlayed,
+    Command,
+    Event,
     GameEnded,
     HandDealt,
     HunterLed,
@@ -60,7 +61,7 @@ def decision(seat: int, kind: TrickKind) -> Decision:
 
 def deal(
     state: VampireQueenState, round_no: int, h15: int, h20: int, *, hunter_pick: bool
-) -> list[Any]:
+) -> list[Event]:
     """VQ-4/VQ-5: shuffle the 108 cards, deal the hand size to each seat; undealt cards
     are set aside unseen (they appear in no event, VQ-21)."""
     deck = deck_for(state.config, state.shuffles, DECK)
@@ -72,7 +73,7 @@ def deal(
     sizes = tuple(
         size + (1 if h15 == s else 0) + (1 if h20 == s else 0) for s in range(state.players)
     )
-    events: list[Any] = [
+    events: list[Event] = [
         RoundStarted(
             round=round_no,
             leader=h20,
@@ -95,14 +96,14 @@ _passed = cache(Passed)
 _card_played = cache(CardPlayed)
 
 
-def _lead_set(state: VampireQueenState, seat: Seat, command: PlaySet) -> list[Any]:
+def _lead_set(state: VampireQueenState, seat: Seat, command: PlaySet) -> list[Event]:
     """VQ-6/VQ-8/VQ-9: the leader leads any set it holds."""
     _check_set(state, seat, command)
     first = _set_played(seat, command.value, command.count, command.queens)
     return _continue(state, seat, first)
 
 
-def _lead_hunter(state: VampireQueenState, seat: Seat, command: LeadHunter) -> list[Any]:
+def _lead_hunter(state: VampireQueenState, seat: Seat, command: LeadHunter) -> list[Event]:
     """VQ-11/VQ-15: the leader leads a Hunter it holds, never the one it just took."""
     hunter = command.hunter
     if hunter not in HUNTERS:
@@ -114,11 +115,11 @@ def _lead_hunter(state: VampireQueenState, seat: Seat, command: LeadHunter) -> l
     return _continue(state, seat, HunterLed(seat, hunter))
 
 
-def _follow_pass(state: VampireQueenState, seat: Seat, command: Pass) -> list[Any]:
+def _follow_pass(state: VampireQueenState, seat: Seat, command: Pass) -> list[Event]:
     return _continue(state, seat, _passed(seat))  # VQ-7: passing is always allowed
 
 
-def _follow_set(state: VampireQueenState, seat: Seat, command: PlaySet) -> list[Any]:
+def _follow_set(state: VampireQueenState, seat: Seat, command: PlaySet) -> list[Event]:
     """VQ-7: as many cards as were led, strictly higher than the best so far."""
     if command.count != state.lead_count:
         raise Rejection("VQ-7", f"play exactly {state.lead_count} card(s), as many as were led")
@@ -129,7 +130,7 @@ def _follow_set(state: VampireQueenState, seat: Seat, command: PlaySet) -> list[
     return _continue(state, seat, first)
 
 
-def _answer_card(state: VampireQueenState, seat: Seat, command: PlayCard) -> list[Any]:
+def _answer_card(state: VampireQueenState, seat: Seat, command: PlayCard) -> list[Event]:
     """VQ-12: a Hunter lead is answered with one number card or a queen."""
     value = command.value
     if not 1 <= value <= QUEEN:
@@ -143,7 +144,7 @@ _MUST_LEAD = "the leader must lead a set or a Hunter"
 
 #: The handler of each (phase, command): every pair of Vampire Queen is here, the refusals
 #: with the rule that forbids the command in that phase.
-HANDLERS: dict[tuple[TrickKind, type], Handler] = {
+HANDLERS: dict[tuple[TrickKind, type], Handler[VampireQueenState, Event]] = {
     (LEAD, PlaySet): _lead_set,
     (LEAD, LeadHunter): _lead_hunter,
     (LEAD, Pass): refuse("VQ-6", _MUST_LEAD),
@@ -185,7 +186,7 @@ def _check_set(state: VampireQueenState, seat: Seat, command: PlaySet) -> None:
 # --- what follows without a decision ----------------------------------------------------------
 
 
-def _continue(state: VampireQueenState, seat: Seat, first: Any) -> list[Any]:
+def _continue(state: VampireQueenState, seat: Seat, first: Event) -> list[Event]:
     """The events that follow ``first`` without anyone deciding: skips, trick end, scoring,
     the next deal. Computed from ``state`` (before ``first``) without mutating it."""
     events = [first]
@@ -235,7 +236,7 @@ def _continue(state: VampireQueenState, seat: Seat, first: Any) -> list[Any]:
     return events
 
 
-def _hunter_winner(state: VampireQueenState, last: Any) -> tuple[int, tuple[int, ...]]:
+def _hunter_winner(state: VampireQueenState, last: Event) -> tuple[int, tuple[int, ...]]:
     """VQ-14/VQ-16: the highest answer takes the Hunter and every played card."""
     plays = [(p.seat, p.value) for p in state.trick if p.kind is PlayKind.CARD]
     pile = list(state.pile)
@@ -254,7 +255,7 @@ def _hunter_winner(state: VampireQueenState, last: Any) -> tuple[int, tuple[int,
     return best_seat, tuple(sorted(pile))
 
 
-def _cards_removed(event: Any) -> int:
+def _cards_removed(event: Event) -> int:
     if isinstance(event, SetPlayed):
         return event.count
     if isinstance(event, HunterLed | CardPlayed):
@@ -262,7 +263,7 @@ def _cards_removed(event: Any) -> int:
     return 0
 
 
-def _penalty_removed(event: Any) -> int:
+def _penalty_removed(event: Event) -> int:
     if isinstance(event, SetPlayed):
         return (
             event.count * event.value
@@ -307,7 +308,7 @@ def _follows(value: int, have: int, queens: int, count: int) -> tuple[PlaySet, .
     )
 
 
-def legal_commands(state: VampireQueenState, seat: Seat) -> list[Any]:
+def legal_commands(state: VampireQueenState, seat: Seat) -> list[Command]:
     """Every command ``seat`` may send now, passing first (the gentlest)."""
     if state.over or seat != state.turn:
         return []
@@ -318,7 +319,7 @@ def legal_commands(state: VampireQueenState, seat: Seat) -> list[Any]:
         return [_CARDS[v] for v in range(1, 15) if hand[v]]
     if kind is FOLLOW:  # VQ-7: pass, or the same count strictly higher
         count = state.lead_count
-        moves: list[Any] = [PASS]
+        moves: list[Command] = [PASS]
         for value in range(state.best_value + 1, 14):
             have = hand[value]
             if have:
@@ -340,9 +341,9 @@ def legal_commands(state: VampireQueenState, seat: Seat) -> list[Any]:
     return moves
 
 
-def command_space(state: VampireQueenState, seat: Seat) -> list[Any]:
+def command_space(state: VampireQueenState, seat: Seat) -> list[Command]:
     """A finite superset of the legal commands, with near misses (the conformance suite)."""
-    space: list[Any] = [Pass(), LeadHunter(HUNTER_15), LeadHunter(HUNTER_20), LeadHunter(7)]
+    space: list[Command] = [Pass(), LeadHunter(HUNTER_15), LeadHunter(HUNTER_20), LeadHunter(7)]
     space += [PlayCard(v) for v in range(0, 16)]
     space += [PlaySet(v, c, q) for v in range(0, 16) for c in range(0, 13) for q in range(0, 5)]
     return space

@@ -60,7 +60,7 @@ from referee.games.vampire_queen.view import hidden_variant, redact, view
 __all__ = ["DECK", "VampireQueen", "VampireQueenState", "hand_size_for"]
 
 
-class VampireQueen(Game[VampireQueenState]):
+class VampireQueen(Game[VampireQueenState, Command, Event]):
     info = GameInfo(
         type_id="vampire-queen",
         name="Vampire Queen",
@@ -92,10 +92,10 @@ class VampireQueen(Game[VampireQueenState]):
     view_type = VampireQueenView
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
-    def command_label(self, command: Any, view: Any) -> str:
+    def command_label(self, command: Command, view: Any) -> str:
         return labels.command_label(command, view)
 
-    def event_text(self, event: Any) -> str:
+    def event_text(self, event: Event) -> str:
         return labels.event_text(event)
 
     # --- setup -------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ class VampireQueen(Game[VampireQueenState]):
             totals=[0] * n,
         )
 
-    def start(self, state: VampireQueenState) -> list[Any]:
+    def start(self, state: VampireQueenState) -> list[Event]:
         # VQ-4: a random seat receives the 15 Hunter; its left neighbour the 20 and leads.
         first = pick_for(state.config, state.picks, state.players)
         return deal(state, 1, first, state.next_seat(first), hunter_pick=True)
@@ -157,13 +157,12 @@ class VampireQueen(Game[VampireQueenState]):
     hidden_variant = staticmethod(hidden_variant)
     copy_state = staticmethod(copy_state)
 
-    def chance_steps(self, config: GameConfig, event: Any) -> Sequence[ChanceStep]:
+    def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """VQ-4: each round's shuffle deals ``hand_size`` cards to each seat in seat order
         (positions ``s*size ..``); the rest stay set aside, opened to no one (VQ-21)."""
-        kind = type(event)
-        if kind is RoundStarted:
+        if isinstance(event, RoundStarted):
             return (DeckOrder(event.shuffle, tuple(deck_for(config, event.shuffle, DECK))),)
-        if kind is HandDealt:
+        if isinstance(event, HandDealt):
             return (CardsTaken(event.count, (event.seat,)),)
         return ()
 

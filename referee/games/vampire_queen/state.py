@@ -53,7 +53,7 @@ class VampireQueenState:
     round: int = 0
     #: hands[seat][v] = how many cards of value v (1-13; 14 = queens) the seat holds: one
     #: byte a count (a bytearray of 15 takes 72 bytes, a list of 15 ints 176; a live game
-    #: holds a hand a seat for its whole life, issue 25 §4).
+    #: holds a hand a seat for its whole life).
     hands: list[bytearray] = field(default_factory=list)
     hunter_holder: dict[int, int] = field(default_factory=dict)
     hunter_on_table: int = 0

@@ -12,7 +12,13 @@ from typing import Any
 
 from referee.engine.chance import hidden_permutation
 from referee.engine.game import Viewer
-from referee.games.vampire_queen.model import HUNTER_15, HUNTER_20, HandDealt, VampireQueenView
+from referee.games.vampire_queen.model import (
+    HUNTER_15,
+    HUNTER_20,
+    Event,
+    HandDealt,
+    VampireQueenView,
+)
 from referee.games.vampire_queen.state import VampireQueenState, copy_state
 
 _VALUES = range(1, 15)  # the values a hand counts (hands[seat][v])
@@ -57,7 +63,7 @@ def view(state: VampireQueenState, viewer: Viewer) -> VampireQueenView:
     return VampireQueenView(state.round, state.rounds, hand, *shared)
 
 
-def redact(event: Any, viewer: Viewer) -> Any:
+def redact(event: Event, viewer: Viewer) -> Event:
     """VQ-20/VQ-21: a dealt hand is seen by its owner only; everything else is public."""
     if type(event) is HandDealt and event.seat != viewer:
         return HandDealt(event.seat, event.count, ())

@@ -1,7 +1,7 @@
 """Mau Mau Vampires worlds: the start's forward checks (:class:`Ahead`), so that its search
 fails at the choice that went wrong, not many choices later.
 
-The start (:mod:`referee.games.mau_mau_vampires.worlds_start`) lays a card played on a token
+The start (:mod:`referee.games.mau_mau_vampires.worlds.start`) lays a card played on a token
 the player held; which token is a choice, and a poor one shows only much later: the only
 token of a shuffle that could hold a card the seat plays later spent on an earlier play, a
 card shown in answer to a call laid on another token than the one the answer narrowed, whose
@@ -20,7 +20,7 @@ again first (minutes, in a few positions of six seats). Two checks see it at onc
   :meth:`Ahead.reserved`): the plays that only one shuffle's blank tokens can serve, and
   those that only its copies and no narrowed token can, each take a copy of their card in
   one matching with the narrowed tokens
-  (:func:`referee.games.mau_mau_vampires.worlds_start._serve`), where a narrowed token
+  (:func:`referee.games.mau_mau_vampires.worlds.start._serve`), where a narrowed token
   that may serve a play stands for the play's copy.
 
 Each seat's items and plays are read once per branch for all the checks (:class:`Look`).
@@ -28,21 +28,18 @@ All are relaxations (an item that comes in unseen may be any item its giver coul
 then, through the gifts it took in before; a call's answer and a card shown are not
 counted), so none rejects a partial deal that has a completion: the search stays complete
 (any deal it could find, it still can) and only fails sooner. The law of the sampled
-worlds is the chain's (:mod:`referee.games.mau_mau_vampires.worlds_chain`), which the start
+worlds is the chain's (:mod:`referee.games.mau_mau_vampires.worlds.chain`), which the start
 only begins.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
-from typing import Any
 
 from referee.engine.matching import owners, unmatched
-from referee.games.mau_mau_vampires.worlds_walk import EVERY_CARD, Item, Walk, slot_token
+from referee.games.mau_mau_vampires.worlds.partial import Option, Partial, Room
+from referee.games.mau_mau_vampires.worlds.walk import EVERY_CARD, Item, Walk, slot_token
 
-#: room(state, token, code): whether ``code`` may still be laid on the blank ``token``.
-Room = Callable[[Any, int, int], bool]
 #: a play a shuffle's blank tokens must serve: (step, card, the tokens that may serve it)
 Play = tuple[int, int, tuple[int, ...]]
 #: an item a seat holds: (the step it comes in at, -1 if held now; the items it may be)
@@ -54,6 +51,8 @@ Kind = tuple[frozenset[int], tuple[tuple[int, frozenset[int]], ...]]
 #: a seat seen by a :class:`Look`: its items, its plays, the items each play may take, what
 #: each item may be
 Seen = tuple[list[Held], list[Ruled], list[list[int]], list[Kind]]
+#: blank tokens alike for the cards they may be: (shuffle, cards allowed, a new order's place)
+Alike = tuple[int, frozenset[int], bool]
 
 
 class Ahead:
@@ -108,7 +107,7 @@ class Ahead:
         """The seats that play ``code`` from step ``at`` on."""
         return {seat for index, seat in self.players.get(code, ()) if index >= at}
 
-    def touched(self, option: Any, seat: int, thing: Item) -> set[int]:
+    def touched(self, option: Option, seat: int, thing: Item) -> set[int]:
         """The seats whose plays a choice other than a card laid or a token narrowed may
         change (:meth:`holds`): a hidden gift's giver and taker, a share's takers, the seat
         whose card set aside into a pot is now known."""
@@ -259,6 +258,13 @@ class Ahead:
                         found[group].append((when, code, tuple(sorted(tokens))))
         return found
 
+    def seen(self, look: Look, seat: int) -> Seen:
+        """``seat`` from the look's step on (:meth:`Look.seat`, which keeps it): its items,
+        its plays, the items each play may take and what each item may be."""
+        items, plays = self._history(look, seat)
+        kinds = [self._kind(look.state, m, look.room, look.alike) for _, m in items]
+        return items, plays, self._fits(look.state, items, plays, kinds), kinds
+
     def _history(self, look: Look, seat: int) -> tuple[list[Held], list[Ruled]]:
         """``seat``'s items from the look's step on, each (the step it comes in at, -1 if
         held now; the items it may be, :meth:`_maybe`), and its plays, (step, card, the last
@@ -314,7 +320,7 @@ class Ahead:
         return look.maybe[x]
 
     def _fits(
-        self, state: Any, items: list[Held], plays: list[Ruled], kinds: list[Kind]
+        self, state: Partial, items: list[Held], plays: list[Ruled], kinds: list[Kind]
     ) -> list[list[int]]:
         """For each play, the items (by number) it may be played from: held before it and
         through no "none" call or pass ruling its card out, and that may be its card
@@ -331,10 +337,10 @@ class Ahead:
 
     def _kind(
         self,
-        state: Any,
+        state: Partial,
         maybe: tuple[Item | None, ...],
         room: Room,
-        alike: dict[Any, frozenset[int]],
+        alike: dict[Alike, frozenset[int]],
     ) -> Kind:
         """The cards an item that is one of ``maybe`` may still be: those of its candidates
         not a blank token (all, for one not known), and each blank token's (``alike``: the
@@ -363,7 +369,7 @@ class Ahead:
                 blank.append((x, alike[key]))
         return frozenset(other), tuple(blank)
 
-    def reserved(self, state: Any, group: int, narrowed: list[int], at: int) -> list[Play]:
+    def reserved(self, state: Partial, group: int, narrowed: list[int], at: int) -> list[Play]:
         """The plays from step ``at`` on that must take a copy of ``group``'s that none of its
         ``narrowed`` tokens may have: the card is left in no other group out before the play,
         and its player can hold neither a known copy of it nor a narrowed token that may be it
@@ -393,9 +399,9 @@ class Ahead:
         for index in range(at, len(steps)):
             what, seat, thing = steps[index]
             if what == "in":
-                item = self._coming(state, thing)
-                if item is not None:
-                    take(seat, item)
+                coming = self._coming(state, thing)
+                if coming is not None:
+                    take(seat, coming)
                 elif thing[0] == "s":  # either place of the share
                     for token in self.walk.shares[thing[1] // 2][0]:
                         take(seat, ("t", token))
@@ -420,11 +426,11 @@ class Ahead:
                     cards.append((index, code, ()))
         return cards
 
-    def _coming(self, state: Any, thing: Item) -> Item | None:
+    def _coming(self, state: Partial, thing: Item) -> Item | None:
         """The item a step brings in, or None where a choice not made yet decides it."""
         kind, x = thing
         if kind == "v":
-            return state.links.get(x)  # type: ignore[no-any-return]
+            return state.links.get(x)
         if kind == "s":
             perm = state.perm.get(x // 2)
             return None if perm is None else ("t", slot_token(self.walk, x, perm))
@@ -473,21 +479,21 @@ def _carried(
 
 class Look:
     """One partial deal seen from step ``at`` on: each seat's items, plays, the items each
-    play may take and what each item may be (:meth:`Ahead._history`, :meth:`Ahead._fits`,
-    :meth:`Ahead._kind`), read once for all the checks of one branch
-    (:func:`referee.games.mau_mau_vampires.worlds_start._feasible`, :meth:`Ahead.holds`),
+    play may take and what each item may be (:meth:`Ahead.seen`), read once for all the
+    checks of one branch
+    (:func:`referee.games.mau_mau_vampires.worlds.start._feasible`, :meth:`Ahead.holds`),
     which ask for the same seats."""
 
     __slots__ = ("ahead", "alike", "at", "maybe", "needs", "room", "rows", "seats", "state")
 
-    def __init__(self, ahead: Ahead, state: Any, at: int, room: Room) -> None:
+    def __init__(self, ahead: Ahead, state: Partial, at: int, room: Room) -> None:
         self.ahead = ahead
         self.state = state
         self.at = at
         self.room = room
         self.seats: dict[int, Seen] = {}
         #: the cards blank tokens alike may be (:meth:`Ahead._kind`), for every seat
-        self.alike: dict[Any, frozenset[int]] = {}
+        self.alike: dict[Alike, frozenset[int]] = {}
         #: hidden choice not made yet -> the items it may move (:meth:`Ahead._maybe`)
         self.maybe: dict[int, tuple[Item | None, ...]] = {}
         #: hidden gift not chosen yet -> its giver's items it may move (:meth:`Ahead._row`)
@@ -499,8 +505,5 @@ class Look:
         """``seat``'s items and plays from the step on, the items each play may take and
         what each item may be."""
         if seat not in self.seats:
-            ahead = self.ahead
-            items, plays = ahead._history(self, seat)
-            kinds = [ahead._kind(self.state, m, self.room, self.alike) for _, m in items]
-            self.seats[seat] = (items, plays, ahead._fits(self.state, items, plays, kinds), kinds)
+            self.seats[seat] = self.ahead.seen(self, seat)
         return self.seats[seat]

@@ -7,6 +7,7 @@ observations rule out is said in :mod:`referee.games.mau_mau_vampires.worlds`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from referee.games.mau_mau_vampires.model import (
@@ -65,6 +66,31 @@ def _playable(top: int, wish: int) -> frozenset[int]:
     return matching | {CLOCK, WEREWOLF}
 
 
+@dataclass(slots=True)
+class _Piles:
+    """The table as :meth:`Walk._read` follows it through the events: the deck's tokens, the
+    pot's items, the two drawn to share, the specials turned at the start, the discard pile
+    under its top card, the clocks and the werewolf played this day, the colour last called,
+    the open wish, and the token each seat drew this turn."""
+
+    deck: list[int] = field(default_factory=list)
+    pot: list[Item] = field(default_factory=list)
+    pair: list[int] = field(default_factory=list)
+    turned: list[int] = field(default_factory=list)
+    under: list[int] = field(default_factory=list)
+    top: int = -1
+    clocks: int = 0
+    wolf: bool = False
+    colour: int = 0
+    wish: int = 0
+    drawn: dict[int, int] = field(default_factory=dict)  # seat -> the token drawn (MM-8)
+
+    def new_hand(self) -> None:
+        """MM-7: a new hand; the deck, the colour called and the turn's draws carry on."""
+        self.pot, self.pair, self.turned, self.under = [], [], [], []
+        self.top, self.clocks, self.wolf, self.wish = -1, 0, False, 0
+
+
 class Walk:
     """The seat's events read once, into tokens, hidden choices and each hand's steps."""
 
@@ -116,126 +142,136 @@ class Walk:
         return ("v", len(self.choices) - 1)
 
     def _read(self, events: list[Any]) -> None:
-        me = self.me
-        deck: list[int] = []
-        pot: list[Item] = []
-        pair: list[int] = []
-        turned: list[int] = []
-        under: list[int] = []
-        top, clocks, wolf, colour, wish = -1, 0, False, 0, 0
-        drawn: dict[int, int] = {}  # seat -> the token it drew this turn (MM-8)
+        piles = _Piles()
         for index, e in enumerate(events):
             kind = type(e)
             if kind is HandStarted:
                 self.steps.append([])
-                pot, pair, turned, under, top, clocks, wolf = [], [], [], [], -1, 0, False
-                wish = 0
+                piles.new_hand()
             elif kind is DeckShuffled:
-                if e.reason is ShuffleReason.SPECIALS_RETURNED:
-                    # MM-6: the rest of the deck and the turned specials, in a new order. Its
-                    # places are new tokens of the same group (the old places left in the
-                    # deck are never seen again), which must hold the turned cards.
-                    group = len(self.pools) - 1
-                    places = [self._token() for _ in range(e.count)]
-                    back: dict[int, int] = {}
-                    for token in turned:
-                        self.fixed[token] = code = self.pin.pop(token)
-                        back[code] = back.get(code, 0) + 1
-                    self.retired.update(deck, turned)
-                    self.fresh[group] = (frozenset(places), back)
-                    self.renewals.append((places, turned, deck))
-                    deck, turned = places, []
-                else:
-                    reshuffle = e.reason is ShuffleReason.PILE_RESHUFFLED
-                    self.pools.append(list(under) if reshuffle else list(FULL_DECK))
-                    self.segment.append(len(self.steps) - 1)
-                    if reshuffle:
-                        under = []
-                    deck = [self._token() for _ in range(e.count)]
-                self.shuffles.append((index, list(deck)))
+                self._shuffled(index, e, piles)
             elif kind is StartingCardTurned:
-                token, deck = deck[0], deck[1:]
+                token, piles.deck = piles.deck[0], piles.deck[1:]
                 self.pin[token] = code = code_of(e.card)
                 if code >= MAU_MAU_CARDS:
-                    turned.append(token)
+                    piles.turned.append(token)
                 else:
-                    top = code
+                    piles.top = code
             elif kind is CardsDealt or kind is CardsDrawn:
-                taken, deck = deck[: e.count], deck[e.count :]
-                if e.seat == me:
-                    codes = self.rng.shuffled([code_of(c) for c in e.cards])
-                    self.pin.update(zip(taken, codes, strict=True))
-                self.items[index] = [("t", t) for t in taken]
-                if kind is CardsDrawn and e.reason is DrawReason.DRAW_TWO_AND_SHARE:
-                    pair = pair + taken  # MM-15: a reshuffle may come between the two
-                    continue
-                for token in taken:
-                    self._step("in", e.seat, ("t", token))
-                if kind is CardsDrawn and e.reason is DrawReason.TURN:
-                    if taken:
-                        drawn[e.seat] = taken[0]
-                    elif e.seat != me:
-                        # MM-15 ruling: nothing to draw, so it held nothing it could play
-                        self.passes.append(index)
-                        self._step("none", e.seat, _playable(top, wish))
+                self._taken(index, e, piles)
             elif kind is TurnStarted:
-                drawn = {}
+                piles.drawn = {}
             elif kind is CardPlayed:
-                code = code_of(e.card)
-                if e.seat in drawn and e.seat != me:
-                    self.pin[drawn[e.seat]] = code  # MM-8: the card drawn is the one played
-                drawn = {}
-                self._step("out", e.seat, ("c", code))
-                if code < MAU_MAU_CARDS:
-                    under += [top] if top >= 0 else []
-                    top = code
-                    wish = 0 if wish == colour_of(code) else wish  # MM-14: fulfilled
-                elif code == CLOCK:
-                    clocks += 1
-                else:
-                    if wolf:
-                        under.append(WEREWOLF)  # MM-11: before a penalty's reshuffle
-                        wish = 0  # MM-14: special cards discarded close the wish
-                    wolf = True
+                self._played(e, piles)
             elif kind is DayNightTurned:
-                under += [CLOCK] * clocks + ([WEREWOLF] if wolf else [])
-                clocks, wolf, wish = 0, False, 0
+                piles.under += [CLOCK] * piles.clocks + ([WEREWOLF] if piles.wolf else [])
+                piles.clocks, piles.wolf, piles.wish = 0, False, 0
             elif kind is Wished:
-                wish = int(e.colour)  # MM-14: replaces any open wish (0: none)
+                piles.wish = int(e.colour)  # MM-14: replaces any open wish (0: none)
             elif kind is CardGiven:
                 item = ("c", code_of(e.card)) if e.card != HIDDEN else self._choice()
                 self._step("out", e.from_seat, item)
                 self._step("in", e.to_seat, item)
                 self.items[index] = [item]
             elif kind is CardSetAside:
-                item = ("c", code_of(e.card)) if e.card != HIDDEN else self._choice()
-                self._step("out", e.seat, item)
-                taken, deck = deck[: e.deck_count], deck[e.deck_count :]
-                pot += [item, *(("t", t) for t in taken)]
-                self.steps[-1] += [("pot", -1, ("t", t)) for t in taken]
-                self.items[index] = [item, *(("t", t) for t in taken)]
+                self._set_aside(index, e, piles)
             elif kind is PotTaken:
-                if e.seat == me:
-                    self._see(pot, [code_of(c) for c in e.cards])
-                for item in pot:
+                if e.seat == self.me:
+                    self._see(piles.pot, [code_of(c) for c in e.cards])
+                for item in piles.pot:
                     self._step("in", e.seat, item)
-                self.items[index], pot = pot, []
+                self.items[index], piles.pot = piles.pot, []
             elif kind is DrawnShared:
-                self._share(index, e, pair)
-                pair = []
+                self._share(index, e, piles.pair)
+                piles.pair = []
             elif kind is ColourCalled:
-                colour = int(e.colour)
-                for seat in e.answering:
-                    self._step("has", seat, COLOUR_CODES[colour])
-                for seat in self._opponents(events, index, e.seat):
-                    if seat not in e.answering:
-                        self._step("none", seat, COLOUR_CODES[colour])
+                self._called(events, index, e, piles)
             elif kind is CardShown:
                 item = ("c", code_of(e.card)) if e.card != HIDDEN else self._choice()
                 if item[0] == "v":
-                    self.shown_colour[item[1]] = colour
+                    self.shown_colour[item[1]] = piles.colour
                 self._step("shown", e.seat, item)
                 self.items[index] = [item]
+
+    def _shuffled(self, index: int, e: DeckShuffled, piles: _Piles) -> None:
+        if e.reason is ShuffleReason.SPECIALS_RETURNED:
+            # MM-6: the rest of the deck and the turned specials, in a new order. Its places
+            # are new tokens of the same group (the old places left in the deck are never
+            # seen again), which must hold the turned cards.
+            group = len(self.pools) - 1
+            places = [self._token() for _ in range(e.count)]
+            back: dict[int, int] = {}
+            for token in piles.turned:
+                self.fixed[token] = code = self.pin.pop(token)
+                back[code] = back.get(code, 0) + 1
+            self.retired.update(piles.deck, piles.turned)
+            self.fresh[group] = (frozenset(places), back)
+            self.renewals.append((places, piles.turned, piles.deck))
+            piles.deck, piles.turned = places, []
+        else:
+            reshuffle = e.reason is ShuffleReason.PILE_RESHUFFLED
+            self.pools.append(list(piles.under) if reshuffle else list(FULL_DECK))
+            self.segment.append(len(self.steps) - 1)
+            if reshuffle:
+                piles.under = []
+            piles.deck = [self._token() for _ in range(e.count)]
+        self.shuffles.append((index, list(piles.deck)))
+
+    def _taken(self, index: int, e: CardsDealt | CardsDrawn, piles: _Piles) -> None:
+        """Cards dealt or drawn: the deck's top tokens go to the seat (the seat's own are
+        pinned to the cards it saw, in an order it cannot tell)."""
+        taken, piles.deck = piles.deck[: e.count], piles.deck[e.count :]
+        if e.seat == self.me:
+            codes = self.rng.shuffled([code_of(c) for c in e.cards])
+            self.pin.update(zip(taken, codes, strict=True))
+        self.items[index] = [("t", t) for t in taken]
+        if isinstance(e, CardsDrawn) and e.reason is DrawReason.DRAW_TWO_AND_SHARE:
+            piles.pair = piles.pair + taken  # MM-15: a reshuffle may come between the two
+            return
+        for token in taken:
+            self._step("in", e.seat, ("t", token))
+        if isinstance(e, CardsDrawn) and e.reason is DrawReason.TURN:
+            if taken:
+                piles.drawn[e.seat] = taken[0]
+            elif e.seat != self.me:
+                # MM-15 ruling: nothing to draw, so it held nothing it could play
+                self.passes.append(index)
+                self._step("none", e.seat, _playable(piles.top, piles.wish))
+
+    def _played(self, e: CardPlayed, piles: _Piles) -> None:
+        code = code_of(e.card)
+        if e.seat in piles.drawn and e.seat != self.me:
+            self.pin[piles.drawn[e.seat]] = code  # MM-8: the card drawn is the one played
+        piles.drawn = {}
+        self._step("out", e.seat, ("c", code))
+        if code < MAU_MAU_CARDS:
+            piles.under += [piles.top] if piles.top >= 0 else []
+            piles.top = code
+            piles.wish = 0 if piles.wish == colour_of(code) else piles.wish  # MM-14: fulfilled
+        elif code == CLOCK:
+            piles.clocks += 1
+        else:
+            if piles.wolf:
+                piles.under.append(WEREWOLF)  # MM-11: before a penalty's reshuffle
+                piles.wish = 0  # MM-14: special cards discarded close the wish
+            piles.wolf = True
+
+    def _set_aside(self, index: int, e: CardSetAside, piles: _Piles) -> None:
+        item = ("c", code_of(e.card)) if e.card != HIDDEN else self._choice()
+        self._step("out", e.seat, item)
+        taken, piles.deck = piles.deck[: e.deck_count], piles.deck[e.deck_count :]
+        piles.pot += [item, *(("t", t) for t in taken)]
+        self.steps[-1] += [("pot", -1, ("t", t)) for t in taken]
+        self.items[index] = [item, *(("t", t) for t in taken)]
+
+    def _called(self, events: list[Any], index: int, e: ColourCalled, piles: _Piles) -> None:
+        """MM-22 b: the opponents answering hold a card of the colour, the others none."""
+        piles.colour = colour = int(e.colour)
+        for seat in e.answering:
+            self._step("has", seat, COLOUR_CODES[colour])
+        for seat in self._opponents(events, index, e.seat):
+            if seat not in e.answering:
+                self._step("none", seat, COLOUR_CODES[colour])
 
     def _share(self, index: int, e: DrawnShared, pair: list[int]) -> None:
         """MM-22 g: the drawn cards go to their receivers. The event lists them by seat, so
@@ -267,7 +303,7 @@ class Walk:
     def _see(self, pot: list[Item], codes: list[int]) -> None:
         """The seat took the pot and saw its cards (MM-22 h): the ones it did not know yet
         are the pot's unknown items' cards, in an order it cannot tell
-        (:mod:`referee.games.mau_mau_vampires.worlds_start`)."""
+        (:mod:`referee.games.mau_mau_vampires.worlds.start`)."""
         left = [0] * CODES
         for code in codes:
             left[code] += 1

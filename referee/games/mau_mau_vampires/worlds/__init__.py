@@ -24,12 +24,13 @@ What the observations rule out:
   not"), abilities are optional (MM-18).
 
 Where the code is: the event walk into tokens, hidden choices and each hand's steps, and the
-check that a hand's history holds (:mod:`referee.games.mau_mau_vampires.worlds_walk`); the
+check that a hand's history holds (:mod:`referee.games.mau_mau_vampires.worlds.walk`); the
 start, a consistent deal found by a search that cannot miss one
-(:mod:`referee.games.mau_mau_vampires.worlds_start`) and its forward checks
-(:mod:`referee.games.mau_mau_vampires.worlds_ahead`); the chain that mixes it, so the law is
+(:mod:`referee.games.mau_mau_vampires.worlds.start`) and its forward checks
+(:mod:`referee.games.mau_mau_vampires.worlds.ahead`), both over the partial deal
+(:mod:`referee.games.mau_mau_vampires.worlds.partial`); the chain that mixes it, so the law is
 uniform among the consistent shuffles and choices
-(:mod:`referee.games.mau_mau_vampires.worlds_chain`); here, the world written into the events.
+(:mod:`referee.games.mau_mau_vampires.worlds.chain`); here, the world written into the events.
 """
 
 from __future__ import annotations
@@ -51,9 +52,9 @@ from referee.games.mau_mau_vampires.model import (
     PlayCard,
     PotTaken,
 )
-from referee.games.mau_mau_vampires.worlds_chain import mix
-from referee.games.mau_mau_vampires.worlds_start import start
-from referee.games.mau_mau_vampires.worlds_walk import Walk, item_code
+from referee.games.mau_mau_vampires.worlds.chain import mix
+from referee.games.mau_mau_vampires.worlds.start import start
+from referee.games.mau_mau_vampires.worlds.walk import Walk, item_code
 from referee.search.worlds import Chance, Knowledge
 
 

@@ -1,0 +1,236 @@
+"""The one policy of every server stream (StreamGame, PlayerSession, WatchPlayer, WatchLobby,
+over gRPC and over HTTP alike): who may open one, how long a reader may make no progress, and
+what an idle stream sends.
+
+- **Admission** (:meth:`Pacing.admit`): every stream counts against ``max_streams`` (the
+  replica's), ``max_streams_per_player`` (a signed-in player's, whatever the transport) and
+  ``max_streams_per_address`` (one client address's); over a cap the stream is refused with
+  RESOURCE_EXHAUSTED and ``RetryInfo`` (a slot frees when a stream ends, so a client waits a
+  moment and tries again).
+- **Stall limit** (:class:`Outlet`): each message is written with the transport's own
+  writer, which waits while the client takes nothing (HTTP/2 and gRPC flow control, a full
+  socket); a write that has not completed within ``stall_seconds`` ends the stream with
+  RESOURCE_EXHAUSTED and the position to resume after (``last_sequence`` when the stream
+  says it). What the server holds for a reader is therefore the message being written, the
+  transport's buffers (bounded by the stall limit: the HTTP port's sockets also give up on
+  a peer that acknowledges nothing for that long, see :mod:`referee.server.http`) and the
+  stream's own backlog, bounded where it is kept (the fan-out's ``stream_buffer`` events;
+  a player session's queue, in messages and bytes; the lobby's coalesced changes, one per
+  table).
+- **Heartbeats**: a stream that has written nothing for ``heartbeat_seconds`` writes its
+  heartbeat message, so that proxies' and browsers' idle timeouts do not cut it; a
+  heartbeat that cannot be written within the stall limit ends the stream like any message.
+
+One ticker task per referee watches every open outlet (rather than a timer per message or
+a task per stream), waking four times per the shorter of the two periods.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+
+from referee.application.tables import errors
+from referee.application.tables.errors import RefereeError
+
+#: A transport's writer of one stream message (its serialized bytes).
+Write = Callable[[bytes], Awaitable[None]]
+
+#: How long a client over a stream cap is told to wait before trying again: a slot frees
+#: when any of its streams ends.
+RETRY_SECONDS = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class StreamPolicy:
+    """The limits every stream is held to (their flags and defaults: docs/operations.md)."""
+
+    #: A write the client has not taken within this long ends the stream (0: never).
+    stall_seconds: float = 10.0
+    #: An idle stream writes a heartbeat this often (0: never).
+    heartbeat_seconds: float = 15.0
+    #: Open streams of this replica, at most.
+    max_streams: int = 20_000
+    #: Open streams of one signed-in player, at most (0: no cap).
+    max_streams_per_player: int = 100
+    #: Open streams of one client address, at most (0: no cap).
+    max_streams_per_address: int = 2000
+
+
+@dataclass(eq=False, slots=True)
+class Outlet:
+    """One stream's writes under the policy: :meth:`send` each message; the stream's
+    handler runs inside ``async with`` (see :meth:`Pacing.outlet`)."""
+
+    pacing: Pacing
+    write: Write
+    #: The stream's heartbeat message (made when one is due).
+    heartbeat: Callable[[], bytes]
+    #: Where the client resumes after the message last taken (``last_sequence``), in the
+    #: stall's error.
+    resume: dict[str, str] = field(default_factory=dict)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: When the write under way began (0: none); when the last one ended.
+    _began: float = 0.0
+    _last: float = 0.0
+    _task: asyncio.Task[object] | None = None
+    _stalled: bool = False
+    _beating: asyncio.Future[None] | None = None
+
+    async def __call__(self, data: bytes) -> None:
+        await self.send(data)
+
+    async def send(self, data: bytes) -> None:
+        """Write one message (waiting for a heartbeat under way)."""
+        async with self._lock:
+            loop = self.pacing.loop()
+            self._began = loop.time()
+            try:
+                await self.write(data)
+            finally:
+                self._began = 0.0
+                self._last = loop.time()
+
+    async def __aenter__(self) -> Outlet:
+        self._task = asyncio.current_task()
+        self._last = self.pacing.loop().time()
+        self.pacing.watch(self)
+        return self
+
+    async def __aexit__(self, kind: object, error: object, trace: object) -> None:
+        self.pacing.forget(self)
+        if self._beating is not None:
+            self._beating.cancel()
+        if self._stalled and isinstance(error, asyncio.CancelledError):
+            assert self._task is not None
+            self._task.uncancel()
+            raise self.stall_error() from None
+
+    def stall_error(self) -> RefereeError:
+        return errors.exhausted(
+            "stream stall seconds", int(self.pacing.policy.stall_seconds), **self.resume
+        )
+
+    # --- the ticker's side ----------------------------------------------------------------
+
+    def check(self, now: float) -> None:
+        """End a stalled write; start a heartbeat when the stream has been idle too long."""
+        policy = self.pacing.policy
+        if self._stalled:
+            return
+        if self._began and policy.stall_seconds and now - self._began > policy.stall_seconds:
+            self._stall()
+        elif (
+            policy.heartbeat_seconds
+            and self._beating is None
+            and not self._lock.locked()
+            and now - self._last >= policy.heartbeat_seconds
+        ):
+            self._beating = asyncio.ensure_future(self._beat())
+
+    def _stall(self) -> None:
+        self._stalled = True
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _beat(self) -> None:
+        try:
+            # A write that fails fails the stream's own next write the same way.
+            with contextlib.suppress(Exception):
+                await self.send(self.heartbeat())
+        finally:
+            self._beating = None
+
+
+class Pacing:
+    """The stream policy of one referee: admission and the open outlets."""
+
+    def __init__(self, policy: StreamPolicy) -> None:
+        self.policy = policy
+        #: Open streams: in all, by player, by client address.
+        self.open = 0
+        self.by_player: dict[str, int] = {}
+        self.by_address: dict[str, int] = {}
+        self._outlets: set[Outlet] = set()
+        self._ticker: asyncio.Future[None] | None = None
+
+    @contextlib.contextmanager
+    def admit(self, address: str = "") -> Iterator[None]:
+        """Hold a stream's place for the duration of the block: counted against
+        ``max_streams`` and, ``address`` given (the client's, as its transport says),
+        ``max_streams_per_address``; RESOURCE_EXHAUSTED with RetryInfo over either."""
+        policy = self.policy
+        if self.open >= policy.max_streams:
+            raise errors.rate_limited("streams", policy.max_streams, RETRY_SECONDS)
+        per_address = policy.max_streams_per_address
+        if address and per_address and self.by_address.get(address, 0) >= per_address:
+            raise errors.rate_limited("streams per address", per_address, RETRY_SECONDS)
+        self.open += 1
+        _count(self.by_address, address, 1)
+        try:
+            yield
+        finally:
+            self.open -= 1
+            _count(self.by_address, address, -1)
+
+    @contextlib.contextmanager
+    def admit_player(self, player: str) -> Iterator[None]:
+        """Count a stream of the signed-in ``player`` (a stream admitted already, once its
+        credential is resolved) against ``max_streams_per_player``."""
+        cap = self.policy.max_streams_per_player
+        if cap and self.by_player.get(player, 0) >= cap:
+            raise errors.rate_limited("streams per player", cap, RETRY_SECONDS, player=player)
+        _count(self.by_player, player, 1)
+        try:
+            yield
+        finally:
+            _count(self.by_player, player, -1)
+
+    def outlet(self, write: Write, heartbeat: Callable[[], bytes], **resume: str) -> Outlet:
+        """A stream's writer under the policy: use it as ``async with outlet:`` around the
+        stream, in the task that runs it (a stall ends that task's wait and the block raises
+        RESOURCE_EXHAUSTED with ``resume``, which the stream keeps up to date)."""
+        return Outlet(self, write, heartbeat, dict(resume))
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return asyncio.get_running_loop()
+
+    def watch(self, outlet: Outlet) -> None:
+        self._outlets.add(outlet)
+        if self._period() and (self._ticker is None or self._ticker.done()):
+            self._ticker = asyncio.ensure_future(self._tick())
+
+    def forget(self, outlet: Outlet) -> None:
+        self._outlets.discard(outlet)
+        if not self._outlets and self._ticker is not None:
+            self._ticker.cancel()  # nothing to watch: none left waiting when the loop ends
+            self._ticker = None
+
+    def _period(self) -> float:
+        periods = [p for p in (self.policy.stall_seconds, self.policy.heartbeat_seconds) if p]
+        return min(1.0, max(0.02, min(periods) / 4)) if periods else 0.0
+
+    async def _tick(self) -> None:
+        """Check every open outlet each period (cancelled when none is open)."""
+        period = self._period()
+        loop = asyncio.get_running_loop()
+        while self._outlets:
+            await asyncio.sleep(period)
+            now = loop.time()
+            for outlet in tuple(self._outlets):
+                outlet.check(now)
+
+
+def _count(counts: dict[str, int], key: str, step: int) -> None:
+    if not key:
+        return
+    left = counts.get(key, 0) + step
+    if left > 0:
+        counts[key] = left
+    else:
+        counts.pop(key, None)
+
+
+__all__ = ["RETRY_SECONDS", "Outlet", "Pacing", "StreamPolicy", "Write"]
