@@ -278,3 +278,29 @@ def test_a_level_blunders_its_share_of_moves_and_otherwise_plays_its_strategy() 
         assert abs(off - expected) < 0.08, (level.name, off, expected)
         assert choose(level.strategy, view, 2, 5, blunders=level.blunders) == moves[5]
     assert {choose("heuristic", view, 2, seed) for seed in range(50)} == {best}
+
+
+def test_hard_plays_the_heuristic_whole_where_its_search_is_not_stronger() -> None:
+    """In Sleeping Queens the search is not measured stronger than the heuristic, so ``hard``
+    plays the heuristic's own move there (and would otherwise not beat ``normal``, the
+    heuristic with blunders); elsewhere it searches from the seat's knowledge."""
+    from referee.application.house.levels import decide
+    from referee.engine import Table
+    from referee.engine.bot import game_bot
+    from referee.search.worlds import Knowledge
+
+    hard = LEVELS["hard"]
+    assert "sleeping-queens" in hard.heuristic_in and hard.knows
+    for game_type in ("sleeping-queens", "dracula-vs-van-helsing"):
+        table = Table.create(game_type, 2, seed=b"hard")
+        seat = table.pending()[0]
+        view = table.view(seat)
+        known = Knowledge(
+            game_type, 2, dict(table.config.options), seat, tuple(table.redacted_log(seat)), view
+        )
+        heuristic = game_bot(game_type)
+        assert heuristic is not None
+        made = asyncio.run(decide(hard, view, 2, random.Random(1), 10**6, knowledge=known))
+        assert not made.fallback and made.command in view.legal_commands
+        if game_type in hard.heuristic_in:
+            assert made.command == heuristic.choose(view, 2)

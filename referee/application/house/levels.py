@@ -80,6 +80,10 @@ class Level:
     #: The share of moves played uniformly at random instead of by the strategy: what sets a
     #: level between the random player and the strategy's own strength.
     blunders: float = 0.0
+    #: Games where a searching level plays the game's heuristic instead, whole: where its
+    #: search is not measured stronger than the heuristic, the level would otherwise not beat
+    #: the one below it (docs/performance.md, "The house bots' levels").
+    heuristic_in: frozenset[str] = frozenset()
 
 
 #: The levels a server may offer, weakest first, each measured against the one below it
@@ -105,7 +109,9 @@ LEVELS: Mapping[str, Level] = {
         process=True,
         knows=True,
         description="searches a tree over the hands the others could hold, guided by the "
-        "game's heuristic, every move",
+        "game's heuristic, every move (in Sleeping Queens, plays the heuristic itself: the "
+        "search does not beat it there)",
+        heuristic_in=frozenset({"sleeping-queens"}),
     ),
 }
 
@@ -190,7 +196,15 @@ def arguments_of(
     knowledge: Knowledge | None,
     budget_ms: float,
 ) -> tuple[Any, ...]:
-    """:func:`choose`'s arguments for ``level`` (positional: what a pool's worker is given)."""
+    """:func:`choose`'s arguments for ``level`` (positional: what a pool's worker is given).
+
+    >>> from referee.engine import Table
+    >>> view = Table.create("sleeping-queens", 2, seed=b"levels").view(0)
+    >>> arguments_of(LEVELS["hard"], view, 2, 1, None, 500)[0]
+    'heuristic'
+    """
+    if view.game_type in level.heuristic_in:
+        return ("heuristic", view, players, seed, None, 0.0, None, 0.0)
     searching = level.knows
     return (
         level.strategy,
