@@ -30,6 +30,7 @@ from referee.application.tables.values import (
     Summary,
     Update,
 )
+from referee.codec import ViewCommon, view_common
 from referee.engine.game import Viewer
 from referee.engine.outcomes import SeatEnd
 from referee.engine.table import Table
@@ -67,6 +68,9 @@ class LatestBatch:
     events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
     #: The batch as each viewer's batched streams send it (a spectator's, a seat's).
     updates: dict[Viewer, Update] = field(default_factory=dict)
+    #: The fields of a view that every viewer's view after the batch shares, encoded once for
+    #: all of them (from the first view made).
+    common: ViewCommon | None = None
 
 
 #: No seat (shared: every game without gated seats has this one; an empty frozenset is
@@ -418,11 +422,15 @@ class LiveGame:
                 return cached
         view = self.table.view(viewer)
         holders = self._view_holders()
+        latest = self.latest
+        common = latest.common
+        if common is None:
+            common = latest.common = view_common(self.game_id, self.record.players, view)
         if clocked:  # the clocks say how much time is left now: never shared
             readings = self.seat_clocks.readings(now_ms(), self.table.status.forfeited)
-            return SeatView(self.game_id, self.record.players, view, readings, holders)
-        shared = SeatView(self.game_id, self.record.players, view, holders=holders)
-        self.latest.views[viewer] = shared
+            return SeatView(self.game_id, self.record.players, view, readings, holders, common)
+        shared = SeatView(self.game_id, self.record.players, view, holders=holders, common=common)
+        latest.views[viewer] = shared
         return shared
 
     def visible_version(self, now: int) -> int:
