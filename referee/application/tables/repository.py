@@ -506,10 +506,7 @@ class Repository:
             # that arrive together in one transaction (group commit).
             appended = self.store.append_soon(live.game_id, version, payloads, outcome)
             try:
-                if appended.done():  # appended in this thread (the memory store): no hop
-                    appended.result()
-                else:
-                    await asyncio.wrap_future(appended)
+                await asyncio.wrap_future(appended)
             except StoreUnavailable as fault:
                 if fault.uncertain:  # it may have committed: the store will tell
                     self.settle(live)
