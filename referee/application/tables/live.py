@@ -33,7 +33,7 @@ from referee.application.tables.values import (
 from referee.codec import ViewCommon, view_common
 from referee.engine.game import Viewer
 from referee.engine.outcomes import SeatEnd
-from referee.engine.table import Table
+from referee.engine.table import Table, View
 from referee.store import CommandOutcome, GameRecord, SeatClaim
 from referee.stored import Decided, read_batches
 
@@ -68,9 +68,10 @@ class LatestBatch:
     events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
     #: The batch as each viewer's batched streams send it (a spectator's, a seat's).
     updates: dict[Viewer, Update] = field(default_factory=dict)
-    #: The fields of a view that every viewer's view after the batch shares, encoded once for
-    #: all of them (from the first view made).
-    common: ViewCommon | None = None
+    #: The first view made after the batch, and its fields that every viewer's view shares
+    #: encoded: the other viewers' views take those fields from them, worked out and encoded
+    #: once for all.
+    common: tuple[View, ViewCommon] | None = None
 
 
 #: No seat (shared: every game without gated seats has this one; an empty frozenset is
@@ -420,12 +421,15 @@ class LiveGame:
             cached = self.latest.views.get(viewer)
             if cached is not None:
                 return cached
-        view = self.table.view(viewer)
-        holders = self._view_holders()
         latest = self.latest
-        common = latest.common
-        if common is None:
-            common = latest.common = view_common(self.game_id, self.record.players, view)
+        if latest.common is None:
+            view = self.table.view(viewer)
+            latest.common = (view, view_common(self.game_id, self.record.players, view))
+            common = latest.common[1]
+        else:
+            like, common = latest.common
+            view = self.table.view(viewer, like)
+        holders = self._view_holders()
         if clocked:  # the clocks say how much time is left now: never shared
             readings = self.seat_clocks.readings(now_ms(), self.table.status.forfeited)
             return SeatView(self.game_id, self.record.players, view, readings, holders, common)
