@@ -7,8 +7,9 @@ time; everything it hands out is a frozen value (:mod:`referee.application.table
 This is where the referee's one cache lives, :class:`LatestBatch`: what the viewers of the
 latest committed batch receive, made once and dropped when the next batch is absorbed. A view
 and a stamped event carry their encoding (made once, with the value), so a batch's events are
-encoded once per distinct redaction and its views once per viewer, for every stream, command
-answer and view request of that batch.
+encoded once per distinct redaction and its views once per viewer (the fields every viewer's
+view shares, worked out and encoded once for all of them), for every stream, command answer and
+view request of that batch.
 """
 
 from __future__ import annotations
