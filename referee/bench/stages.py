@@ -58,7 +58,7 @@ TARGETS = (
     ("referee.engine.table", "Table.view", "views"),
     ("referee.application.tables.live", "LiveGame.view", "views"),
     ("referee.application.tables.live", "LiveGame.batch_update", "views"),
-    ("referee.application.tables.live", "LiveGame._view_holders", "views"),
+    ("referee.application.tables.live", "LiveGame.view_holders", "views"),
     ("referee.engine.table", "Table.redact", "redactions"),
     ("referee.application.tables.live", "LiveGame.stamped", "redactions"),
     ("referee.application.tables.values", "view_bytes", "encoding"),

@@ -104,5 +104,6 @@ def test_every_browser_test_file_is_collected() -> None:
         "offline",
         "links",
         "resign",
+        "ratings",
     }
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)

@@ -276,7 +276,7 @@ class LiveGame:
         assert replica is not None and replica.version == end
         past = replica.view(viewer)
         return Update(
-            events, SeatView(self.game_id, self.record.players, past, holders=self._view_holders())
+            events, SeatView(self.game_id, self.record.players, past, holders=self.view_holders())
         )
 
     def seat_stats(self) -> tuple[SeatStats, ...]:
@@ -358,7 +358,7 @@ class LiveGame:
             if seat not in claims and self.settings.plan(seat).mode == "open"
         ]
 
-    def _view_holders(self) -> tuple[SeatHolder, ...]:
+    def view_holders(self) -> tuple[SeatHolder, ...]:
         """Holders for views: only in games whose seats were claimed or are to be (the views
         of token games stay as they were)."""
         if not self.settings.seats and not self.table.status.claims:
@@ -430,7 +430,7 @@ class LiveGame:
         else:
             like, common = latest.common
             view = self.table.view(viewer, like)
-        holders = self._view_holders()
+        holders = self.view_holders()
         if clocked:  # the clocks say how much time is left now: never shared
             readings = self.seat_clocks.readings(now_ms(), self.table.status.forfeited)
             return SeatView(self.game_id, self.record.players, view, readings, holders, common)
@@ -460,7 +460,7 @@ class LiveGame:
         table = self.table
         past = Table.replay(table.config, table.log[:version], table.settings)
         return SeatView(
-            self.game_id, self.record.players, past.view(viewer), holders=self._view_holders()
+            self.game_id, self.record.players, past.view(viewer), holders=self.view_holders()
         )
 
 
