@@ -646,21 +646,26 @@ def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
         print(f"referee serve: platform key: {error}", file=sys.stderr)
         return None
     try:
+        per_address = AddressLimits(
+            claim_attempts_per_minute=args.address_claim_attempts_per_minute,
+            games_created_per_minute=args.address_games_per_minute,
+            registrations_per_minute=args.address_registrations_per_minute,
+            reads_per_minute=args.address_reads_per_minute,
+        )
+    except ValueError as error:
+        print(f"referee serve: --address-*-per-minute: {error}", file=sys.stderr)
+        return None
+    try:
         return PlayerSettings(
             open_registration=args.open_registration,
             platform=platform,
             calls_per_minute=args.player_calls_per_minute,
             registrations_per_minute=args.registrations_per_minute,
             platform_namespace=args.platform_namespace,
-            per_address=AddressLimits(
-                claim_attempts_per_minute=args.address_claim_attempts_per_minute,
-                games_created_per_minute=args.address_games_per_minute,
-                registrations_per_minute=args.address_registrations_per_minute,
-                reads_per_minute=args.address_reads_per_minute,
-            ),
+            per_address=per_address,
         )
     except ValueError as error:
-        print(f"referee serve: {error}", file=sys.stderr)
+        print(f"referee serve: --platform-namespace: {error}", file=sys.stderr)
         return None
 
 

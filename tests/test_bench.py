@@ -6,6 +6,7 @@ figures themselves are compared in docs/performance.md, as ratios measured side 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -199,6 +200,43 @@ def test_quick_p14_drives_both_servers_with_their_users_clients(tmp_path: Path) 
     for figure in p14["figures"].values():
         assert figure["referee_ratio"] is not None and figure["referee_sqlite_ratio"] is not None
     assert "## P14 beside boardgame.io" in (out / "bench.md").read_text()
+
+
+def test_quick_levels_plays_every_pairing_in_every_game(tmp_path: Path) -> None:
+    from referee.application.house.levels import LEVELS
+    from referee.bench import levels
+
+    out = tmp_path / "bench"
+    assert main(["bench", "--quick", "--only", "LEVELS", "--out", str(out)]) == 0
+    report = json.loads((out / "bench.json").read_text())
+    found = report["results"]["LEVELS"]
+    pairings = {(row["game"], row["stronger"], row["weaker"]) for row in found["pairings"]}
+    games = {"dracula-vs-van-helsing", "mau-mau-vampires", "sleeping-queens", "vampire-queen"}
+    named = ["random", *LEVELS]
+    assert pairings == {(g, named[i + 1], named[i]) for g in games for i in range(len(LEVELS))}
+    for row in found["pairings"]:
+        assert row["deals"] >= 1 and row["games"] == row["deals"] * row["players"]
+        assert row["lead_low"] <= row["lead"] <= row["lead_high"]
+        assert 0 <= row["win_low"] <= row["win_rate"] <= row["win_high"] <= 1
+        # The searching level searched, at the fixed iterations (no strength is asserted).
+        assert (row["searched_moves"] > 0) == LEVELS[row["stronger"]].knows
+    assert set(found["hard_iterations"].values()) == {levels.QUICK_ITERATIONS}
+    assert report["headline"]["LEVELS"] == found["least_lower_bound"]
+    markdown = (out / "bench.md").read_text()
+    assert "## LEVELS the house bots' levels" in markdown and "| LEVELS |" in markdown
+    assert markdown.count("| hard vs normal |") == len(games)
+
+
+def test_a_levels_deal_is_the_same_when_played_again() -> None:
+    from referee.bench import levels
+
+    def play() -> levels.Deal:  # the same games; only the CPU time they took may differ
+        deal = levels.play_deal("sleeping-queens", "hard", "normal", 3, quick=True)
+        return dataclasses.replace(deal, search_seconds=0.0)
+
+    first = play()
+    assert play() == first
+    assert first.searched > 0 and first.iterations == first.searched * levels.QUICK_ITERATIONS
 
 
 def test_quick_restart_times_a_replica_from_start_to_serving(tmp_path: Path) -> None:

@@ -43,9 +43,11 @@ PARTS = (
     "P14",
     "RESTART",
     "SOAK",
+    "LEVELS",
 )
-#: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
-DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
+#: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes, LEVELS about an hour of CPU
+#: time: ask for them by name).
+DEFAULT_PARTS = tuple(part for part in PARTS if part not in ("SOAK", "LEVELS"))
 
 #: The performance targets (docs/performance.md), as (figure, comparison, value).
 TARGETS = {
@@ -65,6 +67,11 @@ TARGETS = {
     "P14": ("server CPU per move ÷ boardgame.io's, same game shape and load", "<=", 1.0),
     "RESTART": ("seconds from start to the first write, PostgreSQL with 2,000 games", "<=", 5.0),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
+    "LEVELS": (
+        "least lower bound of a house level's lead over the one below (every game, 95 %)",
+        ">=",
+        0.0,
+    ),
 }
 
 
@@ -223,6 +230,8 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
+    if "LEVELS" in results:
+        found["LEVELS"] = results["LEVELS"]["least_lower_bound"]
     return found
 
 
@@ -438,6 +447,10 @@ def markdown(report: dict[str, Any]) -> str:
         from referee.bench import scale
 
         out += scale.markdown(results["P13"])
+    if "LEVELS" in results:
+        from referee.bench import levels
+
+        out += levels.markdown(results["LEVELS"])
     return "\n".join(out) + "\n"
 
 
@@ -575,6 +588,12 @@ def main(
         from referee.bench import boardgame
 
         results["P14"] = boardgame.run(quick, concurrency)
+    if "LEVELS" in parts:
+        print("LEVELS the house bots' levels over duplicate deals, every game ...", flush=True)
+        from referee.bench import levels
+
+        Path(out).mkdir(parents=True, exist_ok=True)
+        results["LEVELS"] = levels.run(quick, progress=Path(out) / "levels-deals.jsonl")
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {
