@@ -56,8 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--store-wait-seconds",
         type=float,
         default=DEFAULT_WAIT,
-        help="longest a call waits for the store (a PostgreSQL connection, SQLite's write "
-        "lock) before it fails with UNAVAILABLE and a retry hint",
+        help="longest a call waits for the store (a PostgreSQL connection, the answer to each "
+        "statement, SQLite's write lock) before it fails with UNAVAILABLE and a retry hint",
     )
     _env_flag(
         serving,
@@ -363,7 +363,9 @@ def build_parser() -> argparse.ArgumentParser:
         "per stream",
     )
     bench.add_argument(
-        "--recovery-games", type=int, help="games in P5's cold-start database (default: by P5)"
+        "--recovery-games",
+        type=int,
+        help="games in P5's and RESTART's cold-start databases (default: by the part)",
     )
 
     verifying = commands.add_parser(
@@ -644,21 +646,26 @@ def _player_settings(args: argparse.Namespace) -> PlayerSettings | None:
         print(f"referee serve: platform key: {error}", file=sys.stderr)
         return None
     try:
+        per_address = AddressLimits(
+            claim_attempts_per_minute=args.address_claim_attempts_per_minute,
+            games_created_per_minute=args.address_games_per_minute,
+            registrations_per_minute=args.address_registrations_per_minute,
+            reads_per_minute=args.address_reads_per_minute,
+        )
+    except ValueError as error:
+        print(f"referee serve: --address-*-per-minute: {error}", file=sys.stderr)
+        return None
+    try:
         return PlayerSettings(
             open_registration=args.open_registration,
             platform=platform,
             calls_per_minute=args.player_calls_per_minute,
             registrations_per_minute=args.registrations_per_minute,
             platform_namespace=args.platform_namespace,
-            per_address=AddressLimits(
-                claim_attempts_per_minute=args.address_claim_attempts_per_minute,
-                games_created_per_minute=args.address_games_per_minute,
-                registrations_per_minute=args.address_registrations_per_minute,
-                reads_per_minute=args.address_reads_per_minute,
-            ),
+            per_address=per_address,
         )
     except ValueError as error:
-        print(f"referee serve: {error}", file=sys.stderr)
+        print(f"referee serve: --platform-namespace: {error}", file=sys.stderr)
         return None
 
 

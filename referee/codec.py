@@ -368,42 +368,77 @@ def _game_view(game_type: str, cls: Any) -> tuple[bytes, Callable[[Any], bytes]]
     return tag(outer.number, 2), plan(cls, outer.message_type).encode
 
 
-def view_bytes(game_id: str, players: int, view: View, clocks: Sequence[Any] = ()) -> bytes:
+@dataclass(frozen=True, slots=True)
+class ViewCommon:
+    """The wire bytes of the fields of a ``View`` that every viewer of a game at one version
+    shares (everything but the seat, the legal commands and their labels and parts, the game's
+    view and its text lines, and the clocks), as the runs that lie between the viewer's own
+    fields in field-number order. Made by :func:`view_common` from any viewer's view."""
+
+    head: bytes  # game_id, game_type
+    pending: bytes  # version, pending_seats
+    results: bytes  # game_over, results, players
+    decisions: bytes  # decisions, seed_commitment
+    aborted: bytes
+    tail: bytes  # end_rule_id, end_reason, ranking, seats_left, referee_to_move
+
+
+def view_common(game_id: str, players: int, view: View) -> ViewCommon:
+    """What every viewer's ``View`` of the game at ``view.version`` has alike, encoded: the
+    live game encodes it once per version for all its viewers' views
+    (:class:`referee.application.tables.live.LatestBatch`)."""
+    ending = view.ending
+    tail = [_RANKING(view.ranking), _LEFT(view.left), _REFEREE_TO_MOVE(view.referee_to_move)]
+    if ending is not None:
+        tail[:0] = [_END_RULE(ending.rule_id), _END_REASON(ending.reason)]
+    return ViewCommon(
+        _GAME_ID(game_id) + _GAME_TYPE(view.game_type),
+        _VERSION(view.version) + _PENDING(view.pending),
+        _OVER(view.over) + _RESULTS(view.results) + _PLAYERS(players),
+        _DECISIONS(view.decisions) + _COMMITMENT(view.commitment),
+        _ABORTED(view.aborted),
+        b"".join(tail),
+    )
+
+
+def view_bytes(
+    game_id: str,
+    players: int,
+    view: View,
+    clocks: Sequence[Any] = (),
+    common: ViewCommon | None = None,
+) -> bytes:
     """``view`` as a serialized ``View``; ``clocks`` are dataclasses with the fields of
-    ``referee.v1.SeatClock`` (the application's clock readings)."""
+    ``referee.v1.SeatClock`` (the application's clock readings). ``common``: the fields every
+    viewer's view of this game at this version shares, encoded already (:func:`view_common`
+    of a view of the same game at the same version); else they are encoded here."""
+    if common is None:
+        common = view_common(game_id, players, view)
     game_type = view.game_type
     legal = view.legal_commands
     game_view: Any = type(view.game)
     game_key, encode_game = _game_view(game_type, game_view)
     parts = [
-        _GAME_ID(game_id),
-        _GAME_TYPE(game_type),
+        common.head,
         _SEAT(view.viewer),
-        _VERSION(view.version),
-        _PENDING(view.pending),
+        common.pending,
         b"".join([delimited(_LEGAL_TAG, command_bytes(game_type, c)) for c in legal]),
-        _OVER(view.over),
-        _RESULTS(view.results),
-        _PLAYERS(players),
+        common.results,
         delimited(game_key, encode_game(view.game)),
-        _DECISIONS(view.decisions),
-        _COMMITMENT(view.commitment),
+        common.decisions,
     ]
     if clocks:
         clock_type: Any = type(clocks[0])
         encode = plan(clock_type, _CLOCKS_FIELD.message_type).encode
         parts += [delimited(_CLOCKS_TAG, encode(clock)) for clock in clocks]
-    parts.append(_ABORTED(view.aborted))
+    parts.append(common.aborted)
     if legal:
         label = get_game(game_type).command_label
         parts.append(_LABELS(tuple(label(command, view.game) for command in legal)))
     parts.append(_LINES(labels.view_lines(game_type, view.game)))
     if legal:
         parts.append(_PARTS(legal_command_parts(game_type, view.game, legal)))
-    ending = view.ending
-    if ending is not None:
-        parts += [_END_RULE(ending.rule_id), _END_REASON(ending.reason)]
-    parts += [_RANKING(view.ranking), _LEFT(view.left), _REFEREE_TO_MOVE(view.referee_to_move)]
+    parts.append(common.tail)
     return b"".join(parts)
 
 
@@ -500,6 +535,7 @@ def game_type_to_proto(info: GameInfo) -> pb.GameType:
 __all__ = [
     "CodecError",
     "Plan",
+    "ViewCommon",
     "command_bytes",
     "command_from_json",
     "command_from_proto",
@@ -517,6 +553,7 @@ __all__ = [
     "plan",
     "results_to_proto",
     "view_bytes",
+    "view_common",
     "view_from_proto",
     "view_to_proto",
 ]

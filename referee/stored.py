@@ -174,11 +174,13 @@ def view_bytes(
     view: View,
     clocks: Sequence[Any] = (),
     holders: Sequence[Any] = (),
+    common: codec.ViewCommon | None = None,
 ) -> bytes:
     """A viewer's view as a serialized ``View``, with every seat's clock (``clocks``: values
     with the fields of ``referee.v1.SeatClock``) and who holds each seat (``holders``: values
-    with the fields of ``referee.v1.SeatHolder``, its state and kind as words)."""
-    data = codec.view_bytes(game_id, players, view, clocks)
+    with the fields of ``referee.v1.SeatHolder``, its state and kind as words); ``common``
+    as :func:`referee.codec.view_bytes` takes it."""
+    data = codec.view_bytes(game_id, players, view, clocks, common)
     if holders:
         data += b"".join(delimited(_HOLDER, holder_bytes(h)) for h in holders)
     return data

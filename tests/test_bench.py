@@ -6,6 +6,7 @@ figures themselves are compared in docs/performance.md, as ratios measured side 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -73,7 +74,7 @@ def test_quick_p10_plays_over_player_streams(tmp_path: Path) -> None:
 
 
 def test_quick_p12_splits_a_command_by_stage(tmp_path: Path) -> None:
-    """P12's windows run and every stage of the issue has a row (no speed)."""
+    """P12's windows run and every stage of ``stages.STAGES`` has a row (no speed)."""
     from referee.bench import stages
 
     out = tmp_path / "bench"
@@ -129,7 +130,7 @@ def test_quick_p11_reports_every_game_and_its_peers() -> None:
 
 
 def test_the_memory_breakdown_names_the_line_that_holds_the_bytes(tmp_path: Path) -> None:
-    """P4's ``--trace`` (issue 25 §4): two tracemalloc snapshots, the growth between them
+    """P4's ``--trace``: two tracemalloc snapshots, the growth between them
     divided by what was added, by line; the line that allocated what is still held comes first
     with its bytes each."""
     import tracemalloc
@@ -199,3 +200,69 @@ def test_quick_p14_drives_both_servers_with_their_users_clients(tmp_path: Path) 
     for figure in p14["figures"].values():
         assert figure["referee_ratio"] is not None and figure["referee_sqlite_ratio"] is not None
     assert "## P14 beside boardgame.io" in (out / "bench.md").read_text()
+
+
+def test_quick_levels_plays_every_pairing_in_every_game(tmp_path: Path) -> None:
+    from referee.application.house.levels import LEVELS
+    from referee.bench import levels
+
+    out = tmp_path / "bench"
+    assert main(["bench", "--quick", "--only", "LEVELS", "--out", str(out)]) == 0
+    report = json.loads((out / "bench.json").read_text())
+    found = report["results"]["LEVELS"]
+    pairings = {(row["game"], row["stronger"], row["weaker"]) for row in found["pairings"]}
+    games = {"dracula-vs-van-helsing", "mau-mau-vampires", "sleeping-queens", "vampire-queen"}
+    named = ["random", *LEVELS]
+    assert pairings == {(g, named[i + 1], named[i]) for g in games for i in range(len(LEVELS))}
+    for row in found["pairings"]:
+        assert row["deals"] >= 1 and row["games"] == row["deals"] * row["players"]
+        assert row["lead_low"] <= row["lead"] <= row["lead_high"]
+        assert 0 <= row["win_low"] <= row["win_rate"] <= row["win_high"] <= 1
+        # The searching level searched, at the fixed iterations (no strength is asserted).
+        assert (row["searched_moves"] > 0) == LEVELS[row["stronger"]].knows
+    assert set(found["hard_iterations"].values()) == {levels.QUICK_ITERATIONS}
+    assert report["headline"]["LEVELS"] == found["least_lower_bound"]
+    markdown = (out / "bench.md").read_text()
+    assert "## LEVELS the house bots' levels" in markdown and "| LEVELS |" in markdown
+    assert markdown.count("| hard vs normal |") == len(games)
+
+
+def test_a_levels_deal_is_the_same_when_played_again() -> None:
+    from referee.bench import levels
+
+    def play() -> levels.Deal:  # the same games; only the CPU time they took may differ
+        deal = levels.play_deal("sleeping-queens", "hard", "normal", 3, quick=True)
+        return dataclasses.replace(deal, search_seconds=0.0)
+
+    first = play()
+    assert play() == first
+    assert first.searched > 0 and first.iterations == first.searched * levels.QUICK_ITERATIONS
+
+
+def test_quick_restart_times_a_replica_from_start_to_serving(tmp_path: Path) -> None:
+    """RESTART starts a server on PostgreSQL holding games and reports each figure (no speed);
+    without a PostgreSQL it says why it skipped."""
+    out = tmp_path / "bench"
+    argv = ["bench", "--quick", "--only", "RESTART", "--out", str(out), "--recovery-games", "12"]
+    assert main(argv) == 0
+    restart = json.loads((out / "bench.json").read_text())["results"]["RESTART"]
+    assert "## RESTART" in (out / "bench.md").read_text()
+    if "skipped" in restart:
+        return
+    assert (restart["games"], restart["finished"]) == (12, 6)
+    assert restart["running"] + restart["clocked"] == 6 and restart["clocked"] >= 1
+    for name in ("banner", "first_write", "first_cold_read", "background_start"):
+        assert restart[f"{name}_seconds"] > 0, name
+
+
+def test_quick_soak_reports_memory_before_during_and_after_the_load(tmp_path: Path) -> None:
+    """SOAK plays, then waits for the games to leave memory: RSS at the start, before, during
+    and after the load are all reported (no figure is asserted)."""
+    out = tmp_path / "bench"
+    assert main(["bench", "--quick", "--only", "SOAK", "--out", str(out)]) == 0
+    soak = json.loads((out / "bench.json").read_text())["results"]["SOAK"]
+    assert soak["games"] > 0 and soak["commands"] > 0 and soak["samples"]
+    for name in ("start", "before", "peak", "after_load"):
+        assert soak[f"rss_{name}_mib"] > 0, name
+    assert {"after_to_before", "after_to_start", "growth"} <= set(soak)
+    assert "after the load, every game evicted" in (out / "bench.md").read_text()

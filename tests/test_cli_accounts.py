@@ -1,4 +1,4 @@
-"""``referee account create|list`` and the players' ``serve`` flags (issue 20, section 1): an
+"""``referee account create|list`` and the players' ``serve`` flags: an
 operator makes accounts straight on the store (the token printed once, alone on stdout), and
 the flags reach the server: open registration, the platform's key, the calls per minute."""
 

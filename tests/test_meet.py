@@ -1,4 +1,4 @@
-"""Issue 20, done when: two programs that never exchanged anything but their names meet
+"""Two programs that never exchanged anything but their names meet
 through the lobby, a challenge and a pairing request, over gRPC and over Connect, and finish
 a (rated) game; and on PostgreSQL with the claim on one replica and the commands on another.
 

@@ -54,8 +54,8 @@ PACKAGES = [
 
 
 def test_no_package_imports_a_circle() -> None:
-    """The whole package, not only the rooms checked elsewhere (issue 23: no import circles,
-    hidden ones included)."""
+    """The whole package, not only the rooms checked elsewhere: no import circles, hidden ones
+    included."""
     for package, root in PACKAGES:
         edges = graph(package, root)
         assert len(edges) > 3, f"{package}: the graph is read"

@@ -1,4 +1,4 @@
-"""The repository stands alone (issue 11): licence, changelog, buf.gen.yaml, the proto file
+"""The repository stands alone: licence, changelog, buf.gen.yaml, the proto file
 options other languages' generators read, and one version everywhere."""
 
 from __future__ import annotations

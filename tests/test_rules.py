@@ -1,4 +1,4 @@
-"""The rules pages in ``docs/rules/`` (the repository's own, issue 11): one per game, every id
+"""The rules pages in ``docs/rules/`` (the repository's own): one per game, every id
 numbered without gaps, every id named by a test, and the same ids, rulings and options as the
 rules specification in ``../shared/rules/`` when that folder is beside the checkout."""
 

@@ -230,6 +230,9 @@ class _Shown:
         #: (version, seats) last announced
         self.waiting_told: tuple[int, tuple[int, ...]] | None = None
         self.batch_events = 0  # events of the current batch printed so far
+        #: Who holds each seat, from the newest view that says so: the views of the history
+        #: replayed before the current view may come without it.
+        self.holders: list[referee_pb2.SeatHolder] = []
 
     def tell_waiting(self, waiting: tuple[int, tuple[int, ...]]) -> None:
         """Nobody moved for a moment: say whom we wait for."""
@@ -243,10 +246,14 @@ class _Shown:
         """One message of the stream: its event printed, its view kept if newer, and the
         table drawn at the first current view."""
         term, view = self.term, message.view
+        if view.seat_holders:
+            self.holders = list(view.seat_holders)
+        else:
+            view.seat_holders.extend(self.holders)
         if message.HasField("event"):
             self.seen = message.event.sequence
             self.batch_events += 1
-            term.say_wrapped(render.describe_event(message.event))
+            term.say_wrapped(render.describe_event(message.event, render.holder_names(view)))
             if self.spectator and render.redraw_for_spectator(message.event, self.batch_events):
                 term.say(render.render_view(view, self.info))  # e.g. after a round's end
             if settled(message):
@@ -525,8 +532,9 @@ def cmd_list(
             "%Y-%m-%d %H:%M:%S"
         )
         if game.game_over:
-            winners = ", ".join(str(r.seat) for r in game.results if r.rank == 1)
-            status = f"over (won by seat {winners})"
+            holders = {h.seat: h.player for h in game.seat_holders if h.player and not h.hidden}
+            winners = [holders.get(r.seat, f"seat {r.seat}") for r in game.results if r.rank == 1]
+            status = f"over (won by {', '.join(winners)})"
         elif game.referee_to_move and not game.pending_seats:
             status = "the referee plays for a seat that left"
         else:

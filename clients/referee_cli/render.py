@@ -24,6 +24,7 @@ from referee_cli.screen import (
     game_lines,
     holder_names,
     join,
+    named,
     pack,
     seat_name,
     wrap,
@@ -39,6 +40,7 @@ __all__ = [
     "menu_columns",
     "menu_groups",
     "menu_texts",
+    "named",
     "redraw_for_spectator",
     "render_left",
     "render_menu",
@@ -123,8 +125,9 @@ def _status(view: referee_pb2.View) -> str:
 def _clocks(view: referee_pb2.View) -> list[str]:
     if not view.clocks:
         return []
+    me, names = viewer(view), holder_names(view)
     items = [
-        f"seat {c.seat} {c.remaining_ms / 1000:.1f}s+{c.bank_ms / 1000:.0f}s"
+        f"{seat_name(c.seat, me, names)} {c.remaining_ms / 1000:.1f}s+{c.bank_ms / 1000:.0f}s"
         + (" running" if c.pending else "")
         for c in view.clocks
     ]
@@ -149,7 +152,7 @@ def render_view(
     after = render_left(view) + _clocks(view)
     after += render_results(view) if view.game_over and view.results else []
     left = max(1, room - len(lines) - len(after))
-    given = list(view.view_lines)
+    given = _named_lines(view)
     if given:  # the game's words, from the top (the game puts the hand first), as room allows
         left = max(left, min(len(given), MIN_VIEW_LINES))
         lines.extend(given if len(given) <= left else [*given[: left - 1], "..."])
@@ -160,17 +163,30 @@ def render_view(
     return "\n".join(lines + after)
 
 
-def describe_event(event: referee_pb2.Event) -> str:
-    """One line for an event: the server's description of it (as this viewer received it)."""
+def _named_lines(view: referee_pb2.View) -> list[str]:
+    """The game's lines of the view, seats named by their players; a line a name made longer
+    than the screen wrapped at its words."""
+    names = holder_names(view)
+    lines = []
+    for line in view.view_lines:
+        text = named(line, names)
+        fits = len(text) <= SCREEN_WIDTH
+        lines.extend([text] if fits else wrap("", text.split(" "), SCREEN_WIDTH, " "))
+    return lines
+
+
+def describe_event(event: referee_pb2.Event, holders: Sequence[str] = ()) -> str:
+    """One line for an event: the server's description of it (as this viewer received it),
+    its seats named by their players (``holders``, :func:`holder_names`)."""
     if event.description:
-        return event.description
+        return named(event.description, holders)
     return text_format.MessageToString(event, as_one_line=True)
 
 
 def command_label(view: referee_pb2.View, index: int) -> str:
     """The label of ``view.legal_commands[index]``, from the server."""
     if index < len(view.legal_command_labels):
-        return view.legal_command_labels[index]
+        return named(view.legal_command_labels[index], holder_names(view))
     return text_format.MessageToString(view.legal_commands[index], as_one_line=True)
 
 

@@ -22,6 +22,7 @@ with no field set (a card the viewer may not see) as ``?``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -185,6 +186,25 @@ def holder_names(view: referee_pb2.View) -> list[str]:
     return names
 
 
+_SEAT = re.compile(r"\b([Ss])eat (\d+)\b")
+
+
+def named(text: str, holders: Sequence[str]) -> str:
+    """``text`` with each ``seat N`` whose player has a name (``holders``) written as the name:
+    the referee's words describe a game, not who sits at it. A seat held anonymously stays
+    ``seat N``.
+
+    >>> named("seat 2 led the 15 Hunter; Seat 1 passed", ["ann", "", "bob"])
+    'bob led the 15 Hunter; Seat 1 passed'
+    """
+
+    def name(found: re.Match[str]) -> str:
+        seat = int(found[2])
+        return holders[seat] if seat < len(holders) and holders[seat] else found[0]
+
+    return _SEAT.sub(name, text)
+
+
 def join(names: Sequence[str]) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     if len(names) <= 1:
@@ -262,7 +282,9 @@ class _Table:
                 break
             widest = max(range(len(columns)), key=lambda c: sizes[c])
             name, cells = columns.pop(widest)
-            items = [f"seat {s}: {cell}" for s, cell in enumerate(cells) if cell]
+            items = [
+                f"{named(f'seat {s}', holders)}: {cell}" for s, cell in enumerate(cells) if cell
+            ]
             moved.append(wrap(f"{words(name).capitalize()}:", _separated(items, ";"), width, " "))
         if not columns:
             return [], moved

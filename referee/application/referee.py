@@ -362,6 +362,8 @@ class Referee:
         updates = self._streams.stream(
             game_id, seat_token, spectator, organiser_token, as_seat, after, batched
         )
+        if not _revocable(seat_token):
+            return updates  # nothing to hold: one generator fewer on every update's way
         return self._held(seat_token, updates)
 
     async def _held(
@@ -378,8 +380,9 @@ class Referee:
     def _hold(self, seat_token: SeatKey) -> Callable[[], None]:
         """A stream opened with a player's account token is ended if the token is revoked
         while it is open: returns what to call when the stream ends."""
-        if not isinstance(seat_token, PlayerSeat) or not seat_token.principal.credential:
+        if not _revocable(seat_token):
             return _nothing
+        assert isinstance(seat_token, PlayerSeat)
         credential = seat_token.principal.credential
 
         def end(error: RefereeError) -> None:
@@ -410,6 +413,11 @@ class Referee:
             )
         finally:
             release()
+
+
+def _revocable(seat_token: SeatKey) -> bool:
+    """The stream is opened with a player's account token, which may be revoked meanwhile."""
+    return isinstance(seat_token, PlayerSeat) and bool(seat_token.principal.credential)
 
 
 def _nothing() -> None:

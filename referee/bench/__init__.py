@@ -41,10 +41,13 @@ PARTS = (
     "P12",
     "P13",
     "P14",
+    "RESTART",
     "SOAK",
+    "LEVELS",
 )
-#: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes: ask for it by name).
-DEFAULT_PARTS = tuple(part for part in PARTS if part != "SOAK")
+#: Parts a bare ``referee bench`` runs (SOAK takes eleven minutes, LEVELS about an hour of CPU
+#: time: ask for them by name).
+DEFAULT_PARTS = tuple(part for part in PARTS if part not in ("SOAK", "LEVELS"))
 
 #: The performance targets (docs/performance.md), as (figure, comparison, value).
 TARGETS = {
@@ -62,7 +65,13 @@ TARGETS = {
     "P12": ("in-process CPU per command ÷ one engine step of the same game", "<=", 10.0),
     "P13": ("server CPU per command, 3 replicas on PostgreSQL ÷ 1 (seats together)", "<=", 1.25),
     "P14": ("server CPU per move ÷ boardgame.io's, same game shape and load", "<=", 1.0),
+    "RESTART": ("seconds from start to the first write, PostgreSQL with 2,000 games", "<=", 5.0),
     "SOAK": ("server RSS growth after warm-up over 11 minutes of play (%)", "<=", 5.0),
+    "LEVELS": (
+        "least lower bound of a house level's lead over the one below (every game, 95 %)",
+        ">=",
+        0.0,
+    ),
 }
 
 
@@ -216,9 +225,13 @@ def headline(results: dict[str, Any]) -> dict[str, float | None]:
         found["P14"] = (
             p14["figures"]["server_cpu_us_per_move"]["referee_ratio"] if "figures" in p14 else None
         )
+    if "RESTART" in results:
+        found["RESTART"] = results["RESTART"].get("first_write_seconds")
     if "SOAK" in results:
         growth = results["SOAK"]["growth"]
         found["SOAK"] = growth * 100 if growth is not None else None
+    if "LEVELS" in results:
+        found["LEVELS"] = results["LEVELS"]["least_lower_bound"]
     return found
 
 
@@ -382,6 +395,10 @@ def markdown(report: dict[str, Any]) -> str:
         from referee.bench.replicas import markdown as replicas_markdown
 
         out += replicas_markdown(results["P7"])
+    if "RESTART" in results:
+        from referee.bench.restart import markdown as restart_markdown
+
+        out += restart_markdown(results["RESTART"])
     if "SOAK" in results:
         soak = results["SOAK"]
         growth = soak["growth"]
@@ -395,6 +412,13 @@ def markdown(report: dict[str, Any]) -> str:
             f"{soak['rss_at_end_mib']:.1f} MiB: growth **"
             + (f"{growth:+.1%}" if growth is not None else "n/a")
             + "** (target < 5%).",
+            "",
+            f"RSS at the start {soak['rss_start_mib']:.1f} MiB; before the load (one game "
+            f"played and evicted) {soak['rss_before_mib']:.1f} MiB; peak "
+            f"{soak['rss_peak_mib']:.1f} MiB; after the load, every game evicted (idle "
+            f"{soak['evict_idle_seconds']:g} s), **{soak['rss_after_load_mib']:.1f} MiB**: "
+            f"{soak['after_to_before']:+.1%} of before, {soak['after_to_start']:+.1%} of the "
+            "start (target within 10%).",
         ]
     if "P8" in results:
         from referee.bench import rl
@@ -423,6 +447,10 @@ def markdown(report: dict[str, Any]) -> str:
         from referee.bench import scale
 
         out += scale.markdown(results["P13"])
+    if "LEVELS" in results:
+        from referee.bench import levels
+
+        out += levels.markdown(results["LEVELS"])
     return "\n".join(out) + "\n"
 
 
@@ -503,6 +531,11 @@ def main(
         from referee.bench import store
 
         results["P5"] = store.run(quick, recovery_games)
+    if "RESTART" in parts:
+        print("RESTART a replica on PostgreSQL with many games ...", flush=True)
+        from referee.bench import restart
+
+        results["RESTART"] = restart.run(quick, recovery_games)
     if "P8" in parts:
         print("P8 learning environments ...", flush=True)
         from referee.bench import rl
@@ -555,6 +588,12 @@ def main(
         from referee.bench import boardgame
 
         results["P14"] = boardgame.run(quick, concurrency)
+    if "LEVELS" in parts:
+        print("LEVELS the house bots' levels over duplicate deals, every game ...", flush=True)
+        from referee.bench import levels
+
+        Path(out).mkdir(parents=True, exist_ok=True)
+        results["LEVELS"] = levels.run(quick, progress=Path(out) / "levels-deals.jsonl")
     results = {part: results[part] for part in PARTS if part in results}
     command = "referee " + shlex.join(argv if argv is not None else ["bench"])
     report = {

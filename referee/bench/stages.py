@@ -58,7 +58,7 @@ TARGETS = (
     ("referee.engine.table", "Table.view", "views"),
     ("referee.application.tables.live", "LiveGame.view", "views"),
     ("referee.application.tables.live", "LiveGame.batch_update", "views"),
-    ("referee.application.tables.live", "LiveGame._view_holders", "views"),
+    ("referee.application.tables.live", "LiveGame.view_holders", "views"),
     ("referee.engine.table", "Table.redact", "redactions"),
     ("referee.application.tables.live", "LiveGame.stamped", "redactions"),
     ("referee.application.tables.values", "view_bytes", "encoding"),
@@ -78,7 +78,7 @@ TARGETS = (
     ("structlog._config", "BoundLoggerLazyProxy.bind", "logging"),
     ("structlog._base", "BoundLoggerBase._process_event", "logging"),
 )
-#: The rows of the table, in the issue's order (``decode`` is the driver's own).
+#: The rows of the table, in a command's order through the server (``decode`` is the driver's own).
 STAGES = (
     "decode",
     "idempotency/fingerprint",

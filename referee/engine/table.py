@@ -502,7 +502,29 @@ class Table(SeatsLeaving, Generic[StateT]):
                 if held_one_by_one(event):
                     log[index] = tracker.as_runs(event)
 
-    def view(self, viewer: Viewer) -> View:
+    def view(self, viewer: Viewer, like: View | None = None) -> View:
+        """``viewer``'s view now. ``like``: another viewer's view of this table now (same
+        version), whose fields that are the same for every viewer are taken from it rather than
+        worked out again (the server builds every seat's view after every batch)."""
+        legal = tuple(self.legal_commands(viewer)) if viewer is not None else ()
+        game_view = self.game.view(self.state, viewer)
+        if like is not None:
+            return View(
+                like.game_type,
+                viewer,
+                like.version,
+                like.pending,
+                like.decisions,
+                legal,
+                game_view,
+                like.results,
+                like.commitment,
+                like.aborted,
+                like.ending,
+                like.ranking,
+                like.left,
+                like.referee_to_move,
+            )
         status = self.status
         decisions = self.asked()
         # Positional: the server builds every seat's view after every command.
@@ -512,8 +534,8 @@ class Table(SeatsLeaving, Generic[StateT]):
             len(self.log),
             tuple([d.seat for d in decisions]),
             decisions,
-            tuple(self.legal_commands(viewer)) if viewer is not None else (),
-            self.game.view(self.state, viewer),
+            legal,
+            game_view,
             self.outcomes(),
             status.commitment,
             status.aborted is not None,

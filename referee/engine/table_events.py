@@ -307,6 +307,11 @@ TABLE_EVENT_TYPES: tuple[type[TableEvent], ...] = (
 
 #: No seat: the seat sets of a status before any seat forfeits or resigns (shared).
 _NO_SEATS: frozenset[int] = frozenset()
+#: Nobody left: the map of a status before any seat leaves, shared by every idle table. A
+#: seat that leaves replaces the map, never changes it (typed read-only); a plain dict rather
+#: than a MappingProxyType so that a table's status survives copy.deepcopy, as a search's
+#: copies need.
+_NOBODY_LEFT: Mapping[int, SeatLeft] = {}
 
 
 @dataclass(slots=True)
@@ -333,9 +338,7 @@ class TableStatus:
     count: int = 0
     #: The seats that left before the end (resigned, forfeited, abandoned, absent), by seat
     #: (shared empty until the first leaves: :meth:`fold` makes a new dict then).
-    # Each status its own (empty) map rather than one shared read-only one: a table's state
-    # must survive copy.deepcopy, as a search clones it.
-    left: Mapping[int, SeatLeft] = field(default_factory=dict)
+    left: Mapping[int, SeatLeft] = field(default_factory=lambda: _NOBODY_LEFT)
     #: The end at the join deadline with absent seats.
     absent: SeatsAbsent | None = None
 

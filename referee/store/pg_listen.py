@@ -33,7 +33,8 @@ DOCUMENTS_CHANNEL = "referee_documents"
 
 
 class Notifications:
-    """The thread, started at once; :attr:`listening` is set while it listens.
+    """The thread, started at once; :attr:`listening` is set while it listens on a connection
+    from ``connect()`` (a new one after each loss).
 
     ``game(game_id, version)`` and ``document(kind, key, revision)`` are called for
     notifications whose origin is not ``origin`` (a store's own commits were announced when it
@@ -44,13 +45,13 @@ class Notifications:
 
     def __init__(
         self,
-        conninfo: str,
+        connect: Callable[[], psycopg.Connection[Any]],
         origin: str,
         game: Callable[[str, int], None],
         document: Callable[[str, str, int], None],
         listened: Callable[[bool], None],
     ) -> None:
-        self._conninfo = conninfo
+        self._connect = connect
         self._origin = origin
         self._game = game
         self._document = document
@@ -69,7 +70,7 @@ class Notifications:
         first = True
         while not self._closed.is_set():
             try:
-                conn = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5)
+                conn = self._connect()
             except psycopg.Error as error:
                 _log.warning("event store listener cannot connect: %s", error)
                 self._closed.wait(delay)

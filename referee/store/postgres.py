@@ -32,12 +32,15 @@ How it keeps the store's guarantees across processes:
 * **Claims and document writes** are transactions of their own, not grouped (they are
   rare). Row locks are taken games first (by game id), then documents (by kind and key), in
   every transaction, so none can wait for another in a circle (:mod:`referee.store.pg_documents`).
-* **Faults.** A call waits at most ``wait`` seconds for a pooled connection; a lost
-  connection (a restarted or terminated backend), a pool that cannot connect, or any other
-  operational error of the database fails the call with :class:`StoreUnavailable`, never a
-  driver error. A write whose connection broke after it was sent is marked ``uncertain``:
-  the append may have committed, and a retry with the same command id answers it
-  (:class:`DuplicateCommand` with the first outcome) or applies it once.
+* **Faults.** A call waits at most ``wait`` seconds for a pooled connection that answers,
+  and at most ``wait`` for the answer to each of its statements, however the database fails,
+  silent with its connections open included (:mod:`referee.store.pg_connection`). A lost
+  connection (a restarted or terminated backend), a pool that cannot connect, a database
+  that does not answer in time, or any other operational error of the database fails the
+  call with :class:`StoreUnavailable`, never a driver error. A write whose connection broke
+  (or went silent) after it was sent is marked ``uncertain``: the append may have
+  committed, and a retry with the same command id answers it (:class:`DuplicateCommand`
+  with the first outcome) or applies it once.
 * **Migrations.** ``referee_schema`` holds the schema version; opening a store applies the
   missing steps of :data:`MIGRATIONS` in one transaction under an advisory lock (replicas
   starting together migrate once), and refuses a database whose version is newer than this
@@ -77,6 +80,7 @@ from referee.store.base import (
     check_limit,
 )
 from referee.store.group import GroupCommitStore, GroupWriter, Pending
+from referee.store.pg_connection import AnsweringConnection, session_settings, tcp_settings
 from referee.store.pg_listen import DOCUMENTS_CHANNEL, GAMES_CHANNEL, Notifications
 from referee.store.pg_schema import MIGRATIONS, SCHEMA_VERSION, migrate, scratch_database
 from referee.store.rows import (
@@ -163,16 +167,20 @@ class PostgresEventStore(GroupCommitStore):
         #: Tags this instance's notifications, so its listener thread skips them.
         self.origin = uuid.uuid4().hex
         self._closed = threading.Event()
+        self._settings = tcp_settings(conninfo, wait)
+        opening = {**self._settings, "connect_timeout": max(2, int(connect_timeout))}
         try:
-            with psycopg.connect(conninfo, connect_timeout=max(1, int(connect_timeout))) as conn:
+            with psycopg.connect(conninfo, **opening) as conn:
                 migrate(conn)
         except psycopg.OperationalError as error:
             raise RuntimeError(f"cannot open the PostgreSQL event store: {error}") from None
-        self._pool: ConnectionPool[psycopg.Connection[Any]] = ConnectionPool(
+        self._pool: ConnectionPool[AnsweringConnection] = ConnectionPool(
             conninfo,
+            connection_class=AnsweringConnection,
             min_size=1,
             max_size=max(1, pool_size),
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, **self._settings},
+            configure=self._configure,
             # The wait for a free (or new) connection: a fault must answer UNAVAILABLE soon,
             # not after psycopg's default of 30 s, past any client's deadline.
             timeout=wait,
@@ -193,7 +201,11 @@ class PostgresEventStore(GroupCommitStore):
         self.listening = threading.Event()
         if listen:
             self._notifications = Notifications(
-                conninfo, self.origin, self._notify, self._document_heard, self._listened
+                self._listening_connection,
+                self.origin,
+                self._notify,
+                self._document_heard,
+                self._listened,
             )
             self.listening = self._notifications.listening
             # Listening before the store is handed out: a server lists its games right after
@@ -204,8 +216,22 @@ class PostgresEventStore(GroupCommitStore):
 
     # -- connections -----------------------------------------------------------------------
 
+    def _configure(self, conn: AnsweringConnection) -> None:
+        """A new pooled connection: its round trips and the server's statements bounded by
+        the store wait."""
+        conn.answer_wait = self.wait
+        for name, value in session_settings(self.wait):
+            conn.execute("SELECT set_config(%s, %s, false)", (name, value))
+
+    def _listening_connection(self) -> AnsweringConnection:
+        """A new connection for the notification thread (round trips bounded as the pool's;
+        waiting for notifications is not a round trip)."""
+        conn = AnsweringConnection.connect(self.conninfo, autocommit=True, **self._settings)
+        conn.answer_wait = self.wait
+        return conn
+
     @contextlib.contextmanager
-    def _conn(self, *, write: bool = False) -> Iterator[psycopg.Connection[Any]]:
+    def _conn(self, *, write: bool = False) -> Iterator[AnsweringConnection]:
         """A pooled connection, after the closed check; the database's faults raised in the
         block (or while waiting for the connection) as :class:`StoreUnavailable`, marked
         uncertain for a ``write`` that was under way."""
@@ -220,7 +246,7 @@ class PostgresEventStore(GroupCommitStore):
         except PoolTimeout:
             raise StoreUnavailable(
                 "the PostgreSQL event store got no connection in time (the database is"
-                " unreachable or refuses connections, or every connection is busy)",
+                " unreachable, silent or refuses connections, or every connection is busy)",
                 retry_after=1.0,
             ) from None
         except (psycopg.OperationalError, psycopg.InterfaceError) as error:
@@ -233,14 +259,15 @@ class PostgresEventStore(GroupCommitStore):
                 uncertain=write,
             ) from None
 
-    def _checked(self) -> psycopg.Connection[Any]:
+    def _checked(self) -> AnsweringConnection:
         """A pooled connection that answers, within ``wait`` (else :class:`PoolTimeout`).
 
         Each is checked with an empty query (one round trip) before use, so a connection
         the database dropped since (a restart, ``pg_terminate_backend``) fails here and not
-        in the call. Broken ones go back to the pool, which replaces them, and the next is
-        tried at once: psycopg's own ``check`` sleeps 1 s, then 2 s, ... between tries,
-        which made clocks seconds late after a fault.
+        in the call, and one that is silent fails within what is left of the wait (at least
+        :data:`FAILING_WAIT`). Broken ones go back to the pool, which replaces them, and the
+        next is tried at once: psycopg's own ``check`` sleeps 1 s, then 2 s, ... between
+        tries, which made clocks seconds late after a fault.
 
         Once a wait has run out, later calls wait at most :data:`FAILING_WAIT` until one gets
         a connection again: calls queued behind one another (the server makes them one at a
@@ -256,11 +283,16 @@ class PostgresEventStore(GroupCommitStore):
             except PoolTimeout:
                 self._failing = True
                 raise
+            conn.answer_wait = max(FAILING_WAIT, deadline - time.monotonic())
             try:
                 conn.execute("")
             except psycopg.Error:
                 self._pool.putconn(conn)
+                if time.monotonic() >= deadline:
+                    self._failing = True
+                    raise PoolTimeout("no pooled connection answered in time") from None
                 continue
+            conn.answer_wait = self.wait
             self._failing = False
             return conn
 

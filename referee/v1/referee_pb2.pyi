@@ -532,7 +532,7 @@ class HouseBot(_message.Message):
     player: _builtins.str
     """Its account name, e.g. "house-normal"."""
     level: _builtins.str
-    """Its strength, e.g. "easy" (random legal moves) or "normal" (the game's heuristic bot)."""
+    """Its strength, e.g. "easy", "normal" or "hard", weakest first (description says what it plays)."""
     strategy: _builtins.str
     """The built-in strategy that plays it (referee-bot's --strategy names)."""
     description: _builtins.str

@@ -1,4 +1,4 @@
-"""A seat's disconnects count faults, not reconnections (issue 24 item 15).
+"""A seat's disconnects count faults, not reconnections.
 
 A client that resumes its stream by sequence after its connection dropped, as
 docs/clients.md says, did nothing wrong; a seat whose client closed its stream mid-game and

@@ -200,7 +200,7 @@ def test_a_failing_level_is_replaced_by_random_and_counted(monkeypatch: Any) -> 
 
     real = levels.choose
 
-    def flaky(strategy: str, view: Any, players: int, seed: int) -> Any:
+    def flaky(strategy: str, view: Any, players: int, seed: int, *rest: Any) -> Any:
         if strategy == "explode":
             raise RuntimeError("boom")
         if strategy == "slow":
@@ -237,10 +237,7 @@ def test_a_failing_level_is_replaced_by_random_and_counted(monkeypatch: Any) -> 
 
 
 def test_levels_are_named_and_parsed() -> None:
-    assert [level.strategy for level in parse_levels("normal, easy,normal")] == [
-        "heuristic",
-        "random",
-    ]
+    assert [level.name for level in parse_levels("normal, easy,normal")] == ["normal", "easy"]
     with pytest.raises(ValueError, match="unknown house bot level"):
         parse_levels("grandmaster")
     counted = parse_levels("easy:2,normal")
@@ -251,3 +248,59 @@ def test_levels_are_named_and_parsed() -> None:
         with pytest.raises(ValueError, match=r"must be 1\.\.11"):
             parse_levels(bad)
     assert set(LEVELS) >= {"easy", "normal"}
+
+
+def test_a_level_blunders_its_share_of_moves_and_otherwise_plays_its_strategy() -> None:
+    """``easy`` and ``normal`` play the heuristic's command but for their share of random
+    ones (drawn from the decision's seed: the same seed, the same move); a level without
+    blunders is its strategy exactly."""
+    from referee.application.house.levels import choose
+    from referee.engine import Table
+    from referee.engine.bot import game_bot
+
+    table = Table.create("sleeping-queens", 2, seed=b"blunders")
+    seat = table.pending()[0]
+    view = table.view(seat)
+    heuristic = game_bot("sleeping-queens")
+    assert heuristic is not None and len(view.legal_commands) > 4
+    best = heuristic.choose(view, 2)
+    assert LEVELS["easy"].blunders > LEVELS["normal"].blunders > LEVELS["hard"].blunders == 0
+    for level in LEVELS.values():
+        if level.knows:
+            continue
+        moves = [
+            choose(level.strategy, view, 2, seed, blunders=level.blunders) for seed in range(600)
+        ]
+        assert all(move in view.legal_commands for move in moves)
+        off = sum(move != best for move in moves) / len(moves)
+        # A blunder is uniform over the legal commands, the heuristic's own among them.
+        expected = level.blunders * (1 - 1 / len(view.legal_commands))
+        assert abs(off - expected) < 0.08, (level.name, off, expected)
+        assert choose(level.strategy, view, 2, 5, blunders=level.blunders) == moves[5]
+    assert {choose("heuristic", view, 2, seed) for seed in range(50)} == {best}
+
+
+def test_hard_plays_the_heuristic_whole_where_its_search_is_not_stronger() -> None:
+    """In Sleeping Queens the search is not measured stronger than the heuristic, so ``hard``
+    plays the heuristic's own move there (and would otherwise not beat ``normal``, the
+    heuristic with blunders); elsewhere it searches from the seat's knowledge."""
+    from referee.application.house.levels import decide
+    from referee.engine import Table
+    from referee.engine.bot import game_bot
+    from referee.search.worlds import Knowledge
+
+    hard = LEVELS["hard"]
+    assert "sleeping-queens" in hard.heuristic_in and hard.knows
+    for game_type in ("sleeping-queens", "dracula-vs-van-helsing"):
+        table = Table.create(game_type, 2, seed=b"hard")
+        seat = table.pending()[0]
+        view = table.view(seat)
+        known = Knowledge(
+            game_type, 2, dict(table.config.options), seat, tuple(table.redacted_log(seat)), view
+        )
+        heuristic = game_bot(game_type)
+        assert heuristic is not None
+        made = asyncio.run(decide(hard, view, 2, random.Random(1), 10**6, knowledge=known))
+        assert not made.fallback and made.command in view.legal_commands
+        if game_type in hard.heuristic_in:
+            assert made.command == heuristic.choose(view, 2)

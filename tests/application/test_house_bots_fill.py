@@ -1,5 +1,5 @@
-"""The organiser starts a waiting game by filling its empty seats with house bots (issue 20
-§3; ``Referee.fill_with_bots``): open and bot-reserved seats are filled and the game is
+"""The organiser starts a waiting game by filling its empty seats with house bots
+(``Referee.fill_with_bots``): open and bot-reserved seats are filled and the game is
 played out; each refusal (not the organiser, started, no house bots, too few accounts, an
 unknown level) changes nothing."""
 

@@ -1,4 +1,4 @@
-"""The ``hard`` house bot (issue 22 §3: the search strategy, ISMCTS, as a server bot): a game
+"""The ``hard`` house bot (the search strategy, ISMCTS, as a server bot): a game
 against it plays to the end on a small iteration budget, deciding in the level's worker
 process from the seat's knowledge, which is exactly the seat's redacted events and view as
 its session delivered them (never the table); and the replacement rule holds for it (a
@@ -85,7 +85,9 @@ def test_a_game_against_hard_house_bots_plays_to_the_end_on_the_seats_knowledge(
             "referee_house_bot_moves_total", {"level": "hard", "game_type": game_type}
         )
         assert moves == len(seen)
-        for reason in ("error", "budget", "illegal"):
+        # Not "budget": whether a search overran its wall clock depends on the machine's load
+        # (the next test covers that fallback).
+        for reason in ("error", "illegal"):
             assert fallbacks(referee, "hard", game_type, reason) == 0, reason
 
     run(scenario)

@@ -25,8 +25,15 @@ from referee.engine import Table, all_games, get_game
 from referee.search.worlds import Knowledge, sample_world
 
 GAMES = sorted(g.info.type_id for g in all_games())
+# Derandomized: the same seeds every run. A few random deals of Mau Mau Vampires make the
+# sampler's search run for minutes at the fixed iterations used here (no wall clock), which
+# made the suite's time a matter of luck.
 PROPERTY = settings(
-    max_examples=3, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=3,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 #: Moments inspected per random game.
 SAMPLES = 6

@@ -1,4 +1,4 @@
-"""Identities that cannot be borrowed (issue 39, item 3), at the application layer: a
+"""Identities that cannot be borrowed, at the application layer: a
 platform token's subject lives in the platform's name space, so it never acts as an account
 or a house bot of the same name; with bare names a collision is refused with its reason; a
 credential that may only watch sees the public view on every call and stream."""

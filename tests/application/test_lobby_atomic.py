@@ -1,4 +1,4 @@
-"""The lobby's games exist only with their players seated (issue 20): an accepted challenge
+"""The lobby's games exist only with their players seated: an accepted challenge
 and a paired ticket are written in the game's creation transaction with the players' seat
 claims, so a player told of its game (its stream's accepted challenge or paired ticket) asks
 for its view at once and is never NOT_SEATED, on the replica that made the game or another.

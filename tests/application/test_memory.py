@@ -83,7 +83,7 @@ def test_an_abandoned_game_is_aborted_with_a_public_reason() -> None:
 
 
 def test_a_finished_game_leaves_only_its_summary() -> None:
-    """Issue 25 §4: a finished game nobody uses leaves memory within FINISHED_IDLE_SECONDS,
+    """A finished game nobody uses leaves memory within FINISHED_IDLE_SECONDS,
     long before the idle limit of running games; its summary stays for ListGames, and it
     loads again unchanged when asked for more."""
     from referee.application.tables.repository import FINISHED_IDLE_SECONDS
@@ -106,7 +106,7 @@ def test_a_finished_game_leaves_only_its_summary() -> None:
 
 
 def test_an_idle_game_just_dealt_holds_little(tmp_path: Path) -> None:
-    """Issue 25 §4: what a refereed Vampire Queen game of 4 just created (dealt, nobody
+    """What a refereed Vampire Queen game of 4 just created (dealt, nobody
     watching) adds to the process, under tracemalloc, through the referee on a SQLite store
     (whose rows are not Python objects): 9.8 KiB on main before 2026-12-04, 9.1 KiB with the
     table's forfeited and resigned seats one shared empty frozenset until a seat is added,

@@ -1,4 +1,4 @@
-"""Accounts and account tokens (issue 20, section 1): made by the operator or by Register when
+"""Accounts and account tokens: made by the operator or by Register when
 the server allows it, shown once, kept hashed, checked in constant time; every refusal with its
 kind and reason, and nothing written by a refused call."""
 

@@ -1,4 +1,4 @@
-"""Calls per minute per player (issue 20, section 7): a token bucket per player name; past it,
+"""Calls per minute per player: a token bucket per player name; past it,
 RESOURCE_EXHAUSTED with a retry delay that the transports send as ``google.rpc.RetryInfo``.
 Calls without a player are counted per client address, each call once."""
 
@@ -119,7 +119,7 @@ def test_registrations_per_minute_are_limited_for_everyone_together() -> None:
     run(scenario)
 
 
-# --- calls without a player: per client address (issue 44) ----------------------------------
+# --- calls without a player: per client address -----------------------------------------------
 
 
 def test_each_address_and_kind_has_its_own_bucket_and_a_right_claim_gives_back() -> None:

@@ -1,4 +1,4 @@
-"""A platform's signed tokens (issue 20, section 1): a player this server has no account for,
+"""A platform's signed tokens: a player this server has no account for,
 named by a short-lived JWT the platform signed; expired, wrongly signed or wrongly scoped
 tokens refused with their reason, and never quoted."""
 

@@ -1,4 +1,4 @@
-"""Ratings that belong to players (issue 20, section 6): the tournament runner's openskill model,
+"""Ratings that belong to players: the tournament runner's openskill model,
 persisted per player and game type, a game rated once however often (and wherever) its end is
 seen; a leaderboard per game type."""
 

@@ -1,4 +1,4 @@
-"""Rated games update their players' ratings at their end (issue 20, section 6): through the
+"""Rated games update their players' ratings at their end: through the
 repository's ``on_finished`` hook, from the log's claims and the game's results; unrated and
 aborted games leave ratings alone."""
 

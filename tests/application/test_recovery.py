@@ -6,11 +6,15 @@ test_recovery.py); these drive :class:`~referee.application.Referee` directly on
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
 from referee.application import Created, Referee
-from tests.application.support import play_to_end, plays, run
+from referee.application.tables.clocks import Clock, GameSettings
+from referee.store import GameRecord, SqliteEventStore, StoredEvent
+from tests.application.support import WAIT, play_to_end, plays, run, until
 
 GAME = "vampire-queen"
 
@@ -23,8 +27,6 @@ async def looks(referee: Referee, created: Created) -> tuple[Any, ...]:
 
 
 def test_a_restart_on_the_same_store_continues_every_game(tmp_path: Path) -> None:
-    from referee.store import SqliteEventStore
-
     path = tmp_path / "referee.sqlite3"
     games: list[Created] = []
     before: dict[str, Any] = {}
@@ -56,3 +58,98 @@ def test_a_restart_on_the_same_store_continues_every_game(tmp_path: Path) -> Non
             assert sequences == list(range(1, summary.version + 1))
 
     run(second, store=SqliteEventStore(path))
+
+
+class _SlowFor(SqliteEventStore):
+    """The SQLite store, whose reads of the ``held`` games wait until :attr:`released` is set
+    (as a slow disk or a long log would for them)."""
+
+    def __init__(self, path: Path, held: set[str]) -> None:
+        super().__init__(path)
+        self.held = held
+        self.released = threading.Event()
+
+    def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        if game_id in self.held:
+            self.released.wait(HELD_SECONDS)
+        return super().read(game_id, after, limit)
+
+
+#: How long the held reads wait at most (well past the test's own wait).
+HELD_SECONDS = 3 * WAIT
+
+
+def test_a_restart_serves_before_its_clocked_games_are_loaded(tmp_path: Path) -> None:
+    """Games with a clock load at start-up, in the background: while their loads are held,
+    the restarted referee creates a game and loads one without a clock when asked, and the
+    clocked games are all loaded once their reads go through."""
+    path = tmp_path / "referee.sqlite3"
+    clocked: list[str] = []
+    plain: list[Created] = []
+    settings = GameSettings(clock=Clock(decision_ms=600_000), connect_grace_ms=0)
+
+    async def first(referee: Referee) -> None:
+        for _ in range(4):
+            clocked.append((await referee.create(GAME, 3, settings=settings)).game_id)
+        plain.append(await referee.create(GAME, 3, {"rounds": "1"}))
+
+    run(first, store=SqliteEventStore(path))
+
+    async def second() -> None:
+        store = _SlowFor(path, set(clocked))
+        referee = Referee(store)
+        try:
+            await referee.recover()
+            created = await asyncio.wait_for(referee.create(GAME, 3), WAIT)
+            assert created.game_id in referee.games
+            summary = await asyncio.wait_for(referee.summary(plain[0].game_id), WAIT)
+            assert summary.version > 0
+            assert not set(clocked) & set(referee.games), "the held loads went through"
+            store.released.set()
+            await until(lambda: set(clocked) <= set(referee.games))
+        finally:
+            store.released.set()
+            referee.close()
+
+    asyncio.run(second())
+
+
+class _SlowListing(SqliteEventStore):
+    """The SQLite store, whose listings after the first (the start's own) wait until
+    :attr:`released` is set: the ratings' catch-up at a start lists the games again."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.listings = 0
+        self.released = threading.Event()
+
+    def list_games(self) -> list[tuple[GameRecord, int, bool]]:
+        self.listings += 1
+        if self.listings > 1:
+            self.released.wait(HELD_SECONDS)
+        return super().list_games()
+
+
+def test_a_restart_writes_while_the_ratings_catch_up_reads(tmp_path: Path) -> None:
+    """The ratings' catch-up reads at a start in the background: a game is created (a write)
+    while its reads are held."""
+    path = tmp_path / "referee.sqlite3"
+
+    async def first(referee: Referee) -> None:
+        await referee.create(GAME, 3)
+
+    run(first, store=SqliteEventStore(path))
+
+    async def second() -> None:
+        store = _SlowListing(path)
+        referee = Referee(store)
+        try:
+            await referee.recover()
+            await until(lambda: store.listings > 1)  # the catch-up is reading
+            created = await asyncio.wait_for(referee.create(GAME, 3), WAIT)
+            assert created.game_id in referee.games
+        finally:
+            store.released.set()
+            referee.close()
+
+    asyncio.run(second())

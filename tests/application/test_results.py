@@ -250,8 +250,8 @@ def test_a_player_who_gives_up_on_a_staller_ranks_above_the_staller(way: str) ->
 
 
 def test_a_resigned_seat_whose_default_moves_won_by_the_rules_still_ranks_last() -> None:
-    """The issue's report: a bot that resigned at once came first in rated games, its default
-    moves winning by the rules. The rules' rank is kept (``rules_rank``); the rank is last."""
+    """A bot that resigns at once does not come first in rated games by its default moves
+    winning by the rules: the rules' rank is kept (``rules_rank``); the rank is last."""
 
     async def scenario(referee: Referee) -> None:
         settings = seats("reserved:ann", "reserved:bob", rated=True)
@@ -328,8 +328,8 @@ def test_an_unrated_casual_game_keeps_the_rules_ranking_and_says_so() -> None:
 
 
 def test_a_bot_that_dodges_an_opponent_ends_below_one_that_plays() -> None:
-    """The issue's dodger: it never claims its seats against the strong bot. Those games
-    were void and cost it nothing; now each is a loss, and the absences show."""
+    """A dodger never claims its seats against the strong bot. Void games would cost it
+    nothing, so each is a loss, and the absences show."""
 
     async def scenario(referee: Referee) -> None:
         async def game(first: str, second: str, *, dodger: str = "", resigns: str = "") -> None:

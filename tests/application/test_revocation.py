@@ -1,4 +1,4 @@
-"""Account tokens that can be revoked and replaced (issue 39, item 3), at the application
+"""Account tokens that can be revoked and replaced, at the application
 layer: a revoked token is refused, on this replica and on others (PostgreSQL), also when the
 operator revoked it from another process with no notification (SQLite); every stream opened
 with it (a player session, a game stream with the player's credential) ends UNAUTHENTICATED

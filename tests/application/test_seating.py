@@ -1,4 +1,4 @@
-"""Seats that are claimed, not handed out (issue 20 sections 2, 3 and 6), at the application
+"""Seats that are claimed, not handed out, at the application
 layer: open, reserved and creator seats, claim codes, a table that deals when full, the join
 deadline, resigning, and every refusal with its kind and reason, changing nothing."""
 

@@ -1,4 +1,4 @@
-"""No clock runs before a game starts, in both flows (issue 20 section 3).
+"""No clock runs before a game starts, in both flows.
 
 Today's flow (every seat's token to the creator): a seat's clock starts at its first call or
 ``connect_grace_ms`` after the start, whichever is first; presence is kept in the store, so
@@ -33,8 +33,8 @@ def timeouts(referee: Referee, game_id: str) -> list[TimedOut]:
 
 
 def test_a_seat_that_never_called_is_not_timed_out_within_its_grace() -> None:
-    """The issue's reproduction: a 200 ms clock, forfeit after 2, nobody connects. Before,
-    seat 0 had 4 timeouts after 3 s; now nothing times out within the grace period."""
+    """A 200 ms clock, forfeit after 2, nobody connects: nothing times out within the grace
+    period (a clock running before the start would time seat 0 out within the second)."""
 
     async def scenario(referee: Referee) -> None:
         created = await referee.create(DV, 2, settings=clocked(200, forfeit_after=2))

@@ -1,4 +1,4 @@
-"""Games never stall (issue 39, item 4), at the application layer: whenever the store holds
+"""Games never stall, at the application layer: whenever the store holds
 events of a game that its live copy has not applied, the live game catches up and every open
 stream receives them, without anyone calling GetGame.
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import random
 
 from referee.application import Kind, Limits, Referee, StreamEnded, Update
+from referee.application.tables.access import Player, PlayerSeat, Principal
 from referee.games.vampire_queen.model import HandDealt
+from tests.application.seating_support import seats
 from tests.application.support import play_to_end, refused, run
 
 GAME = "vampire-queen"
@@ -126,3 +128,33 @@ def test_a_stream_that_falls_a_buffer_behind_ends_and_resumes_exactly() -> None:
         assert referee.streams == 0
 
     run(scenario, Limits(stream_buffer=2))
+
+
+def test_every_view_of_a_replayed_stream_names_the_seats_holders() -> None:
+    """A client that reconnects (or a spectator from the start) reads each event with the view
+    after it: those past views name who holds each seat, as the current one does, so a client
+    can put names on the log it replays (batched or one event at a time)."""
+
+    async def scenario(referee: Referee) -> None:
+        for name in ("ann", "bob", "cy"):
+            await referee.players.create_account(name, "bot")
+        settings = seats("reserved:ann", "reserved:bob", "reserved:cy")
+        created = await referee.create(GAME, 3, {"rounds": "1"}, settings=settings)
+        for seat, name in enumerate(("ann", "bob", "cy")):
+            await referee.seating.claim_for(created.game_id, seat, name, "bot")
+        live = referee.games[created.game_id]
+        current = live.view(None).holders
+        assert [h.player for h in current] == ["ann", "bob", "cy"]
+        rng = random.Random(3)
+        for _ in range(12):
+            seat = live.table.pending()[0]
+            command = rng.choice(live.table.view(seat).legal_commands)
+            holder = PlayerSeat(Principal(Player(("ann", "bob", "cy")[seat], "bot")), seat)
+            await referee.submit(created.game_id, holder, f"c{_}", command)
+        for batched in (False, True):
+            stream = referee.stream(created.game_id, spectator=True, batched=batched)
+            updates = [await anext(stream) for _ in range(4)]
+            await stream.aclose()
+            assert all(u.view.holders == current for u in updates[1:]), batched
+
+    run(scenario)

@@ -1,4 +1,4 @@
-"""Every game fits an 80x24 terminal (issue 21, section 4): when a decision is asked, the
+"""Every game fits an 80x24 terminal: when a decision is asked, the
 lines that decision is about (the top card and the wished colour, the current trick, the
 queens, the districts), the hand and the prompt are on one screen together. Each game is
 driven, over the public API, to a state with the longest hand its rules allow seat 0 (a
@@ -111,7 +111,7 @@ def on_screen(screen: list[str], pattern: str) -> bool:
 CASES: list[tuple[str, int, Choose, Stop, list[str]]] = [
     (
         "mau-mau-vampires",
-        3,  # the issue's case: the top card and the wish scrolled away
+        3,  # a long hand must not scroll the top card and the wish away
         first_label("draw", "keep"),
         lambda v: hand_of(v) >= 30 and bool(v.mau_mau_vampires.wish),
         [r"top card: .*; wished colour: ", r"hand \d of \d; (day|night)", r"your hand: "],

@@ -1,4 +1,4 @@
-"""referee-cli as a signed-in player (issue 21, section 4), in a pseudo-terminal against a real
+"""referee-cli as a signed-in player, in a pseudo-terminal against a real
 server on loopback: a bot account challenged by name (how a person plays a server bot), a
 challenge accepted, pairing, a join link's claim code, an open seat of the lobby, and resign.
 The account token is given in the environment and never appears in what the CLI prints."""

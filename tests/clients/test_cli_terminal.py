@@ -1,4 +1,4 @@
-"""referee-cli in a pseudo-terminal, as a person uses it (issue 11, the field trial): bots that
+"""referee-cli in a pseudo-terminal, as a person uses it: bots that
 outlive the CLI, a rejoin command that can be copied, "waiting for seat N", and a Vampire Queen
 lead chosen in two steps with the table and the prompt on one 80x24 screen."""
 

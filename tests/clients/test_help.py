@@ -1,4 +1,4 @@
-"""``--version`` and ``--help`` of every command (issue 11): every flag described, its default
+"""``--version`` and ``--help`` of every command: every flag described, its default
 shown, the game ids listed where a flag takes one, no raw markup."""
 
 from __future__ import annotations

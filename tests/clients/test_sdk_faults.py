@@ -1,5 +1,5 @@
 """The bot SDK through a server that dies: a real ``referee serve`` process on SQLite, killed
-with SIGKILL mid-game and started again on the same port (issue 24 item 2).
+with SIGKILL mid-game and started again on the same port.
 
 - every bot's stream resumes after the transport-level end and the game finishes; a
   spectator's stream, resumed the same way, delivers every event once, in order, no gap;

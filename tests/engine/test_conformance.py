@@ -552,7 +552,7 @@ def test_a_game_played_only_by_default_commands_ends_by_its_rules(
 ) -> None:
     """What a timeout plays (``Game.default_command``) moves the game on where the rules allow
     (a King wakes a queen, a card is played rather than drawn): a game of timeouts only ends
-    by its own rules, well before its event limit (issue 10)."""
+    by its own rules, well before its event limit."""
     table = Table.create(game.info.type_id, players, seed=seed_bytes(players))
     while not table.over:
         seat = table.pending()[0]
@@ -608,3 +608,24 @@ def test_the_event_limit_ends_a_game_in_public_with_results(game: Game[Any, Any,
     assert (reached.end_rule_id, table.ending().rule_id) == ("EVENT-LIMIT", "EVENT-LIMIT")
     assert table.view(None).ending == table.ending()
     assert whole.max_events == 0 and whole.status.limit_reached is None
+
+
+@pytest.mark.parametrize(("game", "players"), CASES)
+def test_a_view_made_like_another_viewers_is_the_view(
+    game: Game[Any, Any, Any], players: int
+) -> None:
+    """``Table.view(viewer, like)`` takes the fields every viewer shares from ``like``, another
+    viewer's view at the same version: the view it gives is the one made from scratch, for
+    every viewer, after every command of a random game, the end included."""
+    table = Table.create(game.info.type_id, players, seed=seed_bytes(7))
+    rng = random.Random(7)
+    for _ in range(STEP_BOUND + 1):
+        like = table.view(rng.choice(viewers(players)))
+        for viewer in viewers(players):
+            assert table.view(viewer, like) == table.view(viewer)
+        pending = table.pending()
+        if not pending:
+            return
+        seat = rng.choice(pending)
+        table.submit(seat, rng.choice(table.legal_commands(seat)))
+    pytest.fail(f"no result after {STEP_BOUND} commands")

@@ -196,7 +196,7 @@ def test_a_viewer_learns_nothing_of_the_cards_it_may_not_see(
 
 @pytest.mark.parametrize("size", [*range(1, 20), 52, 108, 109])
 def test_deck_tree_keeps_the_full_trees_root_and_paths(size: int) -> None:
-    """A live game's deck tree keeps only the upper levels (issue 25 §4, memory) and makes the
+    """A live game's deck tree keeps only the upper levels (memory per game) and makes the
     two bottom levels of a path again: the same root and every path as the full tree."""
     key = bytes(range(32))
     cards = tuple(f"c{i % 13}" for i in range(size))
@@ -210,7 +210,7 @@ def test_deck_tree_keeps_the_full_trees_root_and_paths(size: int) -> None:
 
 
 def test_a_deck_tree_holds_its_cards_packed_and_an_eighth_of_its_nodes() -> None:
-    """A live game keeps every deck tree for its whole life (issue 25 §4, memory): the cards
+    """A live game keeps every deck tree for its whole life (memory per game): the cards
     as one byte a position and each distinct card once (a tuple of 108 took 904 bytes), the
     levels from the fourth up in one bytes object. The cards read back as they were dealt."""
     import sys
@@ -229,7 +229,7 @@ def test_a_deck_tree_holds_its_cards_packed_and_an_eighth_of_its_nodes() -> None
 
 def test_a_deck_trackers_seat_masks_take_two_bytes_a_card_and_any_seat() -> None:
     """Who saw which position is one seat mask a position, two bytes each (a list of ints
-    took eight: issue 25 §4, a game in play or read from the store holds one a shuffle); a
+    took eight: a game in play or read from the store holds one a shuffle); a
     seat past the 15 bits an int16 holds turns that shuffle's masks into ints, and every
     seat is still opened each card once."""
     from array import array
@@ -254,8 +254,7 @@ def test_a_refereed_table_holds_its_decks_and_hands_small() -> None:
     """A refereed Vampire Queen table of 4 just dealt (its state, log and deck trees), under
     tracemalloc: 8.2 KiB with the cards as tuples, the tree's levels from the third up a
     bytes object each and the hands as lists of 15 ints; about 6 KiB with the cards packed,
-    the levels from the fourth up in one bytes object and the hands as bytearrays (issue 25
-    §4)."""
+    the levels from the fourth up in one bytes object and the hands as bytearrays."""
     import gc
     import tracemalloc
 
@@ -278,7 +277,7 @@ def test_a_refereed_table_holds_its_decks_and_hands_small() -> None:
 def test_the_referees_openings_hold_no_proof_and_equal_the_stored_ones() -> None:
     """A live game keeps its deal's openings in its log for its whole life; the referee's
     hold their deck's tree, not their salts and paths, and a batch's are held as runs (a
-    seat's hand: one), not one object each (issue 25 §4, memory): a refereed Vampire Queen
+    seat's hand: one), not one object each (memory per game): a refereed Vampire Queen
     table of 4 held about 28 KiB traced with the proofs made at the deal, 8.6 KiB as runs.
     Read back from the store (concrete proofs), the events are equal, hash alike and encode
     to the same bytes, and so does every viewer's redaction of them."""
@@ -327,7 +326,7 @@ def test_the_referees_openings_hold_no_proof_and_equal_the_stored_ones() -> None
 
 def test_a_table_replayed_from_the_store_holds_its_openings_as_runs() -> None:
     """A game read from the store (after eviction, a restart, on a replica) holds its
-    openings as the referee made them, not with the store's salts and paths (issue 25 §4):
+    openings as the referee made them, not with the store's salts and paths:
     a refereed Vampire Queen table of 4 read from its stored events (decoded and replayed)
     took 40.8 KiB traced on main, 9.4 KiB as runs. Its log is equal to the stored events; a
     stored opening that differs from what the decks make stays as stored."""

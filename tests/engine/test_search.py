@@ -1,4 +1,4 @@
-"""Search tables (issue 22 section 2): forks, steps and undo, and copies of a table.
+"""Search tables: forks, steps and undo, and copies of a table.
 
 The properties, for random legal play in every game: a fork stepped and undone is the position
 it was forked in; a fork's steps never change the table it came from (nor a fork its parent);

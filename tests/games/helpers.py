@@ -75,7 +75,7 @@ def same_commands(legal: list[Any], accepted: list[Any]) -> bool:
 
 
 def says_why(table: Table[Any], rule_id: str, reason: str) -> None:
-    """The game ended by ``rule_id`` and says so in ``reason`` everywhere (issue 21 section 5):
+    """The game ended by ``rule_id`` and says so in ``reason`` everywhere:
     ``table.ending()``, every viewer's view (engine and wire), the end event's own fields and
     its display text; and an end event stored before those fields (written without them)
     reads back with the same words, so old logs say why too."""

@@ -268,7 +268,7 @@ def test_sq4_only_the_turn_player_may_act() -> None:
 def test_sq4_no_passing_a_single_discard_is_always_legal_and_the_default() -> None:
     """SQ-4: there is no pass; the default command is the single discard of the lowest card,
     unless the seat holds a King: then it wakes the first sleeping queen (SQ-5), so a game of
-    timeouts moves on (issue 10)."""
+    timeouts moves on."""
     table = new(2, ["K", "N", "D", "W", "J"])
     legal = table.legal_commands(0)
     assert [c for c in legal if isinstance(c, Discard)] == [
@@ -905,8 +905,8 @@ def test_sq14_a_reshuffle_deck_gives_its_top_cards_the_rest_from_the_seed() -> N
     """SQ-14: what the discard pile holds is not known at creation, so a fixed deck for a
     reshuffle gives its top cards only: the listed cards that are in the pile go on top in the
     listed order (a listed card not there is skipped: referee.engine.chance.deck_for), the
-    rest follow in the seed's order. Such a deck can never stop the game (issue 10: it used
-    to fail mid-game)."""
+    rest follow in the seed's order. Such a deck can never stop the game, nor
+    fail it mid-game."""
     base = deal()
     probe = Table.create(GAME, 2, seed=b"sq14", deal=base)
     seat, discard = play_until_a_refill_crosses_the_pile(probe)

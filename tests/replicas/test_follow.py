@@ -1,4 +1,4 @@
-"""What a replica does with the games another replica serves (issue 25 §6): it follows a game
+"""What a replica does with the games another replica serves: it follows a game
 it holds without redoing work, and lets go of one it held only for a timer once nothing is
 left to time. Two referees, each with its own PostgreSQL store on one database."""
 

@@ -217,7 +217,7 @@ def _started_with_a_game(replica: Replica) -> tuple[str, list[str]]:
 def test_a_call_cut_off_by_a_dying_replica_is_unavailable_and_its_retry_lands_once(
     database: str, tmp_path: Path
 ) -> None:
-    """Issue 24: a call in flight on a replica that dies before it answers cannot be sent
+    """A call in flight on a replica that dies before it answers cannot be sent
     again by nginx (grpc_pass keeps no request body); it must end UNAVAILABLE, never
     INTERNAL or UNKNOWN, so that clients retry it (a command by the same id) on a live one."""
     dying = DyingUpstream()

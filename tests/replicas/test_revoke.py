@@ -1,5 +1,5 @@
 """Revoking an account's token as an operator does it, against two real ``referee serve``
-replicas on one PostgreSQL database (issue 39, item 3): a bot streams on one replica with its
+replicas on one PostgreSQL database: a bot streams on one replica with its
 token, the operator runs ``referee account revoke`` (its own process, straight on the store),
 and both replicas refuse the token while the bot's stream ends UNAUTHENTICATED
 ``CREDENTIAL_REVOKED``; ``referee account rotate`` gives a token both accept."""

@@ -1,5 +1,5 @@
-"""Copies of the environments for search (issue 22 §2: "a table (and an environment) can be
-copied for search in microseconds"): ``env.copy()``, which ``copy.copy`` and
+"""Copies of the environments for search, which copies a position many times a move:
+``env.copy()``, which ``copy.copy`` and
 ``copy.deepcopy`` are. A copy goes on exactly as the original would, and nothing either does
 changes the other."""
 

@@ -1,4 +1,4 @@
-"""The learning environments' defects of issue 22 (section 4), one test each: every one of
+"""The learning environments' defects, one test each: every one of
 these failed on the code before its fix."""
 
 from __future__ import annotations

@@ -112,7 +112,7 @@ def test_a_deal_that_cannot_be_dealt_fails_the_file(
 
 def test_a_later_deck_gives_its_top_cards(tmp_path: Path) -> None:
     """The werewolf after the hands makes the game shuffle again at once (MM-6). What that
-    shuffle holds is known only then, so a later deck gives its top cards only (issue 10):
+    shuffle holds is known only then, so a later deck gives its top cards only:
     ``[R1, R2]`` is taken, not refused (the game's own check of such decks at creation:
     tests/games/test_mau_mau_vampires.py)."""
     hands = MM_HANDS.split(": ", 1)[1].strip()

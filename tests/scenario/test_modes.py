@@ -125,7 +125,7 @@ def test_both_modes_hand_the_runner_the_same(server: RefereeServer, path: Path) 
 
 
 def test_the_library_has_the_servers_versions_and_descriptions(tmp_path: Path) -> None:
-    """The two differences issue 24 found: the spectator's first view has the version of a
+    """Library mode says what the server says: the spectator's first view has the version of a
     log with the per-card commitments, and events carry their description."""
     path = tmp_path / "one.yaml"
     path.write_text(

@@ -240,7 +240,7 @@ steps:
 
 
 def test_keep_going_reports_every_mismatch_of_one_match(tmp_path: Path) -> None:
-    """Issue 24 item 14: inside one ``match`` each wrong key is its own mismatch (a key that
+    """Inside one ``match`` each wrong key is its own mismatch (a key that
     matches is not reported); without --keep-going the first one is reported alone."""
     path = write(tmp_path, THREE_WRONG_IN_ONE_MATCH)
     result = run_scenario(path, keep_going=True)

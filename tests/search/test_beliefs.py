@@ -1,6 +1,6 @@
-"""How well a world explains the other seats' moves (:mod:`referee.search.beliefs`, issue 22
-section 3): the true history of heuristic play holds no surprise, each move off the
-heuristic is one, and sampled worlds are told apart by it."""
+"""How well a world explains the other seats' moves (:mod:`referee.search.beliefs`): the true
+history of heuristic play holds no surprise, each move off the heuristic is one, and
+sampled worlds are told apart by it."""
 
 from __future__ import annotations
 

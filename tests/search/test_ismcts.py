@@ -1,4 +1,4 @@
-"""The information-set tree search (issue 22 section 3, :mod:`referee.search.ismcts`): a legal
+"""The information-set tree search (:mod:`referee.search.ismcts`): a legal
 move always, the same move from the same seed and iteration budget, and from the seat's own
 information only.
 

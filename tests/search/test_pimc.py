@@ -1,4 +1,4 @@
-"""The search strategy (issue 22 section 3): legal moves, from the seat's own information only.
+"""The search strategy: legal moves, from the seat's own information only.
 
 Small iteration budgets keep these cheap; the strength measurement is the documented
 tournament (docs/performance.md), not a test."""

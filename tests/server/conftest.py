@@ -20,6 +20,8 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from referee.application.players.accounts import PlayerSettings
+from referee.application.tables.limits import AddressLimits
 from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
@@ -29,6 +31,11 @@ GAME = "vampire-queen"
 SERVICE = "referee.v1.RefereeService"
 #: Seconds any single RPC or stream read may take before a test gives up (never hang CI).
 RPC_TIMEOUT = 20.0
+
+
+#: For a server whose test makes many anonymous calls from one address (a property test's
+#: hundreds of games): no per-address budget, as the benchmarks' servers.
+NO_ADDRESS_LIMITS = PlayerSettings(per_address=AddressLimits(0, 0, 0, 0))
 
 
 # --- fixtures ---------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Issue 12: the batched stream — one message per command batch, the view once after it.
+"""The batched stream: one message per command batch, the view once after it.
 
 A batched stream must say exactly what the one-event-per-message stream says, grouped by
 batch: the same redacted events, and after each batch the view the plain stream shows after

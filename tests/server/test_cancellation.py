@@ -1,4 +1,4 @@
-"""Issue 10 §3: no client can wedge a game by giving up on a call.
+"""No client can wedge a game by giving up on a call.
 
 Clients with tiny deadlines, and clients that hang up mid-call, must never leave a game whose
 live state is behind its store: afterwards every game's version, views and streams equal what
@@ -129,7 +129,7 @@ GARBAGE = b"\xff\xff\xff\xff\x0f"
     [m.name for m in pb.DESCRIPTOR.services_by_name["RefereeService"].methods],
 )
 def test_bytes_that_are_not_protobuf_are_invalid_argument(method: str) -> None:
-    """Issue 10 §3: every method answers undecodable request bytes with INVALID_ARGUMENT and a
+    """Every method answers undecodable request bytes with INVALID_ARGUMENT and a
     BadRequest detail (gRPC's own answer would be UNKNOWN, "Wire format was corrupt")."""
     streaming = pb.DESCRIPTOR.services_by_name["RefereeService"].methods_by_name[method]
     with (

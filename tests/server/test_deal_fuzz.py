@@ -1,4 +1,4 @@
-"""No fixed deal a client sends can break a game (issue 10): hypothesis-made decks and picks,
+"""No fixed deal a client sends can break a game: hypothesis-made decks and picks,
 for every game, through the real gRPC service. A deal is either refused at creation with
 INVALID_ARGUMENT naming its part, or the game is created and then played to its end by
 random legal commands; no call anywhere answers UNKNOWN or INTERNAL.
@@ -10,6 +10,7 @@ top cards of a later shuffle), the game's cards with repeats and strings that ar
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -21,9 +22,10 @@ from referee.games.mau_mau_vampires.deal import DECK as MM_DECK
 from referee.games.sleeping_queens.rules import DECK as SQ_DECK
 from referee.games.sleeping_queens.rules import QUEEN_DECK
 from referee.games.vampire_queen.rules import DECK as VQ_DECK
+from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
-from tests.server.conftest import RPC_TIMEOUT, Game, failure_of
+from tests.server.conftest import NO_ADDRESS_LIMITS, RPC_TIMEOUT, Game, failure_of
 
 #: game type -> (players range, the cards of each of its known shuffles, options for a short game)
 GAMES: dict[str, tuple[range, tuple[tuple[str, ...], ...], dict[str, str]]] = {
@@ -62,6 +64,13 @@ def deals(draw: st.DrawFn) -> tuple[str, int, pb.FixedDeal]:
     pick = st.one_of(st.integers(0, 1), st.integers(0, 1), st.integers(0, 1), st.integers(-3, 14))
     deal.picks.extend(draw(st.lists(pick, max_size=8)))
     return game_type, players, deal
+
+
+@pytest.fixture
+def server() -> Iterator[RefereeServer]:
+    """The files' server, without per-address budgets: every example creates a game."""
+    with running_server(store="memory:", grace_seconds=1.0, players=NO_ADDRESS_LIMITS) as running:
+        yield running
 
 
 def _call(method: object, request: object) -> object:

@@ -1,4 +1,4 @@
-"""Games that never end (issue 10): every game type has an event limit (ListGameTypes), a
+"""Games that never end: every game type has an event limit (ListGameTypes), a
 creator may set another (CreateGameRequest.max_events, shown in GameSummary), and a game that
 reaches it ends there in public, with its standing as results, as in library mode."""
 
@@ -54,7 +54,7 @@ def test_a_game_at_its_event_limit_ends_in_public_with_results(
     standing = [(r.seat, r.score, r.rank) for r in reached[0].referee.event_limit_reached.results]
     assert standing == [(r.seat, r.score, r.rank) for r in public.results]
     assert {r.end for r in public.results} == {pb.SEAT_END_FINISHED}
-    # Issue 21 section 5: the end says why, on the event, the summary and the views.
+    # The end says why, on the event, the summary and the views.
     ended = reached[0].referee.event_limit_reached
     assert ended.end_rule_id == public.end_rule_id == "EVENT-LIMIT"
     assert "event limit of 60 events" in ended.end_reason == public.end_reason

@@ -361,7 +361,7 @@ def test_verify_follows_timeouts_forfeits_and_a_fixed_deal(
     assert "deal commitment" in fairness.verify_export(forged).problems[0]
 
 
-# --- the reveal is the organiser's (issue 10: "the fairness reveal leaks every hand") ---------
+# --- the reveal is the organiser's: the seed and salt would show every hand --------------------
 
 
 def _everything_public(stub: pb_grpc.RefereeServiceStub, game: Game) -> dict[str, bytes]:
@@ -430,7 +430,7 @@ def test_a_public_reveal_must_be_chosen_and_shows(
     assert fails(stub.ExportGame, wrong).code is grpc.StatusCode.PERMISSION_DENIED
 
 
-# --- seeds that cannot be guessed (issue 10, section 3) ---------------------------------------
+# --- seeds that cannot be guessed -------------------------------------------------------------
 
 
 def test_a_short_seed_is_refused_unless_declared_public(stub: pb_grpc.RefereeServiceStub) -> None:

@@ -65,7 +65,7 @@ def test_list_game_types_describes_every_registered_game(
         (o.name, o.default, o.description, list(o.allowed), o.minimum, o.maximum)
         for o in info.options
     ]
-    # Issue 21 section 5: the score column says what it counts.
+    # The score column says what it counts.
     assert listed.score_meaning == info.score_meaning and listed.score_meaning
 
 
@@ -115,7 +115,7 @@ def test_a_whole_game_over_grpc_ends_with_results_and_the_seed(
     assert final.game_over and not final.pending_seats and not final.aborted
     assert sorted(r.seat for r in final.results) == list(range(info.min_players))
     assert min(r.rank for r in final.results) == 1
-    # Issue 21 section 5: the summary, every view and the end event say why, by the same rule.
+    # The summary, every view and the end event say why, by the same rule.
     assert final.end_rule_id.startswith(info.players_rule.split("-")[0] + "-") and final.end_reason
     for seat in [*range(info.min_players), None]:
         seen_by = view(stub, game, seat)

@@ -1,4 +1,4 @@
-"""FillWithBots over gRPC and Connect (issue 20 §3), on the house bots' server of
+"""FillWithBots over gRPC and Connect, on the house bots' server of
 ``test_house_bots_wire`` (one easy account, three normal): the organiser fills a waiting
 game's open seats and the person plays it out; a wrong token, too few accounts and a game
 already started are refused with their codes and leave the game as it was."""

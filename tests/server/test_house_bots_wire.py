@@ -1,4 +1,4 @@
-"""House bots over the wire (issue 21, section 1), on a real server started with
+"""House bots over the wire, on a real server started with
 ``--house-bots easy:1,normal`` (one easy account, three normal), over gRPC and Connect:
 ListGameTypes names every account; a person alone
 against them finishes every game type, calling with a fresh connection each time (as a page

@@ -1,4 +1,4 @@
-"""Nothing secret in the server's log or metrics at any level (issue 24 item 5).
+"""Nothing secret in the server's log or metrics at any level.
 
 ``referee serve --log-level debug`` (every line it can write) referees games played to the end,
 one with a secret seed and one with a fixed deal; then the test takes every secret the game

@@ -1,4 +1,4 @@
-"""The lobby, challenges and pairing over the wire (issue 20, sections 4 and 7): each call
+"""The lobby, challenges and pairing over the wire: each call
 over gRPC (``authorization`` metadata) and Connect (``Authorization`` header) on a real
 server; refusals with their status code, ErrorInfo reason and details on both wires."""
 

@@ -1,4 +1,4 @@
-"""Issue 10 §3: calls the server received but had not started are served, not CANCELLED.
+"""Calls the server received but had not started are served, not CANCELLED.
 
 gRPC cancels calls beyond its queue of received-but-unstarted calls (1,000 by default: a
 burst of stream opens lost a third), and the calls still queued when a server stops. The

@@ -39,6 +39,7 @@ from referee.server.app import RefereeServer, running_server
 from referee.v1 import referee_pb2 as pb
 from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import (
+    NO_ADDRESS_LIMITS,
     RPC_TIMEOUT,
     Game,
     clear_card_digests,
@@ -164,7 +165,7 @@ def module_stub() -> Iterator[pb_grpc.RefereeServiceStub]:
     """One real server for the file: Hypothesis runs many examples in one test."""
     server: RefereeServer
     with (
-        running_server(store="memory:", grace_seconds=1.0) as server,
+        running_server(store="memory:", grace_seconds=1.0, players=NO_ADDRESS_LIMITS) as server,
         grpc.insecure_channel(server.address) as channel,
     ):
         yield pb_grpc.RefereeServiceStub(channel)

@@ -1,4 +1,4 @@
-"""What an operator expects of ``referee serve`` (issue 11): the per-command log only at debug
+"""What an operator expects of ``referee serve``: the per-command log only at debug
 level, a ``game_ended`` line with the outcome, counters of games created, finished and aborted
 by game type (``referee/server/metrics.py``), and the RPC that points clients at the rules."""
 

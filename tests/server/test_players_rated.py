@@ -1,4 +1,4 @@
-"""A rated game over the wire, from accounts to the leaderboard (issue 20, section 6): two
+"""A rated game over the wire, from accounts to the leaderboard: two
 players register, a game reserves a seat for each, each claims its seat with its credential,
 they play to the end with their seat tokens, and GetRatings/GetLeaderboard then show the
 model's update, over gRPC and Connect."""

@@ -1,4 +1,4 @@
-"""Players over the wire (issue 20, sections 1, 6, 7): Register, WhoAmI, RotateToken,
+"""Players over the wire: Register, WhoAmI, RotateToken,
 GetRatings and GetLeaderboard over gRPC (``authorization`` metadata) and Connect
 (``Authorization`` header) on a real server; every refusal with its status code and ErrorInfo
 reason on both wires; a player stream opened with a token that is replaced ends
@@ -297,7 +297,7 @@ def test_registrations_past_the_servers_limit_are_exhausted_with_retry_info() ->
         assert [d.key for d in served.referee.store.documents("account")] == ["ivy", "jo"]
 
 
-# --- revoking and replacing a token (issue 39) ----------------------------------------------
+# --- revoking and replacing a token -----------------------------------------------------------
 
 
 def _opened(server: RefereeServer, count: int) -> None:
@@ -430,8 +430,9 @@ def test_rotate_token_is_for_an_account_token(wire: Wire) -> None:
 
 
 def test_a_spectator_token_of_a_seated_player_sees_the_public_view_only(wire: Wire) -> None:
-    """Issue 39: the platform's spectator token of a player holding seat 0 is refused that
-    seat's view and stream (TOKEN_SCOPE) and gets the spectator's view without one."""
+    """The platform's spectator token of a player holding seat 0 is refused that seat's view
+    and stream (TOKEN_SCOPE) and gets the spectator's view without one: a token scoped to
+    watching cannot be used to see a hand."""
     name = _name(wire, "seer")
     game_id = _seated(wire, PLATFORM.token(name, aud="referee"))
     watching = PLATFORM.token(name, aud="referee", role="spectator")

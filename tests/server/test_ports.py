@@ -1,4 +1,4 @@
-"""Issue 10 §4: a second server on a port in use fails at start, clearly and non-zero."""
+"""A second server on a port in use fails at start, clearly and non-zero."""
 
 from __future__ import annotations
 

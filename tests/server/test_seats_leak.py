@@ -1,4 +1,4 @@
-"""What a host learns does not depend on an invited seat's hidden cards (issue 20, done-when).
+"""What a host learns does not depend on an invited seat's hidden cards.
 
 The host creates a 3-seat game keeping seats 0 and 1 (their tokens, and the organiser token)
 and invites a friend to seat 2 (an open seat, claimed by its code). Two such games whose

@@ -1,4 +1,4 @@
-"""Seats over the wire (issue 20 sections 2, 3 and 6): CreateGame's seat requests and
+"""Seats over the wire: CreateGame's seat requests and
 invitations, ClaimSeat, Resign, and GetView/StreamGame/SubmitCommand with a player's
 credential and ``seat``, over gRPC (``authorization`` metadata) and Connect
 (``Authorization`` header) on a real server; each refusal's status code and ErrorInfo

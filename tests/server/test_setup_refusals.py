@@ -1,4 +1,4 @@
-"""A setup refused for a rule's reason names the rule, as a command's rejection does (issue 10):
+"""A setup refused for a rule's reason names the rule, as a command's rejection does:
 INVALID_ARGUMENT, ``ErrorInfo.metadata["rule_id"]`` and a ``BadRequest`` field violation
 naming the field (``players``, ``options.<name>``, ``deal.decks[k]``, ``deal.picks[k]``).
 """

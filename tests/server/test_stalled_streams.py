@@ -1,4 +1,4 @@
-"""Issue 10 §3: a client that keeps its connection but never reads cannot hold a stream.
+"""A client that keeps its connection but never reads cannot hold a stream.
 
 The client below grants almost no HTTP/2 window (BDP probing off, a tiny lookahead), so the
 server's writes to it block in the transport. The stream must be ended with

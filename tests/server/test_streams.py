@@ -75,7 +75,7 @@ def test_stream_of_a_finished_game(
     check_stream_shape(messages, seat, 0, final)
     # The seed commitment first, the seed reveal last (docs/fairness.md); the game in between.
     assert messages[1].event.referee.WhichOneof("kind") == "seed_committed"
-    # Then the commitment to the first shuffle's cards, before any is dealt (section 6).
+    # Then the first shuffle's card commitments, before any is dealt (docs/fairness.md section 6).
     assert messages[2].event.referee.WhichOneof("kind") == "deck_committed"
     assert event_kind(messages[3].event) == "round_started"
     assert event_kind(messages[-2].event) == "game_ended"

@@ -2,8 +2,7 @@
 
 Each test runs once per wire (``wire`` is parametrised) against a real server on loopback
 that listens for gRPC and HTTP: the same calls must get the same responses, the same codes
-and the same ``google.rpc`` details, and streams the same messages, limits and endings
-(issue 23 §4; issue 24 items 6-11 and 16).
+and the same ``google.rpc`` details, and streams the same messages, limits and endings.
 """
 
 from __future__ import annotations
@@ -303,7 +302,7 @@ def _read_through(
 
 @pytest.mark.parametrize("batched", [False, True], ids=["plain", "batched"])
 def test_a_stream_marks_where_its_history_ends(client: Transport, batched: bool) -> None:
-    """Issue 24 item 16: ``caught_up`` on the message that reaches the version the game had
+    """``caught_up`` on the message that reaches the version the game had
     when the stream opened; every message after it is a live update."""
     created = create(client)
     opened = play(client, created, random.Random(2), 6)
@@ -362,8 +361,7 @@ def _stalled_stream(
 
 
 def test_a_stalled_stream_ends_with_resource_exhausted_and_frees_its_slot(wire: str) -> None:
-    """Issue 24 items 6 and 9: the same stall limit and error on every wire, counted by the
-    code the client gets."""
+    """The same stall limit and error on every wire, counted by the code the client gets."""
     limits = Limits(max_streams=1, stream_stall_seconds=1.0)
     with limited(limits) as (server, client):
         created = create(client, players=12, rounds="3")
@@ -401,10 +399,10 @@ def test_a_stalled_stream_ends_with_resource_exhausted_and_frees_its_slot(wire: 
 
 
 def test_a_reader_that_falls_behind_is_cut_off_and_resumes_exactly(wire: str) -> None:
-    """Issue 24 item 7: a stream more than ``stream_buffer`` events behind the live game ends
-    with RESOURCE_EXHAUSTED and the sequence to resume after, as soon as it is (here while
-    it still replays the history: the check came only after the whole history), and the rest
-    comes on resuming."""
+    """A stream more than ``stream_buffer`` events behind the live game ends with
+    RESOURCE_EXHAUSTED and the sequence to resume after, as soon as it is (here while it
+    still replays the history, not only once the whole history is sent), and the rest comes
+    on resuming."""
     limits = Limits(stream_buffer=8, stream_stall_seconds=0)
     with limited(limits) as (server, client):
         created = create(client, players=12, rounds="20")
@@ -455,7 +453,8 @@ def refused(server: RefereeServer, what: str) -> float:
 
 
 def test_a_body_that_is_not_gzip_is_invalid_argument(server: RefereeServer) -> None:
-    """Issue 24 item 10: was HTTP 500 ``unknown`` ("Not a gzipped file"), unlogged."""
+    """A body sent as gzip that is not gzip is the client's mistake: INVALID_ARGUMENT, counted
+    as refused (``bad_gzip``), never HTTP 500 ``unknown``."""
     before = refused(server, "bad_gzip"), handled(server, "CreateGame", "INVALID_ARGUMENT")
     request = pb.CreateGameRequest(game_type=GAME, players=3).SerializeToString()
     status, _, body = _post(
@@ -483,8 +482,8 @@ def test_a_body_that_is_not_gzip_is_invalid_argument(server: RefereeServer) -> N
 def test_a_bad_envelope_on_a_stream_gets_the_code_a_client_expects(
     server: RefereeServer, wire: str
 ) -> None:
-    """Issue 24 item 10: a truncated envelope is invalid_argument, one longer than the
-    message limit resource_exhausted (both were ``unimplemented``)."""
+    """A truncated envelope is invalid_argument, one longer than the message limit
+    resource_exhausted: neither is ``unimplemented``, which would say the method is missing."""
     assert server.http is not None
     client = HttpTransport(server.http.address, wire)
     request = pb.StreamGameRequest(game_id="x", spectator=True).SerializeToString()
@@ -508,7 +507,8 @@ def _enveloped_failures(client: HttpTransport, body: bytes) -> Iterator[WireErro
 def test_an_unknown_service_is_unimplemented_like_an_unknown_method(
     server: RefereeServer, wire: str
 ) -> None:
-    """Issue 24 item 10: an unknown service answered 405 where an unknown method got 404."""
+    """An unknown service gets what an unknown method gets (HTTP 404 ``unimplemented``), not
+    a 405."""
     paths = ("/referee.v1.RefereeService/NoSuchMethod", "/no.such.Service/GetGame")
     if wire == "grpc":
         client = client_of(server, "grpc")
@@ -528,7 +528,7 @@ def test_an_unknown_service_is_unimplemented_like_an_unknown_method(
 
 
 def test_shutdown_ends_every_stream_at_once_with_unavailable(wire: str) -> None:
-    """Issue 24 item 8: streams open at a stop, and streams opened while it drains, end at
+    """Streams open at a stop, and streams opened while it drains, end at
     once with UNAVAILABLE (reason SHUTDOWN), and the server stops when they have, not after
     its grace period."""
     from tests.server.test_ops import Served

@@ -100,7 +100,7 @@ class ClaimsAndDocumentsContract:
             store.version("g2")
 
     def test_a_new_game_is_heard_of_with_its_claims_held(self, store: EventStore) -> None:
-        """The lobby's games (issue 20): the players' claims, their holdings and the document
+        """The lobby's games: the players' claims, their holdings and the document
         naming the game (a challenge accepted) in one transaction, so a listener told of the
         document reads the claims; a creation refused by a document writes no claim."""
         store.write_documents([put("challenge", "ch1", {"state": "open"})])

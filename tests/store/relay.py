@@ -1,6 +1,8 @@
 """A TCP relay in front of a real PostgreSQL that cuts a connection right after the database
 answered an append: the append has committed, and the referee never hears so (an
-``uncertain`` store fault, as a network cut or a database failover makes one)."""
+``uncertain`` store fault, as a network cut or a database failover makes one). It can also
+black-hole the store: while paused, connections stay open (new ones are accepted) and nothing
+is forwarded either way, as a network path that drops packets without resetting anything."""
 
 from __future__ import annotations
 
@@ -19,11 +21,22 @@ class CuttingRelay:
         self.port = int(self.listener.getsockname()[1])
         self._armed = threading.Event()
         self.cut = threading.Event()
+        #: Clear while paused: nothing is read or forwarded, no connection is made upstream.
+        self._flowing = threading.Event()
+        self._flowing.set()
         threading.Thread(target=self._accept, daemon=True).start()
 
     def arm(self) -> None:
         self.cut.clear()
         self._armed.set()
+
+    def pause(self) -> None:
+        """Stop forwarding (connections stay open; what is sent meanwhile waits)."""
+        self._flowing.clear()
+
+    def resume(self) -> None:
+        """Forward again, what waited first."""
+        self._flowing.set()
 
     def _accept(self) -> None:
         while True:
@@ -31,28 +44,40 @@ class CuttingRelay:
                 client, _ = self.listener.accept()
             except OSError:
                 return
+            threading.Thread(target=self._open, args=(client,), daemon=True).start()
+
+    def _open(self, client: socket.socket) -> None:
+        self._flowing.wait()
+        try:
             server = socket.create_connection(self.upstream)
-            asked = threading.Event()  # this connection sent referee_append while armed
-            threading.Thread(target=self._up, args=(client, server, asked), daemon=True).start()
-            threading.Thread(target=self._down, args=(server, client, asked), daemon=True).start()
+        except OSError:
+            client.close()
+            return
+        asked = threading.Event()  # this connection sent referee_append while armed
+        threading.Thread(target=self._up, args=(client, server, asked), daemon=True).start()
+        threading.Thread(target=self._down, args=(server, client, asked), daemon=True).start()
 
     def _up(self, client: socket.socket, server: socket.socket, asked: threading.Event) -> None:
         with contextlib.suppress(OSError):
-            while data := client.recv(65536):
+            while self._flowing.wait() and (data := client.recv(65536)):
+                self._flowing.wait()
                 if self._armed.is_set() and b"referee_append" in data:
                     self._armed.clear()
                     asked.set()
                 server.sendall(data)
+        self._flowing.wait()  # a close is forwarded too, once the path is back
         with contextlib.suppress(OSError):
             server.shutdown(socket.SHUT_WR)
 
     def _down(self, server: socket.socket, client: socket.socket, asked: threading.Event) -> None:
         with contextlib.suppress(OSError):
-            while data := server.recv(65536):
+            while self._flowing.wait() and (data := server.recv(65536)):
+                self._flowing.wait()
                 if asked.is_set():  # the answer to the append: drop it and the connection
                     self.cut.set()
                     break
                 client.sendall(data)
+        self._flowing.wait()
         for end in (client, server):
             with contextlib.suppress(OSError):
                 end.shutdown(socket.SHUT_RDWR)

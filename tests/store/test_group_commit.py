@@ -1,4 +1,4 @@
-"""Group commit in the durable stores (issue 25): appends of many games queued while a commit
+"""Group commit in the durable stores: appends of many games queued while a commit
 is in flight go to the database in one transaction, each answered on its own.
 
 The writer thread is held in a listener (listeners run in it, after a commit and before the

@@ -1,4 +1,4 @@
-"""Nothing acknowledged is lost when the process dies mid-group (issue 25, group commit).
+"""Nothing acknowledged is lost when the process dies mid-group (group commit).
 
 A child process appends for 32 games at once through ``append_soon`` (so its writer commits
 them in groups) and prints each append as soon as it is answered; the test kills it with

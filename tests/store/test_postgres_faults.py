@@ -1,4 +1,4 @@
-"""PostgreSQL faults under a real ``referee serve``, as an operator meets them (issue 24).
+"""PostgreSQL faults under a real ``referee serve``, as an operator meets them.
 
 While clients play (retrying UNAVAILABLE as docs/clients.md says), the test terminates the
 referee's database connections again and again (``pg_terminate_backend``), then refuses new

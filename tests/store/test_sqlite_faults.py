@@ -1,7 +1,7 @@
-"""SQLite faults under a real server on gRPC (issue 24): the file's write lock held by another
+"""SQLite faults under a real server on gRPC: the file's write lock held by another
 connection, and a full database. Each call that meets one answers UNAVAILABLE with a
-``RetryInfo`` within about ``--store-wait-seconds`` (SQLite's busy timeout was 10 s, and its
-errors reached clients as UNKNOWN); once the fault is gone, the same command id applies once.
+``RetryInfo`` within about ``--store-wait-seconds`` (not after SQLite's own busy timeout, never as
+UNKNOWN); once the fault is gone, the same command id applies once.
 """
 
 from __future__ import annotations

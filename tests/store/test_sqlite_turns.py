@@ -1,7 +1,7 @@
-"""The SQLite store's calls queue for their turn at the connection (issue 25's P4 stopped on
-``UNAVAILABLE``, "no turn within 2 s", with nothing wrong but a long queue on a loaded
-machine): a call waits while the queue moves, in the order the calls asked, and fails with
-``StoreUnavailable`` (a retry hint) only when the turn it waits behind is stuck."""
+"""The SQLite store's calls queue for their turn at the connection (a long queue on a loaded
+machine is not a fault, so it must not end in ``UNAVAILABLE``, "no turn within 2 s"): a call
+waits while the queue moves, in the order the calls asked, and fails with ``StoreUnavailable``
+(a retry hint) only when the turn it waits behind is stuck."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An append whose outcome the referee cannot know, settled by the command id (issue 24).
+"""An append whose outcome the referee cannot know, settled by the command id.
 
 A TCP relay between the referee and a real PostgreSQL forwards everything, except that, once
 armed, it cuts the connection that sent ``referee_append`` as soon as the database answers:
@@ -107,7 +107,7 @@ def test_an_append_cut_off_after_its_commit_is_unavailable_and_its_retry_answers
 def test_the_streams_open_when_an_append_is_cut_off_get_its_events_without_a_get_game(
     relayed: tuple[CuttingRelay, pb_grpc.RefereeServiceStub],
 ) -> None:
-    """The stall of issue 39 as a bot meets it: every seat's stream is open, the append of a
+    """A stall as a bot would meet it: every seat's stream is open, the append of a
     command commits and its answer is cut off, the retry answers ``duplicate``; nobody calls
     GetGame, and each stream still reaches the store's last sequence."""
     relay, stub = relayed

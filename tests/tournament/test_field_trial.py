@@ -1,4 +1,4 @@
-"""What the field trial of referee-tournament stumbled on (issue 11): the README's --local hint
+"""What the field trial of referee-tournament stumbled on: the README's --local hint
 works on a shipped example; a bot that crashed is not credited with what the referee's default
 moves did in its seat (its seat is abandoned, ranked last by the referee); every bot command is
 checked before the first game."""

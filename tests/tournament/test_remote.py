@@ -120,8 +120,8 @@ def _absent_config(present: str, **extra: object) -> TournamentConfig:
 def test_an_absent_remote_bot_loses_its_games_at_once(
     open_server: str, remote_bot: object, tmp_path: Path
 ) -> None:
-    """The issue's no-show: its games were void (free to skip) and each waited the whole
-    join timeout. Now the referee scores each as the absent bot's loss, and an offline bot
+    """A no-show's games are not void (which would make skipping them free) and wait no
+    whole join timeout: the referee scores each as the absent bot's loss, and an offline bot
     (no player stream open) holds no game up: it is absent at once."""
     start = remote_bot
     assert callable(start)
@@ -203,9 +203,9 @@ def test_a_rated_tournament_updates_the_players_persisted_ratings(
 
 
 def test_a_bot_that_hangs_after_its_first_move_is_ranked_last(address: str, tmp_path: Path) -> None:
-    """The issue's report: in a clocked tournament a bot that hung after its first move was
-    ranked 3rd of 7 (41.7% wins): after its clock forfeit the referee's default moves won for
-    it, and the standings showed 0 forfeits. Now the forfeited seat is its loss."""
+    """In a clocked tournament a bot that hangs after its first move is not carried by the
+    referee's default moves after its clock forfeit (they could win for it, to a good rank
+    with 0 forfeits in the standings): the forfeited seat is its loss."""
     bots: list[dict[str, object]] = [
         {"name": f"random-{i}", "strategy": "random"} for i in range(4)
     ]
@@ -409,7 +409,7 @@ def test_the_node_bot_in_player_mode_is_a_remote_bot(open_server: str, tmp_path:
 def test_a_tournament_with_a_hanging_a_resigning_a_crashing_and_an_absent_bot(
     open_server: str, tmp_path: Path
 ) -> None:
-    """The issue's tournament: every way of not finishing, with real bot processes. Each
+    """A tournament with every way of not finishing, with real bot processes. Each
     seat's end and reason is in results.json and the report, and in no game does a seat that
     left rank above a seat that finished (the referee's one rule; the runner ranks nobody)."""
     with contextlib.suppress(grpc.RpcError):

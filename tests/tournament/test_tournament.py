@@ -22,7 +22,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def test_four_bots_duplicate_deals_of_two_games(
     address: str, node_bot: dict[str, Any], tmp_path: Path
 ) -> None:
-    """The issue's tournament: two Python strategies, the Node.js bot and a crashing bot over
+    """A tournament of two Python strategies, the Node.js bot and a crashing bot over
     duplicate deals of Vampire Queen and Sleeping Queens."""
     config = parse(
         {
@@ -84,7 +84,7 @@ def test_four_bots_duplicate_deals_of_two_games(
         assert all(s["commands"] is not None for g in games for s in g["seats"])
     if features["defer_seed_reveal"]:
         assert all(g["seed_revealed"] and g["seed_commitment"] for g in games)
-    # referee verify passed on every game of the tournament (issue 6, done-when)
+    # referee verify passed on every game of the tournament
     assert all(g["verified"] is True for g in games), [g["detail"] for g in games]
 
 

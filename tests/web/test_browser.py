@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from referee.application.players.accounts import PlayerSettings
+from referee.application.tables.limits import AddressLimits
 from referee.server.app import RefereeServer, running_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,14 @@ def server() -> Iterator[RefereeServer]:
     # Open registration: the lobby tests sign two browsers in by name (Register). House bots
     # (two accounts of each level): the house-bot tests reserve seats for them, fill a table
     # with them and are paired with one after a short wait.
-    players = PlayerSettings(open_registration=True, registrations_per_minute=0, calls_per_minute=0)
+    # Every browser of every file comes from 127.0.0.1: no per-address budget either (as for a
+    # benchmark's clients; the limits have tests of their own).
+    players = PlayerSettings(
+        open_registration=True,
+        registrations_per_minute=0,
+        calls_per_minute=0,
+        per_address=AddressLimits(0, 0, 0, 0),
+    )
     with running_server(
         store="memory:",
         http="127.0.0.1:0",
@@ -104,5 +112,6 @@ def test_every_browser_test_file_is_collected() -> None:
         "offline",
         "links",
         "resign",
+        "ratings",
     }
     assert {f"{name}.test.mjs" for name in expected} <= set(FILES)

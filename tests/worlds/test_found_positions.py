@@ -1,4 +1,4 @@
-"""Positions where a world sampler once failed to find a world (issue 22 §1), each a named
+"""Positions where a world sampler once failed to find a world, each a named
 case: a random position (tests/worlds/support.py) by its seed, the seat that samples.
 
 Each names the observation the sampler first got wrong; the true deal is always one that
@@ -46,7 +46,7 @@ def test_a_world_is_found(
     check_position(game_type, seed, steps, players, refereed, seat)
 
 
-#: Positions where a world was found only after a long search (issue 22 §1): chronological
+#: Positions where a world was found only after a long search: chronological
 #: backtracking undid the latest choices first, and the one that went wrong was far back.
 #: The start's search must now find a world within ``BUDGET`` branches (a bound on the
 #: search, not on time); before its forward checks (worlds/ahead.py) it took millions.

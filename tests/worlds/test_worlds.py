@@ -160,7 +160,7 @@ def test_a_world_that_differs_is_caught(game_type: str) -> None:
 
 
 def test_every_game_has_a_sampler() -> None:
-    """Issue 22 §1: every game of the repository samples the worlds a seat could be in."""
+    """Every game of the repository samples the worlds a seat could be in."""
     assert [g.info.type_id for g in all_games()] == [p.values[0] for p in SAMPLED]
 
 

@@ -1,6 +1,7 @@
 // The web client: pages by location.hash.
-//   #/                        sign in, the lobby (open tables, challenges, pairing), game types
-//                             with their rules and the new-game form, this browser's games
+//   #/                        sign in, the lobby (open tables, challenges, pairing), ratings and
+//                             leaderboards, game types with their rules and the new-game form,
+//                             this browser's games
 //   #/join/GAME/SEAT/CODE     a join link: claims the seat with its single-use claim code, so
 //                             the seat's token is made for the friend's browser only
 //   #/seat/GAME/SEAT          play a seat this browser holds (its token from localStorage)
@@ -20,6 +21,7 @@ import { choicesOf, Picker, type Choice } from "./act";
 import { GameLog } from "./gamelog";
 import { named, playerName } from "./names";
 import { pickBots, quickPlay, seatRequestsFor } from "./quickplay";
+import { ratingsPanel } from "./ratings";
 import {
   SeatState, type CreateGameRequestSchema, type GameType, type HouseBot, type StreamGameResponse, type View,
 } from "./gen/referee/v1/referee_pb";
@@ -253,6 +255,7 @@ async function home(signal: AbortSignal): Promise<void> {
     quickPlay(gameTypes, houseBots, createGame),
     signInBox(() => void route()),
     lobby(byId, houseBots, signal, goPlay),
+    ratingsPanel(gameTypes),
     ...types, h("section", {}, h("h2", {}, "Join a game"), joinForm),
     mine.length ? h("section", {}, h("h2", {}, "Your games in this browser"), myList) : "",
     h("section", {}, h("h2", {}, "Games on this server"), games.length ? list : h("p", {}, "None yet.")));

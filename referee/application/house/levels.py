@@ -75,21 +75,43 @@ class Level:
     #: bot keeps the events its session delivered for each seat it holds.
     knows: bool = False
     #: Search exactly this many iterations per move instead of a share of the budget in CPU
-    #: time (``None``): a reproducible move, for tests.
+    #: time (``None``): a reproducible move, for tests and for the measurement of the levels.
     iterations: int | None = None
+    #: The share of moves played uniformly at random instead of by the strategy: what sets a
+    #: level between the random player and the strategy's own strength.
+    blunders: float = 0.0
+    #: Games where a searching level plays the game's heuristic instead, whole: where its
+    #: search is not measured stronger than the heuristic, the level would otherwise not beat
+    #: the one below it (docs/performance.md, "The house bots' levels").
+    heuristic_in: frozenset[str] = frozenset()
 
 
-#: The levels a server may offer, weakest first. A new strategy in referee/bots.py becomes a
-#: level by one entry here.
+#: The levels a server may offer, weakest first, each measured against the one below it
+#: (and ``easy`` against the random player) in every game: ``referee bench --only LEVELS``,
+#: whose figures are in docs/performance.md. A new strategy in referee/bots.py becomes a
+#: level by one entry here, and its place in the order is measured there.
 LEVELS: Mapping[str, Level] = {
-    "easy": Level("easy", "random", description="uniformly random among the legal moves"),
-    "normal": Level("normal", "heuristic", description="the game's own heuristic bot"),
+    "easy": Level(
+        "easy",
+        "heuristic",
+        blunders=0.7,
+        description="plays the game's heuristic three moves in ten, a random legal move otherwise",
+    ),
+    "normal": Level(
+        "normal",
+        "heuristic",
+        blunders=0.3,
+        description="plays the game's heuristic seven moves in ten, a random legal move otherwise",
+    ),
     "hard": Level(
         "hard",
         "search",
         process=True,
         knows=True,
-        description="information-set tree search over the hands the others could hold",
+        description="searches a tree over the hands the others could hold, guided by the "
+        "game's heuristic, every move (in Sleeping Queens, plays the heuristic itself: the "
+        "search does not beat it there)",
+        heuristic_in=frozenset({"sleeping-queens"}),
     ),
 }
 
@@ -147,12 +169,16 @@ def choose(
     knowledge: Knowledge | None = None,
     millis: float = 0.0,
     iterations: int | None = None,
+    blunders: float = 0.0,
 ) -> Any:
     """The strategy's choice for ``view``: what a worker runs (a module-level function, so a
     process pool can run it: its arguments are pickled, the seat's redacted events and view,
     never a table). With ``knowledge``, a search strategy searches ``millis`` of its thread's
-    CPU time or ``iterations`` iterations."""
+    CPU time or ``iterations`` iterations. A share ``blunders`` of the moves is uniformly
+    random among the legal commands instead (drawn first, from the same seed)."""
     rng = random.Random(seed)
+    if blunders and rng.random() < blunders:
+        return RandomStrategy().choose(view, players, rng)
     if knowledge is None:
         return make_strategy(strategy, view.game_type).choose(view, players, rng)
     if knowledge.view != view:
@@ -160,6 +186,36 @@ def choose(
     if strategy != "search":
         raise ValueError(f"the strategy {strategy!r} does not decide from knowledge")
     return SearchStrategy(view.game_type, millis, iterations).choose_known(knowledge, rng)
+
+
+def arguments_of(
+    level: Level,
+    view: View,
+    players: int,
+    seed: int,
+    knowledge: Knowledge | None,
+    budget_ms: float,
+) -> tuple[Any, ...]:
+    """:func:`choose`'s arguments for ``level`` (positional: what a pool's worker is given).
+
+    >>> from referee.engine import Table
+    >>> view = Table.create("sleeping-queens", 2, seed=b"levels").view(0)
+    >>> arguments_of(LEVELS["hard"], view, 2, 1, None, 500)[0]
+    'heuristic'
+    """
+    if view.game_type in level.heuristic_in:
+        return ("heuristic", view, players, seed, None, 0.0, None, 0.0)
+    searching = level.knows
+    return (
+        level.strategy,
+        view,
+        players,
+        seed,
+        knowledge if searching else None,
+        budget_ms * SEARCH_SHARE if searching else 0.0,
+        level.iterations if searching else None,
+        level.blunders,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,9 +270,7 @@ async def decide(
     started = time.perf_counter()
     reason = ""
     command: Any = None
-    arguments: tuple[Any, ...] = (level.strategy, view, players, seed)
-    if level.knows:
-        arguments += (knowledge, budget_ms * SEARCH_SHARE, level.iterations)
+    arguments = arguments_of(level, view, players, seed, knowledge, budget_ms)
     try:
         if level.knows and knowledge is None:
             raise ValueError("the seat's events are incomplete")
@@ -250,6 +304,7 @@ __all__ = [
     "Level",
     "account_name",
     "account_names",
+    "arguments_of",
     "choose",
     "decide",
     "max_accounts",

@@ -197,7 +197,9 @@ class Ratings:
 
         rated = 0
         try:
-            for game_id in await self.repository.call(unrated):
+            # In the background: thousands of reads after a restart must not hold up the
+            # writer thread, where every command's append waits its turn.
+            for game_id in await self.repository.in_background(unrated):
                 rated += await self._rate(await self.repository.get(game_id))
         except RuntimeError:
             return rated  # the referee closed before this was done: the next start goes on

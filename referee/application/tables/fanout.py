@@ -193,7 +193,9 @@ class FanOut:
                     if sent == table.version:  # the current view: with the clocks
                         seen = live.view(viewer)
                     else:
-                        seen = SeatView(live.game_id, players, replica.view(viewer))
+                        seen = SeatView(
+                            live.game_id, players, replica.view(viewer), holders=live.view_holders()
+                        )
                     yield Update((live.stamped(sent - 1, viewer),), seen), sent == opened
                 if live.finished and sent >= table.version:
                     return

@@ -7,8 +7,9 @@ time; everything it hands out is a frozen value (:mod:`referee.application.table
 This is where the referee's one cache lives, :class:`LatestBatch`: what the viewers of the
 latest committed batch receive, made once and dropped when the next batch is absorbed. A view
 and a stamped event carry their encoding (made once, with the value), so a batch's events are
-encoded once per distinct redaction and its views once per viewer, for every stream, command
-answer and view request of that batch.
+encoded once per distinct redaction and its views once per viewer (the fields every viewer's
+view shares, worked out and encoded once for all of them), for every stream, command answer and
+view request of that batch.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from referee.application.tables.values import (
     Summary,
     Update,
 )
+from referee.codec import ViewCommon, view_common
 from referee.engine.game import Viewer
 from referee.engine.outcomes import SeatEnd
-from referee.engine.table import Table
+from referee.engine.table import Table, View
 from referee.store import CommandOutcome, GameRecord, SeatClaim
 from referee.stored import Decided, read_batches
 
@@ -67,6 +69,10 @@ class LatestBatch:
     events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
     #: The batch as each viewer's batched streams send it (a spectator's, a seat's).
     updates: dict[Viewer, Update] = field(default_factory=dict)
+    #: The first view made after the batch, and its fields that every viewer's view shares
+    #: encoded: the other viewers' views take those fields from them, worked out and encoded
+    #: once for all.
+    common: tuple[View, ViewCommon] | None = None
 
 
 #: No seat (shared: every game without gated seats has this one; an empty frozenset is
@@ -270,7 +276,7 @@ class LiveGame:
         assert replica is not None and replica.version == end
         past = replica.view(viewer)
         return Update(
-            events, SeatView(self.game_id, self.record.players, past, holders=self._view_holders())
+            events, SeatView(self.game_id, self.record.players, past, holders=self.view_holders())
         )
 
     def seat_stats(self) -> tuple[SeatStats, ...]:
@@ -352,7 +358,7 @@ class LiveGame:
             if seat not in claims and self.settings.plan(seat).mode == "open"
         ]
 
-    def _view_holders(self) -> tuple[SeatHolder, ...]:
+    def view_holders(self) -> tuple[SeatHolder, ...]:
         """Holders for views: only in games whose seats were claimed or are to be (the views
         of token games stay as they were)."""
         if not self.settings.seats and not self.table.status.claims:
@@ -416,13 +422,20 @@ class LiveGame:
             cached = self.latest.views.get(viewer)
             if cached is not None:
                 return cached
-        view = self.table.view(viewer)
-        holders = self._view_holders()
+        latest = self.latest
+        if latest.common is None:
+            view = self.table.view(viewer)
+            latest.common = (view, view_common(self.game_id, self.record.players, view))
+            common = latest.common[1]
+        else:
+            like, common = latest.common
+            view = self.table.view(viewer, like)
+        holders = self.view_holders()
         if clocked:  # the clocks say how much time is left now: never shared
             readings = self.seat_clocks.readings(now_ms(), self.table.status.forfeited)
-            return SeatView(self.game_id, self.record.players, view, readings, holders)
-        shared = SeatView(self.game_id, self.record.players, view, holders=holders)
-        self.latest.views[viewer] = shared
+            return SeatView(self.game_id, self.record.players, view, readings, holders, common)
+        shared = SeatView(self.game_id, self.record.players, view, holders=holders, common=common)
+        latest.views[viewer] = shared
         return shared
 
     def visible_version(self, now: int) -> int:
@@ -447,7 +460,7 @@ class LiveGame:
         table = self.table
         past = Table.replay(table.config, table.log[:version], table.settings)
         return SeatView(
-            self.game_id, self.record.players, past.view(viewer), holders=self._view_holders()
+            self.game_id, self.record.players, past.view(viewer), holders=self.view_holders()
         )
 
 

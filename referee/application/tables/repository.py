@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -150,6 +151,12 @@ class Repository:
         # Loads decode and replay whole logs: on threads of their own, never on the event
         # loop (a cold load of a long game would stall every other call).
         self._loader = concurrent.futures.ThreadPoolExecutor(2, thread_name_prefix="load")
+        #: The start's own work (loading the clocked games, reading when each game last moved,
+        #: the ratings' catch-up), one read at a time on a thread of its own: a restarted
+        #: server answers callers' loads and writes first, never behind thousands of these.
+        self._background = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="start")
+        #: Set when closing: the start's long reads stop at once rather than hold up the stop.
+        self._closing = threading.Event()
         #: Summaries of finished games no longer in memory, least recently used first.
         self.summaries: OrderedDict[str, Summary] = OrderedDict()
         #: Unix ms of the last event of every unfinished game (idle expiry), in memory or not.
@@ -205,13 +212,35 @@ class Repository:
         self.active = sum(1 for _, _, finished in listed if not finished)
         self.metrics.games_active.set(self.active)
         # Games with a clock, or a join deadline, run without anyone asking: load them now so
-        # their timers run.
-        for record, _, finished in listed:
-            if not finished and _timed(record):
-                self.spawn(self._preload(record.game_id))
+        # their timers run, in the background (the server serves meanwhile).
+        timed = [r.game_id for r, _, finished in listed if not finished and _timed(r)]
         unfinished = [record.game_id for record, _, finished in listed if not finished]
-        self.spawn(self._read_activity(unfinished))
+        self.spawn(self._start_in_background(timed, unfinished))
         return len(listed)
+
+    async def _start_in_background(self, timed: list[str], unfinished: list[str]) -> None:
+        """Load the ``timed`` games one after the other (a caller who asks for one first loads
+        it at once, on the loaders), then read when each ``unfinished`` game last moved."""
+        started = time.monotonic()
+        for game_id in timed:
+            if game_id not in self.games and game_id not in self._loading:
+                await self._preload(game_id)
+        await self._read_activity(unfinished)
+        log.info(
+            "start_finished",
+            timed_games=len(timed),
+            unfinished_games=len(unfinished),
+            seconds=round(time.monotonic() - started, 3),
+        )
+
+    async def in_background(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the start's background thread (reads that may queue behind the
+        start's own, never ahead of a caller's); a store fault as UNAVAILABLE."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._background, fn, *args)
+        except StoreUnavailable as fault:
+            raise _unavailable(fault) from None
 
     def stop_listening(self) -> None:
         """Hear no more of the store's appends."""
@@ -219,6 +248,8 @@ class Repository:
 
     def close(self) -> None:
         """Stop the loaders, the timers and the listener, then the writer thread."""
+        self._closing.set()
+        self._background.shutdown(wait=True, cancel_futures=True)
         self._loader.shutdown(wait=True)
         for live in self.games.values():
             if live.timer is not None:
@@ -232,7 +263,7 @@ class Repository:
         loader thread in one go, never on the writer thread, where thousands of reads after
         a restart would hold up every command's append."""
         loop = asyncio.get_running_loop()
-        found = await loop.run_in_executor(self._loader, self._last_events, game_ids)
+        found = await loop.run_in_executor(self._background, self._last_events, game_ids)
         for game_id, stamp in found.items():
             self.activity.setdefault(game_id, stamp or now_ms())
 
@@ -240,6 +271,8 @@ class Repository:
         """``{game id: unix ms of its last event}`` (0 when unknown); on a loader thread."""
         found = {}
         for game_id in game_ids:
+            if self._closing.is_set():
+                break
             try:
                 version = self.store.version(game_id)
                 last = self.store.read(game_id, max(0, version - 1), 1)
@@ -328,7 +361,7 @@ class Repository:
 
     async def _preload(self, game_id: str) -> None:
         try:
-            await self.get(game_id)
+            await self._get(game_id, self._background)
         except Exception:
             log.exception("preload_failed", game_id=game_id)
 
@@ -341,7 +374,10 @@ class Repository:
         self._adopted.discard(game_id)  # used here now: kept and followed as any other
         return await self._get(game_id)
 
-    async def _get(self, game_id: str) -> LiveGame:
+    async def _get(
+        self, game_id: str, loader: concurrent.futures.Executor | None = None
+    ) -> LiveGame:
+        """The live game; a load runs on ``loader`` (default: the callers' loaders)."""
         live = self.games.get(game_id)
         if live is not None:
             live.touched = time.monotonic()
@@ -350,7 +386,7 @@ class Repository:
         if loading is None:
             # One load per game however many calls ask at once; a caller that gives up does
             # not cancel it for the others.
-            loading = self.spawn(self._load_and_keep(game_id))
+            loading = self.spawn(self._load_and_keep(game_id, loader or self._loader))
             self._loading[game_id] = loading
         result: LiveGame = await asyncio.shield(loading)
         return result
@@ -363,9 +399,9 @@ class Repository:
             await self.catch_up(live)
         return live
 
-    async def _load_and_keep(self, game_id: str) -> LiveGame:
+    async def _load_and_keep(self, game_id: str, loader: concurrent.futures.Executor) -> LiveGame:
         try:
-            live = await self._load(game_id)
+            live = await self._load(game_id, loader)
             self.keep(live)
             self.spawn(self._clock.resume(live))
             if game_id in self._noticed:
@@ -375,10 +411,10 @@ class Repository:
             del self._loading[game_id]
             self._noticed.discard(game_id)
 
-    async def _load(self, game_id: str) -> LiveGame:
+    async def _load(self, game_id: str, loader: concurrent.futures.Executor) -> LiveGame:
         loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(self._loader, self._load_now, game_id)
+            return await loop.run_in_executor(loader, self._load_now, game_id)
         except GameNotFound:
             raise errors.not_found(game_id) from None
         except StoreUnavailable as fault:

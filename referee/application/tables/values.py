@@ -12,10 +12,11 @@ bytes. ``data`` never takes part in equality.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from referee.application.tables.clocks import Clock, SeatClock
+from referee.codec import ViewCommon
 from referee.engine.game import Decision, Viewer
 from referee.engine.outcomes import Ranking, SeatEnd, SeatLeft, SeatOutcome
 from referee.engine.table import View
@@ -82,9 +83,12 @@ class SeatView:
     holders: tuple[SeatHolder, ...] = ()
     #: The view as a serialized ``referee.v1.View``.
     data: bytes = field(init=False, compare=False, repr=False)
+    #: The fields every viewer's view of the game at this version shares, encoded already
+    #: (the live game's, for the views of its latest batch); not kept.
+    common: InitVar[ViewCommon | None] = None
 
-    def __post_init__(self) -> None:
-        data = view_bytes(self.game_id, self.players, self.view, self.clocks, self.holders)
+    def __post_init__(self, common: ViewCommon | None) -> None:
+        data = view_bytes(self.game_id, self.players, self.view, self.clocks, self.holders, common)
         object.__setattr__(self, "data", data)  # a frozen value: set once, here
 
 
