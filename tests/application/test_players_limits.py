@@ -48,6 +48,19 @@ def test_a_minutes_worth_may_come_at_once_then_the_steady_rate() -> None:
     limiter.take("ada")  # one token a second
 
 
+def test_a_token_due_in_microseconds_is_a_retry_in_a_millisecond_never_zero() -> None:
+    """Under load the next call may come just before its token: RetryInfo still says wait
+    (a client told "retry in 0" would spin)."""
+    clock = Clock()
+    limiter = CallLimiter(per_minute=60, clock=clock)
+    for _ in range(60):
+        limiter.take("ada")
+    clock.now += 0.99999
+    with pytest.raises(RefereeError) as caught:
+        limiter.take("ada")
+    assert caught.value.retry_after == 0.001
+
+
 def test_zero_means_unlimited() -> None:
     limiter = CallLimiter(per_minute=0, clock=Clock())
     for _ in range(10_000):

@@ -27,6 +27,7 @@ LIMIT 30.0 calls_per_minute
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
@@ -64,7 +65,9 @@ class CallLimiter:
         tokens = min(capacity, tokens + (now - then) * rate)
         if tokens < 1.0:
             self._buckets[player] = (tokens, now)
-            delay = round((1.0 - tokens) / rate, 3)
+            # Rounded up to the millisecond: a token due in a few microseconds is a retry
+            # in 1 ms, never "retry in 0".
+            delay = math.ceil((1.0 - tokens) / rate * 1000) / 1000
             if not player:  # a limit of everyone's calls (registrations): no player to name
                 raise errors.rate_limited(what, self.per_minute, delay)
             raise errors.rate_limited(what, self.per_minute, delay, **{named: player})
