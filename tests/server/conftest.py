@@ -43,7 +43,9 @@ NO_ADDRESS_LIMITS = PlayerSettings(per_address=AddressLimits(0, 0, 0, 0))
 
 @pytest.fixture
 def server() -> Iterator[RefereeServer]:
-    with running_server(store="memory:", grace_seconds=1.0) as running:
+    # One test's calls all come from 127.0.0.1: a long game's public reads would pass the
+    # per-address budget (tests/server/test_address_limits.py holds the limits).
+    with running_server(store="memory:", grace_seconds=1.0, players=NO_ADDRESS_LIMITS) as running:
         yield running
 
 
