@@ -192,7 +192,9 @@ class Streams:
         repository = self.repository
         poll = min(repository.limits.reconnect_window_seconds, AWAITED_POLL_SECONDS)
         while True:
-            live = repository.games.get(live.game_id, live)  # reloaded meanwhile, perhaps
+            if live.game_id not in repository.games:
+                return None  # the game left memory idle: its idle expiry deals with a stall
+            live = repository.games[live.game_id]  # reloaded meanwhile, perhaps
             if live.stats.get(seat, {}).get(OPENS, 0) > here or live.over:
                 return None
             if seat in live.table.pending():
