@@ -219,6 +219,8 @@ async function home(signal: AbortSignal): Promise<void> {
   page("Games");
   // Asked afresh on the home page: the server may have been restarted with other bots.
   const { gameTypes, houseBots } = await serverInfo(true);
+  // The page left while the server answered (another route began) is not drawn over it.
+  if (signal.aborted) return;
   const byId = new Map(gameTypes.map((t) => [t.gameType, t]));
   const types = gameTypes.map((type) => {
     const rules = h("details", { class: "rules-box" }, h("summary", {}, "Rules"));
@@ -245,7 +247,8 @@ async function home(signal: AbortSignal): Promise<void> {
     `${names.get(g.gameType) ?? g.gameType} · ${g.gameId} `,
     ...g.mine.map((seat) => h("a", { href: seatPath(g.gameId, seat) }, `play seat ${seat}`)),
     " ", h("a", { href: `#/watch/${g.gameId}` }, "watch"))));
-  const { games } = await api.listGames({ pageSize: 20 });
+  const { games } = await api.listGames({ pageSize: 20 }, { signal });
+  if (signal.aborted) return;
   const list = h("ul", { class: "games" }, ...games.map((g) => h("li", {},
     `${names.get(g.gameType) ?? g.gameType} · ${g.gameId} · ${holdersText(g)} · ${g.gameOver ? "over" : g.started ? "running" : "waiting for players"} `,
     h("a", { href: `#/watch/${g.gameId}` }, "watch"), " ",
@@ -276,9 +279,10 @@ const LINK_WORDS: Record<string, string> = {
 
 /** A join link: the seat is claimed with its claim code, so its token is made for this
  * browser only; signed in, the seat takes the player's name. */
-async function joinPage(gameId: string, seat: number, code: string): Promise<void> {
-  const { game } = await api.getGame({ gameId });
+async function joinPage(gameId: string, seat: number, code: string, signal: AbortSignal): Promise<void> {
+  const { game } = await api.getGame({ gameId }, { signal });
   const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
+  if (signal.aborted) return;
   const name = infos.get(game?.gameType ?? "")?.name ?? "a game";
   const held = savedGame(gameId)?.tokens[seat];
   if (held) {
@@ -286,8 +290,9 @@ async function joinPage(gameId: string, seat: number, code: string): Promise<voi
     return;
   }
   // Whether the link still works, before its button is pressed: the claim checked only.
-  const refusal = await api.claimSeat({ gameId, seat, claimCode: code, checkOnly: true }, auth())
+  const refusal = await api.claimSeat({ gameId, seat, claimCode: code, checkOnly: true }, auth(signal))
     .then(() => null, (error: unknown) => problem(error));
+  if (signal.aborted) return;
   if (refusal && refusal.code !== String(Code.Unauthenticated)) {
     page(`Join ${name}`, h("p", { role: "alert", class: "bad-link", "data-reason": refusal.reason ?? "" },
       LINK_WORDS[refusal.reason ?? ""] ?? `This join link does not work: ${refusal.message}.`),
@@ -611,7 +616,8 @@ async function live(gameId: string, token: string | undefined, signal: AbortSign
     const first = await api.getView({ gameId, ...viewer }, options(signal));
     if (first.view) show(first.view);
   } catch (error) {
-    trouble(error, gameId);
+    // A table left while its first view was on the way (another route began) shows nothing.
+    if (!signal.aborted) trouble(error, gameId);
     return;
   }
   probe.ready = true;
@@ -655,6 +661,7 @@ async function replay(gameId: string, signal: AbortSignal): Promise<void> {
   const asSeat = who !== null && saved ? Number(who) : undefined;
   page("Replay", h("p", {}, "Loading the log…"));
   const infos = await knownGameTypes().catch(() => new Map<string, GameInfo>());
+  if (signal.aborted) return;
   const request = asSeat !== undefined && saved?.organiser
     ? { gameId, organiserToken: saved.organiser, asSeat }
     : { gameId, spectator: true };
@@ -726,27 +733,30 @@ function namedSeat(view: View, seat: number): string {
 
 async function route(): Promise<void> {
   leave?.abort();
-  leave = new AbortController();
+  // This route's own controller: a route left before it settled fails with its aborted signal
+  // after the next route has begun, and that failure is not the next route's to show.
+  const here = new AbortController();
+  leave = here;
   probe.ready = false;
   const [, where, gameId, token, code] = location.hash.split("?")[0].split("/");
   for (const game of savedGames()) startBots(game.gameId); // bots outlive a reload
   try {
     if (where === "game" && gameId) created(gameId);
-    else if (where === "join" && gameId && token && code) await joinPage(gameId, Number(token), code);
+    else if (where === "join" && gameId && token && code) await joinPage(gameId, Number(token), code, here.signal);
     else if (where === "seat" && gameId && token) {
       const saved = savedGame(gameId);
       const seat = Number(token);
       const held = saved?.tokens[seat];
-      if (held) await live(gameId, held, leave.signal);
-      else if (saved?.account?.includes(seat) && player()) await live(gameId, undefined, leave.signal, seat);
+      if (held) await live(gameId, held, here.signal);
+      else if (saved?.account?.includes(seat) && player()) await live(gameId, undefined, here.signal, seat);
       else page("Not your seat", h("p", { role: "alert" }, `This browser does not hold seat ${token} of this game. `,
         h("a", { href: `#/watch/${gameId}` }, "Watch it"), " instead."));
-    } else if (where === "play" && gameId && token) await live(gameId, token, leave.signal);
-    else if (where === "watch" && gameId) await live(gameId, undefined, leave.signal);
-    else if (where === "replay" && gameId) await replay(gameId, leave.signal);
-    else await home(leave.signal);
+    } else if (where === "play" && gameId && token) await live(gameId, token, here.signal);
+    else if (where === "watch" && gameId) await live(gameId, undefined, here.signal);
+    else if (where === "replay" && gameId) await replay(gameId, here.signal);
+    else await home(here.signal);
   } catch (error) {
-    if (!leave.signal.aborted) trouble(error, gameId);
+    if (!here.signal.aborted) trouble(error, gameId);
   }
 }
 

@@ -2,6 +2,7 @@
 // replaying it, a join link to it); a join link whose code was made up, or was used already,
 // says so before anything is pressed, with no button to take the seat. And the home page's
 // first game: one click on "Play now" seats the player against one of the server's bots.
+// A page left before the server answered (another link followed) does not draw over the next.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { BASE, createFromHome, launch, listGameTypes, ready, shot } from "./browser.mjs";
@@ -69,4 +70,38 @@ test("the home page's first game is one click against a server bot", async () =>
   assert.deepEqual(opponents, [houseBots[0].player]);
   assert.deepEqual(errors, []);
   await page.close();
+});
+
+test("a page left before the server answered does not draw over the next one", async () => {
+  const host = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  const { gameId } = await createFromHome(host, "mau-mau-vampires", { players: 2 });
+  const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  // The answers the home page and a table wait for, slowed so that the page moves on first.
+  const slow = async (route) => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await route.continue().catch(() => {}); // a request the page abandoned
+  };
+  await page.route((url) => url.pathname.endsWith("/referee.v1.RefereeService/ListGames"), slow);
+  await page.route((url) => url.pathname.endsWith("/referee.v1.RefereeService/GetView"), slow);
+  // The home page, left for the game's table while its list of games is on the way.
+  await page.goto(`${BASE}/#/`);
+  await page.evaluate((id) => (location.hash = `#/watch/${id}`), gameId);
+  await ready(page);
+  await page.waitForTimeout(2500);
+  assert.match(await page.locator("h1").innerText(), /· watching/);
+  assert.equal(await page.locator("text=Games on this server").count(), 0, "the home page drew over the table");
+  // The table, left for the home page while its first view is on the way.
+  await page.evaluate(() => (location.hash = "#/"));
+  await ready(page);
+  await page.evaluate((id) => (location.hash = `#/watch/${id}`), gameId);
+  await page.waitForTimeout(300);
+  await page.evaluate(() => (location.hash = "#/"));
+  await page.waitForTimeout(2500);
+  assert.equal(await page.locator("[role=alert]", { hasText: "aborted" }).count(), 0, "the table's abort was shown");
+  assert.equal(await page.locator("h1").innerText(), "Games");
+  assert.deepEqual(errors, []);
+  await page.close();
+  await host.close();
 });

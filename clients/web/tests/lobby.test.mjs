@@ -145,7 +145,9 @@ test("two players meet through the lobby and play to the end", async () => {
   const bob = await person(`bob-${stamp}`);
   const gameId = await createGame(alice.page, "dracula-vs-van-helsing", 2, { 1: "open" },
     { decision_s: "60", bank_s: "120", forfeit_after: "3" });
-  await alice.page.locator(".actions h2", { hasText: "Waiting for seat 1" }).waitFor();
+  await alice.page.locator(".actions h2", { hasText: "Waiting for seat 1" }).waitFor().catch(async (error) => {
+    throw new Error(`${error.message}\n${(await alice.page.locator("body").innerText()).slice(0, 2000)}`);
+  });
   // Bob's lobby lists Alice's table, live; he takes the seat.
   const table = bob.page.locator(`.lobby-tables li[data-game="${gameId}"]`);
   await table.waitFor({ timeout: 30000 });
