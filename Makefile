@@ -10,7 +10,7 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench bench-peer format clean node-bot web web-packages api-baseline sdk
+.PHONY: run test lint proto proto-check bench bench-peer bench-compiled compiled format clean node-bot web web-packages api-baseline sdk
 
 # `make run` installs what serving and playing need (the dependencies alone); `make test` the
 # rest (the extras).
@@ -138,11 +138,41 @@ bench-peer:
 bench: $(BENCH_STAMP) bench-peer
 	$(BIN)/referee bench --out $(BENCH_OUT)
 
+# The compiled build (docs/performance.md): the same source with the rules of every game and
+# the engine's per-command path compiled by mypyc (part of mypy, a dev dependency), built from
+# a copy of the working tree into $(COMPILED_DIR)/dist as a wheel (never extensions in place,
+# which would outlive an edit of the .py beside them), installed non-editable in its own
+# virtualenv $(COMPILED_VENV). `make run` and `make test` never need it.
+COMPILED_DIR  := build/compiled
+COMPILED_VENV := .venv-compiled
+
+compiled: $(STAMP)
+	deploy/compiled/build.sh . $(COMPILED_DIR) $(CURDIR)/$(PY)
+	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
+	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[rl]"
+	$(COMPILED_VENV)/bin/pip install --quiet --no-deps --force-reinstall $(COMPILED_DIR)/dist/*.whl
+
+# `referee bench` (BENCH_ARGS) on the pure source and on the compiled build, alternately,
+# BENCH_ROUNDS rounds each, with the load beside them: into $(BENCH_OUT)/pure-N and
+# $(BENCH_OUT)/compiled-N. Run from / so that no process of the bench (P12 starts
+# `python -m`) imports the working tree's source in place of the compiled build.
+BENCH_ARGS   ?= --quick --only P1,P11,P12
+BENCH_ROUNDS ?= 2
+bench-compiled: compiled
+	@for round in $$(seq $(BENCH_ROUNDS)); do \
+	  for build in pure compiled; do \
+	    bin=$(CURDIR)/$(BIN); [ $$build = compiled ] && bin=$(CURDIR)/$(COMPILED_VENV)/bin; \
+	    echo "$$build round $$round: $$(uptime)"; \
+	    (cd / && $$bin/referee bench $(BENCH_ARGS) --out $(abspath $(BENCH_OUT))/$$build-$$round) \
+	      || exit 1; \
+	  done; \
+	done; echo "end: $$(uptime)"
+
 format: $(STAMP)
 	$(BIN)/ruff check --fix referee clients tests examples
 	$(BIN)/ruff format referee clients tests examples
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
+	rm -rf $(VENV) $(COMPILED_VENV) build .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
 	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen $(BENCH_PEER)/node_modules \
 	  $(SDK)/node_modules $(SDK)/dist $(SDK)/src/gen

@@ -96,8 +96,13 @@ def _table_fork_step(p: Position) -> None:
 
 
 def _deepcopy_submit(p: Position) -> None:
-    twin = object.__new__(Table)
-    twin.__dict__ = copy.deepcopy(p.table.__dict__)
+    table = p.table
+    if hasattr(table, "__dict__"):
+        twin = object.__new__(Table)
+        twin.__dict__ = copy.deepcopy(table.__dict__)
+    else:  # the compiled build: no instance dict, and a compiled frozen value cannot be
+        # deep-copied (its __setstate__ assigns its fields): the table's own copy, not compared
+        twin = table.copy()
     twin.submit(p.seat, p.command)
 
 

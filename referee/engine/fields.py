@@ -42,9 +42,13 @@ referee.engine.fields.MalformedValue: Play.cards[1] must be an integer, got '2'
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import enum
+import importlib.machinery
 import operator
+import pathlib
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -236,7 +240,7 @@ def _declares_wire(cls: type) -> bool:
 def _plan(cls: type) -> tuple[tuple[Field, ...], _Checker]:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
-    hints = typing.get_type_hints(cls)
+    hints = field_hints(cls)
     names = [f.name for f in dataclasses.fields(cls)]
     if _declares_wire(cls):
         own = {name: hints[name] for name in names}
@@ -244,6 +248,77 @@ def _plan(cls: type) -> tuple[tuple[Field, ...], _Checker]:
         hints = {name: own[name] if name in own else _property_type(cls, name) for name in names}
     plan = tuple(Field(name, field_type(hints[name])) for name in names)
     return plan, _checker(cls, plan)
+
+
+def field_hints(cls: type) -> dict[str, Any]:
+    """The resolved annotations of class ``cls`` (its bases' included), as
+    :func:`typing.get_type_hints` gives them, whether or not its module is compiled.
+
+    A class compiled by mypyc (``make compiled``) no longer holds its annotations as written:
+    mypyc replaces each with the bare runtime class (``tuple`` for ``tuple[int, ...]``,
+    ``type`` for a union), which is all a compiled dataclass needs. The annotations as
+    written are in its module's source, which the compiled build ships beside the extension:
+    for a class of a compiled module they are read from there (:func:`written_annotations`)
+    and resolved in the module's names, as they are for a pure class.
+
+    >>> from referee.engine.game import Decision
+    >>> field_hints(Decision) == typing.get_type_hints(Decision)
+    True
+    """
+    mro = [klass for klass in reversed(cls.__mro__) if klass is not object]
+    if not any(_compiled(klass) for klass in mro):
+        return typing.get_type_hints(cls)
+    hints: dict[str, Any] = {}
+    for klass in mro:
+        written = (
+            written_annotations(klass)
+            if _compiled(klass)
+            else dict(vars(klass).get("__annotations__", {}))
+        )
+        namespace = {"__annotations__": written, "__module__": klass.__module__}
+        hints.update(typing.get_type_hints(type(klass.__name__, (), namespace)))
+    return hints
+
+
+def _compiled(cls: type) -> bool:
+    """Whether ``cls`` is defined in an extension module (one mypyc compiled)."""
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None) or ""
+    return path.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+
+
+def written_annotations(cls: type) -> dict[str, str]:
+    """The annotations of class ``cls``'s own body as written in its module's source (what
+    ``from __future__ import annotations`` keeps in a pure class's ``__annotations__``).
+
+    >>> from referee.engine.game import Decision
+    >>> written_annotations(Decision)
+    {'seat': 'int', 'kind': 'str', 'rule_id': 'str'}
+    """
+    module = sys.modules[cls.__module__]
+    spec = module.__spec__
+    origin = (spec.origin if spec is not None else None) or module.__file__ or ""
+    source = pathlib.Path(origin)
+    if source.suffix != ".py":
+        source = source.with_name(cls.__module__.rpartition(".")[2] + ".py")
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise TypeError(
+            f"{cls.__qualname__}: no field plan without its module's source {source}"
+            " (a compiled build ships each module's .py beside its extension)"
+        ) from error
+    body: list[ast.stmt] = tree.body
+    for name in cls.__qualname__.split("."):
+        found = [node for node in body if isinstance(node, ast.ClassDef) and node.name == name]
+        if not found:
+            raise TypeError(f"{cls.__qualname__} is not in {source}")
+        body = found[-1].body
+    return {
+        node.target.id: ast.unparse(node.annotation)
+        for node in body
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+    }
 
 
 def _property_type(cls: type, name: str) -> Any:

@@ -578,8 +578,9 @@ class Table(SeatsLeaving, Generic[StateT]):
         events, config and settings are immutable and shared; the per-card commitments are
         followed again from the log when asked). ``copy.copy`` and ``copy.deepcopy`` of a
         table are this; for search, :meth:`fork` is a thousand times cheaper."""
-        twin = object.__new__(Table)
-        twin.__dict__.update(self.__dict__)
+        # Made by __init__, whose new state is then replaced: a compiled class has no instance
+        # dict to copy, and its __new__ runs __init__.
+        twin = Table(self.game, self.config, self.settings)
         twin.state = self.game.copy_state(self.state)
         twin.log = self.log.copy()
         twin.status = self.status.copy()

@@ -19,6 +19,7 @@ from referee.engine.fields import (
     field_plan,
     field_type,
     wire_maker,
+    written_annotations,
 )
 from referee.engine.table import Table, View
 
@@ -77,6 +78,14 @@ def test_every_value_class_has_a_plan_in_field_order(cls: type) -> None:
     assert field_plan(cls) is plan, "a plan is computed once per class"
     declaring: Any = cls
     assert wire_maker(cls) == (cls if declared is None else declaring.from_wire)
+
+
+@pytest.mark.parametrize("cls", engine_value_classes(), ids=lambda cls: cls.__qualname__)
+def test_the_annotations_as_written_are_what_a_compiled_class_is_planned_from(cls: type) -> None:
+    """A class compiled by mypyc keeps no annotations as written: its plan is made from those
+    in its module's source (``written_annotations``), which are the pure class's own."""
+    for klass in cls.__mro__[:-1]:
+        assert written_annotations(klass) == vars(klass).get("__annotations__", {})
 
 
 @dataclass(frozen=True)

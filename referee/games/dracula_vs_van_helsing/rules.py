@@ -16,7 +16,7 @@ decisions and who may act, the legal commands. Around it: :mod:`.state` (the sta
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
@@ -30,6 +30,7 @@ from referee.engine.game import (
     Game,
     GameConfig,
     GameInfo,
+    Handler,
     OptionSpec,
     Seat,
     SeatResult,
@@ -204,7 +205,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState, Command, Event]):
 
     # The engine's decide checks who may act and the command's shape, then calls the
     # handler of (step, command type): decide.HANDLERS.
-    handlers = decide.HANDLERS
+    handlers: Mapping[tuple[Any, type], Handler[DraculaVsVanHelsingState, Event]] = decide.HANDLERS
 
     def phase(self, state: DraculaVsVanHelsingState) -> Step:
         return state.step
@@ -218,7 +219,8 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState, Command, Event]):
         return "DV-23" if state.end is GameEnd.ROUNDS else "DV-22"
 
     # The functions themselves, not methods calling them: they run on every step.
-    apply = staticmethod(apply_event)
+    def apply(self, state: DraculaVsVanHelsingState, event: Event) -> DraculaVsVanHelsingState:
+        return apply_event(state, event)
 
     # --- what a seat may see and do ----------------------------------------------------------
 
@@ -265,7 +267,8 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState, Command, Event]):
         space += [ChooseTrump(c) for c in range(0, 6)]
         return space
 
-    view = staticmethod(view_of)
+    def view(self, state: DraculaVsVanHelsingState, viewer: Viewer) -> Any:
+        return view_of(state, viewer)
 
     def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """DV-5: positions 0-4 are seat 0's slots, 5-9 seat 1's, the rest the deck, drawn

@@ -106,7 +106,8 @@ class DraculaVsVanHelsingState:
     ended: GameEnded | None = None
     #: The view's parts every viewer of this state shares (:func:`.view.public`): built by
     #: the first view of the state, dropped by ``apply``; a copy starts without.
-    public: Any = field(default=None, init=False, repr=False, compare=False)
+    #: (A factory, not a default: a compiled class has no class attribute to read it from.)
+    public: Any = field(default_factory=lambda: None, init=False, repr=False, compare=False)
     #: racks[seat][viewer]: seat's rack as the viewer saw it (:func:`.view.rack`), kept from
     #: state to state until an event that can change that rack (a turn changes one rack at
     #: most), which ``apply`` drops it for; a copy starts without.

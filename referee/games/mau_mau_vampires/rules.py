@@ -41,7 +41,7 @@ Rulings this module makes where the rules file is silent:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, pick_for
@@ -54,6 +54,7 @@ from referee.engine.game import (
     Game,
     GameConfig,
     GameInfo,
+    Handler,
     OptionSpec,
     Rejection,
     Seat,
@@ -243,7 +244,7 @@ class MauMauVampires(Game[MauMauVampiresState, Command, Event]):
     # The engine's decide checks who may act and the command's shape (refused under the
     # rule of the seat's decision), then calls the handler of (phase, command type):
     # decide.HANDLERS; a pair without one is refused under that rule too.
-    handlers = decide.HANDLERS
+    handlers: Mapping[tuple[Any, type], Handler[MauMauVampiresState, Event]] = decide.HANDLERS
 
     def phase(self, state: MauMauVampiresState) -> Phase:
         return state.phase
@@ -272,17 +273,20 @@ class MauMauVampires(Game[MauMauVampiresState, Command, Event]):
     # --- applying ----------------------------------------------------------------------------
 
     # The functions themselves, not methods calling them: they run on every step.
-    apply = staticmethod(apply_event)
+    def apply(self, state: MauMauVampiresState, event: Event) -> MauMauVampiresState:
+        return apply_event(state, event)
 
     # --- what a seat may do (commands.py) and see (view.py) -------------------------------
 
     # The function itself, not a method calling it: random play asks for it at every step.
-    legal_commands = staticmethod(legal_commands)
+    def legal_commands(self, state: MauMauVampiresState, seat: Seat) -> list[Command]:
+        return legal_commands(state, seat)
 
     def command_space(self, state: MauMauVampiresState, seat: Seat) -> list[Command]:
         return list(_command_space(state.players))
 
-    view = staticmethod(view_of)
+    def view(self, state: MauMauVampiresState, viewer: Viewer) -> Any:
+        return view_of(state, viewer)
 
     def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """MM-5/MM-15: every shuffle becomes the deck, taken from the top: dealt and drawn

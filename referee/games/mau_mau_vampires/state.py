@@ -163,7 +163,8 @@ class MauMauVampiresState:
     ended: GameEnded | None = None
     #: The view's parts every viewer of this state shares (:func:`.view.public`): built by
     #: the first view of the state, dropped by ``apply``; a copy starts without.
-    public: Any = field(default=None, init=False, repr=False, compare=False)
+    #: (A factory, not a default: a compiled class has no class attribute to read it from.)
+    public: Any = field(default_factory=lambda: None, init=False, repr=False, compare=False)
 
     def next_playing(self, seat: int) -> int:
         """The left neighbour among the seats playing this hand (play goes clockwise)."""

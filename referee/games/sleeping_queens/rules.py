@@ -17,7 +17,7 @@ of a turn the single discard of the lowest card.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
@@ -31,9 +31,11 @@ from referee.engine.game import (
     Game,
     GameConfig,
     GameInfo,
+    Handler,
     OptionSpec,
     Seat,
     SeatResult,
+    Viewer,
     rank_by_score,
     union_members,
 )
@@ -156,7 +158,7 @@ class SleepingQueens(Game[SleepingQueensState, Command, Event]):
 
     # --- deciding (the engine checks who may act and the shape; decide.py the rest) ---------
 
-    handlers = HANDLERS
+    handlers: Mapping[tuple[Any, type], Handler[SleepingQueensState, Event]] = HANDLERS
 
     def phase(self, state: SleepingQueensState) -> Phase:
         return state.phase
@@ -174,15 +176,30 @@ class SleepingQueens(Game[SleepingQueensState, Command, Event]):
     def pending(self, state: SleepingQueensState) -> tuple[Seat, ...]:
         return () if state.phase is _OVER else (state.decider,)
 
-    # --- the rest, bound to the functions themselves (hot methods) --------------------------
+    # --- the rest: the functions themselves (methods, as a compiled class needs) ----------
 
-    apply = staticmethod(apply)
-    legal_commands = staticmethod(legal_commands)
-    command_space = staticmethod(command_space)
-    view = staticmethod(view)
-    redact = staticmethod(redact)
-    hidden_variant = staticmethod(hidden_variant)
-    copy_state = staticmethod(copy_state)
+    def apply(self, state: SleepingQueensState, event: Event) -> SleepingQueensState:
+        return apply(state, event)
+
+    def legal_commands(self, state: SleepingQueensState, seat: Seat) -> list[Command]:
+        return legal_commands(state, seat)
+
+    def command_space(self, state: SleepingQueensState, seat: Seat) -> list[Command]:
+        return command_space(state, seat)
+
+    def view(self, state: SleepingQueensState, viewer: Viewer) -> Any:
+        return view(state, viewer)
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        return redact(event, viewer)
+
+    def hidden_variant(
+        self, state: SleepingQueensState, viewer: Viewer, salt: int
+    ) -> SleepingQueensState:
+        return hidden_variant(state, viewer, salt)
+
+    def copy_state(self, state: SleepingQueensState) -> SleepingQueensState:
+        return copy_state(state)
 
     def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """SQ-3/SQ-14: the draw pile is the latest card shuffle, drawn from the top (a Jester

@@ -13,7 +13,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
@@ -26,9 +26,11 @@ from referee.engine.game import (
     Game,
     GameConfig,
     GameInfo,
+    Handler,
     OptionSpec,
     Seat,
     SeatResult,
+    Viewer,
     rank_by_score,
     union_members,
 )
@@ -127,7 +129,7 @@ class VampireQueen(Game[VampireQueenState, Command, Event]):
 
     # --- deciding (the engine checks who may act and the shape; decide.py the rest) ---------
 
-    handlers = HANDLERS
+    handlers: Mapping[tuple[Any, type], Handler[VampireQueenState, Event]] = HANDLERS
     shape_rule = "VQ-8"  # a malformed set (or any command) is refused as not a set of VQ-8
 
     def phase(self, state: VampireQueenState) -> TrickKind:
@@ -147,15 +149,30 @@ class VampireQueen(Game[VampireQueenState, Command, Event]):
     def pending(self, state: VampireQueenState) -> tuple[Seat, ...]:
         return () if state.over else (state.turn,)
 
-    # --- the rest, bound to the functions themselves (hot methods) --------------------------
+    # --- the rest: the functions themselves (methods, as a compiled class needs) ----------
 
-    apply = staticmethod(apply)
-    legal_commands = staticmethod(legal_commands)
-    command_space = staticmethod(command_space)
-    view = staticmethod(view)
-    redact = staticmethod(redact)
-    hidden_variant = staticmethod(hidden_variant)
-    copy_state = staticmethod(copy_state)
+    def apply(self, state: VampireQueenState, event: Event) -> VampireQueenState:
+        return apply(state, event)
+
+    def legal_commands(self, state: VampireQueenState, seat: Seat) -> list[Command]:
+        return legal_commands(state, seat)
+
+    def command_space(self, state: VampireQueenState, seat: Seat) -> list[Command]:
+        return command_space(state, seat)
+
+    def view(self, state: VampireQueenState, viewer: Viewer) -> Any:
+        return view(state, viewer)
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        return redact(event, viewer)
+
+    def hidden_variant(
+        self, state: VampireQueenState, viewer: Viewer, salt: int
+    ) -> VampireQueenState:
+        return hidden_variant(state, viewer, salt)
+
+    def copy_state(self, state: VampireQueenState) -> VampireQueenState:
+        return copy_state(state)
 
     def chance_steps(self, config: GameConfig, event: Event) -> Sequence[ChanceStep]:
         """VQ-4: each round's shuffle deals ``hand_size`` cards to each seat in seat order

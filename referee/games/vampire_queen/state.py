@@ -76,7 +76,10 @@ class VampireQueenState:
     ended: GameEnded | None = None
     #: The public part of the view of this state (:func:`view.public`), built by its first
     #: view and dropped by ``apply``, the state's only derived data; a copy starts without.
-    public: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    #: (A factory, not a default: a compiled class has no class attribute to read it from.)
+    public: tuple[Any, ...] | None = field(
+        default_factory=lambda: None, init=False, repr=False, compare=False
+    )
 
     def cards_in_hand(self, seat: int) -> int:
         """Cards ``seat`` holds, Hunters included (VQ-20: public)."""

@@ -315,7 +315,8 @@ class Walk:
         self.pots.append(left)
 
     def _opponents(self, events: list[Any], index: int, caller: int) -> list[int]:
-        started = next(e for e in reversed(events[:index]) if type(e) is HandStarted)
+        before = range(index - 1, -1, -1)  # the latest first
+        started = next(events[i] for i in before if type(events[i]) is HandStarted)
         return [s for s in started.playing if s != caller]
 
 
