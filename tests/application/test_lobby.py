@@ -203,6 +203,31 @@ def test_the_inbox_brings_what_concerns_the_player() -> None:
     run_lobby(scenario)
 
 
+def test_a_challenge_made_as_the_inbox_opens_comes_once() -> None:
+    """A challenge written after the inbox subscribed but before it read the open ones is in
+    both: it is delivered once, and the next item is the next change."""
+
+    async def scenario(world: World) -> None:
+        challenges = world.lobby.challenges
+        read_open = challenges.open_for
+        made: list[Challenge] = []
+
+        async def made_while_reading(player: str) -> list[Challenge]:
+            made.append(await challenges.create("ann", "bob", DV))
+            return await read_open(player)
+
+        challenges.open_for = made_while_reading  # type: ignore[method-assign]
+        inbox = world.lobby.inbox("bob")
+        first = await next_of(inbox)
+        assert first == made[0]
+        later = await challenges.create("cy", "bob", DV)
+        got = await next_of(inbox)
+        assert isinstance(got, Challenge) and got.challenge_id == later.challenge_id
+        await inbox.aclose()
+
+    run_lobby(scenario)
+
+
 def test_the_inbox_starts_with_the_waiting_ticket() -> None:
     async def scenario(world: World) -> None:
         ticket = await world.lobby.pairing.request("bob", DV)

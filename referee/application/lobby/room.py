@@ -238,12 +238,17 @@ class Lobby:
         challenge for it, until the caller closes the generator."""
         self.start()
         with self._subscribed({CHALLENGE, PAIRING}) as subscription:
-            shown: set[str] = set()  # challenges to anyone this inbox has delivered
+            # What this inbox delivered last of each challenge and ticket: a change written
+            # after the subscription but before the snapshot is read is in both, and comes
+            # once (a program that answers each open challenge it hears of would otherwise
+            # answer one twice).
+            shown: dict[str, Challenge | PairingTicket] = {}
             for challenge in await self.challenges.open_for(player):
-                shown.add(challenge.challenge_id)
+                shown[challenge.challenge_id] = challenge
                 yield challenge
             waiting = await self.pairing.waiting_for(player)
             if waiting is not None:
+                shown[waiting.ticket_id] = waiting
                 yield waiting
             while True:
                 for kind, key in await subscription.next():
@@ -255,12 +260,13 @@ class Lobby:
                         offered = not challenge.challenged and (
                             challenge.state is ChallengeState.OPEN or key in shown
                         )
-                        if challenge.concerns(player) or offered:
-                            shown.add(key)
+                        if (challenge.concerns(player) or offered) and shown.get(key) != challenge:
+                            shown[key] = challenge
                             yield challenge
                     else:
                         ticket = PairingTicket.from_json(document.body)
-                        if ticket.player == player:
+                        if ticket.player == player and shown.get(key) != ticket:
+                            shown[key] = ticket
                             yield ticket
 
     # --- background ------------------------------------------------------------------------
