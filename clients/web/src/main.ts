@@ -30,8 +30,9 @@ import { holdSeat, Log, player, savedGame, savedGames, saveGame, type SavedGame 
 import "./style.css";
 
 const app = document.getElementById("app")!;
-/** What the browser tests read: sequences received this page load, duplicates dropped. */
-const probe = { received: [] as number[], duplicates: 0, ready: false, choices: [] as Choice[], sent: 0 };
+/** What the browser tests read: sequences received this page load, duplicates dropped;
+ * whether the page of `route` (the location's hash it was drawn for) is ready. */
+const probe = { received: [] as number[], duplicates: 0, ready: false, route: "", choices: [] as Choice[], sent: 0 };
 (window as unknown as { __referee: typeof probe }).__referee = probe;
 let leave: AbortController | null = null;
 
@@ -738,6 +739,7 @@ async function route(): Promise<void> {
   const here = new AbortController();
   leave = here;
   probe.ready = false;
+  probe.route = location.hash;
   const [, where, gameId, token, code] = location.hash.split("?")[0].split("/");
   for (const game of savedGames()) startBots(game.gameId); // bots outlive a reload
   try {

@@ -25,7 +25,8 @@ export async function shot(page, name) {
 /** Waits until the page has drawn its table (or the home page) after a navigation. */
 export async function ready(page) {
   try {
-    await page.waitForFunction(() => window.__referee && window.__referee.ready, null, { timeout: 30000 });
+    // Ready for the location it is at: a link just followed has not begun its page yet.
+    await page.waitForFunction(() => window.__referee?.ready && window.__referee.route === location.hash, null, { timeout: 30000 });
   } catch (error) {
     // What the page shows says more than a timeout.
     const text = await page.locator("body").innerText().catch(() => "");
