@@ -408,9 +408,12 @@ class Referee:
         :class:`~referee.application.tables.pacing.Outlet` of :attr:`pacing`."""
         release = self._hold(seat_token)
         try:
-            await self._streams.serve(
-                game_id, seat_token, spectator, organiser_token, as_seat, after, batched, send
+            # The stream's updates, then served from this frame: an open stream holds a
+            # frame per level of calls for its whole life.
+            updates = await self._streams.follow(
+                game_id, seat_token, spectator, organiser_token, as_seat, after, batched
             )
+            await self._streams.fanout.serve(updates, send)
         finally:
             release()
 

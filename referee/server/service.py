@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -33,7 +34,6 @@ from referee import codec
 from referee.application import PlayerSeat, Referee, RefereeError, Update
 from referee.application.tables.access import SeatKey
 from referee.application.tables.errors import Kind, bad_request, clip
-from referee.application.tables.fanout import Send
 from referee.application.tables.limits import GAMES_CREATED, READS, REGISTRATIONS, CallLimits
 from referee.application.tables.pacing import Outlet
 from referee.engine.registry import all_games
@@ -228,14 +228,7 @@ class RefereeCore:
 
     def _outlet(self, name: str, write: Write) -> Outlet:
         """``write`` under the stream policy, with the heartbeat of the RPC's response."""
-        response = METHODS[name].output
-
-        def heartbeat() -> bytes:
-            beat = response()
-            beat.heartbeat.sent_unix_ms = int(time.time() * 1000)  # type: ignore[attr-defined]
-            return beat.SerializeToString()
-
-        return self.referee.pacing.outlet(write, heartbeat)
+        return self.referee.pacing.outlet(write, _heartbeat(name))
 
     # --- the RPCs ------------------------------------------------------------------------
 
@@ -398,36 +391,56 @@ class RefereeCore:
         """The stream's messages as bytes: a batched message is shared by every stream of
         its viewer, its events by every viewer who sees them alike (encoded once)."""
         batched = request.batched
-        sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "StreamGame")
-        resume = out.resume
-        resume["last_sequence"] = str(request.after_sequence)
-
-        async def send(update: Update, caught_up: bool) -> None:
-            data = convert.update_bytes(update, batched)
-            await out.send(data + CAUGHT_UP if caught_up else data)
-            sent.inc()
-            if update.events:  # taken: a stall after it resumes after it
-                resume["last_sequence"] = str(update.events[-1].sequence)
-
+        out.resume["last_sequence"] = str(request.after_sequence)
         watching = request.spectator or bool(request.organiser_token)
         seat = await self._seat_key(request.seat_token, _seat_of(request), caller, watching)
         player = seat.principal.player.name if isinstance(seat, PlayerSeat) else ""
+        sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "StreamGame")
         with self.referee.pacing.admit_player(player) if player else contextlib.nullcontext():
-            await self._serve_game(request, send, seat, batched)
+            await self.referee.serve_stream(
+                request.game_id,
+                _GameSender(out, batched, sent),
+                seat_token=seat,
+                spectator=request.spectator,
+                organiser_token=request.organiser_token,
+                as_seat=_as_seat(request),
+                after=request.after_sequence,
+                batched=batched,
+            )
 
-    async def _serve_game(
-        self, request: pb.StreamGameRequest, send: Send, seat: SeatKey, batched: bool
-    ) -> None:
-        await self.referee.serve_stream(
-            request.game_id,
-            send,
-            seat_token=seat,
-            spectator=request.spectator,
-            organiser_token=request.organiser_token,
-            as_seat=_as_seat(request),
-            after=request.after_sequence,
-            batched=batched,
-        )
+
+class _GameSender:
+    """StreamGame's ``send``: an update's bytes written through the stream's outlet, and the
+    position a stalled client resumes after kept up to date. A slotted object, not a
+    closure: an open stream holds one for its whole life."""
+
+    __slots__ = ("batched", "out", "sent")
+
+    def __init__(self, out: Outlet, batched: bool, sent: Any) -> None:
+        self.out = out
+        self.batched = batched
+        self.sent = sent
+
+    async def __call__(self, update: Update, caught_up: bool) -> None:
+        data = convert.update_bytes(update, self.batched)
+        await self.out.send(data + CAUGHT_UP if caught_up else data)
+        self.sent.inc()
+        if update.events:  # taken: a stall after it resumes after it
+            self.out.resume["last_sequence"] = str(update.events[-1].sequence)
+
+
+@functools.cache
+def _heartbeat(name: str) -> Callable[[], bytes]:
+    """The heartbeat of the streaming RPC ``name`` (one function per RPC, shared by its
+    streams)."""
+    response = METHODS[name].output
+
+    def heartbeat() -> bytes:
+        beat = response()
+        beat.heartbeat.sent_unix_ms = int(time.time() * 1000)  # type: ignore[attr-defined]
+        return beat.SerializeToString()
+
+    return heartbeat
 
 
 def _handlers(*parts: object) -> dict[str, Callable[..., Awaitable[Any]]]:

@@ -1,9 +1,15 @@
-"""An in-memory event store: for tests, demos and throw-away servers (lost on exit)."""
+"""An in-memory event store: for tests, demos and throw-away servers (lost on exit).
+
+A long event (a deal's openings, with their salts and Merkle paths: about 15 KB in Vampire
+Queen, most of a new game's log) is kept compressed, as :data:`PACK_BYTES` says; reads give
+back the bytes written.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import threading
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -27,7 +33,29 @@ from referee.store.base import (
 from referee.store.rows import changed as _changed
 from referee.store.rows import check_claims, check_writes, decode_body
 
-__all__ = ["MemoryEventStore"]
+__all__ = ["PACK_BYTES", "MemoryEventStore"]
+
+#: A payload at least this long is kept zlib-compressed (when that is shorter): the Merkle
+#: paths of a deal's openings repeat the tree's upper nodes, so they compress to about 40 %,
+#: while a move's events, much shorter, are kept as they are (no work on the hot path).
+PACK_BYTES = 1024
+
+
+class _Packed(bytes):
+    """A payload as :func:`_pack` compressed it."""
+
+    __slots__ = ()
+
+
+def _pack(payload: bytes) -> bytes:
+    if len(payload) < PACK_BYTES:
+        return payload
+    packed = zlib.compress(payload, 1)
+    return _Packed(packed) if len(packed) < len(payload) else payload
+
+
+def _unpack(payload: bytes) -> bytes:
+    return zlib.decompress(payload) if type(payload) is _Packed else payload
 
 
 @dataclass(slots=True)
@@ -90,7 +118,7 @@ class MemoryEventStore(EventStore):
         documents: Sequence[DocumentWrite] = (),
         claims: Sequence[SeatClaim] = (),
     ) -> None:
-        payloads = [bytes(event) for event in events]
+        payloads = [_pack(bytes(event)) for event in events]
         writes = check_writes(documents)
         check_claims(claims)
         with self._lock:
@@ -112,7 +140,7 @@ class MemoryEventStore(EventStore):
         claim: SeatClaim,
         documents: Sequence[DocumentWrite] = (),
     ) -> int:
-        payloads = [bytes(event) for event in events]
+        payloads = [_pack(bytes(event)) for event in events]
         writes = check_writes(documents)
         with self._lock:
             game = self._game(game_id)
@@ -189,7 +217,7 @@ class MemoryEventStore(EventStore):
         events: Sequence[bytes],
         outcome: CommandOutcome | None = None,
     ) -> int:
-        payloads = [bytes(event) for event in events]
+        payloads = [_pack(bytes(event)) for event in events]
         check_outcome(expected_version, len(payloads), outcome)
         with self._lock:
             game = self._game(game_id)
@@ -216,7 +244,7 @@ class MemoryEventStore(EventStore):
             start = max(after, 0)
             stop = len(events) if limit is None else start + limit
             return [
-                StoredEvent(game_id, sequence, payload)
+                StoredEvent(game_id, sequence, _unpack(payload))
                 for sequence, payload in enumerate(events[start:stop], start + 1)
             ]
 

@@ -108,6 +108,16 @@ class FanOut:
         if self.streams >= self.max_streams:
             raise errors.exhausted("streams", self.max_streams)
 
+    def _check(self, sub: Subscriber, sent: int, visible: int) -> None:
+        """End the stream (:class:`StreamEnded`) if the referee closes it or it is more than
+        ``backlog`` events behind what its viewer may see (``visible``)."""
+        if sub.closing is not None:
+            raise StreamEnded(sub.closing)
+        if visible - max(sent, sub.opened) > self.backlog:
+            raise StreamEnded(
+                errors.exhausted("stream buffer", self.backlog, last_sequence=str(sent))
+            )
+
     async def serve(self, updates: Updates, send: Send) -> None:
         """Run a stream (:meth:`follow`) into ``send``; returns when the game is finished,
         raises the :class:`RefereeError` the stream ends with."""
@@ -136,14 +146,12 @@ class FanOut:
         ``credential``: the hash of the account token it was opened with (:meth:`end`)."""
         viewer = watcher.viewer
         delayed = watcher.organiser and live.settings.delayed
-
-        def visible() -> int:
-            return live.visible_version(now_ms()) if delayed else live.table.version
-
+        # No closures here (what the viewer sees, the stream's checks): an open stream
+        # holds its generator's frame, and each closure with it, for its whole life.
         self.check_room()
         if credential in self.revoked:
             raise self.revoked[credential]
-        opened = visible()
+        opened = _visible(live, delayed)
         if after > opened:
             raise errors.bad_request("after_sequence", f"the game has only {opened} events")
         seat = None if watcher.organiser else viewer
@@ -153,16 +161,6 @@ class FanOut:
         self.metrics.streams_open.set(self.streams)
         table = live.table
         players = live.record.players
-        backlog = self.backlog
-
-        def check(sent: int) -> None:
-            if sub.closing is not None:
-                raise StreamEnded(sub.closing)
-            if visible() - max(sent, opened) > backlog:
-                raise StreamEnded(
-                    errors.exhausted("stream buffer", backlog, last_sequence=str(sent))
-                )
-
         try:
             yield Update((), live.view_at(viewer, opened)), after >= opened
             # A private replica follows the log so each event comes with the view after it;
@@ -172,9 +170,9 @@ class FanOut:
             sent = after
             while True:
                 sub.wake.clear()
-                target = visible()
+                target = _visible(live, delayed)
                 while batched and sent < target:
-                    check(sent)
+                    self._check(sub, sent, _visible(live, delayed))
                     end = min(live.batch_ends[sent], target)
                     if end < table.version:  # behind: the view after this batch is a past one
                         if replica is None or replica.version != sent:
@@ -185,7 +183,7 @@ class FanOut:
                     sent = end
                     yield update, caught_up
                 while sent < target:
-                    check(sent)
+                    self._check(sub, sent, _visible(live, delayed))
                     if replica is None:
                         replica = Table.replay(table.config, table.log[:sent], table.settings)
                     replica.extend((table.log[sent],))
@@ -199,7 +197,7 @@ class FanOut:
                     yield Update((live.stamped(sent - 1, viewer),), seen), sent == opened
                 if live.finished and sent >= table.version:
                     return
-                check(sent)
+                self._check(sub, sent, _visible(live, delayed))
                 if delayed and sent < table.version and live.settings.organiser_delay_ms:
                     # Wake up when the next batch is old enough to be shown.
                     due = live.recorded_ms[sent] + live.settings.organiser_delay_ms - now_ms()
@@ -216,6 +214,11 @@ class FanOut:
             live.subscribers.pop(sub, None)
             self.streams -= 1
             self.metrics.streams_open.set(self.streams)
+
+
+def _visible(live: LiveGame, delayed: bool) -> int:
+    """The game's version a stream may show: the organiser's runs behind by the delay."""
+    return live.visible_version(now_ms()) if delayed else live.table.version
 
 
 __all__ = ["FanOut", "Send", "StreamEnded", "Subscriber", "Updates"]

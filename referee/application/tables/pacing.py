@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from referee.application.tables import errors
@@ -144,6 +144,47 @@ class Outlet:
             self._beating = None
 
 
+class Admission:
+    """A stream's place under the caps while its ``with`` block runs (:meth:`Pacing.admit`,
+    :meth:`Pacing.admit_player`): refused on entry when over a cap, given back on exit. A
+    plain object rather than a generator's context manager: an open stream holds one for
+    its whole life."""
+
+    __slots__ = ("address", "pacing", "player")
+
+    def __init__(self, pacing: Pacing, address: str, player: str | None) -> None:
+        self.pacing = pacing
+        self.address = address
+        self.player = player
+
+    def __enter__(self) -> None:
+        pacing = self.pacing
+        policy = pacing.policy
+        player = self.player
+        if player is not None:
+            cap = policy.max_streams_per_player
+            if cap and pacing.by_player.get(player, 0) >= cap:
+                raise errors.rate_limited("streams per player", cap, RETRY_SECONDS, player=player)
+            _count(pacing.by_player, player, 1)
+            return
+        if pacing.open >= policy.max_streams:
+            raise errors.rate_limited("streams", policy.max_streams, RETRY_SECONDS)
+        per_address = policy.max_streams_per_address
+        address = self.address
+        if address and per_address and pacing.by_address.get(address, 0) >= per_address:
+            raise errors.rate_limited("streams per address", per_address, RETRY_SECONDS)
+        pacing.open += 1
+        _count(pacing.by_address, address, 1)
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        pacing = self.pacing
+        if self.player is not None:
+            _count(pacing.by_player, self.player, -1)
+        else:
+            pacing.open -= 1
+            _count(pacing.by_address, self.address, -1)
+
+
 class Pacing:
     """The stream policy of one referee: admission and the open outlets."""
 
@@ -156,37 +197,17 @@ class Pacing:
         self._outlets: set[Outlet] = set()
         self._ticker: asyncio.Future[None] | None = None
 
-    @contextlib.contextmanager
-    def admit(self, address: str = "") -> Iterator[None]:
-        """Hold a stream's place for the duration of the block: counted against
+    def admit(self, address: str = "") -> Admission:
+        """Hold a stream's place for the duration of the ``with`` block: counted against
         ``max_streams`` and, ``address`` given (the client's, as its transport says),
         ``max_streams_per_address``; RESOURCE_EXHAUSTED with RetryInfo over either."""
-        policy = self.policy
-        if self.open >= policy.max_streams:
-            raise errors.rate_limited("streams", policy.max_streams, RETRY_SECONDS)
-        per_address = policy.max_streams_per_address
-        if address and per_address and self.by_address.get(address, 0) >= per_address:
-            raise errors.rate_limited("streams per address", per_address, RETRY_SECONDS)
-        self.open += 1
-        _count(self.by_address, address, 1)
-        try:
-            yield
-        finally:
-            self.open -= 1
-            _count(self.by_address, address, -1)
+        return Admission(self, address, None)
 
-    @contextlib.contextmanager
-    def admit_player(self, player: str) -> Iterator[None]:
+    def admit_player(self, player: str) -> Admission:
         """Count a stream of the signed-in ``player`` (a stream admitted already, once its
-        credential is resolved) against ``max_streams_per_player``."""
-        cap = self.policy.max_streams_per_player
-        if cap and self.by_player.get(player, 0) >= cap:
-            raise errors.rate_limited("streams per player", cap, RETRY_SECONDS, player=player)
-        _count(self.by_player, player, 1)
-        try:
-            yield
-        finally:
-            _count(self.by_player, player, -1)
+        credential is resolved) against ``max_streams_per_player``, for the duration of the
+        ``with`` block."""
+        return Admission(self, "", player)
 
     def outlet(self, write: Write, heartbeat: Callable[[], bytes], **resume: str) -> Outlet:
         """A stream's writer under the policy: use it as ``async with outlet:`` around the
@@ -233,4 +254,4 @@ def _count(counts: dict[str, int], key: str, step: int) -> None:
         counts.pop(key, None)
 
 
-__all__ = ["RETRY_SECONDS", "Outlet", "Pacing", "StreamPolicy", "Write"]
+__all__ = ["RETRY_SECONDS", "Admission", "Outlet", "Pacing", "StreamPolicy", "Write"]

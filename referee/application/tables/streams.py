@@ -20,7 +20,7 @@ from collections.abc import AsyncGenerator, Callable
 from referee.application.tables import access
 from referee.application.tables.access import PlayerSeat
 from referee.application.tables.errors import RefereeError
-from referee.application.tables.fanout import Send, Updates
+from referee.application.tables.fanout import Updates
 from referee.application.tables.live import DISCONNECTS, OPENS, LiveGame
 from referee.application.tables.repository import Repository
 from referee.application.tables.timekeeper import Timekeeper
@@ -52,31 +52,14 @@ class Streams:
         batched: bool,
     ) -> AsyncGenerator[Update, None]:
         """See :meth:`referee.application.referee.Referee.stream`."""
-        updates = await self._follow(
+        updates = await self.follow(
             game_id, seat_token, spectator, organiser_token, as_seat, after, batched
         )
         async with contextlib.aclosing(updates):
             async for update, _ in updates:
                 yield update
 
-    async def serve(
-        self,
-        game_id: str,
-        seat_token: access.SeatKey,
-        spectator: bool,
-        organiser_token: str,
-        as_seat: int | None,
-        after: int,
-        batched: bool,
-        send: Send,
-    ) -> None:
-        """See :meth:`referee.application.referee.Referee.serve_stream`."""
-        updates = await self._follow(
-            game_id, seat_token, spectator, organiser_token, as_seat, after, batched
-        )
-        await self.fanout.serve(updates, send)
-
-    async def _follow(
+    async def follow(
         self,
         game_id: str,
         seat_token: access.SeatKey,
@@ -86,6 +69,8 @@ class Streams:
         after: int,
         batched: bool,
     ) -> Updates:
+        """The viewer's stream, checked (for :meth:`FanOut.serve`); see
+        :meth:`referee.application.referee.Referee.serve_stream`."""
         repository = self.repository
         live = await repository.get(game_id)
         await access.read_claims_for(repository, live, seat_token)
@@ -140,16 +125,17 @@ class Streams:
         if repository.store.shared:
             stored = repository.submit(self._stored_opens, live.game_id, seat)
         repository.count(live, seat, OPENS)
-        here = live.stats[seat][OPENS]
+        return _HungUp(self, live, seat, live.stats[seat][OPENS], stored)
 
-        def hung_up() -> None:
-            if sum(1 for sub in live.subscribers if sub.seat == seat) > 1:
-                return  # the seat has another stream open (the closing one is still listed)
-            waiting = repository.spawn(self._disconnect_unless_resumed(live, seat, here, stored))
-            self._hang_ups.add(waiting)
-            waiting.add_done_callback(self._hang_ups.discard)
-
-        return hung_up
+    def _hung_up(
+        self, live: LiveGame, seat: int, here: int, stored: asyncio.Future[int] | None
+    ) -> None:
+        """A seat's stream opened as its ``here``-th was closed by its client mid-game."""
+        if sum(1 for sub in live.subscribers if sub.seat == seat) > 1:
+            return  # the seat has another stream open (the closing one is still listed)
+        waiting = self.repository.spawn(self._disconnect_unless_resumed(live, seat, here, stored))
+        self._hang_ups.add(waiting)
+        waiting.add_done_callback(self._hang_ups.discard)
 
     def _stored_opens(self, game_id: str, seat: int) -> int:
         return self.repository.store.stats(game_id).get(seat, {}).get(OPENS, 0)
@@ -200,6 +186,31 @@ class Streams:
             if seat in live.table.pending():
                 return live
             await asyncio.sleep(poll)
+
+
+class _HungUp:
+    """What to do if a seat's stream is closed by its client mid-game
+    (:meth:`Streams._hung_up`): a slotted object rather than a closure, since an open stream
+    holds it for its whole life."""
+
+    __slots__ = ("here", "live", "seat", "stored", "streams")
+
+    def __init__(
+        self,
+        streams: Streams,
+        live: LiveGame,
+        seat: int,
+        here: int,
+        stored: asyncio.Future[int] | None,
+    ) -> None:
+        self.streams = streams
+        self.live = live
+        self.seat = seat
+        self.here = here
+        self.stored = stored
+
+    def __call__(self) -> None:
+        self.streams._hung_up(self.live, self.seat, self.here, self.stored)
 
 
 def _no_fault() -> None:
