@@ -7,13 +7,14 @@ these drive :class:`~referee.application.Referee` directly on a memory store.
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 from referee.application import Kind, Limits, Referee, StreamEnded, Update
 from referee.application.tables.access import Player, PlayerSeat, Principal
 from referee.games.vampire_queen.model import HandDealt
 from tests.application.seating_support import seats
-from tests.application.support import play_to_end, refused, run
+from tests.application.support import play_to_end, plays, refused, run, until
 
 GAME = "vampire-queen"
 
@@ -156,5 +157,66 @@ def test_every_view_of_a_replayed_stream_names_the_seats_holders() -> None:
             updates = [await anext(stream) for _ in range(4)]
             await stream.aclose()
             assert all(u.view.holders == current for u in updates[1:]), batched
+
+    run(scenario)
+
+
+def test_plain_streams_that_keep_up_take_the_views_inside_a_batch_from_the_game() -> None:
+    """Plain streams (one message per event) following a game as it is played get, inside
+    each batch, the views a stream replaying the game afterwards makes with its own table
+    copy; the live game made them once for all of them with the one copy it keeps."""
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 4, {"rounds": "1"})
+        live = referee.games[created.game_id]
+        viewers = (0, 1, 2, 3, None)
+        got: dict[int | None, list[Update]] = {viewer: [] for viewer in viewers}
+
+        async def follow(viewer: int | None) -> None:
+            token = created.seat_tokens[viewer] if viewer is not None else ""
+            async for update in referee.stream(
+                created.game_id, seat_token=token, spectator=viewer is None
+            ):
+                got[viewer].append(update)
+
+        def caught_up() -> bool:
+            version = live.table.version
+            return all(
+                updates and updates[-1].events and updates[-1].events[-1].sequence == version
+                for updates in got.values()
+            )
+
+        followers = [asyncio.ensure_future(follow(viewer)) for viewer in viewers]
+        await until(caught_up)
+        batches = 0
+        async for _, answer in plays(referee, created, 11):
+            batches += answer.last_sequence > answer.first_sequence  # more than one event
+            await until(caught_up)
+        await asyncio.gather(*followers)
+        assert batches and live.stepper is not None and live.stepper.version > 8
+        for viewer in viewers:
+            replayed = await read(referee, created.game_id, viewer, created.seat_tokens)
+            assert [u.events for u in got[viewer][1:]] == [u.events for u in replayed[1:]]
+            assert [u.view for u in got[viewer][1:]] == [u.view for u in replayed[1:]], viewer
+
+    run(scenario)
+
+
+def test_a_game_keeps_no_seat_s_deal_openings_for_other_viewers() -> None:
+    """Each seat's copy of the deal's openings (its own cards' salts and Merkle paths) is
+    nobody else's: once sent, the live game does not keep it for other viewers."""
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 4, {"rounds": "1"})
+        live = referee.games[created.game_id]
+        for seat in range(4):
+            stream = referee.stream(created.game_id, seat_token=created.seat_tokens[seat])
+            updates = [await anext(stream) for _ in range(live.table.version + 1)]
+            await stream.aclose()
+            assert updates[-1].events[0].sequence == live.table.version
+            assert max(len(update.events[0].data) for update in updates[1:]) > 1024
+        assert live.latest.public and all(
+            len(value.data) < 1024 for value in live.latest.events.values()
+        )
 
     run(scenario)

@@ -155,7 +155,9 @@ class FanOut:
         if after > opened:
             raise errors.bad_request("after_sequence", f"the game has only {opened} events")
         seat = None if watcher.organiser else viewer
-        sub = Subscriber(seat=seat, opened=opened, credential=credential)
+        sub = Subscriber(
+            seat=seat, opened=opened, credential=credential, viewer=viewer, plain=not batched
+        )
         live.subscribers[sub] = None
         self.streams += 1
         self.metrics.streams_open.set(self.streams)
@@ -163,10 +165,12 @@ class FanOut:
         players = live.record.players
         try:
             yield Update((), live.view_at(viewer, opened)), after >= opened
-            # A private replica follows the log so each event comes with the view after it;
-            # a batched stream that keeps up never needs one (it sends the live view).
-            replica: Table[Any] | None = None  # made when first needed (an idle stream
-            # holds none: a table copy per open stream would be most of its memory)
+            # A private replica follows the log while the stream is behind, so each event (or
+            # batch) comes with the view after it; one that keeps up holds none (a table copy
+            # per open stream would be most of its memory): a batched stream sends the live
+            # view, a plain one the views inside a batch that the game makes for all its
+            # plain streams (LiveGame.past_view).
+            replica: Table[Any] | None = None
             sent = after
             while True:
                 sub.wake.clear()
@@ -184,17 +188,27 @@ class FanOut:
                     yield update, caught_up
                 while sent < target:
                     self._check(sub, sent, _visible(live, delayed))
-                    if replica is None:
-                        replica = Table.replay(table.config, table.log[:sent], table.settings)
-                    replica.extend((table.log[sent],))
+                    index = sent
                     sent += 1
                     if sent == table.version:  # the current view: with the clocks
+                        replica = None
                         seen = live.view(viewer)
                     else:
-                        seen = SeatView(
-                            live.game_id, players, replica.view(viewer), holders=live.view_holders()
-                        )
-                    yield Update((live.stamped(sent - 1, viewer),), seen), sent == opened
+                        past = None if replica is not None else live.past_view(viewer, sent)
+                        if past is None:
+                            if replica is None:
+                                replica = Table.replay(
+                                    table.config, table.log[:index], table.settings
+                                )
+                            replica.extend((table.log[index],))
+                            holders = live.view_holders()
+                            past = SeatView(
+                                live.game_id, players, replica.view(viewer), holders=holders
+                            )
+                        seen = past
+                    yield Update((live.stamped(index, viewer),), seen), sent == opened
+                if sent >= table.version:
+                    replica = None  # caught up: the views of later batches are the game's
                 if live.finished and sent >= table.version:
                     return
                 self._check(sub, sent, _visible(live, delayed))

@@ -15,6 +15,7 @@ view request of that batch.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,13 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+#: A redacted event whose encoding is at least this long is not kept for other viewers: in
+#: the games only a deal's openings are (each seat's its own, with their salts and Merkle
+#: paths: about 3.7 KB a seat in Vampire Queen), so no other viewer would share it, and an
+#: idle game would hold every seat's until its next batch.
+KEEP_REDACTED_BYTES = 1024
+
+
 @dataclass(eq=False, slots=True)
 class LatestBatch:
     """The latest committed batch as its viewers receive it, each part made once (the live
@@ -65,10 +73,15 @@ class LatestBatch:
     #: ``{index: value}``.
     public: dict[int, StampedEvent] = field(default_factory=dict)
     #: The rest, one value per distinct redaction (seats that see the same part of an event
-    #: share one value, so one encoding): ``{(index, redacted event): value}``.
+    #: share one value, so one encoding), but for long ones (:data:`KEEP_REDACTED_BYTES`):
+    #: ``{(index, redacted event): value}``.
     events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
     #: The batch as each viewer's batched streams send it (a spectator's, a seat's).
     updates: dict[Viewer, Update] = field(default_factory=dict)
+    #: The views after each event of the batch but its last, for the plain streams that
+    #: were following the game when it came (:meth:`LiveGame.past_view`):
+    #: ``{(viewer, version): view}``.
+    steps: dict[tuple[Viewer, int], SeatView] = field(default_factory=dict)
     #: The first view made after the batch, and its fields that every viewer's view shares
     #: encoded: the other viewers' views take those fields from them, worked out and encoded
     #: once for all.
@@ -121,6 +134,10 @@ class LiveGame:
     #: The store's claims of seats (their token hashes), by seat; refreshed from the store
     #: when the log names a claim made elsewhere.
     claims: dict[int, SeatClaim] = field(default_factory=dict)
+    #: A copy of the table that follows the log for the plain streams' past views (made
+    #: when one first needs it; see :meth:`past_view`): one for the game rather than one per
+    #: stream.
+    stepper: Table[Any] | None = None
 
     def __post_init__(self) -> None:
         if self.clocks is None:
@@ -251,9 +268,41 @@ class LiveGame:
         if recent:
             if event is whole:
                 self.latest.public[index] = value
-            else:
+            elif len(value.data) < KEEP_REDACTED_BYTES:
                 self.latest.events[(index, event)] = value
         return value
+
+    def past_view(self, viewer: Viewer, version: int) -> SeatView | None:
+        """The view ``viewer`` had right after event ``version`` of the latest batch (not its
+        last, whose view is :meth:`view`), for a plain stream that was following the game
+        when the batch came. The game's :attr:`stepper` passes each event of the batch once,
+        making the view of every plain stream's viewer after it; None when this one was not
+        made (``version`` is outside the latest batch but its last, or the stepper passed
+        it before the viewer's stream was listed): the stream then makes its own."""
+        latest = self.latest
+        found = latest.steps.get((viewer, version))
+        if found is not None:
+            return found
+        table = self.table
+        start = bisect.bisect_left(self.batch_ends, table.version)  # where the batch starts
+        stepper = self.stepper
+        if not start < version < table.version or (
+            stepper is not None and stepper.version >= version
+        ):
+            return None
+        if stepper is None:
+            stepper = self.stepper = Table.replay(table.config, table.log[:start], table.settings)
+        viewers = {sub.viewer for sub in self.subscribers if sub.plain}
+        viewers.add(viewer)
+        holders = self.view_holders()
+        players = self.record.players
+        while stepper.version < version:
+            stepper.extend((table.log[stepper.version],))
+            if stepper.version > start:
+                for each in viewers:
+                    seen = SeatView(self.game_id, players, stepper.view(each), holders=holders)
+                    latest.steps[(each, stepper.version)] = seen
+        return latest.steps[(viewer, version)]
 
     def batch_update(
         self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None

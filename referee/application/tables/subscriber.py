@@ -57,6 +57,11 @@ class Subscriber:
     #: The SHA-256 of the account token the stream was opened with ("" for none): a revoked
     #: token's streams are ended (``Streams.end_opened_with``).
     credential: str = ""
+    #: Whose view the stream sends (a seat; ``None``: a spectator's), and whether it is a
+    #: plain stream (one message per event, each with the view after it: the live game
+    #: makes the views inside a batch once for all of them, ``LiveGame.past_view``).
+    viewer: int | None = None
+    plain: bool = False
 
 
 __all__ = ["Flag", "Subscriber"]
