@@ -194,7 +194,10 @@ class FanOut:
                         replica = None
                         seen = live.view(viewer)
                     else:
-                        past = None if replica is not None else live.past_view(viewer, sent)
+                        # Past the history the stream opened with (which it replays with
+                        # its own copy), the game's views; its own copy if it missed them.
+                        live_event = replica is None and sent > opened
+                        past = live.past_view(viewer, sent) if live_event else None
                         if past is None:
                             if replica is None:
                                 replica = Table.replay(

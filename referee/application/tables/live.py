@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,9 +80,10 @@ class LatestBatch:
     #: The batch as each viewer's batched streams send it (a spectator's, a seat's).
     updates: dict[Viewer, Update] = field(default_factory=dict)
     #: The views after each event of the batch but its last, for the plain streams that
-    #: were following the game when it came (:meth:`LiveGame.past_view`):
-    #: ``{(viewer, version): view}``.
-    steps: dict[tuple[Viewer, int], SeatView] = field(default_factory=dict)
+    #: were following the game when it came (:meth:`LiveGame.past_view`), each with how
+    #: many of its viewer's streams have yet to take it (then it goes):
+    #: ``{(viewer, version): (view, streams)}``.
+    steps: dict[tuple[Viewer, int], tuple[SeatView, int]] = field(default_factory=dict)
     #: The first view made after the batch, and its fields that every viewer's view shares
     #: encoded: the other viewers' views take those fields from them, worked out and encoded
     #: once for all.
@@ -280,7 +282,7 @@ class LiveGame:
         made (``version`` is outside the latest batch but its last, or the stepper passed
         it before the viewer's stream was listed): the stream then makes its own."""
         latest = self.latest
-        found = latest.steps.get((viewer, version))
+        found = _take(latest.steps, (viewer, version))
         if found is not None:
             return found
         table = self.table
@@ -292,17 +294,17 @@ class LiveGame:
             return None
         if stepper is None:
             stepper = self.stepper = Table.replay(table.config, table.log[:start], table.settings)
-        viewers = {sub.viewer for sub in self.subscribers if sub.plain}
-        viewers.add(viewer)
+        streams = Counter(sub.viewer for sub in self.subscribers if sub.plain)
+        streams[viewer] = max(streams[viewer], 1)
         holders = self.view_holders()
         players = self.record.players
         while stepper.version < version:
             stepper.extend((table.log[stepper.version],))
             if stepper.version > start:
-                for each in viewers:
+                for each, count in streams.items():
                     seen = SeatView(self.game_id, players, stepper.view(each), holders=holders)
-                    latest.steps[(each, stepper.version)] = seen
-        return latest.steps[(viewer, version)]
+                    latest.steps[(each, stepper.version)] = (seen, count)
+        return _take(latest.steps, (viewer, version))
 
     def batch_update(
         self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None
@@ -511,6 +513,22 @@ class LiveGame:
         return SeatView(
             self.game_id, self.record.players, past.view(viewer), holders=self.view_holders()
         )
+
+
+def _take(
+    steps: dict[tuple[Viewer, int], tuple[SeatView, int]], key: tuple[Viewer, int]
+) -> SeatView | None:
+    """A stream's view from ``steps``, gone once each of its viewer's streams took it (an
+    idle game holds none of a batch's past views)."""
+    found = steps.get(key)
+    if found is None:
+        return None
+    seen, streams = found
+    if streams > 1:
+        steps[key] = (seen, streams - 1)
+    else:
+        del steps[key]
+    return seen
 
 
 __all__ = ["DISCONNECTS", "OPENS", "PRESENT", "REJECTED", "LatestBatch", "LiveGame", "now_ms"]
