@@ -258,8 +258,10 @@ async function runMemory() {
 }
 
 const modes = { load: runLoad, memory: runMemory };
+// Exit once stdout has taken everything: a pipe's writes are asynchronous, and exiting at
+// once cut the long `done` line (its round trips) at a multiple of 64 KiB.
 modes[settings.mode]()
-  .then(() => process.exit(0))
+  .then(() => process.stdout.write('', () => process.exit(0)))
   .catch((error) => {
     process.stderr.write(`${error.stack || error}\n`);
     process.exit(1);
