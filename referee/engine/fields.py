@@ -19,7 +19,10 @@ Such a class declares the one hook this module knows, two class attributes:
   :func:`wire_maker` gives the codec to read a value back).
 
 Both are declared on the class itself (a subclass declares its own); a class with one and not
-the other, or a wire field that is neither kind, is refused when its plan is made.
+the other, or a wire field that is neither kind, is refused when its plan is made. A class of a
+module the compiled build compiles sets ``WIRE_FIELDS`` after its body, with
+:func:`declare_wire_fields`: mypyc hands ``dataclasses`` every attribute assigned in the body
+of a dataclass as a field, a ``ClassVar`` too.
 
 >>> from dataclasses import dataclass, field
 >>> @dataclass(frozen=True)
@@ -227,6 +230,12 @@ def wire_repr(value: object) -> str:
     cls = type(value)
     inner = ", ".join(f"{f.name}={getattr(value, f.name)!r}" for f in field_plan(cls))
     return f"{cls.__qualname__}({inner})"
+
+
+def declare_wire_fields(cls: type, names: tuple[str, ...]) -> None:
+    """Give class ``cls`` its ``WIRE_FIELDS``, ``names``, after its body (see the module's
+    docstring: in the body of a compiled dataclass it would become a field)."""
+    setattr(cls, "WIRE_FIELDS", names)  # noqa: B010 (an attribute mypy need not know)
 
 
 def _declares_wire(cls: type) -> bool:

@@ -1,0 +1,210 @@
+"""Which build of the referee runs: the pure source, or the compiled build (``make compiled``).
+
+The compiled build is the same source with some modules compiled by mypyc; its wheel carries
+each compiled module's ``.py`` beside its extension, and a module generated when it was built,
+``referee._compiled``, recording which modules it compiled and the sha256 of each one's source.
+The pure source (a checkout, an editable install, a plain wheel) has no such record.
+
+:func:`install`, run by ``referee/__init__.py`` before any other module of the package is
+imported, puts a finder first on ``sys.meta_path`` when the record is there:
+
+- with ``REFEREE_PURE=1``, the finder loads each recorded module from its ``.py`` (the ordinary
+  source loader), so the pure source runs where the compiled build is installed;
+- otherwise it insists that each recorded module loads from its extension and that the ``.py``
+  beside it is the one it was compiled from, and raises an :class:`ImportError` that says what
+  to do when not: a missing extension or an edited source never falls back to the pure code
+  silently (a build would run the wrong code and say it is compiled).
+
+A compiled module's frozen dataclasses are given the ``__setstate__`` that ``dataclasses``
+gives a pure one (:func:`restorable`): mypyc's own assigns each field through the class's
+``__setattr__``, which a frozen class refuses, so ``copy.copy``, ``copy.deepcopy`` and
+``pickle`` of its values (a search's copies, a house bot's view sent to a worker process)
+would fail where the pure source's work.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+#: The environment variable that runs the pure source where the compiled build is installed.
+PURE = "REFEREE_PURE"
+#: What every error of a broken compiled build tells its user to do.
+REMEDY = f"rebuild with `make compiled`, or set {PURE}=1 to run the pure source"
+
+
+@dataclass(frozen=True)
+class Build:
+    """The build that runs. ``name`` is ``"pure"`` or ``"compiled"``; ``compiled`` the modules
+    running compiled (none for pure); ``installed`` the modules the installed build compiled
+    (the same, unless ``REFEREE_PURE=1`` set them aside)."""
+
+    name: str
+    compiled: tuple[str, ...]
+    installed: tuple[str, ...]
+
+    def describe(self) -> str:
+        """The build in a few lines, as ``referee --version`` prints it.
+
+        >>> print(Build("pure", (), ()).describe())
+        pure build (the Python source)
+        >>> print(Build("pure", (), ("referee.engine.table",)).describe())
+        pure build (REFEREE_PURE=1: the compiled build installed here is set aside)
+        >>> table = ("referee.engine.table",)
+        >>> print(Build("compiled", table, table).describe())
+        compiled build (mypyc), 1 module compiled:
+          referee.engine.table
+        """
+        if self.name == "compiled":
+            lines = [f"compiled build (mypyc), {len(self.compiled)} module"]
+            lines[0] += ("s" if len(self.compiled) != 1 else "") + " compiled:"
+            return "\n".join([*lines, *(f"  {name}" for name in self.compiled)])
+        if self.installed:
+            return f"pure build ({PURE}=1: the compiled build installed here is set aside)"
+        return "pure build (the Python source)"
+
+
+def source_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def pure_requested(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether ``REFEREE_PURE`` asks for the pure source (``1``; unset, empty or ``0`` do not).
+
+    >>> [pure_requested({PURE: value}) for value in ("", "0", "1")]
+    [False, False, True]
+    """
+    value = environ.get(PURE, "")
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{PURE}={value!r}: set it to 1 (the pure source) or leave it unset")
+    return value == "1"
+
+
+def _record() -> ModuleType | None:
+    """The record a compiled build carries (``referee._compiled``), or None in the pure source."""
+    if importlib.util.find_spec("referee._compiled") is None:
+        return None
+    return importlib.import_module("referee._compiled")
+
+
+def current() -> Build:
+    """The build this process runs."""
+    record = _record()
+    installed: tuple[str, ...] = tuple(sorted(record.MODULES)) if record is not None else ()
+    if not installed or pure_requested():
+        return Build("pure", (), installed)
+    return Build("compiled", installed, installed)
+
+
+class PureSource(importlib.abc.MetaPathFinder):
+    """Finds each module the compiled build compiled at its ``.py`` beside the extension, and
+    loads it with the ordinary source loader (``REFEREE_PURE=1``)."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self.modules = modules
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.modules:
+            return None
+        leaf = fullname.rpartition(".")[2] + ".py"
+        for folder in path or ():
+            source = Path(folder, leaf)
+            if source.is_file():
+                return importlib.util.spec_from_file_location(fullname, source)
+        raise ImportError(
+            f"{fullname}: {PURE}=1 but its source {leaf} is not installed beside its extension;"
+            " reinstall the compiled build (`make compiled`)",
+            name=fullname,
+        )
+
+
+class CompiledOnly(importlib.abc.MetaPathFinder):
+    """Lets each module the compiled build compiled load only from its extension, with the
+    ``.py`` beside it the one it was compiled from."""
+
+    def __init__(self, modules: Mapping[str, str]) -> None:
+        self.modules = modules
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        expected = self.modules.get(fullname)
+        if expected is None:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        origin = Path(spec.origin) if spec is not None and spec.origin else None
+        if origin is None or origin.suffix == ".py":
+            raise ImportError(
+                f"{fullname} is recorded as compiled but its extension is missing; {REMEDY}",
+                name=fullname,
+            )
+        source = origin.with_name(fullname.rpartition(".")[2] + ".py")
+        if not source.is_file() or source_digest(source) != expected:
+            raise ImportError(
+                f"{fullname}: its extension is stale (the source {source} is not the one it was "
+                f"compiled from); {REMEDY}",
+                name=fullname,
+            )
+        assert spec is not None and spec.loader is not None
+        spec.loader = Restoring(spec.loader)
+        return spec
+
+
+class Restoring(importlib.abc.Loader):
+    """An extension's loader that makes the module's frozen dataclasses :func:`restorable`."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self.loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.loader.exec_module(module)
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                restorable(value)
+
+
+def restorable(cls: type) -> None:
+    """Give ``cls``, when a frozen dataclass, the ``__setstate__`` of a pure frozen dataclass:
+    each field set past the frozen class's ``__setattr__``."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if dataclasses.is_dataclass(cls) and params is not None and params.frozen:
+        cls.__setstate__ = _set_state  # type: ignore[attr-defined]
+
+
+def _set_state(self: object, state: dict[str, Any]) -> None:
+    # The state is what mypyc's __getstate__ gives: a dict of the attributes.
+    for name, value in state.items():
+        object.__setattr__(self, name, value)
+
+
+def install() -> None:
+    """Put the finder the installed build needs first on ``sys.meta_path`` (none for the pure
+    source). A compiled build's shared library (mypyc's runtime of all its modules) must be
+    there too: without it every compiled module would fail to import with a bare message."""
+    record = _record()
+    if record is None:
+        return
+    modules: dict[str, str] = dict(record.MODULES)
+    if pure_requested():
+        sys.meta_path.insert(0, PureSource(modules))
+        return
+    shared: str = record.SHARED
+    if shared and importlib.machinery.PathFinder.find_spec(shared) is None:
+        raise ImportError(f"the compiled build's shared library {shared} is missing; {REMEDY}")
+    sys.meta_path.insert(0, CompiledOnly(modules))
