@@ -205,6 +205,11 @@ def install() -> None:
         sys.meta_path.insert(0, PureSource(modules))
         return
     shared: str = record.SHARED
-    if shared and importlib.machinery.PathFinder.find_spec(shared) is None:
+    # Beside the top package (or inside it when one module is compiled): never imported here,
+    # as importing a module inside referee would run the package's modules before the finder.
+    root = Path(record.__file__ or "").parent.parent
+    stem = root / shared.replace(".", "/")
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+    if shared and not any(stem.with_name(stem.name + suffix).is_file() for suffix in suffixes):
         raise ImportError(f"the compiled build's shared library {shared} is missing; {REMEDY}")
     sys.meta_path.insert(0, CompiledOnly(modules))

@@ -28,6 +28,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from referee.engine.compiling import mypyc_attr
 from referee.engine.endings import Ending
 from referee.engine.fields import MalformedValue, check_shape
 from referee.engine.words import plain_words
@@ -352,6 +353,9 @@ def rank_by_score(scores: Sequence[int], *, lower_wins: bool) -> tuple[SeatResul
     return tuple(results)
 
 
+# A game of a library user's (or a test's) subclasses Game in Python: in the compiled build a
+# compiled class refuses interpreted subclasses unless told so.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
     """A game's rules over its state, its commands and its events (``Game[State, Command,
     Event]``, the last two its model's unions). Subclasses are stateless; all state lives in
