@@ -382,8 +382,11 @@ class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
         """The opening events (deal, first player). Called once, right after ``new_state``."""
 
     #: (phase, command type) -> the handler deciding that command in that phase. A pair
-    #: missing from the table is refused by the engine under the pending decision's rule.
-    handlers: Mapping[tuple[Any, type], Handler[StateT, EventT]] = {}
+    #: missing from the table is refused by the engine under the pending decision's rule. A
+    #: class variable (a game declares it with its own state and events): an attribute with
+    #: a default would be an instance slot in the compiled build, where a game's table in
+    #: an interpreted subclass would not be seen.
+    handlers: ClassVar[Mapping[tuple[Any, type], Handler[Any, Any]]] = {}
     #: The rule a malformed command cites; ``""``: the rule of the seat's pending decision.
     shape_rule: ClassVar[str] = ""
 
