@@ -10,10 +10,12 @@ imported, puts a finder first on ``sys.meta_path`` when the record is there:
 
 - with ``REFEREE_PURE=1``, the finder loads each recorded module from its ``.py`` (the ordinary
   source loader), so the pure source runs where the compiled build is installed;
-- otherwise it insists that each recorded module loads from its extension and that the ``.py``
-  beside it is the one it was compiled from, and raises an :class:`ImportError` that says what
-  to do when not: a missing extension or an edited source never falls back to the pure code
-  silently (a build would run the wrong code and say it is compiled).
+- otherwise it first checks, for every recorded module, that its extension is there and that
+  the ``.py`` beside it is the one it was compiled from (:func:`check`), and raises an
+  :class:`ImportError` that names the module and says what to do when not; the finder then
+  refuses to load a recorded module from anything but its extension. A missing extension or
+  an edited source never falls back to the pure code silently (a build would run the wrong
+  code and say it is compiled).
 
 A compiled module's frozen dataclasses are given the ``__setstate__`` that ``dataclasses``
 gives a pure one (:func:`restorable`): mypyc's own assigns each field through the class's
@@ -132,8 +134,8 @@ class PureSource(importlib.abc.MetaPathFinder):
 
 
 class CompiledOnly(importlib.abc.MetaPathFinder):
-    """Lets each module the compiled build compiled load only from its extension, with the
-    ``.py`` beside it the one it was compiled from."""
+    """Lets each module the compiled build compiled load only from its extension, and makes
+    the frozen dataclasses of every compiled module loaded :func:`restorable`."""
 
     def __init__(self, modules: Mapping[str, str]) -> None:
         self.modules = modules
@@ -141,42 +143,43 @@ class CompiledOnly(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        expected = self.modules.get(fullname)
-        if expected is None:
+        if fullname not in self.modules:
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        origin = Path(spec.origin) if spec is not None and spec.origin else None
-        if origin is None or origin.suffix == ".py":
+        if spec is None or spec.loader is None or (spec.origin or "").endswith(".py"):
             raise ImportError(
                 f"{fullname} is recorded as compiled but its extension is missing; {REMEDY}",
                 name=fullname,
             )
-        source = origin.with_name(fullname.rpartition(".")[2] + ".py")
-        if not source.is_file() or source_digest(source) != expected:
-            raise ImportError(
-                f"{fullname}: its extension is stale (the source {source} is not the one it was "
-                f"compiled from); {REMEDY}",
-                name=fullname,
-            )
-        assert spec is not None and spec.loader is not None
-        spec.loader = Restoring(spec.loader)
+        spec.loader = Restoring(spec.loader, self.modules)
         return spec
 
 
 class Restoring(importlib.abc.Loader):
-    """An extension's loader that makes the module's frozen dataclasses :func:`restorable`."""
+    """An extension's loader that, once the module is loaded, makes the frozen dataclasses of
+    every compiled module now loaded :func:`restorable`: a compiled module's import of another
+    of the build's modules initialises it directly, past the import system's finders."""
 
-    def __init__(self, loader: importlib.abc.Loader) -> None:
+    def __init__(self, loader: importlib.abc.Loader, modules: Mapping[str, str]) -> None:
         self.loader = loader
+        self.modules = modules
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return self.loader.create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
         self.loader.exec_module(module)
-        for value in list(vars(module).values()):
-            if isinstance(value, type) and value.__module__ == module.__name__:
-                restorable(value)
+        for name in self.modules.keys() - _RESTORED:
+            loaded = sys.modules.get(name)
+            if loaded is not None:
+                _RESTORED.add(name)
+                for value in list(vars(loaded).values()):
+                    if isinstance(value, type) and value.__module__ == name:
+                        restorable(value)
+
+
+#: The compiled modules whose classes :class:`Restoring` has seen to.
+_RESTORED: set[str] = set()
 
 
 def restorable(cls: type) -> None:
@@ -195,8 +198,7 @@ def _set_state(self: object, state: dict[str, Any]) -> None:
 
 def install() -> None:
     """Put the finder the installed build needs first on ``sys.meta_path`` (none for the pure
-    source). A compiled build's shared library (mypyc's runtime of all its modules) must be
-    there too: without it every compiled module would fail to import with a bare message."""
+    source), after checking a compiled build whole (:func:`check`)."""
     record = _record()
     if record is None:
         return
@@ -204,12 +206,34 @@ def install() -> None:
     if pure_requested():
         sys.meta_path.insert(0, PureSource(modules))
         return
-    shared: str = record.SHARED
-    # Beside the top package (or inside it when one module is compiled): never imported here,
-    # as importing a module inside referee would run the package's modules before the finder.
-    root = Path(record.__file__ or "").parent.parent
-    stem = root / shared.replace(".", "/")
-    suffixes = importlib.machinery.EXTENSION_SUFFIXES
-    if shared and not any(stem.with_name(stem.name + suffix).is_file() for suffix in suffixes):
-        raise ImportError(f"the compiled build's shared library {shared} is missing; {REMEDY}")
+    check(Path(record.__file__ or "").parent.parent, record.SHARED, modules)
     sys.meta_path.insert(0, CompiledOnly(modules))
+
+
+def check(root: Path, shared: str, modules: Mapping[str, str]) -> None:
+    """Raise an :class:`ImportError` that says what to do unless the compiled build installed
+    at ``root`` (the folder holding the package) has mypyc's shared library ``shared`` and each
+    of ``modules``' extensions, with beside it the source whose sha256 the record holds. All
+    at once, when the package is imported: a compiled module imported by another compiled
+    module is loaded past the import system's finders (and importing one here would run the
+    package's modules before the finder is in place)."""
+    suffixes = importlib.machinery.EXTENSION_SUFFIXES
+
+    def extension(name: str) -> bool:
+        stem = root / name.replace(".", "/")
+        return any(stem.with_name(stem.name + suffix).is_file() for suffix in suffixes)
+
+    if shared and not extension(shared):
+        raise ImportError(f"the compiled build's shared library {shared} is missing; {REMEDY}")
+    for name, digest in sorted(modules.items()):
+        if not extension(name):
+            raise ImportError(
+                f"{name} is recorded as compiled but its extension is missing; {REMEDY}", name=name
+            )
+        source = root / (name.replace(".", "/") + ".py")
+        if not source.is_file() or source_digest(source) != digest:
+            raise ImportError(
+                f"{name}: its extension is stale (the source {source} is not the one it was "
+                f"compiled from); {REMEDY}",
+                name=name,
+            )
