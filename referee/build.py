@@ -109,9 +109,8 @@ def current() -> Build:
     return Build("compiled", installed, installed)
 
 
-class PureSource(importlib.abc.MetaPathFinder):
-    """Finds each module the compiled build compiled at its ``.py`` beside the extension, and
-    loads it with the ordinary source loader (``REFEREE_PURE=1``)."""
+class Recorded(importlib.abc.MetaPathFinder):
+    """A finder of the modules the compiled build compiled (``modules``: name to sha256)."""
 
     def __init__(self, modules: Mapping[str, str]) -> None:
         self.modules = modules
@@ -119,13 +118,23 @@ class PureSource(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.modules:
-            return None
+        return self.find(fullname, path) if fullname in self.modules else None
+
+    def find(self, fullname: str, path: Sequence[str] | None) -> importlib.machinery.ModuleSpec:
+        raise NotImplementedError
+
+
+class PureSource(Recorded):
+    """Finds each module the compiled build compiled at its ``.py`` beside the extension, and
+    loads it with the ordinary source loader (``REFEREE_PURE=1``)."""
+
+    def find(self, fullname: str, path: Sequence[str] | None) -> importlib.machinery.ModuleSpec:
         leaf = fullname.rpartition(".")[2] + ".py"
         for folder in path or ():
             source = Path(folder, leaf)
-            if source.is_file():
-                return importlib.util.spec_from_file_location(fullname, source)
+            spec = importlib.util.spec_from_file_location(fullname, source)
+            if source.is_file() and spec is not None:
+                return spec
         raise ImportError(
             f"{fullname}: {PURE}=1 but its source {leaf} is not installed beside its extension;"
             " reinstall the compiled build (`make compiled`)",
@@ -133,18 +142,11 @@ class PureSource(importlib.abc.MetaPathFinder):
         )
 
 
-class CompiledOnly(importlib.abc.MetaPathFinder):
+class CompiledOnly(Recorded):
     """Lets each module the compiled build compiled load only from its extension, and makes
     the frozen dataclasses of every compiled module loaded :func:`restorable`."""
 
-    def __init__(self, modules: Mapping[str, str]) -> None:
-        self.modules = modules
-
-    def find_spec(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.modules:
-            return None
+    def find(self, fullname: str, path: Sequence[str] | None) -> importlib.machinery.ModuleSpec:
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.loader is None or (spec.origin or "").endswith(".py"):
             raise ImportError(
