@@ -9,6 +9,6 @@ __version__ = "0.1.0"
 
 # Before any other module of the package: a compiled build's modules load from their
 # extensions, checked against their sources, or from their sources with REFEREE_PURE=1.
-from referee import build as _build  # noqa: E402
+from referee import build as _build
 
 _build.install()

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import referee
-from referee import build, cli
+from referee import build as builds
+from referee import cli
 from referee.engine.registry import all_games
 from referee_bot import __main__ as bot_main
 from referee_cli import app as cli_app
@@ -59,7 +60,7 @@ def test_version_on_every_command(program: str) -> None:
     assert done.returncode == 0, done.stderr
     version, described = done.stdout.splitlines()
     assert version == f"{program} {referee.__version__} (game-referee, protocol referee.v1)"
-    assert described == build.current().describe()
+    assert described == builds.current().describe()
 
 
 @pytest.mark.parametrize(("prog", "parser"), ALL, ids=[prog for prog, _ in ALL])
