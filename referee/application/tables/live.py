@@ -73,6 +73,11 @@ class LatestBatch:
     #: encoded: the other viewers' views take those fields from them, worked out and encoded
     #: once for all.
     common: tuple[View, ViewCommon] | None = None
+    #: The batch's events as the store holds them (when this process appended it), from log
+    #: index ``stored_from`` on: a viewer's copy of an event it sees whole is these bytes and
+    #: its display text, the event and its stamps not encoded again.
+    stored: Sequence[bytes] = ()
+    stored_from: int = 0
 
 
 #: No seat (shared: every game without gated seats has this one; an empty frozenset is
@@ -201,11 +206,22 @@ class LiveGame:
         """Over, and nothing more to come on its own (the seed reveal is not pending)."""
         return self.table.over and not self.table.reveal_due()
 
-    def absorb(self, events: Sequence[Any], recorded: int, decided: Decided | None) -> None:
-        """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
+    def absorb(
+        self,
+        events: Sequence[Any],
+        recorded: int,
+        decided: Decided | None,
+        payloads: Sequence[bytes] = (),
+    ) -> None:
+        """Fold in one committed batch and its stamps (the table, clocks and metadata).
+        ``payloads``: the batch as it was appended (:func:`referee.stored.encode_batch` of
+        the same events and stamps), when the caller made it: kept with the batch while
+        streams are open to send it (an idle game holds none)."""
         table = self.table
         first = table.version + 1
         self.made_for_latest = None
+        if payloads and self.subscribers:
+            self.made_for_latest = LatestBatch(stored=payloads, stored_from=first - 1)
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -240,6 +256,11 @@ class LiveGame:
                 found = latest.events.get((index, event))
             if found is not None:
                 return found
+        stored = None
+        if recent and event is whole:
+            offset = index - self.latest.stored_from
+            if 0 <= offset < len(self.latest.stored):
+                stored = self.latest.stored[offset]
         value = StampedEvent(
             index + 1,
             event,
@@ -247,6 +268,7 @@ class LiveGame:
             self.recorded_ms[index],
             None if self.decided is None else self.decided.get(index + 1),
             game_type=self.record.game_type,
+            stored=stored,
         )
         if recent:
             if event is whole:
