@@ -245,23 +245,29 @@ class LiveGame:
         """Event ``index + 1`` as ``viewer`` may see it (or unredacted), with its stamps.
         Events of the latest batch are shared by every viewer who sees them alike."""
         table = self.table
-        whole = table.log[index]
+        log = table.log
+        whole = log[index]
         event = table.redact(whole, viewer) if redact else whole
-        recent = self.batch_ends[index] == table.version  # of the latest batch
-        if recent:
-            latest = self.latest
-            if event is whole:  # the audience that sees it as it is: most events, most seats
-                found = latest.public.get(index)
-            else:
-                found = latest.events.get((index, event))
-            if found is not None:
-                return found
-        stored = None
-        if recent and event is whole:
-            offset = index - self.latest.stored_from
-            if 0 <= offset < len(self.latest.stored):
-                stored = self.latest.stored[offset]
-        value = StampedEvent(
+        if self.batch_ends[index] != len(log):  # not of the latest batch: made each time
+            return self._stamp(index, event, None)
+        latest = self.latest
+        if event is whole:  # the audience that sees it as it is: most events, most seats
+            found = latest.public.get(index)
+            if found is None:
+                stored, offset = latest.stored, index - latest.stored_from
+                kept = stored[offset] if 0 <= offset < len(stored) else None
+                found = latest.public[index] = self._stamp(index, event, kept)
+            return found
+        key = (index, event)
+        found = latest.events.get(key)
+        if found is None:
+            found = latest.events[key] = self._stamp(index, event, None)
+        return found
+
+    def _stamp(self, index: int, event: Any, stored: bytes | None) -> StampedEvent:
+        """Event ``index + 1`` as ``event`` (a viewer's copy), with its batch's stamps;
+        ``stored``: its bytes as appended, when it is the event itself."""
+        return StampedEvent(
             index + 1,
             event,
             self.batch_ends[index],
@@ -270,12 +276,6 @@ class LiveGame:
             game_type=self.record.game_type,
             stored=stored,
         )
-        if recent:
-            if event is whole:
-                self.latest.public[index] = value
-            else:
-                self.latest.events[(index, event)] = value
-        return value
 
     def batch_update(
         self, viewer: Viewer, start: int, end: int, replica: Table[Any] | None
@@ -289,7 +289,8 @@ class LiveGame:
             cached = self.latest.updates.get(viewer)
             if cached is not None:
                 return cached
-        events = tuple(self.stamped(i, viewer) for i in range(start, end))
+        stamped = self.stamped
+        events = tuple([stamped(i, viewer) for i in range(start, end)])
         if current:
             update = Update(events, self.view(viewer))
             if first_of_batch:
