@@ -10,7 +10,7 @@ METRICS ?= 127.0.0.1:9464
 HTTP   ?= 127.0.0.1:8080
 DATA   ?= data
 
-.PHONY: run test lint proto proto-check bench bench-peer bench-compiled compiled format clean node-bot web web-packages api-baseline sdk
+.PHONY: run test lint proto proto-check bench bench-peer bench-compiled compiled compiled-test wheels format clean node-bot web web-packages api-baseline sdk
 
 # `make run` installs what serving and playing need (the dependencies alone); `make test` the
 # rest (the extras).
@@ -146,11 +146,32 @@ bench: $(BENCH_STAMP) bench-peer
 COMPILED_DIR  := build/compiled
 COMPILED_VENV := .venv-compiled
 
+# REFEREE_MYPYC_OPT (0-3, default 3) is mypyc's and the C compiler's optimisation level: 0
+# builds the same code several times quicker, for tests. The build records what it compiled;
+# `referee --version` says which build runs, REFEREE_PURE=1 runs the pure source.
 compiled: $(STAMP)
 	deploy/compiled/build.sh . $(COMPILED_DIR) $(CURDIR)/$(PY)
 	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
-	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[rl]"
+	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[dev,rl]"
 	$(COMPILED_VENV)/bin/pip install --quiet --no-deps --force-reinstall $(COMPILED_DIR)/dist/*.whl
+	$(COMPILED_VENV)/bin/referee --version
+
+# The rules' tests on the compiled build (CI's compiled stage): the engine with its conformance
+# suite, the games, the sampled worlds, the codec and the compiled build's own test, run by
+# $(COMPILED_VENV) from a folder that holds no referee/ (deploy/compiled/test.sh).
+COMPILED_TESTS ?= tests/engine tests/games tests/worlds tests/test_codec.py tests/test_build.py \
+  tests/test_compiled.py
+compiled-test:
+	deploy/compiled/test.sh $(COMPILED_VENV) $(COMPILED_TESTS)
+
+# The wheels a release ships, into $(WHEELS): the pure one (any platform) and the compiled one
+# (this platform and Python: `make compiled`'s). A user installs either (docs/operations.md).
+WHEELS ?= dist
+wheels: compiled
+	rm -rf $(WHEELS) build/pure
+	deploy/compiled/build.sh . build/pure $(CURDIR)/$(PY) pure
+	mkdir -p $(WHEELS) && cp build/pure/dist/*.whl $(COMPILED_DIR)/dist/*.whl $(WHEELS)/
+	ls -l $(WHEELS)
 
 # `referee bench` (BENCH_ARGS) on the pure source and on the compiled build, alternately,
 # BENCH_ROUNDS rounds each, with the load beside them: into $(BENCH_OUT)/pure-N and
@@ -173,6 +194,6 @@ format: $(STAMP)
 	$(BIN)/ruff format referee clients tests examples
 
 clean:
-	rm -rf $(VENV) $(COMPILED_VENV) build .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
+	rm -rf $(VENV) $(COMPILED_VENV) build dist .pytest_cache .mypy_cache .ruff_cache $(NODE_BOT)/node_modules \
 	  $(WEB)/node_modules $(WEB)/dist $(WEB)/src/gen $(BENCH_PEER)/node_modules \
 	  $(SDK)/node_modules $(SDK)/dist $(SDK)/src/gen

@@ -6,3 +6,9 @@ per game), ``store`` (event stores), ``v1`` (code generated from ``protos/``), `
 """
 
 __version__ = "0.1.0"
+
+# Before any other module of the package: a compiled build's modules load from their
+# extensions, checked against their sources, or from their sources with REFEREE_PURE=1.
+from referee import build as _build
+
+_build.install()

@@ -9,6 +9,7 @@ import textwrap
 from typing import Any
 
 import referee
+from referee import build
 
 #: The protocol every command speaks; shown by --version with the package version.
 PROTOCOL = "referee.v1"
@@ -16,6 +17,12 @@ PROTOCOL = "referee.v1"
 
 def version_text(prog: str) -> str:
     return f"{prog} {referee.__version__} (game-referee, protocol {PROTOCOL})"
+
+
+def version_lines(prog: str) -> str:
+    """What ``--version`` prints: the version, then the build that runs (pure, or compiled and
+    which modules: :mod:`referee.build`)."""
+    return f"{version_text(prog)}\n{build.current().describe()}"
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -50,7 +57,10 @@ def parser(prog: str, description: str, **kwargs: Any) -> argparse.ArgumentParse
 
 def add_version(target: argparse.ArgumentParser, prog: str) -> None:
     target.add_argument(
-        "--version", action="version", version=version_text(prog), help="print the version"
+        "--version",
+        action="version",
+        version=version_lines(prog),
+        help="print the version and the build that runs (pure or compiled)",
     )
 
 

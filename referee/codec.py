@@ -141,6 +141,23 @@ class Plan:
         """``value`` (of class ``cls``) as the message's wire bytes."""
         return b"".join(map(operator.call, self._writers, self._values(value)))
 
+    def encode_fields(self, value: Any) -> tuple[bytes, ...]:
+        """Each field's wire bytes, in field-number order (joined: :meth:`encode`)."""
+        return tuple(map(operator.call, self._writers, self._values(value)))
+
+    def encode_like(self, value: Any, like: Any, fields: Sequence[bytes]) -> bytes:
+        """:meth:`encode` of ``value``, taking the bytes of each field whose value is the very
+        object ``like`` holds there from ``fields`` (:meth:`encode_fields` of ``like``): the
+        views of one state share the objects of their common fields."""
+        return b"".join(
+            [
+                kept if mine is theirs else write(mine)
+                for write, mine, theirs, kept in zip(
+                    self._writers, self._values(value), self._values(like), fields, strict=True
+                )
+            ]
+        )
+
     def decode(self, message: Message) -> Any:
         """The value ``message`` holds."""
         return self._make(**{f.name: f.read(message) for f in self.fields})
@@ -307,8 +324,17 @@ def event_bytes(
     game = "referee" if isinstance(event, TableEvent) else game_field(game_type)
     parts = [_SEQUENCE(sequence), stamps, _cased(_EVENT, game, event)]
     if description:
-        parts += [_DESCRIPTION(description), _BOOKKEEPING(labels.bookkeeping(game_type, event))]
+        parts.append(description_bytes(game_type, event, description))
     return b"".join(parts)
+
+
+def description_bytes(game_type: str, event: Any, description: str) -> bytes:
+    """The last fields of an ``Event`` a viewer receives: its display text and whether a log
+    may fold it (nothing without a text). They follow the stored event's bytes, so a viewer's
+    copy of an event is its stored bytes and these."""
+    if not description:
+        return b""
+    return _DESCRIPTION(description) + _BOOKKEEPING(labels.bookkeeping(game_type, event))
 
 
 def event_to_proto(
@@ -361,11 +387,35 @@ _CLOCKS_TAG = tag(_CLOCKS_FIELD.number, 2)
 
 
 @cache
-def _game_view(game_type: str, cls: Any) -> tuple[bytes, Callable[[Any], bytes]]:
-    """The key of a ``View``'s field for the game's view (of class ``cls``) and its encoder:
+def _game_view(game_type: str, cls: Any) -> tuple[bytes, Plan]:
+    """The key of a ``View``'s field for the game's view (of class ``cls``) and its plan:
     found once per game, not on each of the views every batch sends."""
     outer = _VIEW.fields_by_name[game_field(game_type)]
-    return tag(outer.number, 2), plan(cls, outer.message_type).encode
+    return tag(outer.number, 2), plan(cls, outer.message_type)
+
+
+#: Each game's legal commands as a ``View``'s ``legal_commands`` field, by command: the few
+#: commands a game offers come back in view after view. A command is a frozen value, so an
+#: equal one has the same bytes. Emptied when full.
+_LEGAL_FIELDS: dict[str, dict[Any, bytes]] = {}
+_LEGAL_FIELDS_KEPT = 4096
+
+
+def _legal_field(game_type: str, command: Any) -> bytes:
+    known = _LEGAL_FIELDS.get(game_type)
+    if known is None:
+        known = _LEGAL_FIELDS[game_type] = {}
+    try:
+        return known[command]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable value: written each time
+        return delimited(_LEGAL_TAG, command_bytes(game_type, command))
+    data = delimited(_LEGAL_TAG, command_bytes(game_type, command))
+    if len(known) >= _LEGAL_FIELDS_KEPT:
+        known.clear()
+    known[command] = data
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,12 +431,20 @@ class ViewCommon:
     decisions: bytes  # decisions, seed_commitment
     aborted: bytes
     tail: bytes  # end_rule_id, end_reason, ranking, seats_left, referee_to_move
+    #: The game's view of the viewer it was made from, and each of its fields' bytes: another
+    #: viewer's game view takes the bytes of the fields it shares with it (the same objects:
+    #: a game builds the parts every viewer sees once per state) from these.
+    game: Any = None
+    game_fields: tuple[bytes, ...] = ()
 
 
 def view_common(game_id: str, players: int, view: View) -> ViewCommon:
     """What every viewer's ``View`` of the game at ``view.version`` has alike, encoded: the
     live game encodes it once per version for all its viewers' views
     (:class:`referee.application.tables.live.LatestBatch`)."""
+    game = view.game
+    cls: Any = type(game)
+    game_fields = _game_view(view.game_type, cls)[1].encode_fields(game)
     ending = view.ending
     tail = [_RANKING(view.ranking), _LEFT(view.left), _REFEREE_TO_MOVE(view.referee_to_move)]
     if ending is not None:
@@ -398,6 +456,8 @@ def view_common(game_id: str, players: int, view: View) -> ViewCommon:
         _DECISIONS(view.decisions) + _COMMITMENT(view.commitment),
         _ABORTED(view.aborted),
         b"".join(tail),
+        game,
+        game_fields,
     )
 
 
@@ -416,15 +476,23 @@ def view_bytes(
         common = view_common(game_id, players, view)
     game_type = view.game_type
     legal = view.legal_commands
-    game_view: Any = type(view.game)
-    game_key, encode_game = _game_view(game_type, game_view)
+    game = view.game
+    cls: Any = type(game)
+    game_key, game_plan = _game_view(game_type, cls)
+    like = common.game
+    if game is like:
+        game_data = b"".join(common.game_fields)
+    elif type(like) is type(game):
+        game_data = game_plan.encode_like(game, like, common.game_fields)
+    else:
+        game_data = game_plan.encode(game)
     parts = [
         common.head,
         _SEAT(view.viewer),
         common.pending,
-        b"".join([delimited(_LEGAL_TAG, command_bytes(game_type, c)) for c in legal]),
+        b"".join([_legal_field(game_type, c) for c in legal]) if legal else b"",
         common.results,
-        delimited(game_key, encode_game(view.game)),
+        delimited(game_key, game_data),
         common.decisions,
     ]
     if clocks:
@@ -543,6 +611,7 @@ __all__ = [
     "deal_from_proto",
     "deal_to_proto",
     "decisions_to_proto",
+    "description_bytes",
     "event_bytes",
     "event_from_proto",
     "event_text",

@@ -8,6 +8,9 @@ from typing import Any
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
+import referee
+from referee import build
+
 log = structlog.get_logger("referee")
 
 SERVICE = "referee.v1.RefereeService"
@@ -112,6 +115,14 @@ class Metrics:
             ["game_type"],
             registry=self.registry,
         )
+        # Which build serves (referee.build), as an info series: 1 for the build that runs.
+        self.build_info = Gauge(
+            "referee_build_info",
+            "The build that runs: pure (the Python source) or compiled (mypyc), and its version.",
+            ["build", "version"],
+            registry=self.registry,
+        )
+        self.build_info.labels(build.current().name, referee.__version__).set(1)
         self.store_append = Histogram(
             "referee_store_append_seconds",
             "Time to durably append a command's events.",

@@ -58,6 +58,7 @@ __all__ = [
     "decode_command",
     "decode_deal",
     "decode_events",
+    "described",
     "encode_batch",
     "encode_command",
     "encode_deal",
@@ -166,6 +167,13 @@ def event_bytes(
         stamps += delimited(_DECIDED, decided_to_proto(decided).SerializeToString())
     text = codec.event_text(game_type, event) if described else ""
     return codec.event_bytes(game_type, event, sequence, stamps=stamps, description=text)
+
+
+def described(game_type: str, event: Any, stored: bytes) -> bytes:
+    """``event`` as a viewer receives it, from its stored bytes (:func:`event_bytes` of the
+    same event and stamps): the same bytes as ``event_bytes(..., described=True)``, the
+    event and its stamps not written again."""
+    return stored + codec.description_bytes(game_type, event, codec.event_text(game_type, event))
 
 
 def view_bytes(

@@ -99,6 +99,25 @@ def _same_bytes(data: bytes, reference: Any) -> None:
     assert type(reference).FromString(data) == reference
 
 
+def _described(
+    game_type: str,
+    event: Any,
+    sequence: int,
+    stamps: tuple[int, int],
+    decided: stored_form.Decided | None,
+) -> pb.Event:
+    """The reference message of ``event`` as a viewer receives it, with its batch's stamps."""
+    return reference.event(
+        game_type,
+        event,
+        sequence,
+        batch_end=stamps[0],
+        recorded_ms=stamps[1],
+        decided=None if decided is None else stored_form.decided_to_proto(decided),
+        describe=True,
+    )
+
+
 def _random_refereed_play(game_type: str, players: int, seed: int) -> Iterator[tuple[Table, int]]:  # type: ignore[type-arg]
     """A refereed table (card commitments, forfeits, finishers ranked first) played at
     random, with timeouts, resignations, abandoned seats, the default plays of the seats
@@ -170,17 +189,7 @@ def test_the_codec_writes_protobufs_own_bytes_over_random_play(game_type: str) -
                             stored_form.event_bytes(
                                 game_type, event, sequence, *stamps, first, described=True
                             ),
-                            reference.event(
-                                game_type,
-                                event,
-                                sequence,
-                                batch_end=stamps[0],
-                                recorded_ms=stamps[1],
-                                decided=None
-                                if first is None
-                                else stored_form.decided_to_proto(first),
-                                describe=True,
-                            ),
+                            _described(game_type, event, sequence, stamps, first),
                         )
                 for viewer in viewers:
                     view = table.view(viewer)
@@ -193,6 +202,34 @@ def test_the_codec_writes_protobufs_own_bytes_over_random_play(game_type: str) -
                             codec.command_bytes(game_type, command),
                             reference.command(game_type, command),
                         )
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+def test_bytes_made_from_shared_parts_are_protobufs_own(game_type: str) -> None:
+    """The live game writes the views of a batch from the fields the first of them shares
+    with the others (``view_common``: whichever viewer asked first), and a viewer's copy of an
+    event it sees whole from the event's stored bytes (``stored.described``): over random
+    refereed play of every game, every viewer's bytes made so are protobuf's own."""
+    for players in _player_counts(game_type):
+        viewers = [*range(players), None]
+        for table, seen in _random_refereed_play(game_type, players, 0):
+            stamps = (table.version, 1_700_000_000_000 + seen)
+            for first in viewers:
+                like = table.view(first)
+                common = codec.view_common("g1", players, like)
+                for viewer in viewers:
+                    view = like if viewer == first else table.view(viewer, like)
+                    _same_bytes(
+                        codec.view_bytes("g1", players, view, (), common),
+                        reference.view("g1", players, view),
+                    )
+            for index in range(seen, table.version):
+                event, sequence = table.log[index], index + 1
+                stored = stored_form.event_bytes(game_type, event, sequence, *stamps)
+                _same_bytes(
+                    stored_form.described(game_type, event, stored),
+                    _described(game_type, event, sequence, stamps, None),
+                )
 
 
 def test_values_protobuf_refuses_are_refused() -> None:

@@ -1,6 +1,9 @@
 """The compiled build (``make compiled``, docs/performance.md): the same source, its games'
-rules and the engine's per-command path compiled by mypyc, imports, makes the same field plans
-as the pure source and plays a game of each type exactly as the pure source does.
+rules, the engine's per-command path and the codec compiled by mypyc, imports, makes the same
+field plans as the pure source, plays a game of each type exactly as the pure source does and
+copies and pickles its values as the pure source does. It says it is compiled; with
+``REFEREE_PURE=1`` it runs the source beside its extensions; a stale or missing extension is
+an error that says what to do (:mod:`referee.build`).
 
 The wheel is built here from the working tree into a temporary folder by the script
 ``make compiled`` runs (with a quicker C build of the same code), then imported ahead of the
@@ -31,7 +34,7 @@ pytestmark = pytest.mark.skipif(
 #: each game's moves and results, every value class's field plan and which modules are
 #: compiled.
 PLAY = r"""
-import json, random
+import copy, json, pickle, random
 import referee.engine.fields as fields
 from referee.engine.registry import all_games, game_module
 from referee.engine.table import Table
@@ -56,47 +59,65 @@ for game in all_games():
         "results": repr(table.results()),
         "plans": plans,
         "copy": repr(table.copy().view(None)) == repr(table.view(None)),
+        "values copied": all(
+            copy.deepcopy(value) == value and pickle.loads(pickle.dumps(value)) == value
+            for value in (table.view(0), table.view(None), *table.redacted_log(0))
+        ),
     }
 print(json.dumps(out))
 """
 
 
-def play(pythonpath: Path | None) -> dict[str, Any]:
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
+def run(code: str, pythonpath: Path | None, **environ: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "REFEREE_PURE")}
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
-    done = subprocess.run(
-        [sys.executable, "-c", PLAY],
+    return subprocess.run(
+        [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        env=env,
+        env={**env, **environ},
         cwd=pythonpath or ROOT,
         timeout=600,
     )
+
+
+def play(pythonpath: Path | None, **environ: str) -> dict[str, Any]:
+    done = run(PLAY, pythonpath, **environ)
     assert done.returncode == 0, done.stderr[-4000:]
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 
 
-@pytest.mark.timeout(1200)
-def test_the_compiled_build_plays_every_game_as_the_pure_source_does(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The compiled wheel, built from the working tree and unpacked."""
+    folder = tmp_path_factory.mktemp("compiled")
     env = dict(os.environ, REFEREE_MYPYC_OPT="0")
     built = subprocess.run(
-        [str(ROOT / "deploy/compiled/build.sh"), str(ROOT), str(tmp_path), sys.executable],
+        [str(ROOT / "deploy/compiled/build.sh"), str(ROOT), str(folder), sys.executable],
         capture_output=True,
         text=True,
         env=env,
         timeout=1100,
     )
     assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
-    (wheel,) = (tmp_path / "dist").glob("*.whl")
-    installed = tmp_path / "installed"
+    (wheel,) = (folder / "dist").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
-        archive.extractall(installed)
+        archive.extractall(folder / "installed")
+    return folder / "installed"
 
+
+@pytest.fixture(scope="module")
+def pure() -> dict[str, Any]:
+    return play(None)
+
+
+@pytest.mark.timeout(1200)
+def test_the_compiled_build_plays_every_game_as_the_pure_source_does(
+    installed: Path, pure: dict[str, Any]
+) -> None:
     compiled = play(installed)
-    pure = play(None)
 
     assert all(compiled["compiled"].values()), compiled["compiled"]
     assert not any(pure["compiled"].values())
@@ -105,3 +126,61 @@ def test_the_compiled_build_plays_every_game_as_the_pure_source_does(tmp_path: P
         assert game["results"] != "None", type_id  # played to its end
         assert compiled["games"][type_id] == game, type_id
         assert game["copy"], type_id
+        assert game["values copied"], type_id
+
+
+@pytest.mark.timeout(1200)
+def test_referee_pure_runs_the_source_beside_the_extensions(
+    installed: Path, pure: dict[str, Any]
+) -> None:
+    set_aside = play(installed, REFEREE_PURE="1")
+
+    assert not any(set_aside["compiled"].values()), set_aside["compiled"]
+    assert set_aside["games"] == pure["games"]
+
+
+def test_the_compiled_build_says_so(installed: Path) -> None:
+    code = (
+        "import referee, referee.build as b, referee.metrics as m; print(b.current().describe()); "
+        "print(m.Metrics().registry.get_sample_value('referee_build_info', "
+        "{'build': 'compiled', 'version': referee.__version__}))"
+    )
+    done = run(code, installed)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    record = (installed / "referee/_compiled.py").read_text(encoding="utf-8")
+    assert lines[0] == f"compiled build (mypyc), {len(lines) - 2} modules compiled:"
+    assert {"  referee.codec", "  referee.engine.openings", "  referee.engine.table"} <= set(lines)
+    assert all(f"'{name.strip()}'" in record for name in lines[1:-1])
+    assert lines[-1] == "1.0"
+
+
+@pytest.fixture
+def copied(installed: Path, tmp_path: Path) -> Path:
+    shutil.copytree(installed, tmp_path / "installed")
+    return tmp_path / "installed"
+
+
+def test_an_edited_source_beside_its_extension_is_an_error_that_says_what_to_do(
+    copied: Path,
+) -> None:
+    source = copied / "referee/engine/openings.py"
+    source.write_text(source.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+
+    done = run("import referee", copied)  # openings is imported by compiled modules only
+    assert done.returncode != 0
+    assert "ImportError: referee.engine.openings: its extension is stale" in done.stderr
+    assert "rebuild with `make compiled`, or set REFEREE_PURE=1" in done.stderr
+    assert run("import referee.engine.table", copied, REFEREE_PURE="1").returncode == 0
+
+
+def test_a_missing_extension_is_an_error_that_says_what_to_do(copied: Path) -> None:
+    (extension,) = (copied / "referee").glob("codec.*.so")
+    extension.unlink()
+
+    done = run("import referee.codec", copied)
+    assert done.returncode != 0
+    assert "ImportError: referee.codec is recorded as compiled but its extension is missing" in (
+        done.stderr
+    )
+    assert "rebuild with `make compiled`, or set REFEREE_PURE=1" in done.stderr

@@ -19,7 +19,10 @@ Such a class declares the one hook this module knows, two class attributes:
   :func:`wire_maker` gives the codec to read a value back).
 
 Both are declared on the class itself (a subclass declares its own); a class with one and not
-the other, or a wire field that is neither kind, is refused when its plan is made.
+the other, or a wire field that is neither kind, is refused when its plan is made. A class of a
+module the compiled build compiles sets ``WIRE_FIELDS`` after its body, with
+:func:`declare_wire_fields`: mypyc hands ``dataclasses`` every attribute assigned in the body
+of a dataclass as a field, a ``ClassVar`` too.
 
 >>> from dataclasses import dataclass, field
 >>> @dataclass(frozen=True)
@@ -229,6 +232,12 @@ def wire_repr(value: object) -> str:
     return f"{cls.__qualname__}({inner})"
 
 
+def declare_wire_fields(cls: type, names: tuple[str, ...]) -> None:
+    """Give class ``cls`` its ``WIRE_FIELDS``, ``names``, after its body (see the module's
+    docstring: in the body of a compiled dataclass it would become a field)."""
+    setattr(cls, "WIRE_FIELDS", names)  # noqa: B010 (an attribute mypy need not know)
+
+
 def _declares_wire(cls: type) -> bool:
     own = vars(cls)
     declared = "WIRE_FIELDS" in own
@@ -295,6 +304,29 @@ def written_annotations(cls: type) -> dict[str, str]:
     >>> written_annotations(Decision)
     {'seat': 'int', 'kind': 'str', 'rule_id': 'str'}
     """
+    return {
+        node.target.id: ast.unparse(node.annotation)
+        for node in _written_body(cls)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+    }
+
+
+def written_return(cls: type, name: str) -> str | None:
+    """The return annotation of method ``name`` of class ``cls``'s own body as written in its
+    module's source (a compiled property keeps no annotations either), or None.
+
+    >>> from referee.engine.openings import CardOpening
+    >>> written_return(CardOpening, "salt")
+    'bytes'
+    """
+    for node in _written_body(cls):
+        if isinstance(node, ast.FunctionDef) and node.name == name and node.returns:
+            return ast.unparse(node.returns)
+    return None
+
+
+def _written_body(cls: type) -> list[ast.stmt]:
+    """The statements of class ``cls``'s body in its module's source."""
     module = sys.modules[cls.__module__]
     spec = module.__spec__
     origin = (spec.origin if spec is not None else None) or module.__file__ or ""
@@ -314,11 +346,7 @@ def written_annotations(cls: type) -> dict[str, str]:
         if not found:
             raise TypeError(f"{cls.__qualname__} is not in {source}")
         body = found[-1].body
-    return {
-        node.target.id: ast.unparse(node.annotation)
-        for node in body
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-    }
+    return body
 
 
 def _property_type(cls: type, name: str) -> Any:
@@ -327,6 +355,10 @@ def _property_type(cls: type, name: str) -> Any:
     read = vars(cls).get(name)
     getter = read.fget if isinstance(read, property) else None
     hint = typing.get_type_hints(getter).get("return") if getter is not None else None
+    written = written_return(cls, name) if hint is None and _compiled(cls) else None
+    if written is not None:  # a compiled class's property: its annotation as written
+        namespace = {"__annotations__": {name: written}, "__module__": cls.__module__}
+        hint = typing.get_type_hints(type(cls.__name__, (), namespace))[name]
     if hint is None:
         raise TypeError(
             f"{cls.__name__}.{name}: a wire field is a dataclass field or a property whose"

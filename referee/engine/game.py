@@ -28,6 +28,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, Literal, TypeVar
 
+from referee.engine.compiling import mypyc_attr
 from referee.engine.endings import Ending
 from referee.engine.fields import MalformedValue, check_shape
 from referee.engine.words import plain_words
@@ -352,6 +353,9 @@ def rank_by_score(scores: Sequence[int], *, lower_wins: bool) -> tuple[SeatResul
     return tuple(results)
 
 
+# A game of a library user's (or a test's) subclasses Game in Python: in the compiled build a
+# compiled class refuses interpreted subclasses unless told so.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
     """A game's rules over its state, its commands and its events (``Game[State, Command,
     Event]``, the last two its model's unions). Subclasses are stateless; all state lives in
@@ -378,8 +382,11 @@ class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
         """The opening events (deal, first player). Called once, right after ``new_state``."""
 
     #: (phase, command type) -> the handler deciding that command in that phase. A pair
-    #: missing from the table is refused by the engine under the pending decision's rule.
-    handlers: Mapping[tuple[Any, type], Handler[StateT, EventT]] = {}
+    #: missing from the table is refused by the engine under the pending decision's rule. A
+    #: class variable (a game declares it with its own state and events): an attribute with
+    #: a default would be an instance slot in the compiled build, where a game's table in
+    #: an interpreted subclass would not be seen.
+    handlers: ClassVar[Mapping[tuple[Any, type], Handler[Any, Any]]] = {}
     #: The rule a malformed command cites; ``""``: the rule of the seat's pending decision.
     shape_rule: ClassVar[str] = ""
 

@@ -22,9 +22,9 @@ import hashlib
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, TypeAlias, TypeGuard
+from typing import TypeAlias, TypeGuard
 
-from referee.engine.fields import wire_repr
+from referee.engine.fields import declare_wire_fields, wire_repr
 from referee.engine.game import CardShown, CardsTaken, DeckOrder, GameConfig, Viewer
 from referee.engine.merkle import DeckTree, PackedCards, Proof, card_salt
 from referee.engine.table_events import TableEvent
@@ -67,16 +67,6 @@ class CardOpening:
     >>> CardOpening.from_wire(0, 3, "Q", b"s", (b"p",), (1,))
     CardOpening(shuffle=0, position=3, card='Q', salt=b's', path=(b'p',), seats=(1,), public=False)
     """
-
-    WIRE_FIELDS: ClassVar[tuple[str, ...]] = (
-        "shuffle",
-        "position",
-        "card",
-        "salt",
-        "path",
-        "seats",
-        "public",
-    )
 
     shuffle: int
     position: int
@@ -142,6 +132,9 @@ class CardOpening:
         return wire_repr(self)
 
 
+declare_wire_fields(CardOpening, ("shuffle", "position", "card", "salt", "path", "seats", "public"))
+
+
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
 class CardsOpened(TableEvent):
     """The openings of the cards this batch made visible; each viewer sees its own only.
@@ -150,8 +143,6 @@ class CardsOpened(TableEvent):
     by one (as read from the store), or the referee's own (:func:`cards_opened`) as
     :class:`OpeningRuns`, made into openings when read. A viewer's redaction keeps its runs.
     Equal and hashed by its openings, however held."""
-
-    WIRE_FIELDS: ClassVar[tuple[str, ...]] = ("openings",)
 
     held: tuple[CardOpening, ...] | OpeningRuns = ()
 
@@ -196,6 +187,9 @@ class CardsOpened(TableEvent):
 
     def __repr__(self) -> str:
         return wire_repr(self)
+
+
+declare_wire_fields(CardsOpened, ("openings",))
 
 
 @dataclass(frozen=True, slots=True)

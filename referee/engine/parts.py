@@ -65,9 +65,15 @@ def hand_indexes(hand: Sequence[Any], cards: Iterable[Any]) -> tuple[int, ...]:
     taken yet), ascending; :class:`ValueError` for a card the hand does not hold."""
     taken: set[int] = set()
     for card in cards:
-        index = next((i for i, held in enumerate(hand) if held == card and i not in taken), None)
-        if index is None:
-            raise ValueError(f"{card!r} is not in the hand (or not that many times)")
+        start = 0
+        while True:  # the hand's own search (every legal command of every view asks)
+            try:
+                index = hand.index(card, start)
+            except ValueError:
+                raise ValueError(f"{card!r} is not in the hand (or not that many times)") from None
+            if index not in taken:
+                break
+            start = index + 1
         taken.add(index)
     return tuple(sorted(taken))
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import referee
+from referee import build as builds
 from referee import cli
 from referee.engine.registry import all_games
 from referee_bot import __main__ as bot_main
@@ -57,7 +58,9 @@ def test_version_on_every_command(program: str) -> None:
         [str(script), "--version"], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == f"{program} {referee.__version__} (game-referee, protocol referee.v1)\n"
+    version, described = done.stdout.splitlines()
+    assert version == f"{program} {referee.__version__} (game-referee, protocol referee.v1)"
+    assert described == builds.current().describe()
 
 
 @pytest.mark.parametrize(("prog", "parser"), ALL, ids=[prog for prog, _ in ALL])

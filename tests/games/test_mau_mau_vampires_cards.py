@@ -154,3 +154,13 @@ def test_mm_11_mm_16_a_missed_mau_reshuffle_takes_the_replaced_werewolf() -> Non
     ]
     assert events[-1] == WishOffered(1, WishReason.WEREWOLF_REPLACED)  # MM-14
     assert_all_cards(table)
+
+
+def test_the_model_re_exports_every_card_name() -> None:
+    """The model re-exports the cards by name (a compiled module binds no star-imported name):
+    a name added to the cards' ``__all__`` must be added there too."""
+    from referee.games.mau_mau_vampires import cards, model
+
+    assert [
+        name for name in cards.__all__ if getattr(model, name, None) is not getattr(cards, name)
+    ] == []

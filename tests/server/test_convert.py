@@ -23,9 +23,15 @@ from tests import protobuf_reference as reference
 GAMES = sorted(game.info.type_id for game in all_games())
 
 
+@pytest.mark.parametrize("watched", [False, True], ids=["alone", "watched"])
 @pytest.mark.parametrize("clocked", [False, True], ids=["plain", "clock"])
 @pytest.mark.parametrize("game_type", GAMES)
-def test_batched_messages_are_the_bytes_protobuf_would_write(game_type: str, clocked: bool) -> None:
+def test_batched_messages_are_the_bytes_protobuf_would_write(
+    game_type: str, clocked: bool, watched: bool
+) -> None:
+    """``watched``: with a stream open, the live game keeps each batch's stored bytes, and a
+    viewer's copy of an event it sees whole is made from them and its display text."""
+
     async def scenario() -> None:
         referee = Referee(MemoryEventStore())
         await referee.recover()
@@ -34,6 +40,9 @@ def test_batched_messages_are_the_bytes_protobuf_would_write(game_type: str, clo
         settings = GameSettings(clock=clock, card_commitments=True)
         created = await referee.create(game_type, players, settings=settings)
         live = referee.games[created.game_id]
+        if watched:
+            watching = referee.stream(created.game_id, spectator=True, batched=True)
+            await anext(watching)
         rng = random.Random(game_type)
         checked = 0
         for number in range(60):
@@ -59,7 +68,10 @@ def test_batched_messages_are_the_bytes_protobuf_would_write(game_type: str, clo
                     )
                     assert convert.update_bytes(plain, batched=False) == one.SerializeToString()
                 checked += 1
+            assert bool(live.latest.stored) == watched
         assert checked
+        if watched:
+            await watching.aclose()
         empty = Update((), live.view(None))
         first = pb.StreamGameResponse(view=_view(empty.view)).SerializeToString()
         assert convert.update_bytes(empty) == convert.update_bytes(empty, batched=False) == first

@@ -327,7 +327,7 @@ class Seating:
         finally:
             live.writing = 0
         live.claims[seat] = claim
-        live.absorb(events, recorded, None)
+        live.absorb(events, recorded, None, payloads)
         repository.activity[game_id] = recorded
 
     async def _lobby_write(self, live: LiveGame, seat: int, fills: bool) -> list[DocumentWrite]:

@@ -88,6 +88,11 @@ class LatestBatch:
     #: encoded: the other viewers' views take those fields from them, worked out and encoded
     #: once for all.
     common: tuple[View, ViewCommon] | None = None
+    #: The batch's events as the store holds them (when this process appended it), from log
+    #: index ``stored_from`` on: a viewer's copy of an event it sees whole is these bytes and
+    #: its display text, the event and its stamps not encoded again.
+    stored: Sequence[bytes] = ()
+    stored_from: int = 0
 
 
 #: No seat (shared: every game without gated seats has this one; an empty frozenset is
@@ -220,11 +225,22 @@ class LiveGame:
         """Over, and nothing more to come on its own (the seed reveal is not pending)."""
         return self.table.over and not self.table.reveal_due()
 
-    def absorb(self, events: Sequence[Any], recorded: int, decided: Decided | None) -> None:
-        """Fold in one committed batch and its stamps (the table, clocks and metadata)."""
+    def absorb(
+        self,
+        events: Sequence[Any],
+        recorded: int,
+        decided: Decided | None,
+        payloads: Sequence[bytes] = (),
+    ) -> None:
+        """Fold in one committed batch and its stamps (the table, clocks and metadata).
+        ``payloads``: the batch as it was appended (:func:`referee.stored.encode_batch` of
+        the same events and stamps), when the caller made it: kept with the batch while
+        streams are open to send it (an idle game holds none)."""
         table = self.table
         first = table.version + 1
         self.made_for_latest = None
+        if payloads and self.subscribers:
+            self.made_for_latest = LatestBatch(stored=payloads, stored_from=first - 1)
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -248,31 +264,39 @@ class LiveGame:
         """Event ``index + 1`` as ``viewer`` may see it (or unredacted), with its stamps.
         Events of the latest batch are shared by every viewer who sees them alike."""
         table = self.table
-        whole = table.log[index]
+        log = table.log
+        whole = log[index]
         event = table.redact(whole, viewer) if redact else whole
-        recent = self.batch_ends[index] == table.version  # of the latest batch
-        if recent:
-            latest = self.latest
-            if event is whole:  # the audience that sees it as it is: most events, most seats
-                found = latest.public.get(index)
-            else:
-                found = latest.events.get((index, event))
-            if found is not None:
-                return found
-        value = StampedEvent(
+        if self.batch_ends[index] != len(log):  # not of the latest batch: made each time
+            return self._stamp(index, event, None)
+        latest = self.latest
+        if event is whole:  # the audience that sees it as it is: most events, most seats
+            found = latest.public.get(index)
+            if found is None:
+                stored, offset = latest.stored, index - latest.stored_from
+                kept = stored[offset] if 0 <= offset < len(stored) else None
+                found = latest.public[index] = self._stamp(index, event, kept)
+            return found
+        key = (index, event)
+        found = latest.events.get(key)
+        if found is None:
+            found = self._stamp(index, event, None)
+            if len(found.data) < KEEP_REDACTED_BYTES:
+                latest.events[key] = found
+        return found
+
+    def _stamp(self, index: int, event: Any, stored: bytes | None) -> StampedEvent:
+        """Event ``index + 1`` as ``event`` (a viewer's copy), with its batch's stamps;
+        ``stored``: its bytes as appended, when it is the event itself."""
+        return StampedEvent(
             index + 1,
             event,
             self.batch_ends[index],
             self.recorded_ms[index],
             None if self.decided is None else self.decided.get(index + 1),
             game_type=self.record.game_type,
+            stored=stored,
         )
-        if recent:
-            if event is whole:
-                self.latest.public[index] = value
-            elif len(value.data) < KEEP_REDACTED_BYTES:
-                self.latest.events[(index, event)] = value
-        return value
 
     def past_view(self, viewer: Viewer, version: int) -> SeatView | None:
         """The view ``viewer`` had right after event ``version`` of the latest batch (not its
@@ -318,7 +342,8 @@ class LiveGame:
             cached = self.latest.updates.get(viewer)
             if cached is not None:
                 return cached
-        events = tuple(self.stamped(i, viewer) for i in range(start, end))
+        stamped = self.stamped
+        events = tuple([stamped(i, viewer) for i in range(start, end)])
         if current:
             update = Update(events, self.view(viewer))
             if first_of_batch:

@@ -195,6 +195,7 @@ class Repository:
         """Count the unfinished games in the store (they load on first use), load those with a
         clock and listen to the store for appends made elsewhere; returns the number of games."""
         loop = asyncio.get_running_loop()
+        loop_thread = threading.get_ident()
 
         def appended(game_id: str, version: int) -> None:  # called on a store thread
             # Every replica hears every commit: notices _appended would ignore wake no loop
@@ -205,7 +206,12 @@ class Repository:
                 or game_id in self._loading
                 or (self.store.shared and game_id not in self._heard_of)
             ):
-                loop.call_soon_threadsafe(self._appended, game_id, version)
+                if threading.get_ident() == loop_thread:
+                    # A store that appends in the caller's thread (the memory store): queued
+                    # in the same order, without waking the loop through its self-pipe.
+                    loop.call_soon(self._appended, game_id, version)
+                else:
+                    loop.call_soon_threadsafe(self._appended, game_id, version)
 
         self._stop_listening = self.store.add_listener(appended)
         listed = await self.call(self.store.list_games)
@@ -476,7 +482,7 @@ class Repository:
             creating.set_exception(errors.not_found(live.game_id))
             raise
         try:
-            live.absorb(opening, recorded, None)
+            live.absorb(opening, recorded, None, payloads)
             self.keep(live)
         finally:  # only once kept: see the listener in recover
             del self._loading[live.game_id]
@@ -506,7 +512,7 @@ class Repository:
             # that arrive together in one transaction (group commit).
             appended = self.store.append_soon(live.game_id, version, payloads, outcome)
             try:
-                await asyncio.wrap_future(appended)
+                await _outcome(appended)
             except StoreUnavailable as fault:
                 if fault.uncertain:  # it may have committed: the store will tell
                     self.settle(live)
@@ -514,7 +520,7 @@ class Repository:
         finally:
             live.writing = 0
         self.metrics.store_append.observe(time.perf_counter() - started)
-        live.absorb(events, recorded, decided)
+        live.absorb(events, recorded, decided, payloads)
         if live.over:
             self.activity.pop(live.game_id, None)
         else:
@@ -679,6 +685,31 @@ def _timed(record: GameRecord) -> bool:
     """True for a game whose timer runs without anyone asking: a clock or a join deadline."""
     settings = GameSettings.from_json(record.settings)
     return settings.clock.enabled or settings.waits
+
+
+def _outcome(done: concurrent.futures.Future[T]) -> Awaitable[T]:
+    """``asyncio.wrap_future(done)``: its outcome, after the same turns of the loop. A future
+    done already (a store that appends in the caller's thread) passes its outcome on through
+    the loop's queue, not through its self-pipe as a future of another thread must."""
+    if not done.done():
+        return asyncio.wrap_future(done)
+    loop = asyncio.get_running_loop()
+    waiter: asyncio.Future[T] = loop.create_future()
+    loop.call_soon(_pass_on, done, waiter)
+    return waiter
+
+
+def _pass_on(done: concurrent.futures.Future[T], waiter: asyncio.Future[T]) -> None:
+    if waiter.cancelled():
+        return
+    if done.cancelled():
+        waiter.cancel()
+        return
+    error = done.exception()
+    if error is not None:
+        waiter.set_exception(error)
+    else:
+        waiter.set_result(done.result())
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

@@ -20,7 +20,7 @@ from referee.codec import ViewCommon
 from referee.engine.game import Decision, Viewer
 from referee.engine.outcomes import Ranking, SeatEnd, SeatLeft, SeatOutcome
 from referee.engine.table import View
-from referee.stored import Decided, DecidedBy, event_bytes, view_bytes
+from referee.stored import Decided, DecidedBy, described, event_bytes, view_bytes
 
 __all__ = [
     "Claimed",
@@ -109,17 +109,24 @@ class StampedEvent:
     #: The event as a viewer receives it: a serialized ``referee.v1.Event`` with its stamps
     #: and display text.
     data: bytes = field(init=False, compare=False, repr=False)
+    #: The event as stored (:func:`referee.stored.event_bytes` of the same event and stamps),
+    #: when the caller has it: ``data`` is made from it, the event not encoded again; not
+    #: kept.
+    stored: InitVar[bytes | None] = field(default=None, kw_only=True)
 
-    def __post_init__(self) -> None:
-        data = event_bytes(
-            self.game_type,
-            self.event,
-            self.sequence,
-            self.batch_end,
-            self.recorded_ms,
-            self.decided,
-            described=True,
-        )
+    def __post_init__(self, stored: bytes | None) -> None:
+        if stored is not None:
+            data = described(self.game_type, self.event, stored)
+        else:
+            data = event_bytes(
+                self.game_type,
+                self.event,
+                self.sequence,
+                self.batch_end,
+                self.recorded_ms,
+                self.decided,
+                described=True,
+            )
         object.__setattr__(self, "data", data)  # a frozen value: set once, here
 
 

@@ -17,7 +17,7 @@ decisions and who may act, the legal commands. Around it: :mod:`.state` (the sta
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
 from referee.engine.endings import Ending
@@ -205,7 +205,9 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState, Command, Event]):
 
     # The engine's decide checks who may act and the command's shape, then calls the
     # handler of (step, command type): decide.HANDLERS.
-    handlers: Mapping[tuple[Any, type], Handler[DraculaVsVanHelsingState, Event]] = decide.HANDLERS
+    handlers: ClassVar[Mapping[tuple[Any, type], Handler[DraculaVsVanHelsingState, Event]]] = (
+        decide.HANDLERS
+    )
 
     def phase(self, state: DraculaVsVanHelsingState) -> Step:
         return state.step

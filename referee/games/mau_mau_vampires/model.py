@@ -12,8 +12,36 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from referee.engine.endings import winners_of, winners_text
-from referee.games.mau_mau_vampires.cards import *  # noqa: F403 (the cards are wire vocabulary)
-from referee.games.mau_mau_vampires.cards import Card, Colour
+
+# The cards are wire vocabulary, re-exported by name: a module compiled by mypyc binds no
+# name of a star import.
+from referee.games.mau_mau_vampires.cards import CARDS as CARDS
+from referee.games.mau_mau_vampires.cards import CLOCK as CLOCK
+from referee.games.mau_mau_vampires.cards import CLOCKS_IN_DECK as CLOCKS_IN_DECK
+from referee.games.mau_mau_vampires.cards import CODES as CODES
+from referee.games.mau_mau_vampires.cards import COLOUR_OF as COLOUR_OF
+from referee.games.mau_mau_vampires.cards import COLOURS as COLOURS
+from referee.games.mau_mau_vampires.cards import DECK_SIZE as DECK_SIZE
+from referee.games.mau_mau_vampires.cards import FULL_DECK as FULL_DECK
+from referee.games.mau_mau_vampires.cards import FULL_DECK_NOTATION as FULL_DECK_NOTATION
+from referee.games.mau_mau_vampires.cards import HIDDEN as HIDDEN
+from referee.games.mau_mau_vampires.cards import MAU_MAU_CARDS as MAU_MAU_CARDS
+from referee.games.mau_mau_vampires.cards import SYMBOL_OF as SYMBOL_OF
+from referee.games.mau_mau_vampires.cards import SYMBOLS as SYMBOLS
+from referee.games.mau_mau_vampires.cards import WEREWOLF as WEREWOLF
+from referee.games.mau_mau_vampires.cards import WEREWOLVES_IN_DECK as WEREWOLVES_IN_DECK
+from referee.games.mau_mau_vampires.cards import Card as Card
+from referee.games.mau_mau_vampires.cards import CardKind as CardKind
+from referee.games.mau_mau_vampires.cards import Colour as Colour
+from referee.games.mau_mau_vampires.cards import card_of as card_of
+from referee.games.mau_mau_vampires.cards import code_of as code_of
+from referee.games.mau_mau_vampires.cards import code_or_none as code_or_none
+from referee.games.mau_mau_vampires.cards import colour_of as colour_of
+from referee.games.mau_mau_vampires.cards import mau_mau_code as mau_mau_code
+from referee.games.mau_mau_vampires.cards import notation as notation
+from referee.games.mau_mau_vampires.cards import parse_notation as parse_notation
+from referee.games.mau_mau_vampires.cards import read_card as read_card
+from referee.games.mau_mau_vampires.cards import symbol_of as symbol_of
 
 # --- enums ----------------------------------------------------------------------------------
 

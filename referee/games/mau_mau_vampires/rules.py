@@ -42,7 +42,7 @@ Rulings this module makes where the rules file is silent:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, pick_for
 from referee.engine.endings import Ending
@@ -244,7 +244,9 @@ class MauMauVampires(Game[MauMauVampiresState, Command, Event]):
     # The engine's decide checks who may act and the command's shape (refused under the
     # rule of the seat's decision), then calls the handler of (phase, command type):
     # decide.HANDLERS; a pair without one is refused under that rule too.
-    handlers: Mapping[tuple[Any, type], Handler[MauMauVampiresState, Event]] = decide.HANDLERS
+    handlers: ClassVar[Mapping[tuple[Any, type], Handler[MauMauVampiresState, Event]]] = (
+        decide.HANDLERS
+    )
 
     def phase(self, state: MauMauVampiresState) -> Phase:
         return state.phase

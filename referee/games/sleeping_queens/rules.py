@@ -18,7 +18,7 @@ of a turn the single discard of the lowest card.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
 from referee.engine.endings import Ending
@@ -158,7 +158,7 @@ class SleepingQueens(Game[SleepingQueensState, Command, Event]):
 
     # --- deciding (the engine checks who may act and the shape; decide.py the rest) ---------
 
-    handlers: Mapping[tuple[Any, type], Handler[SleepingQueensState, Event]] = HANDLERS
+    handlers: ClassVar[Mapping[tuple[Any, type], Handler[SleepingQueensState, Event]]] = HANDLERS
 
     def phase(self, state: SleepingQueensState) -> Phase:
         return state.phase

@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from referee.engine.chance import check_fixed_deck, check_fixed_pick, deck_for, pick_for
 from referee.engine.endings import Ending
@@ -129,7 +129,7 @@ class VampireQueen(Game[VampireQueenState, Command, Event]):
 
     # --- deciding (the engine checks who may act and the shape; decide.py the rest) ---------
 
-    handlers: Mapping[tuple[Any, type], Handler[VampireQueenState, Event]] = HANDLERS
+    handlers: ClassVar[Mapping[tuple[Any, type], Handler[VampireQueenState, Event]]] = HANDLERS
     shape_rule = "VQ-8"  # a malformed set (or any command) is refused as not a set of VQ-8
 
     def phase(self, state: VampireQueenState) -> TrickKind:

@@ -107,11 +107,12 @@ class Ahead:
         """The seats that play ``code`` from step ``at`` on."""
         return {seat for index, seat in self.players.get(code, ()) if index >= at}
 
-    def touched(self, option: Option, seat: int, thing: Item) -> set[int]:
+    def touched(self, option: Option, seat: int, thing: Item | frozenset[int]) -> set[int]:
         """The seats whose plays a choice other than a card laid or a token narrowed may
         change (:meth:`holds`): a hidden gift's giver and taker, a share's takers, the seat
         whose card set aside into a pot is now known."""
         if option[0] == "item":
+            assert isinstance(thing, tuple)  # an item's step holds an item
             return {seat, *self.takers.get(("v", thing[1]), ())}
         if option[0] == "perm":
             return set(self.takers.get(("s", option[1]), ()))
