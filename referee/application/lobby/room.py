@@ -238,11 +238,13 @@ class Lobby:
         challenge for it, until the caller closes the generator."""
         self.start()
         with self._subscribed({CHALLENGE, PAIRING}) as subscription:
-            # What this inbox delivered last of each challenge and ticket: a change written
-            # after the subscription but before the snapshot is read is in both, and comes
-            # once (a program that answers each open challenge it hears of would otherwise
-            # answer one twice).
+            # What this inbox delivered last of each challenge and ticket still open: a change
+            # written after the subscription but before the snapshot is read is in both, and
+            # comes once (a program that answers each open challenge it hears of would
+            # otherwise answer one twice). An ended one changes no more: only its id is kept,
+            # so a long-lived stream holds no ended challenge or ticket.
             shown: dict[str, Challenge | PairingTicket] = {}
+            ended: set[str] = set()
             for challenge in await self.challenges.open_for(player):
                 shown[challenge.challenge_id] = challenge
                 yield challenge
@@ -252,22 +254,31 @@ class Lobby:
                 yield waiting
             while True:
                 for kind, key in await subscription.next():
+                    if key in ended:
+                        continue
                     document = await self.documents.read(kind, key)
                     if document is None:
                         continue
+                    item: Challenge | PairingTicket
                     if kind == CHALLENGE:
-                        challenge = Challenge.from_json(document.body)
-                        offered = not challenge.challenged and (
-                            challenge.state is ChallengeState.OPEN or key in shown
+                        item = Challenge.from_json(document.body)
+                        offered = not item.challenged and (
+                            item.state is ChallengeState.OPEN or key in shown
                         )
-                        if (challenge.concerns(player) or offered) and shown.get(key) != challenge:
-                            shown[key] = challenge
-                            yield challenge
+                        wanted, over = (
+                            item.concerns(player) or offered,
+                            item.state is not ChallengeState.OPEN,
+                        )
                     else:
-                        ticket = PairingTicket.from_json(document.body)
-                        if ticket.player == player and shown.get(key) != ticket:
-                            shown[key] = ticket
-                            yield ticket
+                        item = PairingTicket.from_json(document.body)
+                        wanted, over = item.player == player, item.state is not PairingState.WAITING
+                    if wanted and shown.get(key) != item:
+                        if over:
+                            shown.pop(key, None)
+                            ended.add(key)
+                        else:
+                            shown[key] = item
+                        yield item
 
     # --- background ------------------------------------------------------------------------
 
