@@ -3,7 +3,8 @@
 Only the public API (``referee.v1``) is used, no rule code: a bot draws its decisions from the
 view the server sends and picks one of the legal commands it lists.
 
-* :class:`GameStream` iterates ``StreamGame`` for a seat or a spectator. Whenever the stream
+* :class:`GameStream` iterates ``StreamGame`` for a seat or a spectator, one message per event
+  or, ``batched``, one per batch of events (a command's). Whenever the stream
   ends before the game is over for any reason but the server refusing the request itself
   (:data:`STREAM_REFUSED`: a wrong token, an unknown game), it reconnects with backoff and
   ``after_sequence`` = the last sequence received, so no event is lost or seen twice: a server
@@ -134,6 +135,11 @@ class GameStream:
     Events arrive in sequence order exactly once (anything at or below the last sequence
     received is dropped). The iteration ends when the server ends a stream after a game-over
     view, or after the first game-over view when ``stop_at_game_over`` is set.
+
+    Plain (the default), each message carries one ``event`` with the view right after it.
+    ``batched`` asks for ``StreamGameRequest.batched``: each message after the first carries
+    a whole batch in ``events`` and the view once, after it (every view settled), so a seat's
+    stream sends one message per command instead of one per event.
     """
 
     def __init__(
@@ -147,11 +153,13 @@ class GameStream:
         stop_at_game_over: bool = False,
         max_retries: int = 30,
         backoff: float = 0.05,
+        batched: bool = False,
     ) -> None:
         self.stub = stub
         self.game_id = game_id
         self.token = token
         self.spectator = spectator
+        self.batched = batched
         self.last_sequence = after_sequence
         self.stop_at_game_over = stop_at_game_over
         self.max_retries = max_retries
@@ -174,6 +182,7 @@ class GameStream:
             seat_token=self.token,
             spectator=self.spectator,
             after_sequence=self.last_sequence,
+            batched=self.batched,
         )
         with self._lock:
             self._call = self.stub.StreamGame(request)
@@ -189,10 +198,11 @@ class GameStream:
                 for message in self._open():
                     if message.HasField("heartbeat"):
                         continue  # an idle stream's sign of life: nothing to act on
-                    if message.HasField("event"):
-                        if message.event.sequence <= self.last_sequence:
+                    sequence = last_sequence(message)
+                    if sequence:
+                        if sequence <= self.last_sequence:
                             continue
-                        self.last_sequence = message.event.sequence
+                        self.last_sequence = sequence
                         failures = 0  # progress
                     over = message.view.game_over
                     yield message
@@ -217,13 +227,26 @@ class GameStream:
             self._cancelled.wait(backoff(failures - 1, self.backoff))
 
 
-def settled(message: referee_pb2.StreamGameResponse) -> bool:
-    """True when ``message`` ends a batch of events (or carries no event: the current view).
+def last_sequence(message: referee_pb2.StreamGameResponse) -> int:
+    """The sequence of the last event ``message`` carries (its ``event``, or the last of a
+    batched message's ``events``); 0 when it carries none (the current view).
 
-    The events one command appends arrive one by one, each with the view after it; only the
-    view after the last of them (``event.sequence == event.batch_end_sequence``) is worth a
-    decision: the earlier ones show passing states. A server that does not fill
-    ``batch_end_sequence`` (0) makes every view settled.
+    >>> last_sequence(referee_pb2.StreamGameResponse(events=[referee_pb2.Event(sequence=7)]))
+    7
+    """
+    if message.HasField("event"):
+        return int(message.event.sequence)
+    return int(message.events[-1].sequence) if message.events else 0
+
+
+def settled(message: referee_pb2.StreamGameResponse) -> bool:
+    """True when ``message`` ends a batch of events (or carries no ``event``: the current
+    view, or a batched message, whose view always follows a whole batch).
+
+    On a plain stream the events one command appends arrive one by one, each with the view
+    after it; only the view after the last of them (``event.sequence ==
+    event.batch_end_sequence``) is worth a decision: the earlier ones show passing states. A
+    server that does not fill ``batch_end_sequence`` (0) makes every view settled.
     """
     if not message.HasField("event"):
         return True
@@ -297,11 +320,18 @@ def play_seat(
     *,
     stream: GameStream | None = None,
     on_message: Callable[[referee_pb2.StreamGameResponse], None] | None = None,
+    batched: bool = True,
 ) -> SeatOutcome:
     """Play one seat until the game is over: whenever the newest settled view asks this seat
     to decide, send the strategy's choice with ``expected_version`` = that view's version.
-    A version conflict just means waiting for the next view."""
-    stream = stream or GameStream(stub, game_id, token=token, stop_at_game_over=True)
+    A version conflict just means waiting for the next view.
+
+    The seat's stream is batched (a message per batch of events, see :class:`GameStream`),
+    and ``on_message`` gets its messages; ``batched=False`` for one message per event, each
+    with the view after it. A ``stream`` given is used as it is."""
+    stream = stream or GameStream(
+        stub, game_id, token=token, stop_at_game_over=True, batched=batched
+    )
     outcome = SeatOutcome(seat=None, commands=0, conflicts=0, final_view=None, reconnects=0)
     newest = -1  # highest view version seen: replayed views after a reconnect are stale
     acted = -1  # version of the view we last acted on
@@ -353,8 +383,12 @@ class SeatBot:
         token: str,
         strategy: Strategy,
         rng: random.Random,
+        *,
+        batched: bool = True,
     ) -> None:
-        self.stream = GameStream(stub, game_id, token=token, stop_at_game_over=True)
+        self.stream = GameStream(
+            stub, game_id, token=token, stop_at_game_over=True, batched=batched
+        )
         self.outcome: SeatOutcome | None = None
         self.error: BaseException | None = None
 

@@ -11,9 +11,10 @@ A bot is any object with one method::
 called; return one of them (unchanged). :func:`play` runs a bot for one seat until the game is
 over, and does the protocol of ``docs/clients.md`` for it:
 
-* it streams the seat's events and views (``StreamGame``) and asks the bot only for a
-  **settled** view (``event.sequence == event.batch_end_sequence``, or the current view that
-  opens a stream) in which the seat is pending, once per view version;
+* it streams the seat's events and views (``StreamGame``, batched: one message per batch of
+  events, the view once after it) and asks the bot only for a **settled** view (every view of
+  a batched stream; on a plain one, ``event.sequence == event.batch_end_sequence`` or the
+  current view that opens a stream) in which the seat is pending, once per view version;
 * it submits the choice with a fresh ``command_id`` and ``expected_version`` = the view's
   version, retrying with the same id (never applied twice) while the outcome is unknown
   (``UNAVAILABLE``, ``DEADLINE_EXCEEDED``, a transport error: ``runner.OUTCOME_UNKNOWN``); a
@@ -237,13 +238,23 @@ def play(
     *,
     stream: GameStream | None = None,
     on_message: Callable[[referee_pb2.StreamGameResponse], None] | None = None,
+    batched: bool = True,
 ) -> PlayResult:
     """Play one seat with ``bot`` until the game is over (see the module's docstring).
 
     Raises :class:`BotError` when the server refuses to go on (e.g. a wrong token) or the
-    stream cannot be resumed. ``stream`` may be given to cancel the play from another thread.
+    stream cannot be resumed. ``stream`` may be given to cancel the play from another thread;
+    it is used as it is (make it with ``batched=True`` for one message per batch).
+
+    ``on_message`` (and a bot's ``feed``) gets every message of the seat's stream: batched by
+    default, each with a whole batch of events in ``message.events`` and the view after it.
+    ``batched=False`` asks for the plain stream instead, one message per event in
+    ``message.event``, each with the view right after it (passing states included), for a
+    caller that wants those views.
     """
-    stream = stream or GameStream(stub, game_id, token=token, stop_at_game_over=True)
+    stream = stream or GameStream(
+        stub, game_id, token=token, stop_at_game_over=True, batched=batched
+    )
     result = PlayResult(game_id=game_id)
     seat = _Seat(stub, game_id, token, result)
     newest = -1  # highest view version seen: replayed views after a reconnect are stale

@@ -1,8 +1,10 @@
 """The client side of P14 for the referee, written as a user of the Python SDK writes a bot.
 
 Each seat is :func:`referee_bot.sdk.play` with a bot that picks a random legal command, on a
-channel (a connection) of its own, in a thread of its own: the seat's ``StreamGame`` and a
-``SubmitCommand`` per command, as the SDK does them. A coordinator creates each game.
+channel (a connection) of its own, in a thread of its own: the seat's batched ``StreamGame``
+(the SDK's default; the driver makes the stream itself only to cancel it at the window's
+end) and a ``SubmitCommand`` per command, as the SDK does them. A coordinator creates each
+game.
 
 It speaks to ``referee bench`` as :mod:`referee.bench.boardgame`'s boardgame.io driver does
 (``referee/bench/boardgameio/driver.js``): JSON lines on stdout, a line on stdin awaited
@@ -11,7 +13,7 @@ between the stages it reports, so that the bench samples the server's /proc betw
     python -m referee.bench.sdk_driver '{"mode": "load", "server": "127.0.0.1:PORT", ...}'
 
 ``load`` and ``memory`` take the settings the Node driver takes. In ``memory`` the clients
-hold the seat's ``StreamGame`` on a connection each (grpc.aio, many at once in one thread;
+hold the seat's batched ``StreamGame`` on a connection each (grpc.aio, many at once in one thread;
 the SDK's thread per seat would measure the driver's threads, not the server).
 """
 
@@ -159,7 +161,9 @@ def play_match(
     threads = []
     for seat, channel in zip(created.seats, channels, strict=True):
         stub = pb_grpc.RefereeServiceStub(channel)
-        stream = GameStream(stub, created.game_id, token=seat.token, stop_at_game_over=True)
+        stream = GameStream(
+            stub, created.game_id, token=seat.token, stop_at_game_over=True, batched=True
+        )
         streams.append(stream)
         bot = RandomSeat(match, random.Random(rng.random()))
         follower = SeatFollower(match)
@@ -262,7 +266,7 @@ async def _connect(address: str, games: list[Any]) -> list[tuple[grpc.aio.Channe
     async def client(game: Any, seat: Any) -> None:
         channel = grpc.aio.insecure_channel(address, options=OWN_CONNECTION)
         call = pb_grpc.RefereeServiceStub(channel).StreamGame(
-            pb.StreamGameRequest(game_id=game.game_id, seat_token=seat.token)
+            pb.StreamGameRequest(game_id=game.game_id, seat_token=seat.token, batched=True)
         )
         held.append((channel, call))
         await call.read()

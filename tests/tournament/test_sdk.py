@@ -45,8 +45,17 @@ def stub(address: str) -> Iterator[referee_pb2_grpc.RefereeServiceStub]:
 
 
 def play_all(
-    stub: Any, game: str, players: int, bots: list[Any], options: dict[str, str] | None = None
+    stub: Any,
+    game: str,
+    players: int,
+    bots: list[Any],
+    options: dict[str, str] | None = None,
+    *,
+    followers: list[Any] | None = None,
+    batched: bool = True,
 ) -> tuple[str, list[PlayResult]]:
+    """Every seat played by its bot with :func:`play` (``followers``: each seat's
+    ``on_message``)."""
     created = stub.CreateGame(
         referee_pb2.CreateGameRequest(
             game_type=game,
@@ -61,7 +70,10 @@ def play_all(
 
     def seat(index: int, token: str) -> None:
         try:
-            results[index] = play(bots[index], stub, created.game_id, token)
+            follower = followers[index] if followers else None
+            results[index] = play(
+                bots[index], stub, created.game_id, token, on_message=follower, batched=batched
+            )
         except BaseException as error:  # reported below
             errors.append(error)
 
@@ -102,6 +114,81 @@ def test_a_bot_is_one_method(
         assert 0 <= decisions["mean_ms"] <= decisions["max_ms"]
         assert 0 <= decisions["p95_ms"] <= decisions["max_ms"]
         json.dumps(report)
+
+
+class Messages:
+    """A seat's ``on_message``: every stream message the SDK received."""
+
+    def __init__(self) -> None:
+        self.received: list[referee_pb2.StreamGameResponse] = []
+
+    def __call__(self, message: referee_pb2.StreamGameResponse) -> None:
+        self.received.append(message)
+
+    def sequences(self) -> list[int]:
+        """The sequences of the events received, in order (a message's one or its batch)."""
+        found: list[int] = []
+        for message in self.received:
+            if message.HasField("event"):
+                found.append(message.event.sequence)
+            found.extend(event.sequence for event in message.events)
+        return found
+
+
+def test_a_seat_gets_one_message_per_batch_and_plays_the_whole_game(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+) -> None:
+    """By default the SDK follows a seat's batched stream: after the current view, one
+    message per batch of events (a command's, the creation's, the referee's), every event
+    once and in order, each message's view the one after its batch; the game is played to its
+    end."""
+    players = 3
+    followers = [Messages() for _ in range(players)]
+    bots = [Chooser(seed) for seed in range(players)]
+    game_id, results = play_all(
+        stub, "vampire-queen", players, bots, {"rounds": "1"}, followers=followers
+    )
+    summary = stub.GetGame(referee_pb2.GetGameRequest(game_id=game_id)).game
+    assert summary.game_over
+    for seat, (follower, result) in enumerate(zip(followers, results, strict=True)):
+        assert result.final_view is not None and result.final_view.game_over
+        assert result.commands > 0 and result.seat == seat
+        first, *batches = follower.received
+        assert not first.HasField("event") and not first.events  # the current view
+        # The history from the first event, then the live batches, to the game-over view
+        # (the SDK stops there: the seed's reveal may follow).
+        assert follower.sequences() == list(range(1, result.final_view.version + 1))
+        for message in batches:
+            assert not message.HasField("event") and message.events
+            last = message.events[-1]
+            assert last.batch_end_sequence == last.sequence == message.view.version
+        # A message per batch, fewer than the events (some commands append several).
+        assert len(batches) == len({e.batch_end_sequence for m in batches for e in m.events})
+        assert len(batches) < result.final_view.version
+
+
+def test_batched_false_gives_one_message_per_event(
+    stub: referee_pb2_grpc.RefereeServiceStub,
+) -> None:
+    """``batched=False``: the plain stream, each event in a message of its own with the view
+    right after it; the bot is still asked only on settled views."""
+    players = 2
+    followers = [Messages() for _ in range(players)]
+    bots = [Chooser(seed) for seed in range(players)]
+    game_id, results = play_all(
+        stub, "sleeping-queens", players, bots, followers=followers, batched=False
+    )
+    summary = stub.GetGame(referee_pb2.GetGameRequest(game_id=game_id)).game
+    assert summary.game_over
+    for bot, follower, result in zip(bots, followers, results, strict=True):
+        first, *steps = follower.received
+        assert not first.HasField("event")
+        assert all(m.HasField("event") and not m.events for m in steps)
+        assert result.final_view is not None
+        assert [m.event.sequence for m in steps] == list(range(1, result.final_view.version + 1))
+        ends = {m.event.sequence for m in steps if m.event.sequence == m.event.batch_end_sequence}
+        assert all(v.version in ends or v.version == first.view.version for v in bot.views)
+        assert result.commands == len(bot.views)
 
 
 def test_an_illegal_command_is_counted_and_the_default_played(
@@ -150,8 +237,9 @@ class DroppingStub:
         return Call()
 
 
+@pytest.mark.parametrize("batched", [False, True])
 def test_a_dropped_stream_is_resumed_after_the_last_sequence(
-    stub: referee_pb2_grpc.RefereeServiceStub,
+    stub: referee_pb2_grpc.RefereeServiceStub, batched: bool
 ) -> None:
     created = stub.CreateGame(
         referee_pb2.CreateGameRequest(
@@ -163,8 +251,14 @@ def test_a_dropped_stream_is_resumed_after_the_last_sequence(
 
     def seat(index: int, token: str, chosen: Any) -> None:
         bot = Chooser()
-        stream = GameStream(chosen, created.game_id, token=token, stop_at_game_over=True)
-        results[index] = play(bot, chosen, created.game_id, token, stream=stream)
+        stream = GameStream(
+            chosen, created.game_id, token=token, stop_at_game_over=True, batched=batched
+        )
+        results[index] = play(
+            bot, chosen, created.game_id, token, stream=stream, on_message=followers[index]
+        )
+
+    followers = [Messages(), Messages()]
 
     threads = [
         threading.Thread(
@@ -179,6 +273,8 @@ def test_a_dropped_stream_is_resumed_after_the_last_sequence(
     assert results[0].reconnects == 1 and results[1].reconnects == 0
     assert dropping.opened[0] == 0 and dropping.opened[1] > 0  # resumed after a sequence
     assert results[0].final_view is not None and results[0].final_view.game_over
+    final = results[0].final_view.version
+    assert followers[0].sequences() == list(range(1, final + 1))  # no event lost or twice
 
 
 def test_main_runs_a_bot_script(
