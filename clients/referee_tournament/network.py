@@ -237,7 +237,11 @@ class _Game:
         self.killed: set[int] = set()
         self.threads: list[threading.Thread] = []
         self.faults: list[Fault] = []
-        self.stream = GameStream(runner.stub, self.game_id, spectator=True, stop_at_game_over=True)
+        # Batched: the server sends the watcher one message per command, not one per event
+        # (each with a whole view); the replay records each event of it all the same.
+        self.stream = GameStream(
+            runner.stub, self.game_id, spectator=True, stop_at_game_over=True, batched=True
+        )
 
     # --- spectator ----------------------------------------------------------------------
 
@@ -246,8 +250,7 @@ class _Game:
         try:
             for message in self.stream:
                 with watch.lock:
-                    if message.HasField("event"):
-                        event = message.event
+                    for event in message.events:
                         watch.events.append(message_json(event))
                         if event.WhichOneof("game") != "referee":  # not the referee's own
                             watch.batches.add(event.batch_end_sequence)

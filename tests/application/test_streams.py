@@ -220,3 +220,27 @@ def test_a_game_keeps_no_seat_s_deal_openings_for_other_viewers() -> None:
         )
 
     run(scenario)
+
+
+def test_a_game_keeps_no_batched_update_with_a_seat_s_deal_openings() -> None:
+    """The same on batched streams (what the bot SDK asks for): each seat's batch with its
+    deal openings is sent, not kept for the seat's other streams of that batch."""
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 4, {"rounds": "1"})
+        live = referee.games[created.game_id]
+        for seat in range(4):
+            stream = referee.stream(
+                created.game_id, seat_token=created.seat_tokens[seat], batched=True
+            )
+            updates = [await anext(stream) for _ in range(2)]  # the view, the creation's batch
+            await stream.aclose()
+            assert updates[-1].events[-1].sequence == live.table.version
+            assert max(len(event.data) for event in updates[-1].events) > 1024
+        assert all(
+            len(event.data) < 1024
+            for update in live.latest.updates.values()
+            for event in update.events
+        )
+
+    run(scenario)

@@ -77,7 +77,8 @@ class LatestBatch:
     #: share one value, so one encoding), but for long ones (:data:`KEEP_REDACTED_BYTES`):
     #: ``{(index, redacted event): value}``.
     events: dict[tuple[int, Any], StampedEvent] = field(default_factory=dict)
-    #: The batch as each viewer's batched streams send it (a spectator's, a seat's).
+    #: The batch as each viewer's batched streams send it (a spectator's, a seat's), but for
+    #: one that holds a long redaction (:data:`KEEP_REDACTED_BYTES`).
     updates: dict[Viewer, Update] = field(default_factory=dict)
     #: The views after each event of the batch but its last, for the plain streams that
     #: were following the game when it came (:meth:`LiveGame.past_view`), each with how
@@ -346,7 +347,10 @@ class LiveGame:
         events = tuple([stamped(i, viewer) for i in range(start, end)])
         if current:
             update = Update(events, self.view(viewer))
-            if first_of_batch:
+            # Not kept when it holds a long redaction (a seat's deal openings): that update is
+            # its seat's alone, seldom asked for twice, and an idle game would hold it until
+            # its next batch.
+            if first_of_batch and all(len(e.data) < KEEP_REDACTED_BYTES for e in events):
                 self.latest.updates[viewer] = update
             return update
         assert replica is not None and replica.version == end
