@@ -179,15 +179,15 @@ class FanOut:
                 target = _visible(live, delayed)
                 while batched and sent < target:
                     self._check(sub, sent, _visible(live, delayed))
-                    end = min(live.batch_ends[sent], target)
+                    start, end = sent, min(live.batch_ends[sent], target)
                     if end < table.version:  # behind: the view after this batch is a past one
-                        if replica is None or replica.version != sent:
-                            replica = Table.replay(table.config, table.log[:sent], table.settings)
-                        replica.extend(table.log[sent:end])
-                    update = live.batch_update(viewer, sent, end, replica)
-                    caught_up = sent < opened <= end
+                        if replica is None or replica.version != start:
+                            replica = Table.replay(table.config, table.log[:start], table.settings)
+                        replica.extend(table.log[start:end])
                     sent = end
-                    yield update, caught_up
+                    # Not held in a local: an idle stream's frame would keep the last batch it
+                    # sent (a seat's deal openings) for as long as it waits.
+                    yield live.batch_update(viewer, start, end, replica), start < opened <= end
                 while sent < target:
                     self._check(sub, sent, _visible(live, delayed))
                     index = sent
