@@ -158,7 +158,13 @@ class FanOut:
             raise errors.bad_request("after_sequence", f"the game has only {opened} events")
         seat = None if watcher.organiser else viewer
         sub = Subscriber(
-            seat=seat, opened=opened, credential=credential, viewer=viewer, plain=not batched
+            seat=seat,
+            opened=opened,
+            credential=credential,
+            viewer=viewer,
+            plain=not batched,
+            sent=after,
+            delayed=delayed,
         )
         live.subscribers[sub] = None
         self.streams += 1
@@ -180,18 +186,25 @@ class FanOut:
                 while batched and sent < target:
                     self._check(sub, sent, _visible(live, delayed))
                     end = min(live.batch_ends[sent], target)
-                    if end < table.version:  # behind: the view after this batch is a past one
-                        if replica is None or replica.version != sent:
-                            replica = Table.replay(table.config, table.log[:sent], table.settings)
-                        replica.extend(table.log[sent:end])
-                    update = live.batch_update(viewer, sent, end, replica)
+                    # Behind: the view after this batch is a past one. The game made it when
+                    # the next batch came if the stream had taken the one before; else the
+                    # stream's own copy of the table follows the log.
+                    update = live.carried(viewer, sent) if end < table.version else None
+                    if update is None:
+                        if end < table.version:
+                            if replica is None or replica.version != sent:
+                                replica = Table.replay(
+                                    table.config, table.log[:sent], table.settings
+                                )
+                            replica.extend(table.log[sent:end])
+                        update = live.batch_update(viewer, sent, end, replica)
                     caught_up = sent < opened <= end
-                    sent = end
+                    sent = sub.sent = end
                     yield update, caught_up
                 while sent < target:
                     self._check(sub, sent, _visible(live, delayed))
                     index = sent
-                    sent += 1
+                    sent = sub.sent = sent + 1
                     seen: SeatView | None
                     if sent == table.version:  # the current view: with the clocks
                         replica = None
