@@ -13,6 +13,7 @@ import threading
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from referee.store.base import (
     CommandOutcome,
@@ -59,6 +60,12 @@ def _unpack(payload: bytes) -> bytes:
     return zlib.decompress(payload) if type(payload) is _Packed else payload
 
 
+#: What a stored record holds for its ``options`` and ``settings``, kept apart as JSON (one
+#: empty dict for every game: never handed out, :meth:`_Game.full_record` gives each record
+#: read its own).
+_KEPT_APART: dict[str, Any] = {}
+
+
 @dataclass(slots=True)
 class _Game:
     #: The record without its ``options`` and ``settings``, which are ``made_with``: their
@@ -78,7 +85,7 @@ class _Game:
     def of(cls, record: GameRecord, events: list[bytes], claims: Sequence[SeatClaim]) -> _Game:
         made_with = json.dumps([record.options, record.settings], separators=(",", ":"))
         return cls(
-            dataclasses.replace(record, options={}, settings={}),
+            dataclasses.replace(record, options=_KEPT_APART, settings=_KEPT_APART),
             zlib.compress(made_with.encode()),
             events,
             claims={c.seat: c for c in claims} or None,
