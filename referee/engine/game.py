@@ -431,6 +431,20 @@ class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
             raise self._unexpected(state, seat, kind)
         return handler(state, seat, command)
 
+    def decide_legal(self, state: StateT, seat: Seat, command: CommandT) -> list[EventT]:
+        """The events of ``command``, one of the commands :meth:`legal_commands` listed for
+        ``seat`` in ``state`` (that very object, passed back): the handler of (:meth:`phase`,
+        its type) alone, the same events as :meth:`decide`. What :meth:`decide` checks before
+        the handler was settled when the game listed it: the seat is asked to decide, and a
+        game lists only its own commands, well formed (the conformance suite holds every game
+        to it). The handler's own rules still run. A game without handlers is decided in full.
+        """
+        handlers = self.handlers
+        handler = handlers.get((self.phase(state), type(command))) if handlers else None
+        if handler is None:
+            return self.decide(state, seat, command)
+        return handler(state, seat, command)
+
     def may_decide(self, state: StateT, seat: Seat) -> bool:
         """Whether ``seat`` has a decision to make now (a game may answer more cheaply)."""
         return self.decision_for(state, seat) is not None
