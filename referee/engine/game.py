@@ -520,7 +520,18 @@ class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
 
     @abc.abstractmethod
     def view(self, state: StateT, viewer: Viewer) -> Any:
-        """The game-specific view for ``viewer``: only what the rules let it see."""
+        """The game-specific view for ``viewer``: only what the rules let it see.
+
+        Every viewer's view of one state is asked for after each batch: a game builds the
+        part every viewer sees alike once per state (kept on the state until the next event)
+        and each view adds the viewer's own fields (:attr:`seat_fields`)."""
+
+    #: The fields of the game's view that may differ from one viewer to another (a seat's
+    #: hand); every other field is the same for every viewer of one state. The views a batch
+    #: sends write the others' bytes once and each view its own fields only; empty (a game
+    #: that does not say): every field of each view is written unless it is the very object
+    #: the first view holds. A class variable, as :attr:`handlers`.
+    seat_fields: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
     def redact(self, event: EventT, viewer: Viewer) -> EventT:
