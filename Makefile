@@ -152,7 +152,7 @@ COMPILED_VENV := .venv-compiled
 compiled: $(STAMP)
 	deploy/compiled/build.sh . $(COMPILED_DIR) $(CURDIR)/$(PY)
 	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
-	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[dev,rl]"
+	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[dev,tournament,postgres,rl]"
 	$(COMPILED_VENV)/bin/pip install --quiet --no-deps --force-reinstall $(COMPILED_DIR)/dist/*.whl
 	$(COMPILED_VENV)/bin/referee --version
 
