@@ -157,10 +157,11 @@ compiled: $(STAMP)
 	$(COMPILED_VENV)/bin/referee --version
 
 # The rules' tests on the compiled build (CI's compiled stage): the engine with its conformance
-# suite, the games, the sampled worlds, the codec and the compiled build's own test, run by
+# suite, the games, the sampled worlds, the codec, the compiled build's own test and the hard
+# house bot (its worker process is handed the seat's knowledge pickled), run by
 # $(COMPILED_VENV) from a folder that holds no referee/ (deploy/compiled/test.sh).
 COMPILED_TESTS ?= tests/engine tests/games tests/worlds tests/test_codec.py tests/test_build.py \
-  tests/test_compiled.py
+  tests/test_compiled.py tests/application/test_house_bots_hard.py
 compiled-test:
 	deploy/compiled/test.sh $(COMPILED_VENV) $(COMPILED_TESTS)
 
