@@ -152,15 +152,16 @@ COMPILED_VENV := .venv-compiled
 compiled: $(STAMP)
 	deploy/compiled/build.sh . $(COMPILED_DIR) $(CURDIR)/$(PY)
 	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
-	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[dev,rl]"
+	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[dev,tournament,postgres,rl]"
 	$(COMPILED_VENV)/bin/pip install --quiet --no-deps --force-reinstall $(COMPILED_DIR)/dist/*.whl
 	$(COMPILED_VENV)/bin/referee --version
 
 # The rules' tests on the compiled build (CI's compiled stage): the engine with its conformance
-# suite, the games, the sampled worlds, the codec and the compiled build's own test, run by
+# suite, the games, the sampled worlds, the codec, the compiled build's own test and the hard
+# house bot (its worker process is handed the seat's knowledge pickled), run by
 # $(COMPILED_VENV) from a folder that holds no referee/ (deploy/compiled/test.sh).
 COMPILED_TESTS ?= tests/engine tests/games tests/worlds tests/test_codec.py tests/test_build.py \
-  tests/test_compiled.py
+  tests/test_compiled.py tests/application/test_house_bots_hard.py
 compiled-test:
 	deploy/compiled/test.sh $(COMPILED_VENV) $(COMPILED_TESTS)
 

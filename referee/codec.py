@@ -162,6 +162,51 @@ class Plan:
         """The value ``message`` holds."""
         return self._make(**{f.name: f.read(message) for f in self.fields})
 
+    def own_fields(self, names: Sequence[str]) -> OwnFields:
+        """How the fields ``names`` of a value are written apart from the others (a game
+        view's fields that are the viewer's own: :attr:`referee.engine.game.Game.seat_fields`)."""
+        unknown = set(names) - {f.name for f in self.fields}
+        if unknown:
+            raise TypeError(
+                f"{self.descriptor.full_name} has no field {', '.join(sorted(unknown))}"
+            )
+        positions = tuple(i for i, f in enumerate(self.fields) if f.name in names)
+        ordered = [self.fields[i].name for i in positions]
+        values: Callable[[Any], tuple[Any, ...]] = (
+            operator.attrgetter(*ordered)
+            if len(ordered) > 1
+            else (lambda value: (getattr(value, ordered[0]),))
+        )
+        return OwnFields(positions, tuple(self.fields[i].write for i in positions), values)
+
+
+@dataclass(frozen=True, slots=True)
+class OwnFields:
+    """Some fields of a dataclass (a game view's own fields: the viewer's hand), written
+    between the bytes of the others, which every viewer's view of one version shares
+    (:meth:`runs`, made once per version from the first view's fields)."""
+
+    positions: tuple[int, ...]  # in field-number order
+    writers: tuple[Writer, ...]
+    values: Callable[[Any], tuple[Any, ...]]
+
+    def runs(self, fields: Sequence[bytes]) -> tuple[bytes, ...]:
+        """The bytes of the other fields between the own ones (:meth:`Plan.encode_fields`
+        of any value of the class): one more run than own fields."""
+        out, start = [], 0
+        for position in self.positions:
+            out.append(b"".join(fields[start:position]))
+            start = position + 1
+        out.append(b"".join(fields[start:]))
+        return tuple(out)
+
+    def encode(self, value: Any, runs: Sequence[bytes]) -> bytes:
+        """``value``'s wire bytes: its own fields written, the others' taken from ``runs``."""
+        parts = [runs[0]]
+        for write, mine, run in zip(self.writers, self.values(value), runs[1:], strict=True):
+            parts += (write(mine), run)
+        return b"".join(parts)
+
 
 @cache
 def plan(cls: Any, descriptor: Any) -> Plan:
@@ -387,11 +432,15 @@ _CLOCKS_TAG = tag(_CLOCKS_FIELD.number, 2)
 
 
 @cache
-def _game_view(game_type: str, cls: Any) -> tuple[bytes, Plan]:
-    """The key of a ``View``'s field for the game's view (of class ``cls``) and its plan:
-    found once per game, not on each of the views every batch sends."""
+def _game_view(game_type: str, cls: Any) -> tuple[bytes, Plan, OwnFields | None]:
+    """The key of a ``View``'s field for the game's view (of class ``cls``), its plan and its
+    fields that are each viewer's own (``None``: the game does not say which): found once per
+    game, not on each of the views every batch sends."""
     outer = _VIEW.fields_by_name[game_field(game_type)]
-    return tag(outer.number, 2), plan(cls, outer.message_type)
+    game_plan = plan(cls, outer.message_type)
+    seat_fields = get_game(game_type).seat_fields
+    own = game_plan.own_fields(seat_fields) if seat_fields else None
+    return tag(outer.number, 2), game_plan, own
 
 
 #: Each game's legal commands as a ``View``'s ``legal_commands`` field, by command: the few
@@ -436,6 +485,13 @@ class ViewCommon:
     #: a game builds the parts every viewer sees once per state) from these.
     game: Any = None
     game_fields: tuple[bytes, ...] = ()
+    #: For a game that names its view's fields that are each viewer's own
+    #: (``Game.seat_fields``): the bytes of the others, between them (:meth:`OwnFields.runs`):
+    #: another viewer's game view writes its own fields only.
+    game_runs: tuple[bytes, ...] = ()
+    #: What every viewer's text lines have alike (:func:`referee.engine.labels.public_text`),
+    #: for a game that writes them in two parts (``None``: each view's lines are written whole).
+    texts: labels.PublicText | None = None
 
 
 def view_common(game_id: str, players: int, view: View) -> ViewCommon:
@@ -444,7 +500,8 @@ def view_common(game_id: str, players: int, view: View) -> ViewCommon:
     (:class:`referee.application.tables.live.LatestBatch`)."""
     game = view.game
     cls: Any = type(game)
-    game_fields = _game_view(view.game_type, cls)[1].encode_fields(game)
+    _, game_plan, own = _game_view(view.game_type, cls)
+    game_fields = game_plan.encode_fields(game)
     ending = view.ending
     tail = [_RANKING(view.ranking), _LEFT(view.left), _REFEREE_TO_MOVE(view.referee_to_move)]
     if ending is not None:
@@ -458,6 +515,8 @@ def view_common(game_id: str, players: int, view: View) -> ViewCommon:
         b"".join(tail),
         game,
         game_fields,
+        own.runs(game_fields) if own is not None else (),
+        labels.public_text(view.game_type, game),
     )
 
 
@@ -478,10 +537,12 @@ def view_bytes(
     legal = view.legal_commands
     game = view.game
     cls: Any = type(game)
-    game_key, game_plan = _game_view(game_type, cls)
+    game_key, game_plan, own = _game_view(game_type, cls)
     like = common.game
     if game is like:
         game_data = b"".join(common.game_fields)
+    elif own is not None and type(like) is type(game):
+        game_data = own.encode(game, common.game_runs)
     elif type(like) is type(game):
         game_data = game_plan.encode_like(game, like, common.game_fields)
     else:
@@ -503,7 +564,7 @@ def view_bytes(
     if legal:
         label = get_game(game_type).command_label
         parts.append(_LABELS(tuple(label(command, view.game) for command in legal)))
-    parts.append(_LINES(labels.view_lines(game_type, view.game)))
+    parts.append(_LINES(labels.view_lines(game_type, view.game, common.texts)))
     if legal:
         parts.append(_PARTS(legal_command_parts(game_type, view.game, legal)))
     parts.append(common.tail)
@@ -602,6 +663,7 @@ def game_type_to_proto(info: GameInfo) -> pb.GameType:
 
 __all__ = [
     "CodecError",
+    "OwnFields",
     "Plan",
     "ViewCommon",
     "command_bytes",

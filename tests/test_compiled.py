@@ -38,13 +38,17 @@ import copy, json, pickle, random
 import referee.engine.fields as fields
 from referee.engine.registry import all_games, game_module
 from referee.engine.table import Table
+from referee.engine.table_events import TableSettings
 
 out = {"compiled": {}, "games": {}}
 for module in (fields, *(game_module(g.info.type_id, "rules") for g in all_games())):
     out["compiled"][module.__name__] = not module.__file__.endswith(".py")
 for game in all_games():
     info = game.info
-    table = Table.create(info.type_id, players=info.min_players, seed=b"compiled")
+    # A refereed table (its settings: deck commitments, the referee's openings), as served.
+    table = Table.create(
+        info.type_id, info.min_players, seed=b"compiled", settings=TableSettings(), salt=b"s"
+    )
     chooser = random.Random(7)
     moves = []
     while not table.over and len(moves) < 5000:
@@ -61,7 +65,7 @@ for game in all_games():
         "copy": repr(table.copy().view(None)) == repr(table.view(None)),
         "values copied": all(
             copy.deepcopy(value) == value and pickle.loads(pickle.dumps(value)) == value
-            for value in (table.view(0), table.view(None), *table.redacted_log(0))
+            for value in (table.view(0), table.view(None), *table.redacted_log(0), *table.log)
         ),
     }
 print(json.dumps(out))

@@ -14,6 +14,13 @@ position in turn, in alternating rounds:
   fields (what ``copy.deepcopy(table)`` did before tables defined their copy: state, log,
   status and all) and ``submit`` on the copy.
 
+And whole random playouts from each game's opening, a few seeds per game, the same moves on
+each (checked once: the same end): ``Table playout`` (a copy of the fresh table, then
+``submit`` of a random legal command to the end), ``fork playout`` (``Table.fork()``, then
+``play``, in place, as the search's playouts play) and ``fork step playout`` (``step``, a copy
+of the state at every move, what they did before). The figure: a playout on a fork ÷ one on a
+plain Table, as speeds (target >= 0.9).
+
 And per game at its fewest players, the PettingZoo environment (``referee.rl.env``) at
 positions of the docs' loop, with an action chosen up front: ``env copy + step``
 (``env.copy()``, which ``copy.deepcopy(env)`` is) and ``env deepcopy + step``, a
@@ -109,6 +116,63 @@ def _deepcopy_submit(p: Position) -> None:
     twin.submit(p.seat, p.command)
 
 
+@dataclass(frozen=True, slots=True)
+class Start:
+    """A fresh game and the seed of the random moves of its playouts."""
+
+    table: Table[Any]
+    seed: int
+
+
+def playout_starts(game_type: str, players: int, count: int, seed: int) -> list[Start]:
+    """``count`` fresh games; each one's playouts checked to end alike on a Table and a fork."""
+    starts = []
+    for index in range(count):
+        table = Table.create(game_type, players, seed=(seed + index).to_bytes(8, "big"))
+        start = Start(table, seed + index)
+        ends = [_table_playout(start).state, _fork_playout(start).state]
+        if ends[0] != ends[1]:
+            raise AssertionError(f"{game_type}: a fork's playout left the moves of a Table's")
+        starts.append(start)
+    return starts
+
+
+def _random_moves(start: Start, table: Any, move: Callable[[int, Any], object]) -> None:
+    """Random legal commands (``move``) from ``start``'s seed until nobody is asked."""
+    rng = random.Random(start.seed)
+    while True:
+        pending = table.pending()
+        if not pending:
+            return
+        seat = pending[0] if len(pending) == 1 else rng.choice(pending)
+        move(seat, rng.choice(table.legal_commands(seat)))
+
+
+def _table_playout(start: Start) -> Table[Any]:
+    table = start.table.copy()
+    _random_moves(start, table, table.submit)
+    return table
+
+
+def _fork_playout(start: Start) -> SearchTable[Any]:
+    search = start.table.fork()
+    _random_moves(start, search, search.play)
+    return search
+
+
+def _fork_step_playout(start: Start) -> SearchTable[Any]:
+    search = start.table.fork()
+    _random_moves(start, search, search.step)
+    return search
+
+
+PLAYOUTS: dict[str, Callable[[Start], object]] = {
+    "table_playout": _table_playout,
+    "fork_playout": _fork_playout,
+    "fork_step_playout": _fork_step_playout,
+}
+
+
 OPERATIONS: dict[str, Callable[[Position], None]] = {
     "fork": _fork,
     "fork_step": _fork_step,
@@ -158,7 +222,7 @@ ENV_OPERATIONS: dict[str, Callable[[tuple[RefereeAECEnv, int]], None]] = {
 }
 
 
-def rate(operation: Callable[[Any], None], items: Sequence[Any], seconds: float) -> float:
+def rate(operation: Callable[[Any], object], items: Sequence[Any], seconds: float) -> float:
     """Operations per CPU second: ``operation`` on every item in turn for about ``seconds``."""
     done = 0
     started = time.process_time()
@@ -210,6 +274,7 @@ def run(quick: bool) -> dict[str, Any]:
     count = 40 if quick else 300
     configs = engine.configurations(quick)
     ours = {config: positions(*config, count, seed=11) for config in configs}
+    starts = {config: playout_starts(*config, 2 if quick else 5, seed=11) for config in configs}
     notes: list[str] = []
     pyspiel = peers._module("pyspiel")
     theirs: dict[str, list[tuple[Any, int]]] = {}
@@ -223,6 +288,7 @@ def run(quick: bool) -> dict[str, Any]:
     measured: Measured = {}
     for _ in range(rounds):
         _measure_round(measured, theirs, ours, envs, seconds)
+        _measure_playouts(measured, starts, seconds)
     rows = _game_rows(measured, configs)
     ratios = [row["to_crazy_eights"] for row in rows if row["to_crazy_eights"] is not None]
     return {
@@ -237,7 +303,18 @@ def run(quick: bool) -> dict[str, Any]:
         "rounds_per_second": {f"{k[0]} {k[1]}": v for k, v in measured.items()},
         "max_to_crazy_eights": max(ratios) if ratios else None,
         "min_deepcopy_to_fork_step": min(row["deepcopy_to_fork_step"] for row in rows),
+        "min_fork_playout_to_table": min(row["fork_playout_to_table"] for row in rows),
     }
+
+
+def _measure_playouts(
+    measured: Measured, starts: dict[tuple[str, int], list[Start]], seconds: float
+) -> None:
+    """One round of every playout of every game, the Table's and the forks' in turn."""
+    for (game_type, players), items in starts.items():
+        for op, function in PLAYOUTS.items():
+            key = (f"{game_type}/{players}", op)
+            measured.setdefault(key, []).append(rate(function, items, seconds))
 
 
 def _measure_round(
@@ -284,6 +361,11 @@ def _game_rows(measured: Measured, configs: list[tuple[str, int]]) -> list[dict[
         )
         fork_step, deepcopy = row["fork_step_per_second"], row["deepcopy_submit_per_second"]
         row["deepcopy_to_fork_step"] = fork_step / deepcopy
+        for op in PLAYOUTS:
+            row[f"{op}_ms"] = 1e3 / _median(measured, (label, op))
+        # As speeds: above 1, a fork plays out faster than a Table.
+        row["fork_playout_to_table"] = row["table_playout_ms"] / row["fork_playout_ms"]
+        row["fork_step_playout_to_table"] = row["table_playout_ms"] / row["fork_step_playout_ms"]
         rows.append(row)
     return rows
 
@@ -324,6 +406,21 @@ def markdown(p11: dict[str, Any]) -> list[str]:
             f"| {row['table_fork_step_us']:.2f} | {row['deepcopy_submit_us']:,.0f} "
             f"| {'n/a' if ratio is None else f'{ratio:.2f}'} "
             f"| {row['deepcopy_to_fork_step']:.0f} |"
+        )
+    out += [
+        "",
+        "Whole random playouts from the opening (the same moves on each); ÷ Table as speeds "
+        "(above 1: faster than on a Table).",
+        "",
+        "| game | players | Table playout ms | fork playout (`play`) ms | ÷ Table "
+        "| fork playout (`step`) ms | ÷ Table |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in p11["games"]:
+        out.append(
+            f"| {row['game']} | {row['players']} | {row['table_playout_ms']:.2f} "
+            f"| {row['fork_playout_ms']:.2f} | {row['fork_playout_to_table']:.2f} "
+            f"| {row['fork_step_playout_ms']:.2f} | {row['fork_step_playout_to_table']:.2f} |"
         )
     out += ["", "| OpenSpiel game | clone µs | clone + apply µs |", "|---|---:|---:|"]
     for row in p11["peers"]:

@@ -431,6 +431,20 @@ class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
             raise self._unexpected(state, seat, kind)
         return handler(state, seat, command)
 
+    def decide_legal(self, state: StateT, seat: Seat, command: CommandT) -> list[EventT]:
+        """The events of ``command``, one of the commands :meth:`legal_commands` listed for
+        ``seat`` in ``state`` (that very object, passed back): the handler of (:meth:`phase`,
+        its type) alone, the same events as :meth:`decide`. What :meth:`decide` checks before
+        the handler was settled when the game listed it: the seat is asked to decide, and a
+        game lists only its own commands, well formed (the conformance suite holds every game
+        to it). The handler's own rules still run. A game without handlers is decided in full.
+        """
+        handlers = self.handlers
+        handler = handlers.get((self.phase(state), type(command))) if handlers else None
+        if handler is None:
+            return self.decide(state, seat, command)
+        return handler(state, seat, command)
+
     def may_decide(self, state: StateT, seat: Seat) -> bool:
         """Whether ``seat`` has a decision to make now (a game may answer more cheaply)."""
         return self.decision_for(state, seat) is not None
@@ -506,7 +520,18 @@ class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
 
     @abc.abstractmethod
     def view(self, state: StateT, viewer: Viewer) -> Any:
-        """The game-specific view for ``viewer``: only what the rules let it see."""
+        """The game-specific view for ``viewer``: only what the rules let it see.
+
+        Every viewer's view of one state is asked for after each batch: a game builds the
+        part every viewer sees alike once per state (kept on the state until the next event)
+        and each view adds the viewer's own fields (:attr:`seat_fields`)."""
+
+    #: The fields of the game's view that may differ from one viewer to another (a seat's
+    #: hand); every other field is the same for every viewer of one state. The views a batch
+    #: sends write the others' bytes once and each view its own fields only; empty (a game
+    #: that does not say): every field of each view is written unless it is the very object
+    #: the first view holds. A class variable, as :attr:`handlers`.
+    seat_fields: ClassVar[tuple[str, ...]] = ()
 
     @abc.abstractmethod
     def redact(self, event: EventT, viewer: Viewer) -> EventT:

@@ -130,19 +130,42 @@ def table_event_text(event: TableEvent) -> str:
 LINE_WIDTH, MOST_LINES = 78, 8
 
 
-def lines(*texts: str) -> tuple[str, ...]:
+#: A text of a view's lines already wrapped (:func:`wrapped`): the lines every viewer of a
+#: game at one version shares are wrapped once for all their views.
+Wrapped = tuple[str, ...]
+#: What every viewer's lines of a game at one version have alike (a game's ``public_text``):
+#: its texts, each wrapped, in the game's order.
+PublicText = tuple[Wrapped, ...]
+
+
+def lines(*texts: str | Wrapped) -> tuple[str, ...]:
     """``texts`` (empty ones dropped) wrapped to :data:`LINE_WIDTH`, a wrapped text's further
-    lines indented; at most :data:`MOST_LINES` lines, the last ending in "..." if cut.
+    lines indented; at most :data:`MOST_LINES` lines, the last ending in "..." if cut. A text
+    given wrapped already (:func:`wrapped`) is taken as it is.
 
     >>> lines("hand: " + " ".join(["Q"] * 40), "", "round 1 of 3")[1:]
     ('  Q Q Q Q', 'round 1 of 3')
     >>> len(lines(*["x"] * 20)), lines(*["x"] * 20)[-1]
     (8, 'x...')
+    >>> lines(wrapped("round 1 of 3"), "your hand: Q") == lines("round 1 of 3", "your hand: Q")
+    True
     """
-    out = [line for text in texts if text for line in _wrapped(text)]
+    out: list[str] = []
+    for text in texts:
+        if type(text) is str:
+            if text:
+                out += _wrapped(text)
+        else:
+            out += text
     if len(out) > MOST_LINES:
         out = [*out[: MOST_LINES - 1], out[MOST_LINES - 1][: LINE_WIDTH - 3] + "..."]
     return tuple(out)
+
+
+def wrapped(text: str) -> Wrapped:
+    """``text`` as :func:`lines` lays it out (none for an empty one), for a text every viewer
+    shares: wrapped once, then given to :func:`lines` as it is."""
+    return tuple(_wrapped(text)) if text else ()
 
 
 def _wrapped(text: str) -> list[str]:
@@ -175,12 +198,31 @@ def _wrapped(text: str) -> list[str]:
     return out
 
 
-def view_lines(type_id: str, view: Any) -> tuple[str, ...]:
+def view_lines(type_id: str, view: Any, public: PublicText | None = None) -> tuple[str, ...]:
     """A few lines of ``view`` (a seat's game view, already redacted) in the game's words
     (``View.view_lines``): the ``view_text(view)`` of the game's ``labels`` module, written
-    from that view only; none for a game without one, so a new game needs nothing here."""
-    text = getattr(game_module(type_id, LABELS), "view_text", None)
+    from that view only; none for a game without one, so a new game needs nothing here.
+
+    ``public``: what every viewer's lines of the game at this version have alike
+    (:func:`public_text` of any viewer's view of it), for a game that writes its lines in two
+    parts: its ``seat_text(view, public)`` then writes only the seat's own. The lines are
+    those ``view_text(view)`` writes either way."""
+    module = game_module(type_id, LABELS)
+    if public is not None:
+        assert module is not None, "public text comes from the game's labels module"
+        return tuple(module.seat_text(view, public))
+    text = getattr(module, "view_text", None)
     return tuple(text(view)) if text is not None else ()
+
+
+def public_text(type_id: str, view: Any) -> PublicText | None:
+    """What every viewer's lines (:func:`view_lines`) of the game at ``view``'s version have
+    alike, from ``view`` (any viewer's): the ``public_text(view)`` of the game's ``labels``
+    module, which writes its lines in two parts (``public_text`` from the fields every viewer
+    sees alike, ``seat_text(view, public)`` the rest); ``None`` for a game that writes them
+    in one (``view_text`` only), whose every view's lines are written whole."""
+    text = getattr(game_module(type_id, LABELS), "public_text", None)
+    return None if text is None else tuple(text(view))
 
 
 #: The referee's own events a log may fold away: its commitments and proofs.

@@ -52,6 +52,11 @@ class MerkleTree:
             level = up
             self.levels.append(level)
 
+    def __reduce__(self) -> tuple[type[MerkleTree], tuple[list[bytes]]]:
+        # Through the constructor, as every compiled class of this module: a compiled class
+        # cannot be made empty and filled in, as copy and pickle do by default.
+        return (MerkleTree, (self.levels[0],))
+
     @property
     def root(self) -> bytes:
         return self.levels[-1][0] if self.levels[0] else hashlib.sha256(b"").digest()
@@ -111,6 +116,9 @@ class PackedCards:
         self.kinds = kinds
         # More than 256 distinct cards (no game has them): one small int a position.
         self.order: bytes | tuple[int, ...] = bytes(order) if len(kinds) <= 256 else tuple(order)
+
+    def __reduce__(self) -> tuple[type[PackedCards], tuple[tuple[str, ...]]]:
+        return (PackedCards, (tuple(self),))
 
     def __len__(self) -> int:
         return len(self.order)
@@ -184,6 +192,10 @@ class DeckTree:
         tree = MerkleTree([leaf(shuffle, p, salt, cards[p]) for p, salt in enumerate(salts)])
         self.root = tree.root
         self.packed = b"".join(node for level in tree.levels[MADE_LEVELS:] for node in level)
+
+    def __reduce__(self) -> tuple[type[DeckTree], tuple[bytes, int, PackedCards]]:
+        # Made again from its key and cards (a copy of a refereed table; rare).
+        return (DeckTree, (self.key, self.shuffle, self.cards))
 
     @property
     def upper(self) -> tuple[_Nodes, ...]:

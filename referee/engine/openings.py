@@ -156,6 +156,14 @@ class CardsOpened(TableEvent):
         held = self.held
         return held.openings() if isinstance(held, OpeningRuns) else held
 
+    def as_received(self) -> CardsOpened:
+        """This event as a client receives it: its openings one by one (salts and paths),
+        without the referee's runs, whose deck trees hold every card of the shuffle and the
+        key of every salt. What a program of the referee's own that plays a seat (a house
+        bot) may keep: the seat's knowledge, not the referee's."""
+        held = self.held
+        return CardsOpened(held.openings()) if isinstance(held, OpeningRuns) else self
+
     def redacted(self, viewer: Viewer) -> TableEvent:
         held = self.held
         if isinstance(held, OpeningRuns):
@@ -222,6 +230,11 @@ class OpeningRuns:
 
     def __init__(self, runs: tuple[OpeningRun, ...]) -> None:
         self.runs = runs
+
+    def __reduce__(self) -> tuple[type[OpeningRuns], tuple[tuple[OpeningRun, ...]]]:
+        # Copied and pickled through the constructor: a compiled class cannot be made empty
+        # and filled in, as copy and pickle do by default.
+        return (OpeningRuns, (self.runs,))
 
     def openings(self) -> tuple[CardOpening, ...]:
         """The openings, their proofs made run by run (:meth:`DeckTree.proofs`)."""

@@ -21,7 +21,10 @@ by name in the package (:func:`game_module`), so nothing outside the package nam
 ``labels``
     The game's display text (:data:`LABELS`); the registry looks up only its optional
     ``view_text(view)`` there (:func:`referee.engine.labels.view_lines`): a few lines of a
-    seat's view in the game's words. A game without one sends no lines.
+    seat's view in the game's words. A game without one sends no lines. A game may write
+    them in two parts, ``public_text(view)`` (the texts every viewer's lines have alike,
+    made once per batch: :func:`referee.engine.labels.public_text`) and ``seat_text(view,
+    public)`` (a seat's lines with those in place); its ``view_text`` is then the two in one.
 
 ``worlds``
     The game's world sampler (:data:`referee.search.worlds.MODULE`): ``sample(knowledge,

@@ -15,6 +15,11 @@ mutable containers copied) and keeps the previous state for ``undo``. So
 * ``undo()`` puts the previous state back: O(1);
 * a fork's steps never change the table it was forked from, nor the other way round.
 
+A playout that is never taken back needs no state to go back to: ``play`` applies the
+command's events in place to a state the table made itself and shares with nobody (no fork,
+no undo chain; it copies the state first when it has none), so a whole playout copies the
+state once, as a plain table's would.
+
 ``Table.fork()`` makes the first search table from a live table (copying its state once, as
 the live table goes on changing its own in place). A search table plays the game's rules
 only: it has no event log, clocks, forfeits, seed commitments or event limit, and a fork of a
@@ -35,6 +40,8 @@ table that was over (aborted, or at its event limit) stays over.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import operator
 from typing import Any, Generic, TypeVar
 
 from referee.engine.game import (
@@ -52,10 +59,11 @@ from referee.engine.game import (
 
 T = TypeVar("T")
 
-#: An undo chain: (the state before the last step, the chain before it), or None when empty.
-#: Shared by forks (a tuple is never changed), so a fork can undo past the point it was made.
-#: The tail is typed ``Any``, not ``_Chain``: mypyc recurses without end on a recursive alias.
-_Chain = tuple[Any, Any] | None
+#: An undo chain: (the state before the last step, the depth then, the chain before it), or
+#: None when empty. Shared by forks (a tuple is never changed), so a fork can undo past the
+#: point it was made. The tail is typed ``Any``, not ``_Chain``: mypyc recurses without end on
+#: a recursive alias.
+_Chain = tuple[Any, int, Any] | None
 
 
 def shallow_copy(state: T) -> T:
@@ -88,6 +96,19 @@ def shallow_copy(state: T) -> T:
     return copied
 
 
+def among(command: Command, offered: tuple[Command, ...]) -> bool:
+    """Whether ``command`` is one of the objects ``offered`` (the legal commands a table gave),
+    not merely equal to one: an equal command may hold other types (``True`` for ``1``), which
+    only the full check refuses.
+
+    >>> from referee.engine.game import Decision
+    >>> lead = Decision(0, "lead", "VQ-6")
+    >>> among(lead, (lead,)), among(Decision(0, "lead", "VQ-6"), (lead,))
+    (True, False)
+    """
+    return any(map(operator.is_, offered, itertools.repeat(command)))
+
+
 #: The field names of each compiled class copied, found once.
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -101,7 +122,18 @@ class SearchTable(Generic[StateT]):
     are never changed in place, so sharing them is a full copy).
     """
 
-    __slots__ = ("_aborted", "_chain", "_depth", "_halted", "_idle", "_state", "config", "game")
+    __slots__ = (
+        "_aborted",
+        "_chain",
+        "_depth",
+        "_halted",
+        "_idle",
+        "_offered",
+        "_owned",
+        "_state",
+        "config",
+        "game",
+    )
 
     def __init__(
         self,
@@ -126,6 +158,12 @@ class SearchTable(Generic[StateT]):
         self._idle = idle
         self._aborted = aborted
         self._halted = halted
+        #: Whether the table made ``_state`` itself and nothing else holds it (no fork, no
+        #: undo chain, no caller who gave it): then :meth:`play` may change it in place.
+        self._owned = False
+        #: The legal commands :meth:`legal_commands` last gave, and to which seat, until the
+        #: state changes: passed back, one is decided without the checks its listing settled.
+        self._offered: tuple[Seat, tuple[Command, ...]] | None = None
 
     # --- copies ---------------------------------------------------------------------------
 
@@ -141,6 +179,7 @@ class SearchTable(Generic[StateT]):
         )
         forked._chain = self._chain
         forked._depth = self._depth
+        self._owned = False  # the state is the fork's too now
         return forked
 
     def __copy__(self) -> SearchTable[StateT]:
@@ -158,12 +197,18 @@ class SearchTable(Generic[StateT]):
 
     @property
     def depth(self) -> int:
-        """How many steps :meth:`undo` can take back (those of the tables forked from too)."""
+        """How many moves were made since the first table of the line (its forks' and theirs:
+        steps and plays); :meth:`undo` takes it back to what it was before the last step."""
         return self._depth
 
     def decide(self, seat: Seat, command: Command) -> list[Event]:
         """The events ``command`` would cause (the game's own, as ``Table.decide`` has them on
-        a plain table); raises :class:`Rejection`. Changes nothing."""
+        a plain table); raises :class:`Rejection`. Changes nothing. One of the objects
+        :meth:`legal_commands` gave ``seat`` in this state goes straight to the game's handler
+        (``Game.decide_legal``, as on a plain table); any other command is checked in full."""
+        offered = self._offered
+        if offered is not None and offered[0] == seat and among(command, offered[1]):
+            return self.game.decide_legal(self._state, seat, command)
         if not 0 <= seat < self.config.players:
             raise Rejection("SEAT", f"no seat {seat} at this table", "precondition")
         if self._idle:
@@ -187,17 +232,40 @@ class SearchTable(Generic[StateT]):
         apply = game.apply
         for event in events:
             state = apply(state, event)
-        self._chain = (before, self._chain)
+        self._chain = (before, self._depth, self._chain)
         self._depth += 1
         self._state = state
+        self._owned = True
+        self._offered = None
+
+    def play(self, seat: Seat, command: Command) -> list[Event]:
+        """Decide ``command`` and apply its events, as :meth:`step` does, but not as a step to
+        take back: in place, to a state this table made and shares with nobody (copied first
+        when it has none). For a playout: a whole one copies the state once. :meth:`undo` after
+        it goes back to the state before the last step (the plays since go with it). Returns
+        the events; raises :class:`Rejection` (and then nothing changed)."""
+        events = self.decide(seat, command)
+        game = self.game
+        state = self._state
+        if not self._owned:
+            state = game.copy_state(state)
+            self._owned = True
+        apply = game.apply
+        for event in events:
+            state = apply(state, event)
+        self._state = state
+        self._depth += 1
+        self._offered = None
+        return events
 
     def undo(self) -> None:
         """Take the last step back. Raises IndexError when there is none."""
         chain = self._chain
         if chain is None:
             raise IndexError("nothing to undo: no step since the first fork")
-        self._state, self._chain = chain
-        self._depth -= 1
+        self._state, self._depth, self._chain = chain
+        self._owned = False  # a state of the chain, which forks may share
+        self._offered = None
 
     # --- what the rules say now -----------------------------------------------------------
 
@@ -208,7 +276,13 @@ class SearchTable(Generic[StateT]):
         return () if self._idle else self.game.decisions(self._state)
 
     def legal_commands(self, seat: Seat) -> list[Command]:
-        return [] if self._idle else self.game.legal_commands(self._state, seat)
+        """Every command ``seat`` may send now; one of them passed back to :meth:`step`,
+        :meth:`play` or :meth:`decide` in this state is not checked again."""
+        if self._idle:
+            return []
+        legal = self.game.legal_commands(self._state, seat)
+        self._offered = (seat, tuple(legal)) if legal else None
+        return legal
 
     def results(self) -> tuple[SeatResult, ...] | None:
         """The game's results, or those it had at the event limit of the table forked."""
@@ -223,4 +297,4 @@ class SearchTable(Generic[StateT]):
         return self.game.view(self._state, viewer)
 
 
-__all__ = ["SearchTable", "shallow_copy"]
+__all__ = ["SearchTable", "among", "shallow_copy"]

@@ -53,7 +53,7 @@ from referee.engine.openings import (
 )
 from referee.engine.outcomes import Ranking, SeatLeft, SeatOutcome
 from referee.engine.registry import get_game
-from referee.engine.search_table import SearchTable
+from referee.engine.search_table import SearchTable, among
 from referee.engine.table_events import (
     DefaultPlayed,
     EventLimitReached,
@@ -136,6 +136,17 @@ class Table(SeatsLeaving, Generic[StateT]):
         #: The decks as of ``log[:_tracked]`` (per-card commitments), followed lazily.
         self._tracker: DeckTracker | None = None
         self._tracked = 0
+        #: Whether the status ended the game without its rules (an abort, the event limit, a
+        #: no-show): kept by :meth:`extend`, which alone folds the status (every step asks
+        #: :attr:`_idle`, through ``pending``, ``legal_commands`` and ``decide``).
+        self._halted = False
+        #: The event limit (:attr:`max_events`), asked at every command.
+        self._limit = self.max_events
+        #: The legal commands :meth:`legal_commands` last gave: to which seat, in which state
+        #: (the state object and the log's length: a caller may put another state in), and
+        #: the commands. One passed back is decided without the checks their listing settled
+        #: (:meth:`decide`); :meth:`extend` drops them.
+        self._offered: tuple[Seat, StateT, int, tuple[Command, ...]] | None = None
 
     # --- construction ---------------------------------------------------------------------
 
@@ -229,25 +240,32 @@ class Table(SeatsLeaving, Generic[StateT]):
     def _idle(self) -> bool:
         """True before the game's first event, after an abort and at the event limit: nobody
         is asked anything."""
-        status = self.status
-        return (
-            status.aborted is not None
-            or status.limit_reached is not None
-            or status.absent is not None
-            or len(self.log) == status.count
-        )
+        return self._halted or len(self.log) == self.status.count
 
     def pending(self) -> tuple[Seat, ...]:
         """The seats whose decision the game waits for, except the seats that left (the
         referee decides for them: :attr:`referee_to_move`)."""
-        if self._idle:
+        if self._halted or len(self.log) == self.status.count:
             return ()
         pending = self.game.pending(self.state)
         left = self.status.left
         return tuple(seat for seat in pending if seat not in left) if left else pending
 
     def legal_commands(self, seat: Seat) -> list[Command]:
-        if self._idle or seat in self.status.forfeited:
+        """Every command ``seat`` may send now (``Game.legal_commands``). One of them passed
+        back to :meth:`submit` or :meth:`decide` before the next event is not checked again
+        (see :meth:`decide`)."""
+        status, state = self.status, self.state
+        if self._halted or len(self.log) == status.count or seat in status.forfeited:
+            self._offered = None
+            return []
+        legal = self.game.legal_commands(state, seat)
+        self._offered = (seat, state, len(self.log), tuple(legal))
+        return legal
+
+    def _legal(self, seat: Seat) -> list[Command]:
+        status = self.status
+        if self._halted or len(self.log) == status.count or seat in status.forfeited:
             return []
         return self.game.legal_commands(self.state, seat)
 
@@ -291,9 +309,32 @@ class Table(SeatsLeaving, Generic[StateT]):
         The table refuses what no game decides (no such seat, an aborted or ended table, a
         forfeited seat); ``Game.decide`` then checks, once for every game, who may act (the
         pending decisions) and the command's shape (its field plan), and calls the game's
-        handler for the phase and the command's type."""
+        handler for the phase and the command's type.
+
+        A command that is one of the objects :meth:`legal_commands` gave ``seat`` since the
+        last event (the object itself, not an equal one: only those were listed by the game)
+        goes straight to the handler (``Game.decide_legal``): the listing settled every check
+        before it, so it is not made twice. Any other command, a changed copy of a legal one
+        included, is checked in full."""
+        offered = self._offered
+        if (
+            offered is not None
+            and offered[0] == seat
+            and offered[1] is self.state
+            and offered[2] == len(self.log)
+            and among(command, offered[3])
+        ):
+            decided = self.game.decide_legal(self.state, seat, command)
+            return self._limited(self._committed(decided))
         if not 0 <= seat < self.config.players:
             raise Rejection("SEAT", f"no seat {seat} at this table", "precondition", "NO_SUCH_SEAT")
+        if self._halted or len(self.log) == self.status.count or self.status.left:
+            self._refuse_seat(seat)
+        return self._limited(self._committed(self.game.decide(self.state, seat, command)))
+
+    def _refuse_seat(self, seat: Seat) -> None:
+        """Raise the table's rejection of a command from ``seat``, if any (the game is not
+        being played, or the seat left it)."""
         status = self.status
         if status.aborted is not None:
             raise Rejection("ABORTED", "the game was aborted", "precondition", GAME_OVER)
@@ -330,7 +371,6 @@ class Table(SeatsLeaving, Generic[StateT]):
                 "precondition",
                 LEFT_REASONS.get(gone.end, "SEAT_FORFEITED"),
             )
-        return self._limited(self._committed(self.game.decide(self.state, seat, command)))
 
     # --- per-card commitments (docs/fairness.md section 6) --------------------------------
 
@@ -372,8 +412,8 @@ class Table(SeatsLeaving, Generic[StateT]):
     def _limited(self, events: list[Event]) -> list[Event]:
         """``events`` of a command, followed by :class:`EventLimitReached` when they take the
         log to the event limit and the game has not ended by its rules."""
-        limit = self.max_events
-        if not limit or self.version + len(events) < limit:
+        limit = self._limit
+        if not limit or len(self.log) + len(events) < limit:
             return events
         after = self.game.copy_state(self.state)
         for event in events:
@@ -483,16 +523,28 @@ class Table(SeatsLeaving, Generic[StateT]):
         """Fold ``events`` in: table events into :attr:`status`, the game's into its state."""
         apply = self.game.apply
         state = self.state
-        stored = False
-        start = len(self.log)
-        for index, event in enumerate(events):
+        folded = stored = False
+        log = self.log
+        start = len(log)
+        index = start
+        for event in events:
+            index += 1
             if isinstance(event, TableEvent):
-                self.status.fold(event, start + index + 1)
+                self.status.fold(event, index)
+                folded = True
                 stored = stored or held_one_by_one(event)
             else:
                 state = apply(state, event)
         self.state = state
-        self.log.extend(events)
+        log.extend(events)
+        self._offered = None
+        if folded:
+            status = self.status
+            self._halted = (
+                status.aborted is not None
+                or status.limit_reached is not None
+                or status.absent is not None
+            )
         if stored and self.settings is not None and self.settings.card_commitments:
             # Openings read from the store are held by their deck's tree, as the referee holds
             # its own, so a game loaded from the store costs no more memory than one played here.
@@ -506,7 +558,9 @@ class Table(SeatsLeaving, Generic[StateT]):
         """``viewer``'s view now. ``like``: another viewer's view of this table now (same
         version), whose fields that are the same for every viewer are taken from it rather than
         worked out again (the server builds every seat's view after every batch)."""
-        legal = tuple(self.legal_commands(viewer)) if viewer is not None else ()
+        # Not offered (legal_commands): the server makes every seat's view after every batch,
+        # and a live game would hold its last view's commands until its next command.
+        legal = tuple(self._legal(viewer)) if viewer is not None else ()
         game_view = self.game.view(self.state, viewer)
         if like is not None:
             return View(
@@ -586,6 +640,7 @@ class Table(SeatsLeaving, Generic[StateT]):
         twin.status = self.status.copy()
         twin._tracker = None
         twin._tracked = 0
+        twin._halted = self._halted
         return twin
 
     def __copy__(self) -> Table[StateT]:

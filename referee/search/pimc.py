@@ -215,7 +215,9 @@ def rollout(
     """Every seat's reward after playing on with the heuristic (ISMCTS's step 4, PIMC's playouts);
     0.5 each for a playout that cannot go on or runs past :data:`MAX_PLAYOUT`. With ``cutoff``
     above 0 the playout stops after that many decisions and the standing there is scored
-    (:func:`leads`: a cheaper playout that says who leads rather than who won)."""
+    (:func:`leads`: a cheaper playout that says who leads rather than who won). ``table`` is
+    left where the playout stopped, played in place (``SearchTable.play``: a move of a playout
+    is never taken back, so none copies the state)."""
     game = table.game
     draw = [0.5] * players
     for _ in range(cutoff or MAX_PLAYOUT):
@@ -239,7 +241,7 @@ def rollout(
             command = legal[rng.below(len(legal))]
         else:
             command = bot.choose(view_for(table, mover, legal), players)
-        table.step(mover, command)
+        table.play(mover, command)  # never taken back: in place, no copy per move
     if cutoff:
         now = game.limit_results(table.state, players)
         return [leads(now, seat) for seat in range(players)]

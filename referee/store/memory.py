@@ -8,10 +8,12 @@ back the bytes written.
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 from referee.store.base import (
     CommandOutcome,
@@ -58,14 +60,42 @@ def _unpack(payload: bytes) -> bytes:
     return zlib.decompress(payload) if type(payload) is _Packed else payload
 
 
+#: What a stored record holds for its ``options`` and ``settings``, kept apart as JSON (one
+#: empty dict for every game: never handed out, :meth:`_Game.full_record` gives each record
+#: read its own).
+_KEPT_APART: dict[str, Any] = {}
+
+
 @dataclass(slots=True)
 class _Game:
+    #: The record without its ``options`` and ``settings``, which are ``made_with``: their
+    #: JSON, zlib-compressed (about 340 bytes where the two dicts took 650; read back on a
+    #: load or a listing only).
     record: GameRecord
+    made_with: bytes
     events: list[bytes]
-    commands: dict[str, CommandOutcome] = field(default_factory=dict)
     finished: bool = False
-    stats: dict[int, dict[str, int]] = field(default_factory=dict)
-    claims: dict[int, SeatClaim] = field(default_factory=dict)
+    #: The accepted commands, the seats' counters and claims: None until the first (most
+    #: games of a server hold no claim, and a new game has neither commands nor counters).
+    commands: dict[str, CommandOutcome] | None = None
+    stats: dict[int, dict[str, int]] | None = None
+    claims: dict[int, SeatClaim] | None = None
+
+    @classmethod
+    def of(cls, record: GameRecord, events: list[bytes], claims: Sequence[SeatClaim]) -> _Game:
+        made_with = json.dumps([record.options, record.settings], separators=(",", ":"))
+        return cls(
+            dataclasses.replace(record, options=_KEPT_APART, settings=_KEPT_APART),
+            zlib.compress(made_with.encode()),
+            events,
+            claims={c.seat: c for c in claims} or None,
+        )
+
+    def full_record(self) -> GameRecord:
+        """The record as it was written, with ``options`` and ``settings`` of its own (so
+        callers cannot change stored data by aliasing)."""
+        options, settings = json.loads(zlib.decompress(self.made_with))
+        return dataclasses.replace(self.record, options=options, settings=settings)
 
 
 @dataclass(slots=True)
@@ -76,12 +106,6 @@ class _Document:
     revision: int
     body: str | None
     updated_at: float
-
-
-def _copy(record: GameRecord) -> GameRecord:
-    """A record with its own ``options`` and ``settings``, so callers cannot change stored data
-    by aliasing."""
-    return dataclasses.replace(record, options=dict(record.options), settings=dict(record.settings))
 
 
 class MemoryEventStore(EventStore):
@@ -127,7 +151,7 @@ class MemoryEventStore(EventStore):
             if record.game_id in self._games:
                 raise GameExists(record.game_id)
             written = self._write(writes)
-            game = _Game(_copy(record), payloads, claims={c.seat: c for c in claims})
+            game = _Game.of(record, payloads, claims)
             self._games[record.game_id] = game
         self._notify(record.game_id, len(payloads))
         self._notify_documents(_changed(written))
@@ -144,11 +168,13 @@ class MemoryEventStore(EventStore):
         writes = check_writes(documents)
         with self._lock:
             game = self._game(game_id)
-            if claim.seat in game.claims:
+            if game.claims is not None and claim.seat in game.claims:
                 raise SeatTaken(game_id, claim.seat)
             if len(game.events) != expected_version:
                 raise VersionConflict(game_id, expected_version, len(game.events))
             written = self._write(writes)  # checks every revision before changing anything
+            if game.claims is None:
+                game.claims = {}
             game.claims[claim.seat] = claim
             game.events.extend(payloads)
             version = len(game.events)
@@ -158,7 +184,7 @@ class MemoryEventStore(EventStore):
 
     def seat_claims(self, game_id: str) -> dict[int, SeatClaim]:
         with self._lock:
-            return dict(sorted(self._game(game_id).claims.items()))
+            return dict(sorted((self._game(game_id).claims or {}).items()))
 
     def _write(
         self, writes: Sequence[tuple[DocumentWrite, str | None]]
@@ -221,14 +247,19 @@ class MemoryEventStore(EventStore):
         check_outcome(expected_version, len(payloads), outcome)
         with self._lock:
             game = self._game(game_id)
-            first = None if outcome is None else game.commands.get(outcome.command_id)
+            commands = game.commands
+            first = (
+                None if outcome is None or commands is None else commands.get(outcome.command_id)
+            )
             if first is not None:
                 raise DuplicateCommand(game_id, first)
             if len(game.events) != expected_version:
                 raise VersionConflict(game_id, expected_version, len(game.events))
             game.events.extend(payloads)
             if outcome is not None:
-                game.commands[outcome.command_id] = outcome
+                if commands is None:
+                    commands = game.commands = {}
+                commands[outcome.command_id] = outcome
             version = len(game.events)
         self._notify(game_id, version)
         return version
@@ -254,34 +285,39 @@ class MemoryEventStore(EventStore):
 
     def get_game(self, game_id: str) -> GameRecord:
         with self._lock:
-            return _copy(self._game(game_id).record)
+            return self._game(game_id).full_record()
 
     def list_games(self) -> list[tuple[GameRecord, int, bool]]:
         with self._lock:
             if self._closed:
                 raise RuntimeError("event store is closed")
-            games = [(_copy(g.record), len(g.events), g.finished) for g in self._games.values()]
+            games = [(g.full_record(), len(g.events), g.finished) for g in self._games.values()]
         # sorted() is stable: games created at the same time keep their creation order.
         return sorted(games, key=lambda game: game[0].created_at)
 
     def find_command(self, game_id: str, command_id: str) -> CommandOutcome | None:
         with self._lock:
-            return self._game(game_id).commands.get(command_id)
+            commands = self._game(game_id).commands
+            return None if commands is None else commands.get(command_id)
 
     def commands(self, game_id: str) -> list[CommandOutcome]:
         with self._lock:
-            recorded = list(self._game(game_id).commands.values())
+            recorded = list((self._game(game_id).commands or {}).values())
         return sorted(recorded, key=lambda outcome: outcome.first_sequence)
 
     def add_stats(self, game_id: str, seat: int, counts: Mapping[str, int]) -> None:
         with self._lock:
-            counters = self._game(game_id).stats.setdefault(seat, {})
+            game = self._game(game_id)
+            if game.stats is None:
+                game.stats = {}
+            counters = game.stats.setdefault(seat, {})
             for name, amount in counts.items():
                 counters[name] = counters.get(name, 0) + amount
 
     def stats(self, game_id: str) -> dict[int, dict[str, int]]:
         with self._lock:
-            return {seat: dict(c) for seat, c in self._game(game_id).stats.items()}
+            stats = self._game(game_id).stats or {}
+            return {seat: dict(c) for seat, c in stats.items()}
 
     def close(self) -> None:
         with self._lock:

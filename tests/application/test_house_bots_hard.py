@@ -17,6 +17,7 @@ from referee.application import Referee
 from referee.application.house import levels
 from referee.application.house.levels import LEVELS, Level
 from referee.engine import Table, all_games
+from referee.engine.openings import CardsOpened, held_one_by_one
 from referee.search.worlds import Knowledge
 from tests.application.seating_support import account, seats
 from tests.application.support import run, until
@@ -81,6 +82,10 @@ def test_a_game_against_hard_house_bots_plays_to_the_end_on_the_seats_knowledge(
             assert dict(known.options) == dict(table.config.options)
             assert known.view.version == len(known.events)
             assert list(known.events) == table.redacted_log(known.seat)[: len(known.events)]
+            # The openings as the seat receives them: no deck tree of the referee's (each
+            # holds every card of its shuffle and the key of every salt).
+            opened = [e for e in known.events if isinstance(e, CardsOpened)]
+            assert all(held_one_by_one(e) for e in opened)
         moves = referee.metrics.registry.get_sample_value(
             "referee_house_bot_moves_total", {"level": "hard", "game_type": game_type}
         )

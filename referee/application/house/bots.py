@@ -75,6 +75,7 @@ from referee.application.tables.live import now_ms as clock
 from referee.application.tables.repository import Repository
 from referee.application.tables.values import SeatView
 from referee.bots import RandomStrategy
+from referee.engine.openings import CardsOpened
 from referee.metrics import Metrics
 from referee.search.worlds import Knowledge
 
@@ -327,7 +328,8 @@ class HouseBots:
                     after=heard.last,
                     got=stamped.sequence,
                 )
-            heard.events.append(stamped.event)
+            event = stamped.event
+            heard.events.append(event.as_received() if isinstance(event, CardsOpened) else event)
             heard.last = stamped.sequence
 
     def _knowledge(self, bot: _Bot, key: tuple[str, int], seat_view: SeatView) -> Knowledge | None:

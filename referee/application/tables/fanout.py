@@ -158,7 +158,13 @@ class FanOut:
             raise errors.bad_request("after_sequence", f"the game has only {opened} events")
         seat = None if watcher.organiser else viewer
         sub = Subscriber(
-            seat=seat, opened=opened, credential=credential, viewer=viewer, plain=not batched
+            seat=seat,
+            opened=opened,
+            credential=credential,
+            viewer=viewer,
+            plain=not batched,
+            sent=after,
+            delayed=delayed,
         )
         live.subscribers[sub] = None
         self.streams += 1
@@ -180,18 +186,27 @@ class FanOut:
                 while batched and sent < target:
                     self._check(sub, sent, _visible(live, delayed))
                     start, end = sent, min(live.batch_ends[sent], target)
-                    if end < table.version:  # behind: the view after this batch is a past one
-                        if replica is None or replica.version != start:
-                            replica = Table.replay(table.config, table.log[:start], table.settings)
-                        replica.extend(table.log[start:end])
-                    sent = end
-                    # Not held in a local: an idle stream's frame would keep the last batch it
+                    # Behind: the view after this batch is a past one. The game made it when
+                    # the next batch came if the stream had taken the one before; else the
+                    # stream's own copy of the table follows the log.
+                    update = live.carried(viewer, start) if end < table.version else None
+                    if update is None:
+                        if end < table.version:
+                            if replica is None or replica.version != start:
+                                replica = Table.replay(
+                                    table.config, table.log[:start], table.settings
+                                )
+                            replica.extend(table.log[start:end])
+                        update = live.batch_update(viewer, start, end, replica)
+                    sent = sub.sent = end
+                    yield update, start < opened <= end
+                    # Dropped once sent: an idle stream's frame would keep the last batch it
                     # sent (a seat's deal openings) for as long as it waits.
-                    yield live.batch_update(viewer, start, end, replica), start < opened <= end
+                    del update
                 while sent < target:
                     self._check(sub, sent, _visible(live, delayed))
                     index = sent
-                    sent += 1
+                    sent = sub.sent = sent + 1
                     seen: SeatView | None
                     if sent == table.version:  # the current view: with the clocks
                         replica = None

@@ -62,6 +62,13 @@ def now_ms() -> int:
 KEEP_REDACTED_BYTES = 1024
 
 
+#: Messages made for the streams behind the latest batch (:meth:`LiveGame.absorb`): a
+#: batched stream's by viewer and the version the batch starts after, a plain stream's
+#: views by viewer and version; each with how many streams have yet to take it.
+Carried = dict[tuple[Viewer, int], tuple[Update, int]]
+Steps = dict[tuple[Viewer, int], tuple[SeatView, int]]
+
+
 @dataclass(eq=False, slots=True)
 class LatestBatch:
     """The latest committed batch as its viewers receive it, each part made once (the live
@@ -81,10 +88,16 @@ class LatestBatch:
     #: one that holds a long redaction (:data:`KEEP_REDACTED_BYTES`).
     updates: dict[Viewer, Update] = field(default_factory=dict)
     #: The views after each event of the batch but its last, for the plain streams that
-    #: were following the game when it came (:meth:`LiveGame.past_view`), each with how
-    #: many of its viewer's streams have yet to take it (then it goes):
-    #: ``{(viewer, version): (view, streams)}``.
-    steps: dict[tuple[Viewer, int], tuple[SeatView, int]] = field(default_factory=dict)
+    #: were following the game when it came (:meth:`LiveGame.past_view`), and those of
+    #: earlier batches made for the plain streams behind when this one came
+    #: (:meth:`LiveGame.absorb`), each with how many of its viewer's streams have yet to
+    #: take it (then it goes): ``{(viewer, version): (view, streams)}``.
+    steps: Steps = field(default_factory=dict)
+    #: The batches before this one as each viewer's batched streams that had not taken
+    #: them yet when this one came send them, each with how many of them have yet to take
+    #: it: ``{(viewer, version it starts after): (update, streams)}`` (see
+    #: :meth:`LiveGame.absorb`).
+    carried: Carried = field(default_factory=dict)
     #: The first view made after the batch, and its fields that every viewer's view shares
     #: encoded: the other viewers' views take those fields from them, worked out and encoded
     #: once for all.
@@ -239,9 +252,13 @@ class LiveGame:
         streams are open to send it (an idle game holds none)."""
         table = self.table
         first = table.version + 1
+        behind = self._behind() if self.subscribers else None
         self.made_for_latest = None
         if payloads and self.subscribers:
             self.made_for_latest = LatestBatch(stored=payloads, stored_from=first - 1)
+        if behind is not None:
+            latest = self.latest
+            latest.carried, latest.steps = behind
         table.extend(events)
         count = len(events)
         self.batch_ends.extend([table.version] * count)
@@ -254,6 +271,89 @@ class LiveGame:
         if clocks.started_ms is None and table.started:
             clocks.started_ms = recorded  # connect grace counts from the deal
         clocks.fold(table.decisions(), recorded, decided)
+
+    def _behind(self) -> tuple[Carried, Steps] | None:
+        """The messages that open streams have yet to take of the latest batch, made now
+        while the table is as they show it, and those made so of earlier batches that are
+        still to be taken (called as the next batch comes); None if none.
+
+        A stream takes a batch when its task next runs: after the next command, which may
+        run in the same turn of the loop (a command on the memory store is done in its
+        caller's turn, and the seats that decide together may each send theirs before
+        another's stream runs), or once it has written its last message. Made here they cost
+        what the stream would have spent on them; made later, from a copy of the table
+        replayed from the start, they would cost the whole log. A stream that missed a
+        batch's messages still replays, as does the organiser's delayed stream."""
+        version = self.table.version
+        if not version:
+            return None
+        start = bisect.bisect_left(self.batch_ends, version)  # where the latest batch starts
+        before = self.made_for_latest
+        carried: Carried = {}
+        steps: Steps = {}
+        for sub in tuple(self.subscribers):
+            if sub.delayed or sub.sent >= version:
+                continue
+            if sub.plain:
+                self._carry_views(sub, start, before.steps if before else {}, steps)
+            else:
+                self._carry_batches(sub, start, before.carried if before else {}, carried)
+        return (carried, steps) if carried or steps else None
+
+    def _carry_batches(self, sub: Subscriber, start: int, made: Carried, carried: Carried) -> None:
+        """A batched stream's messages up to the latest batch: those ``made`` before that it
+        has yet to take, then the latest batch's, into ``carried``."""
+        viewer, at = sub.viewer, sub.sent
+        while at < start:
+            found = made.get((viewer, at))
+            if found is None:
+                return  # it missed one: it replays
+            carried[(viewer, at)] = found
+            at = self.batch_ends[at]
+        if at != start:
+            return
+        found = carried.get((viewer, start))
+        if found is None:
+            found = (self.batch_update(viewer, start, self.table.version, None), 0)
+        carried[(viewer, start)] = (found[0], found[1] + 1)
+
+    def _carry_views(self, sub: Subscriber, start: int, made: Steps, steps: Steps) -> None:
+        """A plain stream's views up to the latest version: those ``made`` before that it
+        has yet to take, then the latest batch's, into ``steps``."""
+        viewer, at = sub.viewer, sub.sent
+        version = self.table.version
+        while at < start:
+            found = made.get((viewer, at + 1))
+            if found is None:
+                return  # it missed one: it replays
+            at += 1
+            steps[(viewer, at)] = found
+        for after in range(at + 1, version + 1):
+            key = (viewer, after)
+            step = steps.get(key)
+            if step is None:
+                seen = self.view(viewer) if after == version else self.past_view(viewer, after)
+                if seen is None:
+                    return  # the game's stepper passed it: the stream makes its own
+                step = (seen, 0)
+            steps[key] = (step[0], step[1] + 1)
+
+    def carried(self, viewer: Viewer, sent: int) -> Update | None:
+        """The batch after event ``sent`` (the one before the latest) as ``viewer``'s batched
+        stream sends it, if it was made for the stream when the latest came (then it goes
+        once each of the viewer's streams that were behind took it)."""
+        latest = self.made_for_latest
+        if latest is None:
+            return None
+        found = latest.carried.get((viewer, sent))
+        if found is None:
+            return None
+        update, streams = found
+        if streams > 1:
+            latest.carried[(viewer, sent)] = (update, streams - 1)
+        else:
+            del latest.carried[(viewer, sent)]
+        return update
 
     def absorb_stored(self, payloads: Sequence[bytes]) -> None:
         """Fold in stored events (their payloads), batch by batch (loading, catching up)."""

@@ -22,9 +22,9 @@ import concurrent.futures
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import structlog
 
@@ -207,9 +207,10 @@ class Repository:
                 or (self.store.shared and game_id not in self._heard_of)
             ):
                 if threading.get_ident() == loop_thread:
-                    # A store that appends in the caller's thread (the memory store): queued
-                    # in the same order, without waking the loop through its self-pipe.
-                    loop.call_soon(self._appended, game_id, version)
+                    # A store that appends in the caller's thread (the memory store): heard
+                    # now, in the order of the appends (an append of ours is in flight then,
+                    # so nothing is done), with no turn of the loop.
+                    self._appended(game_id, version)
                 else:
                     loop.call_soon_threadsafe(self._appended, game_id, version)
 
@@ -295,17 +296,25 @@ class Repository:
         task.add_done_callback(_retrieve)
         return task
 
-    async def unit(self, coroutine: Awaitable[T]) -> T:
+    async def unit(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run ``coroutine`` to its end whatever happens to the caller, and return its result.
 
         A client whose deadline expires, or which hangs up, cancels its call's task. Work that
         changes a game (decide, append to the store, fold into the live table, publish) must
         happen as a unit or not at all: cancelled half-way, the store would hold events the
-        live game never saw, and every later command would conflict. So such work
-        runs in a task of its own that the caller only waits for; its outcome is dropped if
-        nobody is left to hear it.
+        live game never saw, and every later command would conflict. A cancellation lands
+        only where a task waits, so the unit runs in the caller's task up to its first wait
+        (a command on a store that appends in the caller's thread never waits: it is done
+        then, with no task, future or turn of the loop of its own); from that wait on it goes
+        on in a task of its own that the caller only waits for, its outcome dropped if nobody
+        is left to hear it.
         """
-        return await asyncio.shield(self.spawn(coroutine))
+        try:
+            waiting = coroutine.send(None)
+        except StopIteration as done:
+            result: T = done.value
+            return result
+        return await asyncio.shield(self.spawn(_rest(coroutine, waiting)))
 
     # --- in memory --------------------------------------------------------------------------
 
@@ -512,7 +521,13 @@ class Repository:
             # that arrive together in one transaction (group commit).
             appended = self.store.append_soon(live.game_id, version, payloads, outcome)
             try:
-                await _outcome(appended)
+                # A store that appends in the caller's thread (the memory store) is done
+                # already: read at once, no turn of the loop. A stream that has not taken the
+                # batch before this one yet finds its messages made (LiveGame.absorb).
+                if appended.done():
+                    appended.result()
+                else:
+                    await asyncio.wrap_future(appended)
             except StoreUnavailable as fault:
                 if fault.uncertain:  # it may have committed: the store will tell
                     self.settle(live)
@@ -687,29 +702,43 @@ def _timed(record: GameRecord) -> bool:
     return settings.clock.enabled or settings.waits
 
 
-def _outcome(done: concurrent.futures.Future[T]) -> Awaitable[T]:
-    """``asyncio.wrap_future(done)``: its outcome, after the same turns of the loop. A future
-    done already (a store that appends in the caller's thread) passes its outcome on through
-    the loop's queue, not through its self-pipe as a future of another thread must."""
-    if not done.done():
-        return asyncio.wrap_future(done)
-    loop = asyncio.get_running_loop()
-    waiter: asyncio.Future[T] = loop.create_future()
-    loop.call_soon(_pass_on, done, waiter)
-    return waiter
+async def _rest(coroutine: Coroutine[Any, Any, T], waiting: Any) -> T:
+    """The rest of a unit begun in its caller's task (:meth:`Repository.unit`), which waits
+    on ``waiting`` now."""
+    return await _GoOn(coroutine, waiting)
 
 
-def _pass_on(done: concurrent.futures.Future[T], waiter: asyncio.Future[T]) -> None:
-    if waiter.cancelled():
-        return
-    if done.cancelled():
-        waiter.cancel()
-        return
-    error = done.exception()
-    if error is not None:
-        waiter.set_exception(error)
-    else:
-        waiter.set_result(done.result())
+class _GoOn(Generic[T]):
+    """A coroutine begun elsewhere, awaited from where it waits: what a task does with the
+    coroutine it runs (hand on what it waits for, send back what comes of it, and throw in
+    what is thrown at the task: its cancellation when the loop closes), from that point on."""
+
+    __slots__ = ("coroutine", "waiting")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, T], waiting: Any) -> None:
+        self.coroutine = coroutine
+        self.waiting = waiting
+
+    def __await__(self) -> Generator[Any, None, T]:
+        coroutine, waiting = self.coroutine, self.waiting
+        while True:
+            try:
+                yield waiting
+            except GeneratorExit:
+                coroutine.close()
+                raise
+            except BaseException as error:  # handed on to the coroutine
+                try:
+                    waiting = coroutine.throw(error)
+                except StopIteration as done:
+                    result: T = done.value
+                    return result
+            else:
+                try:
+                    waiting = coroutine.send(None)
+                except StopIteration as done:
+                    result = done.value
+                    return result
 
 
 def _retrieve(task: asyncio.Future[Any]) -> None:

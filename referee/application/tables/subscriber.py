@@ -62,6 +62,11 @@ class Subscriber:
     #: makes the views inside a batch once for all of them, ``LiveGame.past_view``).
     viewer: int | None = None
     plain: bool = False
+    #: The version up to which the stream has taken its messages (made them, to send).
+    sent: int = 0
+    #: The organiser's stream run behind by the game's delay: it takes a batch when the
+    #: delay says, so none is made ahead for it (``LiveGame.absorb``).
+    delayed: bool = False
 
 
 __all__ = ["Flag", "Subscriber"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine.labels import fallback, lines, plural, seat
+from referee.engine.labels import PublicText, fallback, lines, plural, seat, wrapped
 from referee.engine.parts import NO_PARTS, CommandParts, Target, pile
 from referee.games.dracula_vs_van_helsing.model import (
     LETTERS,
@@ -273,22 +273,41 @@ def _rack_text(rack: Rack) -> str:
     return f"{ROLES.get(Role(rack.role), seat(rack.seat))} ({seat(rack.seat)}): {slots}"
 
 
-def view_text(view: DraculaVsVanHelsingView) -> tuple[str, ...]:
-    """The seat's view in the game's words (``View.view_lines``), from the view only: the
-    districts' tokens (DV-3), the colour order (DV-4), each rack by district with ``??`` for a
-    card the seat may not see (DV-24, DV-25), the deck, discard pile and drawn card."""
-    you = f"; you are {ROLES[Role(view.role)]}" if view.role in ROLES else ""
+def public_text(view: DraculaVsVanHelsingView) -> PublicText:
+    """The texts of :func:`view_text` every viewer of the game at one version shares (DV-3,
+    DV-4, DV-26: the districts' tokens, the colour order, the deck and the discard pile),
+    wrapped once for all."""
     districts = ", ".join(f"{d.district}: {d.humans}H {d.vampires}V" for d in view.districts)
     deck = f"deck {view.deck_size}"
     if view.deck_top.value:
         deck += f", top {card_text(view.deck_top)}"
     if view.discard_pile:
         deck += f"; discard {cards_text(view.discard_pile)}"
+    return (
+        wrapped(f"districts (humans, vampires): {districts}"),
+        wrapped(f"colours: {track_text(view.track)}"),
+        wrapped(deck),
+    )
+
+
+def seat_text(view: DraculaVsVanHelsingView, public: PublicText) -> tuple[str, ...]:
+    """:func:`view_text` from its public texts (:func:`public_text` of any viewer's view of
+    the same version): the racks as the seat sees them, the drawn card and its role are its
+    own (DV-24, DV-25)."""
+    districts, colours, deck = public
+    you = f"; you are {ROLES[Role(view.role)]}" if view.role in ROLES else ""
     return lines(
         *(_rack_text(rack) for rack in sorted(view.racks, key=lambda r: r.role != view.role)),
         f"drawn card: {card_text(view.drawn)}" if view.drawn.value else "",
-        f"districts (humans, vampires): {districts}",
-        f"colours: {track_text(view.track)}",
+        districts,
+        colours,
         f"round {view.round} of {view.rounds}{you}; Dracula's HP {view.hp}",
         deck,
     )
+
+
+def view_text(view: DraculaVsVanHelsingView) -> tuple[str, ...]:
+    """The seat's view in the game's words (``View.view_lines``), from the view only: the
+    districts' tokens (DV-3), the colour order (DV-4), each rack by district with ``??`` for a
+    card the seat may not see (DV-24, DV-25), the deck, discard pile and drawn card."""
+    return seat_text(view, public_text(view))

@@ -73,6 +73,7 @@ from referee.games.dracula_vs_van_helsing.state import (
     DraculaVsVanHelsingState,
     copy_state,
 )
+from referee.games.dracula_vs_van_helsing.view import SEAT_FIELDS
 from referee.games.dracula_vs_van_helsing.view import view as view_of
 
 __all__ = ["DraculaVsVanHelsing", "DraculaVsVanHelsingState"]
@@ -147,6 +148,7 @@ class DraculaVsVanHelsing(Game[DraculaVsVanHelsingState, Command, Event]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = DraculaVsVanHelsingView
+    seat_fields = SEAT_FIELDS
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
     def command_label(self, command: Command, view: Any) -> str:

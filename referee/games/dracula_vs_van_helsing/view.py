@@ -87,6 +87,12 @@ def _public(state: DraculaVsVanHelsingState) -> Public:
     )
 
 
+#: The view's fields that differ from viewer to viewer (the game's ``seat_fields``): the
+#: viewer's role, the racks and the drawn card as it sees them (DV-24, DV-25); everything
+#: else is public.
+SEAT_FIELDS = ("role", "racks", "drawn")
+
+
 def view(state: DraculaVsVanHelsingState, viewer: Viewer) -> DraculaVsVanHelsingView:
     """DV-24 ... DV-26: the public part, and the cards ``viewer`` has seen (a spectator sees
     only revealed cards)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine.labels import fallback, join, lines, plural, seat
+from referee.engine.labels import PublicText, fallback, join, lines, plural, seat, wrapped
 from referee.engine.parts import (
     NO_PARTS,
     CommandParts,
@@ -405,17 +405,36 @@ def _hand(cards: Sequence[Card], symbols: Sequence[str]) -> str:
     return "; ".join([*parts, *([", ".join(others)] if others else [])])
 
 
-def view_text(view: MauMauVampiresView) -> tuple[str, ...]:
-    """The seat's view in the game's words (``View.view_lines``), from the view only: the top
-    card and wished colour, day or night, the seat's hand (by colour), pot and drawn cards by
-    colour and symbol name (MM-2, the symbols of the characters in play), the characters in
-    front of each seat."""
+def public_text(view: MauMauVampiresView) -> PublicText:
+    """The texts of :func:`view_text` every viewer of the game at one version shares (MM-26,
+    MM-27: the top card and the wish, the hand and the piles' sizes, the characters in play),
+    wrapped once for all."""
     symbols = view.symbols
     top = f"top card: {card_text(view.top, symbols)}"
     if view.wish:
         top += f"; wished colour: {colour_name(view.wish)}"
     if view.called_colour:
         top += f"; called colour: {colour_name(view.called_colour)}"
+    return (
+        wrapped(top),
+        wrapped(
+            f"hand {view.hand_number} of {view.hands}; {'night' if view.night else 'day'}; "
+            f"deck {view.deck_size}, pile {view.pile_size}"
+        ),
+        wrapped(
+            "characters: " + ", ".join(f"{seat(c.seat)} {c.name}" for c in view.characters)
+            if view.characters
+            else ""
+        ),
+    )
+
+
+def seat_text(view: MauMauVampiresView, public: PublicText) -> tuple[str, ...]:
+    """:func:`view_text` from its public texts (:func:`public_text` of any viewer's view of
+    the same version): the seat's hand, its cards drawn, to share, shown to it and in the pot
+    are its own (MM-28)."""
+    symbols = view.symbols
+    top, table, characters = public
     pot = f"pot: {plural(view.pot_size, 'card')}" if view.pot_size else ""
     if view.pot_yours:
         pot += f" (yours: {_list(view.pot_yours, symbols)})"
@@ -424,14 +443,19 @@ def view_text(view: MauMauVampiresView) -> tuple[str, ...]:
     # and a view too long for its lines (a hand can hold most of the deck) is cut at the end.
     return lines(
         top,
-        f"hand {view.hand_number} of {view.hands}; {'night' if view.night else 'day'}; "
-        f"deck {view.deck_size}, pile {view.pile_size}",
+        table,
         f"your hand: {_hand(view.hand, symbols)}" if view.hand else "",
         f"drawn: {_list(view.drawn, symbols)}" if view.drawn else "",
         f"to share: {_list(view.to_share, symbols)}" if view.to_share else "",
         f"shown to you: {shown}" if shown else "",
         pot,
-        "characters: " + ", ".join(f"{seat(c.seat)} {c.name}" for c in view.characters)
-        if view.characters
-        else "",
+        characters,
     )
+
+
+def view_text(view: MauMauVampiresView) -> tuple[str, ...]:
+    """The seat's view in the game's words (``View.view_lines``), from the view only: the top
+    card and wished colour, day or night, the seat's hand (by colour), pot and drawn cards by
+    colour and symbol name (MM-2, the symbols of the characters in play), the characters in
+    front of each seat."""
+    return seat_text(view, public_text(view))

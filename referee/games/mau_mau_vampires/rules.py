@@ -98,6 +98,7 @@ from referee.games.mau_mau_vampires.state import (
     copy_state,
     hand_size_for,
 )
+from referee.games.mau_mau_vampires.view import SEAT_FIELDS
 from referee.games.mau_mau_vampires.view import view as view_of
 
 #: The game's class, and the names other code imported from here before the rules were split
@@ -141,6 +142,7 @@ class MauMauVampires(Game[MauMauVampiresState, Command, Event]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = MauMauVampiresView
+    seat_fields = SEAT_FIELDS
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
     def command_label(self, command: Command, view: Any) -> str:

@@ -99,6 +99,11 @@ def _public(state: MauMauVampiresState) -> Public:
     )
 
 
+#: The view's fields that differ from viewer to viewer (the game's ``seat_fields``): what
+#: only the viewer may see (MM-28); everything else is public.
+SEAT_FIELDS = ("hand", "pot_yours", "shown_to_you", "drawn", "to_share", "last_hand")
+
+
 def view(state: MauMauVampiresState, viewer: Viewer) -> MauMauVampiresView:
     """MM-26 ... MM-28: the public part, and what only ``viewer`` may see (a spectator: none
     of it)."""

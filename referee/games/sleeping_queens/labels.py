@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from referee.engine.labels import fallback, join, lines, plural, seat
+from referee.engine.labels import PublicText, fallback, join, lines, plural, seat, wrapped
 from referee.engine.parts import NO_PARTS, CommandParts, Target, hand_indexes, pile
 from referee.games.sleeping_queens.model import (
     CAT,
@@ -232,10 +232,9 @@ def event_text(event: Any) -> str:
     return fallback(event)
 
 
-def view_text(view: SleepingQueensView) -> tuple[str, ...]:
-    """The seat's view in the game's words (``View.view_lines``), from the view only: its hand
-    by card name (SQ-2), the sleeping positions (a queen's name only where it is public,
-    SQ-18), the queens awake in front of each seat (SQ-1) and the discard pile's top."""
+def public_text(view: SleepingQueensView) -> PublicText:
+    """The texts of :func:`view_text` every viewer of the game at one version shares (SQ-17,
+    SQ-18: the queens awake and asleep, the piles), wrapped once for all."""
     asleep = [p for p in view.positions if p.asleep]
     known = [f"{p.position} is {queen(p.queen)}" for p in asleep if p.queen]
     awake = "; ".join(
@@ -246,12 +245,26 @@ def view_text(view: SleepingQueensView) -> tuple[str, ...]:
     pile = f"draw pile {view.draw_pile_size}"
     if view.discard_pile:
         pile += f"; discard pile top: {card_name(view.discard_pile[-1])}"
-    return lines(
-        f"your hand: {cards_text(view.hand)}" if view.hand else "",
-        f"awake: {awake}" if awake else "no queen is awake yet",
-        f"asleep at positions {' '.join(str(p.position) for p in asleep)}"
-        + (f" ({join(known)})" if known else "")
-        if asleep
-        else "no queen is asleep",
-        pile,
+    return (
+        wrapped(f"awake: {awake}" if awake else "no queen is awake yet"),
+        wrapped(
+            f"asleep at positions {' '.join(str(p.position) for p in asleep)}"
+            + (f" ({join(known)})" if known else "")
+            if asleep
+            else "no queen is asleep"
+        ),
+        wrapped(pile),
     )
+
+
+def seat_text(view: SleepingQueensView, public: PublicText) -> tuple[str, ...]:
+    """:func:`view_text` from its public texts (:func:`public_text` of any viewer's view of
+    the same version): the seat's hand is its own (SQ-19)."""
+    return lines(f"your hand: {cards_text(view.hand)}" if view.hand else "", *public)
+
+
+def view_text(view: SleepingQueensView) -> tuple[str, ...]:
+    """The seat's view in the game's words (``View.view_lines``), from the view only: its hand
+    by card name (SQ-2), the sleeping positions (a queen's name only where it is public,
+    SQ-18), the queens awake in front of each seat (SQ-1) and the discard pile's top."""
+    return seat_text(view, public_text(view))

@@ -74,7 +74,7 @@ from referee.games.sleeping_queens.state import (
     decisions_in,
     thresholds,
 )
-from referee.games.sleeping_queens.view import hidden_variant, redact, view
+from referee.games.sleeping_queens.view import SEAT_FIELDS, hidden_variant, redact, view
 
 __all__ = ["DECK", "QUEEN_DECK", "SleepingQueens", "SleepingQueensState", "is_valid_discard"]
 
@@ -106,6 +106,7 @@ class SleepingQueens(Game[SleepingQueensState, Command, Event]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = SleepingQueensView
+    seat_fields = SEAT_FIELDS
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
     def command_label(self, command: Command, view: Any) -> str:

@@ -61,6 +61,11 @@ def public(state: SleepingQueensState) -> tuple[Any, ...]:
     )
 
 
+#: The view's fields that differ from viewer to viewer (the game's ``seat_fields``): a
+#: seat's hand is its own, everything else is public (SQ-17 ... SQ-19).
+SEAT_FIELDS = ("hand",)
+
+
 def view(state: SleepingQueensState, viewer: Viewer) -> SleepingQueensView:
     """Everything ``viewer`` may know: the public part and, for a seat, its own hand."""
     shared = state.public

@@ -13,7 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.engine.labels import fallback, lines, number_word, plural, seat
+from referee.engine.labels import (
+    PublicText,
+    fallback,
+    lines,
+    number_word,
+    plural,
+    seat,
+    wrapped,
+)
 from referee.engine.parts import NO_PARTS, CommandParts, hand_indexes
 from referee.games.vampire_queen.model import (
     HUNTERS,
@@ -145,16 +153,32 @@ def _play_text(play: TrickPlay) -> str:
     return f"{seat(play.seat)} passed"
 
 
-def view_text(view: VampireQueenView) -> tuple[str, ...]:
-    """The seat's view in the game's words (``View.view_lines``), from the view only: its
-    hand by card words (VQ-1: ``Q`` a queen, ``H15``/``H20`` the Hunters), the trick so far."""
+def public_text(view: VampireQueenView) -> PublicText:
+    """The texts of :func:`view_text` every viewer of the game at one version shares (VQ-20,
+    VQ-21: the trick, the round and the Hunters' holders are public), wrapped once for all."""
     trick = ""
     if view.trick:
         kind = "Hunter trick" if view.trick_kind == TrickKind.HUNTER else "trick"
         trick = f"{kind}: " + "; ".join(_play_text(p) for p in view.trick)
-    return lines(
-        f"your hand: {' '.join(short(v) for v in view.hand)}" if view.hand else "",
-        trick,
-        f"round {view.round} of {view.rounds}; H15 with {seat(view.hunter_15_holder)}, "
-        f"H20 with {seat(view.hunter_20_holder)}",
+    return (
+        wrapped(trick),
+        wrapped(
+            f"round {view.round} of {view.rounds}; H15 with {seat(view.hunter_15_holder)}, "
+            f"H20 with {seat(view.hunter_20_holder)}"
+        ),
     )
+
+
+def seat_text(view: VampireQueenView, public: PublicText) -> tuple[str, ...]:
+    """:func:`view_text` from its public texts (:func:`public_text` of any viewer's view of
+    the same version): the seat's hand is its own."""
+    trick, table = public
+    return lines(
+        f"your hand: {' '.join(short(v) for v in view.hand)}" if view.hand else "", trick, table
+    )
+
+
+def view_text(view: VampireQueenView) -> tuple[str, ...]:
+    """The seat's view in the game's words (``View.view_lines``), from the view only: its
+    hand by card words (VQ-1: ``Q`` a queen, ``H15``/``H20`` the Hunters), the trick so far."""
+    return seat_text(view, public_text(view))

@@ -57,7 +57,7 @@ from referee.games.vampire_queen.state import (
     copy_state,
     hand_size_for,
 )
-from referee.games.vampire_queen.view import hidden_variant, redact, view
+from referee.games.vampire_queen.view import SEAT_FIELDS, hidden_variant, redact, view
 
 __all__ = ["DECK", "VampireQueen", "VampireQueenState", "hand_size_for"]
 
@@ -92,6 +92,7 @@ class VampireQueen(Game[VampireQueenState, Command, Event]):
     command_types = union_members(Command)
     event_types = union_members(Event)
     view_type = VampireQueenView
+    seat_fields = SEAT_FIELDS
 
     # Display text for people, never for parsing (labels.py, View/Event in the protos).
     def command_label(self, command: Command, view: Any) -> str:

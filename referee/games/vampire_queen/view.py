@@ -46,6 +46,11 @@ def public(state: VampireQueenState) -> tuple[Any, ...]:
     )
 
 
+#: The view's fields that differ from viewer to viewer (the game's ``seat_fields``): a
+#: seat's hand is its own, everything else is public (VQ-20, VQ-21).
+SEAT_FIELDS = ("hand",)
+
+
 def view(state: VampireQueenState, viewer: Viewer) -> VampireQueenView:
     """Everything ``viewer`` may know: the public part and, for a seat, its own hand."""
     shared = state.public
