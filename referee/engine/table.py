@@ -255,15 +255,12 @@ class Table(SeatsLeaving, Generic[StateT]):
         """Every command ``seat`` may send now (``Game.legal_commands``). One of them passed
         back to :meth:`submit` or :meth:`decide` before the next event is not checked again
         (see :meth:`decide`)."""
-        status, state = self.status, self.state
-        if self._halted or len(self.log) == status.count or seat in status.forfeited:
-            self._offered = None
-            return []
-        legal = self.game.legal_commands(state, seat)
-        self._offered = (seat, state, len(self.log), tuple(legal))
+        legal = self._legal(seat)
+        self._offered = (seat, self.state, len(self.log), tuple(legal)) if legal else None
         return legal
 
     def _legal(self, seat: Seat) -> list[Command]:
+        """``seat``'s legal commands, not offered (see :meth:`view`)."""
         status = self.status
         if self._halted or len(self.log) == status.count or seat in status.forfeited:
             return []
