@@ -142,14 +142,15 @@ bench: $(BENCH_STAMP) bench-peer
 # the engine's per-command path compiled by mypyc (part of mypy, a dev dependency), built from
 # a copy of the working tree into $(COMPILED_DIR)/dist as a wheel (never extensions in place,
 # which would outlive an edit of the .py beside them), installed non-editable in its own
-# virtualenv $(COMPILED_VENV). `make run` and `make test` never need it.
+# virtualenv $(COMPILED_VENV). `make run` and `make test` never need it. Like the pure wheel, it
+# carries the rules pages and the built web client (`make web`) as package data.
 COMPILED_DIR  := build/compiled
 COMPILED_VENV := .venv-compiled
 
 # REFEREE_MYPYC_OPT (0-3, default 3) is mypyc's and the C compiler's optimisation level: 0
 # builds the same code several times quicker, for tests. The build records what it compiled;
 # `referee --version` says which build runs, REFEREE_PURE=1 runs the pure source.
-compiled: $(STAMP)
+compiled: $(STAMP) web
 	deploy/compiled/build.sh . $(COMPILED_DIR) $(CURDIR)/$(PY)
 	test -x $(COMPILED_VENV)/bin/python || $(PYTHON) -m venv $(COMPILED_VENV)
 	$(COMPILED_VENV)/bin/pip install --quiet -c constraints.txt "$$(ls $(COMPILED_DIR)/dist/*.whl)[dev,tournament,postgres,rl]"
@@ -160,15 +161,22 @@ compiled: $(STAMP)
 # suite, the games, the sampled worlds, the codec, the compiled build's own test and the hard
 # house bot (its worker process is handed the seat's knowledge pickled), run by
 # $(COMPILED_VENV) from a folder that holds no referee/ (deploy/compiled/test.sh).
-COMPILED_TESTS ?= tests/engine tests/games tests/worlds tests/test_codec.py tests/test_build.py \
-  tests/test_compiled.py tests/application/test_house_bots_hard.py
+# COMPILED_SUITE=whole runs the whole suite (tests/) on the compiled build instead: the served
+# paths, the clients and the browser tests on it too (the wheel carries the rules pages and the
+# web client), less the tests that assert what only the pure source or a checkout does.
+COMPILED_SUITE ?= rules
+COMPILED_RULES_TESTS := tests/engine tests/games tests/worlds tests/test_codec.py \
+  tests/test_build.py tests/test_compiled.py tests/application/test_house_bots_hard.py
+COMPILED_TESTS ?= $(if $(filter whole,$(COMPILED_SUITE)),tests,$(COMPILED_RULES_TESTS))
 compiled-test:
 	deploy/compiled/test.sh $(COMPILED_VENV) $(COMPILED_TESTS)
 
 # The wheels a release ships, into $(WHEELS): the pure one (any platform) and the compiled one
-# (this platform and Python: `make compiled`'s). A user installs either (docs/operations.md).
+# (this platform and Python: `make compiled`'s). A user installs either (docs/operations.md);
+# both carry the rules pages and the built web client, so a release needs Node.js and npm.
 WHEELS ?= dist
 wheels: compiled
+	@test -f $(WEB)/dist/index.html || { echo "make wheels: no web client built (install Node.js and npm, then make web)" >&2; exit 1; }
 	rm -rf $(WHEELS) build/pure
 	deploy/compiled/build.sh . build/pure $(CURDIR)/$(PY) pure
 	mkdir -p $(WHEELS) && cp build/pure/dist/*.whl $(COMPILED_DIR)/dist/*.whl $(WHEELS)/

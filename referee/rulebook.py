@@ -1,19 +1,22 @@
 """The rules pages of the games (``docs/rules/<game>.md``) and the rule ids they define.
 
-The pages are documentation of the repository, not package data: the server serves them from
-the source tree it runs from (the usual editable install) and serves an empty text, with the
-path still set, when it was installed without them.
+The pages are documentation of the repository: a checkout (the usual editable install) reads
+them from ``docs/rules/``, a wheel built by ``make wheels`` or ``make compiled`` from its own
+copy (:mod:`referee.shipped`). An install that has neither (a wheel built by hand) serves an
+empty text, with the path still set.
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
-from pathlib import Path
 
-#: The repository's rules folder, and its path relative to the repository root.
-RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+from referee import shipped
+
+#: The rules pages' path relative to the repository root (what ``GameInfo.rules`` is served
+#: under), and the folder this install reads them from.
 RULES_FOLDER = "docs/rules"
+RULES_DIR = shipped.location("rules", RULES_FOLDER)
 
 #: A rule is a list item that starts with its id in bold: ``- **VQ-7** ...``.
 RULE_ID_LINE = re.compile(r"^- \*\*([A-Z]+-\d+)\*\*", flags=re.M)

@@ -159,6 +159,25 @@ def test_the_compiled_build_says_so(installed: Path) -> None:
     assert lines[-1] == "1.0"
 
 
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+def test_the_compiled_wheel_carries_the_rules_pages_and_the_web_client(installed: Path) -> None:
+    """As the pure wheel does (tests/test_wheels.py serves them from an installed one)."""
+    shipped = installed / "referee" / "_shipped"
+    rules = {p.name: p.read_bytes() for p in (ROOT / "docs" / "rules").glob("*.md")}
+    assert _files(shipped / "rules") == rules
+    web = ROOT / "clients" / "web" / "dist"
+    if not (web / "index.html").is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail("the web client is not built (make web): the wheel cannot carry it")
+        pytest.skip("the web client is not built here (make web)")
+    assert _files(shipped / "web") == _files(web)
+
+
 @pytest.fixture
 def copied(installed: Path, tmp_path: Path) -> Path:
     shutil.copytree(installed, tmp_path / "installed")

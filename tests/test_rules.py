@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
-from referee import rulebook
+from referee import rulebook, shipped
 from referee.engine.registry import all_games
 
 ROOT = Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "docs" / "rules"
 SHARED = ROOT.parent / "shared" / "rules"
 GAMES = sorted(all_games(), key=lambda game: game.info.type_id)
-PAGES = {game.info.type_id: rulebook.RULES_DIR / game.info.rules for game in GAMES}
+PAGES = {game.info.type_id: FOLDER / game.info.rules for game in GAMES}
 
 
 def ids_of(text: str) -> list[str]:
@@ -30,11 +31,21 @@ def sections(text: str, pattern: str) -> dict[str, str]:
 
 
 def test_rules_folder_is_in_the_repository() -> None:
-    assert rulebook.RULES_DIR == ROOT / "docs" / "rules"
-    assert (rulebook.RULES_DIR / "README.md").is_file()
-    assert sorted(p.name for p in rulebook.RULES_DIR.glob("*.md")) == sorted(
+    assert (FOLDER / "README.md").is_file()
+    assert sorted(p.name for p in FOLDER.glob("*.md")) == sorted(
         ["README.md", *(game.info.rules for game in GAMES)]
     )
+
+
+def test_this_install_reads_the_repositorys_pages() -> None:
+    """A checkout reads ``docs/rules/`` itself; a wheel (the compiled stage runs one) its copy
+    of it, page for page."""
+    if shipped.SHIPPED.is_dir():
+        assert rulebook.RULES_DIR == shipped.SHIPPED / "rules"
+    else:
+        assert rulebook.RULES_DIR == FOLDER
+    served = {p.name: p.read_text(encoding="utf-8") for p in rulebook.RULES_DIR.glob("*.md")}
+    assert served == {p.name: p.read_text(encoding="utf-8") for p in FOLDER.glob("*.md")}
 
 
 @pytest.mark.parametrize("game_type", sorted(PAGES))

@@ -6,7 +6,8 @@ Hypercorn (HTTP/1.1 and HTTP/2, h2c included), from the same
 :class:`~referee.server.service.RefereeCore` as the gRPC port: same tokens, errors, limits,
 metrics and logs.
 
-Other paths: ``/healthz``, and the built web client (``clients/web/dist``) at ``/``; without a
+Other paths: ``/healthz``, and the built web client (``clients/web/dist``, or a wheel's copy
+of it) at ``/``; without a
 build, ``/`` says how to make one. Any other POST is an RPC path (an unknown one answers 404,
 ``unimplemented``). CORS: same-origin requests need nothing; other origins are refused
 unless listed (``--http-cors-origin``).
@@ -32,13 +33,15 @@ from hypercorn.events import Closed, Event, Updated
 from hypercorn.protocol import ProtocolWrapper
 from hypercorn.protocol.h2 import H2Protocol
 
+from referee import shipped
 from referee.metrics import SERVICE
 from referee.server.connect import RpcHandler
 from referee.server.connections import Connections
 from referee.server.service import RefereeCore
 
-#: The web client's build, next to the sources (``make web``).
-WEB_ROOT = Path(__file__).resolve().parents[2] / "clients" / "web" / "dist"
+#: The web client's build: next to the sources in a checkout (``make web``), a wheel's own copy
+#: in a wheel (:mod:`referee.shipped`).
+WEB_ROOT = shipped.location("web", "clients/web/dist")
 #: Request headers a browser may send cross-origin: those of Connect and gRPC-Web clients.
 _ALLOW_HEADERS = (
     "content-type, connect-protocol-version, connect-timeout-ms, connect-accept-encoding, "
