@@ -52,7 +52,10 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     Path(purelib.strip(), "dependencies.pth").write_text(
         sysconfig.get_path("purelib") + "\n", encoding="utf-8"
     )
-    _run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)])
+    # --ignore-installed: where the dependencies' folder holds an installed referee (the
+    # compiled stage's), pip would otherwise count it as installed and install nothing here.
+    install = ["install", "--quiet", "--no-deps", "--no-index", "--ignore-installed", str(wheel)]
+    _run([str(python), "-m", "pip", *install])
     return env
 
 
