@@ -555,17 +555,25 @@ class Table(SeatsLeaving, Generic[StateT]):
         """``viewer``'s view now. ``like``: another viewer's view of this table now (same
         version), whose fields that are the same for every viewer are taken from it rather than
         worked out again (the server builds every seat's view after every batch)."""
+        status = self.status
+        decisions = self.asked() if like is None else like.decisions
+        pending = tuple([d.seat for d in decisions]) if like is None else like.pending
         # Not offered (legal_commands): the server makes every seat's view after every batch,
-        # and a live game would hold its last view's commands until its next command.
-        legal = tuple(self._legal(viewer)) if viewer is not None else ()
+        # and a live game would hold its last view's commands until its next command. A seat
+        # the game does not wait for has none (``Game.legal_commands``), so of a batch's views
+        # only the deciding seats' ask the game (and, as before, a seat that left: the
+        # decisions shown leave it out, the game may still wait for it).
+        legal: tuple[Command, ...] = ()
+        if viewer is not None and (viewer in pending or status.left):
+            legal = tuple(self._legal(viewer))
         game_view = self.game.view(self.state, viewer)
         if like is not None:
             return View(
                 like.game_type,
                 viewer,
                 like.version,
-                like.pending,
-                like.decisions,
+                pending,
+                decisions,
                 legal,
                 game_view,
                 like.results,
@@ -576,14 +584,12 @@ class Table(SeatsLeaving, Generic[StateT]):
                 like.left,
                 like.referee_to_move,
             )
-        status = self.status
-        decisions = self.asked()
         # Positional: the server builds every seat's view after every command.
         return View(
             self.game.info.type_id,
             viewer,
             len(self.log),
-            tuple([d.seat for d in decisions]),
+            pending,
             decisions,
             legal,
             game_view,
