@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -53,6 +54,39 @@ PRESENT = "present_ms"
 def now_ms() -> int:
     """Unix time in milliseconds (clocks outlive the process, so wall-clock time)."""
     return int(time.time() * 1000)
+
+
+#: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
+CLAIM_CODES = "claim_codes"
+#: The record's settings entry set (true) when the game's reserved seats have ``reservation``
+#: documents: only then does a claim look for one to delete (the lobby's games have none, and
+#: their claims follow the creation at once: a paired player asks for its seat right away).
+ANNOUNCED = "announced"
+#: The only entries of its record's settings a live game reads: the rest is
+#: :attr:`LiveGame.settings`, parsed (and the salt, in the table's config).
+LIVE_SETTINGS = (CLAIM_CODES, ANNOUNCED)
+#: A live record's settings when it has neither (shared by most games: nothing changes a
+#: record's settings).
+_NO_SETTINGS: dict[str, Any] = {}
+
+
+#: A token's place in :attr:`LiveGame.token_digests` when the record holds no hash of it.
+NO_DIGEST = bytes(32)
+
+
+def live_record(record: GameRecord) -> tuple[GameRecord, bytes]:
+    """``record`` as a live game holds it: only the settings it reads
+    (:data:`LIVE_SETTINGS`: the whole dict, about 600 bytes, would be held for the game's
+    life beside its parsed settings), and its token hashes apart, as the
+    :attr:`LiveGame.token_digests` (hex strings, 113 bytes each, hold 32)."""
+    settings = record.settings
+    kept = {key: settings[key] for key in LIVE_SETTINGS if key in settings}
+    hashes = (record.organiser_token_hash, *record.seat_token_hashes)
+    digests = b"".join(bytes.fromhex(h) if h else NO_DIGEST for h in hashes)
+    cut = dataclasses.replace(
+        record, settings=kept or _NO_SETTINGS, seat_token_hashes=(), organiser_token_hash=""
+    )
+    return cut, digests
 
 
 #: A redacted event whose encoding is at least this long is not kept for other viewers: in
@@ -117,6 +151,8 @@ _NO_SEATS: frozenset[int] = frozenset()
 @dataclass(eq=False, slots=True)
 class LiveGame:
     game_id: str
+    #: The game's record, its settings cut to those a live game reads and its token hashes
+    #: in :attr:`token_digests` (:func:`live_record`).
     record: GameRecord
     table: Table[Any]
     #: The game's lock, made when a call first takes it (read through :attr:`lock`: an
@@ -159,8 +195,13 @@ class LiveGame:
     #: when one first needs it; see :meth:`past_view`): one for the game rather than one per
     #: stream.
     stepper: Table[Any] | None = None
+    #: The record's token hashes as SHA-256 digests, one bytes object: the organiser's, then
+    #: each seat's (:data:`NO_DIGEST` where the record holds none); read through
+    #: :meth:`seat_digest` and :meth:`organiser_digest`.
+    token_digests: bytes = b""
 
     def __post_init__(self) -> None:
+        self.record, self.token_digests = live_record(self.record)
         if self.clocks is None:
             settings = self.settings
             gated = _NO_SEATS
@@ -180,6 +221,18 @@ class LiveGame:
         for seat, counters in self.stats.items():
             if counters.get(PRESENT):
                 clocks.mark_present(seat, counters[PRESENT])
+
+    def seat_digest(self, seat: int) -> bytes | None:
+        """The digest of ``seat``'s token as the record holds it; None when it holds none
+        (a seat taken by a claim: its token's hash is the claim's)."""
+        at = 32 * (seat + 1)
+        digest = self.token_digests[at : at + 32] if seat >= 0 else NO_DIGEST
+        return digest if len(digest) == 32 and digest != NO_DIGEST else None
+
+    def organiser_digest(self) -> bytes | None:
+        """The digest of the organiser's token; None for a game without one."""
+        digest = self.token_digests[:32]
+        return digest if len(digest) == 32 and digest != NO_DIGEST else None
 
     @property
     def lock(self) -> asyncio.Lock:
@@ -465,6 +518,7 @@ class LiveGame:
         out = []
         for seat in range(self.record.players):
             counters = self.stats.get(seat, {})
+            commands, decision_ms_total = clocks.tally(seat)
             out.append(
                 SeatStats(
                     seat=seat,
@@ -472,8 +526,8 @@ class LiveGame:
                     timeouts=status.timeouts[seat],
                     disconnects=counters.get(DISCONNECTS, 0),
                     forfeited=seat in status.forfeited,
-                    commands=clocks.commands[seat],
-                    decision_ms_total=clocks.decision_ms_total[seat],
+                    commands=commands,
+                    decision_ms_total=decision_ms_total,
                 )
             )
         return tuple(out)
