@@ -1,19 +1,18 @@
 """An in-memory event store: for tests, demos and throw-away servers (lost on exit).
 
-A long event (a deal's openings, with their salts and Merkle paths: about 15 KB in Vampire
-Queen, most of a new game's log) is kept compressed, as :data:`PACK_BYTES` says; reads give
-back the bytes written.
+A game's creation events (its opening batch: the deal's openings, with their salts and Merkle
+paths, about 15 KB in Vampire Queen and most of a new game's log) are kept together,
+compressed; a long event appended later, as :data:`PACK_BYTES` says; reads give back the
+bytes written.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from referee.store.base import (
     CommandOutcome,
@@ -79,18 +78,12 @@ def _unpack_batch(packed: bytes) -> list[bytes]:
     return out
 
 
-#: What a stored record holds for its ``options`` and ``settings``, kept apart as JSON (one
-#: empty dict for every game: never handed out, :meth:`_Game.full_record` gives each record
-#: read its own).
-_KEPT_APART: dict[str, Any] = {}
-
-
 #: What a record's ``made_with`` most often says besides its random parts (the referee's
 #: settings as it writes them, Vampire Queen's options), zlib's preset dictionary for them:
-#: each then compresses to little more than its salt and token hashes. Any bytes would do
-#: (only the size changes); the same for the store's life, being a constant.
+#: each then compresses to little more than its seed, salt and token hashes. Any bytes would
+#: do (only the size changes); the same for the store's life, being a constant.
 _MADE_WITH_HINT = (
-    b'{"hunter_tie":"first","hunter_queen":"1","rounds":"5"},{"clock":{"decision_ms":0,'
+    b'["vampire-queen",4,{"hunter_tie":"first","hunter_queen":"1","rounds":"5"},{"clock":{"decision_ms":0,'
     b'"bank_ms":0,"forfeit_after_timeouts":0},"organiser_delay_events":0,'
     b'"organiser_delay_ms":0,"defer_seed_reveal":false,"public_reveal":false,'
     b'"public_seed":false,"card_commitments":true,"max_events":null,"seats":[],'
@@ -110,21 +103,35 @@ def _unpack_made_with(packed: bytes) -> bytes:
     return unpacker.decompress(packed) + unpacker.flush()
 
 
+#: A record's fields in ``made_with``, in order (:meth:`_Game.of`).
+_MADE_WITH = (
+    "game_type",
+    "players",
+    "options",
+    "seed",
+    "deal",
+    "seat_token_hashes",
+    "created_at",
+    "settings",
+    "organiser_token_hash",
+)
+
+
 @dataclass(slots=True)
 class _Game:
-    #: The record without its ``options``, ``settings`` and token hashes, which are
-    #: ``made_with``: their JSON, compressed (:func:`_pack_made_with`: about 300 bytes where
-    #: the two dicts took 650 and the hashes, hex strings, 640; read back on a load or a
-    #: listing only).
-    record: GameRecord
+    game_id: str
+    #: The rest of its record, as JSON (:data:`_MADE_WITH`), compressed
+    #: (:func:`_pack_made_with`: about 350 bytes where the record, its two dicts and its
+    #: token hashes as hex strings took 1.4 KB; read back on a load or a listing only).
     made_with: bytes
     #: The events the game was created with (its opening batch: in Vampire Queen the deal,
     #: about 15 KB of openings and seven short events), the log's first ``opened``, packed
     #: together (:func:`_pack_batch`).
     opening: bytes
     opened: int
-    #: The events after them, each as :func:`_pack` keeps it.
-    events: list[bytes]
+    #: The events after them, each as :func:`_pack` keeps it (None before the first: a new
+    #: game has none).
+    events: list[bytes] | None
     finished: bool = False
     #: The accepted commands, the seats' counters and claims: None until the first (most
     #: games of a server hold no claim, and a new game has neither commands nor counters).
@@ -134,52 +141,52 @@ class _Game:
 
     @classmethod
     def of(cls, record: GameRecord, events: Sequence[bytes], claims: Sequence[SeatClaim]) -> _Game:
-        made_with = json.dumps(
-            [
-                record.options,
-                record.settings,
-                record.seat_token_hashes,
-                record.organiser_token_hash,
-            ],
-            separators=(",", ":"),
-        )
+        fields = [getattr(record, name) for name in _MADE_WITH]
+        fields[3], fields[4] = record.seed.hex(), record.deal.hex()
+        made_with = json.dumps(fields, separators=(",", ":"))
         return cls(
-            dataclasses.replace(
-                record,
-                options=_KEPT_APART,
-                settings=_KEPT_APART,
-                seat_token_hashes=(),
-                organiser_token_hash="",
-            ),
+            record.game_id,
             _pack_made_with(made_with.encode()),
             _pack_batch(events),
             len(events),
-            [],
+            None,
             claims={c.seat: c for c in claims} or None,
         )
 
     @property
     def version(self) -> int:
-        return self.opened + len(self.events)
+        return self.opened + (0 if self.events is None else len(self.events))
+
+    def extend(self, payloads: list[bytes]) -> None:
+        """Add the events of an append (``payloads``, a list of the caller's own)."""
+        if self.events is None:
+            self.events = payloads
+        else:
+            self.events.extend(payloads)
 
     def payloads(self, start: int, stop: int) -> list[bytes]:
         """The payloads of the log's events ``start`` to ``stop`` (from 0, ``stop`` left
         out), as they were written."""
         opened = self.opened
         first = _unpack_batch(self.opening)[start:stop] if start < opened else []
-        rest = self.events[max(0, start - opened) : max(0, stop - opened)]
+        rest = (self.events or [])[max(0, start - opened) : max(0, stop - opened)]
         return first + [_unpack(payload) for payload in rest]
 
     def full_record(self) -> GameRecord:
         """The record as it was written, with ``options`` and ``settings`` of its own (so
         callers cannot change stored data by aliasing)."""
-        options, settings, hashes, organiser = json.loads(_unpack_made_with(self.made_with))
-        return dataclasses.replace(
-            self.record,
-            options=options,
-            settings=settings,
-            seat_token_hashes=tuple(hashes),
-            organiser_token_hash=organiser,
+        fields = dict(zip(_MADE_WITH, json.loads(_unpack_made_with(self.made_with)), strict=True))
+        return GameRecord(
+            game_id=self.game_id,
+            game_type=fields["game_type"],
+            players=fields["players"],
+            options=fields["options"],
+            seed=bytes.fromhex(fields["seed"]),
+            deal=bytes.fromhex(fields["deal"]),
+            seat_token_hashes=tuple(fields["seat_token_hashes"]),
+            created_at=fields["created_at"],
+            settings=fields["settings"],
+            organiser_token_hash=fields["organiser_token_hash"],
         )
 
 
@@ -261,7 +268,7 @@ class MemoryEventStore(EventStore):
             if game.claims is None:
                 game.claims = {}
             game.claims[claim.seat] = claim
-            game.events.extend(payloads)
+            game.extend(payloads)
             version = game.version
         self._notify(game_id, version)
         self._notify_documents(_changed(written))
@@ -340,7 +347,7 @@ class MemoryEventStore(EventStore):
                 raise DuplicateCommand(game_id, first)
             if game.version != expected_version:
                 raise VersionConflict(game_id, expected_version, game.version)
-            game.events.extend(payloads)
+            game.extend(payloads)
             if outcome is not None:
                 if commands is None:
                     commands = game.commands = {}

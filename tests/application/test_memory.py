@@ -192,6 +192,13 @@ def test_a_live_game_holds_of_its_record_only_what_it_reads() -> None:
         assert live.organiser_digest() == bytes.fromhex(stored.organiser_token_hash)
         clocks = live.seat_clocks
         assert clocks.bank is None and clocks.commands is None
+        other = referee.games[(await referee.create(GAME, 4)).game_id]
+        # No claims, no counters yet: one empty mapping for all, until a game's first.
+        assert live.claims is other.claims and live.stats is other.stats and not live.stats
+        stream = referee.stream(created.game_id, seat_token=created.seat_tokens[0])
+        await anext(stream)
+        assert live.stats[0]["stream_opens"] == 1 and not other.stats
+        await stream.aclose()
         seat = live.table.pending()[0]
         command = live.table.view(seat).legal_commands[0]
         await referee.submit(created.game_id, created.seat_tokens[seat], "c1", command)

@@ -324,7 +324,7 @@ class Seating:
             await repository.write(live, store.claim_seat, *claiming)
         finally:
             live.writing = 0
-        live.claims[seat] = claim
+        live.claims = {**live.claims, seat: claim}
         live.absorb(events, recorded, None, payloads)
         repository.activity[game_id] = recorded
 

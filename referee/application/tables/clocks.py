@@ -61,6 +61,14 @@ class Clock:
     bank_ms: int = 0
     forfeit_after_timeouts: int = 0
 
+    @classmethod
+    def of(cls, decision_ms: int, bank_ms: int, forfeit_after_timeouts: int) -> Clock:
+        """The clock of these values: :data:`NO_CLOCK` when all are 0 (shared by every game
+        without a clock, as a live game holds its settings for its whole life)."""
+        if not (decision_ms or bank_ms or forfeit_after_timeouts):
+            return NO_CLOCK
+        return cls(decision_ms, bank_ms, forfeit_after_timeouts)
+
     @property
     def enabled(self) -> bool:
         return self.decision_ms > 0
@@ -77,6 +85,10 @@ class Clock:
             raise ValueError(f"clock.forfeit_after_timeouts: at most {MAX_FORFEIT_AFTER}")
         if not self.decision_ms and (self.bank_ms or self.forfeit_after_timeouts):
             raise ValueError("clock.decision_ms: required with bank_ms or forfeit_after_timeouts")
+
+
+#: No clock (see :meth:`Clock.of`).
+NO_CLOCK = Clock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +120,7 @@ class SeatPlan:
 class GameSettings:
     """The table settings of a game (not game options), stored with it as JSON."""
 
-    clock: Clock = Clock()
+    clock: Clock = NO_CLOCK
     organiser_delay_events: int = 0
     organiser_delay_ms: int = 0
     defer_seed_reveal: bool = False
@@ -218,7 +230,7 @@ class GameSettings:
         """Settings as stored; missing entries (games from before settings) take defaults."""
         clock = data.get("clock") or {}
         return cls(
-            clock=Clock(
+            clock=Clock.of(
                 decision_ms=int(clock.get("decision_ms", 0)),
                 bank_ms=int(clock.get("bank_ms", 0)),
                 forfeit_after_timeouts=int(clock.get("forfeit_after_timeouts", 0)),
@@ -431,6 +443,7 @@ class SeatClocks:
 __all__ = [
     "DEFAULT_CONNECT_GRACE_MS",
     "DEFAULT_JOIN_DEADLINE_MS",
+    "NO_CLOCK",
     "NO_SHOWS",
     "RANKINGS",
     "Clock",

@@ -128,7 +128,8 @@ async def create(
     if meeting is not None:
         documents.extend(meeting.writes_for(record.game_id))
     documents.extend(minted.documents(record.game_id, record.created_at))
-    live.claims = {claim.seat: claim for claim in claims}
+    if claims:
+        live.claims = {claim.seat: claim for claim in claims}
     await repository.unit(repository.store_new(live, record, opening, documents, claims))
     log.info(
         "game_created",

@@ -19,8 +19,9 @@ import bisect
 import dataclasses
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from referee.application.tables.clocks import GameSettings, SeatClocks
@@ -146,6 +147,13 @@ class LatestBatch:
 #: No seat (shared: every game without gated seats has this one; an empty frozenset is
 #: 216 bytes).
 _NO_SEATS: frozenset[int] = frozenset()
+#: No entries: a live game's claims and counters until its first (an empty dict takes 64
+#: bytes; read-only, so what adds one gives the game a dict of its own).
+_NO_ENTRIES: Mapping[Any, Any] = MappingProxyType({})
+
+
+def _no_entries() -> Mapping[Any, Any]:
+    return _NO_ENTRIES
 
 
 @dataclass(eq=False, slots=True)
@@ -158,9 +166,10 @@ class LiveGame:
     #: The game's lock, made when a call first takes it (read through :attr:`lock`: an
     #: asyncio.Lock takes 100 bytes, and an idle game need not hold one).
     made_lock: asyncio.Lock | None = None
-    #: The open streams, in the order they opened (a dict as an ordered set: an empty one
-    #: takes 64 bytes, an empty set 216; every idle game holds one).
-    subscribers: dict[Subscriber, None] = field(default_factory=dict)
+    #: The open streams, in the order they opened (a dict as an ordered set, the game's own
+    #: from the first: :meth:`subscribe`; an empty one takes 64 bytes, and an idle game
+    #: holds none).
+    subscribers: Mapping[Subscriber, None] = field(default_factory=_no_entries)
     #: The commands accepted here, by id (None until the first: an idle game holds none).
     accepted: dict[str, CommandOutcome] | None = None
     #: Recently refused command ids, oldest first (a plain dict keeps the order; an empty
@@ -177,8 +186,9 @@ class LiveGame:
     #: the first: a game just dealt has none).
     decided: dict[int, Decided] | None = None
     clocks: SeatClocks | None = None
-    #: Per-seat counters kept in the store: {seat: {"rejected": n, "disconnects": n}}.
-    stats: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: Per-seat counters kept in the store: {seat: {"rejected": n, "disconnects": n}} (a
+    #: dict of its own from the first: :meth:`counters`).
+    stats: Mapping[int, dict[str, int]] = field(default_factory=_no_entries)
     #: The timer of the next clock deadline.
     timer: asyncio.TimerHandle | None = None
     #: True once the game's end was recorded (store flag, active-games count).
@@ -189,8 +199,8 @@ class LiveGame:
     #: a viewer first asks: an idle game holds none). Read through :attr:`latest`.
     made_for_latest: LatestBatch | None = None
     #: The store's claims of seats (their token hashes), by seat; refreshed from the store
-    #: when the log names a claim made elsewhere.
-    claims: dict[int, SeatClaim] = field(default_factory=dict)
+    #: when the log names a claim made elsewhere (read-only: replaced, never changed).
+    claims: Mapping[int, SeatClaim] = field(default_factory=_no_entries)
     #: A copy of the table that follows the log for the plain streams' past views (made
     #: when one first needs it; see :meth:`past_view`): one for the game rather than one per
     #: stream.
@@ -221,6 +231,24 @@ class LiveGame:
         for seat, counters in self.stats.items():
             if counters.get(PRESENT):
                 clocks.mark_present(seat, counters[PRESENT])
+
+    def subscribe(self, sub: Subscriber) -> None:
+        subscribers = self.subscribers
+        if not isinstance(subscribers, dict):
+            subscribers = self.subscribers = {}
+        subscribers[sub] = None
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        subscribers = self.subscribers
+        if isinstance(subscribers, dict):
+            subscribers.pop(sub, None)
+
+    def counters(self, seat: int) -> dict[str, int]:
+        """The seat's counters, to add to (the game's own dict of them made at the first)."""
+        stats = self.stats
+        if not isinstance(stats, dict):
+            stats = self.stats = {}
+        return stats.setdefault(seat, {})
 
     def seat_digest(self, seat: int) -> bytes | None:
         """The digest of ``seat``'s token as the record holds it; None when it holds none

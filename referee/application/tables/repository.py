@@ -567,7 +567,7 @@ class Repository:
     def count(self, live: LiveGame, seat: int, name: str, by: int = 1) -> None:
         """Add ``by`` to a seat's counter, in memory now and in the store soon (the store's
         writer thread keeps the order; an answer never waits for it)."""
-        counters = live.stats.setdefault(seat, {})
+        counters = live.counters(seat)
         counters[name] = counters.get(name, 0) + by
         kind = _ERROR_KINDS.get(name)
         if kind is not None:  # a fault of the seat's, not a tally (stream opens)
