@@ -169,14 +169,10 @@ class SearchTable(Generic[StateT]):
 
     def fork(self) -> SearchTable[StateT]:
         """A new search table in this position, sharing its state and undo chain: O(1)."""
-        forked: SearchTable[StateT] = SearchTable(
-            self.game,
-            self.config,
-            self._state,
-            idle=self._idle,
-            aborted=self._aborted,
-            halted=self._halted,
-        )
+        forked: SearchTable[StateT] = SearchTable(self.game, self.config, self._state)
+        forked._idle = self._idle
+        forked._aborted = self._aborted
+        forked._halted = self._halted
         forked._chain = self._chain
         forked._depth = self._depth
         self._owned = False  # the state is the fork's too now
@@ -219,8 +215,19 @@ class SearchTable(Generic[StateT]):
         """Decide ``command`` and apply its events to a copy of the state, keeping the
         previous state for :meth:`undo`. Returns the events; raises :class:`Rejection`
         (and then nothing changed)."""
+        # decide and apply, written out: a search's steps are the hot loop, a call each costs
         events = self.decide(seat, command)
-        self.apply(events)
+        game = self.game
+        before = self._state
+        state = game.copy_state(before)
+        apply = game.apply
+        for event in events:
+            state = apply(state, event)
+        self._chain = (before, self._depth, self._chain)
+        self._depth += 1
+        self._state = state
+        self._owned = True
+        self._offered = None
         return events
 
     def apply(self, events: list[Event]) -> None:
