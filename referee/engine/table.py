@@ -621,7 +621,9 @@ class Table(SeatsLeaving, Generic[StateT]):
         in O(1): it shares this table's state (copy on write: a search table never changes a
         state it did not make, and this table copies its state before its next event changes
         it, once however many forks share it), never the log; then step, undo and fork it in
-        microseconds. Nothing it does changes this table, nor the other way round."""
+        microseconds. Nothing it does changes this table, nor the other way round (but a
+        caller's own change of :attr:`state` in place, outside :meth:`extend`, reaches forks
+        made before it)."""
         status = self.status
         limit = status.limit_reached
         self._lent = True
