@@ -221,19 +221,8 @@ class SearchTable(Generic[StateT]):
         """Decide ``command`` and apply its events to a copy of the state, keeping the
         previous state for :meth:`undo`. Returns the events; raises :class:`Rejection`
         (and then nothing changed)."""
-        # decide and apply, written out: a search's steps are the hot loop, a call each costs
         events = self.decide(seat, command)
-        game = self.game
-        before = self._state
-        state = game.copy_state(before)
-        apply = game.apply
-        for event in events:
-            state = apply(state, event)
-        self._chain = (before, self._depth, self._chain)
-        self._depth += 1
-        self._state = state
-        self._owned = True
-        self._offered = None
+        self.apply(events)
         return events
 
     def apply(self, events: list[Event]) -> None:

@@ -394,9 +394,7 @@ def _codes(cards: Sequence[Card]) -> list[int]:
 
 
 def _same_fields(state: MauMauVampiresState) -> MauMauVampiresState:
-    """A new state holding ``state``'s values (its containers shared, as
-    :func:`~referee.engine.search_table.shallow_copy` makes it): every field by name, a
-    native read each in the compiled build, where a state has no instance dict."""
+    """``shallow_copy``'s copy where a state has no instance dict (compiled): by name."""
     return MauMauVampiresState(
         config=state.config,
         players=state.players,

@@ -119,9 +119,7 @@ class SleepingQueensState:
 
 
 def _same_fields(state: SleepingQueensState) -> SleepingQueensState:
-    """A new state holding ``state``'s values (its containers shared, as
-    :func:`~referee.engine.search_table.shallow_copy` makes it): every field by name, a
-    native read each in the compiled build, where a state has no instance dict."""
+    """``shallow_copy``'s copy where a state has no instance dict (compiled): by name."""
     return SleepingQueensState(
         config=state.config,
         players=state.players,

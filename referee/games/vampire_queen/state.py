@@ -111,9 +111,7 @@ class VampireQueenState:
 
 
 def _same_fields(state: VampireQueenState) -> VampireQueenState:
-    """A new state holding ``state``'s values (its containers shared, as
-    :func:`~referee.engine.search_table.shallow_copy` makes it): every field by name, a
-    native read each in the compiled build, where a state has no instance dict."""
+    """``shallow_copy``'s copy where a state has no instance dict (compiled): by name."""
     return VampireQueenState(
         config=state.config,
         players=state.players,
