@@ -42,7 +42,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import operator
-from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from referee.engine.game import (
@@ -67,14 +66,12 @@ T = TypeVar("T")
 _Chain = tuple[Any, int, Any] | None
 
 
-def shallow_copy(state: T, same_fields: Callable[[T], T] | None = None) -> T:
+def shallow_copy(state: T) -> T:
     """A new object of ``state``'s class holding the same attribute values: one C-level copy
-    of the instance dict (``dataclasses.replace`` runs ``__init__`` over every field and
-    costs four times as much). A compiled class has none: ``same_fields(state)`` makes the
-    copy then (a game's own function naming every field, each a native read and write in the
-    compiled build), else each field is read and set by name (generic, a few microseconds for
-    a state of 40 fields). The caller then copies the mutable containers it must not share; a
-    game's ``copy_state`` is this and those copies.
+    of the instance dict (a compiled class, which has none, field by field;
+    ``dataclasses.replace`` runs ``__init__`` over every field and
+    costs four times as much). The caller then copies the mutable containers it must not
+    share; a game's ``copy_state`` is this and those copies.
 
     >>> from dataclasses import dataclass, field
     >>> @dataclass
@@ -87,13 +84,10 @@ def shallow_copy(state: T, same_fields: Callable[[T], T] | None = None) -> T:
     (True, False, True)
     """
     cls: Any = type(state)
+    copied: T = cls.__new__(cls)
     if hasattr(state, "__dict__"):  # a pure class: its fields at C speed
-        copied: T = cls.__new__(cls)
         copied.__dict__.update(state.__dict__)
         return copied
-    if same_fields is not None:
-        return same_fields(state)
-    copied = cls.__new__(cls)
     names = _FIELDS.get(cls)
     if names is None:  # a compiled class holds its fields in slots of its own
         names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))

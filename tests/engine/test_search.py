@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import random
-import sys
 from dataclasses import fields
 from typing import Any
 
@@ -251,23 +250,6 @@ def test_copy_state_shares_no_mutable_container(game_type: str, players: int) ->
             originals = [container for _, container in _containers(value, name)]
             for path, container in _containers(vars(copied)[name], name):
                 assert all(container is not o for o in originals), f"copy_state shares {path}"
-
-
-@pytest.mark.parametrize(("game_type", "players"), CASES)
-def test_a_states_same_fields_names_every_field(game_type: str, players: int) -> None:
-    """The compiled build's shallow copy of a state (its module's ``_same_fields``, which
-    ``copy_state`` passes to ``shallow_copy``) holds every field the state was made with, the
-    very values, and none of what a view derived (which starts anew)."""
-    table, _ = position(game_type, players, 3)
-    state = table.state
-    table.game.view(state, 0)  # fills the state's view caches
-    copied = sys.modules[type(state).__module__]._same_fields(state)
-    assert type(copied) is type(state) and copied is not state
-    for each in fields(state):
-        if each.init:
-            assert getattr(copied, each.name) is getattr(state, each.name), each.name
-        else:  # a view's part: as a new state has it
-            assert getattr(copied, each.name) == each.default_factory(), each.name  # type: ignore[operator]
 
 
 def test_a_copied_status_is_folded_on_alone() -> None:

@@ -124,41 +124,11 @@ class DraculaVsVanHelsingState:
         return self.revealed[code] or (viewer is not None and bool(self.seen[code] >> viewer & 1))
 
 
-def _same_fields(state: DraculaVsVanHelsingState) -> DraculaVsVanHelsingState:
-    """``shallow_copy``'s copy where a state has no instance dict (compiled): by name."""
-    return DraculaVsVanHelsingState(
-        config=state.config,
-        order=state.order,
-        dracula=state.dracula,
-        round=state.round,
-        hp=state.hp,
-        districts=state.districts,
-        track=state.track,
-        slots=state.slots,
-        deck=state.deck,
-        pile=state.pile,
-        revealed=state.revealed,
-        seen=state.seen,
-        drawn=state.drawn,
-        active=state.active,
-        step=state.step,
-        turn_kind=state.turn_kind,
-        called_by=state.called_by,
-        last_round_end=state.last_round_end,
-        last_resolution=state.last_resolution,
-        last_pile=state.last_pile,
-        last_deck_top=state.last_deck_top,
-        winner=state.winner,
-        end=state.end,
-        ended=state.ended,
-    )
-
-
 def copy_state(state: DraculaVsVanHelsingState) -> DraculaVsVanHelsingState:
     """A deep, independent copy: the immutable values shared, every mutable container copied
     (a search table copies the state at every step, so this is kept to C-level copies); the
     view's parts kept by the state start anew."""
-    new = shallow_copy(state, _same_fields)
+    new = shallow_copy(state)
     new.slots = list(map(list.copy, state.slots))
     new.deck = state.deck.copy()
     new.pile = state.pile.copy()

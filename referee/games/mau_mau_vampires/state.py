@@ -393,61 +393,10 @@ def _codes(cards: Sequence[Card]) -> list[int]:
     return [code_of(card) for card in cards]
 
 
-def _same_fields(state: MauMauVampiresState) -> MauMauVampiresState:
-    """``shallow_copy``'s copy where a state has no instance dict (compiled): by name."""
-    return MauMauVampiresState(
-        config=state.config,
-        players=state.players,
-        hands_total=state.hands_total,
-        pass_left=state.pass_left,
-        first_game=state.first_game,
-        auto_announce=state.auto_announce,
-        hand_number=state.hand_number,
-        tiebreak=state.tiebreak,
-        dealer=state.dealer,
-        playing=state.playing,
-        characters=state.characters,
-        character_views=state.character_views,
-        hands=state.hands,
-        sizes=state.sizes,
-        deck=state.deck,
-        pile_under=state.pile_under,
-        top=state.top,
-        turned=state.turned,
-        night=state.night,
-        clocks=state.clocks,
-        werewolf=state.werewolf,
-        wish=state.wish,
-        pot=state.pot,
-        phase=state.phase,
-        turn=state.turn,
-        extra_turn=state.extra_turn,
-        ability=state.ability,
-        triggers=state.triggers,
-        wisher=state.wisher,
-        wish_reason=state.wish_reason,
-        drawn=state.drawn,
-        call_colour=state.call_colour,
-        answering=state.answering,
-        shown=state.shown,
-        pair=state.pair,
-        missed_mau_mau=state.missed_mau_mau,
-        idle=state.idle,
-        totals=state.totals,
-        tiebreak_points=state.tiebreak_points,
-        history=state.history,
-        last_hands=state.last_hands,
-        final=state.final,
-        shuffles=state.shuffles,
-        over=state.over,
-        ended=state.ended,
-    )
-
-
 def copy_state(state: MauMauVampiresState) -> MauMauVampiresState:
     """A deep, independent copy: the immutable values shared, every mutable container copied
     (a search table copies the state at every step, so this is kept to C-level copies)."""
-    new = shallow_copy(state, _same_fields)
+    new = shallow_copy(state)
     new.characters = state.characters.copy()
     new.hands = list(map(list.copy, state.hands))
     new.sizes = state.sizes.copy()

@@ -118,42 +118,10 @@ class SleepingQueensState:
     )
 
 
-def _same_fields(state: SleepingQueensState) -> SleepingQueensState:
-    """``shallow_copy``'s copy where a state has no instance dict (compiled): by name."""
-    return SleepingQueensState(
-        config=state.config,
-        players=state.players,
-        cat_dog=state.cat_dog,
-        queens_to_win=state.queens_to_win,
-        points_to_win=state.points_to_win,
-        hands=state.hands,
-        sizes=state.sizes,
-        draw=state.draw,
-        discard=state.discard,
-        positions=state.positions,
-        known=state.known,
-        sleeping=state.sleeping,
-        owner=state.owner,
-        awake=state.awake,
-        points=state.points,
-        turn=state.turn,
-        phase=state.phase,
-        decider=state.decider,
-        attacker=state.attacker,
-        target_queen=state.target_queen,
-        attack=state.attack,
-        jester_card=state.jester_card,
-        shuffles=state.shuffles,
-        winners=state.winners,
-        end_rule=state.end_rule,
-        ended=state.ended,
-    )
-
-
 def copy_state(state: SleepingQueensState) -> SleepingQueensState:
     """A deep, independent copy: the immutable values shared, every mutable container copied
     (a search table copies the state at every step, so this is kept to C-level copies)."""
-    new = shallow_copy(state, _same_fields)
+    new = shallow_copy(state)
     new.hands = list(map(list.copy, state.hands))
     new.sizes = state.sizes.copy()
     new.draw = state.draw.copy()

@@ -110,41 +110,10 @@ class VampireQueenState:
         return (seat + 1) % self.players
 
 
-def _same_fields(state: VampireQueenState) -> VampireQueenState:
-    """``shallow_copy``'s copy where a state has no instance dict (compiled): by name."""
-    return VampireQueenState(
-        config=state.config,
-        players=state.players,
-        rounds=state.rounds,
-        hunter_tie_last=state.hunter_tie_last,
-        hunter_queen=state.hunter_queen,
-        hand_size=state.hand_size,
-        round=state.round,
-        hands=state.hands,
-        hunter_holder=state.hunter_holder,
-        hunter_on_table=state.hunter_on_table,
-        leader=state.leader,
-        turn=state.turn,
-        trick_kind=state.trick_kind,
-        trick=state.trick,
-        lead_count=state.lead_count,
-        best_value=state.best_value,
-        best_seat=state.best_seat,
-        pile=state.pile,
-        barred=state.barred,
-        totals=state.totals,
-        last_penalties=state.last_penalties,
-        shuffles=state.shuffles,
-        picks=state.picks,
-        over=state.over,
-        ended=state.ended,
-    )
-
-
 def copy_state(state: VampireQueenState) -> VampireQueenState:
     """A deep, independent copy: the immutable values shared, every mutable container copied
     (a search table copies the state at every step, so this is kept to C-level copies)."""
-    new = shallow_copy(state, _same_fields)
+    new = shallow_copy(state)
     new.hands = list(map(bytearray.copy, state.hands))
     new.hunter_holder = state.hunter_holder.copy()
     new.trick = state.trick.copy()
