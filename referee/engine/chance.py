@@ -55,11 +55,32 @@ def _below(stream: Iterator[int], n: int) -> int:
 
 
 def shuffled(items: Iterable[T], seed: bytes, index: int) -> list[T]:
-    """The ``index``-th shuffle of a game with ``seed``: a new list, ``items`` untouched."""
+    """The ``index``-th shuffle of a game with ``seed``: a new list, ``items`` untouched.
+
+    The stream and ``below`` of the module docstring, read in one loop: a shuffle takes one
+    word a swap but for a rejection (a word refused for ``n`` has the odds ``n / 2**64``), so
+    the digests of that many words are made up front and more only when a word was refused."""
     deck = list(items)
-    stream = _stream(seed, b"shuffle:" + str(index).encode())
-    for i in range(len(deck) - 1, 0, -1):
-        j = _below(stream, i + 1)
+    size = len(deck)
+    prefix = seed + b"shuffle:" + str(index).encode()
+    sha256, unpack = hashlib.sha256, _FOUR_WORDS.unpack
+    counter = (size + 2) // 4  # digests for size - 1 words
+    words: list[int] = []
+    for block in range(counter):
+        words += unpack(sha256(prefix + block.to_bytes(8, "big")).digest())
+    at = 0
+    for i in range(size - 1, 0, -1):
+        n = i + 1
+        cutoff = _LIMIT - _LIMIT % n
+        while True:
+            if at == len(words):
+                words += unpack(sha256(prefix + counter.to_bytes(8, "big")).digest())
+                counter += 1
+            x = words[at]
+            at += 1
+            if x < cutoff:
+                break
+        j = x % n
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 

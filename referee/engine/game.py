@@ -502,7 +502,9 @@ class Game(abc.ABC, Generic[StateT, CommandT, EventT]):
 
     @abc.abstractmethod
     def legal_commands(self, state: StateT, seat: Seat) -> list[CommandT]:
-        """Every command ``seat`` may send now, in a canonical order (empty if none)."""
+        """Every command ``seat`` may send now, in a canonical order (empty if none, and
+        always empty for a seat without a decision in :meth:`decisions`: the views of a seat
+        the game does not wait for do not ask; the conformance suite checks it)."""
 
     # --- display text (for people, not for parsing; see referee/engine/labels.py) ----------
 

@@ -156,6 +156,13 @@ class CardsOpened(TableEvent):
         held = self.held
         return held.openings() if isinstance(held, OpeningRuns) else held
 
+    @property
+    def count(self) -> int:
+        """How many openings it holds, without making them (the referee's own make each
+        card's salt and Merkle path when read: a deal's, 22 hashes a card)."""
+        held = self.held
+        return held.count() if isinstance(held, OpeningRuns) else len(held)
+
     def as_received(self) -> CardsOpened:
         """This event as a client receives it: its openings one by one (salts and paths),
         without the referee's runs, whose deck trees hold every card of the shuffle and the
@@ -245,6 +252,10 @@ class OpeningRuns:
             for p, proof in zip(range(start, stop), tree.proofs(start, stop), strict=True):
                 out.append(CardOpening(shuffle, p, cards[p], proof, seats, public))
         return tuple(out)
+
+    def count(self) -> int:
+        """How many openings the runs make."""
+        return sum([run.stop - run.start for run in self.runs])
 
     def __hash__(self) -> int:
         """The hash of the openings (a :class:`CardOpening`'s leaves its proof out), without

@@ -169,14 +169,10 @@ class SearchTable(Generic[StateT]):
 
     def fork(self) -> SearchTable[StateT]:
         """A new search table in this position, sharing its state and undo chain: O(1)."""
-        forked: SearchTable[StateT] = SearchTable(
-            self.game,
-            self.config,
-            self._state,
-            idle=self._idle,
-            aborted=self._aborted,
-            halted=self._halted,
-        )
+        forked: SearchTable[StateT] = SearchTable(self.game, self.config, self._state)
+        forked._idle = self._idle
+        forked._aborted = self._aborted
+        forked._halted = self._halted
         forked._chain = self._chain
         forked._depth = self._depth
         self._owned = False  # the state is the fork's too now

@@ -147,6 +147,9 @@ class Table(SeatsLeaving, Generic[StateT]):
         #: the commands. One passed back is decided without the checks their listing settled
         #: (:meth:`decide`); :meth:`extend` drops them.
         self._offered: tuple[Seat, StateT, int, tuple[Command, ...]] | None = None
+        #: Whether :attr:`state` is also a search table's (:meth:`fork` lends it, uncopied):
+        #: then :meth:`extend` copies it before changing it, once, and owns the copy.
+        self._lent = False
 
     # --- construction ---------------------------------------------------------------------
 
@@ -518,7 +521,8 @@ class Table(SeatsLeaving, Generic[StateT]):
 
     def extend(self, events: Sequence[Event]) -> None:
         """Fold ``events`` in: table events into :attr:`status`, the game's into its state."""
-        apply = self.game.apply
+        game = self.game
+        apply = game.apply
         state = self.state
         folded = stored = False
         log = self.log
@@ -531,6 +535,9 @@ class Table(SeatsLeaving, Generic[StateT]):
                 folded = True
                 stored = stored or held_one_by_one(event)
             else:
+                if self._lent:  # a fork holds this state: change a copy of it
+                    state = game.copy_state(state)
+                    self._lent = False
                 state = apply(state, event)
         self.state = state
         log.extend(events)
@@ -555,17 +562,25 @@ class Table(SeatsLeaving, Generic[StateT]):
         """``viewer``'s view now. ``like``: another viewer's view of this table now (same
         version), whose fields that are the same for every viewer are taken from it rather than
         worked out again (the server builds every seat's view after every batch)."""
+        status = self.status
+        decisions = self.asked() if like is None else like.decisions
+        pending = tuple([d.seat for d in decisions]) if like is None else like.pending
         # Not offered (legal_commands): the server makes every seat's view after every batch,
-        # and a live game would hold its last view's commands until its next command.
-        legal = tuple(self._legal(viewer)) if viewer is not None else ()
+        # and a live game would hold its last view's commands until its next command. A seat
+        # the game does not wait for has none (``Game.legal_commands``), so of a batch's views
+        # only the deciding seats' ask the game (and, as before, a seat that left: the
+        # decisions shown leave it out, the game may still wait for it).
+        legal: tuple[Command, ...] = ()
+        if viewer is not None and (viewer in pending or status.left):
+            legal = tuple(self._legal(viewer))
         game_view = self.game.view(self.state, viewer)
         if like is not None:
             return View(
                 like.game_type,
                 viewer,
                 like.version,
-                like.pending,
-                like.decisions,
+                pending,
+                decisions,
                 legal,
                 game_view,
                 like.results,
@@ -576,14 +591,12 @@ class Table(SeatsLeaving, Generic[StateT]):
                 like.left,
                 like.referee_to_move,
             )
-        status = self.status
-        decisions = self.asked()
         # Positional: the server builds every seat's view after every command.
         return View(
             self.game.info.type_id,
             viewer,
             len(self.log),
-            tuple([d.seat for d in decisions]),
+            pending,
             decisions,
             legal,
             game_view,
@@ -610,15 +623,20 @@ class Table(SeatsLeaving, Generic[StateT]):
     # --- copies for search (referee/engine/search_table.py) ----------------------------------
 
     def fork(self) -> SearchTable[StateT]:
-        """A :class:`~referee.engine.search_table.SearchTable` in this position, for search: its
-        state is copied once (this table goes on changing its own in place), the log is not;
-        then step, undo and fork it in microseconds. Nothing it does changes this table."""
+        """A :class:`~referee.engine.search_table.SearchTable` in this position, for search,
+        in O(1): it shares this table's state (copy on write: a search table never changes a
+        state it did not make, and this table copies its state before its next event changes
+        it, once however many forks share it), never the log; then step, undo and fork it in
+        microseconds. Nothing it does changes this table, nor the other way round (but a
+        caller's own change of :attr:`state` in place, outside :meth:`extend`, reaches forks
+        made before it)."""
         status = self.status
         limit = status.limit_reached
+        self._lent = True
         return SearchTable(
             self.game,
             self.config,
-            self.game.copy_state(self.state),
+            self.state,
             idle=self._idle,
             aborted=status.aborted is not None,
             halted=limit.results if limit is not None else None,

@@ -70,8 +70,11 @@ class _Writes:
         self.pending: asyncio.Future[None] | None = None
 
     async def __call__(self, data: bytes) -> None:
-        self.pending = asyncio.ensure_future(self.context.write(data))
-        await asyncio.shield(self.pending)
+        pending = self.pending = asyncio.ensure_future(self.context.write(data))
+        await asyncio.shield(pending)
+        # Taken: nothing for :meth:`end` to wait for, and an idle stream holds no finished
+        # write (its task, and the task's entry among the loop's).
+        self.pending = None
 
     async def end(self, error: RefereeError) -> None:
         """End the call with ``error`` once the message being written is taken: to a

@@ -324,6 +324,29 @@ def test_the_referees_openings_hold_no_proof_and_equal_the_stored_ones() -> None
     assert all(type(o.proof) is Proof for o in stored.openings)
 
 
+def test_the_text_of_the_referees_openings_makes_no_proof() -> None:
+    """Every viewer's copy of a deal's openings carries a line of text ("the referee proved
+    13 cards ..."): it counts the runs' positions rather than making each card's salt and
+    Merkle path (22 hashes a card) only to count them. The tree here cannot make a proof (its
+    cards were taken away after it was built): the text is still written, the same as the
+    one of the same openings held one by one."""
+    from referee.engine import labels
+    from referee.engine.merkle import PackedCards
+    from referee.engine.openings import OpeningRun
+
+    tree = DeckTree(SALT, 0, [str(card) for card in range(20)])
+    runs = OpeningRuns((OpeningRun(tree, 0, 13, (1,), False), OpeningRun(tree, 13, 16, (), True)))
+    one_by_one = CardsOpened(runs.openings())
+    event = CardsOpened(runs)
+    assert event.count == one_by_one.count == 16
+    text = labels.table_event_text(one_by_one)
+    assert text == "the referee proved 16 cards against the committed decks"
+    tree.cards = PackedCards([])  # from here on a proof fails
+    with pytest.raises(IndexError):
+        runs.openings()
+    assert labels.table_event_text(event) == text
+
+
 def test_a_table_replayed_from_the_store_holds_its_openings_as_runs() -> None:
     """A game read from the store (after eviction, a restart, on a replica) holds its
     openings as the referee made them, not with the store's salts and paths:

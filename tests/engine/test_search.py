@@ -124,6 +124,23 @@ def test_a_forks_steps_never_change_what_it_was_forked_from(
 
 
 @pytest.mark.parametrize(("game_type", "players"), CASES)
+def test_a_tables_forks_share_its_state_until_its_next_event(game_type: str, players: int) -> None:
+    """Table.fork copies nothing: its forks hold the table's own state, which the table
+    copies (once, for all of them) before its next event would change it."""
+    table, rng = position(game_type, players, 11)
+    first, second = table.fork(), table.fork()
+    assert first.state is table.state and second.state is table.state
+    forked = snapshot(first)
+    if not random_move(table, rng):
+        return
+    assert first.state is second.state and first.state is not table.state
+    assert snapshot(first) == forked
+    shared = table.state
+    random_move(table, rng)  # nothing lent since: changed in place, as before any fork
+    assert table.state is shared
+
+
+@pytest.mark.parametrize(("game_type", "players"), CASES)
 @PROPERTY
 @given(seed=SEEDS, steps=st.integers(min_value=1, max_value=60))
 def test_fork_and_steps_equal_an_independent_copy_and_the_same_steps(

@@ -211,7 +211,7 @@ def _continue(state: VampireQueenState, seat: Seat, first: Event) -> list[Event]
         taken = ()
     # VQ-17: after the trick is resolved, does anyone have no cards? (The card(s) just
     # played count as gone already.)
-    sizes = [state.cards_in_hand(s) for s in range(n)]
+    sizes = list(state.hand_sizes())  # every seat's cards_in_hand, in one pass
     sizes[seat] -= _cards_removed(first)
     sizes[winner] += len(taken)
     if min(sizes) > 0:

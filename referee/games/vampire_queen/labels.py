@@ -63,6 +63,11 @@ def short(value: int) -> str:
     return "Q" if value == QUEEN else f"H{value}" if value in HUNTERS else str(value)
 
 
+#: :func:`short` of every card (1-13, a queen, the Hunters): a seat's hand is written in
+#: every view of it.
+_SHORT: dict[int, str] = {value: short(value) for value in (*range(1, QUEEN + 1), *HUNTERS)}
+
+
 def cards_of_set(value: int, count: int) -> str:
     """``three 8s``, ``one queen``, ``two queens``."""
     if value == QUEEN:
@@ -173,8 +178,9 @@ def seat_text(view: VampireQueenView, public: PublicText) -> tuple[str, ...]:
     """:func:`view_text` from its public texts (:func:`public_text` of any viewer's view of
     the same version): the seat's hand is its own."""
     trick, table = public
+    words = _SHORT
     return lines(
-        f"your hand: {' '.join(short(v) for v in view.hand)}" if view.hand else "", trick, table
+        f"your hand: {' '.join([words[v] for v in view.hand])}" if view.hand else "", trick, table
     )
 
 
