@@ -143,13 +143,13 @@ def add_referee_service(core: RefereeCore, server: grpc.aio.Server) -> None:
             handlers[name] = grpc.stream_stream_rpc_method_handler(
                 _duplex(core, name),
                 request_deserializer=_deserializer(method),
-                response_serializer=_serialize,
+                response_serializer=None,  # a stream writes ready bytes only
             )
         elif method.streaming:
             handlers[name] = grpc.unary_stream_rpc_method_handler(
                 _stream(core, name),
                 request_deserializer=_deserializer(method),
-                response_serializer=_serialize,
+                response_serializer=None,  # a stream writes ready bytes only
             )
         else:
             handlers[name] = grpc.unary_unary_rpc_method_handler(
