@@ -76,7 +76,7 @@ def settings_from_request(request: pb.CreateGameRequest) -> GameSettings:
     ``join_deadline_ms`` and ``connect_grace_ms`` 0 take the defaults."""
     clock = request.clock
     return GameSettings(
-        clock=Clock(clock.decision_ms, clock.bank_ms, clock.forfeit_after_timeouts),
+        clock=Clock.of(clock.decision_ms, clock.bank_ms, clock.forfeit_after_timeouts),
         organiser_delay_events=request.organiser_delay_events,
         organiser_delay_ms=request.organiser_delay_ms,
         defer_seed_reveal=request.defer_seed_reveal,

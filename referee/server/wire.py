@@ -77,6 +77,9 @@ class _Writes:
         taken = self.loop.create_future()
         self.pending = self.loop.create_task(self._write(data, taken))
         await taken
+        # Taken: nothing for :meth:`end` to wait for, and an idle stream holds no finished
+        # write (its task, and the task's entry among the loop's).
+        self.pending = None
 
     async def _write(self, data: bytes, taken: asyncio.Future[None]) -> None:
         try:

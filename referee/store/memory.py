@@ -1,19 +1,18 @@
 """An in-memory event store: for tests, demos and throw-away servers (lost on exit).
 
-A long event (a deal's openings, with their salts and Merkle paths: about 15 KB in Vampire
-Queen, most of a new game's log) is kept compressed, as :data:`PACK_BYTES` says; reads give
-back the bytes written.
+A game's creation events (its opening batch: the deal's openings, with their salts and Merkle
+paths, about 15 KB in Vampire Queen and most of a new game's log) are kept together,
+compressed; a long event appended later, as :data:`PACK_BYTES` says; reads give back the
+bytes written.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import threading
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from referee.store.base import (
     CommandOutcome,
@@ -60,20 +59,79 @@ def _unpack(payload: bytes) -> bytes:
     return zlib.decompress(payload) if type(payload) is _Packed else payload
 
 
-#: What a stored record holds for its ``options`` and ``settings``, kept apart as JSON (one
-#: empty dict for every game: never handed out, :meth:`_Game.full_record` gives each record
-#: read its own).
-_KEPT_APART: dict[str, Any] = {}
+def _pack_batch(payloads: Sequence[bytes]) -> bytes:
+    """A batch's payloads in one zlib-compressed bytes object, each after its length (4
+    bytes): a bytes object an event took 33 bytes besides its own, and short events
+    compressed together shrink too (the deal's small events beside its openings)."""
+    if not payloads:
+        return b""
+    return zlib.compress(b"".join(len(p).to_bytes(4, "big") + p for p in payloads), 9)
+
+
+def _unpack_batch(packed: bytes) -> list[bytes]:
+    data = zlib.decompress(packed)
+    out, at = [], 0
+    while at < len(data):
+        size = int.from_bytes(data[at : at + 4], "big")
+        out.append(data[at + 4 : at + 4 + size])
+        at += 4 + size
+    return out
+
+
+#: What a record's ``made_with`` most often says besides its random parts (the referee's
+#: settings as it writes them, Vampire Queen's options), zlib's preset dictionary for them:
+#: each then compresses to little more than its seed, salt and token hashes. Any bytes would
+#: do (only the size changes); the same for the store's life, being a constant.
+_MADE_WITH_HINT = (
+    b'["vampire-queen",4,{"hunter_tie":"first","hunter_queen":"1","rounds":"5"},{"clock":{"decision_ms":0,'
+    b'"bank_ms":0,"forfeit_after_timeouts":0},"organiser_delay_events":0,'
+    b'"organiser_delay_ms":0,"defer_seed_reveal":false,"public_reveal":false,'
+    b'"public_seed":false,"card_commitments":true,"max_events":null,"seats":[],'
+    b'"listed":false,"join_deadline_ms":600000,"connect_grace_ms":30000,"rated":false,'
+    b'"organiser_audit":false,"ranking":"","no_show":"","hide_reservations":false,'
+    b'"commitment_salt":"'
+)
+
+
+def _pack_made_with(data: bytes) -> bytes:
+    packer = zlib.compressobj(9, zdict=_MADE_WITH_HINT)
+    return packer.compress(data) + packer.flush()
+
+
+def _unpack_made_with(packed: bytes) -> bytes:
+    unpacker = zlib.decompressobj(zdict=_MADE_WITH_HINT)
+    return unpacker.decompress(packed) + unpacker.flush()
+
+
+#: A record's fields in ``made_with``, in order (:meth:`_Game.of`).
+_MADE_WITH = (
+    "game_type",
+    "players",
+    "options",
+    "seed",
+    "deal",
+    "seat_token_hashes",
+    "created_at",
+    "settings",
+    "organiser_token_hash",
+)
 
 
 @dataclass(slots=True)
 class _Game:
-    #: The record without its ``options`` and ``settings``, which are ``made_with``: their
-    #: JSON, zlib-compressed (about 340 bytes where the two dicts took 650; read back on a
-    #: load or a listing only).
-    record: GameRecord
+    game_id: str
+    #: The rest of its record, as JSON (:data:`_MADE_WITH`), compressed
+    #: (:func:`_pack_made_with`: about 350 bytes where the record, its two dicts and its
+    #: token hashes as hex strings took 1.4 KB; read back on a load or a listing only).
     made_with: bytes
-    events: list[bytes]
+    #: The events the game was created with (its opening batch: in Vampire Queen the deal,
+    #: about 15 KB of openings and seven short events), the log's first ``opened``, packed
+    #: together (:func:`_pack_batch`).
+    opening: bytes
+    opened: int
+    #: The events after them, each as :func:`_pack` keeps it (None before the first: a new
+    #: game has none).
+    events: list[bytes] | None
     finished: bool = False
     #: The accepted commands, the seats' counters and claims: None until the first (most
     #: games of a server hold no claim, and a new game has neither commands nor counters).
@@ -82,20 +140,54 @@ class _Game:
     claims: dict[int, SeatClaim] | None = None
 
     @classmethod
-    def of(cls, record: GameRecord, events: list[bytes], claims: Sequence[SeatClaim]) -> _Game:
-        made_with = json.dumps([record.options, record.settings], separators=(",", ":"))
+    def of(cls, record: GameRecord, events: Sequence[bytes], claims: Sequence[SeatClaim]) -> _Game:
+        fields = [getattr(record, name) for name in _MADE_WITH]
+        fields[3], fields[4] = record.seed.hex(), record.deal.hex()
+        made_with = json.dumps(fields, separators=(",", ":"))
         return cls(
-            dataclasses.replace(record, options=_KEPT_APART, settings=_KEPT_APART),
-            zlib.compress(made_with.encode()),
-            events,
+            record.game_id,
+            _pack_made_with(made_with.encode()),
+            _pack_batch(events),
+            len(events),
+            None,
             claims={c.seat: c for c in claims} or None,
         )
+
+    @property
+    def version(self) -> int:
+        return self.opened + (0 if self.events is None else len(self.events))
+
+    def extend(self, payloads: list[bytes]) -> None:
+        """Add the events of an append (``payloads``, a list of the caller's own)."""
+        if self.events is None:
+            self.events = payloads
+        else:
+            self.events.extend(payloads)
+
+    def payloads(self, start: int, stop: int) -> list[bytes]:
+        """The payloads of the log's events ``start`` to ``stop`` (from 0, ``stop`` left
+        out), as they were written."""
+        opened = self.opened
+        first = _unpack_batch(self.opening)[start:stop] if start < opened else []
+        rest = (self.events or [])[max(0, start - opened) : max(0, stop - opened)]
+        return first + [_unpack(payload) for payload in rest]
 
     def full_record(self) -> GameRecord:
         """The record as it was written, with ``options`` and ``settings`` of its own (so
         callers cannot change stored data by aliasing)."""
-        options, settings = json.loads(zlib.decompress(self.made_with))
-        return dataclasses.replace(self.record, options=options, settings=settings)
+        fields = dict(zip(_MADE_WITH, json.loads(_unpack_made_with(self.made_with)), strict=True))
+        return GameRecord(
+            game_id=self.game_id,
+            game_type=fields["game_type"],
+            players=fields["players"],
+            options=fields["options"],
+            seed=bytes.fromhex(fields["seed"]),
+            deal=bytes.fromhex(fields["deal"]),
+            seat_token_hashes=tuple(fields["seat_token_hashes"]),
+            created_at=fields["created_at"],
+            settings=fields["settings"],
+            organiser_token_hash=fields["organiser_token_hash"],
+        )
 
 
 @dataclass(slots=True)
@@ -142,7 +234,7 @@ class MemoryEventStore(EventStore):
         documents: Sequence[DocumentWrite] = (),
         claims: Sequence[SeatClaim] = (),
     ) -> None:
-        payloads = [_pack(bytes(event)) for event in events]
+        payloads = [bytes(event) for event in events]
         writes = check_writes(documents)
         check_claims(claims)
         with self._lock:
@@ -170,14 +262,14 @@ class MemoryEventStore(EventStore):
             game = self._game(game_id)
             if game.claims is not None and claim.seat in game.claims:
                 raise SeatTaken(game_id, claim.seat)
-            if len(game.events) != expected_version:
-                raise VersionConflict(game_id, expected_version, len(game.events))
+            if game.version != expected_version:
+                raise VersionConflict(game_id, expected_version, game.version)
             written = self._write(writes)  # checks every revision before changing anything
             if game.claims is None:
                 game.claims = {}
             game.claims[claim.seat] = claim
-            game.events.extend(payloads)
-            version = len(game.events)
+            game.extend(payloads)
+            version = game.version
         self._notify(game_id, version)
         self._notify_documents(_changed(written))
         return version
@@ -253,14 +345,14 @@ class MemoryEventStore(EventStore):
             )
             if first is not None:
                 raise DuplicateCommand(game_id, first)
-            if len(game.events) != expected_version:
-                raise VersionConflict(game_id, expected_version, len(game.events))
-            game.events.extend(payloads)
+            if game.version != expected_version:
+                raise VersionConflict(game_id, expected_version, game.version)
+            game.extend(payloads)
             if outcome is not None:
                 if commands is None:
                     commands = game.commands = {}
                 commands[outcome.command_id] = outcome
-            version = len(game.events)
+            version = game.version
         self._notify(game_id, version)
         return version
 
@@ -271,17 +363,18 @@ class MemoryEventStore(EventStore):
     def read(self, game_id: str, after: int = 0, limit: int | None = None) -> list[StoredEvent]:
         check_limit(limit)
         with self._lock:
-            events = self._game(game_id).events
+            game = self._game(game_id)
             start = max(after, 0)
-            stop = len(events) if limit is None else start + limit
-            return [
-                StoredEvent(game_id, sequence, _unpack(payload))
-                for sequence, payload in enumerate(events[start:stop], start + 1)
-            ]
+            stop = game.version if limit is None else start + limit
+            payloads = game.payloads(start, stop)
+        return [
+            StoredEvent(game_id, sequence, payload)
+            for sequence, payload in enumerate(payloads, start + 1)
+        ]
 
     def version(self, game_id: str) -> int:
         with self._lock:
-            return len(self._game(game_id).events)
+            return self._game(game_id).version
 
     def get_game(self, game_id: str) -> GameRecord:
         with self._lock:
@@ -291,7 +384,7 @@ class MemoryEventStore(EventStore):
         with self._lock:
             if self._closed:
                 raise RuntimeError("event store is closed")
-            games = [(g.full_record(), len(g.events), g.finished) for g in self._games.values()]
+            games = [(g.full_record(), g.version, g.finished) for g in self._games.values()]
         # sorted() is stable: games created at the same time keep their creation order.
         return sorted(games, key=lambda game: game[0].created_at)
 

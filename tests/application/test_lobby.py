@@ -153,7 +153,7 @@ def test_nothing_listed_or_streamed_carries_a_secret() -> None:
         for _ in range(2):
             game_id, tokens = await listed_game(world)
             secrets_.extend(tokens)
-            secrets_.append(world.referee.games[game_id].record.organiser_token_hash)
+            secrets_.append(world.referee.store.get_game(game_id).organiser_token_hash)
             secrets_.append(world.referee.games[game_id].record.seed.hex())
         challenge = await world.lobby.challenges.create("ann", "bob", DV)
         answered = await world.lobby.challenges.answer(challenge.challenge_id, "bob", True)

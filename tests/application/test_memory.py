@@ -166,3 +166,63 @@ def test_an_idle_game_just_dealt_holds_little(tmp_path: Path) -> None:
         Limits(max_live_games=count + 10, evict_idle_seconds=3600),
         open_store(f"sqlite:{tmp_path / 'referee.sqlite3'}"),
     )
+
+
+def test_a_live_game_holds_of_its_record_only_what_it_reads() -> None:
+    """Of its record's settings a live game holds only the claim codes' hashes and whether
+    its reservations were announced (the rest it holds parsed, as its settings), and its
+    token hashes as digests; the store keeps and gives back the whole record. A game
+    without a clock holds no bank, nor any seat's command tally before the first command;
+    the tokens, the organiser's and the summary's tallies work as before."""
+    from referee.application.tables.access import hash_token
+    from referee.application.tables.live import ANNOUNCED, CLAIM_CODES
+    from tests.application.seating_support import account, seats
+
+    async def scenario(referee: Referee) -> None:
+        created = await referee.create(GAME, 4)
+        live = referee.games[created.game_id]
+        stored = referee.store.get_game(created.game_id)
+        assert live.record.settings == {} and stored.settings["card_commitments"]
+        assert stored.settings["commitment_salt"] == live.table.config.salt.hex()
+        assert stored.seat_token_hashes == tuple(hash_token(t) for t in created.seat_tokens)
+        assert stored.organiser_token_hash == hash_token(created.organiser_token)
+        assert [live.seat_digest(seat) for seat in range(4)] == [
+            bytes.fromhex(h) for h in stored.seat_token_hashes
+        ]
+        assert live.organiser_digest() == bytes.fromhex(stored.organiser_token_hash)
+        clocks = live.seat_clocks
+        assert clocks.bank is None and clocks.commands is None
+        other = referee.games[(await referee.create(GAME, 4)).game_id]
+        # No claims, no counters yet: one empty mapping for all, until a game's first.
+        assert live.claims is other.claims and live.stats is other.stats and not live.stats
+        stream = referee.stream(created.game_id, seat_token=created.seat_tokens[0])
+        await anext(stream)
+        assert live.stats[0]["stream_opens"] == 1 and not other.stats
+        await stream.aclose()
+        seat = live.table.pending()[0]
+        command = live.table.view(seat).legal_commands[0]
+        await referee.submit(created.game_id, created.seat_tokens[seat], "c1", command)
+        stats = (await referee.summary(created.game_id)).seat_stats
+        assert [s.commands for s in stats] == [int(s == seat) for s in range(4)]
+        await referee.view(created.game_id, organiser_token=created.organiser_token, as_seat=seat)
+        wrong = created.seat_tokens[seat]
+        assert (await refused(referee.view(created.game_id, organiser_token=wrong))).reason == (
+            "TOKEN_INVALID"
+        )
+        with_clock = await referee.create(GAME, 4, settings=seats(*["token"] * 4, clock=CLOCK))
+        assert referee.games[with_clock.game_id].seat_clocks.bank == [CLOCK.bank_ms] * 4
+
+        ann, _ = await account(referee, "ann", "person")
+        await account(referee, "alice")
+        reserved = await referee.create(
+            "sleeping-queens", 3, settings=seats("creator", "reserved:alice", "open"), creator=ann
+        )
+        live = referee.games[reserved.game_id]
+        whole = referee.store.get_game(reserved.game_id).settings
+        assert live.record.settings == {key: whole[key] for key in (CLAIM_CODES, ANNOUNCED)}
+        assert live.seat_digest(1) is None and live.seat_digest(2) is None
+
+    run(scenario)
+
+
+CLOCK = Clock(decision_ms=60_000, bank_ms=5_000)

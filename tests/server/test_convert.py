@@ -131,3 +131,15 @@ def test_a_submit_answer_is_the_bytes_protobuf_would_write(game_type: str) -> No
         referee.close()
 
     asyncio.run(scenario())
+
+
+def test_games_without_a_clock_share_one() -> None:
+    """A live game holds its settings for its whole life: every game created without a clock
+    (the request's clock all zeros, or stored so) holds the same one; a clock stays its own."""
+    plain = [convert.settings_from_request(pb.CreateGameRequest()) for _ in range(2)]
+    stored = GameSettings.from_json(plain[0].to_json())
+    assert plain[0].clock is plain[1].clock is stored.clock and not stored.clock.enabled
+    request = pb.CreateGameRequest(clock=pb.ClockSettings(decision_ms=1000, bank_ms=500))
+    clocked = convert.settings_from_request(request)
+    assert clocked.clock == Clock(1000, 500) and clocked.clock is not plain[0].clock
+    assert GameSettings.from_json(clocked.to_json()) == clocked

@@ -29,11 +29,9 @@ from referee.application.tables import access, errors
 from referee.application.tables.access import Player, PlayerSeat, Principal, SeatKey, hash_token
 from referee.application.tables.commands import Commands
 from referee.application.tables.errors import Kind, RefereeError
-from referee.application.tables.live import LiveGame, now_ms
+from referee.application.tables.live import ANNOUNCED, CLAIM_CODES, LiveGame, now_ms
 from referee.application.tables.repository import CONFLICT_RETRIES, Repository
 from referee.application.tables.seats import (
-    ANNOUNCED,
-    CLAIM_CODES,
     LOBBY,
     RESERVATION,
     holding_write,
@@ -326,7 +324,7 @@ class Seating:
             await repository.write(live, store.claim_seat, *claiming)
         finally:
             live.writing = 0
-        live.claims[seat] = claim
+        live.claims = {**live.claims, seat: claim}
         live.absorb(events, recorded, None, payloads)
         repository.activity[game_id] = recorded
 

@@ -101,13 +101,15 @@ def seat_of(live: LiveGame, token: SeatKey, spectator: bool, play: bool = True) 
 
 def token_seat(live: LiveGame, token: str) -> int | None:
     """The seat whose token ``token`` is, or None (the record's hashes, then the claims')."""
-    digest = hash_token(token)
+    digest = hashlib.sha256(token.encode()).digest()
     found = None
-    for seat, expected in enumerate(live.record.seat_token_hashes):
-        if expected and hmac.compare_digest(digest, expected):
+    for seat in range(live.record.players):
+        expected = live.seat_digest(seat)
+        if expected is not None and hmac.compare_digest(digest, expected):
             found = seat
+    hashed = digest.hex()
     for seat, claim in live.claims.items():
-        if claim.token_hash and hmac.compare_digest(digest, claim.token_hash):
+        if claim.token_hash and hmac.compare_digest(hashed, claim.token_hash):
             found = seat
     return found
 
@@ -115,9 +117,8 @@ def token_seat(live: LiveGame, token: str) -> int | None:
 def unknown_claims(live: LiveGame) -> bool:
     """True when the log names a claim whose store record this process has not read (made
     on another replica): its token is then checked after reading the store's claims."""
-    hashes = live.record.seat_token_hashes
     return any(
-        seat not in live.claims and not (seat < len(hashes) and hashes[seat])
+        seat not in live.claims and live.seat_digest(seat) is None
         for seat in live.table.status.claims
     )
 
@@ -174,8 +175,10 @@ def check_organiser(live: LiveGame, token: str) -> None:
     """Raise unless ``token`` is the game's organiser token (seat tokens are refused)."""
     if not token:
         raise errors.token_missing("organiser_token is required (from CreateGameResponse)")
-    expected = live.record.organiser_token_hash
-    if not expected or not hmac.compare_digest(hash_token(token), expected):
+    expected = live.organiser_digest()
+    if expected is None or not hmac.compare_digest(
+        hashlib.sha256(token.encode()).digest(), expected
+    ):
         raise errors.forbidden(
             "this token is not the organiser token of this game", "TOKEN_INVALID", live.game_id
         )
@@ -189,8 +192,7 @@ def check_claimed_secrecy(live: LiveGame, seat: int | None) -> None:
     token), unless the game waived end-of-game secrecy and is over. A game created with
     ``organiser_audit`` (shown to every claimant before claiming) lets the organiser export
     its full log, which needs the seed released, so only after the end."""
-    hashes = live.record.seat_token_hashes
-    claims = [s for s in live.table.status.claims if not (s < len(hashes) and hashes[s])]
+    claims = [s for s in live.table.status.claims if live.seat_digest(s) is None]
     if seat is None:
         settings = live.settings
         if claims and not (settings.public_reveal or settings.organiser_audit):

@@ -61,6 +61,14 @@ class Clock:
     bank_ms: int = 0
     forfeit_after_timeouts: int = 0
 
+    @classmethod
+    def of(cls, decision_ms: int, bank_ms: int, forfeit_after_timeouts: int) -> Clock:
+        """The clock of these values: :data:`NO_CLOCK` when all are 0 (shared by every game
+        without a clock, as a live game holds its settings for its whole life)."""
+        if not (decision_ms or bank_ms or forfeit_after_timeouts):
+            return NO_CLOCK
+        return cls(decision_ms, bank_ms, forfeit_after_timeouts)
+
     @property
     def enabled(self) -> bool:
         return self.decision_ms > 0
@@ -77,6 +85,10 @@ class Clock:
             raise ValueError(f"clock.forfeit_after_timeouts: at most {MAX_FORFEIT_AFTER}")
         if not self.decision_ms and (self.bank_ms or self.forfeit_after_timeouts):
             raise ValueError("clock.decision_ms: required with bank_ms or forfeit_after_timeouts")
+
+
+#: No clock (see :meth:`Clock.of`).
+NO_CLOCK = Clock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,7 +120,7 @@ class SeatPlan:
 class GameSettings:
     """The table settings of a game (not game options), stored with it as JSON."""
 
-    clock: Clock = Clock()
+    clock: Clock = NO_CLOCK
     organiser_delay_events: int = 0
     organiser_delay_ms: int = 0
     defer_seed_reveal: bool = False
@@ -218,7 +230,7 @@ class GameSettings:
         """Settings as stored; missing entries (games from before settings) take defaults."""
         clock = data.get("clock") or {}
         return cls(
-            clock=Clock(
+            clock=Clock.of(
                 decision_ms=int(clock.get("decision_ms", 0)),
                 bank_ms=int(clock.get("bank_ms", 0)),
                 forfeit_after_timeouts=int(clock.get("forfeit_after_timeouts", 0)),
@@ -297,9 +309,12 @@ class SeatClocks:
     players: int
     #: seat -> (unix ms the decision started, the decision), for every pending seat.
     starts: dict[int, tuple[int, Decision]] = field(default_factory=dict)
-    bank: list[int] = field(default_factory=list)
-    commands: list[int] = field(default_factory=list)
-    decision_ms_total: list[int] = field(default_factory=list)
+    #: Each seat's bank left; None without a clock (nothing reads it then).
+    bank: list[int] | None = None
+    #: Each seat's commands and their decision time in all; None until the first command
+    #: (a game just dealt has none: :meth:`tally` reads them).
+    commands: list[int] | None = None
+    decision_ms_total: list[int] | None = None
     #: The seats whose clock waits for their presence (token seats of a clocked game).
     gated: frozenset[int] = frozenset()
     #: A gated seat's clock starts at its first call or this long after the start.
@@ -311,9 +326,14 @@ class SeatClocks:
     present_after: dict[int, int] | None = None
 
     def __post_init__(self) -> None:
-        self.bank = [self.clock.bank_ms] * self.players
-        self.commands = [0] * self.players
-        self.decision_ms_total = [0] * self.players
+        if self.clock.enabled:
+            self.bank = [self.clock.bank_ms] * self.players
+
+    def tally(self, seat: int) -> tuple[int, int]:
+        """The seat's commands and their decision time in all (ms)."""
+        if self.commands is None or self.decision_ms_total is None:
+            return 0, 0
+        return self.commands[seat], self.decision_ms_total[seat]
 
     def fold(
         self, decisions: Iterable[Decision], recorded_ms: int, decided: Decided | None
@@ -324,11 +344,15 @@ class SeatClocks:
         if decided is not None:
             actor = decided.seat
             if decided.by is DecidedBy.COMMAND:
+                if self.commands is None or self.decision_ms_total is None:
+                    self.commands = [0] * self.players
+                    self.decision_ms_total = [0] * self.players
                 self.commands[actor] += 1
                 self.decision_ms_total[actor] += decided.decision_ms
-            if self.clock.enabled and decided.by is not DecidedBy.FORFEIT:
+            bank = self.bank
+            if bank is not None and decided.by is not DecidedBy.FORFEIT:
                 over = max(0, decided.decision_ms - self.clock.decision_ms)
-                self.bank[actor] = max(0, self.bank[actor] - over)
+                bank[actor] = max(0, bank[actor] - over)
         starts: dict[int, tuple[int, Decision]] = {}
         for decision in decisions:
             before = self.starts.get(decision.seat)
@@ -375,7 +399,7 @@ class SeatClocks:
         """When the seat's pending decision times out (unix ms); None without clock or
         decision."""
         start = self._start(seat)
-        if start is None or not self.clock.enabled:
+        if start is None or self.bank is None:  # no clock
             return None
         return start + self.clock.decision_ms + self.bank[seat]
 
@@ -391,25 +415,26 @@ class SeatClocks:
 
     def readings(self, now_ms: int, forfeited: Iterable[int] = ()) -> tuple[SeatClock, ...]:
         """Every seat's clock as of ``now_ms`` (empty without a clock)."""
-        if not self.clock.enabled:
+        bank = self.bank
+        if bank is None:  # no clock
             return ()
         out = set(forfeited)
         clocks = []
         for seat in range(self.players):
             start = self._start(seat)
             if start is None:
-                clocks.append(SeatClock(seat, self.bank[seat]))
+                clocks.append(SeatClock(seat, bank[seat]))
                 continue
             used = max(0, now_ms - start)
             clocks.append(
                 SeatClock(
                     seat,
-                    bank_ms=max(0, self.bank[seat] - max(0, used - self.clock.decision_ms)),
+                    bank_ms=max(0, bank[seat] - max(0, used - self.clock.decision_ms)),
                     pending=True,
                     remaining_ms=max(0, self.clock.decision_ms - used),
                     deadline_unix_ms=0
                     if seat in out
-                    else start + self.clock.decision_ms + self.bank[seat],
+                    else start + self.clock.decision_ms + bank[seat],
                 )
             )
         return tuple(clocks)
@@ -418,6 +443,7 @@ class SeatClocks:
 __all__ = [
     "DEFAULT_CONNECT_GRACE_MS",
     "DEFAULT_JOIN_DEADLINE_MS",
+    "NO_CLOCK",
     "NO_SHOWS",
     "RANKINGS",
     "Clock",

@@ -28,11 +28,9 @@ from referee.application.tables import errors, seeds
 from referee.application.tables.access import Player, Principal, check_scope, hash_token
 from referee.application.tables.clocks import GameSettings, SeatPlan
 from referee.application.tables.errors import Kind, RefereeError
-from referee.application.tables.live import LiveGame
+from referee.application.tables.live import ANNOUNCED, CLAIM_CODES, LiveGame
 from referee.application.tables.repository import MAX_ID_LENGTH, Repository
 from referee.application.tables.seats import (
-    ANNOUNCED,
-    CLAIM_CODES,
     LOBBY,
     GameSecrets,
     holding_write,
@@ -130,8 +128,9 @@ async def create(
     if meeting is not None:
         documents.extend(meeting.writes_for(record.game_id))
     documents.extend(minted.documents(record.game_id, record.created_at))
-    live.claims = {claim.seat: claim for claim in claims}
-    await repository.unit(repository.store_new(live, opening, documents, claims))
+    if claims:
+        live.claims = {claim.seat: claim for claim in claims}
+    await repository.unit(repository.store_new(live, record, opening, documents, claims))
     log.info(
         "game_created",
         game_id=record.game_id,

@@ -166,7 +166,7 @@ class FanOut:
             sent=after,
             delayed=delayed,
         )
-        live.subscribers[sub] = None
+        live.subscribe(sub)
         self.streams += 1
         self.metrics.streams_open.set(self.streams)
         table = live.table
@@ -245,7 +245,7 @@ class FanOut:
                 on_hang_up()  # the seat's client hung up mid-game
             raise
         finally:
-            live.subscribers.pop(sub, None)
+            live.unsubscribe(sub)
             self.streams -= 1
             self.metrics.streams_open.set(self.streams)
 

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import dataclasses
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from referee.application.tables.clocks import GameSettings, SeatClocks
@@ -53,6 +55,39 @@ PRESENT = "present_ms"
 def now_ms() -> int:
     """Unix time in milliseconds (clocks outlive the process, so wall-clock time)."""
     return int(time.time() * 1000)
+
+
+#: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
+CLAIM_CODES = "claim_codes"
+#: The record's settings entry set (true) when the game's reserved seats have ``reservation``
+#: documents: only then does a claim look for one to delete (the lobby's games have none, and
+#: their claims follow the creation at once: a paired player asks for its seat right away).
+ANNOUNCED = "announced"
+#: The only entries of its record's settings a live game reads: the rest is
+#: :attr:`LiveGame.settings`, parsed (and the salt, in the table's config).
+LIVE_SETTINGS = (CLAIM_CODES, ANNOUNCED)
+#: A live record's settings when it has neither (shared by most games: nothing changes a
+#: record's settings).
+_NO_SETTINGS: dict[str, Any] = {}
+
+
+#: A token's place in :attr:`LiveGame.token_digests` when the record holds no hash of it.
+NO_DIGEST = bytes(32)
+
+
+def live_record(record: GameRecord) -> tuple[GameRecord, bytes]:
+    """``record`` as a live game holds it: only the settings it reads
+    (:data:`LIVE_SETTINGS`: the whole dict, about 600 bytes, would be held for the game's
+    life beside its parsed settings), and its token hashes apart, as the
+    :attr:`LiveGame.token_digests` (hex strings, 113 bytes each, hold 32)."""
+    settings = record.settings
+    kept = {key: settings[key] for key in LIVE_SETTINGS if key in settings}
+    hashes = (record.organiser_token_hash, *record.seat_token_hashes)
+    digests = b"".join(bytes.fromhex(h) if h else NO_DIGEST for h in hashes)
+    cut = dataclasses.replace(
+        record, settings=kept or _NO_SETTINGS, seat_token_hashes=(), organiser_token_hash=""
+    )
+    return cut, digests
 
 
 #: A redacted event whose encoding is at least this long is not kept for other viewers: in
@@ -112,19 +147,29 @@ class LatestBatch:
 #: No seat (shared: every game without gated seats has this one; an empty frozenset is
 #: 216 bytes).
 _NO_SEATS: frozenset[int] = frozenset()
+#: No entries: a live game's claims and counters until its first (an empty dict takes 64
+#: bytes; read-only, so what adds one gives the game a dict of its own).
+_NO_ENTRIES: Mapping[Any, Any] = MappingProxyType({})
+
+
+def _no_entries() -> Mapping[Any, Any]:
+    return _NO_ENTRIES
 
 
 @dataclass(eq=False, slots=True)
 class LiveGame:
     game_id: str
+    #: The game's record, its settings cut to those a live game reads and its token hashes
+    #: in :attr:`token_digests` (:func:`live_record`).
     record: GameRecord
     table: Table[Any]
     #: The game's lock, made when a call first takes it (read through :attr:`lock`: an
     #: asyncio.Lock takes 100 bytes, and an idle game need not hold one).
     made_lock: asyncio.Lock | None = None
-    #: The open streams, in the order they opened (a dict as an ordered set: an empty one
-    #: takes 64 bytes, an empty set 216; every idle game holds one).
-    subscribers: dict[Subscriber, None] = field(default_factory=dict)
+    #: The open streams, in the order they opened (a dict as an ordered set, the game's own
+    #: from the first: :meth:`subscribe`; an empty one takes 64 bytes, and an idle game
+    #: holds none).
+    subscribers: Mapping[Subscriber, None] = field(default_factory=_no_entries)
     #: The commands accepted here, by id (None until the first: an idle game holds none).
     accepted: dict[str, CommandOutcome] | None = None
     #: Recently refused command ids, oldest first (a plain dict keeps the order; an empty
@@ -141,8 +186,9 @@ class LiveGame:
     #: the first: a game just dealt has none).
     decided: dict[int, Decided] | None = None
     clocks: SeatClocks | None = None
-    #: Per-seat counters kept in the store: {seat: {"rejected": n, "disconnects": n}}.
-    stats: dict[int, dict[str, int]] = field(default_factory=dict)
+    #: Per-seat counters kept in the store: {seat: {"rejected": n, "disconnects": n}} (a
+    #: dict of its own from the first: :meth:`counters`).
+    stats: Mapping[int, dict[str, int]] = field(default_factory=_no_entries)
     #: The timer of the next clock deadline.
     timer: asyncio.TimerHandle | None = None
     #: True once the game's end was recorded (store flag, active-games count).
@@ -153,14 +199,19 @@ class LiveGame:
     #: a viewer first asks: an idle game holds none). Read through :attr:`latest`.
     made_for_latest: LatestBatch | None = None
     #: The store's claims of seats (their token hashes), by seat; refreshed from the store
-    #: when the log names a claim made elsewhere.
-    claims: dict[int, SeatClaim] = field(default_factory=dict)
+    #: when the log names a claim made elsewhere (read-only: replaced, never changed).
+    claims: Mapping[int, SeatClaim] = field(default_factory=_no_entries)
     #: A copy of the table that follows the log for the plain streams' past views (made
     #: when one first needs it; see :meth:`past_view`): one for the game rather than one per
     #: stream.
     stepper: Table[Any] | None = None
+    #: The record's token hashes as SHA-256 digests, one bytes object: the organiser's, then
+    #: each seat's (:data:`NO_DIGEST` where the record holds none); read through
+    #: :meth:`seat_digest` and :meth:`organiser_digest`.
+    token_digests: bytes = b""
 
     def __post_init__(self) -> None:
+        self.record, self.token_digests = live_record(self.record)
         if self.clocks is None:
             settings = self.settings
             gated = _NO_SEATS
@@ -180,6 +231,36 @@ class LiveGame:
         for seat, counters in self.stats.items():
             if counters.get(PRESENT):
                 clocks.mark_present(seat, counters[PRESENT])
+
+    def subscribe(self, sub: Subscriber) -> None:
+        subscribers = self.subscribers
+        if not isinstance(subscribers, dict):
+            subscribers = self.subscribers = {}
+        subscribers[sub] = None
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        subscribers = self.subscribers
+        if isinstance(subscribers, dict):
+            subscribers.pop(sub, None)
+
+    def counters(self, seat: int) -> dict[str, int]:
+        """The seat's counters, to add to (the game's own dict of them made at the first)."""
+        stats = self.stats
+        if not isinstance(stats, dict):
+            stats = self.stats = {}
+        return stats.setdefault(seat, {})
+
+    def seat_digest(self, seat: int) -> bytes | None:
+        """The digest of ``seat``'s token as the record holds it; None when it holds none
+        (a seat taken by a claim: its token's hash is the claim's)."""
+        at = 32 * (seat + 1)
+        digest = self.token_digests[at : at + 32] if seat >= 0 else NO_DIGEST
+        return digest if len(digest) == 32 and digest != NO_DIGEST else None
+
+    def organiser_digest(self) -> bytes | None:
+        """The digest of the organiser's token; None for a game without one."""
+        digest = self.token_digests[:32]
+        return digest if len(digest) == 32 and digest != NO_DIGEST else None
 
     @property
     def lock(self) -> asyncio.Lock:
@@ -465,6 +546,7 @@ class LiveGame:
         out = []
         for seat in range(self.record.players):
             counters = self.stats.get(seat, {})
+            commands, decision_ms_total = clocks.tally(seat)
             out.append(
                 SeatStats(
                     seat=seat,
@@ -472,8 +554,8 @@ class LiveGame:
                     timeouts=status.timeouts[seat],
                     disconnects=counters.get(DISCONNECTS, 0),
                     forfeited=seat in status.forfeited,
-                    commands=clocks.commands[seat],
-                    decision_ms_total=clocks.decision_ms_total[seat],
+                    commands=commands,
+                    decision_ms_total=decision_ms_total,
                 )
             )
         return tuple(out)

@@ -463,12 +463,14 @@ class Repository:
     async def store_new(
         self,
         live: LiveGame,
+        record: GameRecord,
         opening: list[Any],
         documents: list[DocumentWrite] | None = None,
         claims: list[SeatClaim] | None = None,
     ) -> None:
-        """Store a new game with its opening batch (and, in the same transaction, the
-        documents and seat claims of its creation) and keep it live."""
+        """Store a new game, ``record`` (whole: the live game's holds only part of its
+        settings), with its opening batch (and, in the same transaction, the documents and
+        seat claims of its creation) and keep it live."""
         recorded = now_ms()
         payloads = encode_batch(live.record.game_type, opening, 1, recorded)
         store = self.store
@@ -480,11 +482,9 @@ class Repository:
         self._loading[live.game_id] = creating
         try:
             if documents or claims:
-                await self.call(
-                    store.create_game, live.record, payloads, documents or (), claims or ()
-                )
+                await self.call(store.create_game, record, payloads, documents or (), claims or ())
             else:
-                await self.call(store.create_game, live.record, payloads)
+                await self.call(store.create_game, record, payloads)
         except BaseException:
             del self._loading[live.game_id]
             self._noticed.discard(live.game_id)
@@ -567,7 +567,7 @@ class Repository:
     def count(self, live: LiveGame, seat: int, name: str, by: int = 1) -> None:
         """Add ``by`` to a seat's counter, in memory now and in the store soon (the store's
         writer thread keeps the order; an answer never waits for it)."""
-        counters = live.stats.setdefault(seat, {})
+        counters = live.counters(seat)
         counters[name] = counters.get(name, 0) + by
         kind = _ERROR_KINDS.get(name)
         if kind is not None:  # a fault of the seat's, not a tally (stream opens)

@@ -25,12 +25,6 @@ from referee.store import DocumentWrite
 CREATE_REQUEST = "create_request"
 #: The document kind of a listed game waiting for players.
 LOBBY = "lobby"
-#: The record's settings entry holding the claim codes' hashes: ``{str(seat): sha256 hex}``.
-CLAIM_CODES = "claim_codes"
-#: The record's settings entry set (true) when the game's reserved seats have ``reservation``
-#: documents: only then does a claim look for one to delete (the lobby's games have none, and
-#: their claims follow the creation at once: a paired player asks for its seat right away).
-ANNOUNCED = "announced"
 #: The document kind of the seats a player holds (key ``player/game_id/seat``).
 HOLDING = "holding"
 #: The document kind of the seats reserved for a player and not claimed yet (same key): what
