@@ -25,6 +25,7 @@ counting single addresses would give it as many budgets as it likes.
 from __future__ import annotations
 
 import ipaddress
+import socket
 from collections.abc import Iterable
 from urllib.parse import unquote
 
@@ -58,6 +59,18 @@ def _address(text: str) -> Address | None:
     return address
 
 
+def _ipv4(text: str) -> str:
+    """The IPv4 address of ``a.b.c.d:port`` (or ``a.b.c.d``) when written as
+    ``ipaddress`` writes it, four decimal parts without leading zeros (the only form
+    ``inet_pton`` takes); ``""`` otherwise (an IPv6 address, any other form)."""
+    host = text.strip().split(":", 1)[0] if text.count(":") <= 1 else ""
+    try:
+        socket.inet_pton(socket.AF_INET, host)
+    except OSError:
+        return ""
+    return host
+
+
 def _key(address: Address) -> str:
     if isinstance(address, ipaddress.IPv6Address) and not address.is_loopback:
         return str(ipaddress.IPv6Network((address, 64), strict=False))
@@ -76,6 +89,12 @@ class TrustedProxies:
     def client(self, peer: str, forwarded_for: str = "", real_ip: str = "") -> str:
         """The client's address (as counted) of a call from ``peer`` with these headers;
         ``""`` when the peer has none (a Unix socket, an in-process call)."""
+        if not self.networks:
+            # No proxy is trusted: a peer's IPv4 address counts as it is written, without
+            # the ipaddress parse every call would pay (most of what finding a caller costs).
+            written = _ipv4(peer)
+            if written:
+                return written
         address = _address(peer)
         if address is None:
             return ""

@@ -347,7 +347,8 @@ class RefereeCore:
         started = time.perf_counter()
         command = convert.command_from_request(request)
         try:
-            seat = await self._seat_key(request.seat_token, _seat_of(request), caller)
+            # A seat token is the seat (what _seat_key answers for it): no coroutine to make.
+            seat = request.seat_token or await self._seat_key("", _seat_of(request), caller)
             submitted = await self.referee.submit(
                 request.game_id,
                 seat,

@@ -278,6 +278,32 @@ def test_a_reader_that_stops_over_grpc_is_ended_with_resource_exhausted(rpc: str
             stalled.close()
 
 
+#: Stalled readers at once: each stream's stall is its own.
+READERS = 8
+
+
+def test_several_readers_that_stop_over_grpc_each_end_with_resource_exhausted() -> None:
+    """Several stalled streams of one game, each on a connection of its own: every one is
+    ended (its slot free) and finds RESOURCE_EXHAUSTED when it reads at last."""
+    with served() as (server, stub):
+        source = Source(stub, "StreamGame")
+        stalled = [
+            StalledGrpc(server.address, "StreamGame", source.request, "") for _ in range(READERS)
+        ]
+        try:
+            wait_for(lambda: _open(server, "StreamGame") == READERS, "the streams to open", WAIT)
+            _until_ended(server, source)
+            assert server.referee.pacing.open == 0
+            for reader in stalled:
+                status = reader.status()
+                code = str(grpc.StatusCode.RESOURCE_EXHAUSTED.value[0])
+                assert status.get("grpc-status") == code, status
+                assert "stall" in status.get("grpc-message", ""), status
+        finally:
+            for reader in stalled:
+                reader.close()
+
+
 # --- the caps ------------------------------------------------------------------------------
 
 

@@ -26,10 +26,9 @@ LIMIT 30.0 calls_per_minute
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
@@ -122,6 +121,19 @@ READS = "reads_per_minute"
 _counted: ContextVar[set[str] | None] = ContextVar("counted", default=None)
 
 
+class OneCall:
+    """The block of :meth:`CallLimits.one_call`. A plain object rather than a generator's
+    context manager: every unary call enters one."""
+
+    __slots__ = ("_token",)
+
+    def __enter__(self) -> None:
+        self._token = _counted.set(set())
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        _counted.reset(self._token)
+
+
 class CallLimits:
     """The one owner of the limits on calls: per player, per client address, and of every
     caller together (registrations). Each call is counted once."""
@@ -142,15 +154,10 @@ class CallLimits:
         self._everyone = CallLimiter(registrations, clock)
 
     @staticmethod
-    @contextlib.contextmanager
-    def one_call() -> Iterator[None]:
+    def one_call() -> OneCall:
         """Within the block, one call is served: its player is counted once, however often
         the call asks who calls (outside any block, each asking counts)."""
-        token = _counted.set(set())
-        try:
-            yield
-        finally:
-            _counted.reset(token)
+        return OneCall()
 
     def player(self, name: str) -> None:
         """Count a call of the player ``name``."""
@@ -186,4 +193,5 @@ __all__ = [
     "AddressLimits",
     "CallLimiter",
     "CallLimits",
+    "OneCall",
 ]
