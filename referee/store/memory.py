@@ -78,12 +78,12 @@ def _unpack_batch(packed: bytes) -> list[bytes]:
     return out
 
 
-#: What a record's ``made_with`` most often says besides its random parts (the referee's
-#: settings as it writes them, Vampire Queen's options), zlib's preset dictionary for them:
-#: each then compresses to little more than its seed, salt and token hashes. Any bytes would
-#: do (only the size changes); the same for the store's life, being a constant.
+#: What a record's ``made_with`` most often says besides its random parts and its game's
+#: options (the referee's settings as it writes them, for every game alike), zlib's preset
+#: dictionary for them: the settings then compress to little more than their salt. Any bytes
+#: would do (only the size changes); the same for the store's life, being a constant.
 _MADE_WITH_HINT = (
-    b'["vampire-queen",4,{"hunter_tie":"first","hunter_queen":"1","rounds":"5"},{"clock":{"decision_ms":0,'
+    b'{"clock":{"decision_ms":0,'
     b'"bank_ms":0,"forfeit_after_timeouts":0},"organiser_delay_events":0,'
     b'"organiser_delay_ms":0,"defer_seed_reveal":false,"public_reveal":false,'
     b'"public_seed":false,"card_commitments":true,"max_events":null,"seats":[],'
