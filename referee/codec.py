@@ -432,18 +432,15 @@ _CLOCKS_TAG = tag(_CLOCKS_FIELD.number, 2)
 
 
 @cache
-def _game_view(
-    game_type: str, cls: Any
-) -> tuple[bytes, Plan, OwnFields | None, labels.SeatText | None]:
-    """The key of a ``View``'s field for the game's view (of class ``cls``), its plan, its
-    fields that are each viewer's own (``None``: the game does not say which) and the game's
-    writer of a seat's own text lines (:func:`referee.engine.labels.seat_text_of`): found once
-    per game, not on each of the views every batch sends."""
+def _game_view(game_type: str, cls: Any) -> tuple[bytes, Plan, OwnFields | None]:
+    """The key of a ``View``'s field for the game's view (of class ``cls``), its plan and its
+    fields that are each viewer's own (``None``: the game does not say which): found once per
+    game, not on each of the views every batch sends."""
     outer = _VIEW.fields_by_name[game_field(game_type)]
     game_plan = plan(cls, outer.message_type)
     seat_fields = get_game(game_type).seat_fields
     own = game_plan.own_fields(seat_fields) if seat_fields else None
-    return tag(outer.number, 2), game_plan, own, labels.seat_text_of(game_type)
+    return tag(outer.number, 2), game_plan, own
 
 
 #: Each game's legal commands as a ``View``'s ``legal_commands`` field, by command: the few
@@ -503,7 +500,7 @@ def view_common(game_id: str, players: int, view: View) -> ViewCommon:
     (:class:`referee.application.tables.live.LatestBatch`)."""
     game = view.game
     cls: Any = type(game)
-    _, game_plan, own, _ = _game_view(view.game_type, cls)
+    _, game_plan, own = _game_view(view.game_type, cls)
     game_fields = game_plan.encode_fields(game)
     ending = view.ending
     tail = [_RANKING(view.ranking), _LEFT(view.left), _REFEREE_TO_MOVE(view.referee_to_move)]
@@ -540,7 +537,7 @@ def view_bytes(
     legal = view.legal_commands
     game = view.game
     cls: Any = type(game)
-    game_key, game_plan, own, seat_text = _game_view(game_type, cls)
+    game_key, game_plan, own = _game_view(game_type, cls)
     like = common.game
     if game is like:
         game_data = b"".join(common.game_fields)
@@ -567,11 +564,7 @@ def view_bytes(
     if legal:
         label = get_game(game_type).command_label
         parts.append(_LABELS(tuple(label(command, view.game) for command in legal)))
-    texts = common.texts
-    if texts is not None and seat_text is not None:  # labels.view_lines, the game found once
-        parts.append(_LINES(seat_text(game, texts)))
-    else:
-        parts.append(_LINES(labels.view_lines(game_type, game, texts)))
+    parts.append(_LINES(labels.view_lines(game_type, game, common.texts)))
     if legal:
         parts.append(_PARTS(legal_command_parts(game_type, view.game, legal)))
     parts.append(common.tail)

@@ -13,7 +13,7 @@ Labels are for people to read next to a command or an event (``View.legal_comman
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -213,19 +213,6 @@ def view_lines(type_id: str, view: Any, public: PublicText | None = None) -> tup
         return tuple(module.seat_text(view, public))
     text = getattr(module, "view_text", None)
     return tuple(text(view)) if text is not None else ()
-
-
-#: A game's writer of a seat's lines from the public texts (its labels module's
-#: ``seat_text``).
-SeatText = Callable[[Any, PublicText], Sequence[str]]
-
-
-def seat_text_of(type_id: str) -> SeatText | None:
-    """The ``seat_text(view, public)`` of the game's ``labels`` module (:func:`view_lines`
-    with ``public`` calls it), ``None`` for a game that writes its lines in one part: for a
-    caller that writes many views of one game."""
-    text: SeatText | None = getattr(game_module(type_id, LABELS), "seat_text", None)
-    return text
 
 
 def public_text(type_id: str, view: Any) -> PublicText | None:

@@ -23,8 +23,14 @@ from referee.application.tables.values import Watcher
 from referee.engine.game import Viewer
 
 
+def token_digest(token: str) -> bytes:
+    """The SHA-256 digest of ``token``, as a live game holds its record's token hashes."""
+    return hashlib.sha256(token.encode()).digest()
+
+
 def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
+    """The hash of ``token`` as stored: :func:`token_digest` in hex."""
+    return token_digest(token).hex()
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +107,7 @@ def seat_of(live: LiveGame, token: SeatKey, spectator: bool, play: bool = True) 
 
 def token_seat(live: LiveGame, token: str) -> int | None:
     """The seat whose token ``token`` is, or None (the record's hashes, then the claims')."""
-    digest = hashlib.sha256(token.encode()).digest()
+    digest = token_digest(token)
     found = None
     for seat in range(live.record.players):
         expected = live.seat_digest(seat)
@@ -176,9 +182,7 @@ def check_organiser(live: LiveGame, token: str) -> None:
     if not token:
         raise errors.token_missing("organiser_token is required (from CreateGameResponse)")
     expected = live.organiser_digest()
-    if expected is None or not hmac.compare_digest(
-        hashlib.sha256(token.encode()).digest(), expected
-    ):
+    if expected is None or not hmac.compare_digest(token_digest(token), expected):
         raise errors.forbidden(
             "this token is not the organiser token of this game", "TOKEN_INVALID", live.game_id
         )

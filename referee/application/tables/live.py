@@ -253,13 +253,14 @@ class LiveGame:
     def seat_digest(self, seat: int) -> bytes | None:
         """The digest of ``seat``'s token as the record holds it; None when it holds none
         (a seat taken by a claim: its token's hash is the claim's)."""
-        at = 32 * (seat + 1)
-        digest = self.token_digests[at : at + 32] if seat >= 0 else NO_DIGEST
-        return digest if len(digest) == 32 and digest != NO_DIGEST else None
+        return self._digest(seat + 1) if seat >= 0 else None
 
     def organiser_digest(self) -> bytes | None:
         """The digest of the organiser's token; None for a game without one."""
-        digest = self.token_digests[:32]
+        return self._digest(0)
+
+    def _digest(self, place: int) -> bytes | None:
+        digest = self.token_digests[32 * place : 32 * place + 32]
         return digest if len(digest) == 32 and digest != NO_DIGEST else None
 
     @property
