@@ -62,7 +62,7 @@ from referee.application.tables.errors import RefereeError
 from referee.application.tables.fanout import FanOut, Send, StreamEnded
 from referee.application.tables.live import LiveGame, now_ms
 from referee.application.tables.organiser import Organiser
-from referee.application.tables.pacing import Pacing, StreamPolicy
+from referee.application.tables.pacing import Outlet, Pacing, StreamPolicy
 from referee.application.tables.repository import Limits
 from referee.application.tables.streams import Streams
 from referee.application.tables.timekeeper import Timekeeper
@@ -401,11 +401,13 @@ class Referee:
         as_seat: int | None = None,
         after: int = 0,
         batched: bool = False,
+        holder: Outlet | None = None,
     ) -> None:
         """The same stream run into a transport's ``send`` (see :meth:`FanOut.serve`), with
         the mark where history ends; raises the :class:`RefereeError` the stream ends with.
         The stall limit and heartbeats are the writer's: ``send`` writes through an
-        :class:`~referee.application.tables.pacing.Outlet` of :attr:`pacing`."""
+        :class:`~referee.application.tables.pacing.Outlet` of :attr:`pacing`, ``holder``,
+        which the stream's updates are held by (given back at a stall)."""
         release = self._hold(seat_token)
         try:
             # The stream's updates, then served from this frame: an open stream holds a
@@ -413,6 +415,8 @@ class Referee:
             updates = await self._streams.follow(
                 game_id, seat_token, spectator, organiser_token, as_seat, after, batched
             )
+            if holder is not None:
+                holder.hold(updates)
             await self._streams.fanout.serve(updates, send)
         finally:
             release()

@@ -65,7 +65,7 @@ class LobbyCalls:
 
     async def WatchLobby(self, request: pb.WatchLobbyRequest, out: Outlet, caller: Caller) -> None:
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "WatchLobby")
-        changes = self.lobby.watch(filter_from_proto(request.filter))
+        changes = out.hold(self.lobby.watch(filter_from_proto(request.filter)))
         try:
             async for change in changes:
                 await out.send(change_to_proto(change).SerializeToString())

@@ -198,17 +198,24 @@ class RefereeCore:
         return response
 
     async def stream(
-        self, name: str, request: Message | Refused, write: Write, caller: Caller = ANONYMOUS
+        self,
+        name: str,
+        request: Message | Refused,
+        write: Write,
+        caller: Caller = ANONYMOUS,
+        cancel_writes: bool = True,
     ) -> None:
         """Run the streaming RPC ``name`` into ``write``; returns when it ends with OK,
         raises the :class:`RefereeError` it ends with otherwise. Every stream is held to the
         one stream policy (:mod:`referee.application.tables.pacing`): admitted, its writes
-        under the stall limit, a heartbeat when idle."""
+        under the stall limit, a heartbeat when idle. ``cancel_writes``: ``write`` may be
+        cancelled (gRPC's may not: see :class:`Outlet`)."""
+        out = self._outlet(name, write, cancel_writes)
         with (
-            _Measured(self, "server_stream", name, request),
-            self.referee.pacing.admit(caller.address),
+            out.hold(_Measured(self, "server_stream", name, request)),
+            out.hold(self.referee.pacing.admit(caller.address)),
         ):
-            async with self._outlet(name, write) as out:
+            async with out:
                 await self.rpcs[name](request, out, caller)
 
     async def duplex(
@@ -217,18 +224,23 @@ class RefereeCore:
         requests: AsyncIterator[Message | Refused],
         write: Write,
         caller: Caller = ANONYMOUS,
+        cancel_writes: bool = True,
     ) -> None:
         """Run the bidirectional RPC ``name``: it reads ``requests`` (each decoded, or the
         :class:`Refused` the transport made of bytes it could not read) and writes with
         ``write``; returns when it ends with OK, raises the :class:`RefereeError` it ends
         with otherwise."""
-        with _Measured(self, "bidi_stream", name, None), self.referee.pacing.admit(caller.address):
-            async with self._outlet(name, write) as out:
+        out = self._outlet(name, write, cancel_writes)
+        with (
+            out.hold(_Measured(self, "bidi_stream", name, None)),
+            out.hold(self.referee.pacing.admit(caller.address)),
+        ):
+            async with out:
                 await self.rpcs[name](requests, out, caller)
 
-    def _outlet(self, name: str, write: Write) -> Outlet:
+    def _outlet(self, name: str, write: Write, cancel_writes: bool) -> Outlet:
         """``write`` under the stream policy, with the heartbeat of the RPC's response."""
-        return self.referee.pacing.outlet(write, _heartbeat(name))
+        return self.referee.pacing.outlet(write, _heartbeat(name), cancel_writes)
 
     # --- the RPCs ------------------------------------------------------------------------
 
@@ -397,7 +409,8 @@ class RefereeCore:
         seat = await self._seat_key(request.seat_token, _seat_of(request), caller, watching)
         player = seat.principal.player.name if isinstance(seat, PlayerSeat) else ""
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "StreamGame")
-        with self.referee.pacing.admit_player(player) if player else contextlib.nullcontext():
+        pacing = self.referee.pacing
+        with out.hold(pacing.admit_player(player)) if player else contextlib.nullcontext():
             await self.referee.serve_stream(
                 request.game_id,
                 _GameSender(out, batched, sent),
@@ -407,6 +420,7 @@ class RefereeCore:
                 as_seat=_as_seat(request),
                 after=request.after_sequence,
                 batched=batched,
+                holder=out,
             )
 
 
@@ -459,12 +473,13 @@ class _Measured:
     """One call, counted: started, handled by the code the client gets, and timed. A
     request the transport could not read is refused here, so it is counted like any call."""
 
-    __slots__ = ("labels", "metrics", "request", "started")
+    __slots__ = ("handled", "labels", "metrics", "request", "started")
 
     def __init__(self, core: RefereeCore, kind: str, name: str, request: object) -> None:
         self.metrics = core.metrics
         self.labels = (kind, SERVICE, name)
         self.request = request
+        self.handled = False
         core.arrivals.count += 1
 
     def __enter__(self) -> None:
@@ -481,7 +496,14 @@ class _Measured:
             self._handled(errors.status_code(error))
             raise error
 
+    def release(self, error: RefereeError) -> None:
+        """Count the call handled with ``error`` now (a stalled stream's, whose task waits
+        in its last write): its end counts nothing more."""
+        self.__exit__(type(error), error, None)
+
     def __exit__(self, kind: type[BaseException] | None, error: object, _: object) -> None:
+        if self.handled:
+            return
         if kind is None:
             code = code_pb2.OK
         elif isinstance(error, RefereeError):
@@ -493,6 +515,7 @@ class _Measured:
         self._handled(code)
 
     def _handled(self, code: int) -> None:
+        self.handled = True
         self.metrics.handled_of(*self.labels, errors.code_name(code)).inc()
         self.metrics.handling_of(*self.labels).observe(time.perf_counter() - self.started)
 

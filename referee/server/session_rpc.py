@@ -176,9 +176,9 @@ class SessionCalls:
         self, requests: AsyncIterator[Message | Refused], out: Outlet, caller: Caller
     ) -> None:
         player = await self._session_player(caller)
-        with self._counted(player):
+        with self._counted(player, out):
             session = self.sessions.open(player)
-            reading = asyncio.ensure_future(self._read_session(requests, session))
+            reading = out.hold(asyncio.ensure_future(self._read_session(requests, session)))
             try:
                 await self._serve_session(session, out, "PlayerSession")
             finally:
@@ -196,15 +196,18 @@ class SessionCalls:
                 "WatchPlayer needs the player's credential (authorization: Bearer), or seats "
                 "named by token in resume"
             )
-        with self._counted(player):
+        with self._counted(player, out):
             session = self.sessions.open(player, resumes)
             await self._serve_session(session, out, "WatchPlayer")
 
-    def _counted(self, player: Principal | None) -> contextlib.AbstractContextManager[None]:
-        """The stream against its player's cap (a session with no player has none)."""
+    def _counted(
+        self, player: Principal | None, out: Outlet
+    ) -> contextlib.AbstractContextManager[None]:
+        """The stream against its player's cap (a session with no player has none), held by
+        its outlet."""
         if player is None:
             return contextlib.nullcontext()
-        return self.pacing.admit_player(player.player.name)
+        return out.hold(self.pacing.admit_player(player.player.name))
 
     async def _session_player(self, caller: Caller) -> Principal | None:
         """Who the call's credential names (counted once against the player's calls per
@@ -237,7 +240,7 @@ class SessionCalls:
         write for a command's outcome and the updates it caused)."""
         sent = self.metrics.msg_sent.labels("bidi_stream", SERVICE, name)
         commands = self.metrics.commands_of
-        async with contextlib.aclosing(session.batches()) as batches:
+        async with contextlib.aclosing(out.hold(session.batches())) as batches:
             async for batch in batches:
                 parts: list[bytes] = []
                 size = 0

@@ -11,12 +11,17 @@ messages arrive as ready bytes and leave as they are.
 A bidirectional RPC (PlayerSession) gets the request messages as they arrive, each decoded
 as a unary request is (an unreadable one reaches the service as a ``Refused``, which answers
 it on the stream rather than ending it), and writes its messages with ``context.write``.
+
+A stream's task awaits each ``context.write`` itself, and nothing cancels it: gRPC cannot
+take back a message it has begun to write (a status sent meanwhile is refused, and the call
+is left with neither). A stall therefore gives back what the stream holds at once, and the
+stream ends with its status once the write under way is taken (see
+:class:`~referee.application.tables.pacing.Outlet`): to a stalled client the status goes out
+when it reads again (the call ends when its connection does, if it never reads).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeAlias
 
@@ -58,52 +63,6 @@ async def _abort(context: Context, error: RefereeError) -> None:
     await context.abort_with_status(rpc_status.to_status(errors.to_status(error)))
 
 
-class _Writes:
-    """A stream's ``context.write``, each write run by a task of its own that the stream's
-    task waits on through a plain future: a stall cancels the stream's wait, never the write
-    itself, which gRPC cannot take back (a status sent while a message is still being
-    written is refused, and the call is left with neither). The write's task settles the
-    future itself, rather than a shield passing its end along: one loop pass less per
-    message, and no future nor callbacks of the shield's."""
-
-    __slots__ = ("context", "loop", "pending")
-
-    def __init__(self, context: Context) -> None:
-        self.context = context
-        self.loop = asyncio.get_running_loop()
-        self.pending: asyncio.Task[None] | None = None
-
-    async def __call__(self, data: bytes) -> None:
-        taken = self.loop.create_future()
-        self.pending = self.loop.create_task(self._write(data, taken))
-        await taken
-        # Taken: nothing for :meth:`end` to wait for, and an idle stream holds no finished
-        # write (its task, and the task's entry among the loop's).
-        self.pending = None
-
-    async def _write(self, data: bytes, taken: asyncio.Future[None]) -> None:
-        try:
-            await self.context.write(data)
-        except asyncio.CancelledError:
-            taken.cancel()
-            raise
-        except Exception as error:  # the stream's task gets it, if it still waits
-            if not taken.done():
-                taken.set_exception(error)
-        else:
-            if not taken.done():
-                taken.set_result(None)
-
-    async def end(self, error: RefereeError) -> None:
-        """End the call with ``error`` once the message being written is taken: to a
-        stalled client the status goes out when it reads again (the stream's slot is free
-        already; the call ends when its connection does, if it never reads)."""
-        if self.pending is not None:
-            with contextlib.suppress(Exception):
-                await self.pending
-        await _abort(self.context, error)
-
-
 def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[Message | bytes]]:
     async def handle(request: Message | Refused, context: Context) -> Message | bytes:
         try:
@@ -117,22 +76,22 @@ def _unary(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[M
 
 def _stream(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(request: Message | Refused, context: Context) -> None:
-        writes = _Writes(context)
+        caller = caller_of(context, core.proxies)
         try:
-            await core.stream(name, request, writes, caller_of(context, core.proxies))
+            await core.stream(name, request, context.write, caller, cancel_writes=False)
         except RefereeError as error:
-            await writes.end(error)
+            await _abort(context, error)
 
     return handle
 
 
 def _duplex(core: RefereeCore, name: str) -> Callable[[Any, Context], Awaitable[None]]:
     async def handle(requests: AsyncIterator[Message | Refused], context: Context) -> None:
-        writes = _Writes(context)
+        caller = caller_of(context, core.proxies)
         try:
-            await core.duplex(name, requests, writes, caller_of(context, core.proxies))
+            await core.duplex(name, requests, context.write, caller, cancel_writes=False)
         except RefereeError as error:
-            await writes.end(error)
+            await _abort(context, error)
 
     return handle
 

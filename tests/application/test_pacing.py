@@ -6,11 +6,12 @@ tests/server/test_stream_policy.py and tests/server/test_heartbeats.py."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator
 
 import pytest
 
 from referee.application import Kind, RefereeError
-from referee.application.tables.pacing import Pacing, StreamPolicy
+from referee.application.tables.pacing import Outlet, Pacing, StreamPolicy
 
 
 def test_every_cap_refuses_with_a_retry_delay() -> None:
@@ -72,3 +73,53 @@ def test_an_idle_stream_sends_heartbeats() -> None:
 
     written = asyncio.run(asyncio.wait_for(main(), 30))
     assert written[0] == b"update" and set(written[1:]) == {b"beat"}
+
+
+def test_a_plain_write_is_never_cancelled_and_the_stall_gives_back_what_the_stream_holds() -> None:
+    """A write that may not be cancelled (gRPC's) stalls: what the stream holds is given back
+    at once (its slot, the generator it reads, a task of its own), the write itself is left
+    to end, and then the stream ends with the stall's error."""
+
+    async def main() -> tuple[RefereeError, list[str]]:
+        pacing = Pacing(StreamPolicy(stall_seconds=0.2, heartbeat_seconds=0))
+        reads = asyncio.Event()
+        seen: list[str] = []
+
+        async def write(data: bytes) -> None:
+            if seen:
+                try:
+                    await reads.wait()  # the reader stopped, until it reads again
+                except asyncio.CancelledError:
+                    seen.append("write cancelled")
+                    raise
+            seen.append("taken")
+
+        async def updates() -> AsyncGenerator[bytes, None]:
+            try:
+                while True:
+                    yield b"update"
+            finally:
+                seen.append("updates closed")
+
+        async def stream(out: Outlet) -> None:
+            with out.hold(pacing.admit("10.0.0.1")):
+                async with out:
+                    helper = out.hold(asyncio.ensure_future(asyncio.Event().wait()))
+                    async for data in out.hold(updates()):
+                        await out.send(data)
+                    await helper
+
+        out = pacing.outlet(write, bytes, cancel_writes=False, last_sequence="3")
+        task = asyncio.ensure_future(stream(out))
+        while pacing.open or "updates closed" not in seen:  # given back at the stall
+            await asyncio.sleep(0.01)
+        assert not task.done()  # still in its write
+        reads.set()
+        with pytest.raises(RefereeError) as caught:
+            await task
+        return caught.value, seen
+
+    error, seen = asyncio.run(asyncio.wait_for(main(), 30))
+    assert seen == ["taken", "updates closed", "taken"]
+    assert error.metadata["limit"] == "stream stall seconds"
+    assert error.metadata["last_sequence"] == "3"

@@ -7,15 +7,12 @@ RESOURCE_EXHAUSTED within the stall limit, freeing its ``--max-streams`` slot fo
 
 from __future__ import annotations
 
-import asyncio
 import random
-from typing import Any, cast
 
 import grpc
 
 from referee.application import Limits
 from referee.server.app import running_server
-from referee.server.wire import _Writes
 from referee.v1 import referee_pb2_grpc as pb_grpc
 from tests.server.conftest import (
     create_game,
@@ -67,34 +64,3 @@ def test_a_stream_whose_client_never_reads_is_ended_and_frees_its_slot() -> None
             assert 0 < int(failure_of(error).metadata["last_sequence"]) <= received
         else:
             raise AssertionError("the stalled stream ended with OK")
-
-
-def test_a_stream_holds_no_write_once_it_is_taken() -> None:
-    """Once the transport took a message, the stream's writer holds nothing of the write (an
-    idle stream would keep its finished task, and the task's entry among the loop's, for
-    its whole life); a write still under way stays, for the stream's end to wait for."""
-
-    class Transport:
-        def __init__(self) -> None:
-            self.taken: list[bytes] = []
-            self.gate = asyncio.Event()
-
-        async def write(self, data: bytes) -> None:
-            if data == b"held":
-                await self.gate.wait()
-            self.taken.append(data)
-
-    async def scenario() -> None:
-        transport = Transport()
-        writes = _Writes(cast(Any, transport))
-        await writes(b"first")
-        assert writes.pending is None and transport.taken == [b"first"]
-        under_way = asyncio.ensure_future(writes(b"held"))
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
-        assert writes.pending is not None and not writes.pending.done()
-        transport.gate.set()
-        await under_way
-        assert writes.pending is None and transport.taken == [b"first", b"held"]
-
-    asyncio.run(scenario())

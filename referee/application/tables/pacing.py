@@ -29,11 +29,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeAlias, TypeVar
+
+import structlog
 
 from referee.application.tables import errors
 from referee.application.tables.errors import RefereeError
+
+log = structlog.get_logger("referee")
 
 #: A transport's writer of one stream message (its serialized bytes).
 Write = Callable[[bytes], Awaitable[None]]
@@ -59,10 +64,34 @@ class StreamPolicy:
     max_streams_per_address: int = 2000
 
 
+class Releasable(Protocol):
+    """Something a stream holds that is given back once: at the stream's end, or at a stall
+    (:meth:`Outlet.hold`), with the error the stream ends with."""
+
+    def release(self, error: RefereeError) -> None: ...
+
+
+#: What an outlet gives back at a stall of a plain write: a holding of the stream's own, a
+#: generator the stream reads (closed: its ``finally`` gives back what it holds), or a task
+#: of the stream's (cancelled).
+Holding: TypeAlias = Releasable | AsyncGenerator[Any, None] | asyncio.Future[Any]
+_H = TypeVar("_H", bound=Holding)
+
+
 @dataclass(eq=False, slots=True)
 class Outlet:
     """One stream's writes under the policy: :meth:`send` each message; the stream's
-    handler runs inside ``async with`` (see :meth:`Pacing.outlet`)."""
+    handler runs inside ``async with`` (see :meth:`Pacing.outlet`).
+
+    A stall ends the stream in one of two ways, as the transport's write allows. A write
+    that may be cancelled (``cancel_writes``: HTTP, in process) is: the stall cancels the
+    stream's task, which gives back what it holds as it unwinds. gRPC's cannot be taken back
+    once begun (a status sent while a message is still being written is refused, and the
+    call is left with neither), so the stream's task writes it and nothing cancels it: at
+    the stall the outlet gives back at once everything the stream registered with
+    :meth:`hold` (its slots, its count in the metrics, the generators it reads, its reader's
+    task), and :meth:`send` raises the stall's error once the write ends (the client reads
+    again, or its connection ends)."""
 
     pacing: Pacing
     write: Write
@@ -71,27 +100,50 @@ class Outlet:
     #: Where the client resumes after the message last taken (``last_sequence``), in the
     #: stall's error.
     resume: dict[str, str] = field(default_factory=dict)
+    #: The transport's write may be cancelled: a stall cancels the stream's task.
+    cancel_writes: bool = True
     _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     #: When the write under way began (0: none); when the last one ended.
     _began: float = 0.0
     _last: float = 0.0
+    #: The write under way is a heartbeat's (a task of its own writes it).
+    _beat_writing: bool = False
     _task: asyncio.Task[object] | None = None
     _stalled: bool = False
     _beating: asyncio.Future[None] | None = None
+    #: What the stream holds, given back at a stall of a plain write (:meth:`hold`).
+    _holdings: list[Holding] | None = None
+    #: The generators and tasks given back at a stall, while they close.
+    _closing: asyncio.Future[None] | None = None
 
     async def __call__(self, data: bytes) -> None:
         await self.send(data)
 
-    async def send(self, data: bytes) -> None:
-        """Write one message (waiting for a heartbeat under way)."""
+    async def send(self, data: bytes, beat: bool = False) -> None:
+        """Write one message (waiting for a heartbeat under way); ``beat``: the heartbeat's
+        own task writes it."""
         async with self._lock:
             loop = self.pacing.loop()
+            self._beat_writing = beat
             self._began = loop.time()
             try:
                 await self.write(data)
             finally:
                 self._began = 0.0
                 self._last = loop.time()
+                if self._closing is not None:
+                    # Closed once, by the stall: the stream's unwinding finds them closed.
+                    await self._closing
+            if self._stalled:  # a plain write, taken at last: the stream ends all the same
+                raise self.stall_error()
+
+    def hold(self, holding: _H) -> _H:
+        """Register ``holding`` as the stream's, given back at a stall (see the class); a
+        releasable's own end releases it too, whichever comes first."""
+        if self._holdings is None:
+            self._holdings = []
+        self._holdings.append(holding)
+        return holding
 
     async def __aenter__(self) -> Outlet:
         self._task = asyncio.current_task()
@@ -100,13 +152,35 @@ class Outlet:
         return self
 
     async def __aexit__(self, kind: object, error: object, trace: object) -> None:
-        self.pacing.forget(self)
-        if self._beating is not None:
-            self._beating.cancel()
-        if self._stalled and isinstance(error, asyncio.CancelledError):
+        stalled = self._stalled and isinstance(error, asyncio.CancelledError)
+        if stalled:
             assert self._task is not None
             self._task.uncancel()
+        beating = self._beating
+        if beating is not None:
+            if self.cancel_writes:
+                beating.cancel()
+            else:
+                await self._heartbeat_taken(beating)
+        self.pacing.forget(self)
+        if stalled or (self._stalled and kind is None):
             raise self.stall_error() from None
+
+    async def _heartbeat_taken(self, beating: asyncio.Future[None]) -> None:
+        """Wait for the heartbeat under way to be taken (a plain write is never cancelled,
+        and the stream's status goes out after it); stalled meanwhile, the stream's holdings
+        are given back while it waits."""
+        if self._stalled:
+            self._give_back()
+        while not beating.done():
+            try:
+                await asyncio.wait((beating,))
+            except asyncio.CancelledError:
+                if not self._stalled:
+                    raise
+                assert self._task is not None
+                self._task.uncancel()
+                self._give_back()
 
     def stall_error(self) -> RefereeError:
         return errors.exhausted(
@@ -132,16 +206,47 @@ class Outlet:
 
     def _stall(self) -> None:
         self._stalled = True
-        if self._task is not None:
-            self._task.cancel()
+        if self.cancel_writes or self._beat_writing:
+            # The stream's task is not in a plain write: it unwinds, giving back as it goes.
+            if self._task is not None:
+                self._task.cancel()
+            return
+        self._give_back()
+
+    def _give_back(self) -> None:
+        """Give back what the stream holds, now (its task waits in a write that cannot be
+        cancelled): releasables at once, its generators and tasks closed by a task."""
+        self.pacing.forget(self)
+        holdings, self._holdings = self._holdings or [], None
+        error = self.stall_error()
+        closing: list[AsyncGenerator[Any, None] | asyncio.Future[Any]] = []
+        for holding in reversed(holdings):
+            if isinstance(holding, asyncio.Future | AsyncGenerator):
+                closing.append(holding)
+            else:
+                holding.release(error)
+        if closing:
+            self._closing = asyncio.ensure_future(_close(closing))
 
     async def _beat(self) -> None:
         try:
             # A write that fails fails the stream's own next write the same way.
             with contextlib.suppress(Exception):
-                await self.send(self.heartbeat())
+                await self.send(self.heartbeat(), beat=True)
         finally:
             self._beating = None
+
+
+async def _close(holdings: list[AsyncGenerator[Any, None] | asyncio.Future[Any]]) -> None:
+    """Close a stalled stream's generators and tasks, in turn (innermost first)."""
+    for holding in holdings:
+        if isinstance(holding, asyncio.Future):
+            holding.cancel()
+            continue
+        try:
+            await holding.aclose()
+        except Exception:  # what the stream raised as it closed: its end is the stall's
+            log.exception("stalled_stream_close_failed")
 
 
 class Admission:
@@ -150,12 +255,13 @@ class Admission:
     plain object rather than a generator's context manager: an open stream holds one for
     its whole life."""
 
-    __slots__ = ("address", "pacing", "player")
+    __slots__ = ("address", "pacing", "player", "released")
 
     def __init__(self, pacing: Pacing, address: str, player: str | None) -> None:
         self.pacing = pacing
         self.address = address
         self.player = player
+        self.released = False
 
     def __enter__(self) -> None:
         pacing = self.pacing
@@ -177,6 +283,13 @@ class Admission:
         _count(pacing.by_address, address, 1)
 
     def __exit__(self, kind: object, error: object, trace: object) -> None:
+        self.release(None)
+
+    def release(self, error: RefereeError | None) -> None:
+        """Give the place back (once: at the block's end, or earlier at a stall)."""
+        if self.released:
+            return
+        self.released = True
         pacing = self.pacing
         if self.player is not None:
             _count(pacing.by_player, self.player, -1)
@@ -209,11 +322,18 @@ class Pacing:
         ``with`` block."""
         return Admission(self, "", player)
 
-    def outlet(self, write: Write, heartbeat: Callable[[], bytes], **resume: str) -> Outlet:
+    def outlet(
+        self,
+        write: Write,
+        heartbeat: Callable[[], bytes],
+        cancel_writes: bool = True,
+        **resume: str,
+    ) -> Outlet:
         """A stream's writer under the policy: use it as ``async with outlet:`` around the
-        stream, in the task that runs it (a stall ends that task's wait and the block raises
-        RESOURCE_EXHAUSTED with ``resume``, which the stream keeps up to date)."""
-        return Outlet(self, write, heartbeat, dict(resume))
+        stream, in the task that runs it (a stall ends the stream with RESOURCE_EXHAUSTED and
+        ``resume``, which the stream keeps up to date). ``cancel_writes``: ``write`` may be
+        cancelled (see :class:`Outlet`)."""
+        return Outlet(self, write, heartbeat, dict(resume), cancel_writes)
 
     def loop(self) -> asyncio.AbstractEventLoop:
         return asyncio.get_running_loop()
@@ -254,4 +374,13 @@ def _count(counts: dict[str, int], key: str, step: int) -> None:
         counts.pop(key, None)
 
 
-__all__ = ["RETRY_SECONDS", "Admission", "Outlet", "Pacing", "StreamPolicy", "Write"]
+__all__ = [
+    "RETRY_SECONDS",
+    "Admission",
+    "Holding",
+    "Outlet",
+    "Pacing",
+    "Releasable",
+    "StreamPolicy",
+    "Write",
+]
