@@ -17,7 +17,6 @@ The adapters, both built from the service descriptor (:data:`METHODS`): gRPC
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import time
@@ -211,12 +210,10 @@ class RefereeCore:
         under the stall limit, a heartbeat when idle. ``cancel_writes``: ``write`` may be
         cancelled (gRPC's may not: see :class:`Outlet`)."""
         out = self._outlet(name, write, cancel_writes)
-        with (
-            out.hold(_Measured(self, "server_stream", name, request)),
-            out.hold(self.referee.pacing.admit(caller.address)),
-        ):
-            async with out:
-                await self.rpcs[name](request, out, caller)
+        out.enter(_Measured(self, "server_stream", name, request))
+        out.enter(self.referee.pacing.admit(caller.address))
+        async with out:
+            await self.rpcs[name](request, out, caller)
 
     async def duplex(
         self,
@@ -231,12 +228,10 @@ class RefereeCore:
         ``write``; returns when it ends with OK, raises the :class:`RefereeError` it ends
         with otherwise."""
         out = self._outlet(name, write, cancel_writes)
-        with (
-            out.hold(_Measured(self, "bidi_stream", name, None)),
-            out.hold(self.referee.pacing.admit(caller.address)),
-        ):
-            async with out:
-                await self.rpcs[name](requests, out, caller)
+        out.enter(_Measured(self, "bidi_stream", name, None))
+        out.enter(self.referee.pacing.admit(caller.address))
+        async with out:
+            await self.rpcs[name](requests, out, caller)
 
     def _outlet(self, name: str, write: Write, cancel_writes: bool) -> Outlet:
         """``write`` under the stream policy, with the heartbeat of the RPC's response."""
@@ -409,19 +404,19 @@ class RefereeCore:
         seat = await self._seat_key(request.seat_token, _seat_of(request), caller, watching)
         player = seat.principal.player.name if isinstance(seat, PlayerSeat) else ""
         sent = self.metrics.msg_sent.labels("server_stream", SERVICE, "StreamGame")
-        pacing = self.referee.pacing
-        with out.hold(pacing.admit_player(player)) if player else contextlib.nullcontext():
-            await self.referee.serve_stream(
-                request.game_id,
-                _GameSender(out, batched, sent),
-                seat_token=seat,
-                spectator=request.spectator,
-                organiser_token=request.organiser_token,
-                as_seat=_as_seat(request),
-                after=request.after_sequence,
-                batched=batched,
-                holder=out,
-            )
+        if player:
+            out.enter(self.referee.pacing.admit_player(player))
+        await self.referee.serve_stream(
+            request.game_id,
+            _GameSender(out, batched, sent),
+            seat_token=seat,
+            spectator=request.spectator,
+            organiser_token=request.organiser_token,
+            as_seat=_as_seat(request),
+            after=request.after_sequence,
+            batched=batched,
+            holder=out,
+        )
 
 
 class _GameSender:
@@ -496,10 +491,11 @@ class _Measured:
             self._handled(errors.status_code(error))
             raise error
 
-    def release(self, error: RefereeError) -> None:
-        """Count the call handled with ``error`` now (a stalled stream's, whose task waits
-        in its last write): its end counts nothing more."""
-        self.__exit__(type(error), error, None)
+    def release(self, error: BaseException | None) -> None:
+        """Count the call handled with ``error`` (``None``: OK), once: a stream's outlet
+        releases it at the stream's end, or at its stall (the task then waits in its last
+        write, and its end counts nothing more)."""
+        self.__exit__(None if error is None else type(error), error, None)
 
     def __exit__(self, kind: type[BaseException] | None, error: object, _: object) -> None:
         if self.handled:

@@ -176,15 +176,15 @@ class SessionCalls:
         self, requests: AsyncIterator[Message | Refused], out: Outlet, caller: Caller
     ) -> None:
         player = await self._session_player(caller)
-        with self._counted(player, out):
-            session = self.sessions.open(player)
-            reading = out.hold(asyncio.ensure_future(self._read_session(requests, session)))
-            try:
-                await self._serve_session(session, out, "PlayerSession")
-            finally:
-                reading.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await reading
+        self._counted(player, out)
+        session = self.sessions.open(player)
+        reading = out.hold(asyncio.ensure_future(self._read_session(requests, session)))
+        try:
+            await self._serve_session(session, out, "PlayerSession")
+        finally:
+            reading.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reading
 
     async def WatchPlayer(
         self, request: pb.WatchPlayerRequest, out: Outlet, caller: Caller
@@ -196,18 +196,15 @@ class SessionCalls:
                 "WatchPlayer needs the player's credential (authorization: Bearer), or seats "
                 "named by token in resume"
             )
-        with self._counted(player, out):
-            session = self.sessions.open(player, resumes)
-            await self._serve_session(session, out, "WatchPlayer")
+        self._counted(player, out)
+        session = self.sessions.open(player, resumes)
+        await self._serve_session(session, out, "WatchPlayer")
 
-    def _counted(
-        self, player: Principal | None, out: Outlet
-    ) -> contextlib.AbstractContextManager[None]:
+    def _counted(self, player: Principal | None, out: Outlet) -> None:
         """The stream against its player's cap (a session with no player has none), held by
         its outlet."""
-        if player is None:
-            return contextlib.nullcontext()
-        return out.hold(self.pacing.admit_player(player.player.name))
+        if player is not None:
+            out.enter(self.pacing.admit_player(player.player.name))
 
     async def _session_player(self, caller: Caller) -> Principal | None:
         """Who the call's credential names (counted once against the player's calls per

@@ -102,12 +102,12 @@ def test_a_plain_write_is_never_cancelled_and_the_stall_gives_back_what_the_stre
                 seen.append("updates closed")
 
         async def stream(out: Outlet) -> None:
-            with out.hold(pacing.admit("10.0.0.1")):
-                async with out:
-                    helper = out.hold(asyncio.ensure_future(asyncio.Event().wait()))
-                    async for data in out.hold(updates()):
-                        await out.send(data)
-                    await helper
+            out.enter(pacing.admit("10.0.0.1"))
+            async with out:
+                helper = out.hold(asyncio.ensure_future(asyncio.Event().wait()))
+                async for data in out.hold(updates()):
+                    await out.send(data)
+                await helper
 
         out = pacing.outlet(write, bytes, cancel_writes=False, last_sequence="3")
         task = asyncio.ensure_future(stream(out))

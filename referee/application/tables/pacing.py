@@ -65,17 +65,19 @@ class StreamPolicy:
 
 
 class Releasable(Protocol):
-    """Something a stream holds that is given back once: at the stream's end, or at a stall
-    (:meth:`Outlet.hold`), with the error the stream ends with."""
+    """Something a stream holds from :meth:`Outlet.enter` on, given back once by the outlet:
+    at the stream's end, with what it ends with (``None``: OK), or at a stall."""
 
-    def release(self, error: RefereeError) -> None: ...
+    def __enter__(self) -> None: ...
+
+    def release(self, error: BaseException | None) -> None: ...
 
 
 #: What an outlet gives back at a stall of a plain write: a holding of the stream's own, a
 #: generator the stream reads (closed: its ``finally`` gives back what it holds), or a task
 #: of the stream's (cancelled).
 Holding: TypeAlias = Releasable | AsyncGenerator[Any, None] | asyncio.Future[Any]
-_H = TypeVar("_H", bound=Holding)
+_H = TypeVar("_H", bound=AsyncGenerator[Any, None] | asyncio.Future[Any])
 
 
 @dataclass(eq=False, slots=True)
@@ -137,13 +139,35 @@ class Outlet:
             if self._stalled:  # a plain write, taken at last: the stream ends all the same
                 raise self.stall_error()
 
+    def enter(self, holding: Releasable) -> None:
+        """Enter ``holding`` (a refusal raises here, what was entered before it released
+        with it) and hold it until the stream's end, or its stall (see the class). The
+        outlet is the one owner: no ``with`` block of the stream's keeps its own exit."""
+        try:
+            holding.__enter__()
+        except BaseException as error:
+            self._release(error)
+            raise
+        self._held(holding)
+
     def hold(self, holding: _H) -> _H:
-        """Register ``holding`` as the stream's, given back at a stall (see the class); a
-        releasable's own end releases it too, whichever comes first."""
+        """Register ``holding`` as the stream's, to give back at a stall (see the class):
+        a generator is closed, a task cancelled (their own ends are the stream's)."""
+        self._held(holding)
+        return holding
+
+    def _held(self, holding: Holding) -> None:
         if self._holdings is None:
             self._holdings = []
         self._holdings.append(holding)
-        return holding
+
+    def _release(self, error: BaseException | None) -> None:
+        """Give back what was entered (:meth:`enter`), last first, with what the stream
+        ends with."""
+        holdings, self._holdings = self._holdings or [], None
+        for holding in reversed(holdings):
+            if not isinstance(holding, asyncio.Future | AsyncGenerator):
+                holding.release(error)
 
     async def __aenter__(self) -> Outlet:
         self._task = asyncio.current_task()
@@ -164,7 +188,10 @@ class Outlet:
                 await self._heartbeat_taken(beating)
         self.pacing.forget(self)
         if stalled or (self._stalled and kind is None):
-            raise self.stall_error() from None
+            ending = self.stall_error()
+            self._release(ending)
+            raise ending from None
+        self._release(error if isinstance(error, BaseException) else None)
 
     async def _heartbeat_taken(self, beating: asyncio.Future[None]) -> None:
         """Wait for the heartbeat under way to be taken (a plain write is never cancelled,
@@ -217,14 +244,12 @@ class Outlet:
         """Give back what the stream holds, now (its task waits in a write that cannot be
         cancelled): releasables at once, its generators and tasks closed by a task."""
         self.pacing.forget(self)
-        holdings, self._holdings = self._holdings or [], None
-        error = self.stall_error()
-        closing: list[AsyncGenerator[Any, None] | asyncio.Future[Any]] = []
-        for holding in reversed(holdings):
-            if isinstance(holding, asyncio.Future | AsyncGenerator):
-                closing.append(holding)
-            else:
-                holding.release(error)
+        closing = [
+            holding
+            for holding in reversed(self._holdings or ())
+            if isinstance(holding, asyncio.Future | AsyncGenerator)
+        ]
+        self._release(self.stall_error())
         if closing:
             self._closing = asyncio.ensure_future(_close(closing))
 
@@ -283,10 +308,10 @@ class Admission:
         _count(pacing.by_address, address, 1)
 
     def __exit__(self, kind: object, error: object, trace: object) -> None:
-        self.release(None)
+        self.release()
 
-    def release(self, error: RefereeError | None) -> None:
-        """Give the place back (once: at the block's end, or earlier at a stall)."""
+    def release(self, error: BaseException | None = None) -> None:
+        """Give the place back (once: at the block's end, or the stream's, or its stall)."""
         if self.released:
             return
         self.released = True
