@@ -90,10 +90,10 @@ class Outlet:
     stream's task, which gives back what it holds as it unwinds. gRPC's cannot be taken back
     once begun (a status sent while a message is still being written is refused, and the
     call is left with neither), so the stream's task writes it and nothing cancels it: at
-    the stall the outlet gives back at once everything the stream registered with
-    :meth:`hold` (its slots, its count in the metrics, the generators it reads, its reader's
-    task), and :meth:`send` raises the stall's error once the write ends (the client reads
-    again, or its connection ends)."""
+    the stall the outlet gives back at once everything the stream registered with it (its
+    count in the metrics and its slots, :meth:`enter`; the generators it reads and its
+    reader's task, :meth:`hold`), and :meth:`send` raises the stall's error once the write
+    ends (the client reads again, or its connection ends)."""
 
     pacing: Pacing
     write: Write
