@@ -96,6 +96,17 @@ def shallow_copy(state: T) -> T:
     return copied
 
 
+def replaced(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """``items`` with the one at ``index`` replaced by ``value``: a new tuple. A state keeps
+    the containers its events seldom change as tuples, which its copies share (a step's copy
+    then copies only what changes at every move), and changes one of them by this.
+
+    >>> replaced((1, 2, 3), 1, 5)
+    (1, 5, 3)
+    """
+    return (*items[:index], value, *items[index + 1 :])
+
+
 def among(command: Command, offered: tuple[Command, ...]) -> bool:
     """Whether ``command`` is one of the objects ``offered`` (the legal commands a table gave),
     not merely equal to one: an equal command may hold other types (``True`` for ``1``), which
@@ -293,4 +304,4 @@ class SearchTable(Generic[StateT]):
         return self.game.view(self._state, viewer)
 
 
-__all__ = ["SearchTable", "among", "shallow_copy"]
+__all__ = ["SearchTable", "among", "replaced", "shallow_copy"]

@@ -67,7 +67,7 @@ def _apply_game_started(state: DraculaVsVanHelsingState, e: GameStarted) -> None
 def _apply_round_started(state: DraculaVsVanHelsingState, e: RoundStarted) -> None:
     state.round = e.round
     state.deck = [CODE_OF_CARD[card] for card in e.deck]
-    state.pile = []
+    state.pile = ()
     state.revealed = [False] * CODE_RANGE  # DV-5: reveals do not carry over
     state.seen = [0] * CODE_RANGE
     state.drawn = 0
@@ -102,7 +102,7 @@ def _apply_card_drawn(state: DraculaVsVanHelsingState, e: CardDrawn) -> None:
 
 def _apply_drawn_card_discarded(state: DraculaVsVanHelsingState, e: DrawnCardDiscarded) -> None:
     code = state.drawn
-    state.pile.append(code)
+    state.pile += (code,)
     state.drawn = 0
     state.step = EFFECT_STEP.get(code % 10, Step.UNSPECIFIED)
 
@@ -111,7 +111,7 @@ def _apply_drawn_card_placed(state: DraculaVsVanHelsingState, e: DrawnCardPlaced
     own = state.slots[e.seat]
     old = own[e.district - 1]
     own[e.district - 1] = state.drawn
-    state.pile.append(old)
+    state.pile += (old,)
     state.drawn = 0
     state.step = EFFECT_STEP.get(old % 10, Step.UNSPECIFIED)
 

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.game import GameConfig, Viewer
-from referee.engine.search_table import shallow_copy
 from referee.games.dracula_vs_van_helsing.model import (
     CARDS,
     DECK,
@@ -64,8 +63,6 @@ def code_of(card: Card) -> int:
     return int(card.colour) * 10 + card.value
 
 
-# Not slots: copy_state copies the instance dict in one C call (a search table copies the
-# state at every step; referee/engine/search_table.py).
 @dataclass
 class DraculaVsVanHelsingState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""
@@ -84,7 +81,9 @@ class DraculaVsVanHelsingState:
     slots: list[list[int]] = field(default_factory=lambda: [[0] * SLOTS, [0] * SLOTS])
     #: The draw deck, top first (DV-26: never shown).
     deck: list[int] = field(default_factory=list)
-    pile: list[int] = field(default_factory=list)
+    #: The discard pile, oldest first: a tuple, which a copy shares (a search table copies the
+    #: state at every step).
+    pile: tuple[int, ...] = ()
     #: revealed[code]: face up for everyone this round (DV-11, DV-18).
     revealed: list[bool] = field(default_factory=lambda: [False] * CODE_RANGE)
     #: seen[code]: bit s set when seat s has seen the card this round (DV-24, DV-25).
@@ -125,15 +124,36 @@ class DraculaVsVanHelsingState:
 
 
 def copy_state(state: DraculaVsVanHelsingState) -> DraculaVsVanHelsingState:
-    """A deep, independent copy: the immutable values shared, every mutable container copied
-    (a search table copies the state at every step, so this is kept to C-level copies); the
-    view's parts kept by the state start anew."""
-    new = shallow_copy(state)
+    """A deep, independent copy: the immutable values (the tuples among them) shared, every
+    mutable container copied; the view's parts kept by the state start anew. Field by field on
+    a new object, not through ``__init__``: a search table copies the state at every step, and
+    the compiled build reads and sets each field in a C struct (``tests/engine/test_search.py``
+    checks every field is copied)."""
+    new = DraculaVsVanHelsingState.__new__(DraculaVsVanHelsingState)
+    new.config = state.config
+    new.order = state.order
+    new.dracula = state.dracula
+    new.round = state.round
+    new.hp = state.hp
+    new.districts = state.districts
+    new.track = state.track
     new.slots = list(map(list.copy, state.slots))
     new.deck = state.deck.copy()
-    new.pile = state.pile.copy()
+    new.pile = state.pile
     new.revealed = state.revealed.copy()
     new.seen = state.seen.copy()
+    new.drawn = state.drawn
+    new.active = state.active
+    new.step = state.step
+    new.turn_kind = state.turn_kind
+    new.called_by = state.called_by
+    new.last_round_end = state.last_round_end
+    new.last_resolution = state.last_resolution
+    new.last_pile = state.last_pile
+    new.last_deck_top = state.last_deck_top
+    new.winner = state.winner
+    new.end = state.end
+    new.ended = state.ended
     new.public = None
     new.racks = ({}, {})
     return new

@@ -71,7 +71,7 @@ def _apply_hand_started(state: MauMauVampiresState, e: HandStarted) -> None:
     state.deck = []
     state.pile_under = [0] * CODES
     state.top = -1
-    state.turned = []
+    state.turned = ()
     state.night = False
     state.clocks = 0
     state.werewolf = -1
@@ -89,16 +89,16 @@ def _clear_turn(state: MauMauVampiresState) -> None:
     state.drawn = -1
     state.missed_mau_mau = False
     if state.triggers:
-        state.triggers = []
+        state.triggers = ()
     if state.wisher >= 0:  # what a wish, a call or (g) left behind (rare: checked first)
         state.wisher = -1
         state.wish_reason = WishReason.UNSPECIFIED
     if state.call_colour:
         state.call_colour = 0
-        state.answering = []
-        state.shown = []
+        state.answering = ()
+        state.shown = ()
     if state.pair:
-        state.pair = []
+        state.pair = ()
 
 
 def _apply_deck_shuffled(state: MauMauVampiresState, e: DeckShuffled) -> None:
@@ -107,7 +107,7 @@ def _apply_deck_shuffled(state: MauMauVampiresState, e: DeckShuffled) -> None:
     if e.reason is ShuffleReason.PILE_RESHUFFLED:
         state.pile_under = [0] * CODES
     elif e.reason is ShuffleReason.SPECIALS_RETURNED:
-        state.turned = []
+        state.turned = ()
 
 
 def _take_into(state: MauMauVampiresState, seat: int, count: int) -> list[int]:
@@ -127,7 +127,7 @@ def _apply_cards_dealt(state: MauMauVampiresState, e: CardsDealt) -> None:
 def _apply_starting_card_turned(state: MauMauVampiresState, e: StartingCardTurned) -> None:
     code = state.deck.pop()
     if code >= MAU_MAU_CARDS:
-        state.turned.append(code)
+        state.turned += (code,)
     else:
         state.top = code
 
@@ -142,8 +142,8 @@ def _apply_turn_started(state: MauMauVampiresState, e: TurnStarted) -> None:
 def _apply_cards_drawn(state: MauMauVampiresState, e: CardsDrawn) -> None:
     if e.reason is DrawReason.DRAW_TWO_AND_SHARE:
         deck = state.deck
-        state.pair.extend(deck.pop() for _ in range(e.count))
-        state.pair.sort()  # as the event and the view list them; ShareDrawn.to_seats too
+        # Sorted, as the event and the view list them; ShareDrawn.to_seats too.
+        state.pair = tuple(sorted([*state.pair, *(deck.pop() for _ in range(e.count))]))
         state.phase = Phase.SHARE_DRAWN
         return
     taken = _take_into(state, e.seat, e.count)
@@ -170,7 +170,7 @@ def _apply_card_played(state: MauMauVampiresState, e: CardPlayed) -> None:
         state.top = code
         if state.wish == colour_of(code):
             state.wish = 0  # MM-14: the wish is fulfilled
-        state.triggers = _raw_triggers(state, seat, code)
+        state.triggers = tuple(_raw_triggers(state, seat, code))
     elif code == CLOCK:
         state.clocks += 1
     else:
@@ -214,10 +214,10 @@ def _apply_wished(state: MauMauVampiresState, e: Wished) -> None:
 def _apply_ability_triggered(state: MauMauVampiresState, e: AbilityTriggered) -> None:
     state.phase = Phase.ABILITY
     state.ability = e.ability
+    # Earlier triggers that could not be used are passed over.
     triggers = state.triggers
-    while triggers:  # earlier triggers that could not be used are passed over
-        if triggers.pop(0) == e.ability:
-            break
+    at = triggers.index(e.ability) if e.ability in triggers else len(triggers)
+    state.triggers = triggers[at + 1 :]
 
 
 def _apply_ability_done(state: MauMauVampiresState, e: AbilityDeclined | AbilityUsed) -> None:
@@ -238,15 +238,17 @@ def _apply_card_given(state: MauMauVampiresState, e: CardGiven) -> None:
 
 def _apply_colour_called(state: MauMauVampiresState, e: ColourCalled) -> None:
     state.call_colour = int(e.colour)
-    state.answering = list(e.answering)
-    state.shown = []
+    state.answering = tuple(e.answering)
+    state.shown = ()
     state.phase = Phase.ANSWER_CALL if e.answering else Phase.UNSPECIFIED
     state.ability = Ability.UNSPECIFIED
 
 
 def _apply_card_shown(state: MauMauVampiresState, e: CardShown) -> None:
-    state.answering.remove(e.seat)
-    state.shown.append((e.seat, code_of(e.card)))
+    answering = state.answering
+    at = answering.index(e.seat)
+    state.answering = answering[:at] + answering[at + 1 :]
+    state.shown += ((e.seat, code_of(e.card)),)
     if not state.answering:
         state.phase = Phase.UNSPECIFIED
 
@@ -265,7 +267,7 @@ def _apply_drawn_shared(state: MauMauVampiresState, e: DrawnShared) -> None:
         state.hands[to][code] += 1
         state.sizes[to] += 1
     _note_mau_mau(state, e.owed, e.announced)
-    state.pair = []
+    state.pair = ()
     state.phase = Phase.UNSPECIFIED
 
 
@@ -291,15 +293,15 @@ def _apply_pot_taken(state: MauMauVampiresState, e: PotTaken) -> None:
 
 def _apply_hand_ended(state: MauMauVampiresState, e: HandEnded) -> None:
     state.totals = list(e.totals)
-    state.tiebreak_points = list(e.tiebreak_points)
-    state.history.append(HandScore(e.hand_number, e.tiebreak, e.ender, e.blocked, e.scores))
-    state.last_hands = [list(hand) for hand in state.hands]
+    state.tiebreak_points = tuple(e.tiebreak_points)
+    state.history += (HandScore(e.hand_number, e.tiebreak, e.ender, e.blocked, e.scores),)
+    state.last_hands = tuple(map(tuple, state.hands))
     _clear_turn(state)
 
 
 def _apply_game_ended(state: MauMauVampiresState, e: GameEnded) -> None:
     state.ended = e
-    state.final = list(e.scores)
+    state.final = tuple(e.scores)
     state.over = True
     state.phase = Phase.GAME_OVER
     state.turn = -1

@@ -193,7 +193,7 @@ class MauMauVampires(Game[MauMauVampiresState, Command, Event]):
             hands=[[0] * CODES for _ in range(n)],
             sizes=[0] * n,
             totals=[0] * n,
-            tiebreak_points=[0] * n,
+            tiebreak_points=(0,) * n,
         )
 
     def start(self, state: MauMauVampiresState) -> list[Event]:

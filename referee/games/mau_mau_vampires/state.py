@@ -92,14 +92,14 @@ def owed_for(cards_left: int) -> Announcement:
     return _NONE
 
 
-# Not slots: copy_state copies the instance dict in one C call (a search table copies the
-# state at every step; referee/engine/search_table.py).
 @dataclass
 class MauMauVampiresState:
     """The whole table, hidden parts included. Only ``apply`` changes it.
 
     Cards are codes (:mod:`referee.games.mau_mau_vampires.model`); ``hands[seat]`` and
-    ``pile_under`` count cards by code; ``deck`` lists codes with the **top card last**.
+    ``pile_under`` count cards by code; ``deck`` lists codes with the **top card last**. The
+    containers that are tuples are replaced whole when they change (seldom): a copy shares
+    them (a search table copies the state at every step).
     """
 
     config: GameConfig
@@ -124,7 +124,7 @@ class MauMauVampiresState:
     pile_under: list[int] = field(default_factory=lambda: [0] * CODES)
     top: int = -1
     #: MM-6: special cards turned while starting the pile, until shuffled back.
-    turned: list[int] = field(default_factory=list)
+    turned: tuple[int, ...] = ()
     night: bool = False
     clocks: int = 0
     #: The character (index) carrying the werewolf in play, -1 if none (MM-11).
@@ -137,26 +137,26 @@ class MauMauVampiresState:
     extra_turn: bool = False
     ability: Ability = Ability.UNSPECIFIED
     #: Abilities the last Mau Mau card triggered that are still to come (MM-19: symbol first).
-    triggers: list[Ability] = field(default_factory=list)
+    triggers: tuple[Ability, ...] = ()
     wisher: int = -1
     wish_reason: WishReason = WishReason.UNSPECIFIED
     drawn: int = -1
     call_colour: int = 0
-    answering: list[int] = field(default_factory=list)
+    answering: tuple[int, ...] = ()
     #: MM-22 b: (seat, code) shown to the caller this turn.
-    shown: list[tuple[int, int]] = field(default_factory=list)
+    shown: tuple[tuple[int, int], ...] = ()
     #: MM-22 g: the cards drawn to be shared.
-    pair: list[int] = field(default_factory=list)
+    pair: tuple[int, ...] = ()
     #: MM-16: the acting player missed a Mau Mau in this turn: the hand goes on.
     missed_mau_mau: bool = False
     #: Turns in a row that drew nothing and played nothing (the blocked-hand bound).
     idle: int = 0
     totals: list[int] = field(default_factory=list)
-    tiebreak_points: list[int] = field(default_factory=list)
-    history: list[HandScore] = field(default_factory=list)
+    tiebreak_points: tuple[int, ...] = ()
+    history: tuple[HandScore, ...] = ()
     #: Each seat's cards when the last hand ended (MM-23 counted them; each sees its own).
-    last_hands: list[list[int]] = field(default_factory=list)
-    final: list[int] = field(default_factory=list)
+    last_hands: tuple[tuple[int, ...], ...] = ()
+    final: tuple[int, ...] = ()
     shuffles: int = 0
     over: bool = False
     #: The event that ended the game (its rule and reason in words, for ``Game.ending``).
@@ -394,24 +394,62 @@ def _codes(cards: Sequence[Card]) -> list[int]:
 
 
 def copy_state(state: MauMauVampiresState) -> MauMauVampiresState:
-    """A deep, independent copy: the immutable values shared, every mutable container copied
-    (a search table copies the state at every step, so this is kept to C-level copies)."""
-    new = shallow_copy(state)
+    """A deep, independent copy: the immutable values (the tuples among them) shared, every
+    mutable container copied (a search table copies the state at every step).
+
+    The pure source copies the instance dict in one C call: with more than 30 fields, an
+    instance's attributes are a plain dict (CPython shares the keys of at most 30), which
+    setting them one by one grows several times. The compiled build, which has no instance
+    dict, sets them field by field on a new object (each a C struct's read and write), not
+    through ``__init__``; a field it leaves out is an AttributeError at its first read."""
+    if hasattr(state, "__dict__"):
+        new = shallow_copy(state)
+    else:
+        new = MauMauVampiresState.__new__(MauMauVampiresState)
+        new.config = state.config
+        new.players = state.players
+        new.hands_total = state.hands_total
+        new.pass_left = state.pass_left
+        new.first_game = state.first_game
+        new.auto_announce = state.auto_announce
+        new.hand_number = state.hand_number
+        new.tiebreak = state.tiebreak
+        new.dealer = state.dealer
+        new.playing = state.playing
+        new.character_views = state.character_views
+        new.top = state.top
+        new.turned = state.turned
+        new.night = state.night
+        new.clocks = state.clocks
+        new.werewolf = state.werewolf
+        new.wish = state.wish
+        new.phase = state.phase
+        new.turn = state.turn
+        new.extra_turn = state.extra_turn
+        new.ability = state.ability
+        new.triggers = state.triggers
+        new.wisher = state.wisher
+        new.wish_reason = state.wish_reason
+        new.drawn = state.drawn
+        new.call_colour = state.call_colour
+        new.answering = state.answering
+        new.shown = state.shown
+        new.pair = state.pair
+        new.missed_mau_mau = state.missed_mau_mau
+        new.idle = state.idle
+        new.tiebreak_points = state.tiebreak_points
+        new.history = state.history
+        new.last_hands = state.last_hands
+        new.final = state.final
+        new.shuffles = state.shuffles
+        new.over = state.over
+        new.ended = state.ended
     new.characters = state.characters.copy()
     new.hands = list(map(list.copy, state.hands))
     new.sizes = state.sizes.copy()
     new.deck = state.deck.copy()
     new.pile_under = state.pile_under.copy()
-    new.turned = state.turned.copy()
     new.pot = state.pot.copy()
-    new.triggers = state.triggers.copy()
-    new.answering = state.answering.copy()
-    new.shown = state.shown.copy()
-    new.pair = state.pair.copy()
     new.totals = state.totals.copy()
-    new.tiebreak_points = state.tiebreak_points.copy()
-    new.history = state.history.copy()
-    new.last_hands = list(map(list.copy, state.last_hands))
-    new.final = state.final.copy()
     new.public = None
     return new

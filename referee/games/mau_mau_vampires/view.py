@@ -282,7 +282,7 @@ def _put_back(
 ) -> None:
     """Each card dealt again into its slot of ``other``."""
     other.pot = list(state.pot)
-    other.shown = list(state.shown)
+    pair, shown = list(state.pair), list(state.shown)
     for i, (zone, where, _) in enumerate(slots):
         code = assigned[i]
         if zone == "deck":
@@ -290,12 +290,13 @@ def _put_back(
         elif zone == "pot":
             other.pot[where] = (code, state.pot[where][1])
         elif zone == "pair":
-            other.pair[where] = code
+            pair[where] = code
         elif zone == "shown":
             shower = state.shown[where][0]
-            other.shown[where] = (shower, code)
+            shown[where] = (shower, code)
             other.hands[shower][code] += 1
         else:
             other.hands[where][code] += 1
             if zone == "drawn":
                 other.drawn = code
+    other.pair, other.shown = tuple(pair), tuple(shown)

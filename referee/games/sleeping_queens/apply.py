@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.engine.search_table import replaced
 from referee.games.sleeping_queens.model import (
     JESTER,
     KING,
@@ -53,8 +54,8 @@ def _apply_deck_shuffled(state: SleepingQueensState, e: DeckShuffled) -> None:
 
 
 def _apply_queens_laid(state: SleepingQueensState, e: QueensLaid) -> None:
-    state.positions = list(e.queens)
-    state.known = [False] * POSITIONS
+    state.positions = tuple(e.queens)
+    state.known = (False,) * POSITIONS
     state.sleeping = len(e.queens)
     state.shuffles = QUEENS_SHUFFLE + 1
 
@@ -94,17 +95,15 @@ def _apply_king_played(state: SleepingQueensState, e: KingPlayed) -> None:
 
 
 def _apply_queen_woken(state: SleepingQueensState, e: QueenWoken) -> None:
-    state.positions[e.position] = 0
-    state.known[e.position] = False
+    state.positions = replaced(state.positions, e.position, 0)
+    state.known = replaced(state.known, e.position, False)
     state.sleeping -= 1
-    state.owner[e.queen] = e.seat
-    state.awake[e.seat].append(e.queen)
-    state.points[e.seat] += QUEEN_POINTS[e.queen]
+    _gain(state, e.seat, e.queen)
     state.phase = Phase.UNSPECIFIED
 
 
 def _apply_queen_bounced(state: SleepingQueensState, e: QueenBounced) -> None:
-    state.known[e.position] = True  # SQ-18: everyone saw her
+    state.known = replaced(state.known, e.position, True)  # SQ-18: everyone saw her
     state.phase = Phase.UNSPECIFIED
 
 
@@ -167,16 +166,22 @@ def _apply_block_declined(state: SleepingQueensState, e: BlockDeclined) -> None:
 
 
 def _lose(state: SleepingQueensState, seat: int, queen: int) -> None:
-    state.awake[seat].remove(queen)
-    state.points[seat] -= QUEEN_POINTS[queen]
-    state.owner[queen] = -1
+    awake = state.awake[seat]
+    at = awake.index(queen)
+    state.awake = replaced(state.awake, seat, awake[:at] + awake[at + 1 :])
+    state.points = replaced(state.points, seat, state.points[seat] - QUEEN_POINTS[queen])
+    state.owner = replaced(state.owner, queen, -1)
+
+
+def _gain(state: SleepingQueensState, seat: int, queen: int) -> None:
+    state.owner = replaced(state.owner, queen, seat)
+    state.awake = replaced(state.awake, seat, (*state.awake[seat], queen))
+    state.points = replaced(state.points, seat, state.points[seat] + QUEEN_POINTS[queen])
 
 
 def _apply_queen_stolen(state: SleepingQueensState, e: QueenStolen) -> None:
     _lose(state, e.from_seat, e.queen)
-    state.owner[e.queen] = e.seat
-    state.awake[e.seat].append(e.queen)
-    state.points[e.seat] += QUEEN_POINTS[e.queen]
+    _gain(state, e.seat, e.queen)
 
 
 def _apply_knight_wasted(state: SleepingQueensState, e: KnightWasted) -> None:
@@ -189,8 +194,8 @@ def _apply_knight_bounced(state: SleepingQueensState, e: KnightBounced) -> None:
 
 def _apply_queen_put_to_sleep(state: SleepingQueensState, e: QueenPutToSleep) -> None:
     _lose(state, e.seat, e.queen)
-    state.positions[e.position] = e.queen
-    state.known[e.position] = True  # SQ-18
+    state.positions = replaced(state.positions, e.position, e.queen)
+    state.known = replaced(state.known, e.position, True)  # SQ-18
     state.sleeping += 1
     state.phase = Phase.UNSPECIFIED
 

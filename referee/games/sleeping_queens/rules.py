@@ -137,8 +137,8 @@ class SleepingQueens(Game[SleepingQueensState, Command, Event]):
             points_to_win=points,
             hands=[[0] * (CARDS + 1) for _ in range(n)],
             sizes=[0] * n,
-            awake=[[] for _ in range(n)],
-            points=[0] * n,
+            awake=((),) * n,
+            points=(0,) * n,
         )
 
     def start(self, state: SleepingQueensState) -> list[Event]:

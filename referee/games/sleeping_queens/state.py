@@ -30,7 +30,6 @@ from functools import cache
 from typing import Any
 
 from referee.engine.game import Decision, GameConfig
-from referee.engine.search_table import shallow_copy
 from referee.games.sleeping_queens.model import (
     CARD_COUNTS,
     CARD_NOTATION,
@@ -73,8 +72,6 @@ def thresholds(players: int) -> tuple[int, int]:
     return (5, 50) if players <= 3 else (4, 40)
 
 
-# Not slots: copy_state copies the instance dict in one C call (a search table copies the
-# state at every step; referee/engine/search_table.py).
 @dataclass
 class SleepingQueensState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""
@@ -89,15 +86,17 @@ class SleepingQueensState:
     sizes: list[int] = field(default_factory=list)
     draw: list[int] = field(default_factory=list)  # top card last
     discard: list[int] = field(default_factory=list)  # top card last
+    #: The queens' containers below change only when a queen moves: tuples, which a copy
+    #: shares (a search table copies the state at every step).
     #: positions[p] = the queen asleep at position p, 0 when empty.
-    positions: list[int] = field(default_factory=lambda: [0] * POSITIONS)
+    positions: tuple[int, ...] = (0,) * POSITIONS
     #: known[p]: the queen at p was put back to sleep there, in view of all (SQ-18).
-    known: list[bool] = field(default_factory=lambda: [False] * POSITIONS)
+    known: tuple[bool, ...] = (False,) * POSITIONS
     sleeping: int = 0
     #: owner[queen] = the seat she is awake in front of, -1 while asleep.
-    owner: list[int] = field(default_factory=lambda: [-1] * 13)
-    awake: list[list[int]] = field(default_factory=list)
-    points: list[int] = field(default_factory=list)
+    owner: tuple[int, ...] = (-1,) * 13
+    awake: tuple[tuple[int, ...], ...] = ()
+    points: tuple[int, ...] = ()
     turn: int = -1
     phase: Phase = Phase.UNSPECIFIED
     decider: int = -1
@@ -119,18 +118,37 @@ class SleepingQueensState:
 
 
 def copy_state(state: SleepingQueensState) -> SleepingQueensState:
-    """A deep, independent copy: the immutable values shared, every mutable container copied
-    (a search table copies the state at every step, so this is kept to C-level copies)."""
-    new = shallow_copy(state)
+    """A deep, independent copy: the immutable values (the tuples among them) shared, every
+    mutable container copied. Field by field on a new object, not through ``__init__``: a
+    search table copies the state at every step, and the compiled build reads and sets each
+    field in a C struct (``tests/engine/test_search.py`` checks every field is copied)."""
+    new = SleepingQueensState.__new__(SleepingQueensState)
+    new.config = state.config
+    new.players = state.players
+    new.cat_dog = state.cat_dog
+    new.queens_to_win = state.queens_to_win
+    new.points_to_win = state.points_to_win
     new.hands = list(map(list.copy, state.hands))
     new.sizes = state.sizes.copy()
     new.draw = state.draw.copy()
     new.discard = state.discard.copy()
-    new.positions = state.positions.copy()
-    new.known = state.known.copy()
-    new.owner = state.owner.copy()
-    new.awake = list(map(list.copy, state.awake))
-    new.points = state.points.copy()
+    new.positions = state.positions
+    new.known = state.known
+    new.sleeping = state.sleeping
+    new.owner = state.owner
+    new.awake = state.awake
+    new.points = state.points
+    new.turn = state.turn
+    new.phase = state.phase
+    new.decider = state.decider
+    new.attacker = state.attacker
+    new.target_queen = state.target_queen
+    new.attack = state.attack
+    new.jester_card = state.jester_card
+    new.shuffles = state.shuffles
+    new.winners = state.winners
+    new.end_rule = state.end_rule
+    new.ended = state.ended
     new.public = None
     return new
 

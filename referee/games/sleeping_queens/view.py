@@ -123,6 +123,8 @@ def hidden_variant(state: SleepingQueensState, viewer: Viewer, salt: int) -> Sle
     queens = hidden_permutation(
         [state.positions[p] for p in unknown], ["queens"] * len(unknown), salt // 3
     )
+    positions = list(other.positions)
     for p, queen in zip(unknown, queens, strict=True):
-        other.positions[p] = queen
+        positions[p] = queen
+    other.positions = tuple(positions)
     return other

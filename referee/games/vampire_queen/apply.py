@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from referee.engine.search_table import replaced
 from referee.games.vampire_queen.model import (
     HUNTER_15,
     HUNTER_20,
@@ -46,7 +47,7 @@ def _apply_round_started(state: VampireQueenState, e: RoundStarted) -> None:
     state.hunter_on_table = 0
     state.leader = state.turn = e.leader
     state.hands = [bytearray(15) for _ in range(state.players)]
-    state.barred = [0] * state.players  # VQ-15 ruling: no carry-over into a new round
+    state.barred = (0,) * state.players  # VQ-15 ruling: no carry-over into a new round
     _clear_trick(state)
     state.shuffles += 1
     if e.hunter_pick:
@@ -61,8 +62,8 @@ def _apply_hand_dealt(state: VampireQueenState, e: HandDealt) -> None:
 
 
 def _start_play(state: VampireQueenState, seat: int) -> None:
-    if seat == state.leader:
-        state.barred[seat] = 0  # VQ-15: the restriction covers one lead only
+    if seat == state.leader and state.barred[seat]:
+        state.barred = replaced(state.barred, seat, 0)  # VQ-15: it covers one lead only
 
 
 def _apply_set_played(state: VampireQueenState, e: SetPlayed) -> None:
@@ -74,13 +75,13 @@ def _apply_set_played(state: VampireQueenState, e: SetPlayed) -> None:
     if state.trick_kind is TrickKind.UNSPECIFIED:
         state.trick_kind = TrickKind.NORMAL
         state.lead_count = e.count
-    state.trick.append(_trick_play(e.seat, PlayKind.SET, e.value, e.count, e.queens))
+    state.trick += (_trick_play(e.seat, PlayKind.SET, e.value, e.count, e.queens),)
     state.best_value, state.best_seat = e.value, e.seat
     state.turn = state.next_seat(e.seat)
 
 
 def _apply_passed(state: VampireQueenState, e: Passed) -> None:
-    state.trick.append(_trick_play(e.seat, PlayKind.PASS, 0, 0, 0))
+    state.trick += (_trick_play(e.seat, PlayKind.PASS, 0, 0, 0),)
     state.turn = state.next_seat(e.seat)
 
 
@@ -88,24 +89,25 @@ def _apply_hunter_led(state: VampireQueenState, e: HunterLed) -> None:
     _start_play(state, e.seat)
     state.trick_kind = TrickKind.HUNTER
     state.hunter_on_table = e.hunter
-    state.pile = [e.hunter]
+    state.pile = (e.hunter,)
     state.best_value, state.best_seat = 0, -1  # VQ-11: the Hunter counts 0
-    state.trick.append(_trick_play(e.seat, PlayKind.HUNTER, e.hunter, 1, 0))
+    state.trick += (_trick_play(e.seat, PlayKind.HUNTER, e.hunter, 1, 0),)
     state.turn = state.next_seat(e.seat)
 
 
 def _apply_card_played(state: VampireQueenState, e: CardPlayed) -> None:
     state.hands[e.seat][e.value] -= 1
-    state.pile.append(e.value)
+    state.pile += (e.value,)
     rank = state.hunter_queen if e.value == QUEEN else e.value  # VQ-12 ruling
     if rank > state.best_value or (rank == state.best_value and state.hunter_tie_last):
         state.best_value, state.best_seat = rank, e.seat  # VQ-14 tie ruling
-    state.trick.append(_trick_play(e.seat, PlayKind.CARD, e.value, 1, 1 if e.value == QUEEN else 0))
+    queens = 1 if e.value == QUEEN else 0
+    state.trick += (_trick_play(e.seat, PlayKind.CARD, e.value, 1, queens),)
     state.turn = state.next_seat(e.seat)
 
 
 def _apply_skipped(state: VampireQueenState, e: Skipped) -> None:
-    state.trick.append(_trick_play(e.seat, PlayKind.SKIP, 0, 0, 0))
+    state.trick += (_trick_play(e.seat, PlayKind.SKIP, 0, 0, 0),)
     state.turn = state.next_seat(e.seat)
 
 
@@ -118,15 +120,15 @@ def _apply_trick_won(state: VampireQueenState, e: TrickWon) -> None:
             else:
                 hand[value] += 1
         if e.winner != state.leader:
-            state.barred[e.winner] = state.hunter_on_table  # VQ-15
+            state.barred = replaced(state.barred, e.winner, state.hunter_on_table)  # VQ-15
         state.hunter_on_table = 0
     state.leader = state.turn = e.winner  # VQ-10/VQ-14: the winner leads next
     _clear_trick(state)
 
 
 def _apply_round_scored(state: VampireQueenState, e: RoundScored) -> None:
-    state.totals = list(e.totals)
-    state.last_penalties = list(e.penalties)
+    state.totals = e.totals
+    state.last_penalties = e.penalties
 
 
 def _apply_game_ended(state: VampireQueenState, e: GameEnded) -> None:
@@ -137,11 +139,11 @@ def _apply_game_ended(state: VampireQueenState, e: GameEnded) -> None:
 
 def _clear_trick(state: VampireQueenState) -> None:
     state.trick_kind = TrickKind.UNSPECIFIED
-    state.trick = []
+    state.trick = ()
     state.lead_count = 0
     state.best_value = 0
     state.best_seat = -1
-    state.pile = []
+    state.pile = ()
 
 
 _APPLY: dict[type, Any] = {  # the event's type -> its handler

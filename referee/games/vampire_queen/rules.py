@@ -119,8 +119,8 @@ class VampireQueen(Game[VampireQueenState, Command, Event]):
             hunter_queen=int(config.options["hunter_queen"]),
             hand_size=hand_size_for(n),
             hands=[bytearray(15) for _ in range(n)],
-            barred=[0] * n,
-            totals=[0] * n,
+            barred=(0,) * n,
+            totals=(0,) * n,
         )
 
     def start(self, state: VampireQueenState) -> list[Event]:

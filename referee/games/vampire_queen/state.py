@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.engine.game import GameConfig
-from referee.engine.search_table import shallow_copy
 from referee.games.vampire_queen.model import HUNTERS, QUEEN, GameEnded, TrickKind, TrickPlay
 
 #: VQ-1: the 108 cards that are shuffled and dealt (the Hunters never are), in deal notation.
@@ -38,8 +37,6 @@ def card_name(value: int) -> str:
     return "queen" if value == QUEEN else str(value)
 
 
-# Not slots: copy_state copies the instance dict in one C call (a search table copies the
-# state at every step; referee/engine/search_table.py).
 @dataclass
 class VampireQueenState:
     """The whole table, hidden parts included. Only ``apply`` changes it."""
@@ -60,15 +57,17 @@ class VampireQueenState:
     leader: int = 0
     turn: int = -1
     trick_kind: TrickKind = TrickKind.UNSPECIFIED
-    trick: list[TrickPlay] = field(default_factory=list)
+    #: The containers below that are tuples change seldom or are replaced whole: a copy shares
+    #: them (a search table copies the state at every step).
+    trick: tuple[TrickPlay, ...] = ()
     lead_count: int = 0
     best_value: int = 0
     best_seat: int = -1
-    pile: list[int] = field(default_factory=list)
+    pile: tuple[int, ...] = ()
     #: VQ-15: barred[seat] = the Hunter that seat may not lead in its next lead (0 = none).
-    barred: list[int] = field(default_factory=list)
-    totals: list[int] = field(default_factory=list)
-    last_penalties: list[int] = field(default_factory=list)
+    barred: tuple[int, ...] = ()
+    totals: tuple[int, ...] = ()
+    last_penalties: tuple[int, ...] = ()
     shuffles: int = 0
     picks: int = 0
     over: bool = False
@@ -111,15 +110,35 @@ class VampireQueenState:
 
 
 def copy_state(state: VampireQueenState) -> VampireQueenState:
-    """A deep, independent copy: the immutable values shared, every mutable container copied
-    (a search table copies the state at every step, so this is kept to C-level copies)."""
-    new = shallow_copy(state)
+    """A deep, independent copy: the immutable values (the tuples among them) shared, every
+    mutable container copied. Field by field on a new object, not through ``__init__``: a
+    search table copies the state at every step, and the compiled build reads and sets each
+    field in a C struct (``tests/engine/test_search.py`` checks every field is copied)."""
+    new = VampireQueenState.__new__(VampireQueenState)
+    new.config = state.config
+    new.players = state.players
+    new.rounds = state.rounds
+    new.hunter_tie_last = state.hunter_tie_last
+    new.hunter_queen = state.hunter_queen
+    new.hand_size = state.hand_size
+    new.round = state.round
     new.hands = list(map(bytearray.copy, state.hands))
     new.hunter_holder = state.hunter_holder.copy()
-    new.trick = state.trick.copy()
-    new.pile = state.pile.copy()
-    new.barred = state.barred.copy()
-    new.totals = state.totals.copy()
-    new.last_penalties = state.last_penalties.copy()
+    new.hunter_on_table = state.hunter_on_table
+    new.leader = state.leader
+    new.turn = state.turn
+    new.trick_kind = state.trick_kind
+    new.trick = state.trick
+    new.lead_count = state.lead_count
+    new.best_value = state.best_value
+    new.best_seat = state.best_seat
+    new.pile = state.pile
+    new.barred = state.barred
+    new.totals = state.totals
+    new.last_penalties = state.last_penalties
+    new.shuffles = state.shuffles
+    new.picks = state.picks
+    new.over = state.over
+    new.ended = state.ended
     new.public = None
     return new
