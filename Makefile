@@ -94,8 +94,14 @@ run:
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
 	  --http $(HTTP) --house-bots $(HOUSE_BOTS) --open-registration
 
+# The suite runs on TEST_WORKERS pytest-xdist workers (default: one a core), each test file
+# whole on one worker (--dist loadfile: a file's module-scoped servers are set up once, and
+# its tests run in order); most of the suite waits (on servers, bots, browsers, builds), so
+# two files at once on 2 cores take about half the time of one after the other.
+TEST_WORKERS ?= auto
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 test: $(STAMP) sdk node-bot web
-	$(BIN)/pytest
+	$(BIN)/pytest $(PARALLEL)
 
 lint: $(STAMP)
 	$(BIN)/ruff check referee clients tests examples
@@ -169,7 +175,7 @@ COMPILED_RULES_TESTS := tests/engine tests/games tests/worlds tests/test_codec.p
   tests/test_build.py tests/test_compiled.py tests/application/test_house_bots_hard.py
 COMPILED_TESTS ?= $(if $(filter whole,$(COMPILED_SUITE)),tests,$(COMPILED_RULES_TESTS))
 compiled-test:
-	deploy/compiled/test.sh $(COMPILED_VENV) $(COMPILED_TESTS)
+	deploy/compiled/test.sh $(COMPILED_VENV) $(PARALLEL) $(COMPILED_TESTS)
 
 # The wheels a release ships, into $(WHEELS): the pure one (any platform) and the compiled one
 # (this platform and Python: `make compiled`'s). A user installs either (docs/operations.md);
