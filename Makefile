@@ -94,8 +94,15 @@ run:
 	$(BIN)/referee serve --listen $(ADDR) --store sqlite:$(DATA)/referee.sqlite3 --metrics $(METRICS) \
 	  --http $(HTTP) --house-bots $(HOUSE_BOTS) --open-registration
 
+# TEST_WORKERS pytest-xdist workers run the suite (`auto`: one a core), each test file whole on
+# one worker (--dist loadfile: a file's module-scoped servers are set up once, its tests run in
+# order); 0, the default, runs it in one process. Off by default: on a machine loaded 16-24,
+# two workers failed timing-bound tests (a 1 s stream stall limit, a server's start) that one
+# process passed (docs/performance.md, "The compiled build").
+TEST_WORKERS ?= 0
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 test: $(STAMP) sdk node-bot web
-	$(BIN)/pytest
+	$(BIN)/pytest $(PARALLEL)
 
 lint: $(STAMP)
 	$(BIN)/ruff check referee clients tests examples
@@ -169,7 +176,7 @@ COMPILED_RULES_TESTS := tests/engine tests/games tests/worlds tests/test_codec.p
   tests/test_build.py tests/test_compiled.py tests/application/test_house_bots_hard.py
 COMPILED_TESTS ?= $(if $(filter whole,$(COMPILED_SUITE)),tests,$(COMPILED_RULES_TESTS))
 compiled-test:
-	deploy/compiled/test.sh $(COMPILED_VENV) $(COMPILED_TESTS)
+	deploy/compiled/test.sh $(COMPILED_VENV) $(PARALLEL) $(COMPILED_TESTS)
 
 # The wheels a release ships, into $(WHEELS): the pure one (any platform) and the compiled one
 # (this platform and Python: `make compiled`'s). A user installs either (docs/operations.md);

@@ -8,6 +8,8 @@ an error that says what to do (:mod:`referee.build`).
 The wheel is built here from the working tree into a temporary folder by the script
 ``make compiled`` runs (with a quicker C build of the same code), then imported ahead of the
 editable install, in a child process; the same child runs on the pure source to compare.
+``REFEREE_COMPILED_WHEEL`` names a wheel already built (CI's, by ``make compiled``) to test in
+its place; it must have been built from this working tree, or the tests fail and say so.
 """
 
 from __future__ import annotations
@@ -93,22 +95,59 @@ def play(pythonpath: Path | None, **environ: str) -> dict[str, Any]:
     return result
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The compiled wheel, built from the working tree and unpacked."""
-    folder = tmp_path_factory.mktemp("compiled")
-    env = dict(os.environ, REFEREE_MYPYC_OPT="0")
-    built = subprocess.run(
-        [str(ROOT / "deploy/compiled/build.sh"), str(ROOT), str(folder), sys.executable],
+#: A compiled wheel already built from this working tree (``make compiled``'s, in CI), to test
+#: in place of building one here: the build takes minutes, and CI has just made it.
+WHEEL = "REFEREE_COMPILED_WHEEL"
+
+
+def _working_tree_sources() -> dict[str, bytes]:
+    """The package's Python files as the build script copies them (tracked and new files)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard", "--", "referee/*.py"],
         capture_output=True,
         text=True,
-        env=env,
-        timeout=1100,
+        cwd=ROOT,
+        check=True,
+        timeout=60,
     )
-    assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
-    (wheel,) = (folder / "dist").glob("*.whl")
+    return {name: (ROOT / name).read_bytes() for name in listed.stdout.splitlines()}
+
+
+def _stale(installed: Path) -> list[str]:
+    """The package's Python files that differ between the unpacked wheel and the working
+    tree, or that one of them lacks."""
+    tree = _working_tree_sources()
+    wheel = {
+        p.relative_to(installed).as_posix(): p.read_bytes()
+        for p in (installed / "referee").rglob("*.py")
+        if "_shipped" not in p.parts and p.name != "_compiled.py"
+    }
+    return sorted(name for name in tree.keys() | wheel.keys() if tree.get(name) != wheel.get(name))
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The compiled wheel, built from the working tree (or given by ``REFEREE_COMPILED_WHEEL``,
+    which must have been built from it) and unpacked."""
+    folder = tmp_path_factory.mktemp("compiled")
+    given = os.environ.get(WHEEL)
+    if given:
+        wheel = Path(given)
+    else:
+        env = dict(os.environ, REFEREE_MYPYC_OPT="0")
+        built = subprocess.run(
+            [str(ROOT / "deploy/compiled/build.sh"), str(ROOT), str(folder), sys.executable],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=1100,
+        )
+        assert built.returncode == 0, (built.stdout + built.stderr)[-4000:]
+        (wheel,) = (folder / "dist").glob("*.whl")
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(folder / "installed")
+    stale = _stale(folder / "installed")
+    assert not stale, f"{wheel} was not built from this working tree (make compiled): {stale}"
     return folder / "installed"
 
 
@@ -195,6 +234,15 @@ def test_an_edited_source_beside_its_extension_is_an_error_that_says_what_to_do(
     assert "ImportError: referee.engine.openings: its extension is stale" in done.stderr
     assert "rebuild with `make compiled`, or set REFEREE_PURE=1" in done.stderr
     assert run("import referee.engine.table", copied, REFEREE_PURE="1").returncode == 0
+
+
+def test_a_given_wheel_must_be_of_this_working_tree(copied: Path) -> None:
+    assert _stale(copied) == []
+    source = copied / "referee/engine/openings.py"
+    source.write_text(source.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    (copied / "referee/engine/words.py").unlink()
+
+    assert _stale(copied) == ["referee/engine/openings.py", "referee/engine/words.py"]
 
 
 def test_a_missing_extension_is_an_error_that_says_what_to_do(copied: Path) -> None:
