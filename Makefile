@@ -192,7 +192,8 @@ wheels: compiled
 # `referee bench` (BENCH_ARGS) on the pure source and on the compiled build, alternately,
 # BENCH_ROUNDS rounds each, with the load beside them: into $(BENCH_OUT)/pure-N and
 # $(BENCH_OUT)/compiled-N. Run from / so that no process of the bench (P12 starts
-# `python -m`) imports the working tree's source in place of the compiled build.
+# `python -m`) imports the working tree's source in place of the compiled build; P14's peer
+# is the checkout's (`make bench-peer`): the compiled wheel carries no Node side.
 BENCH_ARGS   ?= --quick --only P1,P11,P12
 BENCH_ROUNDS ?= 2
 bench-compiled: compiled
@@ -200,7 +201,8 @@ bench-compiled: compiled
 	  for build in pure compiled; do \
 	    bin=$(CURDIR)/$(BIN); [ $$build = compiled ] && bin=$(CURDIR)/$(COMPILED_VENV)/bin; \
 	    echo "$$build round $$round: $$(uptime)"; \
-	    (cd / && $$bin/referee bench $(BENCH_ARGS) --out $(abspath $(BENCH_OUT))/$$build-$$round) \
+	    (cd / && REFEREE_BENCH_PEER=$(CURDIR)/$(BENCH_PEER) $$bin/referee bench $(BENCH_ARGS) \
+	      --out $(abspath $(BENCH_OUT))/$$build-$$round) \
 	      || exit 1; \
 	  done; \
 	done; echo "end: $$(uptime)"

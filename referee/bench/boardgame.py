@@ -50,8 +50,10 @@ from referee.bench import echo
 from referee.bench.load import ECHO_ARGV, ServerProcess, referee_argv
 from referee.bench.sdk_driver import OWN_CONNECTION
 
-#: The Node side: package.json, package-lock.json, game.js, server.js, driver.js.
-FOLDER = Path(__file__).with_name("boardgameio")
+#: The Node side: package.json, package-lock.json, game.js, server.js, driver.js. An installed
+#: wheel carries none of it: ``REFEREE_BENCH_PEER`` names a checkout's folder, where ``make
+#: bench-peer`` installed boardgame.io (``make bench-compiled`` sets it for both builds).
+FOLDER = Path(os.environ.get("REFEREE_BENCH_PEER") or Path(__file__).with_name("boardgameio"))
 #: How long a driver may take to connect every game's seats (a loaded machine is slow at it).
 SETUP_SECONDS = 300.0
 BOARDGAMEIO = "boardgameio"
