@@ -14,7 +14,6 @@ from typing import Any
 
 from referee.engine.chance import deck_for
 from referee.engine.game import GameConfig
-from referee.engine.search_table import shallow_copy
 from referee.games.mau_mau_vampires.characters import CHARACTERS, CharacterData
 from referee.games.mau_mau_vampires.model import (
     CARDS,
@@ -395,55 +394,48 @@ def _codes(cards: Sequence[Card]) -> list[int]:
 
 def copy_state(state: MauMauVampiresState) -> MauMauVampiresState:
     """A deep, independent copy: the immutable values (the tuples among them) shared, every
-    mutable container copied (a search table copies the state at every step).
-
-    The pure source copies the instance dict in one C call: with more than 30 fields, an
-    instance's attributes are a plain dict (CPython shares the keys of at most 30), which
-    setting them one by one grows several times. The compiled build, which has no instance
-    dict, sets them field by field on a new object (each a C struct's read and write), not
-    through ``__init__``; a field it leaves out is an AttributeError at its first read."""
-    if hasattr(state, "__dict__"):
-        new = shallow_copy(state)
-    else:
-        new = MauMauVampiresState.__new__(MauMauVampiresState)
-        new.config = state.config
-        new.players = state.players
-        new.hands_total = state.hands_total
-        new.pass_left = state.pass_left
-        new.first_game = state.first_game
-        new.auto_announce = state.auto_announce
-        new.hand_number = state.hand_number
-        new.tiebreak = state.tiebreak
-        new.dealer = state.dealer
-        new.playing = state.playing
-        new.character_views = state.character_views
-        new.top = state.top
-        new.turned = state.turned
-        new.night = state.night
-        new.clocks = state.clocks
-        new.werewolf = state.werewolf
-        new.wish = state.wish
-        new.phase = state.phase
-        new.turn = state.turn
-        new.extra_turn = state.extra_turn
-        new.ability = state.ability
-        new.triggers = state.triggers
-        new.wisher = state.wisher
-        new.wish_reason = state.wish_reason
-        new.drawn = state.drawn
-        new.call_colour = state.call_colour
-        new.answering = state.answering
-        new.shown = state.shown
-        new.pair = state.pair
-        new.missed_mau_mau = state.missed_mau_mau
-        new.idle = state.idle
-        new.tiebreak_points = state.tiebreak_points
-        new.history = state.history
-        new.last_hands = state.last_hands
-        new.final = state.final
-        new.shuffles = state.shuffles
-        new.over = state.over
-        new.ended = state.ended
+    mutable container copied. Field by field on a new object, not through ``__init__``: a
+    search table copies the state at every step, and the compiled build reads and sets each
+    field in a C struct (``tests/engine/test_search.py`` checks every field is copied)."""
+    new = MauMauVampiresState.__new__(MauMauVampiresState)
+    new.config = state.config
+    new.players = state.players
+    new.hands_total = state.hands_total
+    new.pass_left = state.pass_left
+    new.first_game = state.first_game
+    new.auto_announce = state.auto_announce
+    new.hand_number = state.hand_number
+    new.tiebreak = state.tiebreak
+    new.dealer = state.dealer
+    new.playing = state.playing
+    new.character_views = state.character_views
+    new.top = state.top
+    new.turned = state.turned
+    new.night = state.night
+    new.clocks = state.clocks
+    new.werewolf = state.werewolf
+    new.wish = state.wish
+    new.phase = state.phase
+    new.turn = state.turn
+    new.extra_turn = state.extra_turn
+    new.ability = state.ability
+    new.triggers = state.triggers
+    new.wisher = state.wisher
+    new.wish_reason = state.wish_reason
+    new.drawn = state.drawn
+    new.call_colour = state.call_colour
+    new.answering = state.answering
+    new.shown = state.shown
+    new.pair = state.pair
+    new.missed_mau_mau = state.missed_mau_mau
+    new.idle = state.idle
+    new.tiebreak_points = state.tiebreak_points
+    new.history = state.history
+    new.last_hands = state.last_hands
+    new.final = state.final
+    new.shuffles = state.shuffles
+    new.over = state.over
+    new.ended = state.ended
     new.characters = state.characters.copy()
     new.hands = list(map(list.copy, state.hands))
     new.sizes = state.sizes.copy()
