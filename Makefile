@@ -96,9 +96,8 @@ run:
 
 # TEST_WORKERS pytest-xdist workers run the suite (`auto`: one a core), each test file whole on
 # one worker (--dist loadfile: a file's module-scoped servers are set up once, its tests run in
-# order); 0, the default, runs it in one process. Off by default: on a machine loaded 16-24,
-# two workers failed timing-bound tests (a 1 s stream stall limit, a server's start) that one
-# process passed (docs/performance.md, "The compiled build").
+# order); 0, the default, runs it in one process: on a loaded machine two workers have failed
+# timing-bound tests that one process passed (docs/performance.md, "The CI shape").
 TEST_WORKERS ?= 0
 PARALLEL := -n $(TEST_WORKERS) --dist loadfile
 test: $(STAMP) sdk node-bot web

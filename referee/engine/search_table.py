@@ -39,7 +39,6 @@ table that was over (aborted, or at its event limit) stays over.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import operator
 from typing import Any, Generic, TypeVar
@@ -66,36 +65,6 @@ T = TypeVar("T")
 _Chain = tuple[Any, int, Any] | None
 
 
-def shallow_copy(state: T) -> T:
-    """A new object of ``state``'s class holding the same attribute values: one C-level copy
-    of the instance dict (a compiled class, which has none, field by field;
-    ``dataclasses.replace`` runs ``__init__`` over every field and
-    costs four times as much). The caller then copies the mutable containers it must not
-    share; a game's ``copy_state`` is this and those copies.
-
-    >>> from dataclasses import dataclass, field
-    >>> @dataclass
-    ... class S:
-    ...     n: int
-    ...     items: list[int] = field(default_factory=list)
-    >>> a = S(1, [2])
-    >>> b = shallow_copy(a)
-    >>> b == a, b is a, b.items is a.items
-    (True, False, True)
-    """
-    cls: Any = type(state)
-    copied: T = cls.__new__(cls)
-    if hasattr(state, "__dict__"):  # a pure class: its fields at C speed
-        copied.__dict__.update(state.__dict__)
-        return copied
-    names = _FIELDS.get(cls)
-    if names is None:  # a compiled class holds its fields in slots of its own
-        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
-    for name in names:
-        setattr(copied, name, getattr(state, name))
-    return copied
-
-
 def replaced(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     """``items`` with the one at ``index`` replaced by ``value``: a new tuple. A state keeps
     the containers its events seldom change as tuples, which its copies share (a step's copy
@@ -118,10 +87,6 @@ def among(command: Command, offered: tuple[Command, ...]) -> bool:
     (True, False)
     """
     return any(map(operator.is_, offered, itertools.repeat(command)))
-
-
-#: The field names of each compiled class copied, found once.
-_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 class SearchTable(Generic[StateT]):
@@ -304,4 +269,4 @@ class SearchTable(Generic[StateT]):
         return self.game.view(self._state, viewer)
 
 
-__all__ = ["SearchTable", "among", "replaced", "shallow_copy"]
+__all__ = ["SearchTable", "among", "replaced"]
